@@ -1,0 +1,83 @@
+/** The visible, interruptible countdown before a continuation: timers and the widget, nothing else. */
+
+import type { ExtensionUIContext } from "@earendil-works/pi-coding-agent";
+import { countdownText } from "./formatting.ts";
+import { COUNTDOWN_WIDGET_ID } from "./types.ts";
+
+export interface CountdownOptions {
+	/** Total length in seconds; fractions allowed. */
+	seconds: number;
+	/** The UI to draw on and listen to, or undefined when there is none. */
+	ui: ExtensionUIContext | undefined;
+	/** Called once when the countdown runs out without being interrupted. */
+	onFinish: () => void;
+}
+
+export interface Countdown {
+	/** Stops the countdown and removes the widget; safe to call any number of times. */
+	cancel(): void;
+	readonly active: boolean;
+}
+
+const TICK_MS = 1000;
+
+/** Starts a countdown that shows `n s` above the editor and calls `onFinish` at zero; any keypress cancels it. */
+export function startCountdown(options: CountdownOptions): Countdown {
+	const deadline = Date.now() + options.seconds * 1000;
+	let timer: ReturnType<typeof setTimeout> | undefined;
+	let unsubscribe: (() => void) | undefined;
+	let active = true;
+
+	const stop = () => {
+		if (!active) return;
+		active = false;
+		if (timer !== undefined) clearTimeout(timer);
+		guard(() => unsubscribe?.());
+		guard(() => options.ui?.setWidget(COUNTDOWN_WIDGET_ID, undefined));
+	};
+
+	const tick = () => {
+		if (!active) return;
+		const remaining = deadline - Date.now();
+		if (remaining <= 0) {
+			stop();
+			options.onFinish();
+			return;
+		}
+		const shown = Math.ceil(remaining / 1000);
+		if (
+			!guard(() => options.ui?.setWidget(COUNTDOWN_WIDGET_ID, [countdownText(shown)], { placement: "aboveEditor" }))
+		) {
+			stop();
+			return;
+		}
+		timer = setTimeout(tick, Math.min(TICK_MS, remaining - (shown - 1) * 1000));
+	};
+
+	// A key that is not consumed still reaches the editor: the user types and the countdown is gone.
+	guard(() => {
+		unsubscribe = options.ui?.onTerminalInput(() => {
+			stop();
+			return undefined;
+		});
+	});
+	// Even a zero-length countdown fires from a fresh task, never inside the event handler that started it.
+	if (options.seconds > 0) tick();
+	else timer = setTimeout(tick, 0);
+	return {
+		cancel: stop,
+		get active() {
+			return active;
+		},
+	};
+}
+
+/** Runs a UI call that may throw on a stale context; reports whether it succeeded. */
+function guard(call: () => void): boolean {
+	try {
+		call();
+		return true;
+	} catch {
+		return false;
+	}
+}

@@ -1,0 +1,199 @@
+/** Pure text builders: plain text for the model and the status bar, themed text for the TUI. */
+
+import type { Theme } from "@earendil-works/pi-coding-agent";
+import { Text } from "@earendil-works/pi-tui";
+import { STATUS_ICONS, type TodoDetails, type TodoItem, type TodoStatus } from "./types.ts";
+import { isFinished, isIncomplete } from "./validation.ts";
+
+/** Characters a list may take in one tool result, injection or prompt before it is shown compactly. */
+export const CONTEXT_BUDGET_CHARS = 2000;
+/** Shortest text prefix a compact line keeps, so every remaining item stays recognisable. */
+const MIN_PREFIX_CHARS = 12;
+
+/** Todo text is data: control characters and line breaks become spaces so it can never start a line of its own. */
+export function oneLine(text: string): string {
+	// biome-ignore lint/suspicious/noControlCharactersInRegex: stripping control characters is the point
+	return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, " ");
+}
+
+export function getPlainIcon(status: TodoStatus): string {
+	return STATUS_ICONS[status];
+}
+
+function formatLine(todo: TodoItem, index: number, text = oneLine(todo.text)): string {
+	return `${getPlainIcon(todo.status)} [${index}] ${text}`;
+}
+
+/** The whole list, one `ICON [i] text` line per item, or `No todos`. */
+export function formatTodoListText(todos: readonly TodoItem[]): string {
+	if (todos.length === 0) return "No todos";
+	return todos.map((todo, index) => formatLine(todo, index)).join("\n");
+}
+
+/** Only the items at `indices`, in the same line format. */
+export function formatRemainingList(todos: readonly TodoItem[], indices: readonly number[]): string {
+	return indices.map((index) => formatLine(todos[index], index)).join("\n");
+}
+
+/** Cuts text to `max` code points, marking the cut with `…`. */
+export function prefix(text: string, max: number): string {
+	const points = Array.from(text);
+	return points.length <= max ? text : `${points.slice(0, Math.max(1, max - 1)).join("")}…`;
+}
+
+/**
+ * The list as the model should see it: the seed's full format while it fits the budget, else finished items
+ * collapsed into a count and long texts cut to a prefix, keeping every remaining item's index visible.
+ */
+export function formatTodoListForModel(todos: readonly TodoItem[], budget = CONTEXT_BUDGET_CHARS): string {
+	const full = formatTodoListText(todos);
+	if (full.length <= budget) return full;
+	const remaining = todos.flatMap((todo, index) => (isIncomplete(todo.status) ? [index] : []));
+	return formatCompactList(todos, remaining, budget);
+}
+
+/** The remaining items at `indices` within `budget`, with a note of what was left out. */
+export function formatCompactList(todos: readonly TodoItem[], indices: readonly number[], budget: number): string {
+	const finished = todos.filter((todo) => isFinished(todo.status)).length;
+	const lines: string[] = [];
+	if (finished > 0) lines.push(`✓ ${finished} finished item(s) not shown`);
+	const perLine = Math.floor(budget / Math.max(1, indices.length));
+	for (const index of indices) {
+		const todo = todos[index];
+		const head = formatLine(todo, index, "");
+		lines.push(head + prefix(oneLine(todo.text), Math.max(MIN_PREFIX_CHARS, perLine - head.length)));
+	}
+	lines.push("(compact view; call list_todos for the full list)");
+	return lines.join("\n");
+}
+
+/** Indices of unfinished items, in list order. */
+export function incompleteIndices(todos: readonly TodoItem[]): number[] {
+	return todos.flatMap((todo, index) => (isIncomplete(todo.status) ? [index] : []));
+}
+
+/** Which item to continue with: the first in progress, else the first not started. */
+export function pickNextIndex(todos: readonly TodoItem[]): number | undefined {
+	const inProgress = todos.findIndex((todo) => todo.status === "in_progress");
+	if (inProgress !== -1) return inProgress;
+	const notStarted = todos.findIndex((todo) => todo.status === "not_started");
+	return notStarted === -1 ? undefined : notStarted;
+}
+
+/** The continuation prompt: static instructions, todo text only inside the `Remaining items:` block. */
+export function buildContinuationPrompt(todos: readonly TodoItem[], budget = CONTEXT_BUDGET_CHARS): string {
+	const remaining = incompleteIndices(todos);
+	const next = pickNextIndex(todos);
+	const full = formatRemainingList(todos, remaining);
+	const list = full.length <= budget ? full : formatCompactList(todos, remaining, budget);
+	const action = next !== undefined && todos[next].status === "in_progress" ? "complete" : "start";
+	return [
+		"There are still incomplete todos. Continue working on the remaining todos.",
+		"",
+		"Remaining items:",
+		list,
+		"",
+		`Next action: edit_todos with action '${action}' and indices [${next ?? ""}]`,
+	].join("\n");
+}
+
+/** The hidden context message sent before a run while items remain. */
+export function buildContextInjection(todos: readonly TodoItem[], budget = CONTEXT_BUDGET_CHARS): string {
+	const remaining = incompleteIndices(todos).length;
+	return [
+		"[TILL-DONE ACTIVE]",
+		"",
+		"Current todo list:",
+		formatTodoListForModel(todos, budget),
+		"",
+		`${remaining} item(s) remaining. Continue working through the list. Call edit_todos with action 'start' on the next item before working on it, then 'complete' when done.`,
+	].join("\n");
+}
+
+export function countdownText(seconds: number): string {
+	return `⏳ Auto-continuing in ${seconds}s... (type anything to interrupt)`;
+}
+
+export function hardCapMessage(limit: number): string {
+	return `Auto-continue limit reached (${limit} iterations). Remaining todos were not completed. Take over manually.`;
+}
+
+export function noProgressMessage(limit: number): string {
+	return `Auto-continue stopped: no todo was completed or abandoned in the last ${limit} continuations. Remaining todos were not completed. Take over manually.`;
+}
+
+export function errorLimitMessage(limit: number): string {
+	return `Auto-continue stopped after ${limit} failed runs in a row (provider error or output limit). Remaining todos were not completed. Take over manually.`;
+}
+
+/** `📋 done/total` while items remain, `✓ Done (N items)` when all are finished, nothing for an empty list. */
+export function formatStatusText(todos: readonly TodoItem[]): string | undefined {
+	if (todos.length === 0) return undefined;
+	const finished = todos.filter((todo) => isFinished(todo.status)).length;
+	if (finished === todos.length) return `✓ Done (${todos.length} items)`;
+	return `📋 ${finished}/${todos.length}`;
+}
+
+/** One `[i] text` line per item in progress, or nothing. */
+export function formatActiveText(todos: readonly TodoItem[]): string | undefined {
+	const lines = todos.flatMap((todo, index) =>
+		todo.status === "in_progress" ? [`[${index}] ${oneLine(todo.text)}`] : [],
+	);
+	return lines.length > 0 ? lines.join("\n") : undefined;
+}
+
+// ── Themed rendering for the TUI ────────────────────────────────────────────
+
+const ICON_COLORS = {
+	not_started: "dim",
+	in_progress: "warning",
+	completed: "success",
+	abandoned: "error",
+} as const;
+
+export function getStatusIcon(status: TodoStatus, theme: Theme): string {
+	return theme.fg(ICON_COLORS[status], getPlainIcon(status));
+}
+
+/** Finished items are dimmed and struck through. */
+export function getTodoLabel(text: string, status: TodoStatus, theme: Theme): string {
+	const line = oneLine(text);
+	return isFinished(status) ? theme.fg("dim", theme.strikethrough(line)) : theme.fg("text", line);
+}
+
+export function renderTodoList(todos: readonly TodoItem[], theme: Theme): string {
+	if (todos.length === 0) return theme.fg("dim", "No todos");
+	return todos
+		.map(
+			(todo, index) =>
+				`${getStatusIcon(todo.status, theme)} ${theme.fg("accent", `[${index}]`)} ${getTodoLabel(todo.text, todo.status, theme)}`,
+		)
+		.join("\n");
+}
+
+/** Details of a `list_todos` result: the reconstruction payload stays empty; `view` is for rendering only. */
+export interface ListDetails extends TodoDetails {
+	view?: TodoItem[];
+}
+
+interface RenderableResult {
+	content: readonly { type: string; text?: string }[];
+	details?: unknown;
+}
+
+/** Shared tool-result renderer: raw text without details, themed error, or the themed list. */
+export function renderToolResult(
+	result: RenderableResult,
+	_options: { expanded: boolean; isPartial: boolean },
+	theme: Theme,
+	_context?: unknown,
+): Text {
+	const details = result.details as ListDetails | undefined;
+	if (!details || typeof details !== "object") {
+		const first = result.content[0];
+		return new Text(first?.type === "text" ? (first.text ?? "") : "", 0, 0);
+	}
+	if (details.error) return new Text(theme.fg("error", `Error: ${details.error}`), 0, 0);
+	const todos = details.action === "list" ? (details.view ?? []) : details.todos;
+	return new Text(renderTodoList(Array.isArray(todos) ? todos : [], theme), 0, 0);
+}

@@ -1,0 +1,19 @@
+/**
+ * pi-til-done: an ordered todo list for pi that keeps the agent working until every item is finished.
+ * The factory only registers; all state is rebuilt from the session when it starts.
+ */
+
+import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
+import { registerEventHandlers, registerFlags, registerMessageRenderers } from "./events.ts";
+import { createEditTodosTool, createListTodosTool, createWriteTodosTool } from "./tools.ts";
+
+export default function tilDone(pi: ExtensionAPI): void {
+	pi.registerTool(createWriteTodosTool());
+	pi.registerTool(createListTodosTool());
+	pi.registerTool(createEditTodosTool());
+	registerFlags(pi);
+	registerMessageRenderers(pi);
+	registerEventHandlers(pi);
+}
+
+export * from "./types.ts";

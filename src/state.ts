@@ -1,0 +1,132 @@
+/** The one place that mutates: the todo list, the continuation chain and the status bar it feeds. */
+
+import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
+import { type ChainState, initialChain } from "./continuation.ts";
+import { formatActiveText, formatStatusText } from "./formatting.ts";
+import { ACTIVE_STATUS_KEY, MAX_TODOS, STATUS_KEY, TOOL_NAMES, type TodoItem, type TodoStatus } from "./types.ts";
+import { cloneTodos, isFinished, isValidTodoItem } from "./validation.ts";
+
+/** Custom session entry that stores a list changed by the user (not by a tool), so reconstruction replays it. */
+export const SNAPSHOT_ENTRY_TYPE = "til-done-snapshot";
+
+let todos: TodoItem[] = [];
+let chain: ChainState = initialChain();
+/** Texts finished at any point in the current chain: finishing one of them again is churn, not progress. */
+let finishedInChain = new Set<string>();
+
+export function getTodos(): readonly TodoItem[] {
+	return todos;
+}
+
+/** Replaces the whole list. */
+export function setTodos(newTodos: readonly TodoItem[]): void {
+	todos = cloneTodos(newTodos);
+	noteProgress();
+}
+
+/** Sets the status of every item at `indices`; the caller has validated them. */
+export function updateTodoStatus(indices: readonly number[], newStatus: TodoStatus): void {
+	for (const index of indices) todos[index].status = newStatus;
+	noteProgress();
+}
+
+export function appendTodos(newItems: readonly TodoItem[]): void {
+	todos = [...todos, ...cloneTodos(newItems)];
+	noteProgress();
+}
+
+export function insertTodos(atIndex: number, newItems: readonly TodoItem[]): void {
+	todos = [...todos.slice(0, atIndex), ...cloneTodos(newItems), ...todos.slice(atIndex)];
+	noteProgress();
+}
+
+/** Counts one continuation sent and returns the new total. */
+export function incrementAutoContinue(): number {
+	chain = { ...chain, continuations: chain.continuations + 1, runIsContinuation: true, progressed: false };
+	return chain.continuations;
+}
+
+export function getChain(): Readonly<ChainState> {
+	return chain;
+}
+
+export function setChain(next: ChainState): void {
+	chain = { ...next };
+}
+
+/** The user took the wheel (a prompt, a command, a new session): every breaker counter starts again. */
+export function resetChain(): void {
+	chain = { ...initialChain(), paused: chain.paused, pauseReason: chain.pauseReason };
+	finishedInChain = new Set(todos.filter((todo) => isFinished(todo.status)).map((todo) => todo.text));
+}
+
+/** Testing only: back to an empty list and fresh counters. */
+export function resetState(): void {
+	todos = [];
+	chain = initialChain();
+	finishedInChain = new Set();
+}
+
+/** Marks the chain as having progressed when an item is finished whose text was not finished before in it. */
+function noteProgress(): void {
+	for (const todo of todos) {
+		if (isFinished(todo.status) && !finishedInChain.has(todo.text)) {
+			finishedInChain.add(todo.text);
+			chain = { ...chain, progressed: true };
+		}
+	}
+}
+
+/** A snapshot we may trust: an array of valid items within the list limit. */
+function asSnapshot(value: unknown): TodoItem[] | undefined {
+	if (!Array.isArray(value) || value.length > MAX_TODOS) return undefined;
+	return value.every(isValidTodoItem) ? cloneTodos(value) : undefined;
+}
+
+/** The list stored by one session entry, or undefined when the entry holds no trustworthy snapshot. */
+export function snapshotFromEntry(entry: unknown): TodoItem[] | undefined {
+	if (typeof entry !== "object" || entry === null) return undefined;
+	const { type, message, customType, data } = entry as Record<string, unknown>;
+	if (type === "custom" && customType === SNAPSHOT_ENTRY_TYPE) return snapshotFromDetails(data);
+	if (type !== "message" || typeof message !== "object" || message === null) return undefined;
+	const { role, toolName, details, isError } = message as Record<string, unknown>;
+	if (role !== "toolResult" || typeof toolName !== "string" || !TOOL_NAMES.has(toolName) || isError === true) {
+		return undefined;
+	}
+	return snapshotFromDetails(details);
+}
+
+function snapshotFromDetails(details: unknown): TodoItem[] | undefined {
+	if (typeof details !== "object" || details === null) return undefined;
+	const { action, todos: items, error } = details as Record<string, unknown>;
+	if ((action !== "write" && action !== "edit") || error !== undefined) return undefined;
+	return asSnapshot(items);
+}
+
+/** Rebuilds the list from the last trustworthy snapshot on the current branch; an unreadable branch gives []. */
+export function reconstructState(ctx: ExtensionContext): TodoItem[] {
+	let branch: readonly unknown[] = [];
+	try {
+		branch = ctx.sessionManager.getBranch();
+	} catch {
+		branch = [];
+	}
+	let rebuilt: TodoItem[] = [];
+	for (let i = branch.length - 1; i >= 0; i--) {
+		const snapshot = snapshotFromEntry(branch[i]);
+		if (snapshot) {
+			rebuilt = snapshot;
+			break;
+		}
+	}
+	todos = rebuilt;
+	resetChain();
+	return cloneTodos(todos);
+}
+
+/** Writes the status-bar values; a no-op without a UI. */
+export function updateUI(ctx: ExtensionContext, list: readonly TodoItem[]): void {
+	if (!ctx.hasUI) return;
+	ctx.ui.setStatus(STATUS_KEY, formatStatusText(list));
+	ctx.ui.setStatus(ACTIVE_STATUS_KEY, formatActiveText(list));
+}

@@ -1,0 +1,168 @@
+/** The three model-facing tools. Each re-checks its parameters (defence in depth) before touching the store. */
+
+import { StringEnum } from "@earendil-works/pi-ai";
+import type { ExtensionContext, Theme, ToolDefinition } from "@earendil-works/pi-coding-agent";
+import { Text } from "@earendil-works/pi-tui";
+import { type Static, Type } from "typebox";
+import { formatTodoListForModel, formatTodoListText, type ListDetails, renderToolResult } from "./formatting.ts";
+import { appendTodos, getTodos, insertTodos, setTodos, updateTodoStatus, updateUI } from "./state.ts";
+import {
+	ACTION_LABELS,
+	ACTION_TO_STATUS,
+	EDIT_ACTIONS,
+	INITIAL_STATUS,
+	MAX_INDICES,
+	MAX_TODO_TEXT_LENGTH,
+	MAX_TODOS,
+	type TodoDetails,
+	type TodoItem,
+	WRITE_MODES,
+} from "./types.ts";
+import { checkEditParams, checkWriteParams, cloneTodos, type ParamError } from "./validation.ts";
+
+export const PROMPT_SNIPPET =
+	"Manage a todo list: write (replace/append/insert), list, edit (start/complete/abandon by indices)";
+
+export const PROMPT_GUIDELINES: readonly string[] = [
+	"Use `write_todos` with mode `'replace'` to create or replace the full todo list at the start of a task.",
+	"Use `write_todos` with mode `'append'` to add new items to the end of the existing list.",
+	"Use `write_todos` with mode `'insert'` and an `'index'` parameter to insert items at a specific position.",
+	"Use `edit_todos` with action `'start'` and an array of 0-based indices to begin work on specific items.",
+	"Use `edit_todos` with action `'complete'` and an array of 0-based indices to mark items as done.",
+	"Use `edit_todos` with action `'abandon'` and an array of 0-based indices when items are no longer needed.",
+	"Use `list_todos` to review the current todo list.",
+	"Always call `edit_todos` with action `'start'` on the next item before working on it, then `'complete'` when done.",
+];
+
+export const WriteTodosParams = Type.Object({
+	mode: StringEnum(WRITE_MODES, {
+		description:
+			"Mode: 'replace' clears and replaces the entire list, 'append' adds to the end, 'insert' inserts at a specific index",
+	}),
+	index: Type.Optional(
+		Type.Integer({
+			description: "0-based index to insert at (required for 'insert' mode)",
+		}),
+	),
+	todos: Type.Array(
+		Type.Object({
+			text: Type.String({ description: "Description of the task", maxLength: MAX_TODO_TEXT_LENGTH }),
+		}),
+		{ description: "Ordered list of todo items", maxItems: MAX_TODOS },
+	),
+});
+
+export const ListTodosParams = Type.Object({});
+
+export const EditTodosParams = Type.Object({
+	action: StringEnum(EDIT_ACTIONS, {
+		description: "Action to apply to the todo items",
+	}),
+	indices: Type.Array(Type.Integer(), {
+		description: "0-based indices to apply the action to",
+		minItems: 1,
+		maxItems: MAX_INDICES,
+	}),
+});
+
+type ToolResult<D> = { content: { type: "text"; text: string }[]; details: D };
+
+function textResult<D>(text: string, details: D): ToolResult<D> {
+	return { content: [{ type: "text", text }], details };
+}
+
+function errorResult(action: TodoDetails["action"], error: ParamError): ToolResult<TodoDetails> {
+	return textResult(error.message, { action, todos: [], error: error.detail });
+}
+
+/** A successful change: the header, the list as the model should see it, and a full snapshot for replay. */
+function changeResult(action: "write" | "edit", header: string, ctx: ExtensionContext): ToolResult<TodoDetails> {
+	const todos = getTodos();
+	updateUI(ctx, todos);
+	return textResult(`${header}\n\n${formatTodoListForModel(todos)}`, { action, todos: cloneTodos(todos) });
+}
+
+function toolTitle(name: string, theme: Theme): string {
+	return theme.fg("toolTitle", theme.bold(name));
+}
+
+export function createWriteTodosTool(): ToolDefinition<typeof WriteTodosParams, TodoDetails> {
+	return {
+		name: "write_todos",
+		label: "Write Todos",
+		description:
+			"Manage the todo list with three modes: 'replace' (clears and replaces the entire list), 'append' (adds items to the end) and 'insert' (inserts items at 'index'). New items start as not_started.",
+		promptSnippet: PROMPT_SNIPPET,
+		promptGuidelines: [...PROMPT_GUIDELINES],
+		parameters: WriteTodosParams,
+		executionMode: "sequential",
+		async execute(_toolCallId, params, _signal, _onUpdate, ctx) {
+			const error = checkWriteParams(params, getTodos().length);
+			if (error) return errorResult("write", error);
+			const items: TodoItem[] = params.todos.map((todo) => ({ text: todo.text, status: INITIAL_STATUS }));
+			if (params.mode === "replace") {
+				setTodos(items);
+				return changeResult("write", `Wrote ${items.length} todo item(s)`, ctx);
+			}
+			if (params.mode === "append") {
+				appendTodos(items);
+				return changeResult("write", `Appended ${items.length} item(s)`, ctx);
+			}
+			const index = params.index as number;
+			insertTodos(index, items);
+			return changeResult("write", `Inserted ${items.length} item(s) at index ${index}`, ctx);
+		},
+		renderCall(args, theme) {
+			const count = Array.isArray(args?.todos) ? args.todos.length : 0;
+			const where = args?.mode === "insert" ? ` @${String(args.index)}` : "";
+			const text = `${toolTitle("write_todos", theme)} ${theme.fg("warning", String(args?.mode ?? ""))} ${theme.fg("muted", `(${count} items${where})`)}`;
+			return new Text(text, 0, 0);
+		},
+		renderResult: (result, options, theme, context) => renderToolResult(result, options, theme, context),
+	};
+}
+
+export function createListTodosTool(): ToolDefinition<typeof ListTodosParams, ListDetails> {
+	return {
+		name: "list_todos",
+		label: "List Todos",
+		description: "View the current todo list with each item's index and status. Read-only.",
+		promptSnippet: PROMPT_SNIPPET,
+		parameters: ListTodosParams,
+		executionMode: "sequential",
+		async execute() {
+			const todos = getTodos();
+			// `todos` stays empty so a list result is never replayed; `view` lets the TUI show what was listed.
+			return textResult(formatTodoListText(todos), { action: "list", todos: [], view: cloneTodos(todos) });
+		},
+		renderCall: (_args, theme) => new Text(toolTitle("list_todos", theme), 0, 0),
+		renderResult: (result, options, theme, context) => renderToolResult(result, options, theme, context),
+	};
+}
+
+export function createEditTodosTool(): ToolDefinition<typeof EditTodosParams, TodoDetails> {
+	return {
+		name: "edit_todos",
+		label: "Edit Todos",
+		description:
+			"Apply a status action ('start', 'complete' or 'abandon') to one or more todo items by 0-based index. Atomic: if any index is invalid, nothing changes.",
+		promptSnippet: PROMPT_SNIPPET,
+		parameters: EditTodosParams,
+		executionMode: "sequential",
+		async execute(_toolCallId, params, _signal, _onUpdate, ctx) {
+			const error = checkEditParams(params, getTodos().length);
+			if (error) return errorResult("edit", error);
+			updateTodoStatus(params.indices, ACTION_TO_STATUS[params.action]);
+			return changeResult("edit", `${ACTION_LABELS[params.action]} [${params.indices.join(", ")}]`, ctx);
+		},
+		renderCall(args, theme) {
+			const indices = Array.isArray(args?.indices) ? args.indices.join(", ") : "";
+			const text = `${toolTitle("edit_todos", theme)} ${theme.fg("warning", String(args?.action ?? ""))} ${theme.fg("accent", `[${indices}]`)}`;
+			return new Text(text, 0, 0);
+		},
+		renderResult: (result, options, theme, context) => renderToolResult(result, options, theme, context),
+	};
+}
+
+export type WriteTodosInput = Static<typeof WriteTodosParams>;
+export type EditTodosInput = Static<typeof EditTodosParams>;

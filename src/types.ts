@@ -1,0 +1,75 @@
+/** Types, limits and lookup tables shared by every module. No logic lives here. */
+
+export type TodoStatus = "not_started" | "in_progress" | "completed" | "abandoned";
+
+export interface TodoItem {
+	text: string;
+	status: TodoStatus;
+}
+
+/** Stored in every tool result's `details`; reconstruction replays these snapshots. */
+export interface TodoDetails {
+	action: "write" | "list" | "edit";
+	todos: TodoItem[];
+	error?: string;
+}
+
+export type WriteMode = "replace" | "append" | "insert";
+export type EditAction = "start" | "complete" | "abandon";
+
+/** Longest todo text, in characters; the schema and the runtime check share it. */
+export const MAX_TODO_TEXT_LENGTH = 1000;
+/** Hard cap on continuations per user prompt: the circuit breaker. */
+export const MAX_AUTO_CONTINUE = 20;
+/** Consecutive continuations in which no item got finished before the breaker trips. */
+export const MAX_NO_PROGRESS = 3;
+/** Most items one list may hold. */
+export const MAX_TODOS = 100;
+/** Most indices one `edit_todos` call may name. */
+export const MAX_INDICES = 50;
+/** Seconds the countdown shows before a continuation is sent. */
+export const DEFAULT_COUNTDOWN_SECONDS = 3;
+
+export const INITIAL_STATUS: TodoStatus = "not_started";
+
+export const VALID_STATUSES: ReadonlySet<string> = new Set<TodoStatus>([
+	"not_started",
+	"in_progress",
+	"completed",
+	"abandoned",
+]);
+
+export const WRITE_MODES = ["replace", "append", "insert"] as const;
+export const EDIT_ACTIONS = ["start", "complete", "abandon"] as const;
+
+export const TOOL_NAMES: ReadonlySet<string> = new Set(["write_todos", "list_todos", "edit_todos"]);
+
+/** Plain-text status icons; `–` is U+2013 EN DASH. */
+export const STATUS_ICONS: Readonly<Record<TodoStatus, string>> = {
+	not_started: "–",
+	in_progress: "●",
+	completed: "✓",
+	abandoned: "✗",
+};
+
+export const ACTION_TO_STATUS: Readonly<Record<EditAction, TodoStatus>> = {
+	start: "in_progress",
+	complete: "completed",
+	abandon: "abandoned",
+};
+
+export const ACTION_LABELS: Readonly<Record<EditAction, string>> = {
+	start: "Started",
+	complete: "Completed",
+	abandon: "Abandoned",
+};
+
+/** Custom message types this extension sends and renders. */
+export const CONTEXT_MESSAGE_TYPE = "til-done-context";
+export const COMPLETE_MESSAGE_TYPE = "til-done-complete";
+export const COUNTDOWN_MESSAGE_TYPE = "til-done-countdown";
+
+/** Status-bar keys and the countdown widget id. */
+export const STATUS_KEY = "til-done";
+export const ACTIVE_STATUS_KEY = "til-done-active";
+export const COUNTDOWN_WIDGET_ID = "til-done-countdown";

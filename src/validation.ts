@@ -1,0 +1,152 @@
+/** Pure checks on todo data and tool parameters. Nothing here mutates or touches the host. */
+
+import {
+	EDIT_ACTIONS,
+	type EditAction,
+	MAX_INDICES,
+	MAX_TODO_TEXT_LENGTH,
+	MAX_TODOS,
+	type TodoItem,
+	type TodoStatus,
+	VALID_STATUSES,
+	WRITE_MODES,
+	type WriteMode,
+} from "./types.ts";
+
+/** A tool-parameter problem: the text the model reads and the short `details.error`. */
+export interface ParamError {
+	message: string;
+	detail: string;
+}
+
+/** True for an object that is exactly `{ text, status }` with a non-empty text within the limit and a known status. */
+export function isValidTodoItem(value: unknown): value is TodoItem {
+	if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+	const keys = Object.keys(value);
+	if (keys.length !== 2 || !keys.includes("text") || !keys.includes("status")) return false;
+	const { text, status } = value as Record<string, unknown>;
+	if (typeof text !== "string" || typeof status !== "string") return false;
+	if (!VALID_STATUSES.has(status)) return false;
+	return text.length > 0 && text.length <= MAX_TODO_TEXT_LENGTH;
+}
+
+/** Not yet finished: still something for the agent to do. */
+export function isIncomplete(status: TodoStatus): boolean {
+	return status === "not_started" || status === "in_progress";
+}
+
+/** Completed or abandoned: counts as done in the status bar and for progress. */
+export function isFinished(status: TodoStatus): boolean {
+	return !isIncomplete(status);
+}
+
+/** New array of new items, so a stored snapshot never aliases the live list. */
+export function cloneTodos(todos: readonly TodoItem[]): TodoItem[] {
+	return todos.map((todo) => ({ text: todo.text, status: todo.status }));
+}
+
+/** Index of the first item whose text is longer than `maxLength`, or -1. */
+export function findOversizedItem(items: readonly { text: string }[], maxLength: number): number {
+	return items.findIndex((item) => item.text.length > maxLength);
+}
+
+/** Index of the first item whose text is missing or blank, or -1. */
+export function findBlankItem(items: readonly unknown[]): number {
+	return items.findIndex((item) => {
+		const text = (item as { text?: unknown } | null)?.text;
+		return typeof text !== "string" || text.trim().length === 0;
+	});
+}
+
+function isWholeNumber(value: unknown): value is number {
+	return typeof value === "number" && Number.isSafeInteger(value);
+}
+
+/** Checks `write_todos` parameters against the current list length; null when they are fine. */
+export function checkWriteParams(params: unknown, currentLength: number): ParamError | null {
+	const { mode, index, todos } = (params ?? {}) as { mode?: unknown; index?: unknown; todos?: unknown };
+	if (typeof mode !== "string" || !(WRITE_MODES as readonly string[]).includes(mode)) {
+		return {
+			message: `Error: unknown mode '${String(mode)}' (expected replace, append or insert)`,
+			detail: "invalid mode",
+		};
+	}
+	if (!Array.isArray(todos)) return { message: "Error: 'todos' must be an array of { text }", detail: "invalid todos" };
+	const blank = findBlankItem(todos);
+	if (blank !== -1) return { message: `Error: todo item at index ${blank} has empty text`, detail: "empty text" };
+	const oversized = findOversizedItem(todos as { text: string }[], MAX_TODO_TEXT_LENGTH);
+	if (oversized !== -1) {
+		return {
+			message: `Error: todo item at index ${oversized} exceeds maximum text length (${MAX_TODO_TEXT_LENGTH} characters)`,
+			detail: "text too long",
+		};
+	}
+	return checkWritePlacement(mode as WriteMode, index, todos.length, currentLength);
+}
+
+function checkWritePlacement(mode: WriteMode, index: unknown, count: number, currentLength: number): ParamError | null {
+	if (mode === "replace") {
+		if (count <= MAX_TODOS) return null;
+		return {
+			message: `Error: writing ${count} item(s) would exceed maximum of ${MAX_TODOS} todos`,
+			detail: "max todos exceeded",
+		};
+	}
+	if (mode === "insert") {
+		if (index === undefined || index === null) {
+			return { message: "Error: 'index' is required for the 'insert' mode", detail: "index required for insert" };
+		}
+		if (!isWholeNumber(index) || index < 0 || index > currentLength) {
+			const range = `index ${String(index)} out of range (0 to ${currentLength})`;
+			return { message: `Error: ${range}`, detail: range };
+		}
+	}
+	if (currentLength + count > MAX_TODOS) {
+		const verb = mode === "append" ? "appending" : "inserting";
+		return {
+			message: `Error: ${verb} ${count} item(s) would exceed maximum of ${MAX_TODOS} todos (currently ${currentLength})`,
+			detail: "max todos exceeded",
+		};
+	}
+	return null;
+}
+
+/** Checks `edit_todos` parameters against the current list length; null when they are fine. */
+export function checkEditParams(params: unknown, currentLength: number): ParamError | null {
+	const { action, indices } = (params ?? {}) as { action?: unknown; indices?: unknown };
+	if (typeof action !== "string" || !(EDIT_ACTIONS as readonly string[]).includes(action)) {
+		return {
+			message: `Error: unknown action '${String(action)}' (expected start, complete or abandon)`,
+			detail: "invalid action",
+		};
+	}
+	if (!Array.isArray(indices) || indices.length === 0) {
+		return {
+			message: "Error: 'indices' is required for start/complete/abandon actions",
+			detail: "indices required",
+		};
+	}
+	if (indices.length > MAX_INDICES) {
+		return {
+			message: `Error: at most ${MAX_INDICES} indices per call (got ${indices.length})`,
+			detail: "too many indices",
+		};
+	}
+	if (currentLength === 0) return { message: "Error: no todos exist", detail: "no todos exist" };
+	const invalid = indices.filter((i) => !isWholeNumber(i) || i < 0 || i >= currentLength);
+	if (invalid.length > 0) {
+		const range = `indices [${invalid.map((i) => formatIndexValue(i)).join(", ")}] out of range (0 to ${currentLength - 1})`;
+		return { message: `Error: ${range}`, detail: range };
+	}
+	return null;
+}
+
+/** Renders a bad index for an error message without letting odd values (objects, long strings) balloon it. */
+function formatIndexValue(value: unknown): string {
+	const text = typeof value === "string" ? JSON.stringify(value) : String(value);
+	return text.length > 20 ? `${text.slice(0, 20)}…` : text;
+}
+
+export function isEditAction(value: unknown): value is EditAction {
+	return typeof value === "string" && (EDIT_ACTIONS as readonly string[]).includes(value);
+}

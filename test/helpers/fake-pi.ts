@@ -1,0 +1,64 @@
+/** A fake `ExtensionAPI` for unit tests: it records what the extension registers and sends, and fires events. */
+
+import type { ExtensionAPI, ExtensionContext, ToolDefinition } from "@earendil-works/pi-coding-agent";
+
+export interface SentMessage {
+	message: { customType: string; content: unknown; display: boolean; details?: unknown };
+	options?: { triggerTurn?: boolean; deliverAs?: string };
+}
+
+export interface FakePi {
+	api: ExtensionAPI;
+	tools: Map<string, ToolDefinition>;
+	renderers: Map<string, (...args: unknown[]) => unknown>;
+	flags: Map<string, { type: string; description?: string }>;
+	flagValues: Map<string, string | boolean>;
+	commands: Map<string, { description?: string; handler: (args: string, ctx: unknown) => Promise<void> }>;
+	sent: SentMessage[];
+	userMessages: { content: unknown; options?: unknown }[];
+	entries: { customType: string; data: unknown }[];
+	/** Calls every handler registered for `event` in order and returns their results. */
+	fire(event: string, payload: Record<string, unknown>, ctx: ExtensionContext): Promise<unknown[]>;
+	handlerCount(event: string): number;
+}
+
+export function createFakePi(): FakePi {
+	const handlers = new Map<string, ((event: unknown, ctx: unknown) => unknown)[]>();
+	const fake: Omit<FakePi, "api"> = {
+		tools: new Map(),
+		renderers: new Map(),
+		flags: new Map(),
+		flagValues: new Map(),
+		commands: new Map(),
+		sent: [],
+		userMessages: [],
+		entries: [],
+		async fire(event, payload, ctx) {
+			const results: unknown[] = [];
+			for (const handler of handlers.get(event) ?? []) results.push(await handler({ type: event, ...payload }, ctx));
+			return results;
+		},
+		handlerCount: (event) => handlers.get(event)?.length ?? 0,
+	};
+	const api = {
+		on(event: string, handler: (event: unknown, ctx: unknown) => unknown) {
+			const list = handlers.get(event) ?? [];
+			list.push(handler);
+			handlers.set(event, list);
+			return () => list.splice(list.indexOf(handler), 1);
+		},
+		registerTool: (tool: ToolDefinition) => fake.tools.set(tool.name, tool),
+		registerMessageRenderer: (type: string, renderer: (...args: unknown[]) => unknown) =>
+			fake.renderers.set(type, renderer),
+		registerEntryRenderer: () => undefined,
+		registerFlag: (name: string, options: { type: string; description?: string }) => fake.flags.set(name, options),
+		getFlag: (name: string) => fake.flagValues.get(name),
+		registerCommand: (name: string, options: FakePi["commands"] extends Map<string, infer C> ? C : never) =>
+			fake.commands.set(name, options),
+		sendMessage: (message: SentMessage["message"], options?: SentMessage["options"]) =>
+			fake.sent.push({ message, options }),
+		sendUserMessage: (content: unknown, options?: unknown) => fake.userMessages.push({ content, options }),
+		appendEntry: (customType: string, data: unknown) => fake.entries.push({ customType, data }),
+	};
+	return { ...fake, api: api as unknown as ExtensionAPI } as FakePi;
+}
