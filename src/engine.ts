@@ -22,7 +22,13 @@ import {
 	type StopReason,
 } from "./continuation.ts";
 import { type Countdown, startCountdown } from "./countdown.ts";
-import { buildContinuationPrompt, errorLimitMessage, hardCapMessage, noProgressMessage } from "./formatting.ts";
+import {
+	backoffMessage,
+	buildContinuationPrompt,
+	errorLimitMessage,
+	hardCapMessage,
+	noProgressMessage,
+} from "./formatting.ts";
 import { getChain, getTodos, incrementAutoContinue, resetChain, setChain } from "./state.ts";
 import { COMPLETE_MESSAGE_TYPE, COUNTDOWN_MESSAGE_TYPE } from "./types.ts";
 
@@ -111,10 +117,7 @@ export function createEngine(pi: ExtensionAPI, getConfig: () => TilDoneConfig): 
 	const startContinuation = (ctx: ExtensionContext, backoffMs: number) => {
 		cancelCountdown();
 		const startedIn = epoch;
-		if (backoffMs > 0) {
-			const seconds = Math.ceil(backoffMs / 1000);
-			quietly(() => ctx.hasUI && ctx.ui.notify(`Run failed; auto-continue backs off for ${seconds}s`, "warning"));
-		}
+		if (backoffMs > 0) quietly(() => ctx.hasUI && ctx.ui.notify(backoffMessage(backoffMs), "warning"));
 		let ui: ExtensionContext["ui"] | undefined;
 		quietly(() => {
 			ui = ctx.hasUI ? ctx.ui : undefined;

@@ -126,6 +126,10 @@ export function errorLimitMessage(limit: number): string {
 	return `Auto-continue stopped after ${limit} failed runs in a row (provider error or output limit). Remaining todos were not completed. Take over manually.`;
 }
 
+export function backoffMessage(backoffMs: number): string {
+	return `The last run failed; auto-continue waits ${(backoffMs / 1000).toFixed(1)}s longer before continuing.`;
+}
+
 /** `📋 done/total` while items remain, `✓ Done (N items)` when all are finished, nothing for an empty list. */
 export function formatStatusText(todos: readonly TodoItem[]): string | undefined {
 	if (todos.length === 0) return undefined;

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type PiHarness, startPi } from "../helpers/sdk.ts";
-import { EXTENSION_PATH, say, startTodo, completeTodo, withEnv, workItem, writeTodos } from "../helpers/todo-model.ts";
+import { completeTodo, EXTENSION_PATH, say, startTodo, withEnv, workItem, writeTodos } from "../helpers/todo-model.ts";
 
 const CONTINUATION_AFTER_ITEM_0 = [
 	"There are still incomplete todos. Continue working on the remaining todos.",

@@ -1,13 +1,13 @@
 /** Scripted fake-model turns for todo work: each function is one model response. */
 
-import { fauxAssistantMessage, fauxToolCall } from "@earendil-works/pi-ai";
 import { fileURLToPath } from "node:url";
+import { fauxAssistantMessage, fauxToolCall, type JsonObject } from "@earendil-works/pi-ai";
 
 /** Absolute path of the extension under test, as pi loads it. */
 export const EXTENSION_PATH = fileURLToPath(new URL("../../src/index.ts", import.meta.url));
 
 let callId = 0;
-const toolUse = (name: string, args: Record<string, unknown>) =>
+const toolUse = (name: string, args: JsonObject) =>
 	fauxAssistantMessage(fauxToolCall(name, args, { id: `call_${++callId}` }), { stopReason: "toolUse" });
 
 export const writeTodos = (texts: string[], mode: "replace" | "append" = "replace") =>
@@ -32,4 +32,11 @@ export function withEnv(values: Record<string, string>): () => void {
 			else process.env[key] = value;
 		}
 	};
+}
+
+/** Continuation prompts the extension put on the branch, in order (one per continuation sent). */
+export function continuationsOn(branch: readonly { type: string; customType?: string; content?: unknown }[]): string[] {
+	return branch
+		.filter((entry) => entry.type === "custom_message" && entry.customType === "til-done-countdown")
+		.map((entry) => (typeof entry.content === "string" ? entry.content : JSON.stringify(entry.content)));
 }

@@ -1,0 +1,239 @@
+/** The auto-continue engine's rules, each proven in the real pi runtime (SDK, in process) with the fake model. */
+
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type PiHarness, type StartPiOptions, startPi } from "../helpers/sdk.ts";
+import {
+	completeTodo,
+	continuationsOn,
+	EXTENSION_PATH,
+	fail,
+	say,
+	startTodo,
+	withEnv,
+	workItem,
+	writeTodos,
+} from "../helpers/todo-model.ts";
+
+const FIVE = ["Read the spec", "Write the parser", "Write the printer", "Add tests", "Update the docs"];
+
+let pi: PiHarness | undefined;
+let restoreEnv: () => void = () => undefined;
+
+async function start(options: StartPiOptions, env: Record<string, string> = {}): Promise<PiHarness> {
+	restoreEnv = withEnv({ TIL_DONE_COUNTDOWN: "0.02", TIL_DONE_BACKOFF_MS: "50", ...env });
+	pi = await startPi({ extensionPaths: [EXTENSION_PATH], ...options });
+	return pi;
+}
+
+/** Waits until pi has settled and no countdown is left running. */
+async function quiet(harness: PiHarness, graceMs = 150): Promise<void> {
+	await harness.settle(graceMs);
+	await harness.settle(graceMs);
+}
+
+const continuations = (harness: PiHarness) => continuationsOn(harness.branch() as never);
+const warnings = (harness: PiHarness) =>
+	harness.ui.notifications.filter((n) => n.type === "warning").map((n) => n.message);
+const countdownWidgets = (harness: PiHarness) => harness.ui.widgetHistory.filter((w) => w.key === "til-done-countdown");
+
+afterEach(async () => {
+	await pi?.dispose();
+	pi = undefined;
+	restoreEnv();
+});
+
+describe("rule 1: a run that ends with items left gets exactly one continuation", () => {
+	it("drives a model that stops after every item through a 5-item list, one continuation per stop", async () => {
+		const harness = await start({
+			responses: [writeTodos(FIVE), ...workItem(0), ...workItem(1), ...workItem(2), ...workItem(3), ...workItem(4)],
+		});
+		await harness.prompt("Build the thing");
+		await harness.waitFor(() => harness.ui.status.get("til-done") === "✓ Done (5 items)", 10_000, "list done");
+		await quiet(harness);
+
+		expect(harness.agentRuns()).toBe(5);
+		const sent = continuations(harness);
+		expect(sent).toHaveLength(4);
+		expect(sent[0]).toBe(
+			[
+				"There are still incomplete todos. Continue working on the remaining todos.",
+				"",
+				"Remaining items:",
+				"– [1] Write the parser",
+				"– [2] Write the printer",
+				"– [3] Add tests",
+				"– [4] Update the docs",
+				"",
+				"Next action: edit_todos with action 'start' and indices [1]",
+			].join("\n"),
+		);
+		// Each continuation run (three model calls: start, complete, stop) starts from its continuation prompt.
+		expect(harness.userTexts().filter((text) => text.startsWith("There are still incomplete todos"))).toHaveLength(12);
+		expect(harness.extensionErrors).toEqual([]);
+		expect(warnings(harness)).toEqual([]);
+	});
+
+	it("points the next action at the item in progress when the model stopped mid-item", async () => {
+		const harness = await start({
+			responses: [writeTodos(["a", "b"]), startTodo(0), say("Pausing here."), completeTodo(0), ...workItem(1)],
+		});
+		await harness.prompt("go");
+		await harness.waitFor(() => harness.ui.status.get("til-done") === "✓ Done (2 items)", 10_000, "list done");
+		await quiet(harness);
+		expect(continuations(harness)[0]).toBe(
+			[
+				"There are still incomplete todos. Continue working on the remaining todos.",
+				"",
+				"Remaining items:",
+				"● [0] a",
+				"– [1] b",
+				"",
+				"Next action: edit_todos with action 'complete' and indices [0]",
+			].join("\n"),
+		);
+		expect(continuations(harness)).toHaveLength(1);
+	});
+});
+
+describe("rule 2: a finished or empty list never continues", () => {
+	it("sends nothing, shows no countdown and no limit message for 25 runs after the list is done", async () => {
+		const harness = await start({
+			responses: [writeTodos(["only item"]), startTodo(0), completeTodo(0), say("All done.")],
+		});
+		await harness.prompt("do it");
+		await quiet(harness);
+		for (let run = 0; run < 25; run++) {
+			harness.respond(say(`reply ${run}`));
+			await harness.prompt(`question ${run}`);
+		}
+		await quiet(harness);
+		expect(harness.agentRuns()).toBe(26);
+		expect(continuations(harness)).toEqual([]);
+		expect(countdownWidgets(harness)).toEqual([]);
+		expect(warnings(harness)).toEqual([]);
+		expect(harness.ui.status.get("til-done")).toBe("✓ Done (1 items)");
+	});
+
+	it("sends nothing when there is no list at all", async () => {
+		const harness = await start({ responses: [say("hello"), say("again")] });
+		await harness.prompt("hi");
+		await harness.prompt("hi again");
+		await quiet(harness);
+		expect(harness.agentRuns()).toBe(2);
+		expect(continuations(harness)).toEqual([]);
+		expect(countdownWidgets(harness)).toEqual([]);
+		expect(harness.ui.status.get("til-done")).toBeUndefined();
+	});
+});
+
+describe("rule 3: the user interrupts the countdown", () => {
+	it("cancels on any keypress and leaves the key to the editor", async () => {
+		const harness = await start({ responses: [writeTodos(["a", "b"]), ...workItem(0)] }, { TIL_DONE_COUNTDOWN: "5" });
+		await harness.prompt("go");
+		await harness.waitFor(() => harness.ui.widgets.has("til-done-countdown"), 5000, "countdown shown");
+		expect(harness.ui.widgets.get("til-done-countdown")).toEqual([
+			"⏳ Auto-continuing in 5s... (type anything to interrupt)",
+		]);
+		expect(harness.ui.pressKey("x")).toBe(false);
+		expect(harness.ui.widgets.has("til-done-countdown")).toBe(false);
+		expect(harness.ui.terminalHandlerCount()).toBe(0);
+		await quiet(harness);
+		expect(continuations(harness)).toEqual([]);
+		expect(harness.agentRuns()).toBe(1);
+	});
+
+	it("cancels when the user submits a prompt, which is processed normally", async () => {
+		const harness = await start(
+			{ responses: [writeTodos(["a", "b"]), ...workItem(0), say("Answering the user.")] },
+			{ TIL_DONE_COUNTDOWN: "5" },
+		);
+		await harness.prompt("go");
+		await harness.waitFor(() => harness.ui.widgets.has("til-done-countdown"), 5000, "countdown shown");
+		const shownBefore = countdownWidgets(harness).length;
+		await harness.prompt("wait, what about the tests?");
+		await harness.settle();
+		// The countdown was cleared the moment the prompt arrived, before the user's run began.
+		const afterPrompt = countdownWidgets(harness).slice(shownBefore);
+		expect(afterPrompt[0]).toMatchObject({ key: "til-done-countdown", lines: undefined });
+		// The model got the user's prompt, then the hidden list injection.
+		expect(harness.modelCalls.at(-1)?.userTexts.slice(-2)[0]).toBe("wait, what about the tests?");
+		expect(harness.userTexts().at(-1)).toMatch(/^\[TILL-DONE ACTIVE\]/);
+		expect(continuations(harness)).toEqual([]);
+		expect(harness.agentRuns()).toBe(2);
+		expect(harness.extensionErrors).toEqual([]);
+		// Items remain after the user's run, so a fresh countdown starts; only one is ever live.
+		expect(harness.ui.widgets.get("til-done-countdown")).toEqual([
+			"⏳ Auto-continuing in 5s... (type anything to interrupt)",
+		]);
+	});
+});
+
+describe("rule 4: aborts and failures", () => {
+	it("never continues after Esc (stopReason aborted)", async () => {
+		const harness = await start({
+			responses: [writeTodos(["a", "b"]), startTodo(0), say("a long answer that streams slowly ".repeat(20))],
+			fauxOptions: { tokensPerSecond: 30 },
+		});
+		const run = harness.prompt("go");
+		await harness.waitFor(() => harness.count("message_update") > 0 && harness.modelCalls.length >= 3, 10_000);
+		await harness.session.abort();
+		await run;
+		await quiet(harness);
+		expect(continuations(harness)).toEqual([]);
+		expect(countdownWidgets(harness)).toEqual([]);
+	});
+
+	it("backs off after a provider error, longer each time, and gives up after 3 failures with a warning", async () => {
+		const harness = await start(
+			{
+				responses: [writeTodos(["a", "b"]), fail("boom"), fail("boom"), fail("boom")],
+			},
+			{ TIL_DONE_BACKOFF_MS: "100" },
+		);
+		await harness.prompt("go");
+		await harness.waitFor(() => warnings(harness).some((w) => w.startsWith("Auto-continue stopped")), 10_000);
+		await quiet(harness);
+		expect(warnings(harness)).toEqual([
+			"The last run failed; auto-continue waits 0.1s longer before continuing.",
+			"The last run failed; auto-continue waits 0.2s longer before continuing.",
+			"Auto-continue stopped after 3 failed runs in a row (provider error or output limit). Remaining todos were not completed. Take over manually.",
+		]);
+		expect(continuations(harness)).toHaveLength(2);
+	});
+});
+
+describe("rule 8: the circuit breaker", () => {
+	it("trips after 3 continuations in which no item was finished, as a warning", async () => {
+		const harness = await start({
+			responses: [writeTodos(["a", "b"]), say("thinking"), say("still thinking"), startTodo(0), say("hmm"), say("x")],
+		});
+		await harness.prompt("go");
+		await harness.waitFor(() => warnings(harness).length > 0, 10_000, "breaker warning");
+		await quiet(harness);
+		expect(continuations(harness)).toHaveLength(3);
+		const message =
+			"Auto-continue stopped: no todo was completed or abandoned in the last 3 continuations. Remaining todos were not completed. Take over manually.";
+		expect(warnings(harness)).toEqual([message]);
+		const stored = harness.branch().filter((e) => e.type === "custom_message" && e.customType === "til-done-complete");
+		expect(stored.map((e) => (e as { details?: unknown }).details)).toEqual([{ level: "warning" }]);
+	});
+
+	it("keeps the hard cap of 20 continuations per user prompt even while items get finished", async () => {
+		const items = Array.from({ length: 25 }, (_, i) => `item ${i}`);
+		const responses = [writeTodos(items), ...workItem(0)];
+		for (let i = 1; i <= 21; i++) responses.push(...workItem(i));
+		const harness = await start({ responses });
+		await harness.prompt("go");
+		await harness.waitFor(() => warnings(harness).length > 0, 20_000, "hard cap warning");
+		await quiet(harness);
+		expect(continuations(harness)).toHaveLength(20);
+		expect(warnings(harness)).toEqual([
+			"Auto-continue limit reached (20 iterations). Remaining todos were not completed. Take over manually.",
+		]);
+		expect(harness.ui.status.get("til-done")).toBe("📋 21/25");
+
+		// The user prompting again starts a new chain.
+		await harness.prompt("keep going");
+		await harness.waitFor(() => continuations(harness).length === 21, 10_000, "new chain continues");
+	});
+});
