@@ -23,7 +23,9 @@ const TICK_MS = 1000;
 
 /** Starts a countdown that shows `n s` above the editor and calls `onFinish` at zero; any keypress cancels it. */
 export function startCountdown(options: CountdownOptions): Countdown {
-	const deadline = Date.now() + options.seconds * 1000;
+	const totalMs = Math.max(0, options.seconds * 1000);
+	// Counted in steps, not read off the clock, so timer jitter can never show a number twice.
+	let shown = Math.ceil(totalMs / TICK_MS);
 	let timer: ReturnType<typeof setTimeout> | undefined;
 	let unsubscribe: (() => void) | undefined;
 	let active = true;
@@ -36,22 +38,21 @@ export function startCountdown(options: CountdownOptions): Countdown {
 		guard(() => options.ui?.setWidget(COUNTDOWN_WIDGET_ID, undefined));
 	};
 
-	const tick = () => {
+	const tick = (waitMs: number) => {
 		if (!active) return;
-		const remaining = deadline - Date.now();
-		if (remaining <= 0) {
+		if (shown <= 0) {
 			stop();
 			options.onFinish();
 			return;
 		}
-		const shown = Math.ceil(remaining / 1000);
 		if (
 			!guard(() => options.ui?.setWidget(COUNTDOWN_WIDGET_ID, [countdownText(shown)], { placement: "aboveEditor" }))
 		) {
 			stop();
 			return;
 		}
-		timer = setTimeout(tick, Math.min(TICK_MS, remaining - (shown - 1) * 1000));
+		shown--;
+		timer = setTimeout(() => tick(TICK_MS), waitMs);
 	};
 
 	// A key that is not consumed still reaches the editor: the user types and the countdown is gone.
@@ -61,9 +62,10 @@ export function startCountdown(options: CountdownOptions): Countdown {
 			return undefined;
 		});
 	});
+	// The first number stays up for the fractional part (3 s: 1000 ms; 0.02 s: 20 ms), every later one for a second.
 	// Even a zero-length countdown fires from a fresh task, never inside the event handler that started it.
-	if (options.seconds > 0) tick();
-	else timer = setTimeout(tick, 0);
+	if (shown > 0) tick(totalMs - (shown - 1) * TICK_MS);
+	else timer = setTimeout(() => tick(0), 0);
 	return {
 		cancel: stop,
 		get active() {

@@ -1,6 +1,6 @@
 /** The auto-continue engine's rules, each proven in the real pi runtime (SDK, in process) with the fake model. */
 
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { type PiHarness, type StartPiOptions, startPi } from "../helpers/sdk.ts";
 import {
 	completeTodo,
@@ -235,5 +235,143 @@ describe("rule 8: the circuit breaker", () => {
 		// The user prompting again starts a new chain.
 		await harness.prompt("keep going");
 		await harness.waitFor(() => continuations(harness).length === 21, 10_000, "new chain continues");
+	});
+});
+
+describe("rule 5: never send while pi is busy", () => {
+	it("drops the continuation when a prompt is already running at the moment of sending", async () => {
+		const harness = await start(
+			{
+				responses: [writeTodos(["a", "b"]), ...workItem(0), say("a slow answer ".repeat(30))],
+				fauxOptions: { tokensPerSecond: 200 },
+			},
+			{ TIL_DONE_COUNTDOWN: "0.3" },
+		);
+		await harness.prompt("go");
+		await harness.waitFor(() => harness.ui.widgets.has("til-done-countdown"), 5000, "countdown shown");
+		// A queued follow-up starts a run without the input event (as an extension or a queued message would).
+		await harness.session.sendCustomMessage(
+			{ customType: "other-extension", content: "other work", display: false },
+			{ triggerTurn: true },
+		);
+		await quiet(harness, 400);
+		expect(harness.extensionErrors).toEqual([]);
+		expect(harness.userTexts()).toContain("other work");
+		// Any continuation comes only after the other run's answer, never in the middle of it.
+		const kinds = harness
+			.branch()
+			.map((e) => (e.type === "custom_message" ? e.customType : e.type === "message" ? e.message.role : e.type));
+		const other = kinds.indexOf("other-extension");
+		const firstContinuation = kinds.indexOf("til-done-countdown");
+		expect(other).toBeGreaterThan(-1);
+		if (firstContinuation !== -1) {
+			expect(firstContinuation).toBeGreaterThan(other);
+			expect(kinds.slice(other, firstContinuation)).toContain("assistant");
+		}
+	});
+});
+
+describe("rule 6: session changes during a countdown", () => {
+	it("reopening the session (/resume) removes the countdown and nothing reaches the new session", async () => {
+		const harness = await start(
+			{ persist: true, responses: [writeTodos(["a", "b"]), ...workItem(0)] },
+			{ TIL_DONE_COUNTDOWN: "0.3" },
+		);
+		await harness.prompt("go");
+		await harness.waitFor(() => harness.ui.widgets.has("til-done-countdown"), 5000, "countdown shown");
+		await harness.reopen({ reason: "resume" });
+		await new Promise((resolve) => setTimeout(resolve, 500));
+		await quiet(harness);
+		expect(harness.ui.widgets.has("til-done-countdown")).toBe(false);
+		expect(continuations(harness)).toEqual([]);
+		expect(harness.agentRuns()).toBe(1);
+		expect(harness.extensionErrors).toEqual([]);
+		expect(harness.ui.status.get("til-done")).toBe("📋 1/2");
+	});
+
+	it("/reload during a countdown leaves no timer of the old runtime behind", async () => {
+		const harness = await start({ responses: [writeTodos(["a", "b"]), ...workItem(0)] }, { TIL_DONE_COUNTDOWN: "0.3" });
+		await harness.prompt("go");
+		await harness.waitFor(() => harness.ui.widgets.has("til-done-countdown"), 5000, "countdown shown");
+		await harness.reload();
+		await new Promise((resolve) => setTimeout(resolve, 500));
+		await quiet(harness);
+		expect(continuations(harness)).toEqual([]);
+		expect(harness.agentRuns()).toBe(1);
+		expect(harness.extensionErrors).toEqual([]);
+		expect(harness.ui.status.get("til-done")).toBe("📋 1/2");
+	});
+
+	it("tree navigation during a countdown cancels it and rebuilds the list as it was at that point", async () => {
+		const harness = await start({ responses: [writeTodos(["a", "b"]), ...workItem(0)] }, { TIL_DONE_COUNTDOWN: "0.3" });
+		await harness.prompt("go");
+		await harness.waitFor(() => harness.ui.widgets.has("til-done-countdown"), 5000, "countdown shown");
+		const firstWrite = harness
+			.branch()
+			.find((e) => e.type === "message" && e.message.role === "toolResult" && e.message.toolName === "write_todos");
+		await harness.navigateTree(firstWrite!.id);
+		await new Promise((resolve) => setTimeout(resolve, 500));
+		await quiet(harness);
+		expect(harness.ui.widgets.has("til-done-countdown")).toBe(false);
+		expect(continuations(harness)).toEqual([]);
+		expect(harness.ui.status.get("til-done")).toBe("📋 0/2");
+		expect(harness.extensionErrors).toEqual([]);
+	});
+});
+
+describe("rule 7: one countdown at a time", () => {
+	it("a retried provider error (two agent_ends before pi settles) sends exactly one continuation", async () => {
+		const harness = await start({
+			responses: [writeTodos(["a", "b", "c"]), ...workItem(0), fail("503 overloaded"), ...workItem(1), ...workItem(2)],
+			settings: { retry: { enabled: true, maxRetries: 2, baseDelayMs: 1 } },
+		});
+		await harness.prompt("go");
+		await harness.waitFor(() => harness.ui.status.get("til-done") === "✓ Done (3 items)", 10_000, "list done");
+		await quiet(harness);
+		expect(continuations(harness)).toHaveLength(2);
+		expect(harness.extensionErrors).toEqual([]);
+	});
+});
+
+describe("rule 10: continued runs carry the current list", () => {
+	it("the continuation prompt holds the live statuses, and no second copy of the list is injected", async () => {
+		const harness = await start({
+			responses: [
+				writeTodos(["a", "b", "c"]),
+				startTodo(0),
+				completeTodo(0),
+				startTodo(1),
+				say("stop"),
+				...workItem(2),
+			],
+		});
+		await harness.prompt("go");
+		await harness.waitForSettled(2);
+		await quiet(harness);
+		const continuedRun = harness.modelCalls.find((call) => call.lastUserText?.startsWith("There are still"));
+		expect(continuedRun?.lastUserText).toContain("● [1] b\n– [2] c");
+		expect(continuedRun?.lastUserText).toContain("Next action: edit_todos with action 'complete' and indices [1]");
+		const injections = continuedRun?.userTexts.filter((text) => text.startsWith("[TILL-DONE ACTIVE]")) ?? [];
+		expect(injections).toHaveLength(0);
+	});
+});
+
+describe("the countdown at its default length", () => {
+	it("counts 3, 2, 1 above the editor and then continues", async () => {
+		const harness = await start({ responses: [writeTodos(["a", "b"]), ...workItem(0), ...workItem(1)] }, {});
+		delete process.env.TIL_DONE_COUNTDOWN;
+		await harness.reload();
+		const before = countdownWidgets(harness).length;
+		await harness.prompt("go");
+		await harness.waitFor(() => continuations(harness).length === 1, 8000, "continuation after 3 s");
+		const shown = countdownWidgets(harness)
+			.slice(before)
+			.map((w) => w.lines?.[0]);
+		expect(shown).toEqual([
+			"⏳ Auto-continuing in 3s... (type anything to interrupt)",
+			"⏳ Auto-continuing in 2s... (type anything to interrupt)",
+			"⏳ Auto-continuing in 1s... (type anything to interrupt)",
+			undefined,
+		]);
 	});
 });

@@ -1,0 +1,337 @@
+/**
+ * Shared code for end-to-end tests that run the real `pi` CLI as a child process: paths, an isolated environment,
+ * scripted fake-model files, the standard argument list, and print/json mode runners.
+ *
+ * Every pi child runs on Node >= 22.19 (`process.execPath` under `npm run`/`npx`, else the repo's `node` package).
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { FakeLogLine, FakeStep } from "../fixtures/fake-model-extension.ts";
+
+export type { FakeLogLine, FakeStep };
+
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+export const PI_PACKAGE_DIR = join(REPO_ROOT, "node_modules/@earendil-works/pi-coding-agent");
+/** The CLI entry (package exports are import-only, so the path is built from the package folder). */
+export const PI_CLI = join(PI_PACKAGE_DIR, "dist/bundle/cli.js");
+export const FAKE_MODEL_EXTENSION = join(REPO_ROOT, "test/fixtures/fake-model-extension.ts");
+/** The extension under development. */
+export const EXTENSION_ENTRY = join(REPO_ROOT, "src/index.ts");
+export const FAKE_MODEL_ARGS = ["--provider", "til-done-fake", "--model", "scripted"] as const;
+
+function nodeIsNewEnough(version: string): boolean {
+	const [major, minor] = version.split(".").map(Number);
+	return major > 22 || (major === 22 && minor >= 19);
+}
+
+/** A Node binary able to run pi: the current one if new enough, else the repo's `node` devDependency. */
+export const NODE =
+	nodeIsNewEnough(process.versions.node) || !existsSync(join(REPO_ROOT, "node_modules/node/bin/node"))
+		? process.execPath
+		: join(REPO_ROOT, "node_modules/node/bin/node");
+
+/** Env var holding the isolated project folder; runners use it as the default cwd. */
+export const CWD_ENV = "TIL_DONE_TEST_CWD";
+
+const API_KEY_PATTERN = /(_API_KEY|_AUTH_TOKEN|_ACCESS_TOKEN|_OAUTH_TOKEN|_SECRET_ACCESS_KEY|_SESSION_TOKEN)$/;
+const STRIPPED = new Set([
+	"AWS_PROFILE",
+	"AWS_ACCESS_KEY_ID",
+	"GOOGLE_APPLICATION_CREDENTIALS",
+	"GOOGLE_CLOUD_PROJECT",
+	"AZURE_OPENAI_ENDPOINT",
+	"COPILOT_GITHUB_TOKEN",
+	"GH_TOKEN",
+	"GITHUB_TOKEN",
+	// Never let a test pi attach to the developer's tmux or inherit a stray pi setting.
+	"TMUX",
+	"TMUX_PANE",
+]);
+
+export interface IsolatedEnv {
+	/** Temp root; everything below is removed by cleanup(). */
+	root: string;
+	home: string;
+	agentDir: string;
+	tmpDir: string;
+	/** An empty project folder, used as pi's cwd. */
+	cwd: string;
+	/** Environment for pi children (a copy of process.env, isolated, API keys stripped). */
+	env: NodeJS.ProcessEnv;
+	/** Write a fake-model script; its env vars are also merged into `env`. */
+	writeScript(steps: FakeStep[]): ScriptFiles;
+	/** Lines appended by the fake model to its log so far ([] if none). */
+	readLog(): FakeLogLine[];
+	cleanup(): void;
+}
+
+export interface ScriptFiles {
+	scriptFile: string;
+	logFile: string;
+	/** `{ TIL_DONE_FAKE_SCRIPT, TIL_DONE_FAKE_LOG }` */
+	env: { TIL_DONE_FAKE_SCRIPT: string; TIL_DONE_FAKE_LOG: string };
+}
+
+const liveRoots = new Set<string>();
+
+/**
+ * Make a temp HOME / PI_CODING_AGENT_DIR / TMPDIR / project folder and an env that points pi at them, with
+ * PI_OFFLINE=1, PI_SKIP_VERSION_CHECK=1, PI_TELEMETRY=0 and no real provider credentials.
+ */
+export function isolatedEnv(extra: NodeJS.ProcessEnv = {}): IsolatedEnv {
+	const root = mkdtempSync(join(tmpdir(), "til-done-e2e-"));
+	liveRoots.add(root);
+	const home = join(root, "home");
+	const agentDir = join(root, "agent");
+	const tmpDir = join(root, "tmp");
+	const cwd = join(root, "project");
+	for (const dir of [home, agentDir, tmpDir, cwd]) mkdirSync(dir, { recursive: true });
+	const env: NodeJS.ProcessEnv = {};
+	for (const [key, value] of Object.entries(process.env)) {
+		if (API_KEY_PATTERN.test(key) || STRIPPED.has(key) || key.startsWith("PI_") || key.startsWith("TIL_DONE_")) {
+			continue;
+		}
+		env[key] = value;
+	}
+	Object.assign(env, {
+		HOME: home,
+		USERPROFILE: home,
+		XDG_CONFIG_HOME: join(home, ".config"),
+		XDG_CACHE_HOME: join(home, ".cache"),
+		XDG_DATA_HOME: join(home, ".local/share"),
+		PI_CODING_AGENT_DIR: agentDir,
+		TMPDIR: tmpDir,
+		TMP: tmpDir,
+		TEMP: tmpDir,
+		PI_OFFLINE: "1",
+		PI_SKIP_VERSION_CHECK: "1",
+		PI_TELEMETRY: "0",
+		[CWD_ENV]: cwd,
+		...extra,
+	});
+	const iso: IsolatedEnv = {
+		root,
+		home,
+		agentDir,
+		tmpDir,
+		cwd,
+		env,
+		writeScript(steps) {
+			const files = writeScript(steps, root);
+			Object.assign(env, files.env);
+			return files;
+		},
+		readLog() {
+			const file = env.TIL_DONE_FAKE_LOG;
+			return file ? readFakeLog(file) : [];
+		},
+		cleanup() {
+			liveRoots.delete(root);
+			rmSync(root, { recursive: true, force: true, maxRetries: 5 });
+		},
+	};
+	return iso;
+}
+
+let scriptCounter = 0;
+
+/** Write `steps` to a new script file in `dir` (default: a fresh temp folder) and return it with its env vars. */
+export function writeScript(steps: FakeStep[], dir?: string): ScriptFiles {
+	const folder = dir ?? mkdtempSync(join(tmpdir(), "til-done-script-"));
+	const n = ++scriptCounter;
+	const scriptFile = join(folder, `fake-script-${n}.json`);
+	const logFile = join(folder, `fake-log-${n}.jsonl`);
+	writeFileSync(scriptFile, JSON.stringify(steps, null, 2));
+	appendFileSync(logFile, "");
+	return { scriptFile, logFile, env: { TIL_DONE_FAKE_SCRIPT: scriptFile, TIL_DONE_FAKE_LOG: logFile } };
+}
+
+export function readFakeLog(file: string): FakeLogLine[] {
+	if (!existsSync(file)) return [];
+	return readFileSync(file, "utf8")
+		.split("\n")
+		.filter((line) => line.trim() !== "")
+		.map((line) => JSON.parse(line) as FakeLogLine);
+}
+
+/** Remove every isolated folder not yet cleaned up (call from afterAll if tests may fail midway). */
+export function cleanupAll(): void {
+	for (const root of liveRoots) rmSync(root, { recursive: true, force: true, maxRetries: 5 });
+	liveRoots.clear();
+}
+
+export type SessionOption = { none: true } | { dir: string } | { file: string };
+
+export interface PiArgsOptions {
+	/** Extensions loaded after the fake model (absolute or cwd-relative paths). */
+	extensions?: string[];
+	/** Default `{ none: true }` (`--no-session`). */
+	session?: SessionOption;
+	/** Appended last (e.g. `["-p", "hello"]`). */
+	args?: string[];
+}
+
+/** `-ne -e <fake model> -e <ext>... --provider til-done-fake --model scripted <session> <args>` */
+export function piArgs(options: PiArgsOptions = {}): string[] {
+	const session = options.session ?? { none: true };
+	const sessionArgs =
+		"none" in session
+			? ["--no-session"]
+			: "dir" in session
+				? ["--session-dir", session.dir]
+				: ["--session", session.file];
+	return [
+		"-ne",
+		"-e",
+		FAKE_MODEL_EXTENSION,
+		...(options.extensions ?? []).flatMap((ext) => ["-e", ext]),
+		...FAKE_MODEL_ARGS,
+		...sessionArgs,
+		...(options.args ?? []),
+	];
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Child processes
+
+const liveChildren = new Set<ChildProcess>();
+
+/** Spawn `node <cli.js> ...args` in its own process group, tracked so that nothing outlives the test process. */
+export function spawnPi(args: string[], env: NodeJS.ProcessEnv, cwd?: string): ChildProcess {
+	const child = spawn(NODE, [PI_CLI, ...args], {
+		cwd: cwd ?? env[CWD_ENV] ?? REPO_ROOT,
+		env,
+		stdio: ["pipe", "pipe", "pipe"],
+		detached: true,
+	});
+	liveChildren.add(child);
+	child.once("exit", () => liveChildren.delete(child));
+	return child;
+}
+
+/** Signal the child's whole process group (falls back to the child alone). */
+export function killGroup(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM"): void {
+	if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+	try {
+		process.kill(-child.pid, signal);
+	} catch {
+		try {
+			child.kill(signal);
+		} catch {
+			// already gone
+		}
+	}
+}
+
+/** Wait for exit; SIGTERM after `graceMs`, SIGKILL after another `graceMs`. Resolves with the exit status. */
+export function waitForExit(
+	child: ChildProcess,
+	graceMs = 3000,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+	return new Promise((resolvePromise) => {
+		if (child.exitCode !== null || child.signalCode !== null) {
+			resolvePromise({ code: child.exitCode, signal: child.signalCode });
+			return;
+		}
+		const term = setTimeout(() => killGroup(child, "SIGTERM"), graceMs);
+		const kill = setTimeout(() => killGroup(child, "SIGKILL"), graceMs * 2);
+		child.once("exit", (code, signal) => {
+			clearTimeout(term);
+			clearTimeout(kill);
+			// Reap anything the child left behind in its group (e.g. a bash tool's subprocess).
+			if (child.pid !== undefined) {
+				try {
+					process.kill(-child.pid, "SIGKILL");
+				} catch {
+					// group empty
+				}
+			}
+			resolvePromise({ code, signal });
+		});
+	});
+}
+
+process.once("exit", () => {
+	for (const child of liveChildren) killGroup(child, "SIGKILL");
+});
+
+export interface RunResult {
+	stdout: string;
+	stderr: string;
+	code: number | null;
+	signal: NodeJS.Signals | null;
+	durationMs: number;
+	timedOut: boolean;
+}
+
+export interface RunOptions extends Omit<PiArgsOptions, "args"> {
+	/** Default: env.TIL_DONE_TEST_CWD (the isolated project folder), else the repo root. */
+	cwd?: string;
+	/** Kill the run after this long (default 20 s). */
+	timeoutMs?: number;
+	/** Written to stdin, which is then closed (default: closed immediately). */
+	input?: string;
+	/** Pass `args` to the CLI unchanged instead of wrapping them with {@link piArgs}. */
+	raw?: boolean;
+}
+
+/**
+ * Run pi to completion, e.g. `runPrint(["-p", "hello"], iso.env, { extensions: [EXTENSION_ENTRY] })`.
+ * Unless `raw`, args are wrapped as `piArgs({ extensions, session, args })`.
+ */
+export function runPrint(args: string[], env: NodeJS.ProcessEnv, options: RunOptions = {}): Promise<RunResult> {
+	const fullArgs = options.raw ? args : piArgs({ extensions: options.extensions, session: options.session, args });
+	const started = performance.now();
+	const child = spawnPi(fullArgs, env, options.cwd);
+	let stdout = "";
+	let stderr = "";
+	let timedOut = false;
+	child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
+		stdout += chunk;
+	});
+	child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+		stderr += chunk;
+	});
+	child.stdin?.end(options.input ?? "");
+	const timer = setTimeout(() => {
+		timedOut = true;
+		killGroup(child, "SIGKILL");
+	}, options.timeoutMs ?? 20_000);
+	return new Promise((resolvePromise, reject) => {
+		child.once("error", (error) => {
+			clearTimeout(timer);
+			reject(error);
+		});
+		child.once("close", (code, signal) => {
+			clearTimeout(timer);
+			resolvePromise({ stdout, stderr, code, signal, durationMs: performance.now() - started, timedOut });
+		});
+	});
+}
+
+export interface JsonRunResult extends RunResult {
+	/** Every JSONL record on stdout (the first is the session header). */
+	events: Record<string, unknown>[];
+}
+
+/** Like {@link runPrint} with `--mode json`; stdout is split on LF only and parsed. */
+export async function runJson(
+	args: string[],
+	env: NodeJS.ProcessEnv,
+	options: RunOptions = {},
+): Promise<JsonRunResult> {
+	const result = await runPrint(["--mode", "json", ...args], env, options);
+	return { ...result, events: parseJsonLines(result.stdout) };
+}
+
+/** Parse JSONL split on "\n" only (Unicode line separators are legal inside JSON strings). */
+export function parseJsonLines(text: string): Record<string, unknown>[] {
+	return text
+		.split("\n")
+		.map((line) => (line.endsWith("\r") ? line.slice(0, -1) : line))
+		.filter((line) => line.trim() !== "")
+		.map((line) => JSON.parse(line) as Record<string, unknown>);
+}

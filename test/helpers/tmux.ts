@@ -1,0 +1,214 @@
+/**
+ * Run the interactive pi TUI inside tmux on a private socket, for end-to-end tests.
+ *
+ *   describe.skipIf(!hasTmux())("tui (needs tmux)", () => { ... });
+ *   const tui = await startTui({ env: iso.env, extensions: [EXTENSION_ENTRY] });
+ *   await tui.waitForScreen(/ready/);
+ *   await tui.type("hello"); await tui.sendKeys("Enter");
+ *   await tui.kill();
+ */
+import { execFile, spawnSync } from "node:child_process";
+import { chmodSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { CWD_ENV, NODE, PI_CLI, type PiArgsOptions, piArgs, REPO_ROOT } from "./cli.ts";
+
+const execFileAsync = promisify(execFile);
+
+let tmuxAvailable: boolean | undefined;
+
+/** True when a `tmux` binary runs. Use with `describe.skipIf(!hasTmux())`. */
+export function hasTmux(): boolean {
+	if (tmuxAvailable === undefined) {
+		const result = spawnSync("tmux", ["-V"], { encoding: "utf8" });
+		tmuxAvailable = result.status === 0;
+	}
+	return tmuxAvailable;
+}
+
+export const TMUX_MISSING = "tmux is not installed: skipping TUI end-to-end tests";
+
+export interface TuiOptions extends PiArgsOptions {
+	env: NodeJS.ProcessEnv;
+	/** Default: env.TIL_DONE_TEST_CWD, else the repo root. */
+	cwd?: string;
+	/** Default 100 x 30. */
+	width?: number;
+	height?: number;
+	/** Resolve once the screen matches this (default `/\[Extensions\]/`: startup done, prompts accepted). */
+	readyPattern?: RegExp;
+	startTimeoutMs?: number;
+}
+
+export type ScreenPredicate = RegExp | string | ((screen: string) => boolean);
+
+export interface TuiSession {
+	/** The private tmux socket name (`tmux -L <socket>`). */
+	readonly socket: string;
+	/** pid of pi (the pane's process; the launcher `exec`s node). */
+	readonly pid: number | undefined;
+	/** Milliseconds from start to readyPattern. */
+	readonly startupMs: number;
+	/** `tmux send-keys` with key names, e.g. sendKeys("Enter"), sendKeys("C-c"), sendKeys("Escape"). */
+	sendKeys(...keys: string[]): Promise<void>;
+	/** Type literal text (`send-keys -l`). */
+	type(text: string): Promise<void>;
+	/** The visible pane as text (`capture-pane -p`); `escapes: true` keeps colour escape sequences (`-e`). */
+	capture(options?: { escapes?: boolean }): Promise<string>;
+	/** Poll capture-pane every `intervalMs` (default 50) until the predicate matches; returns that screen. */
+	waitForScreen(predicate: ScreenPredicate, timeoutMs?: number, intervalMs?: number): Promise<string>;
+	/** True while the pi process in the pane is alive. */
+	isAlive(): Promise<boolean>;
+	/**
+	 * SIGKILL pi, kill the tmux server and wait until pi is gone. Idempotent. `graceful: true` sends only the SIGHUP
+	 * from kill-server, so pi runs its shutdown (session_shutdown handlers) first; that takes about 1.2 s.
+	 */
+	kill(options?: { graceful?: boolean }): Promise<void>;
+}
+
+const live = new Set<string>();
+let socketCounter = 0;
+
+function tmuxSync(socket: string, args: string[]) {
+	return spawnSync("tmux", ["-L", socket, ...args], { encoding: "utf8" });
+}
+
+process.once("exit", () => {
+	for (const socket of live) tmuxSync(socket, ["kill-server"]);
+});
+
+/** Alive and not a zombie (in containers nobody may reap pi once the tmux server is gone). */
+function pidAlive(pid: number): boolean {
+	try {
+		process.kill(pid, 0);
+	} catch {
+		return false;
+	}
+	try {
+		const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+		return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+	} catch {
+		return process.platform !== "linux";
+	}
+}
+
+async function waitForPidExit(pid: number, timeoutMs: number): Promise<void> {
+	const deadline = performance.now() + timeoutMs;
+	while (pidAlive(pid)) {
+		if (performance.now() > deadline) {
+			try {
+				process.kill(pid, "SIGKILL");
+			} catch {
+				// gone
+			}
+			return;
+		}
+		await new Promise((resolve) => setTimeout(resolve, 20));
+	}
+}
+
+function shellQuote(value: string): string {
+	return `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+function matches(predicate: ScreenPredicate, screen: string): boolean {
+	if (typeof predicate === "string") return screen.includes(predicate);
+	if (predicate instanceof RegExp) return predicate.test(screen);
+	return predicate(screen);
+}
+
+/** Start `node <cli.js> <piArgs>` in a detached tmux session and wait until the TUI is drawn. */
+export async function startTui(options: TuiOptions): Promise<TuiSession> {
+	const started = performance.now();
+	const socket = `til-done-${process.pid}-${++socketCounter}-${Math.random().toString(36).slice(2, 8)}`;
+	const cwd = options.cwd ?? options.env[CWD_ENV] ?? REPO_ROOT;
+	const scriptDir = options.env.TMPDIR ?? options.env[CWD_ENV] ?? REPO_ROOT;
+	// A launcher script keeps quoting simple and leaves the pane open (remain-on-exit) if pi dies, for diagnostics.
+	const launcher = join(scriptDir, `${socket}.sh`);
+	const command = [NODE, PI_CLI, ...piArgs(options)].map(shellQuote).join(" ");
+	writeFileSync(launcher, `#!/bin/sh\ncd ${shellQuote(cwd)} || exit 1\nexec ${command}\n`);
+	chmodSync(launcher, 0o755);
+	const width = options.width ?? 100;
+	const height = options.height ?? 30;
+	const env: NodeJS.ProcessEnv = { ...options.env, TERM: "xterm-256color" };
+	delete env.TMUX;
+	// Own config: extended keys (pi warns without them) and keep a dead pane's last screen for diagnostics.
+	const config = join(scriptDir, `${socket}.conf`);
+	writeFileSync(config, "set -g extended-keys on\nset -g remain-on-exit on\nset -g status off\n");
+	const result = spawnSync(
+		"tmux",
+		["-L", socket, "-f", config, "new-session", "-d", "-x", String(width), "-y", String(height), launcher],
+		{ env, encoding: "utf8" },
+	);
+	if (result.status !== 0) throw new Error(`tmux new-session failed: ${result.stderr}`);
+	live.add(socket);
+	const panePid = Number(tmuxSync(socket, ["display-message", "-p", "#{pane_pid}"]).stdout.trim()) || undefined;
+
+	let killed = false;
+	let startupMs = Number.NaN;
+	const tmux = async (args: string[]) => (await execFileAsync("tmux", ["-L", socket, ...args], { env })).stdout;
+
+	const session: TuiSession = {
+		socket,
+		pid: panePid,
+		get startupMs() {
+			return startupMs;
+		},
+		async sendKeys(...keys) {
+			await tmux(["send-keys", ...keys]);
+		},
+		async type(text) {
+			await tmux(["send-keys", "-l", text]);
+		},
+		async capture({ escapes = false } = {}) {
+			return tmux(["capture-pane", "-p", ...(escapes ? ["-e"] : [])]);
+		},
+		async waitForScreen(predicate, timeoutMs = 10_000, intervalMs = 50) {
+			const deadline = performance.now() + timeoutMs;
+			let screen = "";
+			for (;;) {
+				screen = await session.capture();
+				if (matches(predicate, screen)) return screen;
+				if (performance.now() > deadline) {
+					const dead = (await session.isAlive()) ? "" : " (pi has exited)";
+					throw new Error(
+						`timed out after ${timeoutMs} ms waiting for ${String(predicate)}${dead}; screen:\n${screen}`,
+					);
+				}
+				await new Promise((resolve) => setTimeout(resolve, intervalMs));
+			}
+		},
+		async isAlive() {
+			try {
+				return (await tmux(["display-message", "-p", "#{pane_dead}"])).trim() === "0";
+			} catch {
+				return false;
+			}
+		},
+		async kill({ graceful = false } = {}) {
+			if (killed) return;
+			killed = true;
+			live.delete(socket);
+			// SIGHUP (what kill-server sends) makes pi spend ~1 s draining terminal input; skip that unless asked.
+			if (!graceful && panePid !== undefined && pidAlive(panePid)) process.kill(panePid, "SIGKILL");
+			try {
+				await tmux(["kill-server"]);
+			} catch {
+				// server already gone
+			}
+			// kill-server only sends SIGHUP; wait for pi to be gone so its temp folders can be removed.
+			if (panePid !== undefined) await waitForPidExit(panePid, 3000);
+		},
+	};
+
+	try {
+		// "[Extensions]" is listed right after the editor's submit handler is installed and extensions are bound
+		// (the fake model extension is always loaded); Enter pressed earlier only shows "Startup is still in progress".
+		await session.waitForScreen(options.readyPattern ?? /\[Extensions\]/, options.startTimeoutMs ?? 15_000);
+	} catch (error) {
+		await session.kill();
+		throw error;
+	}
+	startupMs = performance.now() - started;
+	return session;
+}
