@@ -19,9 +19,11 @@ export interface ChainState {
 	runIsContinuation: boolean;
 	/** Whether an item was newly finished since the last continuation was sent. */
 	progressed: boolean;
-	/** Auto-continue switched off for this session, and why (shown to the user). */
+	/** Auto-continue switched off, and why (shown to the user). */
 	paused: boolean;
 	pauseReason?: string;
+	/** The user's pause lasts for the session; the model's lasts until the user prompts again. */
+	pausedBy?: "user" | "model";
 }
 
 export interface EngineLimits {

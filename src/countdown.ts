@@ -11,6 +11,8 @@ export interface CountdownOptions {
 	ui: ExtensionUIContext | undefined;
 	/** Called once when the countdown runs out without being interrupted. */
 	onFinish: () => void;
+	/** Called once when a keypress interrupts the countdown. */
+	onInterrupt?: () => void;
 }
 
 export interface Countdown {
@@ -58,7 +60,9 @@ export function startCountdown(options: CountdownOptions): Countdown {
 	// A key that is not consumed still reaches the editor: the user types and the countdown is gone.
 	guard(() => {
 		unsubscribe = options.ui?.onTerminalInput(() => {
+			if (!active) return undefined;
 			stop();
+			options.onInterrupt?.();
 			return undefined;
 		});
 	});

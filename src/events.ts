@@ -12,7 +12,8 @@ import {
 } from "./config.ts";
 import { createEngine, type Engine } from "./engine.ts";
 import { buildContextInjection } from "./formatting.ts";
-import { getTodos, reconstructState, updateUI } from "./state.ts";
+import { LOOP_MESSAGE_TYPE } from "./loop.ts";
+import { getTodos, pauseAutoContinue, reconstructState, setPanelEnabled, updateUI } from "./state.ts";
 import { COMPLETE_MESSAGE_TYPE, CONTEXT_MESSAGE_TYPE, COUNTDOWN_MESSAGE_TYPE, COUNTDOWN_WIDGET_ID } from "./types.ts";
 import { isIncomplete } from "./validation.ts";
 
@@ -37,6 +38,7 @@ function iconRenderer(icon: string, iconColor: ThemeColor, textColor: ThemeColor
 export function registerMessageRenderers(pi: ExtensionAPI): void {
 	pi.registerMessageRenderer(CONTEXT_MESSAGE_TYPE, iconRenderer("📋", "accent", "dim"));
 	pi.registerMessageRenderer(COUNTDOWN_MESSAGE_TYPE, iconRenderer("⏳", "accent", "dim"));
+	pi.registerMessageRenderer(LOOP_MESSAGE_TYPE, iconRenderer("🔁", "accent", "text"));
 	const success = iconRenderer("✓", "success", "text");
 	const warning = iconRenderer("⚠", "warning", "warning");
 	// A tripped breaker is a warning, not a success: `details.level` says which one this message is.
@@ -62,9 +64,11 @@ function readFlags(pi: ExtensionAPI): FlagValues {
 	return flags;
 }
 
-export function registerEventHandlers(pi: ExtensionAPI): Engine {
+/** Registers every event handler; returns the engine and a live view of the configuration for the commands. */
+export function registerEventHandlers(pi: ExtensionAPI): { engine: Engine; getConfig: () => TilDoneConfig } {
 	let config: TilDoneConfig = { ...DEFAULT_CONFIG };
-	const engine = createEngine(pi, () => config);
+	const getConfig = () => config;
+	const engine = createEngine(pi, getConfig);
 
 	const rebuild = (ctx: ExtensionContext) => {
 		engine.onSessionChange();
@@ -76,7 +80,11 @@ export function registerEventHandlers(pi: ExtensionAPI): Engine {
 		const resolved = resolveConfig(readFlags(pi), process.env);
 		config = resolved.config;
 		if (ctx.hasUI) for (const warning of resolved.warnings) ctx.ui.notify(`pi-til-done: ${warning}`, "warning");
-		rebuild(ctx);
+		setPanelEnabled(config.panel);
+		engine.onSessionChange();
+		reconstructState(ctx);
+		if (config.startPaused) pauseAutoContinue("user", "started with auto-continue off");
+		updateUI(ctx, getTodos());
 	});
 	pi.on("session_tree", (_event, ctx) => rebuild(ctx));
 	pi.on("session_shutdown", (_event, ctx) => {
@@ -88,8 +96,8 @@ export function registerEventHandlers(pi: ExtensionAPI): Engine {
 		}
 	});
 
-	pi.on("input", (event) => {
-		if (event.source !== "extension") engine.onUserInput();
+	pi.on("input", (event, ctx) => {
+		if (event.source !== "extension") engine.onUserInput(ctx);
 		return { action: "continue" };
 	});
 
@@ -102,5 +110,5 @@ export function registerEventHandlers(pi: ExtensionAPI): Engine {
 	pi.on("agent_end", (event, ctx) => engine.onRunEnd(event.messages, ctx));
 	pi.on("agent_settled", (_event, ctx) => engine.onSettled(ctx));
 	pi.on("agent_before_settle", (event, ctx) => engine.onBeforeSettle(event, ctx));
-	return engine;
+	return { engine, getConfig };
 }

@@ -138,6 +138,22 @@ export function formatStatusText(todos: readonly TodoItem[]): string | undefined
 	return `📋 ${finished}/${todos.length}`;
 }
 
+/** Width of the status-bar progress bar, in cells. */
+export const PROGRESS_BAR_CELLS = 10;
+
+/** A compact bar such as `[████░░░░░░] 4/10`; nothing for an empty list. */
+export function formatProgressBar(todos: readonly TodoItem[]): string | undefined {
+	if (todos.length === 0) return undefined;
+	const finished = todos.filter((todo) => isFinished(todo.status)).length;
+	const filled = Math.round((finished / todos.length) * PROGRESS_BAR_CELLS);
+	return `[${"█".repeat(filled)}${"░".repeat(PROGRESS_BAR_CELLS - filled)}] ${finished}/${todos.length}`;
+}
+
+/** Status text while auto-continue is paused, with the reason the user or the model gave. */
+export function formatPausedText(reason: string | undefined): string {
+	return reason ? `⏸ auto-continue paused: ${oneLine(reason)}` : "⏸ auto-continue paused";
+}
+
 /** One `[i] text` line per item in progress, or nothing. */
 export function formatActiveText(todos: readonly TodoItem[]): string | undefined {
 	const lines = todos.flatMap((todo, index) =>
@@ -148,6 +164,15 @@ export function formatActiveText(todos: readonly TodoItem[]): string | undefined
 
 // ── Themed rendering for the TUI ────────────────────────────────────────────
 
+/** The styling the renderers need; pi's Theme satisfies it, and `PLAIN_STYLE` draws without escape codes. */
+export interface Styler {
+	fg(color: "accent" | "dim" | "warning" | "success" | "error" | "text" | "muted", text: string): string;
+	bold(text: string): string;
+	strikethrough(text: string): string;
+}
+
+export const PLAIN_STYLE: Styler = { fg: (_color, text) => text, bold: (text) => text, strikethrough: (text) => text };
+
 const ICON_COLORS = {
 	not_started: "dim",
 	in_progress: "warning",
@@ -155,17 +180,17 @@ const ICON_COLORS = {
 	abandoned: "error",
 } as const;
 
-export function getStatusIcon(status: TodoStatus, theme: Theme): string {
+export function getStatusIcon(status: TodoStatus, theme: Styler): string {
 	return theme.fg(ICON_COLORS[status], getPlainIcon(status));
 }
 
 /** Finished items are dimmed and struck through. */
-export function getTodoLabel(text: string, status: TodoStatus, theme: Theme): string {
+export function getTodoLabel(text: string, status: TodoStatus, theme: Styler): string {
 	const line = oneLine(text);
 	return isFinished(status) ? theme.fg("dim", theme.strikethrough(line)) : theme.fg("text", line);
 }
 
-export function renderTodoList(todos: readonly TodoItem[], theme: Theme): string {
+export function renderTodoList(todos: readonly TodoItem[], theme: Styler): string {
 	if (todos.length === 0) return theme.fg("dim", "No todos");
 	return todos
 		.map(

@@ -4,16 +4,19 @@
  */
 
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
+import { registerCommands } from "./commands.ts";
 import { registerEventHandlers, registerFlags, registerMessageRenderers } from "./events.ts";
-import { createEditTodosTool, createListTodosTool, createWriteTodosTool } from "./tools.ts";
+import { createEditTodosTool, createListTodosTool, createPauseTodosTool, createWriteTodosTool } from "./tools.ts";
 
 export default function tilDone(pi: ExtensionAPI): void {
 	pi.registerTool(createWriteTodosTool());
 	pi.registerTool(createListTodosTool());
 	pi.registerTool(createEditTodosTool());
+	pi.registerTool(createPauseTodosTool());
 	registerFlags(pi);
 	registerMessageRenderers(pi);
-	registerEventHandlers(pi);
+	const { engine, getConfig } = registerEventHandlers(pi);
+	registerCommands(pi, engine, getConfig);
 }
 
 export * from "./types.ts";

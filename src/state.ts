@@ -2,8 +2,20 @@
 
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { type ChainState, initialChain } from "./continuation.ts";
-import { formatActiveText, formatStatusText } from "./formatting.ts";
-import { ACTIVE_STATUS_KEY, MAX_TODOS, STATUS_KEY, TOOL_NAMES, type TodoItem, type TodoStatus } from "./types.ts";
+import { formatActiveText, formatPausedText, formatProgressBar, formatStatusText, PLAIN_STYLE } from "./formatting.ts";
+import type { LoopState } from "./loop.ts";
+import { formatPanelLines } from "./panel.ts";
+import {
+	ACTIVE_STATUS_KEY,
+	MAX_TODOS,
+	PANEL_WIDGET_ID,
+	PAUSED_STATUS_KEY,
+	PROGRESS_STATUS_KEY,
+	STATUS_KEY,
+	TOOL_NAMES,
+	type TodoItem,
+	type TodoStatus,
+} from "./types.ts";
 import { cloneTodos, isFinished, isValidTodoItem } from "./validation.ts";
 
 /** Custom session entry that stores a list changed by the user (not by a tool), so reconstruction replays it. */
@@ -13,6 +25,11 @@ let todos: TodoItem[] = [];
 let chain: ChainState = initialChain();
 /** Texts finished at any point in the current chain: finishing one of them again is churn, not progress. */
 let finishedInChain = new Set<string>();
+/** Set once the finished-list notice is shown; cleared when the list has work again. */
+let completionAnnounced = false;
+let panelEnabled = false;
+let panelShown = false;
+let loop: LoopState | undefined;
 
 export function getTodos(): readonly TodoItem[] {
 	return todos;
@@ -56,8 +73,46 @@ export function setChain(next: ChainState): void {
 
 /** The user took the wheel (a prompt, a command, a new session): every breaker counter starts again. */
 export function resetChain(): void {
-	chain = { ...initialChain(), paused: chain.paused, pauseReason: chain.pauseReason };
+	const keepPause = chain.paused && chain.pausedBy === "user";
+	chain = keepPause
+		? { ...initialChain(), paused: true, pauseReason: chain.pauseReason, pausedBy: "user" }
+		: initialChain();
 	finishedInChain = new Set(todos.filter((todo) => isFinished(todo.status)).map((todo) => todo.text));
+}
+
+/** Switches auto-continue off; a model's pause ends with the user's next prompt, a user's with `resume`. */
+export function pauseAutoContinue(by: "user" | "model", reason?: string): void {
+	chain = { ...chain, paused: true, pausedBy: by, pauseReason: reason };
+}
+
+export function resumeAutoContinue(): void {
+	chain = { ...chain, paused: false, pausedBy: undefined, pauseReason: undefined };
+}
+
+/** Whether the "all done" notice was already shown for the current list. */
+export function isCompletionAnnounced(): boolean {
+	return completionAnnounced;
+}
+
+export function markCompletionAnnounced(): void {
+	completionAnnounced = true;
+}
+
+/** The `/loop` in progress, if any. */
+export function getLoop(): Readonly<LoopState> | undefined {
+	return loop;
+}
+
+export function setLoop(next: LoopState | undefined): void {
+	loop = next ? { ...next } : undefined;
+}
+
+export function setPanelEnabled(enabled: boolean): void {
+	panelEnabled = enabled;
+}
+
+export function isPanelEnabled(): boolean {
+	return panelEnabled;
 }
 
 /** Testing only: back to an empty list and fresh counters. */
@@ -65,10 +120,15 @@ export function resetState(): void {
 	todos = [];
 	chain = initialChain();
 	finishedInChain = new Set();
+	completionAnnounced = false;
+	panelEnabled = false;
+	panelShown = false;
+	loop = undefined;
 }
 
 /** Marks the chain as having progressed when an item is finished whose text was not finished before in it. */
 function noteProgress(): void {
+	if (todos.some((todo) => !isFinished(todo.status))) completionAnnounced = false;
 	for (const todo of todos) {
 		if (isFinished(todo.status) && !finishedInChain.has(todo.text)) {
 			finishedInChain.add(todo.text);
@@ -120,13 +180,26 @@ export function reconstructState(ctx: ExtensionContext): TodoItem[] {
 		}
 	}
 	todos = rebuilt;
+	// A list that was already finished when the session was opened needs no fresh "all done" notice.
+	completionAnnounced = todos.length > 0 && todos.every((todo) => isFinished(todo.status));
 	resetChain();
 	return cloneTodos(todos);
 }
 
-/** Writes the status-bar values; a no-op without a UI. */
+/** Writes the status-bar values and the panel; a no-op without a UI. */
 export function updateUI(ctx: ExtensionContext, list: readonly TodoItem[]): void {
 	if (!ctx.hasUI) return;
 	ctx.ui.setStatus(STATUS_KEY, formatStatusText(list));
 	ctx.ui.setStatus(ACTIVE_STATUS_KEY, formatActiveText(list));
+	ctx.ui.setStatus(PROGRESS_STATUS_KEY, formatProgressBar(list));
+	ctx.ui.setStatus(PAUSED_STATUS_KEY, chain.paused ? formatPausedText(chain.pauseReason) : undefined);
+	if (panelEnabled && list.length > 0) {
+		// Escape codes only where a terminal draws them; RPC clients get plain lines.
+		const style = ctx.mode === "tui" ? ctx.ui.theme : PLAIN_STYLE;
+		ctx.ui.setWidget(PANEL_WIDGET_ID, formatPanelLines(list, style), { placement: "aboveEditor" });
+		panelShown = true;
+	} else if (panelShown) {
+		ctx.ui.setWidget(PANEL_WIDGET_ID, undefined);
+		panelShown = false;
+	}
 }

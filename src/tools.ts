@@ -5,7 +5,15 @@ import type { ExtensionContext, Theme, ToolDefinition } from "@earendil-works/pi
 import { Text } from "@earendil-works/pi-tui";
 import { type Static, Type } from "typebox";
 import { formatTodoListForModel, formatTodoListText, type ListDetails, renderToolResult } from "./formatting.ts";
-import { appendTodos, getTodos, insertTodos, setTodos, updateTodoStatus, updateUI } from "./state.ts";
+import {
+	appendTodos,
+	getTodos,
+	insertTodos,
+	pauseAutoContinue,
+	setTodos,
+	updateTodoStatus,
+	updateUI,
+} from "./state.ts";
 import {
 	ACTION_LABELS,
 	ACTION_TO_STATUS,
@@ -161,6 +169,57 @@ export function createEditTodosTool(): ToolDefinition<typeof EditTodosParams, To
 			return new Text(text, 0, 0);
 		},
 		renderResult: (result, options, theme, context) => renderToolResult(result, options, theme, context),
+	};
+}
+
+/** Longest reason the model may give for pausing; the schema and the runtime check share it. */
+export const MAX_PAUSE_REASON_LENGTH = 500;
+
+export const PauseTodosParams = Type.Object({
+	reason: Type.String({
+		description: "What blocks you, or the question the user must answer first",
+		minLength: 1,
+		maxLength: MAX_PAUSE_REASON_LENGTH,
+	}),
+});
+
+export interface PauseDetails {
+	action: "pause";
+	reason: string;
+	error?: string;
+}
+
+/** Lets the model stop the auto-continue honestly when it is blocked or needs the user; the user's next prompt resumes it. */
+export function createPauseTodosTool(): ToolDefinition<typeof PauseTodosParams, PauseDetails> {
+	return {
+		name: "pause_todos",
+		label: "Pause Todos",
+		description:
+			"Pause the automatic continuation of the todo list when you are blocked or must wait for an answer from the user. The user sees the reason; their next message resumes it. Do not use it to skip work you can do.",
+		promptSnippet: "Pause the todo auto-continue with a reason when blocked or waiting for the user",
+		promptGuidelines: [
+			"Use `pause_todos` with a short reason when you are blocked or need the user's answer before you can go on; then stop and ask.",
+		],
+		parameters: PauseTodosParams,
+		executionMode: "sequential",
+		async execute(_toolCallId, params, _signal, _onUpdate, ctx) {
+			const reason = typeof params?.reason === "string" ? params.reason.trim() : "";
+			if (reason.length === 0 || reason.length > MAX_PAUSE_REASON_LENGTH) {
+				const error = `reason must be 1 to ${MAX_PAUSE_REASON_LENGTH} characters`;
+				return textResult(`Error: ${error}`, { action: "pause", reason: "", error });
+			}
+			pauseAutoContinue("model", reason);
+			updateUI(ctx, getTodos());
+			if (ctx.hasUI) ctx.ui.notify(`Auto-continue paused by the model: ${reason}`, "warning");
+			return textResult("Auto-continue paused until the user replies.", { action: "pause", reason });
+		},
+		renderCall: (args, theme) =>
+			new Text(`${toolTitle("pause_todos", theme)} ${theme.fg("muted", String(args?.reason ?? ""))}`, 0, 0),
+		renderResult(result, _options, theme) {
+			const details = result.details as PauseDetails | undefined;
+			if (details?.error) return new Text(theme.fg("error", `Error: ${details.error}`), 0, 0);
+			return new Text(`${theme.fg("warning", "⏸")} ${theme.fg("text", details?.reason ?? "")}`, 0, 0);
+		},
 	};
 }
 

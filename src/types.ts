@@ -73,3 +73,7 @@ export const COUNTDOWN_MESSAGE_TYPE = "til-done-countdown";
 export const STATUS_KEY = "til-done";
 export const ACTIVE_STATUS_KEY = "til-done-active";
 export const COUNTDOWN_WIDGET_ID = "til-done-countdown";
+export const PROGRESS_STATUS_KEY = "til-done-progress";
+export const PAUSED_STATUS_KEY = "til-done-paused";
+export const LOOP_STATUS_KEY = "til-done-loop";
+export const PANEL_WIDGET_ID = "til-done-panel";

@@ -1,0 +1,33 @@
+/** The optional todo panel above the editor: a short window onto the list. Pure; `state.updateUI` draws it. */
+
+import { getStatusIcon, getTodoLabel, oneLine, PLAIN_STYLE, type Styler } from "./formatting.ts";
+import type { TodoItem } from "./types.ts";
+import { isIncomplete } from "./validation.ts";
+
+/** Most items the panel shows before it summarises the rest as "+N more". */
+export const PANEL_MAX_ITEMS = 5;
+
+/** First index of the window: one finished item of context before the first unfinished one. */
+export function panelStart(todos: readonly TodoItem[]): number {
+	const firstOpen = todos.findIndex((todo) => isIncomplete(todo.status));
+	if (firstOpen === -1) return Math.max(0, todos.length - PANEL_MAX_ITEMS);
+	return Math.max(0, Math.min(firstOpen - 1, todos.length - PANEL_MAX_ITEMS));
+}
+
+/** The panel's lines: the in-progress item highlighted, finished ones dimmed and struck through, then "+N more". */
+export function formatPanelLines(todos: readonly TodoItem[], style: Styler = PLAIN_STYLE): string[] {
+	if (todos.length === 0) return [];
+	const start = panelStart(todos);
+	const shown = todos.slice(start, start + PANEL_MAX_ITEMS);
+	const lines = shown.map((todo, offset) => {
+		const index = style.fg("accent", `[${start + offset}]`);
+		const label =
+			todo.status === "in_progress"
+				? style.bold(style.fg("warning", oneLine(todo.text)))
+				: getTodoLabel(todo.text, todo.status, style);
+		return `${getStatusIcon(todo.status, style)} ${index} ${label}`;
+	});
+	const hidden = todos.length - shown.length;
+	if (hidden > 0) lines.push(style.fg("dim", `+${hidden} more`));
+	return lines;
+}
