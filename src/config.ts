@@ -119,9 +119,12 @@ export function resolveConfig(flags: FlagValues, env: EnvValues): { config: TilD
 		}
 	}
 	for (const setting of BOOLEAN_SETTINGS) {
-		const flag = flags[setting.flag];
-		if (flag === true) config[setting.key] = true;
-		else if (parseBoolean(env[setting.env]) !== undefined) config[setting.key] = parseBoolean(env[setting.env])!;
+		const fromEnv = parseBoolean(env[setting.env]);
+		if (env[setting.env] !== undefined && fromEnv === undefined) {
+			warnings.push(`${setting.env}=${env[setting.env]} ignored: expected 1/0, true/false, yes/no or on/off`);
+		}
+		if (flags[setting.flag] === true) config[setting.key] = true;
+		else if (fromEnv !== undefined) config[setting.key] = fromEnv;
 	}
 	return { config, warnings };
 }

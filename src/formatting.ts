@@ -3,7 +3,7 @@
 import type { Theme } from "@earendil-works/pi-coding-agent";
 import { Text } from "@earendil-works/pi-tui";
 import { STATUS_ICONS, type TodoDetails, type TodoItem, type TodoStatus } from "./types.ts";
-import { isFinished, isIncomplete } from "./validation.ts";
+import { isFinished, isIncomplete, isValidTodoItem } from "./validation.ts";
 
 /** Characters a list may take in one tool result, injection or prompt before it is shown compactly. */
 export const CONTEXT_BUDGET_CHARS = 2000;
@@ -65,6 +65,27 @@ export function formatCompactList(todos: readonly TodoItem[], indices: readonly 
 	}
 	lines.push("(compact view; call list_todos for the full list)");
 	return lines.join("\n");
+}
+
+/** Characters one `list_todos` page may hold; a longer list is paged. */
+export const LIST_PAGE_CHARS = 10_000;
+
+/** `list_todos` output: the whole list in the seed's format when it fits one page, else one page from `offset`. */
+export function formatListPage(todos: readonly TodoItem[], offset = 0, pageChars = LIST_PAGE_CHARS): string {
+	const full = formatTodoListText(todos);
+	if (offset === 0 && full.length <= pageChars) return full;
+	const lines: string[] = [];
+	let used = 0;
+	let index = offset;
+	for (; index < todos.length; index++) {
+		const line = formatLine(todos[index], index);
+		if (lines.length > 0 && used + line.length + 1 > pageChars) break;
+		lines.push(line);
+		used += line.length + 1;
+	}
+	if (lines.length === 0) return `No todos from index ${offset} (the list has ${todos.length})`;
+	const more = index < todos.length ? `; call list_todos with offset ${index} for more` : "";
+	return `${lines.join("\n")}\n(items ${offset} to ${index - 1} of ${todos.length}${more})`;
 }
 
 /** Indices of unfinished items, in list order. */
@@ -223,6 +244,8 @@ export function renderToolResult(
 		return new Text(first?.type === "text" ? (first.text ?? "") : "", 0, 0);
 	}
 	if (details.error) return new Text(theme.fg("error", `Error: ${details.error}`), 0, 0);
-	const todos = details.action === "list" ? (details.view ?? []) : details.todos;
-	return new Text(renderTodoList(Array.isArray(todos) ? todos : [], theme), 0, 0);
+	const todos = details.action === "list" ? details.view : details.todos;
+	// Details come from the session file: render only well-formed items.
+	const valid = Array.isArray(todos) ? todos.filter(isValidTodoItem) : [];
+	return new Text(renderTodoList(valid, theme), 0, 0);
 }

@@ -23,8 +23,8 @@ export const SNAPSHOT_ENTRY_TYPE = "til-done-snapshot";
 
 let todos: TodoItem[] = [];
 let chain: ChainState = initialChain();
-/** Texts finished at any point in the current chain: finishing one of them again is churn, not progress. */
-let finishedInChain = new Set<string>();
+/** For each text, the most items with it that were finished at once in this chain: re-finishing one is churn. */
+let finishedInChain = new Map<string, number>();
 /** Set once the finished-list notice is shown; cleared when the list has work again. */
 let completionAnnounced = false;
 let panelEnabled = false;
@@ -77,7 +77,7 @@ export function resetChain(): void {
 	chain = keepPause
 		? { ...initialChain(), paused: true, pauseReason: chain.pauseReason, pausedBy: "user" }
 		: initialChain();
-	finishedInChain = new Set(todos.filter((todo) => isFinished(todo.status)).map((todo) => todo.text));
+	finishedInChain = countFinished(todos);
 }
 
 /** Switches auto-continue off; a model's pause ends with the user's next prompt, a user's with `resume`. */
@@ -119,19 +119,26 @@ export function isPanelEnabled(): boolean {
 export function resetState(): void {
 	todos = [];
 	chain = initialChain();
-	finishedInChain = new Set();
+	finishedInChain = new Map();
 	completionAnnounced = false;
 	panelEnabled = false;
 	panelShown = false;
 	loop = undefined;
 }
 
-/** Marks the chain as having progressed when an item is finished whose text was not finished before in it. */
+/** How many finished items carry each text. */
+function countFinished(list: readonly TodoItem[]): Map<string, number> {
+	const counts = new Map<string, number>();
+	for (const todo of list) if (isFinished(todo.status)) counts.set(todo.text, (counts.get(todo.text) ?? 0) + 1);
+	return counts;
+}
+
+/** Marks the chain as having progressed when more items with some text are finished than ever before in it. */
 function noteProgress(): void {
 	if (todos.some((todo) => !isFinished(todo.status))) completionAnnounced = false;
-	for (const todo of todos) {
-		if (isFinished(todo.status) && !finishedInChain.has(todo.text)) {
-			finishedInChain.add(todo.text);
+	for (const [text, count] of countFinished(todos)) {
+		if (count > (finishedInChain.get(text) ?? 0)) {
+			finishedInChain.set(text, count);
 			chain = { ...chain, progressed: true };
 		}
 	}

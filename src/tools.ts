@@ -4,7 +4,7 @@ import { StringEnum } from "@earendil-works/pi-ai";
 import type { ExtensionContext, Theme, ToolDefinition } from "@earendil-works/pi-coding-agent";
 import { Text } from "@earendil-works/pi-tui";
 import { type Static, Type } from "typebox";
-import { formatTodoListForModel, formatTodoListText, type ListDetails, renderToolResult } from "./formatting.ts";
+import { formatListPage, formatTodoListForModel, type ListDetails, renderToolResult } from "./formatting.ts";
 import {
 	appendTodos,
 	getTodos,
@@ -60,7 +60,11 @@ export const WriteTodosParams = Type.Object({
 	),
 });
 
-export const ListTodosParams = Type.Object({});
+export const ListTodosParams = Type.Object({
+	offset: Type.Optional(
+		Type.Integer({ minimum: 0, description: "0-based index to start from, for a list too long for one page" }),
+	),
+});
 
 export const EditTodosParams = Type.Object({
 	action: StringEnum(EDIT_ACTIONS, {
@@ -99,7 +103,7 @@ export function createWriteTodosTool(): ToolDefinition<typeof WriteTodosParams, 
 		name: "write_todos",
 		label: "Write Todos",
 		description:
-			"Manage the todo list with three modes: 'replace' (clears and replaces the entire list), 'append' (adds items to the end) and 'insert' (inserts items at 'index'). New items start as not_started.",
+			"Manage the todo list with three modes: 'replace' (clears and replaces the entire list), 'append' (adds items to the end) and 'insert' (inserts items at 'index'). New items start as not_started. Plan with it for work of three or more steps; not for a single trivial step, a question or an explanation.",
 		promptSnippet: PROMPT_SNIPPET,
 		promptGuidelines: [...PROMPT_GUIDELINES],
 		parameters: WriteTodosParams,
@@ -138,10 +142,15 @@ export function createListTodosTool(): ToolDefinition<typeof ListTodosParams, Li
 		promptSnippet: PROMPT_SNIPPET,
 		parameters: ListTodosParams,
 		executionMode: "sequential",
-		async execute() {
+		async execute(_toolCallId, params) {
 			const todos = getTodos();
+			const offset = params?.offset;
+			if (offset !== undefined && (!Number.isSafeInteger(offset) || offset < 0 || offset > todos.length)) {
+				const error = `offset ${String(offset)} out of range (0 to ${todos.length})`;
+				return textResult(`Error: ${error}`, { action: "list", todos: [], error });
+			}
 			// `todos` stays empty so a list result is never replayed; `view` lets the TUI show what was listed.
-			return textResult(formatTodoListText(todos), { action: "list", todos: [], view: cloneTodos(todos) });
+			return textResult(formatListPage(todos, offset ?? 0), { action: "list", todos: [], view: cloneTodos(todos) });
 		},
 		renderCall: (_args, theme) => new Text(toolTitle("list_todos", theme), 0, 0),
 		renderResult: (result, options, theme, context) => renderToolResult(result, options, theme, context),

@@ -1,0 +1,160 @@
+import { describe, expect, it } from "vitest";
+import { BOOLEAN_SETTINGS, DEFAULT_CONFIG, NUMERIC_SETTINGS, resolveConfig } from "../../src/config.ts";
+
+describe("defaults", () => {
+	it("uses the seed's limits and a 3-second countdown when nothing is set", () => {
+		expect(resolveConfig({}, {})).toEqual({
+			config: {
+				countdownSeconds: 3,
+				maxContinuations: 20,
+				maxNoProgress: 3,
+				maxFailures: 3,
+				failureBackoffMs: 5000,
+				startPaused: false,
+				panel: false,
+			},
+			warnings: [],
+		});
+	});
+
+	it("names every numeric flag and variable", () => {
+		expect(NUMERIC_SETTINGS.map((s) => [s.key, s.flag, s.env])).toEqual([
+			["countdownSeconds", "til-done-countdown", "TIL_DONE_COUNTDOWN"],
+			["maxContinuations", "til-done-max-continue", "TIL_DONE_MAX_CONTINUE"],
+			["maxNoProgress", "til-done-max-no-progress", "TIL_DONE_MAX_NO_PROGRESS"],
+			["maxFailures", "til-done-max-failures", "TIL_DONE_MAX_FAILURES"],
+			["failureBackoffMs", "til-done-backoff-ms", "TIL_DONE_BACKOFF_MS"],
+		]);
+		expect(BOOLEAN_SETTINGS.map((s) => [s.key, s.flag, s.env])).toEqual([
+			["startPaused", "til-done-paused", "TIL_DONE_PAUSED"],
+			["panel", "til-done-panel", "TIL_DONE_PANEL"],
+		]);
+	});
+});
+
+describe.each(NUMERIC_SETTINGS)("$key: flag > env > default", (setting) => {
+	const fallback = DEFAULT_CONFIG[setting.key];
+	const flagValue = String(setting.min + 1);
+	const envValue = String(setting.min + 2);
+
+	it("takes the flag over the environment", () => {
+		const { config, warnings } = resolveConfig({ [setting.flag]: flagValue }, { [setting.env]: envValue });
+		expect(config[setting.key]).toBe(Number(flagValue));
+		expect(warnings).toEqual([]);
+	});
+
+	it("takes the environment when no flag is given", () => {
+		expect(resolveConfig({}, { [setting.env]: envValue }).config[setting.key]).toBe(Number(envValue));
+	});
+
+	it("treats an empty flag or variable as not given", () => {
+		const { config, warnings } = resolveConfig({ [setting.flag]: "" }, { [setting.env]: "" });
+		expect(config[setting.key]).toBe(fallback);
+		expect(warnings).toEqual([]);
+	});
+
+	it("warns about an invalid flag and falls back to the environment", () => {
+		const { config, warnings } = resolveConfig({ [setting.flag]: "lots" }, { [setting.env]: envValue });
+		expect(config[setting.key]).toBe(Number(envValue));
+		expect(warnings).toHaveLength(1);
+		expect(warnings[0]).toMatch(new RegExp(`^--${setting.flag}=lots ignored: expected a (whole )?number from `));
+	});
+
+	it("warns about an invalid variable and keeps the default", () => {
+		const { config, warnings } = resolveConfig({}, { [setting.env]: "-1" });
+		expect(config[setting.key]).toBe(fallback);
+		expect(warnings).toEqual([
+			`${setting.env}=-1 ignored: expected ${setting.integer ? "a whole number" : "a number"} from ${setting.min} to ${setting.max}`,
+		]);
+	});
+
+	it("rejects values above the maximum", () => {
+		const { config, warnings } = resolveConfig({ [setting.flag]: String(setting.max + 1) }, {});
+		expect(config[setting.key]).toBe(fallback);
+		expect(warnings).toHaveLength(1);
+	});
+
+	it("accepts the bounds of its range", () => {
+		expect(resolveConfig({ [setting.flag]: String(setting.min) }, {}).config[setting.key]).toBe(setting.min);
+		expect(resolveConfig({ [setting.flag]: String(setting.max) }, {}).config[setting.key]).toBe(setting.max);
+	});
+
+	it("ignores a boolean flag value without a warning", () => {
+		const { config, warnings } = resolveConfig({ [setting.flag]: true }, {});
+		expect(config[setting.key]).toBe(fallback);
+		expect(warnings).toEqual([]);
+	});
+});
+
+describe("number parsing", () => {
+	it("accepts a fractional countdown", () => {
+		expect(resolveConfig({ "til-done-countdown": "0.5" }, {}).config.countdownSeconds).toBe(0.5);
+	});
+
+	it("accepts 0 to turn the countdown and the no-progress breaker off", () => {
+		const { config } = resolveConfig({ "til-done-countdown": "0" }, { TIL_DONE_MAX_NO_PROGRESS: "0" });
+		expect(config.countdownSeconds).toBe(0);
+		expect(config.maxNoProgress).toBe(0);
+	});
+
+	it("allows surrounding whitespace", () => {
+		expect(resolveConfig({}, { TIL_DONE_MAX_CONTINUE: " 7 " }).config.maxContinuations).toBe(7);
+	});
+
+	it.each(["2.5", "1e3", "0x10", "5s", "NaN", "Infinity", "+3", "- 1"])(
+		"rejects %j for a whole-number setting",
+		(raw) => {
+			const { config, warnings } = resolveConfig({ "til-done-max-continue": raw }, {});
+			expect(config.maxContinuations).toBe(20);
+			expect(warnings).toEqual([`--til-done-max-continue=${raw} ignored: expected a whole number from 1 to 10000`]);
+		},
+	);
+
+	it("rejects a hard cap of 0 (minimum 1)", () => {
+		expect(resolveConfig({ "til-done-max-continue": "0" }, {}).config.maxContinuations).toBe(20);
+	});
+
+	it("reports one warning per bad source", () => {
+		const { config, warnings } = resolveConfig({ "til-done-max-failures": "x" }, { TIL_DONE_MAX_FAILURES: "y" });
+		expect(config.maxFailures).toBe(3);
+		expect(warnings).toEqual([
+			"--til-done-max-failures=x ignored: expected a whole number from 1 to 100",
+			"TIL_DONE_MAX_FAILURES=y ignored: expected a whole number from 1 to 100",
+		]);
+	});
+});
+
+describe.each(BOOLEAN_SETTINGS)("$key: a flag switches it on, else the environment decides", (setting) => {
+	it("is on with the flag", () => {
+		expect(resolveConfig({ [setting.flag]: true }, {}).config[setting.key]).toBe(true);
+	});
+
+	it("the flag wins over a variable that says off", () => {
+		expect(resolveConfig({ [setting.flag]: true }, { [setting.env]: "0" }).config[setting.key]).toBe(true);
+	});
+
+	it("an absent or false flag leaves it to the environment", () => {
+		expect(resolveConfig({ [setting.flag]: false }, { [setting.env]: "1" }).config[setting.key]).toBe(true);
+		expect(resolveConfig({}, { [setting.env]: "1" }).config[setting.key]).toBe(true);
+	});
+
+	it.each(["1", "true", "yes", "on", "TRUE", " On "])("reads %j as on", (raw) => {
+		expect(resolveConfig({}, { [setting.env]: raw }).config[setting.key]).toBe(true);
+	});
+
+	it.each(["0", "false", "no", "off", "", "OFF"])("reads %j as off", (raw) => {
+		expect(resolveConfig({}, { [setting.env]: raw }).config[setting.key]).toBe(false);
+	});
+
+	it("ignores an unreadable value and keeps the default", () => {
+		expect(resolveConfig({}, { [setting.env]: "maybe" }).config[setting.key]).toBe(false);
+	});
+});
+
+describe("resolveConfig is pure", () => {
+	it("does not change the defaults", () => {
+		const before = { ...DEFAULT_CONFIG };
+		resolveConfig({ "til-done-countdown": "9", "til-done-panel": true }, {});
+		expect(DEFAULT_CONFIG).toEqual(before);
+	});
+});
