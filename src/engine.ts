@@ -227,12 +227,9 @@ export function createEngine(pi: ExtensionAPI, getConfig: () => TilDoneConfig): 
 		if (decision.kind === "stop") {
 			const text = stopMessage(decision.stop, getConfig());
 			process.stderr.write(`[til-done] ${text}\n`);
-			const details = { level: "warning" };
-			return {
-				entries: [
-					{ type: "custom_message" as const, customType: COMPLETE_MESSAGE_TYPE, content: text, display: true, details },
-				],
-			};
+			// A custom entry, not a message: print mode prints the last message, which must stay the model's answer.
+			const data = { level: "warning", text };
+			return { entries: [{ type: "custom" as const, customType: COMPLETE_MESSAGE_TYPE, data }] };
 		}
 		if (decision.kind !== "continue") return undefined;
 		if (decision.backoffMs > 0) await new Promise((resolve) => setTimeout(resolve, decision.backoffMs));

@@ -46,6 +46,12 @@ export function registerMessageRenderers(pi: ExtensionAPI): void {
 		const level = (message.details as { level?: unknown } | undefined)?.level;
 		return (level === "warning" ? warning : success)(message, options, theme);
 	});
+	// Print and JSON modes record a breaker stop as a custom entry (see engine.ts); show it the same way on resume.
+	pi.registerEntryRenderer(COMPLETE_MESSAGE_TYPE, (entry, _options, theme) => {
+		const data = entry.data as { text?: unknown } | undefined;
+		const text = typeof data?.text === "string" ? data.text : "";
+		return new Text(`${theme.fg("warning", "⚠")} ${theme.fg("warning", text)}`, 0, 0);
+	});
 }
 
 /** Registers the extension's CLI flags; their values are read at session start. */
