@@ -3,7 +3,7 @@
 import type { ExtensionAPI, ExtensionCommandContext } from "@earendil-works/pi-coding-agent";
 import type { TilDoneConfig } from "./config.ts";
 import type { Engine } from "./engine.ts";
-import { formatTodoListText, renderTodoList } from "./formatting.ts";
+import { formatTodoListText, oneLine, renderTodoList } from "./formatting.ts";
 import { parseLoopArgs } from "./loop.ts";
 import {
 	appendTodos,
@@ -53,7 +53,7 @@ export function completeTodosArgs(prefix: string): { value: string; label: strin
 /** A one-paragraph account of the auto-continue for `/todos status`. */
 export function formatStatusReport(config: TilDoneConfig): string {
 	const chain = getChain();
-	const state = chain.paused ? `paused${chain.pauseReason ? ` (${chain.pauseReason})` : ""}` : "on";
+	const state = chain.paused ? `paused${chain.pauseReason ? ` (${oneLine(chain.pauseReason)})` : ""}` : "on";
 	const noProgress = config.maxNoProgress > 0 ? `${chain.noProgress}/${config.maxNoProgress}` : "off";
 	return [
 		`Auto-continue: ${state}`,

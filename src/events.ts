@@ -103,7 +103,11 @@ export function registerEventHandlers(pi: ExtensionAPI): { engine: Engine; getCo
 	});
 
 	pi.on("input", (event, ctx) => {
-		if (event.source !== "extension") engine.onUserInput(ctx);
+		if (event.source !== "extension") {
+			engine.onUserInput(ctx);
+			// A model's pause ends with the user's prompt: take it off the status bar.
+			updateUI(ctx, getTodos());
+		}
 		return { action: "continue" };
 	});
 

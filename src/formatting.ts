@@ -57,13 +57,16 @@ export function formatCompactList(todos: readonly TodoItem[], indices: readonly 
 	const finished = todos.filter((todo) => isFinished(todo.status)).length;
 	const lines: string[] = [];
 	if (finished > 0) lines.push(`✓ ${finished} finished item(s) not shown`);
-	const perLine = Math.floor(budget / Math.max(1, indices.length));
+	const footer = "(compact view; call list_todos for the full list)";
+	// What the summary, the footer and the line breaks take is not left for item lines.
+	const overhead = (lines[0]?.length ?? 0) + footer.length + indices.length + 2;
+	const perLine = Math.floor(Math.max(0, budget - overhead) / Math.max(1, indices.length));
 	for (const index of indices) {
 		const todo = todos[index];
 		const head = formatLine(todo, index, "");
 		lines.push(head + prefix(oneLine(todo.text), Math.max(MIN_PREFIX_CHARS, perLine - head.length)));
 	}
-	lines.push("(compact view; call list_todos for the full list)");
+	lines.push(footer);
 	return lines.join("\n");
 }
 
@@ -231,14 +234,23 @@ interface RenderableResult {
 	details?: unknown;
 }
 
+function contentText(result: RenderableResult): string {
+	return result.content
+		.map((part) => (part.type === "text" ? (part.text ?? "") : ""))
+		.join("\n")
+		.trim();
+}
+
 /** Shared tool-result renderer: raw text without details, themed error, or the themed list. */
 export function renderToolResult(
 	result: RenderableResult,
 	_options: { expanded: boolean; isPartial: boolean },
 	theme: Theme,
-	_context?: unknown,
+	context?: { isError?: boolean },
 ): Text {
 	const details = result.details as ListDetails | undefined;
+	// pi's own schema check fails before `execute`: no details of ours, only its message.
+	if (context?.isError && !details?.error) return new Text(theme.fg("error", contentText(result)), 0, 0);
 	if (!details || typeof details !== "object") {
 		const first = result.content[0];
 		return new Text(first?.type === "text" ? (first.text ?? "") : "", 0, 0);

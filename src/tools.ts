@@ -4,7 +4,7 @@ import { StringEnum } from "@earendil-works/pi-ai";
 import type { ExtensionContext, Theme, ToolDefinition } from "@earendil-works/pi-coding-agent";
 import { Text } from "@earendil-works/pi-tui";
 import { type Static, Type } from "typebox";
-import { formatListPage, formatTodoListForModel, type ListDetails, renderToolResult } from "./formatting.ts";
+import { formatListPage, formatTodoListForModel, type ListDetails, oneLine, renderToolResult } from "./formatting.ts";
 import {
 	appendTodos,
 	getTodos,
@@ -26,7 +26,7 @@ import {
 	type TodoItem,
 	WRITE_MODES,
 } from "./types.ts";
-import { checkEditParams, checkWriteParams, cloneTodos, type ParamError } from "./validation.ts";
+import { checkEditParams, checkWriteParams, cloneTodos, isTooLong, type ParamError } from "./validation.ts";
 
 export const PROMPT_SNIPPET =
 	"Manage a todo list: write (replace/append/insert), list, edit (start/complete/abandon by indices)";
@@ -213,20 +213,21 @@ export function createPauseTodosTool(): ToolDefinition<typeof PauseTodosParams, 
 		executionMode: "sequential",
 		async execute(_toolCallId, params, _signal, _onUpdate, ctx) {
 			const reason = typeof params?.reason === "string" ? params.reason.trim() : "";
-			if (reason.length === 0 || reason.length > MAX_PAUSE_REASON_LENGTH) {
+			if (reason.length === 0 || isTooLong(reason, MAX_PAUSE_REASON_LENGTH)) {
 				const error = `reason must be 1 to ${MAX_PAUSE_REASON_LENGTH} characters`;
 				return textResult(`Error: ${error}`, { action: "pause", reason: "", error });
 			}
 			pauseAutoContinue("model", reason);
 			updateUI(ctx, getTodos());
-			if (ctx.hasUI) ctx.ui.notify(`Auto-continue paused by the model: ${reason}`, "warning");
+			if (ctx.hasUI) ctx.ui.notify(`Auto-continue paused by the model: ${oneLine(reason)}`, "warning");
 			return textResult("Auto-continue paused until the user replies.", { action: "pause", reason });
 		},
 		renderCall: (args, theme) =>
 			new Text(`${toolTitle("pause_todos", theme)} ${theme.fg("muted", String(args?.reason ?? ""))}`, 0, 0),
-		renderResult(result, _options, theme) {
+		renderResult(result, _options, theme, context) {
 			const details = result.details as PauseDetails | undefined;
 			if (details?.error) return new Text(theme.fg("error", `Error: ${details.error}`), 0, 0);
+			if (typeof details?.reason !== "string") return renderToolResult(result, _options, theme, context);
 			return new Text(`${theme.fg("warning", "⏸")} ${theme.fg("text", details?.reason ?? "")}`, 0, 0);
 		},
 	};

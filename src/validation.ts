@@ -2,7 +2,6 @@
 
 import {
 	EDIT_ACTIONS,
-	type EditAction,
 	MAX_INDICES,
 	MAX_TODO_TEXT_LENGTH,
 	MAX_TODOS,
@@ -19,6 +18,22 @@ export interface ParamError {
 	detail: string;
 }
 
+const GRAPHEMES = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+/** Beyond this many UTF-16 units per allowed character a text is too long whatever its graphemes. */
+const MAX_UNITS_PER_GRAPHEME = 16;
+
+/**
+ * Whether `text` is longer than `max` characters, counted as the schema counts them (grapheme clusters), so that
+ * what the schema lets through the runtime check lets through too.
+ */
+export function isTooLong(text: string, max: number): boolean {
+	if (text.length <= max) return false;
+	if (text.length > max * MAX_UNITS_PER_GRAPHEME) return true;
+	let count = 0;
+	for (const _ of GRAPHEMES.segment(text)) if (++count > max) return true;
+	return false;
+}
+
 /** True for an object that is exactly `{ text, status }` with a non-empty text within the limit and a known status. */
 export function isValidTodoItem(value: unknown): value is TodoItem {
 	if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
@@ -27,7 +42,7 @@ export function isValidTodoItem(value: unknown): value is TodoItem {
 	const { text, status } = value as Record<string, unknown>;
 	if (typeof text !== "string" || typeof status !== "string") return false;
 	if (!VALID_STATUSES.has(status)) return false;
-	return text.length > 0 && text.length <= MAX_TODO_TEXT_LENGTH;
+	return text.length > 0 && !isTooLong(text, MAX_TODO_TEXT_LENGTH);
 }
 
 /** Not yet finished: still something for the agent to do. */
@@ -45,9 +60,9 @@ export function cloneTodos(todos: readonly TodoItem[]): TodoItem[] {
 	return todos.map((todo) => ({ text: todo.text, status: todo.status }));
 }
 
-/** Index of the first item whose text is longer than `maxLength`, or -1. */
+/** Index of the first item whose text is longer than `maxLength` characters, or -1. */
 export function findOversizedItem(items: readonly { text: string }[], maxLength: number): number {
-	return items.findIndex((item) => item.text.length > maxLength);
+	return items.findIndex((item) => isTooLong(item.text, maxLength));
 }
 
 /** Index of the first item whose text is missing or blank, or -1. */
@@ -145,8 +160,4 @@ export function checkEditParams(params: unknown, currentLength: number): ParamEr
 function formatIndexValue(value: unknown): string {
 	const text = typeof value === "string" ? JSON.stringify(value) : String(value);
 	return text.length > 20 ? `${text.slice(0, 20)}…` : text;
-}
-
-export function isEditAction(value: unknown): value is EditAction {
-	return typeof value === "string" && (EDIT_ACTIONS as readonly string[]).includes(value);
 }

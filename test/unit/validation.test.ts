@@ -6,9 +6,9 @@ import {
 	cloneTodos,
 	findBlankItem,
 	findOversizedItem,
-	isEditAction,
 	isFinished,
 	isIncomplete,
+	isTooLong,
 	isValidTodoItem,
 } from "../../src/validation.ts";
 
@@ -179,16 +179,18 @@ describe("checkWriteParams and checkEditParams return null for good parameters",
 	});
 });
 
-describe("isEditAction accepts exactly start, complete and abandon", () => {
-	it.each([
-		["start", true],
-		["complete", true],
-		["abandon", true],
-		["finish", false],
-		["Start", false],
-		[undefined, false],
-		[0, false],
-	])("%j → %s", (value, expected) => {
-		expect(isEditAction(value)).toBe(expected);
+describe("text length is counted as the schema counts it: in characters the user sees", () => {
+	it("1,000 emoji pass although they take 2,000 UTF-16 units", () => {
+		expect(isTooLong("😀".repeat(1000), 1000)).toBe(false);
+		expect(isValidTodoItem({ text: "😀".repeat(1000), status: "not_started" })).toBe(true);
+	});
+
+	it("1,001 emoji are too long", () => {
+		expect(isTooLong("😀".repeat(1001), 1000)).toBe(true);
+		expect(findOversizedItem([{ text: "ok" }, { text: "😀".repeat(1001) }], 1000)).toBe(1);
+	});
+
+	it("a text of a million units is rejected without counting it", () => {
+		expect(isTooLong("a".repeat(1_000_000), 1000)).toBe(true);
 	});
 });
