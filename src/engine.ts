@@ -148,9 +148,8 @@ export function createEngine(pi: ExtensionAPI, getConfig: () => TilDoneConfig): 
 	const announceCompletion = (ctx: ExtensionContext) => {
 		if (isCompletionAnnounced()) return;
 		markCompletionAnnounced();
-		const text = `All ${getTodos().length} todos are done.`;
-		notify(ctx, `✓ ${text}`, "info");
-		postMessage(COMPLETE_MESSAGE_TYPE, text, "success");
+		// A notice, not a message: the TUI already shows it in the chat, and the model needs no tokens for it.
+		notify(ctx, `✓ All ${getTodos().length} todos are done.`, "info");
 	};
 
 	/** Shows the countdown, then runs `send` if pi is idle at that very moment. */

@@ -9,7 +9,7 @@ import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSyn
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { FakeLogLine, FakeStep } from "../fixtures/fake-model-extension.ts";
+import type { FakeLogLine, FakeStep } from "../../demo/fake-model-extension.ts";
 
 export type { FakeLogLine, FakeStep };
 
@@ -17,7 +17,7 @@ export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..
 export const PI_PACKAGE_DIR = join(REPO_ROOT, "node_modules/@earendil-works/pi-coding-agent");
 /** The CLI entry (package exports are import-only, so the path is built from the package folder). */
 export const PI_CLI = join(PI_PACKAGE_DIR, "dist/bundle/cli.js");
-export const FAKE_MODEL_EXTENSION = join(REPO_ROOT, "test/fixtures/fake-model-extension.ts");
+export const FAKE_MODEL_EXTENSION = join(REPO_ROOT, "demo/fake-model-extension.ts");
 /** The extension under development. */
 export const EXTENSION_ENTRY = join(REPO_ROOT, "src/index.ts");
 export const FAKE_MODEL_ARGS = ["--provider", "til-done-fake", "--model", "scripted"] as const;

@@ -35,6 +35,11 @@ export interface TuiOptions extends PiArgsOptions {
 	/** Default 100 x 30. */
 	width?: number;
 	height?: number;
+	/**
+	 * Run this command line instead of `node <cli.js> <piArgs>` (e.g. `[NODE, "scripts/demo.ts"]`); the piArgs options
+	 * (extensions, session, args) are then ignored.
+	 */
+	command?: string[];
 	/** Resolve once the screen matches this (default `/\[Extensions\]/`: startup done, prompts accepted). */
 	readyPattern?: RegExp;
 	startTimeoutMs?: number;
@@ -117,7 +122,7 @@ function matches(predicate: ScreenPredicate, screen: string): boolean {
 	return predicate(screen);
 }
 
-/** Start `node <cli.js> <piArgs>` in a detached tmux session and wait until the TUI is drawn. */
+/** Start `node <cli.js> <piArgs>` (or `options.command`) in a detached tmux session and wait until the TUI is drawn. */
 export async function startTui(options: TuiOptions): Promise<TuiSession> {
 	const started = performance.now();
 	const socket = `til-done-${process.pid}-${++socketCounter}-${Math.random().toString(36).slice(2, 8)}`;
@@ -125,7 +130,7 @@ export async function startTui(options: TuiOptions): Promise<TuiSession> {
 	const scriptDir = options.env.TMPDIR ?? options.env[CWD_ENV] ?? REPO_ROOT;
 	// A launcher script keeps quoting simple and leaves the pane open (remain-on-exit) if pi dies, for diagnostics.
 	const launcher = join(scriptDir, `${socket}.sh`);
-	const command = [NODE, PI_CLI, ...piArgs(options)].map(shellQuote).join(" ");
+	const command = (options.command ?? [NODE, PI_CLI, ...piArgs(options)]).map(shellQuote).join(" ");
 	writeFileSync(launcher, `#!/bin/sh\ncd ${shellQuote(cwd)} || exit 1\nexec ${command}\n`);
 	chmodSync(launcher, 0o755);
 	const width = options.width ?? 100;

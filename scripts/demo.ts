@@ -1,0 +1,156 @@
+/**
+ * `npm run demo`: the real interactive pi TUI with pi-til-done and a scripted fake model. No API key, no network.
+ *
+ * The model (demo/fake-model-extension.ts playing demo/script.json) is asked to add a `--json` flag to a tiny CLI
+ * (a copy of demo/project/). It plans five todos, finishes one, stops half way "to continue later", and is brought
+ * back twice by the auto-continue countdown until the footer shows `✓ Done (5 items)`. The prompt is submitted for
+ * you; press any key during a countdown to interrupt it and type yourself. Quit pi with Ctrl+C twice or Ctrl+D.
+ *
+ * Everything runs in a fresh temp folder (HOME, PI_CODING_AGENT_DIR, TMPDIR, the project; `--no-session`), which is
+ * removed on exit, so your own pi settings, sessions and credentials are never read or written.
+ *
+ * Env vars:
+ * - `TIL_DONE_DEMO_SPEED`: speed factor (default 1; the tests use 20): scripted delays are divided by it and the
+ *   streaming rate multiplied by it.
+ * - `TIL_DONE_COUNTDOWN` and the extension's other `TIL_DONE_*` settings are passed through (`TIL_DONE_COUNTDOWN=1`
+ *   makes the pauses shorter).
+ * - `TIL_DONE_FAKE_LOG`: if set, the fake model appends one JSON line per model call to that file.
+ */
+import { spawn } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { constants, tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { FakeStep } from "../demo/fake-model-extension.ts";
+
+const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const DEMO_DIR = join(REPO_ROOT, "demo");
+const PI_CLI = join(REPO_ROOT, "node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js");
+const EXTENSION = join(REPO_ROOT, "src/index.ts");
+const FAKE_MODEL = join(DEMO_DIR, "fake-model-extension.ts");
+/** Streaming rate of the fake model at speed 1, in tokens per second. */
+const TOKENS_PER_SECOND = 60;
+
+const PROMPT = "Add a --json flag to wordcount (cli.mjs) that prints the counts as JSON, and document it.";
+
+const CREDENTIALS = /(_API_KEY|_AUTH_TOKEN|_ACCESS_TOKEN|_OAUTH_TOKEN|_SECRET_ACCESS_KEY|_SESSION_TOKEN)$/;
+const STRIPPED = new Set(["AWS_PROFILE", "AWS_ACCESS_KEY_ID", "GOOGLE_APPLICATION_CREDENTIALS", "GH_TOKEN"]);
+
+function fail(message: string): never {
+	process.stderr.write(`demo: ${message}\n`);
+	process.exit(1);
+}
+
+function nodeIsNewEnough(version: string): boolean {
+	const [major, minor] = version.split(".").map(Number);
+	return major > 22 || (major === 22 && minor >= 19);
+}
+
+/** pi needs Node >= 22.19: this one if new enough, else the repo's `node` devDependency. */
+function piNode(): string {
+	if (nodeIsNewEnough(process.versions.node)) return process.execPath;
+	const local = join(REPO_ROOT, "node_modules/node/bin/node");
+	if (existsSync(local)) return local;
+	return fail(`pi needs Node >= 22.19 (this is ${process.version}); run \`npm install\` and \`npm run demo\``);
+}
+
+function speedFactor(): number {
+	const raw = process.env.TIL_DONE_DEMO_SPEED;
+	if (raw === undefined || raw.trim() === "") return 1;
+	const speed = Number(raw);
+	if (!(speed > 0) || !Number.isFinite(speed)) fail(`TIL_DONE_DEMO_SPEED=${raw}: expected a positive number`);
+	return speed;
+}
+
+/** The demo script with every delay divided by `speed`. */
+function scaledScript(speed: number): FakeStep[] {
+	const steps = JSON.parse(readFileSync(join(DEMO_DIR, "script.json"), "utf8")) as FakeStep[];
+	return steps.map((step) => (step.delayMs ? { ...step, delayMs: Math.round(step.delayMs / speed) } : step));
+}
+
+function isolatedEnv(root: string, scriptFile: string, speed: number): NodeJS.ProcessEnv {
+	const home = join(root, "home");
+	const agentDir = join(root, "agent");
+	const tmp = join(root, "tmp");
+	for (const dir of [home, agentDir, tmp]) mkdirSync(dir, { recursive: true });
+	const env: NodeJS.ProcessEnv = {};
+	for (const [key, value] of Object.entries(process.env)) {
+		if (CREDENTIALS.test(key) || STRIPPED.has(key) || key.startsWith("PI_")) continue;
+		if (key === "TIL_DONE_FAKE_SCRIPT" || key === "TIL_DONE_FAKE_TOKENS_PER_SECOND") continue;
+		env[key] = value;
+	}
+	return Object.assign(env, {
+		HOME: home,
+		USERPROFILE: home,
+		XDG_CONFIG_HOME: join(home, ".config"),
+		XDG_CACHE_HOME: join(home, ".cache"),
+		XDG_DATA_HOME: join(home, ".local/share"),
+		PI_CODING_AGENT_DIR: agentDir,
+		TMPDIR: tmp,
+		TMP: tmp,
+		TEMP: tmp,
+		PI_OFFLINE: "1",
+		PI_SKIP_VERSION_CHECK: "1",
+		PI_TELEMETRY: "0",
+		TIL_DONE_FAKE_SCRIPT: scriptFile,
+		TIL_DONE_FAKE_TOKENS_PER_SECOND: String(TOKENS_PER_SECOND * speed),
+	});
+}
+
+function main(): void {
+	if (!existsSync(PI_CLI)) fail(`pi is not installed (${PI_CLI} is missing); run \`npm install\` first`);
+	const node = piNode();
+	const speed = speedFactor();
+	const root = mkdtempSync(join(tmpdir(), "pi-til-done-demo-"));
+	let cleaned = false;
+	const cleanup = () => {
+		if (cleaned) return;
+		cleaned = true;
+		rmSync(root, { recursive: true, force: true, maxRetries: 5 });
+	};
+	process.once("exit", cleanup);
+
+	const scriptFile = join(root, "script.json");
+	writeFileSync(scriptFile, JSON.stringify(scaledScript(speed)));
+	const env = isolatedEnv(root, scriptFile, speed);
+	// Inside the temp HOME, so pi's footer shows it as `~/wordcount`.
+	const project = join(root, "home", "wordcount");
+	cpSync(join(DEMO_DIR, "project"), project, { recursive: true });
+
+	const args = [
+		PI_CLI,
+		"--no-extensions",
+		"-e",
+		FAKE_MODEL,
+		"-e",
+		EXTENSION,
+		"--provider",
+		"til-done-fake",
+		"--model",
+		"scripted",
+		"--no-session",
+		"--no-context-files",
+		"--no-skills",
+		"--no-prompt-templates",
+		"--",
+		PROMPT,
+	];
+	const child = spawn(node, args, { cwd: project, env, stdio: "inherit" });
+	// Ctrl+C belongs to pi (it reads raw keys); if a SIGINT reaches us anyway, pi decides what happens.
+	process.on("SIGINT", () => {});
+	for (const signal of ["SIGTERM", "SIGHUP"] as const) {
+		process.on(signal, () => {
+			child.kill(signal);
+		});
+	}
+	child.once("error", (error) => {
+		cleanup();
+		fail(`could not start pi: ${error.message}`);
+	});
+	child.once("exit", (code, signal) => {
+		cleanup();
+		process.exit(code ?? 128 + (signal ? constants.signals[signal] : 0));
+	});
+}
+
+main();
