@@ -82,7 +82,7 @@ export function checkWriteParams(params: unknown, currentLength: number): ParamE
 	const { mode, index, todos } = (params ?? {}) as { mode?: unknown; index?: unknown; todos?: unknown };
 	if (typeof mode !== "string" || !(WRITE_MODES as readonly string[]).includes(mode)) {
 		return {
-			message: `Error: unknown mode '${String(mode)}' (expected replace, append or insert)`,
+			message: `Error: unknown mode '${shortValue(mode)}' (expected replace, append or insert)`,
 			detail: "invalid mode",
 		};
 	}
@@ -131,7 +131,7 @@ export function checkEditParams(params: unknown, currentLength: number): ParamEr
 	const { action, indices } = (params ?? {}) as { action?: unknown; indices?: unknown };
 	if (typeof action !== "string" || !(EDIT_ACTIONS as readonly string[]).includes(action)) {
 		return {
-			message: `Error: unknown action '${String(action)}' (expected start, complete or abandon)`,
+			message: `Error: unknown action '${shortValue(action)}' (expected start, complete or abandon)`,
 			detail: "invalid action",
 		};
 	}
@@ -156,7 +156,14 @@ export function checkEditParams(params: unknown, currentLength: number): ParamEr
 	return null;
 }
 
-/** Renders a bad index for an error message without letting odd values (objects, long strings) balloon it. */
+/** A bad mode or action as an error message shows it: on one line, at most 40 characters. */
+function shortValue(value: unknown): string {
+	// biome-ignore lint/suspicious/noControlCharactersInRegex: flattening control characters is the point
+	const text = String(value).replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, " ");
+	return text.length > 40 ? `${text.slice(0, 39)}…` : text;
+}
+
+/** Renders a bad index without letting odd values (objects, long strings) balloon it. */
 function formatIndexValue(value: unknown): string {
 	const text = typeof value === "string" ? JSON.stringify(value) : String(value);
 	return text.length > 20 ? `${text.slice(0, 20)}…` : text;

@@ -1,0 +1,313 @@
+/**
+ * `npm run bench` (`node bench/run.ts`): the extension's cost per agent run, reconstruction time against branch
+ * length, characters added to the model's context to work a whole list, and pi's start-up time with and without the
+ * extension. Real modules, warm-up runs, medians. Prints a table and writes it to bench/results.md.
+ *
+ * Runs on Node >= 22.18 with type stripping: src/ uses `.ts` import specifiers and `import type` for type-only
+ * imports (tsconfig `verbatimModuleSyntax` + `allowImportingTsExtensions`), so no loader or build step is needed.
+ */
+
+import { writeFileSync } from "node:fs";
+import { cpus, totalmem } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
+import {
+	buildContextInjection,
+	buildContinuationPrompt,
+	formatRemainingList,
+	formatTodoListText,
+	incompleteIndices,
+} from "../src/formatting.ts";
+import tilDone from "../src/index.ts";
+import { reconstructState, resetState } from "../src/state.ts";
+import type { TodoItem } from "../src/types.ts";
+import { EXTENSION_ENTRY, isolatedEnv } from "../test/helpers/cli.ts";
+import { createFakePi } from "../test/helpers/fake-pi.ts";
+import { startRpc } from "../test/helpers/rpc.ts";
+import { createUiRecorder } from "../test/helpers/ui-recorder.ts";
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const quick = process.argv.includes("--quick");
+
+function median(values: number[]): number {
+	const sorted = [...values].sort((a, b) => a - b);
+	const mid = Math.floor(sorted.length / 2);
+	return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** Runs `fn` `warmup` times, then `samples` times, and returns the median duration in milliseconds. */
+function measure(fn: () => void, samples: number, warmup: number): number {
+	for (let i = 0; i < warmup; i++) fn();
+	const times: number[] = [];
+	for (let i = 0; i < samples; i++) {
+		const start = performance.now();
+		fn();
+		times.push(performance.now() - start);
+	}
+	return median(times);
+}
+
+const fmt = (value: number, digits = 1) => value.toLocaleString("en-US", { maximumFractionDigits: digits });
+
+// ── 1. Cost per agent run ───────────────────────────────────────────────────
+
+interface Harness {
+	fire(event: string, payload: Record<string, unknown>): Promise<unknown[]>;
+	call(tool: string, params: unknown): Promise<{ content: { text: string }[] }>;
+}
+
+function extensionHarness(branch: unknown[] = []): Harness {
+	// A countdown long enough never to fire: the next run's `input` cancels it, as a user would.
+	process.env.TIL_DONE_COUNTDOWN = "600";
+	resetState();
+	const fake = createFakePi();
+	tilDone(fake.api);
+	const ui = createUiRecorder();
+	const ctx = {
+		hasUI: true,
+		ui: ui.ui,
+		mode: "tui",
+		cwd: HERE,
+		sessionManager: { getBranch: () => branch, getEntries: () => branch },
+		isIdle: () => true,
+		hasPendingMessages: () => false,
+		abort: () => undefined,
+		signal: undefined,
+	} as unknown as ExtensionContext;
+	return {
+		fire: (event, payload) => fake.fire(event, payload, ctx),
+		call: async (name, params) => {
+			const tool = fake.tools.get(name) as unknown as {
+				execute: (...args: unknown[]) => Promise<{ content: { text: string }[] }>;
+			};
+			ui.reset();
+			return tool.execute("bench", params, undefined, undefined, ctx);
+		},
+	};
+}
+
+const stopMessages = [
+	{ role: "assistant", content: [{ type: "text", text: "Finished that item." }], stopReason: "stop" },
+];
+
+/** One agent run as pi drives it: prompt, injection, start + complete of one item, end and settle. */
+async function agentRun(h: Harness, index: number): Promise<void> {
+	await h.fire("input", { text: "go on", source: "interactive" });
+	await h.fire("before_agent_start", { prompt: "go on", systemPrompt: "" });
+	await h.call("edit_todos", { action: "start", indices: [index] });
+	await h.call("edit_todos", { action: "complete", indices: [index] });
+	await h.fire("agent_end", { messages: stopMessages });
+	await h.fire("agent_settled", {});
+}
+
+async function perRunCost(items: number): Promise<{ micros: number; runs: number }> {
+	const h = extensionHarness();
+	await h.fire("session_start", { reason: "startup" });
+	const texts = Array.from({ length: items }, (_, i) => ({ text: `Item ${i}: ${"x".repeat(60)}` }));
+	// One batch = one pass over the whole list (rewritten first, outside the timed part).
+	const batch = async () => {
+		for (let i = 0; i < items; i++) await agentRun(h, i);
+	};
+	const samples = quick ? 5 : 21;
+	const times: number[] = [];
+	for (let s = 0; s < samples + 3; s++) {
+		await h.call("write_todos", { mode: "replace", todos: texts });
+		const start = performance.now();
+		await batch();
+		if (s >= 3) times.push(((performance.now() - start) * 1000) / items);
+	}
+	await h.fire("input", { text: "stop", source: "interactive" });
+	return { micros: median(times), runs: samples * items };
+}
+
+// ── 2. Reconstruction against branch length ─────────────────────────────────
+
+function snapshotEntry(list: TodoItem[]): unknown {
+	return {
+		type: "message",
+		id: "snap",
+		message: {
+			role: "toolResult",
+			toolName: "edit_todos",
+			toolCallId: "c",
+			content: [{ type: "text", text: "ok" }],
+			details: { action: "edit", todos: list },
+			isError: false,
+		},
+	};
+}
+
+function buildBranch(length: number, snapshotAt: number, list: TodoItem[]): unknown[] {
+	const entries: unknown[] = [];
+	for (let i = 0; i < length; i++) {
+		if (i === snapshotAt) entries.push(snapshotEntry(list));
+		else if (i % 3 === 0)
+			entries.push({ type: "message", id: `u${i}`, message: { role: "user", content: `prompt ${i}` } });
+		else if (i % 3 === 1) {
+			entries.push({
+				type: "message",
+				id: `a${i}`,
+				message: { role: "assistant", content: [{ type: "text", text: `answer ${i}` }], stopReason: "toolUse" },
+			});
+		} else {
+			entries.push({
+				type: "message",
+				id: `t${i}`,
+				message: { role: "toolResult", toolName: "bash", content: [{ type: "text", text: "ok" }], details: {} },
+			});
+		}
+	}
+	return entries;
+}
+
+function reconstructionTime(length: number, where: "leaf" | "root"): number {
+	const list = Array.from({ length: 100 }, (_, i): TodoItem => ({ text: `item ${i}`, status: "not_started" }));
+	const branch = buildBranch(length, where === "leaf" ? length - 5 : 5, list);
+	const ctx = { sessionManager: { getBranch: () => branch }, hasUI: false } as unknown as ExtensionContext;
+	const runs = length >= 100_000 ? 21 : 101;
+	return measure(() => reconstructState(ctx), quick ? 5 : runs, quick ? 2 : 30);
+}
+
+// ── 3. Characters added to the model's context to work a whole list ─────────
+
+/**
+ * The model writes the list, then works it item by item: start, complete, stop. The user prompt gets the injection;
+ * every later run starts from a continuation prompt. Counted: every tool result, injection and prompt text.
+ */
+async function contextChars(texts: string[]): Promise<{ extension: number; fullRepeat: number }> {
+	const h = extensionHarness();
+	await h.fire("session_start", { reason: "startup" });
+	let extension = 0;
+	let fullRepeat = 0;
+	const list: TodoItem[] = texts.map((text) => ({ text, status: "not_started" }));
+	const result = async (tool: string, params: unknown, header: string) => {
+		const out = await h.call(tool, params);
+		extension += out.content[0].text.length;
+		fullRepeat += `${header}\n\n${formatTodoListText(list)}`.length;
+	};
+	await result(
+		"write_todos",
+		{ mode: "replace", todos: texts.map((text) => ({ text })) },
+		`Wrote ${texts.length} todo item(s)`,
+	);
+	for (let i = 0; i < texts.length; i++) {
+		if (i === 0) {
+			const injected = (await h.fire("before_agent_start", { prompt: "go", systemPrompt: "" })) as {
+				message?: { content: string };
+			}[];
+			extension += injected[0]?.message?.content.length ?? 0;
+			fullRepeat += buildContextInjection(list, Number.POSITIVE_INFINITY).length;
+		} else {
+			extension += buildContinuationPrompt(list).length;
+			// The original design: the prompt lists every remaining item in full.
+			const remaining = formatRemainingList(list, incompleteIndices(list));
+			fullRepeat += buildContinuationPrompt(list, Number.POSITIVE_INFINITY).length;
+			if (!buildContinuationPrompt(list, Number.POSITIVE_INFINITY).includes(remaining)) throw new Error("format drift");
+		}
+		list[i].status = "in_progress";
+		await result("edit_todos", { action: "start", indices: [i] }, `Started [${i}]`);
+		list[i].status = "completed";
+		await result("edit_todos", { action: "complete", indices: [i] }, `Completed [${i}]`);
+	}
+	return { extension, fullRepeat };
+}
+
+// ── 4. pi start-up with and without the extension ───────────────────────────
+
+async function startupMs(withExtension: boolean): Promise<number> {
+	const iso = isolatedEnv();
+	try {
+		iso.writeScript([]);
+		const rpc = await startRpc({ env: iso.env, extensions: withExtension ? [EXTENSION_ENTRY] : [] });
+		const ms = rpc.startupMs;
+		await rpc.close();
+		return ms;
+	} finally {
+		iso.cleanup();
+	}
+}
+
+async function startupTimes(): Promise<{ without: number; with: number }> {
+	const rounds = quick ? 2 : 7;
+	await startupMs(false);
+	await startupMs(true);
+	const without: number[] = [];
+	const withExt: number[] = [];
+	for (let i = 0; i < rounds; i++) {
+		without.push(await startupMs(false));
+		withExt.push(await startupMs(true));
+	}
+	return { without: median(without), with: median(withExt) };
+}
+
+// ── Main ────────────────────────────────────────────────────────────────────
+
+async function main(): Promise<void> {
+	const lines: string[] = [];
+	const out = (line = "") => {
+		lines.push(line);
+		console.log(line);
+	};
+	const started = new Date();
+	out("# pi-til-done benchmark");
+	out();
+	out(
+		`Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? "?"}, ${fmt(totalmem() / 2 ** 30, 1)} GiB RAM; ${started.toISOString()}${quick ? " (--quick)" : ""}`,
+	);
+	out();
+
+	out("## Extension cost per agent run (handlers + 2 tool calls, median)");
+	out();
+	out("| List size | µs per run | runs measured |");
+	out("|---:|---:|---:|");
+	for (const size of [10, 100]) {
+		const { micros, runs } = await perRunCost(size);
+		out(`| ${size} items | ${fmt(micros)} | ${runs} |`);
+	}
+	out();
+
+	out("## Reconstruction time against branch length (snapshot of 100 items, median)");
+	out();
+	out("| Branch entries | snapshot near the leaf | snapshot near the root |");
+	out("|---:|---:|---:|");
+	// Warm the JIT on every shape first, so the first row does not pay for it.
+	for (const length of [1_000, 10_000])
+		for (const where of ["leaf", "root"] as const) reconstructionTime(length, where);
+	for (const length of [1_000, 10_000, 100_000]) {
+		const leaf = reconstructionTime(length, "leaf");
+		const root = reconstructionTime(length, "root");
+		out(`| ${fmt(length, 0)} | ${fmt(leaf * 1000)} µs | ${fmt(root * 1000)} µs |`);
+	}
+	out();
+
+	out("## Characters added to the model's context to work a whole list");
+	out();
+	out("| List | this extension | full list in every result | ratio |");
+	out("|---|---:|---:|---:|");
+	const short = Array.from({ length: 10 }, (_, i) => `Short task ${i}`);
+	const long = Array.from({ length: 100 }, (_, i) =>
+		`Task ${i}: ${"lorem ipsum dolor sit amet ".repeat(40)}`.slice(0, 1000),
+	);
+	for (const [label, texts] of [
+		["10 short items", short],
+		["100 items × 1,000 chars", long],
+	] as const) {
+		const { extension, fullRepeat } = await contextChars([...texts]);
+		out(`| ${label} | ${fmt(extension, 0)} | ${fmt(fullRepeat, 0)} | ${fmt(extension / fullRepeat, 3)} |`);
+	}
+	out();
+
+	out("## pi start-up (real CLI, `--mode rpc`, fake model, until the first get_state reply; median)");
+	out();
+	const startup = await startupTimes();
+	out("| without the extension | with the extension | ratio |");
+	out("|---:|---:|---:|");
+	out(`| ${fmt(startup.without, 0)} ms | ${fmt(startup.with, 0)} ms | ${fmt(startup.with / startup.without, 2)} |`);
+	out();
+	out("Command: `npm run bench` (= `node bench/run.ts`).");
+
+	if (!quick) writeFileSync(join(HERE, "results.md"), `${lines.join("\n")}\n`);
+}
+
+await main();

@@ -1,0 +1,318 @@
+/**
+ * Soak: 500 user runs in one real pi session (SDK, fake model, zero countdown) with random tool calls, continuation
+ * behaviours, interrupts (Esc mid-run) and reloads. After every step the session is compared with an independent
+ * model of the rules: the list, the status bar, the number of continuations and of breaker messages.
+ */
+
+import { fauxAssistantMessage, fauxToolCall, type JsonObject, type Message } from "@earendil-works/pi-ai";
+import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
+import fc from "fast-check";
+import { afterEach, describe, expect, it } from "vitest";
+import { reconstructState } from "../../src/state.ts";
+import { type PiHarness, startPi } from "../helpers/sdk.ts";
+import { EXTENSION_PATH, withEnv } from "../helpers/todo-model.ts";
+import {
+	expectedStatus,
+	type Item,
+	modelEdit,
+	modelWrite,
+	type SchemaValidCall,
+	schemaValidCall,
+} from "../helpers/todo-oracle.ts";
+
+/** Agent runs (user prompts and continuations) the soak goes through. */
+const RUNS = 500;
+const LIMITS = { maxContinuations: 20, maxNoProgress: 3, maxFailures: 3 };
+
+type Response = Parameters<PiHarness["respond"]>[0];
+
+/** How the model behaves in a continuation run. */
+type Behaviour = "follow" | "start-only" | "idle" | "fail" | "ask";
+/** One soak step. */
+type Step =
+	| { kind: "prompt"; turns: SchemaValidCall[][]; ask: boolean }
+	| { kind: "interrupt"; turns: SchemaValidCall[][] }
+	| { kind: "reload" };
+
+const turns = fc.array(fc.array(schemaValidCall, { minLength: 1, maxLength: 3 }), { maxLength: 3 });
+const step: fc.Arbitrary<Step> = fc.oneof(
+	{ weight: 14, arbitrary: fc.record({ kind: fc.constant("prompt" as const), turns, ask: fc.boolean() }) },
+	{ weight: 3, arbitrary: fc.record({ kind: fc.constant("interrupt" as const), turns }) },
+	{ weight: 2, arbitrary: fc.constant({ kind: "reload" as const }) },
+);
+
+/** Deterministic behaviour stream shared by the fake model and the rule model. */
+function behaviours(seed: number): () => Behaviour {
+	let state = seed >>> 0;
+	const table: Behaviour[] = [
+		"follow",
+		"follow",
+		"follow",
+		"start-only",
+		"idle",
+		"idle",
+		"idle",
+		"fail",
+		"fail",
+		"ask",
+	];
+	return () => {
+		state = (state * 1664525 + 1013904223) >>> 0;
+		return table[state % table.length];
+	};
+}
+
+// ── The rule model ──────────────────────────────────────────────────────────
+
+interface Chain {
+	continuations: number;
+	noProgress: number;
+	failures: number;
+	runIsContinuation: boolean;
+	progressed: boolean;
+	/** Most items with each text finished at once so far in the chain. */
+	finished: Map<string, number>;
+}
+
+const done = (item: Item) => item.status === "completed" || item.status === "abandoned";
+const open = (list: readonly Item[]) => list.some((item) => !done(item));
+
+class RuleModel {
+	list: Item[] = [];
+	continuations = 0;
+	breakers = 0;
+	chain: Chain = this.fresh();
+
+	fresh(): Chain {
+		const finished = this.countFinished();
+		return { continuations: 0, noProgress: 0, failures: 0, runIsContinuation: false, progressed: false, finished };
+	}
+
+	/** A tool call: the list changes as the tool rules say; more finished items of some text than ever is progress. */
+	call(call: SchemaValidCall): void {
+		if (call.name === "list_todos") return;
+		const outcome = call.name === "write_todos" ? modelWrite(this.list, call.args) : modelEdit(this.list, call.args);
+		if (!outcome.ok) return;
+		this.list = outcome.list;
+		for (const [text, count] of this.countFinished()) {
+			if (count > (this.chain.finished.get(text) ?? 0)) {
+				this.chain.finished.set(text, count);
+				this.chain.progressed = true;
+			}
+		}
+	}
+
+	countFinished(): Map<string, number> {
+		const counts = new Map<string, number>();
+		for (const item of this.list.filter(done)) counts.set(item.text, (counts.get(item.text) ?? 0) + 1);
+		return counts;
+	}
+
+	/** The run ended; returns whether a continuation is sent (the breakers may post a message instead). */
+	runEnded(stop: "stop" | "error" | "aborted", asks: boolean): boolean {
+		const c = this.chain;
+		const failed = stop === "error";
+		const stalled = c.runIsContinuation && !c.progressed && !failed;
+		c.failures = failed ? c.failures + 1 : 0;
+		c.noProgress = c.progressed ? 0 : stalled ? c.noProgress + 1 : c.noProgress;
+		if (!open(this.list) || stop === "aborted" || (stop === "stop" && asks)) return false;
+		if (
+			c.failures >= LIMITS.maxFailures ||
+			c.noProgress >= LIMITS.maxNoProgress ||
+			c.continuations >= LIMITS.maxContinuations
+		) {
+			this.breakers++;
+			return false;
+		}
+		c.continuations++;
+		c.runIsContinuation = true;
+		c.progressed = false;
+		this.continuations++;
+		return true;
+	}
+}
+
+// ── The fake model ──────────────────────────────────────────────────────────
+
+let n = 0;
+const toolMessage = (calls: readonly SchemaValidCall[]) =>
+	fauxAssistantMessage(
+		calls.map((call) => fauxToolCall(call.name, call.args as JsonObject, { id: `soak_${++n}` })),
+		{ stopReason: "toolUse" },
+	);
+const text = (value: string) => fauxAssistantMessage(value);
+
+const NEXT_ACTION = /Next action: edit_todos with action '(start|complete)' and indices \[(\d+)\]/;
+
+function lastUserText(messages: readonly Message[]): string {
+	const last = messages.at(-1);
+	if (last?.role !== "user") return "";
+	return typeof last.content === "string"
+		? last.content
+		: last.content.map((part) => (part.type === "text" ? part.text : "")).join("\n");
+}
+
+/** What the model does in a continuation run, as tool calls per turn plus how the run ends. */
+function continuationRun(
+	behaviour: Behaviour,
+	prompt: string,
+): { turns: SchemaValidCall[][]; end: "stop" | "error"; ask: boolean } {
+	const match = NEXT_ACTION.exec(prompt);
+	const index = Number(match?.[2] ?? 0);
+	const action = match?.[1] ?? "start";
+	if (behaviour === "follow") {
+		const calls: SchemaValidCall[] = [];
+		if (action === "start") calls.push({ name: "edit_todos", args: { action: "start", indices: [index] } });
+		calls.push({ name: "edit_todos", args: { action: "complete", indices: [index] } });
+		return { turns: [calls], end: "stop", ask: false };
+	}
+	if (behaviour === "start-only") {
+		return { turns: [[{ name: "edit_todos", args: { action: "start", indices: [index] } }]], end: "stop", ask: false };
+	}
+	if (behaviour === "fail") return { turns: [], end: "error", ask: false };
+	return { turns: [], end: "stop", ask: behaviour === "ask" };
+}
+
+let pi: PiHarness | undefined;
+let restoreEnv: () => void = () => undefined;
+afterEach(async () => {
+	await pi?.dispose();
+	pi = undefined;
+	restoreEnv();
+});
+
+describe("soak", () => {
+	it(`${RUNS} runs with random tool calls, interrupts and reloads follow the rules after every step`, async () => {
+		restoreEnv = withEnv({ TIL_DONE_COUNTDOWN: "0", TIL_DONE_BACKOFF_MS: "0" });
+		const steps = fc.sample(step, { numRuns: RUNS * 2, seed: 20_250_501 });
+		const nextBehaviour = behaviours(7);
+		const model = new RuleModel();
+		/** Responses queued for the run in progress; empty at the start of a continuation run. */
+		const queue: (Response | "hang")[] = [];
+		let hang: (() => void) | undefined;
+		let unexpected = 0;
+
+		const respond: Response = (async (context: { messages: Message[] }, options?: { signal?: AbortSignal }) => {
+			// Straight onto the faux queue: the harness's call recorder copies the whole context every call.
+			harness.faux.appendResponses([respond]);
+			const next = queue.shift();
+			if (next === "hang") {
+				await new Promise<void>((resolve) => {
+					hang = resolve;
+					options?.signal?.addEventListener("abort", () => resolve());
+				});
+				return text("interrupted");
+			}
+			if (next) return next;
+			const prompt = lastUserText(context.messages);
+			if (!prompt.startsWith("There are still incomplete todos")) {
+				unexpected++;
+				return text("Unexpected call?");
+			}
+			// A fresh continuation run: the model follows (or not) the prompt's Next action line.
+			const run = continuationRun(nextBehaviour(), prompt);
+			pendingRuns.push(run);
+			for (const calls of run.turns.slice(1)) queue.push(toolMessage(calls));
+			queue.push(
+				run.end === "error"
+					? fauxAssistantMessage("", { stopReason: "error", errorMessage: "boom" })
+					: text(run.ask ? "Shall I go on?" : "Done with that."),
+			);
+			return run.turns.length > 0 ? toolMessage(run.turns[0]) : (queue.shift() as never);
+		}) as unknown as Response;
+		const pendingRuns: { turns: SchemaValidCall[][]; end: "stop" | "error"; ask: boolean }[] = [];
+
+		pi = await startPi({
+			extensionPaths: [EXTENSION_PATH],
+			responses: [respond],
+			settings: { retry: { enabled: false } },
+		});
+		const harness = pi;
+
+		/** Waits until pi is idle and stays idle: no continuation pending. */
+		const quiet = async () => {
+			for (;;) {
+				const runs = harness.agentRuns();
+				await harness.session.waitForIdle();
+				await new Promise((resolve) => setTimeout(resolve, 4));
+				if (harness.agentRuns() === runs && !harness.session.isStreaming) return;
+			}
+		};
+		/** Replays, in the rule model, the continuation runs the fake model played since the last call. */
+		const replayContinuations = () => {
+			// The model decided each continuation run when pi started it; apply them in order.
+			while (pendingRuns.length > 0) {
+				const run = pendingRuns.shift()!;
+				for (const calls of run.turns) for (const call of calls) model.call(call);
+				const again = model.runEnded(run.end, run.ask);
+				if (!again)
+					expect(
+						pendingRuns,
+						JSON.stringify({
+							list: model.list,
+							chain: { ...model.chain, finished: [...model.chain.finished.entries()] },
+							run,
+							stepNo,
+						}),
+					).toEqual([]);
+			}
+		};
+
+		const branchList = () =>
+			reconstructState({
+				sessionManager: { getBranch: () => harness.branch() },
+				hasUI: false,
+			} as unknown as ExtensionContext);
+		const count = (type: string, level?: string) =>
+			harness
+				.branch()
+				.filter(
+					(e) =>
+						e.type === "custom_message" &&
+						e.customType === type &&
+						(level === undefined || (e.details as { level?: string } | undefined)?.level === level),
+				).length;
+
+		let promptNo = 0;
+		let stepNo = 0;
+		for (const [i, s] of steps.entries()) {
+			if (harness.agentRuns() >= RUNS) break;
+			stepNo = i;
+			const label = `step ${i} (${s.kind})`;
+			if (s.kind === "reload") {
+				await harness.reload();
+				model.chain = model.fresh();
+			} else {
+				queue.length = 0;
+				for (const calls of s.turns) queue.push(toolMessage(calls));
+				if (s.kind === "interrupt") queue.push("hang");
+				else queue.push(text(s.ask ? "Anything else?" : "Stopping here."));
+				model.chain = model.fresh();
+				hang = undefined;
+				const run = harness.prompt(`user prompt ${++promptNo}`);
+				if (s.kind === "interrupt") {
+					await harness.waitFor(() => hang !== undefined, 5000, `${label}: hanging model call`);
+					await harness.session.abort();
+				}
+				await run;
+				for (const calls of s.turns) for (const call of calls) model.call(call);
+				const again = model.runEnded(s.kind === "interrupt" ? "aborted" : "stop", s.kind === "prompt" && s.ask);
+				await quiet();
+				if (again) replayContinuations();
+				expect(pendingRuns, label).toEqual([]);
+			}
+			expect(branchList(), label).toEqual(model.list);
+			expect(harness.ui.status.get("til-done"), label).toBe(expectedStatus(model.list));
+			expect(count("til-done-countdown"), label).toBe(model.continuations);
+			// Breaker messages are warnings; the "all done" notice shares the type with level "success".
+			expect(count("til-done-complete", "warning"), label).toBe(model.breakers);
+			expect(harness.ui.widgets.has("til-done-countdown"), label).toBe(false);
+			expect(harness.extensionErrors, label).toEqual([]);
+			expect(unexpected, label).toBe(0);
+		}
+		expect(harness.agentRuns()).toBeGreaterThanOrEqual(RUNS);
+		expect(promptNo).toBeGreaterThan(200);
+		expect(model.continuations).toBeGreaterThan(100);
+		expect(model.breakers).toBeGreaterThan(0);
+	}, 120_000);
+});

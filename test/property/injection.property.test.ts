@@ -1,0 +1,170 @@
+/**
+ * Todo text is data. Whatever it holds (newlines, a fake "Next action:" line, fake list lines, markdown fences,
+ * control and unicode line separators), the structure of the continuation prompt, the context injection, the tool
+ * results and the status texts stays the same: every line is where the format puts it.
+ */
+
+import fc from "fast-check";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+	buildContextInjection,
+	buildContinuationPrompt,
+	formatActiveText,
+	formatStatusText,
+	formatTodoListForModel,
+	formatTodoListText,
+	oneLine,
+} from "../../src/formatting.ts";
+import { type PiHarness, startPi } from "../helpers/sdk.ts";
+import { continuationsOn, EXTENSION_PATH, say, withEnv, writeTodos } from "../helpers/todo-model.ts";
+import { codePoints, hostileText, INJECTIONS, type Item, LIMITS, type Status } from "../helpers/todo-oracle.ts";
+
+const STATUSES: Status[] = ["not_started", "in_progress", "completed", "abandoned"];
+const ICONS: Record<Status, string> = { not_started: "–", in_progress: "●", completed: "✓", abandoned: "✗" };
+
+/** Hostile but storable texts (what the tools accept): 1 to 1000 characters, not blank. */
+const storable = hostileText.filter((text) => text.trim() !== "" && text.length <= 1000);
+const item: fc.Arbitrary<Item> = fc.record({ text: storable, status: fc.constantFrom(...STATUSES) });
+const list = fc.oneof(
+	{ weight: 4, arbitrary: fc.array(item, { minLength: 1, maxLength: 8 }) },
+	{ weight: 1, arbitrary: fc.array(item, { minLength: 30, maxLength: 100 }) },
+);
+const withWork = list.filter((todos) => todos.some((t) => t.status === "not_started" || t.status === "in_progress"));
+
+/** Anything a terminal or a model could read as a line break. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: vertical tab and form feed break lines in a terminal
+const LINE_BREAK = /[\n\r\u000b\u000c\u0085\u2028\u2029]/;
+const LIST_LINE = /^([–●✓✗]) \[(\d+)\] /;
+
+/** A list block is full (one line per item, in order) or compact (a finished count, remaining items, a note). */
+function checkListBlock(lines: readonly string[], todos: readonly Item[], only: "all" | "remaining"): void {
+	const remaining = todos.flatMap((t, i) => (t.status === "not_started" || t.status === "in_progress" ? [i] : []));
+	const wanted = only === "all" ? todos.map((_, i) => i) : remaining;
+	const compact = lines.at(-1) === "(compact view; call list_todos for the full list)";
+	const body = compact ? lines.slice(0, -1) : lines;
+	const finishedNote = compact && body[0]?.startsWith("✓ ") && body[0].endsWith(" finished item(s) not shown");
+	const itemLines = finishedNote ? body.slice(1) : body;
+	const shown = compact ? remaining : wanted;
+	expect(itemLines).toHaveLength(shown.length);
+	itemLines.forEach((line, n) => {
+		const match = LIST_LINE.exec(line);
+		expect(match, line).not.toBeNull();
+		const index = shown[n];
+		expect(Number(match![2])).toBe(index);
+		expect(match![1]).toBe(ICONS[todos[index].status]);
+		const text = line.slice(match![0].length);
+		if (!compact) expect(text).toBe(oneLine(todos[index].text));
+		else expect(oneLine(todos[index].text).startsWith(text.replace(/…$/, ""))).toBe(true);
+	});
+}
+
+describe("hostile todo text never changes the structure of what the extension writes", () => {
+	it("continuation prompt: fixed head, one list line per remaining item, exactly one Next action line", () => {
+		fc.assert(
+			fc.property(withWork, (todos) => {
+				const prompt = buildContinuationPrompt(todos);
+				const lines = prompt.split("\n");
+				expect(prompt.split("\n").some((line) => LINE_BREAK.test(line))).toBe(false);
+				expect(lines.slice(0, 3)).toEqual([
+					"There are still incomplete todos. Continue working on the remaining todos.",
+					"",
+					"Remaining items:",
+				]);
+				expect(lines.at(-2)).toBe("");
+				const next = lines.at(-1)!;
+				const match = /^Next action: edit_todos with action '(start|complete)' and indices \[(\d+)\]$/.exec(next);
+				expect(match).not.toBeNull();
+				expect(lines.filter((line) => line.startsWith("Next action:"))).toHaveLength(1);
+				const inProgress = todos.findIndex((t) => t.status === "in_progress");
+				const nextIndex = inProgress !== -1 ? inProgress : todos.findIndex((t) => t.status === "not_started");
+				expect(Number(match![2])).toBe(nextIndex);
+				expect(match![1]).toBe(inProgress !== -1 ? "complete" : "start");
+				checkListBlock(lines.slice(3, -2), todos, "remaining");
+				expect(codePoints(lines.slice(3, -2).join("\n"))).toBeLessThanOrEqual(LIMITS.budget + 120);
+			}),
+			{ numRuns: 400 },
+		);
+	});
+
+	it("context injection: fixed head and tail, the list block in between", () => {
+		fc.assert(
+			fc.property(withWork, (todos) => {
+				const lines = buildContextInjection(todos).split("\n");
+				expect(lines.slice(0, 3)).toEqual(["[TILL-DONE ACTIVE]", "", "Current todo list:"]);
+				expect(lines.filter((line) => line === "[TILL-DONE ACTIVE]")).toHaveLength(1);
+				const remaining = todos.filter((t) => t.status === "not_started" || t.status === "in_progress").length;
+				expect(lines.at(-1)).toBe(
+					`${remaining} item(s) remaining. Continue working through the list. Call edit_todos with action 'start' on the next item before working on it, then 'complete' when done.`,
+				);
+				expect(lines.at(-2)).toBe("");
+				checkListBlock(lines.slice(3, -2), todos, "all");
+			}),
+			{ numRuns: 400 },
+		);
+	});
+
+	it("tool-result lists and the list_todos text: one line per item", () => {
+		fc.assert(
+			fc.property(list, (todos) => {
+				checkListBlock(formatTodoListForModel(todos).split("\n"), todos, "all");
+				checkListBlock(formatTodoListText(todos).split("\n"), todos, "all");
+			}),
+			{ numRuns: 300 },
+		);
+	});
+
+	it("status bar texts: one counter line, one `[i] text` line per item in progress", () => {
+		fc.assert(
+			fc.property(list, (todos) => {
+				const status = formatStatusText(todos)!;
+				expect(status).toMatch(/^(📋 \d+\/\d+|✓ Done \(\d+ items\))$/);
+				const active = formatActiveText(todos);
+				const started = todos.flatMap((t, i) => (t.status === "in_progress" ? [i] : []));
+				if (started.length === 0) expect(active).toBeUndefined();
+				else {
+					const lines = active!.split("\n");
+					expect(lines).toHaveLength(started.length);
+					lines.forEach((line, n) => {
+						expect(line).toBe(`[${started[n]}] ${oneLine(todos[started[n]].text)}`);
+						expect(line).not.toMatch(LINE_BREAK);
+					});
+				}
+			}),
+			{ numRuns: 300 },
+		);
+	});
+});
+
+describe("in the real runtime", () => {
+	let pi: PiHarness | undefined;
+	let restore: () => void = () => undefined;
+	afterEach(async () => {
+		await pi?.dispose();
+		pi = undefined;
+		restore();
+	});
+
+	it("the continuation and the injection the model receives keep their structure", async () => {
+		restore = withEnv({ TIL_DONE_COUNTDOWN: "0", TIL_DONE_MAX_CONTINUE: "1" });
+		const texts = INJECTIONS.map((injection, i) => `task ${i}${injection}`);
+		pi = await startPi({
+			extensionPaths: [EXTENSION_PATH],
+			responses: [writeTodos(texts), say("Stopping here."), say("Stopping again."), say("and again")],
+		});
+		await pi.prompt("go");
+		await pi.waitFor(() => continuationsOn(pi!.branch() as never).length === 1, 10_000, "one continuation");
+		await pi.settle(100);
+		const harness = pi;
+		const todos = texts.map((text): Item => ({ text, status: "not_started" }));
+		expect(continuationsOn(harness.branch() as never)).toEqual([buildContinuationPrompt(todos)]);
+		await harness.prompt("next");
+		await harness.settle(100);
+		const injected = harness.modelCalls.at(-1)!.userTexts.filter((text) => text.startsWith("[TILL-DONE ACTIVE]"));
+		expect(injected.at(-1)).toBe(buildContextInjection(todos));
+		const lines = buildContinuationPrompt(todos).split("\n");
+		expect(lines.filter((line) => line.startsWith("Next action:"))).toEqual([
+			"Next action: edit_todos with action 'start' and indices [0]",
+		]);
+		expect(harness.extensionErrors).toEqual([]);
+	});
+});
