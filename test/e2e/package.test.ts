@@ -40,6 +40,18 @@ describe("installing the package", () => {
 		expect(run.code).toBe(0);
 		expect(continuationPrompts(readFakeLog(script.logFile))).toHaveLength(2);
 		expect(run.stdout).toContain("Finished item 2.");
+
+		// The package also ships the til-done skill: invoking it hands its guidance to the model.
+		iso.writeScript([{ text: "Noted." }]);
+		const skill = await runPrint(
+			["-e", FAKE_MODEL_EXTENSION, ...FAKE_MODEL_ARGS, "--no-session", "-p", "/skill:til-done plan the release"],
+			iso.env,
+			{ raw: true },
+		);
+		expect(skill.code).toBe(0);
+		const lastUser = readFakeLog(iso.env.TIL_DONE_FAKE_LOG as string).at(-1)?.lastUser ?? "";
+		expect(lastUser).toContain("# Planning with todos");
+		expect(lastUser).toContain("plan the release");
 	});
 
 	it.skipIf(!existsSync(DIST_ENTRY))(
