@@ -2,51 +2,24 @@
 
 import { fauxAssistantMessage, fauxToolCall } from "@earendil-works/pi-ai";
 import { afterEach, describe, expect, it } from "vitest";
-import { type PiHarness, type StartPiOptions, startPi } from "../helpers/sdk.ts";
-import {
-	completeTodo,
-	continuationsOn,
-	EXTENSION_PATH,
-	say,
-	startTodo,
-	withEnv,
-	workItem,
-	writeTodos,
-} from "../helpers/todo-model.ts";
+import { continuations, disposeAll, notices, quiet, startTilDone } from "../helpers/til-done-pi.ts";
+import { completeTodo, say, startTodo, workItem, writeTodos } from "../helpers/todo-model.ts";
 
-let pi: PiHarness | undefined;
-let restoreEnv: () => void = () => undefined;
-
-async function start(options: StartPiOptions, env: Record<string, string> = {}): Promise<PiHarness> {
-	restoreEnv = withEnv({ TIL_DONE_COUNTDOWN: "0.02", TIL_DONE_BACKOFF_MS: "50", ...env });
-	pi = await startPi({ extensionPaths: [EXTENSION_PATH], ...options });
-	return pi;
-}
-
-async function quiet(harness: PiHarness): Promise<void> {
-	await harness.settle(150);
-	await harness.settle(150);
-}
-
-const continuations = (harness: PiHarness) => continuationsOn(harness.branch() as never);
-const messages = (harness: PiHarness) => harness.ui.notifications.map((n) => n.message);
-
-afterEach(async () => {
-	await pi?.dispose();
-	pi = undefined;
-	restoreEnv();
-});
+afterEach(disposeAll);
 
 describe("/todos changes the list like a tool does", () => {
 	it("add, done, start and abandon survive a reload from the session file", async () => {
-		const harness = await start({ persist: true, responses: [writeTodos(["a", "b"]), say("Planned; waiting?")] });
+		const harness = await startTilDone({
+			persist: true,
+			responses: [writeTodos(["a", "b"]), say("Planned; waiting?")],
+		});
 		await harness.prompt("plan");
 		await quiet(harness);
 		await harness.prompt("/todos add write the changelog");
 		await harness.prompt("/todos done 0");
 		await harness.prompt("/todos start 2");
 		await harness.prompt("/todos abandon 1");
-		expect(messages(harness)).toContain("Added [2] write the changelog");
+		expect(notices(harness)).toContain("Added [2] write the changelog");
 		expect(harness.ui.status.get("til-done")).toBe("📋 2/3");
 		expect(harness.ui.status.get("til-done-active")).toBe("[2] write the changelog");
 		expect(harness.ui.status.get("til-done-progress")).toBe("[███████░░░] 2/3");
@@ -57,7 +30,7 @@ describe("/todos changes the list like a tool does", () => {
 	});
 
 	it("clear empties the list, and stays empty after moving back to the leaf of the branch", async () => {
-		const harness = await start({ responses: [writeTodos(["a", "b"]), say("Planned; shall I go on?")] });
+		const harness = await startTilDone({ responses: [writeTodos(["a", "b"]), say("Planned; shall I go on?")] });
 		await harness.prompt("plan");
 		await quiet(harness);
 		await harness.prompt("/todos clear");
@@ -71,7 +44,7 @@ describe("/todos changes the list like a tool does", () => {
 	});
 
 	it("rejects bad input with a clear error and changes nothing", async () => {
-		const harness = await start({ responses: [writeTodos(["a"]), say("ok?")] });
+		const harness = await startTilDone({ responses: [writeTodos(["a"]), say("ok?")] });
 		await harness.prompt("plan");
 		await quiet(harness);
 		await harness.prompt("/todos done 7");
@@ -89,7 +62,7 @@ describe("/todos changes the list like a tool does", () => {
 
 describe("/todos pause and resume", () => {
 	it("pause stops the auto-continue for the session; resume continues the list", async () => {
-		const harness = await start({ responses: [writeTodos(["a", "b"]), ...workItem(0), ...workItem(1)] });
+		const harness = await startTilDone({ responses: [writeTodos(["a", "b"]), ...workItem(0), ...workItem(1)] });
 		await harness.prompt("/todos pause");
 		expect(harness.ui.status.get("til-done-paused")).toBe("⏸ auto-continue paused");
 		await harness.prompt("go");
@@ -104,9 +77,9 @@ describe("/todos pause and resume", () => {
 	});
 
 	it("status reports the state, the counters and the limits", async () => {
-		const harness = await start({ responses: [] });
+		const harness = await startTilDone({ responses: [] });
 		await harness.prompt("/todos status");
-		expect(messages(harness).at(-1)).toBe(
+		expect(notices(harness).at(-1)).toBe(
 			[
 				"Auto-continue: on",
 				"Continuations this prompt: 0/20",
@@ -118,7 +91,10 @@ describe("/todos pause and resume", () => {
 	});
 
 	it("starts paused with TIL_DONE_PAUSED=1", async () => {
-		const harness = await start({ responses: [writeTodos(["a", "b"]), ...workItem(0)] }, { TIL_DONE_PAUSED: "1" });
+		const harness = await startTilDone(
+			{ responses: [writeTodos(["a", "b"]), ...workItem(0)] },
+			{ TIL_DONE_PAUSED: "1" },
+		);
 		await harness.prompt("go");
 		await quiet(harness);
 		expect(continuations(harness)).toEqual([]);
@@ -131,14 +107,14 @@ describe("the model pauses when it must stop", () => {
 		const pause = fauxAssistantMessage(fauxToolCall("pause_todos", { reason: "need the database password" }), {
 			stopReason: "toolUse",
 		});
-		const harness = await start({
+		const harness = await startTilDone({
 			responses: [writeTodos(["a", "b"]), startTodo(0), pause, say("I need the password."), ...workItem(0), say("ok")],
 		});
 		await harness.prompt("go");
 		await quiet(harness);
 		expect(continuations(harness)).toEqual([]);
 		expect(harness.ui.status.get("til-done-paused")).toBe("⏸ auto-continue paused: need the database password");
-		expect(messages(harness)).toContain("Auto-continue paused by the model: need the database password");
+		expect(notices(harness)).toContain("Auto-continue paused by the model: need the database password");
 
 		await harness.prompt("the password is hunter2");
 		await quiet(harness);
@@ -147,7 +123,7 @@ describe("the model pauses when it must stop", () => {
 	});
 
 	it("does not continue when the model's last message asks the user a question", async () => {
-		const harness = await start({
+		const harness = await startTilDone({
 			responses: [writeTodos(["a", "b"]), ...workItem(0).slice(0, 2), say("Should I use Postgres or SQLite?")],
 		});
 		await harness.prompt("go");
@@ -161,7 +137,7 @@ describe("seeing progress", () => {
 	it("shows the panel with the in-progress item and a +N more tail, and the finished notice once", async () => {
 		const items = ["one", "two", "three", "four", "five", "six", "seven"];
 		const responses = [writeTodos(items), startTodo(0), say("Working on it; more later.")];
-		const harness = await start({ responses }, { TIL_DONE_PANEL: "1", TIL_DONE_PAUSED: "1" });
+		const harness = await startTilDone({ responses }, { TIL_DONE_PANEL: "1", TIL_DONE_PAUSED: "1" });
 		await harness.prompt("go");
 		await quiet(harness);
 		expect(harness.ui.widgets.get("til-done-panel")).toEqual([
@@ -190,12 +166,12 @@ describe("seeing progress", () => {
 
 describe("/loop", () => {
 	it("sends the prompt again after each run until the answer holds the marker", async () => {
-		const harness = await start({ responses: [say("step 1"), say("step 2"), say("all good: SHIPPED")] });
+		const harness = await startTilDone({ responses: [say("step 1"), say("step 2"), say("all good: SHIPPED")] });
 		await harness.prompt("/loop --until SHIPPED --max 5 polish the README");
-		await harness.waitFor(() => messages(harness).some((m) => m.startsWith("Loop finished")), 5000, "loop end");
+		await harness.waitFor(() => notices(harness).some((m) => m.startsWith("Loop finished")), 5000, "loop end");
 		await quiet(harness);
 		expect(harness.agentRuns()).toBe(3);
-		expect(messages(harness)).toContain("Loop finished: SHIPPED found after 3 iteration(s).");
+		expect(notices(harness)).toContain("Loop finished: SHIPPED found after 3 iteration(s).");
 		expect(harness.userTexts()[0]).toBe(
 			"polish the README\n\n(Loop iteration 1 of 5. When the task is fully complete, include SHIPPED in your answer.)",
 		);
@@ -203,9 +179,9 @@ describe("/loop", () => {
 	});
 
 	it("stops at --max iterations with a warning", async () => {
-		const harness = await start({ responses: [say("a"), say("b"), say("c")] });
+		const harness = await startTilDone({ responses: [say("a"), say("b"), say("c")] });
 		await harness.prompt("/loop --max 2 keep refining");
-		await harness.waitFor(() => messages(harness).some((m) => m.startsWith("Loop stopped")), 5000, "loop stop");
+		await harness.waitFor(() => notices(harness).some((m) => m.startsWith("Loop stopped")), 5000, "loop stop");
 		await quiet(harness);
 		expect(harness.agentRuns()).toBe(2);
 		expect(harness.ui.notifications.at(-1)).toEqual({
@@ -215,19 +191,19 @@ describe("/loop", () => {
 	});
 
 	it("a keypress during the countdown ends the loop", async () => {
-		const harness = await start({ responses: [say("a"), say("b")] }, { TIL_DONE_COUNTDOWN: "5" });
+		const harness = await startTilDone({ responses: [say("a"), say("b")] }, { TIL_DONE_COUNTDOWN: "5" });
 		await harness.prompt("/loop again and again");
 		await harness.waitFor(() => harness.ui.widgets.has("til-done-countdown"), 5000, "countdown");
 		expect(harness.ui.status.get("til-done-loop")).toBe("🔁 loop 1/10");
 		harness.ui.pressKey("q");
 		await quiet(harness);
 		expect(harness.agentRuns()).toBe(1);
-		expect(messages(harness)).toContain("Loop stopped by the user.");
+		expect(notices(harness)).toContain("Loop stopped by the user.");
 		expect(harness.ui.status.get("til-done-loop")).toBeUndefined();
 	});
 
 	it("rejects a bad --max", async () => {
-		const harness = await start({ responses: [] });
+		const harness = await startTilDone({ responses: [] });
 		await harness.prompt("/loop --max lots do it");
 		expect(harness.ui.notifications.at(-1)).toEqual({
 			message: "/loop: --max takes a whole number from 1 to 1000",

@@ -1,50 +1,16 @@
 /** The auto-continue engine's rules, each proven in the real pi runtime (SDK, in process) with the fake model. */
 
 import { afterEach, describe, expect, it } from "vitest";
-import { type PiHarness, type StartPiOptions, startPi } from "../helpers/sdk.ts";
-import {
-	completeTodo,
-	continuationsOn,
-	EXTENSION_PATH,
-	fail,
-	say,
-	startTodo,
-	withEnv,
-	workItem,
-	writeTodos,
-} from "../helpers/todo-model.ts";
+import { continuations, countdownWidgets, disposeAll, quiet, startTilDone, warnings } from "../helpers/til-done-pi.ts";
+import { completeTodo, fail, say, startTodo, workItem, writeTodos } from "../helpers/todo-model.ts";
 
 const FIVE = ["Read the spec", "Write the parser", "Write the printer", "Add tests", "Update the docs"];
 
-let pi: PiHarness | undefined;
-let restoreEnv: () => void = () => undefined;
-
-async function start(options: StartPiOptions, env: Record<string, string> = {}): Promise<PiHarness> {
-	restoreEnv = withEnv({ TIL_DONE_COUNTDOWN: "0.02", TIL_DONE_BACKOFF_MS: "50", ...env });
-	pi = await startPi({ extensionPaths: [EXTENSION_PATH], ...options });
-	return pi;
-}
-
-/** Waits until pi has settled and no countdown is left running. */
-async function quiet(harness: PiHarness, graceMs = 150): Promise<void> {
-	await harness.settle(graceMs);
-	await harness.settle(graceMs);
-}
-
-const continuations = (harness: PiHarness) => continuationsOn(harness.branch() as never);
-const warnings = (harness: PiHarness) =>
-	harness.ui.notifications.filter((n) => n.type === "warning").map((n) => n.message);
-const countdownWidgets = (harness: PiHarness) => harness.ui.widgetHistory.filter((w) => w.key === "til-done-countdown");
-
-afterEach(async () => {
-	await pi?.dispose();
-	pi = undefined;
-	restoreEnv();
-});
+afterEach(disposeAll);
 
 describe("rule 1: a run that ends with items left gets exactly one continuation", () => {
 	it("drives a model that stops after every item through a 5-item list, one continuation per stop", async () => {
-		const harness = await start({
+		const harness = await startTilDone({
 			responses: [writeTodos(FIVE), ...workItem(0), ...workItem(1), ...workItem(2), ...workItem(3), ...workItem(4)],
 		});
 		await harness.prompt("Build the thing");
@@ -74,7 +40,7 @@ describe("rule 1: a run that ends with items left gets exactly one continuation"
 	});
 
 	it("points the next action at the item in progress when the model stopped mid-item", async () => {
-		const harness = await start({
+		const harness = await startTilDone({
 			responses: [writeTodos(["a", "b"]), startTodo(0), say("Pausing here."), completeTodo(0), ...workItem(1)],
 		});
 		await harness.prompt("go");
@@ -97,7 +63,7 @@ describe("rule 1: a run that ends with items left gets exactly one continuation"
 
 describe("rule 2: a finished or empty list never continues", () => {
 	it("sends nothing, shows no countdown and no limit message for 25 runs after the list is done", async () => {
-		const harness = await start({
+		const harness = await startTilDone({
 			responses: [writeTodos(["only item"]), startTodo(0), completeTodo(0), say("All done.")],
 		});
 		await harness.prompt("do it");
@@ -115,7 +81,7 @@ describe("rule 2: a finished or empty list never continues", () => {
 	});
 
 	it("sends nothing when there is no list at all", async () => {
-		const harness = await start({ responses: [say("hello"), say("again")] });
+		const harness = await startTilDone({ responses: [say("hello"), say("again")] });
 		await harness.prompt("hi");
 		await harness.prompt("hi again");
 		await quiet(harness);
@@ -128,7 +94,10 @@ describe("rule 2: a finished or empty list never continues", () => {
 
 describe("rule 3: the user interrupts the countdown", () => {
 	it("cancels on any keypress and leaves the key to the editor", async () => {
-		const harness = await start({ responses: [writeTodos(["a", "b"]), ...workItem(0)] }, { TIL_DONE_COUNTDOWN: "5" });
+		const harness = await startTilDone(
+			{ responses: [writeTodos(["a", "b"]), ...workItem(0)] },
+			{ TIL_DONE_COUNTDOWN: "5" },
+		);
 		await harness.prompt("go");
 		await harness.waitFor(() => harness.ui.widgets.has("til-done-countdown"), 5000, "countdown shown");
 		expect(harness.ui.widgets.get("til-done-countdown")).toEqual([
@@ -143,7 +112,7 @@ describe("rule 3: the user interrupts the countdown", () => {
 	});
 
 	it("cancels when the user submits a prompt, which is processed normally", async () => {
-		const harness = await start(
+		const harness = await startTilDone(
 			{ responses: [writeTodos(["a", "b"]), ...workItem(0), say("Answering the user.")] },
 			{ TIL_DONE_COUNTDOWN: "5" },
 		);
@@ -170,7 +139,7 @@ describe("rule 3: the user interrupts the countdown", () => {
 
 describe("rule 4: aborts and failures", () => {
 	it("never continues after Esc (stopReason aborted)", async () => {
-		const harness = await start({
+		const harness = await startTilDone({
 			responses: [writeTodos(["a", "b"]), startTodo(0), say("a long answer that streams slowly ".repeat(20))],
 			fauxOptions: { tokensPerSecond: 30 },
 		});
@@ -184,7 +153,7 @@ describe("rule 4: aborts and failures", () => {
 	});
 
 	it("backs off after a provider error, longer each time, and gives up after 3 failures with a warning", async () => {
-		const harness = await start(
+		const harness = await startTilDone(
 			{
 				responses: [writeTodos(["a", "b"]), fail("boom"), fail("boom"), fail("boom")],
 			},
@@ -204,7 +173,7 @@ describe("rule 4: aborts and failures", () => {
 
 describe("rule 8: the circuit breaker", () => {
 	it("trips after 3 continuations in which no item was finished, as a warning", async () => {
-		const harness = await start({
+		const harness = await startTilDone({
 			responses: [writeTodos(["a", "b"]), say("thinking"), say("still thinking"), startTodo(0), say("hmm"), say("x")],
 		});
 		await harness.prompt("go");
@@ -222,7 +191,7 @@ describe("rule 8: the circuit breaker", () => {
 		const items = Array.from({ length: 25 }, (_, i) => `item ${i}`);
 		const responses = [writeTodos(items), ...workItem(0)];
 		for (let i = 1; i <= 21; i++) responses.push(...workItem(i));
-		const harness = await start({ responses });
+		const harness = await startTilDone({ responses });
 		await harness.prompt("go");
 		await harness.waitFor(() => warnings(harness).length > 0, 20_000, "hard cap warning");
 		await quiet(harness);
@@ -240,7 +209,7 @@ describe("rule 8: the circuit breaker", () => {
 
 describe("rule 5: never send while pi is busy", () => {
 	it("drops the continuation when a prompt is already running at the moment of sending", async () => {
-		const harness = await start(
+		const harness = await startTilDone(
 			{
 				responses: [writeTodos(["a", "b"]), ...workItem(0), say("a slow answer ".repeat(30))],
 				fauxOptions: { tokensPerSecond: 200 },
@@ -273,7 +242,7 @@ describe("rule 5: never send while pi is busy", () => {
 
 describe("rule 6: session changes during a countdown", () => {
 	it("reopening the session (/resume) removes the countdown and nothing reaches the new session", async () => {
-		const harness = await start(
+		const harness = await startTilDone(
 			{ persist: true, responses: [writeTodos(["a", "b"]), ...workItem(0)] },
 			{ TIL_DONE_COUNTDOWN: "0.3" },
 		);
@@ -290,7 +259,10 @@ describe("rule 6: session changes during a countdown", () => {
 	});
 
 	it("/reload during a countdown leaves no timer of the old runtime behind", async () => {
-		const harness = await start({ responses: [writeTodos(["a", "b"]), ...workItem(0)] }, { TIL_DONE_COUNTDOWN: "0.3" });
+		const harness = await startTilDone(
+			{ responses: [writeTodos(["a", "b"]), ...workItem(0)] },
+			{ TIL_DONE_COUNTDOWN: "0.3" },
+		);
 		await harness.prompt("go");
 		await harness.waitFor(() => harness.ui.widgets.has("til-done-countdown"), 5000, "countdown shown");
 		await harness.reload();
@@ -303,7 +275,10 @@ describe("rule 6: session changes during a countdown", () => {
 	});
 
 	it("tree navigation during a countdown cancels it and rebuilds the list as it was at that point", async () => {
-		const harness = await start({ responses: [writeTodos(["a", "b"]), ...workItem(0)] }, { TIL_DONE_COUNTDOWN: "0.3" });
+		const harness = await startTilDone(
+			{ responses: [writeTodos(["a", "b"]), ...workItem(0)] },
+			{ TIL_DONE_COUNTDOWN: "0.3" },
+		);
 		await harness.prompt("go");
 		await harness.waitFor(() => harness.ui.widgets.has("til-done-countdown"), 5000, "countdown shown");
 		const firstWrite = harness
@@ -321,7 +296,7 @@ describe("rule 6: session changes during a countdown", () => {
 
 describe("rule 7: one countdown at a time", () => {
 	it("a retried provider error (two agent_ends before pi settles) sends exactly one continuation", async () => {
-		const harness = await start({
+		const harness = await startTilDone({
 			responses: [writeTodos(["a", "b", "c"]), ...workItem(0), fail("503 overloaded"), ...workItem(1), ...workItem(2)],
 			settings: { retry: { enabled: true, maxRetries: 2, baseDelayMs: 1 } },
 		});
@@ -335,7 +310,7 @@ describe("rule 7: one countdown at a time", () => {
 
 describe("rule 10: continued runs carry the current list", () => {
 	it("the continuation prompt holds the live statuses, and no second copy of the list is injected", async () => {
-		const harness = await start({
+		const harness = await startTilDone({
 			responses: [
 				writeTodos(["a", "b", "c"]),
 				startTodo(0),
@@ -358,7 +333,7 @@ describe("rule 10: continued runs carry the current list", () => {
 
 describe("the countdown at its default length", () => {
 	it("counts 3, 2, 1 above the editor and then continues", async () => {
-		const harness = await start({ responses: [writeTodos(["a", "b"]), ...workItem(0), ...workItem(1)] }, {});
+		const harness = await startTilDone({ responses: [writeTodos(["a", "b"]), ...workItem(0), ...workItem(1)] }, {});
 		delete process.env.TIL_DONE_COUNTDOWN;
 		await harness.reload();
 		const before = countdownWidgets(harness).length;

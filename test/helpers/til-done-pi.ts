@@ -1,0 +1,41 @@
+/** The extension under test in an in-process pi, with fast countdowns, and what tests read off it. */
+
+import { type PiHarness, type StartPiOptions, startPi } from "./sdk.ts";
+import { continuationsOn, EXTENSION_PATH, withEnv } from "./todo-model.ts";
+
+/** Countdown and back-off short enough for tests, long enough to see the widget. */
+export const FAST_ENV = { TIL_DONE_COUNTDOWN: "0.02", TIL_DONE_BACKOFF_MS: "50" };
+
+const running: { harness: PiHarness; restoreEnv: () => void }[] = [];
+
+/** Starts pi with the extension; `env` overrides `FAST_ENV` for this session. Pair with `disposeAll` in afterEach. */
+export async function startTilDone(
+	options: StartPiOptions,
+	env: Record<string, string> = {},
+	defaults: Record<string, string> = FAST_ENV,
+): Promise<PiHarness> {
+	const restoreEnv = withEnv({ ...defaults, ...env });
+	const harness = await startPi({ extensionPaths: [EXTENSION_PATH], ...options });
+	running.push({ harness, restoreEnv });
+	return harness;
+}
+
+export async function disposeAll(): Promise<void> {
+	for (const { harness, restoreEnv } of running.splice(0).reverse()) {
+		await harness.dispose();
+		restoreEnv();
+	}
+}
+
+/** Waits until pi has settled twice over, so a short countdown has run out and its run has ended. */
+export async function quiet(harness: PiHarness, graceMs = 150): Promise<void> {
+	await harness.settle(graceMs);
+	await harness.settle(graceMs);
+}
+
+export const continuations = (harness: PiHarness) => continuationsOn(harness.branch() as never);
+export const notices = (harness: PiHarness) => harness.ui.notifications.map((n) => n.message);
+export const warnings = (harness: PiHarness) =>
+	harness.ui.notifications.filter((n) => n.type === "warning").map((n) => n.message);
+export const countdownWidgets = (harness: PiHarness) =>
+	harness.ui.widgetHistory.filter((w) => w.key === "til-done-countdown");
