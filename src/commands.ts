@@ -105,7 +105,7 @@ async function runTodosCommand(
 	const rest = args.slice(sub.length).trim();
 	if (sub === "") return showList(ctx);
 	if (sub === "add") return addItem(pi, ctx, rest);
-	if (sub in SUBCOMMAND_TO_ACTION) return editItem(pi, ctx, SUBCOMMAND_TO_ACTION[sub], restWords);
+	if (Object.hasOwn(SUBCOMMAND_TO_ACTION, sub)) return editItem(pi, ctx, SUBCOMMAND_TO_ACTION[sub], restWords);
 	if (sub === "clear") {
 		setTodos([]);
 		commit(pi, ctx);

@@ -221,6 +221,14 @@ export function createEngine(pi: ExtensionAPI, getConfig: () => TilDoneConfig): 
 		);
 	};
 
+	/** Waits out a back-off inside the run; false when the session changed meanwhile, so nothing may be sent. */
+	const backOff = async (ms: number): Promise<boolean> => {
+		if (ms <= 0) return true;
+		const startedIn = epoch;
+		await new Promise((resolve) => setTimeout(resolve, ms));
+		return startedIn === epoch;
+	};
+
 	const headlessTodo = async (messages: readonly unknown[], stopReason: StopReason | undefined) => {
 		const decision = decideTodo(messages, stopReason);
 		if (decision.kind === "stop") {
@@ -231,7 +239,7 @@ export function createEngine(pi: ExtensionAPI, getConfig: () => TilDoneConfig): 
 			return { entries: [{ type: "custom" as const, customType: COMPLETE_MESSAGE_TYPE, data }] };
 		}
 		if (decision.kind !== "continue") return undefined;
-		if (decision.backoffMs > 0) await new Promise((resolve) => setTimeout(resolve, decision.backoffMs));
+		if (!(await backOff(decision.backoffMs))) return undefined;
 		incrementAutoContinue();
 		const content = buildContinuationPrompt(getTodos());
 		return {
@@ -247,7 +255,7 @@ export function createEngine(pi: ExtensionAPI, getConfig: () => TilDoneConfig): 
 			setLoop(undefined);
 			return undefined;
 		}
-		if (decision.backoffMs > 0) await new Promise((resolve) => setTimeout(resolve, decision.backoffMs));
+		if (!(await backOff(decision.backoffMs))) return undefined;
 		const next = { ...(getLoop() ?? loop), iteration: (getLoop() ?? loop).iteration + 1 };
 		setLoop(next);
 		return {

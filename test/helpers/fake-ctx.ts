@@ -1,6 +1,6 @@
 /** A fake pi `ExtensionContext` for unit tests: a recording UI and a session branch given by the test. */
 
-import type { ExtensionContext, TerminalInputHandler } from "@earendil-works/pi-coding-agent";
+import type { ExtensionCommandContext, ExtensionContext, TerminalInputHandler } from "@earendil-works/pi-coding-agent";
 import { plainTheme } from "./theme.ts";
 
 type ExtensionMode = ExtensionContext["mode"];
@@ -31,7 +31,15 @@ export interface FakeUi {
 
 export interface FakeCtx {
 	ctx: ExtensionContext;
+	/** The same context as a command sees it (`waitForIdle` resolves at once). */
+	commandCtx: ExtensionCommandContext;
 	ui: FakeUi;
+	/** Changes what `ctx.isIdle()` answers from now on. */
+	setIdle(idle: boolean): void;
+	/** Changes what `ctx.hasPendingMessages()` answers from now on. */
+	setPendingMessages(pending: boolean): void;
+	/** From now on every UI call and `isIdle`/`hasPendingMessages` throw, like a context whose session is gone. */
+	makeStale(): void;
 }
 
 export function createFakeCtx(options: FakeCtxOptions = {}): FakeCtx {
@@ -43,22 +51,32 @@ export function createFakeCtx(options: FakeCtxOptions = {}): FakeCtx {
 		notifications: [],
 		inputHandlers: new Set(),
 	};
+	let idle = options.idle ?? true;
+	let pendingMessages = options.pendingMessages ?? false;
+	let stale = false;
+	const live = () => {
+		if (stale) throw new Error("This extension context is stale: its session was replaced or reloaded");
+	};
 	const uiContext = {
 		theme: plainTheme,
 		setStatus(key: string, text: string | undefined) {
+			live();
 			ui.statusCalls.push({ key, text });
 			if (text === undefined) ui.status.delete(key);
 			else ui.status.set(key, text);
 		},
 		setWidget(key: string, content: unknown, widgetOptions?: unknown) {
+			live();
 			ui.widgetCalls.push({ key, content, options: widgetOptions });
 			if (content === undefined) ui.widgets.delete(key);
 			else ui.widgets.set(key, content);
 		},
 		notify(message: string, type?: string) {
+			live();
 			ui.notifications.push({ message, type });
 		},
 		onTerminalInput(handler: TerminalInputHandler) {
+			live();
 			ui.inputHandlers.add(handler);
 			return () => ui.inputHandlers.delete(handler);
 		},
@@ -72,8 +90,28 @@ export function createFakeCtx(options: FakeCtxOptions = {}): FakeCtx {
 		sessionManager: {
 			getBranch: () => (typeof branch === "function" ? branch() : [...branch]),
 		},
-		isIdle: () => options.idle ?? true,
-		hasPendingMessages: () => options.pendingMessages ?? false,
+		isIdle: () => {
+			live();
+			return idle;
+		},
+		hasPendingMessages: () => {
+			live();
+			return pendingMessages;
+		},
+		waitForIdle: async () => undefined,
 	};
-	return { ctx: ctx as unknown as ExtensionContext, ui };
+	return {
+		ctx: ctx as unknown as ExtensionContext,
+		commandCtx: ctx as unknown as ExtensionCommandContext,
+		ui,
+		setIdle: (value) => {
+			idle = value;
+		},
+		setPendingMessages: (value) => {
+			pendingMessages = value;
+		},
+		makeStale: () => {
+			stale = true;
+		},
+	};
 }

@@ -11,9 +11,18 @@ export interface FakePi {
 	api: ExtensionAPI;
 	tools: Map<string, ToolDefinition>;
 	renderers: Map<string, (...args: unknown[]) => unknown>;
+	/** Renderers registered with `registerEntryRenderer`, by custom type. */
+	entryRenderers: Map<string, (...args: unknown[]) => unknown>;
 	flags: Map<string, { type: string; description?: string }>;
 	flagValues: Map<string, string | boolean>;
-	commands: Map<string, { description?: string; handler: (args: string, ctx: unknown) => Promise<void> }>;
+	commands: Map<
+		string,
+		{
+			description?: string;
+			handler: (args: string, ctx: unknown) => Promise<void>;
+			getArgumentCompletions?: (prefix: string) => unknown;
+		}
+	>;
 	sent: SentMessage[];
 	userMessages: { content: unknown; options?: unknown }[];
 	entries: { customType: string; data: unknown }[];
@@ -27,6 +36,7 @@ export function createFakePi(): FakePi {
 	const fake: Omit<FakePi, "api"> = {
 		tools: new Map(),
 		renderers: new Map(),
+		entryRenderers: new Map(),
 		flags: new Map(),
 		flagValues: new Map(),
 		commands: new Map(),
@@ -50,7 +60,8 @@ export function createFakePi(): FakePi {
 		registerTool: (tool: ToolDefinition) => fake.tools.set(tool.name, tool),
 		registerMessageRenderer: (type: string, renderer: (...args: unknown[]) => unknown) =>
 			fake.renderers.set(type, renderer),
-		registerEntryRenderer: () => undefined,
+		registerEntryRenderer: (type: string, renderer: (...args: unknown[]) => unknown) =>
+			fake.entryRenderers.set(type, renderer),
 		registerFlag: (name: string, options: { type: string; description?: string }) => fake.flags.set(name, options),
 		getFlag: (name: string) => fake.flagValues.get(name),
 		registerCommand: (name: string, options: FakePi["commands"] extends Map<string, infer C> ? C : never) =>

@@ -5,7 +5,7 @@
  */
 
 import fc from "fast-check";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
 	buildContextInjection,
 	buildContinuationPrompt,
@@ -15,9 +15,7 @@ import {
 	formatTodoListText,
 	oneLine,
 } from "../../src/formatting.ts";
-import { type PiHarness, startPi } from "../helpers/sdk.ts";
-import { continuationsOn, EXTENSION_PATH, say, withEnv, writeTodos } from "../helpers/todo-model.ts";
-import { codePoints, hostileText, INJECTIONS, type Item, LIMITS, type Status } from "../helpers/todo-oracle.ts";
+import { codePoints, hostileText, type Item, LIMITS, type Status } from "../helpers/todo-oracle.ts";
 
 const STATUSES: Status[] = ["not_started", "in_progress", "completed", "abandoned"];
 const ICONS: Record<Status, string> = { not_started: "–", in_progress: "●", completed: "✓", abandoned: "✗" };
@@ -132,39 +130,5 @@ describe("hostile todo text never changes the structure of what the extension wr
 			}),
 			{ numRuns: 300 },
 		);
-	});
-});
-
-describe("in the real runtime", () => {
-	let pi: PiHarness | undefined;
-	let restore: () => void = () => undefined;
-	afterEach(async () => {
-		await pi?.dispose();
-		pi = undefined;
-		restore();
-	});
-
-	it("the continuation and the injection the model receives keep their structure", async () => {
-		restore = withEnv({ TIL_DONE_COUNTDOWN: "0", TIL_DONE_MAX_CONTINUE: "1" });
-		const texts = INJECTIONS.map((injection, i) => `task ${i}${injection}`);
-		pi = await startPi({
-			extensionPaths: [EXTENSION_PATH],
-			responses: [writeTodos(texts), say("Stopping here."), say("Stopping again."), say("and again")],
-		});
-		await pi.prompt("go");
-		await pi.waitFor(() => continuationsOn(pi!.branch() as never).length === 1, 10_000, "one continuation");
-		await pi.settle(100);
-		const harness = pi;
-		const todos = texts.map((text): Item => ({ text, status: "not_started" }));
-		expect(continuationsOn(harness.branch() as never)).toEqual([buildContinuationPrompt(todos)]);
-		await harness.prompt("next");
-		await harness.settle(100);
-		const injected = harness.modelCalls.at(-1)!.userTexts.filter((text) => text.startsWith("[TILL-DONE ACTIVE]"));
-		expect(injected.at(-1)).toBe(buildContextInjection(todos));
-		const lines = buildContinuationPrompt(todos).split("\n");
-		expect(lines.filter((line) => line.startsWith("Next action:"))).toEqual([
-			"Next action: edit_todos with action 'start' and indices [0]",
-		]);
-		expect(harness.extensionErrors).toEqual([]);
 	});
 });

@@ -103,6 +103,14 @@ describe("next item: the first in progress, else the first not started", () => {
 });
 
 describe("the continuation prompt (architecture §5)", () => {
+	it("names no index when nothing is left to do", () => {
+		expect(
+			buildContinuationPrompt([todo("a", "completed")])
+				.split("\n")
+				.at(-1),
+		).toBe("Next action: edit_todos with action 'start' and indices []");
+	});
+
 	it("matches the seed's example verbatim when an item is in progress", () => {
 		expect(buildContinuationPrompt(seedList)).toBe(
 			[
@@ -383,6 +391,24 @@ describe("renderToolResult", () => {
 
 	it("renders `No todos` for a list result without `view`", () => {
 		const result = { content, details: { action: "list", todos: [] } };
+		expect(textOf(renderToolResult(result, renderOptions, taggingTheme))).toBe("<dim>No todos</dim>");
+	});
+
+	it("shows pi's own validation error, themed, from the text parts of the content", () => {
+		const result = { content: [{ type: "text", text: "Validation failed" }, { type: "image" }, { type: "text" }] };
+		expect(textOf(renderToolResult(result, renderOptions, taggingTheme, { isError: true }))).toBe(
+			"<error>Validation failed</error>",
+		);
+	});
+
+	it("shows an empty text for details that are not an object or a text part without text", () => {
+		expect(textOf(renderToolResult({ content, details: "bogus" }, renderOptions, taggingTheme))).toBe("raw output");
+		expect(textOf(renderToolResult({ content: [{ type: "text" }] }, renderOptions, taggingTheme))).toBe("");
+		expect(textOf(renderToolResult({ content: [] }, renderOptions, taggingTheme))).toBe("");
+	});
+
+	it("renders `No todos` when the stored todos are not an array", () => {
+		const result = { content, details: { action: "edit", todos: "bogus" } };
 		expect(textOf(renderToolResult(result, renderOptions, taggingTheme))).toBe("<dim>No todos</dim>");
 	});
 });

@@ -761,4 +761,17 @@ describe("pause_todos (beyond the seed): the model stops the auto-continue hones
 			"<error>Error: bad</error>",
 		);
 	});
+
+	it("renders a call without a reason, and a result without a string reason as a plain tool result", () => {
+		const noArgs = undefined as unknown as Parameters<NonNullable<typeof pauseTool.renderCall>>[0];
+		expect(textOf(pauseTool.renderCall!(noArgs, taggingTheme, renderContext))).toBe(
+			"<toolTitle><b>pause_todos</b></toolTitle> <muted></muted>",
+		);
+		const raw = { content: [{ type: "text" as const, text: "raw" }], details: undefined as never };
+		expect(textOf(pauseTool.renderResult!(raw, renderOptions, taggingTheme, renderContext))).toBe("raw");
+		const odd = { content: [{ type: "text" as const, text: "raw" }], details: { action: "pause", reason: 5 } as never };
+		expect(textOf(pauseTool.renderResult!(odd, renderOptions, taggingTheme, renderContext))).toBe(
+			"<dim>No todos</dim>",
+		);
+	});
 });

@@ -1,0 +1,406 @@
+import type { Theme } from "@earendil-works/pi-coding-agent";
+import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from "vitest";
+import { completeTodosArgs, formatStatusReport, registerCommands, TODOS_SUBCOMMANDS } from "../../src/commands.ts";
+import { DEFAULT_CONFIG, type TilDoneConfig } from "../../src/config.ts";
+import { createEngine } from "../../src/engine.ts";
+import {
+	getChain,
+	getLoop,
+	getTodos,
+	incrementAutoContinue,
+	isPanelEnabled,
+	pauseAutoContinue,
+	resetState,
+	setTodos,
+} from "../../src/state.ts";
+import type { TodoItem, TodoStatus } from "../../src/types.ts";
+import { createFakeCtx, type FakeCtxOptions } from "../helpers/fake-ctx.ts";
+import { createFakePi } from "../helpers/fake-pi.ts";
+import { taggingTheme } from "../helpers/theme.ts";
+
+const todo = (text: string, status: TodoStatus = "not_started"): TodoItem => ({ text, status });
+const TWO_ITEMS = [todo("Write schema", "in_progress"), todo("Write migration")];
+const WORKING = [{ role: "assistant", stopReason: "stop", content: [{ type: "text", text: "Working." }] }];
+
+const ALL_SUBCOMMANDS = "add, start, done, abandon, clear, pause, resume, status, panel";
+
+function setup(options: FakeCtxOptions = {}, overrides: Partial<TilDoneConfig> = {}) {
+	const config: TilDoneConfig = { ...DEFAULT_CONFIG, ...overrides };
+	const pi = createFakePi();
+	const engine = createEngine(pi.api, () => config);
+	registerCommands(pi.api, engine, () => config);
+	const fake = createFakeCtx(options);
+	const todos = (args: string) => pi.commands.get("todos")?.handler(args, fake.commandCtx);
+	const loop = (args: string) => pi.commands.get("loop")?.handler(args, fake.commandCtx);
+	/** The messages told to the user, in order. */
+	const told = () => fake.ui.notifications.map((n) => n.message);
+	return { config, pi, engine, ...fake, todos, loop, told };
+}
+
+let stdout: MockInstance<typeof process.stdout.write>;
+
+beforeEach(() => {
+	resetState();
+	vi.useFakeTimers();
+	stdout = vi.spyOn(process.stdout, "write").mockImplementation(() => true);
+});
+
+afterEach(() => {
+	vi.useRealTimers();
+	vi.restoreAllMocks();
+});
+
+describe("registerCommands registers /todos and /loop", () => {
+	it("registers exactly the two commands with their descriptions", () => {
+		const { pi } = setup();
+		expect([...pi.commands.keys()]).toEqual(["todos", "loop"]);
+		expect(pi.commands.get("todos")?.description).toBe(
+			"Show or change the todo list and the auto-continue (add, start, done, abandon, clear, pause, ...)",
+		);
+		expect(pi.commands.get("loop")?.description).toBe(
+			"Send a prompt again after every run until the answer holds a marker: /loop [--max N] [--until M] <prompt>",
+		);
+	});
+
+	it("offers the subcommand completions for /todos", () => {
+		const { pi } = setup();
+		expect(pi.commands.get("todos")?.getArgumentCompletions?.("cl")).toEqual([
+			{ value: "clear", label: "clear", description: "empty the list" },
+		]);
+	});
+});
+
+describe("argument completion covers the first word only", () => {
+	it("offers every subcommand for an empty prefix, in order", () => {
+		expect(completeTodosArgs("")?.map((c) => c.value)).toEqual(TODOS_SUBCOMMANDS.map((s) => s.name));
+	});
+
+	it("offers the subcommands that start with the prefix, with their help", () => {
+		expect(completeTodosArgs("st")).toEqual([
+			{ value: "start", label: "start", description: "start <i>: mark item i in progress" },
+			{ value: "status", label: "status", description: "auto-continue state, counters and limits" },
+		]);
+		expect(completeTodosArgs("pa")?.map((c) => c.value)).toEqual(["pause", "panel"]);
+	});
+
+	it("offers nothing for a prefix no subcommand starts with", () => {
+		expect(completeTodosArgs("x")).toBeNull();
+	});
+
+	it("offers nothing once the first word is complete", () => {
+		expect(completeTodosArgs("done ")).toBeNull();
+		expect(completeTodosArgs("panel o")).toBeNull();
+	});
+});
+
+describe("/todos with no subcommand shows the list", () => {
+	it("tui: the themed list as a notice", async () => {
+		const { ctx, todos, ui } = setup({ mode: "tui" });
+		(ctx.ui as { theme: Theme }).theme = taggingTheme;
+		setTodos(TWO_ITEMS);
+		await todos("");
+		expect(ui.notifications).toEqual([
+			{
+				message:
+					"<warning>●</warning> <accent>[0]</accent> <text>Write schema</text>\n<dim>–</dim> <accent>[1]</accent> <text>Write migration</text>",
+				type: "info",
+			},
+		]);
+	});
+
+	it("tui: `No todos` for an empty list, unstyled", async () => {
+		const { ctx, todos, told } = setup({ mode: "tui" });
+		(ctx.ui as { theme: Theme }).theme = taggingTheme;
+		await todos("   ");
+		expect(told()).toEqual(["No todos"]);
+	});
+
+	it("rpc: the plain list", async () => {
+		const { todos, told } = setup({ mode: "rpc" });
+		setTodos(TWO_ITEMS);
+		await todos("");
+		expect(told()).toEqual(["● [0] Write schema\n– [1] Write migration"]);
+	});
+
+	it("without a UI: the plain list on stdout", async () => {
+		const { todos, ui } = setup({ hasUI: false, mode: "print" });
+		setTodos(TWO_ITEMS);
+		await todos("");
+		expect(stdout).toHaveBeenCalledWith("● [0] Write schema\n– [1] Write migration\n");
+		expect(ui.notifications).toEqual([]);
+		await todos("clear");
+		expect(stdout).toHaveBeenLastCalledWith("Todo list cleared.\n");
+	});
+});
+
+describe("changing the list records a til-done-snapshot entry with the full list", () => {
+	it("add appends an item, tells its index and records the list", async () => {
+		const { pi, todos, told, ui } = setup();
+		setTodos(TWO_ITEMS);
+		await todos("add   Write   docs  ");
+		expect(told()).toEqual(["Added [2] Write   docs"]);
+		expect(pi.entries).toEqual([
+			{
+				customType: "til-done-snapshot",
+				data: { action: "write", todos: [...TWO_ITEMS, todo("Write   docs")] },
+			},
+		]);
+		expect(ui.status.get("til-done")).toBe("📋 0/3");
+	});
+
+	it("the recorded list is a copy, not the live list", async () => {
+		const { pi, todos } = setup();
+		await todos("add a");
+		await todos("done 0");
+		expect(pi.entries.map((entry) => entry.data)).toEqual([
+			{ action: "write", todos: [todo("a")] },
+			{ action: "write", todos: [todo("a", "completed")] },
+		]);
+	});
+
+	it("add without text is an error and records nothing", async () => {
+		const { pi, todos, ui } = setup();
+		await todos("add");
+		expect(ui.notifications).toEqual([{ message: "/todos add: todo item at index 0 has empty text", type: "error" }]);
+		expect(pi.entries).toEqual([]);
+		expect(getTodos()).toEqual([]);
+	});
+
+	it("add to a full list is an error", async () => {
+		const { pi, todos, told } = setup();
+		setTodos(Array.from({ length: 100 }, (_, i) => todo(`item ${i}`)));
+		await todos("add one more");
+		expect(told()).toEqual(["/todos add: appending 1 item(s) would exceed maximum of 100 todos (currently 100)"]);
+		expect(pi.entries).toEqual([]);
+	});
+
+	it("start, done and abandon set the status of every index given and show the list", async () => {
+		const { pi, todos, told } = setup();
+		setTodos([todo("a"), todo("b"), todo("c")]);
+		await todos("start 1");
+		await todos("done 0 1");
+		await todos("abandon 2");
+		expect(told()).toEqual(["– [0] a\n● [1] b\n– [2] c", "✓ [0] a\n✓ [1] b\n– [2] c", "✓ [0] a\n✓ [1] b\n✗ [2] c"]);
+		expect(pi.entries.at(-1)).toEqual({
+			customType: "til-done-snapshot",
+			data: { action: "write", todos: [todo("a", "completed"), todo("b", "completed"), todo("c", "abandoned")] },
+		});
+	});
+
+	it("clear empties the list and records the empty list", async () => {
+		const { pi, todos, told, ui } = setup();
+		setTodos(TWO_ITEMS);
+		await todos("clear");
+		expect(told()).toEqual(["Todo list cleared."]);
+		expect(getTodos()).toEqual([]);
+		expect(pi.entries).toEqual([{ customType: "til-done-snapshot", data: { action: "write", todos: [] } }]);
+		expect(ui.status.has("til-done")).toBe(false);
+	});
+
+	it("a change by the user starts a new chain", async () => {
+		const { todos } = setup();
+		setTodos(TWO_ITEMS);
+		incrementAutoContinue();
+		await todos("done 0");
+		expect(getChain()).toMatchObject({ continuations: 0, runIsContinuation: false });
+	});
+});
+
+describe("start, done and abandon reject bad indices", () => {
+	it("without an index", async () => {
+		const { pi, todos, ui } = setup();
+		setTodos(TWO_ITEMS);
+		await todos("done");
+		expect(ui.notifications).toEqual([
+			{ message: "/todos: 'indices' is required for start/complete/abandon actions", type: "error" },
+		]);
+		expect(pi.entries).toEqual([]);
+	});
+
+	it("with an index out of range or not a number", async () => {
+		const { todos, told } = setup();
+		setTodos(TWO_ITEMS);
+		await todos("start 5");
+		await todos("abandon x 1");
+		await todos("done -1");
+		expect(told()).toEqual([
+			"/todos: indices [5] out of range (0 to 1)",
+			'/todos: indices ["x"] out of range (0 to 1)',
+			'/todos: indices ["-1"] out of range (0 to 1)',
+		]);
+		expect(getTodos()).toEqual(TWO_ITEMS);
+	});
+
+	it("on an empty list", async () => {
+		const { todos, told } = setup();
+		await todos("done 0");
+		expect(told()).toEqual(["/todos: no todos exist"]);
+	});
+});
+
+describe("pause, resume and status control the auto-continue", () => {
+	it("pause stops a showing countdown, pauses with the reason and shows it", async () => {
+		const { pi, engine, ctx, todos, told, ui } = setup();
+		setTodos(TWO_ITEMS);
+		engine.onRunEnd(WORKING, ctx);
+		engine.onSettled(ctx);
+		await todos("pause   reviewing the plan ");
+		expect(told()).toEqual(["Auto-continue paused for this session. /todos resume turns it back on."]);
+		expect(engine.counting).toBe(false);
+		expect(getChain()).toMatchObject({ paused: true, pausedBy: "user", pauseReason: "reviewing the plan" });
+		expect(ui.status.get("til-done-paused")).toBe("⏸ auto-continue paused: reviewing the plan");
+		vi.advanceTimersByTime(60_000);
+		expect(pi.sent).toEqual([]);
+	});
+
+	it("pause without a reason", async () => {
+		const { todos, ui } = setup();
+		await todos("pause");
+		expect(getChain().pauseReason).toBeUndefined();
+		expect(ui.status.get("til-done-paused")).toBe("⏸ auto-continue paused");
+	});
+
+	it("resume turns auto-continue on, clears the status and continues at once when items remain", async () => {
+		const { pi, engine, todos, told, ui } = setup();
+		setTodos(TWO_ITEMS);
+		await todos("pause");
+		await todos("resume");
+		expect(told().at(-1)).toBe("Auto-continue is on.");
+		expect(getChain().paused).toBe(false);
+		expect(ui.status.has("til-done-paused")).toBe(false);
+		expect(engine.counting).toBe(true);
+		vi.advanceTimersByTime(3000);
+		expect(pi.sent.map((sent) => sent.message.customType)).toEqual(["til-done-countdown"]);
+	});
+
+	it("resume with nothing left to do only says so", async () => {
+		const { engine, todos, told } = setup();
+		await todos("resume");
+		expect(told()).toEqual(["Auto-continue is on."]);
+		expect(engine.counting).toBe(false);
+	});
+
+	it("status reports the state, the counters and the limits", async () => {
+		const { todos, told } = setup();
+		await todos("status");
+		expect(told()).toEqual([
+			[
+				"Auto-continue: on",
+				"Continuations this prompt: 0/20",
+				"Continuations without progress: 0/3",
+				"Failed runs in a row: 0/3",
+				"Countdown: 3s",
+			].join("\n"),
+		]);
+	});
+
+	it("status shows a pause with its reason on one line, and the configured limits", () => {
+		pauseAutoContinue("model", "waiting\nfor review");
+		incrementAutoContinue();
+		const config = { ...DEFAULT_CONFIG, maxContinuations: 5, maxNoProgress: 0, countdownSeconds: 0.5 };
+		expect(formatStatusReport(config)).toBe(
+			[
+				"Auto-continue: paused (waiting for review)",
+				"Continuations this prompt: 1/5",
+				"Continuations without progress: off",
+				"Failed runs in a row: 0/3",
+				"Countdown: 0.5s",
+			].join("\n"),
+		);
+	});
+
+	it("status shows a pause without a reason", () => {
+		pauseAutoContinue("user");
+		expect(formatStatusReport(DEFAULT_CONFIG).split("\n")[0]).toBe("Auto-continue: paused");
+	});
+});
+
+describe("panel switches the todo panel", () => {
+	it("panel on shows it, panel off hides it", async () => {
+		const { todos, told, ui } = setup();
+		setTodos(TWO_ITEMS);
+		await todos("panel on");
+		expect(isPanelEnabled()).toBe(true);
+		expect(ui.widgets.get("til-done-panel")).toEqual(["● [0] Write schema", "– [1] Write migration"]);
+		await todos("panel off");
+		expect(isPanelEnabled()).toBe(false);
+		expect(ui.widgets.has("til-done-panel")).toBe(false);
+		expect(told()).toEqual(["Todo panel on.", "Todo panel off."]);
+	});
+
+	it("panel without an argument toggles it", async () => {
+		const { todos, told } = setup();
+		await todos("panel");
+		await todos("panel");
+		await todos("panel whatever");
+		expect(told()).toEqual(["Todo panel on.", "Todo panel off.", "Todo panel on."]);
+	});
+});
+
+describe("an unknown subcommand is an error that lists the valid ones", () => {
+	it("names the subcommand and the choices", async () => {
+		const { todos, ui } = setup();
+		await todos("frob 1");
+		expect(ui.notifications).toEqual([
+			{ message: `/todos: unknown subcommand 'frob'. Try: ${ALL_SUBCOMMANDS}`, type: "error" },
+		]);
+	});
+
+	it("treats names inherited from Object.prototype as unknown subcommands", async () => {
+		const { todos, told } = setup();
+		setTodos(TWO_ITEMS);
+		await todos("toString");
+		await todos("constructor 0");
+		expect(told()).toEqual([
+			`/todos: unknown subcommand 'toString'. Try: ${ALL_SUBCOMMANDS}`,
+			`/todos: unknown subcommand 'constructor'. Try: ${ALL_SUBCOMMANDS}`,
+		]);
+	});
+});
+
+describe("/loop starts an iteration loop or explains its arguments", () => {
+	it("starts the loop: the first iteration goes out as a user message", async () => {
+		const { pi, loop } = setup();
+		await loop('--max 3 --until "ALL GREEN" make the tests pass');
+		expect(pi.userMessages).toEqual([
+			{
+				content:
+					"make the tests pass\n\n(Loop iteration 1 of 3. When the task is fully complete, include ALL GREEN in your answer.)",
+				options: undefined,
+			},
+		]);
+		expect(getLoop()).toEqual({
+			prompt: "make the tests pass",
+			max: 3,
+			marker: "ALL GREEN",
+			iteration: 1,
+			failures: 0,
+		});
+	});
+
+	it("reports a missing prompt with the usage", async () => {
+		const { pi, loop, ui } = setup();
+		await loop("  ");
+		expect(ui.notifications).toEqual([
+			{ message: "/loop: usage: /loop [--max N] [--until MARKER] <prompt>", type: "error" },
+		]);
+		expect(pi.userMessages).toEqual([]);
+		expect(getLoop()).toBeUndefined();
+	});
+
+	it("reports a bad --max or --until", async () => {
+		const { loop, told } = setup();
+		await loop("--max 0 go");
+		await loop("--until '' go");
+		expect(told()).toEqual([
+			"/loop: --max takes a whole number from 1 to 1000",
+			"/loop: --until takes a non-empty marker",
+		]);
+	});
+
+	it("without a UI, writes the error to stdout", async () => {
+		const { loop } = setup({ hasUI: false, mode: "print" });
+		await loop("");
+		expect(stdout).toHaveBeenCalledWith("/loop: usage: /loop [--max N] [--until MARKER] <prompt>\n");
+	});
+});

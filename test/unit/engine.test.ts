@@ -1,0 +1,908 @@
+import type { AgentBeforeSettleEvent } from "@earendil-works/pi-coding-agent";
+import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from "vitest";
+import { DEFAULT_CONFIG, type TilDoneConfig } from "../../src/config.ts";
+import { createEngine, isHeadless, stopMessage } from "../../src/engine.ts";
+import { DEFAULT_LOOP_MARKER, type LoopState } from "../../src/loop.ts";
+import {
+	getChain,
+	getLoop,
+	getTodos,
+	incrementAutoContinue,
+	pauseAutoContinue,
+	resetState,
+	setLoop,
+	setTodos,
+	updateTodoStatus,
+} from "../../src/state.ts";
+import type { TodoItem, TodoStatus } from "../../src/types.ts";
+import { createFakeCtx, type FakeCtxOptions } from "../helpers/fake-ctx.ts";
+import { createFakePi } from "../helpers/fake-pi.ts";
+
+const todo = (text: string, status: TodoStatus = "not_started"): TodoItem => ({ text, status });
+
+type StopReasonText = "stop" | "toolUse" | "length" | "error" | "aborted";
+
+const assistant = (text: string, stopReason: StopReasonText = "stop", errorMessage?: string) => ({
+	role: "assistant",
+	stopReason,
+	errorMessage,
+	content: [{ type: "text", text }],
+});
+
+const WORKING = [assistant("Working on it.")];
+const FAILED = [assistant("", "error", "529 overloaded")];
+
+const COUNTDOWN_WIDGET = "til-done-countdown";
+const countdownLine = (n: number) => [`⏳ Auto-continuing in ${n}s... (type anything to interrupt)`];
+
+const TWO_ITEMS = [todo("Write schema", "in_progress"), todo("Write migration")];
+const TWO_ITEMS_PROMPT = [
+	"There are still incomplete todos. Continue working on the remaining todos.",
+	"",
+	"Remaining items:",
+	"● [0] Write schema",
+	"– [1] Write migration",
+	"",
+	"Next action: edit_todos with action 'complete' and indices [0]",
+].join("\n");
+
+const HARD_CAP_2 =
+	"Auto-continue limit reached (2 iterations). Remaining todos were not completed. Take over manually.";
+const NO_PROGRESS_3 =
+	"Auto-continue stopped: no todo was completed or abandoned in the last 3 continuations. Remaining todos were not completed. Take over manually.";
+const FAILURES_3 =
+	"Auto-continue stopped after 3 failed runs in a row (provider error or output limit). Remaining todos were not completed. Take over manually.";
+
+function setup(options: FakeCtxOptions = {}, overrides: Partial<TilDoneConfig> = {}) {
+	const config: TilDoneConfig = { ...DEFAULT_CONFIG, ...overrides };
+	const pi = createFakePi();
+	const engine = createEngine(pi.api, () => config);
+	const fake = createFakeCtx(options);
+	/** One run ends and pi settles (TUI/RPC). */
+	const endRun = (messages: readonly unknown[] = WORKING) => {
+		engine.onRunEnd(messages, fake.ctx);
+		engine.onSettled(fake.ctx);
+	};
+	/** print/JSON: the run is about to settle. */
+	const beforeSettle = (
+		messages: readonly unknown[] = WORKING,
+		outcome: "completed" | "aborted" | "error" = "completed",
+	) =>
+		engine.onBeforeSettle(
+			{
+				type: "agent_before_settle",
+				entries: [],
+				continue: false,
+				outcome,
+				context: {
+					contextMessages: messages,
+					contextEntries: [],
+					llmMessages: [],
+					pendingMessages: [],
+					canContinue: true,
+				},
+			} as unknown as AgentBeforeSettleEvent,
+			fake.ctx,
+		);
+	const sentTypes = () => pi.sent.map((sent) => sent.message.customType);
+	return { config, pi, engine, ...fake, endRun, beforeSettle, sentTypes };
+}
+
+let stderr: MockInstance<typeof process.stderr.write>;
+
+beforeEach(() => {
+	resetState();
+	vi.useFakeTimers();
+	stderr = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
+});
+
+afterEach(() => {
+	vi.useRealTimers();
+	vi.restoreAllMocks();
+});
+
+describe("helpers", () => {
+	it("isHeadless is true for print and json modes only", () => {
+		expect(isHeadless(createFakeCtx({ mode: "print" }).ctx)).toBe(true);
+		expect(isHeadless(createFakeCtx({ mode: "json" }).ctx)).toBe(true);
+		expect(isHeadless(createFakeCtx({ mode: "tui" }).ctx)).toBe(false);
+		expect(isHeadless(createFakeCtx({ mode: "rpc" }).ctx)).toBe(false);
+	});
+
+	it("stopMessage names the limit of the breaker that tripped", () => {
+		const config = { ...DEFAULT_CONFIG, maxContinuations: 2 };
+		expect(stopMessage("hard-cap", config)).toBe(HARD_CAP_2);
+		expect(stopMessage("no-progress", config)).toBe(NO_PROGRESS_3);
+		expect(stopMessage("failures", config)).toBe(FAILURES_3);
+	});
+});
+
+describe("with items left, a settled run is followed by a countdown and one continuation", () => {
+	it("shows the countdown after agent_settled, then sends the exact prompt with triggerTurn once", () => {
+		const { pi, engine, ui, endRun } = setup();
+		setTodos(TWO_ITEMS);
+		endRun();
+		expect(engine.counting).toBe(true);
+		expect(ui.widgets.get(COUNTDOWN_WIDGET)).toEqual(countdownLine(3));
+		expect(pi.sent).toEqual([]);
+		vi.advanceTimersByTime(2999);
+		expect(pi.sent).toEqual([]);
+		vi.advanceTimersByTime(1);
+		expect(pi.sent).toEqual([
+			{
+				message: { customType: "til-done-countdown", content: TWO_ITEMS_PROMPT, display: true },
+				options: { triggerTurn: true },
+			},
+		]);
+		expect(engine.counting).toBe(false);
+		expect(ui.widgets.has(COUNTDOWN_WIDGET)).toBe(false);
+		expect(getChain().continuations).toBe(1);
+		vi.advanceTimersByTime(60_000);
+		expect(pi.sent).toHaveLength(1);
+	});
+
+	it("does nothing at agent_end alone: it waits for agent_settled", () => {
+		const { pi, engine, ctx, ui } = setup();
+		setTodos(TWO_ITEMS);
+		engine.onRunEnd(WORKING, ctx);
+		expect(engine.counting).toBe(false);
+		expect(ui.widgetCalls).toEqual([]);
+		vi.advanceTimersByTime(60_000);
+		expect(pi.sent).toEqual([]);
+	});
+
+	it("acts on a settled run only once", () => {
+		const { pi, engine, ctx, endRun } = setup();
+		setTodos(TWO_ITEMS);
+		endRun();
+		vi.advanceTimersByTime(3000);
+		engine.onSettled(ctx);
+		vi.advanceTimersByTime(60_000);
+		expect(pi.sent).toHaveLength(1);
+	});
+
+	it("counts down without a UI and still sends", () => {
+		const { pi, ui, endRun } = setup({ hasUI: false, mode: "rpc" });
+		setTodos(TWO_ITEMS);
+		endRun();
+		expect(ui.widgetCalls).toEqual([]);
+		vi.advanceTimersByTime(3000);
+		expect(pi.sent).toHaveLength(1);
+	});
+
+	it("sends nothing when pi is not idle at zero", () => {
+		const { pi, setIdle, endRun } = setup();
+		setTodos(TWO_ITEMS);
+		endRun();
+		setIdle(false);
+		vi.advanceTimersByTime(3000);
+		expect(pi.sent).toEqual([]);
+		expect(getChain().continuations).toBe(0);
+	});
+
+	it("sends nothing when a message is queued at zero", () => {
+		const { pi, setPendingMessages, endRun } = setup();
+		setTodos(TWO_ITEMS);
+		endRun();
+		setPendingMessages(true);
+		vi.advanceTimersByTime(3000);
+		expect(pi.sent).toEqual([]);
+	});
+
+	it("sends nothing when the list was finished during the countdown", () => {
+		const { pi, endRun } = setup();
+		setTodos(TWO_ITEMS);
+		endRun();
+		updateTodoStatus([0, 1], "completed");
+		vi.advanceTimersByTime(3000);
+		expect(pi.sent).toEqual([]);
+	});
+
+	it("sends nothing when the context went stale during the countdown", () => {
+		const { pi, makeStale, endRun } = setup();
+		setTodos(TWO_ITEMS);
+		endRun();
+		makeStale();
+		expect(() => vi.advanceTimersByTime(3000)).not.toThrow();
+		expect(pi.sent).toEqual([]);
+	});
+
+	it("sends nothing after a session change during the countdown", () => {
+		const { pi, engine, ui, endRun } = setup();
+		setTodos(TWO_ITEMS);
+		endRun();
+		engine.onSessionChange();
+		expect(engine.counting).toBe(false);
+		expect(ui.widgets.has(COUNTDOWN_WIDGET)).toBe(false);
+		vi.advanceTimersByTime(60_000);
+		expect(pi.sent).toEqual([]);
+	});
+
+	it("forgets a decision still waiting for agent_settled when the session changes", () => {
+		const { pi, engine, ctx } = setup();
+		setTodos(TWO_ITEMS);
+		engine.onRunEnd(WORKING, ctx);
+		engine.onSessionChange();
+		engine.onSettled(ctx);
+		vi.advanceTimersByTime(60_000);
+		expect(pi.sent).toEqual([]);
+	});
+
+	it("replaces the countdown when another run ends", () => {
+		const { pi, engine, ctx, ui, endRun } = setup();
+		setTodos(TWO_ITEMS);
+		endRun();
+		vi.advanceTimersByTime(2000);
+		engine.onRunEnd(WORKING, ctx);
+		expect(engine.counting).toBe(false);
+		engine.onSettled(ctx);
+		expect(ui.widgets.get(COUNTDOWN_WIDGET)).toEqual(countdownLine(3));
+		vi.advanceTimersByTime(2999);
+		expect(pi.sent).toEqual([]);
+		vi.advanceTimersByTime(1);
+		expect(pi.sent).toHaveLength(1);
+	});
+
+	it("uses the configured countdown length, read when the countdown starts", () => {
+		const { pi, config, ui, endRun } = setup();
+		config.countdownSeconds = 1;
+		setTodos(TWO_ITEMS);
+		endRun();
+		expect(ui.widgets.get(COUNTDOWN_WIDGET)).toEqual(countdownLine(1));
+		vi.advanceTimersByTime(1000);
+		expect(pi.sent).toHaveLength(1);
+	});
+});
+
+describe("the user takes over", () => {
+	it("a keypress during the countdown stops it and nothing is sent", () => {
+		const { pi, engine, ui, endRun } = setup();
+		setTodos(TWO_ITEMS);
+		endRun();
+		for (const handler of [...ui.inputHandlers]) expect(handler("x")).toBeUndefined();
+		expect(engine.counting).toBe(false);
+		vi.advanceTimersByTime(60_000);
+		expect(pi.sent).toEqual([]);
+		expect(ui.notifications).toEqual([]);
+	});
+
+	it("user input cancels the countdown and resets the chain", () => {
+		const { pi, engine, ctx, ui, endRun } = setup();
+		setTodos(TWO_ITEMS);
+		endRun();
+		vi.advanceTimersByTime(3000);
+		endRun([assistant("", "error", "overloaded")]);
+		expect(getChain()).toMatchObject({ continuations: 1, failures: 1 });
+		engine.onUserInput(ctx);
+		expect(engine.counting).toBe(false);
+		expect(ui.widgets.has(COUNTDOWN_WIDGET)).toBe(false);
+		expect(getChain()).toMatchObject({ continuations: 0, failures: 0, noProgress: 0, runIsContinuation: false });
+		vi.advanceTimersByTime(60_000);
+		expect(pi.sent).toHaveLength(1);
+	});
+
+	it("user input drops a decision still waiting for agent_settled", () => {
+		const { pi, engine, ctx } = setup();
+		setTodos(TWO_ITEMS);
+		engine.onRunEnd(WORKING, ctx);
+		engine.onUserInput(ctx);
+		engine.onSettled(ctx);
+		vi.advanceTimersByTime(60_000);
+		expect(pi.sent).toEqual([]);
+	});
+
+	it("user input keeps the user's own pause", () => {
+		const { engine, ctx } = setup();
+		pauseAutoContinue("user", "reviewing");
+		engine.onUserInput(ctx);
+		expect(getChain()).toMatchObject({ paused: true, pausedBy: "user", pauseReason: "reviewing" });
+	});
+
+	it("cancelCountdown stops a showing countdown and is safe without one", () => {
+		const { pi, engine, endRun } = setup();
+		engine.cancelCountdown();
+		setTodos(TWO_ITEMS);
+		endRun();
+		engine.cancelCountdown();
+		expect(engine.counting).toBe(false);
+		vi.advanceTimersByTime(60_000);
+		expect(pi.sent).toEqual([]);
+	});
+});
+
+describe("a skip sends nothing and shows nothing", () => {
+	const quiet = (s: ReturnType<typeof setup>) => {
+		expect(s.engine.counting).toBe(false);
+		vi.advanceTimersByTime(60_000);
+		expect(s.pi.sent).toEqual([]);
+		expect(s.ui.widgetCalls).toEqual([]);
+		expect(s.ui.notifications).toEqual([]);
+	};
+
+	it("no-todos: the list is empty", () => {
+		const s = setup();
+		s.endRun();
+		quiet(s);
+	});
+
+	it("aborted: the last assistant message stopped with aborted", () => {
+		const s = setup();
+		setTodos(TWO_ITEMS);
+		s.endRun([assistant("", "aborted")]);
+		quiet(s);
+	});
+
+	it("aborted: an error that says it was aborted counts as aborted, not as a failure", () => {
+		const s = setup();
+		setTodos(TWO_ITEMS);
+		s.endRun([assistant("", "error", "Request was aborted")]);
+		quiet(s);
+		expect(getChain().failures).toBe(0);
+	});
+
+	it("paused: auto-continue is off", () => {
+		const s = setup();
+		setTodos(TWO_ITEMS);
+		pauseAutoContinue("model", "needs a decision");
+		s.endRun();
+		quiet(s);
+	});
+
+	it("asks-user: the answer ends with a question mark", () => {
+		const s = setup();
+		setTodos(TWO_ITEMS);
+		s.endRun([assistant("Should I use Postgres or SQLite?  ")]);
+		quiet(s);
+	});
+
+	it("asks-user also takes the full-width question mark", () => {
+		const s = setup();
+		setTodos(TWO_ITEMS);
+		s.endRun([assistant("続けますか？")]);
+		quiet(s);
+	});
+
+	it("a question that ends a failed run is not asking the user: the run is retried", () => {
+		const s = setup();
+		setTodos(TWO_ITEMS);
+		s.endRun([assistant("Should I?", "length")]);
+		expect(s.engine.counting).toBe(true);
+	});
+});
+
+describe("all-done: the completion notice comes exactly once per list", () => {
+	it("notifies `✓ All N todos are done.` once, with info level, and sends nothing", () => {
+		const { pi, ui, endRun } = setup();
+		setTodos([todo("a", "completed"), todo("b", "abandoned")]);
+		endRun();
+		endRun();
+		expect(ui.notifications).toEqual([{ message: "✓ All 2 todos are done.", type: "info" }]);
+		vi.advanceTimersByTime(60_000);
+		expect(pi.sent).toEqual([]);
+	});
+
+	it("notifies again once the list had work again and was finished again", () => {
+		const { ui, endRun } = setup();
+		setTodos([todo("a", "completed")]);
+		endRun();
+		setTodos([todo("a", "completed"), todo("b")]);
+		updateTodoStatus([1], "completed");
+		endRun();
+		expect(ui.notifications.map((n) => n.message)).toEqual(["✓ All 1 todos are done.", "✓ All 2 todos are done."]);
+	});
+
+	it("shows no notice without a UI but still counts it as shown", () => {
+		const { ui, endRun } = setup({ hasUI: false });
+		setTodos([todo("a", "completed")]);
+		endRun();
+		expect(ui.notifications).toEqual([]);
+	});
+});
+
+describe("a tripped breaker warns and posts a til-done-complete message", () => {
+	const expectStop = (s: ReturnType<typeof setup>, text: string) => {
+		expect(s.ui.notifications.at(-1)).toEqual({ message: text, type: "warning" });
+		expect(s.pi.sent.at(-1)).toEqual({
+			message: { customType: "til-done-complete", content: text, display: true, details: { level: "warning" } },
+			options: { triggerTurn: false },
+		});
+		expect(s.engine.counting).toBe(false);
+	};
+
+	it("hard-cap: after maxContinuations continuations with progress", () => {
+		const s = setup({}, { maxContinuations: 2 });
+		setTodos([todo("a"), todo("b"), todo("c"), todo("d")]);
+		for (let i = 0; i < 2; i++) {
+			s.endRun();
+			vi.advanceTimersByTime(3000);
+			updateTodoStatus([i], "completed");
+		}
+		s.endRun();
+		expect(s.sentTypes()).toEqual(["til-done-countdown", "til-done-countdown", "til-done-complete"]);
+		expectStop(s, HARD_CAP_2);
+	});
+
+	it("no-progress: after three continuations that finished nothing", () => {
+		const s = setup();
+		setTodos(TWO_ITEMS);
+		for (let i = 0; i < 3; i++) {
+			s.endRun();
+			vi.advanceTimersByTime(3000);
+		}
+		s.endRun();
+		expect(s.sentTypes()).toEqual([
+			"til-done-countdown",
+			"til-done-countdown",
+			"til-done-countdown",
+			"til-done-complete",
+		]);
+		expectStop(s, NO_PROGRESS_3);
+	});
+
+	it("failures: after three failed runs in a row", () => {
+		const s = setup();
+		setTodos(TWO_ITEMS);
+		s.endRun(FAILED);
+		vi.advanceTimersByTime(8000);
+		s.endRun([assistant("", "length")]);
+		vi.advanceTimersByTime(13_000);
+		s.endRun(FAILED);
+		expect(s.sentTypes()).toEqual(["til-done-countdown", "til-done-countdown", "til-done-complete"]);
+		expectStop(s, FAILURES_3);
+	});
+
+	it("posts the message without a UI, and notifies nobody", () => {
+		const s = setup({ hasUI: false, mode: "rpc" }, { maxContinuations: 1 });
+		setTodos(TWO_ITEMS);
+		incrementAutoContinue();
+		updateTodoStatus([0], "completed");
+		s.endRun();
+		expect(s.ui.notifications).toEqual([]);
+		expect(s.sentTypes()).toEqual(["til-done-complete"]);
+	});
+
+	it("stays quiet when the context is stale", () => {
+		const s = setup({}, { maxContinuations: 1 });
+		setTodos(TWO_ITEMS);
+		incrementAutoContinue();
+		updateTodoStatus([0], "completed");
+		s.makeStale();
+		expect(() => s.endRun()).not.toThrow();
+		expect(s.sentTypes()).toEqual(["til-done-complete"]);
+	});
+
+	it("swallows a sendMessage that throws on a replaced session", () => {
+		const s = setup({}, { maxContinuations: 1 });
+		s.pi.api.sendMessage = () => {
+			throw new Error("stale");
+		};
+		setTodos(TWO_ITEMS);
+		incrementAutoContinue();
+		updateTodoStatus([0], "completed");
+		expect(() => s.endRun()).not.toThrow();
+		expect(s.ui.notifications).toEqual([
+			{
+				message: "Auto-continue limit reached (1 iterations). Remaining todos were not completed. Take over manually.",
+				type: "warning",
+			},
+		]);
+	});
+});
+
+describe("after a failed run the countdown backs off, doubling per failure", () => {
+	it("warns with the extra wait and adds it to the countdown: 5.0s, then 10.0s", () => {
+		const { pi, ui, endRun } = setup();
+		setTodos(TWO_ITEMS);
+		endRun(FAILED);
+		expect(ui.notifications).toEqual([
+			{ message: "The last run failed; auto-continue waits 5.0s longer before continuing.", type: "warning" },
+		]);
+		expect(ui.widgets.get(COUNTDOWN_WIDGET)).toEqual(countdownLine(8));
+		vi.advanceTimersByTime(7999);
+		expect(pi.sent).toEqual([]);
+		vi.advanceTimersByTime(1);
+		expect(pi.sent).toHaveLength(1);
+		endRun(FAILED);
+		expect(ui.notifications.at(-1)).toEqual({
+			message: "The last run failed; auto-continue waits 10.0s longer before continuing.",
+			type: "warning",
+		});
+		expect(ui.widgets.get(COUNTDOWN_WIDGET)).toEqual(countdownLine(13));
+	});
+
+	it("drops the back-off after a run that did not fail", () => {
+		const { ui, endRun } = setup();
+		setTodos(TWO_ITEMS);
+		endRun(FAILED);
+		vi.advanceTimersByTime(8000);
+		endRun();
+		expect(ui.notifications).toHaveLength(1);
+		expect(ui.widgets.get(COUNTDOWN_WIDGET)).toEqual(countdownLine(3));
+	});
+
+	it("uses the configured first back-off", () => {
+		const { ui, endRun } = setup({}, { failureBackoffMs: 1500 });
+		setTodos(TWO_ITEMS);
+		endRun(FAILED);
+		expect(ui.notifications[0].message).toBe("The last run failed; auto-continue waits 1.5s longer before continuing.");
+		expect(ui.widgets.get(COUNTDOWN_WIDGET)).toEqual(countdownLine(5));
+	});
+});
+
+describe("resume continues at once when the list calls for it", () => {
+	it("starts a countdown when idle with items left", () => {
+		const { pi, engine, ctx } = setup();
+		setTodos(TWO_ITEMS);
+		engine.resume(ctx);
+		expect(engine.counting).toBe(true);
+		vi.advanceTimersByTime(3000);
+		expect(pi.sent.map((s) => s.message.content)).toEqual([TWO_ITEMS_PROMPT]);
+	});
+
+	it("does nothing while pi is busy: the run's end will decide", () => {
+		const { engine, ctx } = setup({ idle: false });
+		setTodos(TWO_ITEMS);
+		engine.resume(ctx);
+		expect(engine.counting).toBe(false);
+	});
+
+	it("does nothing when the list needs no continuation", () => {
+		const { engine, ctx } = setup();
+		setTodos([todo("a", "completed")]);
+		engine.resume(ctx);
+		expect(engine.counting).toBe(false);
+	});
+
+	it("does nothing on a stale context", () => {
+		const { engine, ctx, makeStale } = setup();
+		setTodos(TWO_ITEMS);
+		makeStale();
+		expect(() => engine.resume(ctx)).not.toThrow();
+		expect(engine.counting).toBe(false);
+	});
+});
+
+describe("headless modes (print, json) continue inside the run", () => {
+	it.each(["print", "json"] as const)("%s: agent_end and agent_settled do nothing", (mode) => {
+		const { pi, engine, ctx, endRun } = setup({ mode });
+		setTodos(TWO_ITEMS);
+		endRun();
+		expect(engine.counting).toBe(false);
+		expect(vi.getTimerCount()).toBe(0);
+		expect(pi.sent).toEqual([]);
+		expect(getChain().continuations).toBe(0);
+		engine.onSettled(ctx);
+		expect(pi.sent).toEqual([]);
+	});
+
+	it.each(["print", "json"] as const)(
+		"%s: agent_before_settle returns the continuation as an entry and asks pi to continue",
+		async (mode) => {
+			const { pi, beforeSettle } = setup({ mode });
+			setTodos(TWO_ITEMS);
+			expect(await beforeSettle()).toEqual({
+				entries: [
+					{ type: "custom_message", customType: "til-done-countdown", content: TWO_ITEMS_PROMPT, display: true },
+				],
+				continue: true,
+			});
+			expect(getChain().continuations).toBe(1);
+			expect(pi.sent).toEqual([]);
+		},
+	);
+
+	it("agent_before_settle does nothing in the TUI", async () => {
+		const { beforeSettle } = setup({ mode: "tui" });
+		setTodos(TWO_ITEMS);
+		expect(await beforeSettle()).toBeUndefined();
+		expect(getChain().continuations).toBe(0);
+	});
+
+	it("an aborted outcome gives undefined", async () => {
+		const { beforeSettle } = setup({ mode: "print" });
+		setTodos(TWO_ITEMS);
+		expect(await beforeSettle(WORKING, "aborted")).toBeUndefined();
+	});
+
+	it("a skip gives undefined", async () => {
+		const { beforeSettle } = setup({ mode: "print" });
+		expect(await beforeSettle()).toBeUndefined();
+		setTodos([todo("a", "completed")]);
+		expect(await beforeSettle()).toBeUndefined();
+		expect(stderr).not.toHaveBeenCalled();
+	});
+
+	it("a breaker stop is a custom entry with { level, text } and a `[til-done] …` line on stderr", async () => {
+		const { pi, ui, beforeSettle } = setup({ mode: "print", hasUI: false }, { maxContinuations: 2 });
+		setTodos([todo("a"), todo("b"), todo("c")]);
+		for (let i = 0; i < 2; i++) {
+			await beforeSettle();
+			updateTodoStatus([i], "completed");
+		}
+		expect(await beforeSettle()).toEqual({
+			entries: [{ type: "custom", customType: "til-done-complete", data: { level: "warning", text: HARD_CAP_2 } }],
+		});
+		expect(stderr).toHaveBeenCalledTimes(1);
+		expect(stderr).toHaveBeenCalledWith(`[til-done] ${HARD_CAP_2}\n`);
+		expect(pi.sent).toEqual([]);
+		expect(ui.notifications).toEqual([]);
+	});
+
+	it("sends nothing when the session changes during the back-off", async () => {
+		const { engine, beforeSettle } = setup({ mode: "json" });
+		setTodos(TWO_ITEMS);
+		let result: unknown = "pending";
+		void beforeSettle(FAILED).then((value) => {
+			result = value;
+		});
+		engine.onSessionChange();
+		await vi.advanceTimersByTimeAsync(5000);
+		expect(result).toBeUndefined();
+		expect(getChain().continuations).toBe(0);
+	});
+
+	it("backs off after a failed run before continuing", async () => {
+		const { beforeSettle } = setup({ mode: "json" });
+		setTodos(TWO_ITEMS);
+		let result: unknown;
+		void beforeSettle(FAILED).then((value) => {
+			result = value;
+		});
+		await vi.advanceTimersByTimeAsync(4999);
+		expect(result).toBeUndefined();
+		await vi.advanceTimersByTimeAsync(1);
+		expect(result).toMatchObject({ continue: true });
+		expect(getChain()).toMatchObject({ failures: 1, continuations: 1 });
+	});
+});
+
+describe("/loop in the TUI", () => {
+	const spec = (overrides: Partial<LoopState> = {}): LoopState => ({
+		prompt: "Fix the failing tests",
+		max: 10,
+		marker: DEFAULT_LOOP_MARKER,
+		iteration: 0,
+		failures: 0,
+		...overrides,
+	});
+	const loopText = (iteration: number, max = 10, marker = "LOOP_DONE") =>
+		`Fix the failing tests\n\n(Loop iteration ${iteration} of ${max}. When the task is fully complete, include ${marker} in your answer.)`;
+
+	it("start sends the first iteration as a user message when idle and shows the loop status", () => {
+		const { pi, engine, ctx, ui } = setup();
+		engine.startLoop(spec({ iteration: 7, failures: 2 }), ctx);
+		expect(pi.userMessages).toEqual([{ content: loopText(1), options: undefined }]);
+		expect(ui.status.get("til-done-loop")).toBe("🔁 loop 1/10");
+		expect(getLoop()).toMatchObject({ iteration: 1, failures: 0 });
+	});
+
+	it("start queues the first iteration as a follow-up while pi is busy", () => {
+		const { pi, engine, ctx } = setup({ idle: false });
+		engine.startLoop(spec(), ctx);
+		expect(pi.userMessages).toEqual([{ content: loopText(1), options: { deliverAs: "followUp" } }]);
+	});
+
+	it("start cancels a todo countdown and drops a pending decision", () => {
+		const { pi, engine, ctx, endRun } = setup();
+		setTodos(TWO_ITEMS);
+		endRun();
+		engine.startLoop(spec(), ctx);
+		expect(engine.counting).toBe(false);
+		vi.advanceTimersByTime(60_000);
+		expect(pi.sent).toEqual([]);
+	});
+
+	it("start on a stale context sets the loop and throws nothing", () => {
+		const { pi, engine, ctx, makeStale } = setup();
+		makeStale();
+		expect(() => engine.startLoop(spec(), ctx)).not.toThrow();
+		expect(pi.userMessages).toEqual([]);
+		expect(getLoop()).toMatchObject({ iteration: 1 });
+	});
+
+	it("a run without the marker is followed by a countdown and the next iteration, in place of the todos", () => {
+		const { pi, engine, ctx, ui, endRun } = setup();
+		setTodos(TWO_ITEMS);
+		engine.startLoop(spec(), ctx);
+		endRun([assistant("Still two failures.")]);
+		expect(ui.widgets.get(COUNTDOWN_WIDGET)).toEqual(countdownLine(3));
+		vi.advanceTimersByTime(3000);
+		expect(pi.sent).toEqual([
+			{ message: { customType: "til-done-loop", content: loopText(2), display: true }, options: { triggerTurn: true } },
+		]);
+		expect(ui.status.get("til-done-loop")).toBe("🔁 loop 2/10");
+		expect(getChain().continuations).toBe(0);
+	});
+
+	it("the marker in the answer ends the loop with an info notice", () => {
+		const { engine, ctx, ui, endRun } = setup();
+		engine.startLoop(spec(), ctx);
+		endRun([assistant("All green. LOOP_DONE")]);
+		expect(ui.notifications).toEqual([
+			{ message: "Loop finished: LOOP_DONE found after 1 iteration(s).", type: "info" },
+		]);
+		expect(ui.status.has("til-done-loop")).toBe(false);
+		expect(getLoop()).toBeUndefined();
+		expect(engine.counting).toBe(false);
+	});
+
+	it("reaching the maximum ends the loop with a warning", () => {
+		const { pi, engine, ctx, ui, endRun } = setup();
+		engine.startLoop(spec({ max: 2 }), ctx);
+		endRun();
+		vi.advanceTimersByTime(3000);
+		endRun();
+		expect(pi.sent).toHaveLength(1);
+		expect(ui.notifications).toEqual([{ message: "Loop stopped: 2 iteration(s) without LOOP_DONE.", type: "warning" }]);
+		expect(getLoop()).toBeUndefined();
+	});
+
+	it("an aborted run ends the loop with a warning", () => {
+		const { engine, ctx, ui, endRun } = setup();
+		engine.startLoop(spec(), ctx);
+		endRun([assistant("", "aborted")]);
+		expect(ui.notifications).toEqual([{ message: "Loop stopped: the run was aborted.", type: "warning" }]);
+	});
+
+	it("failed runs back off, and the configured number of them in a row ends the loop", () => {
+		const { engine, ctx, ui, endRun } = setup();
+		engine.startLoop(spec(), ctx);
+		endRun(FAILED);
+		expect(getLoop()?.failures).toBe(1);
+		expect(ui.widgets.get(COUNTDOWN_WIDGET)).toEqual(countdownLine(8));
+		vi.advanceTimersByTime(8000);
+		endRun(FAILED);
+		vi.advanceTimersByTime(13_000);
+		endRun(FAILED);
+		expect(ui.notifications.map((n) => n.message)).toEqual([
+			"The last run failed; auto-continue waits 5.0s longer before continuing.",
+			"The last run failed; auto-continue waits 10.0s longer before continuing.",
+			"Loop stopped after 3 failed runs in a row.",
+		]);
+		expect(ui.notifications.at(-1)?.type).toBe("warning");
+	});
+
+	it("a successful run resets the failure count", () => {
+		const { engine, ctx, endRun } = setup();
+		engine.startLoop(spec(), ctx);
+		endRun(FAILED);
+		vi.advanceTimersByTime(8000);
+		endRun();
+		expect(getLoop()?.failures).toBe(0);
+	});
+
+	it("a keypress during the countdown stops the loop: `Loop stopped by the user.`", () => {
+		const { pi, engine, ctx, ui, endRun } = setup();
+		engine.startLoop(spec(), ctx);
+		endRun();
+		for (const handler of [...ui.inputHandlers]) handler("x");
+		expect(ui.notifications).toEqual([{ message: "Loop stopped by the user.", type: "info" }]);
+		expect(ui.status.has("til-done-loop")).toBe(false);
+		expect(getLoop()).toBeUndefined();
+		vi.advanceTimersByTime(60_000);
+		expect(pi.sent).toEqual([]);
+	});
+
+	it("user input ends the loop", () => {
+		const { pi, engine, ctx, ui, endRun } = setup();
+		engine.startLoop(spec(), ctx);
+		endRun();
+		engine.onUserInput(ctx);
+		expect(ui.notifications).toEqual([{ message: "Loop stopped by the user.", type: "info" }]);
+		expect(getLoop()).toBeUndefined();
+		vi.advanceTimersByTime(60_000);
+		expect(pi.sent).toEqual([]);
+	});
+
+	it("a session change ends the loop silently", () => {
+		const { engine, ctx, ui } = setup();
+		engine.startLoop(spec(), ctx);
+		engine.onSessionChange();
+		expect(getLoop()).toBeUndefined();
+		expect(ui.notifications).toEqual([]);
+	});
+
+	it("sends nothing when the loop is gone by the end of the countdown", () => {
+		const { pi, engine, ctx, endRun } = setup();
+		engine.startLoop(spec(), ctx);
+		endRun();
+		setLoop(undefined);
+		vi.advanceTimersByTime(3000);
+		expect(pi.sent).toEqual([]);
+	});
+
+	it("does nothing at agent_settled when the loop is gone since agent_end", () => {
+		const { engine, ctx, ui } = setup();
+		engine.startLoop(spec(), ctx);
+		engine.onRunEnd(WORKING, ctx);
+		setLoop(undefined);
+		engine.onSettled(ctx);
+		expect(engine.counting).toBe(false);
+		expect(ui.notifications).toEqual([]);
+	});
+
+	it("shows no loop status without a UI", () => {
+		const { engine, ctx, ui } = setup({ hasUI: false });
+		engine.startLoop(spec(), ctx);
+		expect(ui.statusCalls).toEqual([]);
+	});
+});
+
+describe("/loop in headless modes", () => {
+	const start = (overrides: Partial<LoopState> = {}) =>
+		setLoop({ prompt: "Fix it", max: 3, marker: "DONE", iteration: 1, failures: 0, ...overrides });
+
+	it("continues with the next iteration as an entry", async () => {
+		const { beforeSettle } = setup({ mode: "print" });
+		start();
+		expect(await beforeSettle([assistant("not yet")])).toEqual({
+			entries: [
+				{
+					type: "custom_message",
+					customType: "til-done-loop",
+					content: "Fix it\n\n(Loop iteration 2 of 3. When the task is fully complete, include DONE in your answer.)",
+					display: true,
+				},
+			],
+			continue: true,
+		});
+		expect(getLoop()?.iteration).toBe(2);
+	});
+
+	it("ends on the marker: stderr line, undefined, loop cleared", async () => {
+		const { beforeSettle } = setup({ mode: "print" });
+		start({ iteration: 2 });
+		expect(await beforeSettle([assistant("DONE")])).toBeUndefined();
+		expect(stderr).toHaveBeenCalledWith("[til-done] Loop finished: DONE found after 2 iteration(s).\n");
+		expect(getLoop()).toBeUndefined();
+	});
+
+	it("ends at the maximum and on an aborted outcome", async () => {
+		const { beforeSettle } = setup({ mode: "json" });
+		start({ iteration: 3 });
+		expect(await beforeSettle()).toBeUndefined();
+		start();
+		expect(await beforeSettle(WORKING, "aborted")).toBeUndefined();
+		expect(stderr.mock.calls.map((call) => call[0])).toEqual([
+			"[til-done] Loop stopped: 3 iteration(s) without DONE.\n",
+			"[til-done] Loop stopped: the run was aborted.\n",
+		]);
+	});
+
+	it("backs off after a failed run", async () => {
+		const { beforeSettle } = setup({ mode: "print" });
+		start();
+		let result: unknown;
+		void beforeSettle(FAILED).then((value) => {
+			result = value;
+		});
+		await vi.advanceTimersByTimeAsync(4999);
+		expect(result).toBeUndefined();
+		await vi.advanceTimersByTimeAsync(1);
+		expect(result).toMatchObject({ continue: true });
+		expect(getLoop()).toMatchObject({ iteration: 2, failures: 1 });
+	});
+
+	it("sends nothing and keeps the loop cleared when the session changes during the back-off", async () => {
+		const { engine, beforeSettle } = setup({ mode: "print" });
+		start();
+		let result: unknown = "pending";
+		void beforeSettle(FAILED).then((value) => {
+			result = value;
+		});
+		engine.onSessionChange();
+		await vi.advanceTimersByTimeAsync(5000);
+		expect(getLoop()).toBeUndefined();
+		expect(result).toBeUndefined();
+	});
+
+	it("keeps the todo list out of a running loop", async () => {
+		const { beforeSettle } = setup({ mode: "print" });
+		setTodos(TWO_ITEMS);
+		start();
+		const result = (await beforeSettle()) as { entries: { customType: string }[] };
+		expect(result.entries[0].customType).toBe("til-done-loop");
+		expect(getChain().continuations).toBe(0);
+		expect(getTodos()).toHaveLength(2);
+	});
+});

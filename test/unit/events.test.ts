@@ -1,0 +1,397 @@
+import type { Component } from "@earendil-works/pi-tui";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { DEFAULT_CONFIG } from "../../src/config.ts";
+import { registerEventHandlers, registerFlags, registerMessageRenderers } from "../../src/events.ts";
+import { getChain, getTodos, isPanelEnabled, pauseAutoContinue, resetState, setTodos } from "../../src/state.ts";
+import type { TodoItem, TodoStatus } from "../../src/types.ts";
+import { createFakeCtx, type FakeCtxOptions } from "../helpers/fake-ctx.ts";
+import { createFakePi } from "../helpers/fake-pi.ts";
+import { taggingTheme, textOf } from "../helpers/theme.ts";
+
+const todo = (text: string, status: TodoStatus = "not_started"): TodoItem => ({ text, status });
+const TWO_ITEMS = [todo("Write schema", "in_progress"), todo("Write migration")];
+
+/** A session entry holding a write_todos result, as pi stores it. */
+const written = (todos: TodoItem[]) => ({
+	type: "message",
+	message: { role: "toolResult", toolName: "write_todos", details: { action: "write", todos }, isError: false },
+});
+
+const WORKING = [{ role: "assistant", stopReason: "stop", content: [{ type: "text", text: "Working." }] }];
+
+const ENV_NAMES = [
+	"TIL_DONE_COUNTDOWN",
+	"TIL_DONE_MAX_CONTINUE",
+	"TIL_DONE_MAX_NO_PROGRESS",
+	"TIL_DONE_MAX_FAILURES",
+	"TIL_DONE_BACKOFF_MS",
+	"TIL_DONE_PAUSED",
+	"TIL_DONE_PANEL",
+];
+
+function setup(options: FakeCtxOptions = {}) {
+	const pi = createFakePi();
+	const { engine, getConfig } = registerEventHandlers(pi.api);
+	const fake = createFakeCtx(options);
+	const fire = (event: string, payload: Record<string, unknown> = {}) => pi.fire(event, payload, fake.ctx);
+	return { pi, engine, getConfig, fire, ...fake };
+}
+
+beforeEach(() => {
+	resetState();
+	vi.useFakeTimers();
+	for (const name of ENV_NAMES) vi.stubEnv(name, undefined);
+});
+
+afterEach(() => {
+	vi.useRealTimers();
+	vi.unstubAllEnvs();
+});
+
+describe("registerEventHandlers subscribes one handler to each event it needs", () => {
+	it("registers exactly these handlers", () => {
+		const { pi } = setup();
+		const events = [
+			"session_start",
+			"session_tree",
+			"session_shutdown",
+			"input",
+			"before_agent_start",
+			"agent_end",
+			"agent_settled",
+			"agent_before_settle",
+		];
+		expect(events.map((event) => pi.handlerCount(event))).toEqual(events.map(() => 1));
+		expect(pi.handlerCount("turn_end")).toBe(0);
+		expect(pi.handlerCount("tool_result")).toBe(0);
+	});
+
+	it("starts from the default configuration", () => {
+		const { getConfig } = setup();
+		expect(getConfig()).toEqual(DEFAULT_CONFIG);
+	});
+});
+
+describe("session_start reads the configuration, rebuilds the list and draws the UI", () => {
+	it("takes a flag over the environment", async () => {
+		const { pi, fire, getConfig } = setup();
+		vi.stubEnv("TIL_DONE_COUNTDOWN", "5");
+		vi.stubEnv("TIL_DONE_MAX_CONTINUE", "7");
+		pi.flagValues.set("til-done-countdown", "1");
+		await fire("session_start", { reason: "startup" });
+		expect(getConfig()).toMatchObject({ countdownSeconds: 1, maxContinuations: 7 });
+	});
+
+	it("shows each configuration warning as a notice", async () => {
+		const { pi, fire, ui, getConfig } = setup();
+		pi.flagValues.set("til-done-max-failures", "abc");
+		vi.stubEnv("TIL_DONE_PANEL", "maybe");
+		await fire("session_start", { reason: "startup" });
+		expect(ui.notifications).toEqual([
+			{
+				message: "pi-til-done: --til-done-max-failures=abc ignored: expected a whole number from 1 to 100",
+				type: "warning",
+			},
+			{
+				message: "pi-til-done: TIL_DONE_PANEL=maybe ignored: expected 1/0, true/false, yes/no or on/off",
+				type: "warning",
+			},
+		]);
+		expect(getConfig().maxFailures).toBe(3);
+	});
+
+	it("shows no warnings without a UI", async () => {
+		const { pi, fire, ui } = setup({ hasUI: false, mode: "print" });
+		pi.flagValues.set("til-done-max-failures", "abc");
+		await fire("session_start", { reason: "startup" });
+		expect(ui.notifications).toEqual([]);
+	});
+
+	it("rebuilds the list from the branch and sets the status bar", async () => {
+		const { fire, ui } = setup({ branch: [written(TWO_ITEMS)] });
+		await fire("session_start", { reason: "resume" });
+		expect(getTodos()).toEqual(TWO_ITEMS);
+		expect(Object.fromEntries(ui.status)).toEqual({
+			"til-done": "📋 0/2",
+			"til-done-active": "[0] Write schema",
+			"til-done-progress": "[░░░░░░░░░░] 0/2",
+		});
+		expect(ui.widgets.has("til-done-panel")).toBe(false);
+	});
+
+	it("--til-done-paused starts with auto-continue paused by the user", async () => {
+		const { pi, fire, ui } = setup({ branch: [written(TWO_ITEMS)] });
+		pi.flagValues.set("til-done-paused", true);
+		await fire("session_start", { reason: "startup" });
+		expect(getChain()).toMatchObject({ paused: true, pausedBy: "user", pauseReason: "started with auto-continue off" });
+		expect(ui.status.get("til-done-paused")).toBe("⏸ auto-continue paused: started with auto-continue off");
+	});
+
+	it("--til-done-panel shows the panel above the editor", async () => {
+		const { pi, fire, ui } = setup({ branch: [written(TWO_ITEMS)] });
+		pi.flagValues.set("til-done-panel", true);
+		await fire("session_start", { reason: "startup" });
+		expect(isPanelEnabled()).toBe(true);
+		expect(ui.widgets.get("til-done-panel")).toEqual(["● [0] Write schema", "– [1] Write migration"]);
+		expect(ui.widgetCalls.at(-1)?.options).toEqual({ placement: "aboveEditor" });
+	});
+
+	it("TIL_DONE_PANEL=off turns a panel left on by an earlier session off", async () => {
+		const { fire } = setup();
+		vi.stubEnv("TIL_DONE_PANEL", "on");
+		await fire("session_start", { reason: "startup" });
+		expect(isPanelEnabled()).toBe(true);
+		vi.stubEnv("TIL_DONE_PANEL", "off");
+		await fire("session_start", { reason: "new" });
+		expect(isPanelEnabled()).toBe(false);
+	});
+
+	it("forgets the countdown of the session before", async () => {
+		const { pi, fire, engine } = setup({ branch: [written(TWO_ITEMS)] });
+		await fire("session_start", { reason: "startup" });
+		await fire("agent_end", { messages: WORKING });
+		await fire("agent_settled");
+		expect(engine.counting).toBe(true);
+		await fire("session_start", { reason: "new" });
+		expect(engine.counting).toBe(false);
+		vi.advanceTimersByTime(60_000);
+		expect(pi.sent).toEqual([]);
+	});
+});
+
+describe("session_tree rebuilds from the new branch", () => {
+	it("replaces the list, redraws the status bar and cancels the countdown", async () => {
+		let branch: unknown[] = [written(TWO_ITEMS)];
+		const { pi, fire, ui, engine } = setup({ branch: () => branch });
+		await fire("session_start", { reason: "startup" });
+		await fire("agent_end", { messages: WORKING });
+		await fire("agent_settled");
+		branch = [written([todo("Other", "completed")])];
+		await fire("session_tree", {});
+		expect(getTodos()).toEqual([todo("Other", "completed")]);
+		expect(ui.status.get("til-done")).toBe("✓ Done (1 items)");
+		expect(engine.counting).toBe(false);
+		vi.advanceTimersByTime(60_000);
+		expect(pi.sent).toEqual([]);
+	});
+});
+
+describe("session_shutdown stops everything", () => {
+	it("clears the countdown widget and sends nothing afterwards", async () => {
+		const { pi, fire, ui } = setup({ branch: [written(TWO_ITEMS)] });
+		await fire("session_start", { reason: "startup" });
+		await fire("agent_end", { messages: WORKING });
+		await fire("agent_settled");
+		await fire("session_shutdown");
+		expect(ui.widgets.has("til-done-countdown")).toBe(false);
+		expect(ui.widgetCalls.at(-1)).toEqual({ key: "til-done-countdown", content: undefined, options: undefined });
+		vi.advanceTimersByTime(60_000);
+		expect(pi.sent).toEqual([]);
+	});
+
+	it("does not throw with a context that is already gone", async () => {
+		const { fire, makeStale } = setup();
+		makeStale();
+		await expect(fire("session_shutdown")).resolves.toEqual([undefined]);
+	});
+
+	it("touches no UI without one", async () => {
+		const { fire, ui } = setup({ hasUI: false });
+		await fire("session_shutdown");
+		expect(ui.widgetCalls).toEqual([]);
+	});
+});
+
+describe("input: a prompt from the user takes over, one from an extension does not", () => {
+	it("ignores input from an extension: the countdown goes on", async () => {
+		const { pi, fire } = setup({ branch: [written(TWO_ITEMS)] });
+		await fire("session_start", { reason: "startup" });
+		await fire("agent_end", { messages: WORKING });
+		await fire("agent_settled");
+		expect(await fire("input", { text: "x", source: "extension" })).toEqual([{ action: "continue" }]);
+		vi.advanceTimersByTime(3000);
+		expect(pi.sent.map((sent) => sent.message.customType)).toEqual(["til-done-countdown"]);
+	});
+
+	it.each(["interactive", "rpc"])("input from %s cancels the countdown and lets the prompt through", async (source) => {
+		const { pi, fire, engine } = setup({ branch: [written(TWO_ITEMS)] });
+		await fire("session_start", { reason: "startup" });
+		await fire("agent_end", { messages: WORKING });
+		await fire("agent_settled");
+		expect(await fire("input", { text: "stop", source })).toEqual([{ action: "continue" }]);
+		expect(engine.counting).toBe(false);
+		vi.advanceTimersByTime(60_000);
+		expect(pi.sent).toEqual([]);
+	});
+
+	it("ends a pause the model asked for and takes it off the status bar", async () => {
+		const { fire, ui } = setup({ branch: [written(TWO_ITEMS)] });
+		await fire("session_start", { reason: "startup" });
+		pauseAutoContinue("model", "waiting for review");
+		await fire("input", { text: "go on", source: "interactive" });
+		expect(getChain().paused).toBe(false);
+		expect(ui.statusCalls.at(-1)).toEqual({ key: "til-done-paused", text: undefined });
+	});
+});
+
+describe("before_agent_start injects the list while items remain", () => {
+	it("injects nothing for an empty list", async () => {
+		const { fire } = setup();
+		expect(await fire("before_agent_start", { prompt: "hi" })).toEqual([undefined]);
+	});
+
+	it("injects the hidden context message while an item is unfinished", async () => {
+		const { fire } = setup();
+		setTodos(TWO_ITEMS);
+		expect(await fire("before_agent_start", { prompt: "hi" })).toEqual([
+			{
+				message: {
+					customType: "til-done-context",
+					content: [
+						"[TILL-DONE ACTIVE]",
+						"",
+						"Current todo list:",
+						"● [0] Write schema",
+						"– [1] Write migration",
+						"",
+						"2 item(s) remaining. Continue working through the list. Call edit_todos with action 'start' on the next item before working on it, then 'complete' when done.",
+					].join("\n"),
+					display: false,
+				},
+			},
+		]);
+	});
+
+	it("injects nothing once every item is finished", async () => {
+		const { fire } = setup();
+		setTodos([todo("a", "completed"), todo("b", "abandoned")]);
+		expect(await fire("before_agent_start", { prompt: "hi" })).toEqual([undefined]);
+	});
+});
+
+describe("agent_end, agent_settled and agent_before_settle reach the engine", () => {
+	it("TUI: agent_end then agent_settled start the countdown that sends the continuation", async () => {
+		const { pi, fire } = setup({ branch: [written(TWO_ITEMS)] });
+		await fire("session_start", { reason: "startup" });
+		await fire("agent_end", { messages: WORKING });
+		await fire("agent_settled");
+		vi.advanceTimersByTime(3000);
+		expect(pi.sent).toHaveLength(1);
+		expect(pi.sent[0].options).toEqual({ triggerTurn: true });
+	});
+
+	it("print: agent_before_settle returns the continuation", async () => {
+		const { fire } = setup({ mode: "print", hasUI: false, branch: [written(TWO_ITEMS)] });
+		await fire("session_start", { reason: "startup" });
+		const [result] = await fire("agent_before_settle", {
+			entries: [],
+			continue: false,
+			outcome: "completed",
+			context: {
+				contextMessages: WORKING,
+				contextEntries: [],
+				llmMessages: [],
+				pendingMessages: [],
+				canContinue: true,
+			},
+		});
+		expect(result).toMatchObject({
+			continue: true,
+			entries: [{ type: "custom_message", customType: "til-done-countdown" }],
+		});
+	});
+});
+
+describe("registerFlags registers every setting as a CLI flag", () => {
+	it("registers five string flags and two boolean flags", () => {
+		const pi = createFakePi();
+		registerFlags(pi.api);
+		expect(Object.fromEntries([...pi.flags].map(([name, flag]) => [name, flag.type]))).toEqual({
+			"til-done-countdown": "string",
+			"til-done-max-continue": "string",
+			"til-done-max-no-progress": "string",
+			"til-done-max-failures": "string",
+			"til-done-backoff-ms": "string",
+			"til-done-paused": "boolean",
+			"til-done-panel": "boolean",
+		});
+		expect(pi.flags.get("til-done-paused")?.description).toBe("Start with auto-continue off");
+	});
+});
+
+describe("renderers show each custom message with its icon", () => {
+	const pi = createFakePi();
+	registerMessageRenderers(pi.api);
+	const render = (customType: string, content: unknown, details?: unknown) =>
+		textOf(
+			pi.renderers.get(customType)?.(
+				{ role: "custom", customType, content, details, display: true },
+				{},
+				taggingTheme,
+			) as Component,
+		);
+
+	it("registers four message renderers and one entry renderer", () => {
+		expect([...pi.renderers.keys()]).toEqual([
+			"til-done-context",
+			"til-done-countdown",
+			"til-done-loop",
+			"til-done-complete",
+		]);
+		expect([...pi.entryRenderers.keys()]).toEqual(["til-done-complete"]);
+	});
+
+	it("📋 for the context injection, dimmed", () => {
+		expect(render("til-done-context", "list")).toBe("<accent>📋</accent> <dim>list</dim>");
+	});
+
+	it("⏳ for a continuation, dimmed", () => {
+		expect(render("til-done-countdown", "go on")).toBe("<accent>⏳</accent> <dim>go on</dim>");
+	});
+
+	it("🔁 for a loop iteration, in the text colour", () => {
+		expect(render("til-done-loop", "again")).toBe("<accent>🔁</accent> <text>again</text>");
+	});
+
+	it("⚠ for a completion message whose details.level is warning", () => {
+		expect(render("til-done-complete", "limit", { level: "warning" })).toBe(
+			"<warning>⚠</warning> <warning>limit</warning>",
+		);
+	});
+
+	it("✓ for a completion message with any other or no level", () => {
+		expect(render("til-done-complete", "done", { level: "success" })).toBe("<success>✓</success> <text>done</text>");
+		expect(render("til-done-complete", "done")).toBe("<success>✓</success> <text>done</text>");
+	});
+
+	it("joins the text blocks of array content and skips the others", () => {
+		const content = [
+			{ type: "text", text: "one" },
+			{ type: "image", data: "…" },
+			null,
+			{ type: "text", text: 5 },
+			{ type: "text", text: "two" },
+		];
+		expect(render("til-done-countdown", content)).toBe("<accent>⏳</accent> <dim>one\ntwo</dim>");
+	});
+
+	it("shows empty text for content that is neither a string nor an array", () => {
+		expect(render("til-done-loop", { text: "x" })).toBe("<accent>🔁</accent> <text></text>");
+	});
+
+	it("the entry renderer shows a headless breaker stop with ⚠", () => {
+		const renderEntry = (data: unknown) =>
+			textOf(
+				pi.entryRenderers.get("til-done-complete")?.(
+					{ type: "custom", customType: "til-done-complete", data },
+					{},
+					taggingTheme,
+				) as Component,
+			);
+		expect(renderEntry({ level: "warning", text: "Auto-continue limit reached" })).toBe(
+			"<warning>⚠</warning> <warning>Auto-continue limit reached</warning>",
+		);
+		expect(renderEntry({ text: 42 })).toBe("<warning>⚠</warning> <warning></warning>");
+		expect(renderEntry(undefined)).toBe("<warning>⚠</warning> <warning></warning>");
+	});
+});
