@@ -17,11 +17,12 @@
  * - `TIL_DONE_FAKE_LOG`: if set, the fake model appends one JSON line per model call to that file.
  */
 import { spawn } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { constants, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { FakeStep } from "../demo/fake-model-extension.ts";
+import { isolatedPiEnv } from "./pi-env.ts";
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const DEMO_DIR = join(REPO_ROOT, "demo");
@@ -32,9 +33,6 @@ const FAKE_MODEL = join(DEMO_DIR, "fake-model-extension.ts");
 const TOKENS_PER_SECOND = 60;
 
 const PROMPT = "Add a --json flag to wordcount (cli.mjs) that prints the counts as JSON, and document it.";
-
-const CREDENTIALS = /(_API_KEY|_AUTH_TOKEN|_ACCESS_TOKEN|_OAUTH_TOKEN|_SECRET_ACCESS_KEY|_SESSION_TOKEN)$/;
-const STRIPPED = new Set(["AWS_PROFILE", "AWS_ACCESS_KEY_ID", "GOOGLE_APPLICATION_CREDENTIALS", "GH_TOKEN"]);
 
 function fail(message: string): never {
 	process.stderr.write(`demo: ${message}\n`);
@@ -69,29 +67,8 @@ function scaledScript(speed: number): FakeStep[] {
 }
 
 function isolatedEnv(root: string, scriptFile: string, speed: number): NodeJS.ProcessEnv {
-	const home = join(root, "home");
-	const agentDir = join(root, "agent");
-	const tmp = join(root, "tmp");
-	for (const dir of [home, agentDir, tmp]) mkdirSync(dir, { recursive: true });
-	const env: NodeJS.ProcessEnv = {};
-	for (const [key, value] of Object.entries(process.env)) {
-		if (CREDENTIALS.test(key) || STRIPPED.has(key) || key.startsWith("PI_")) continue;
-		if (key === "TIL_DONE_FAKE_SCRIPT" || key === "TIL_DONE_FAKE_TOKENS_PER_SECOND") continue;
-		env[key] = value;
-	}
-	return Object.assign(env, {
-		HOME: home,
-		USERPROFILE: home,
-		XDG_CONFIG_HOME: join(home, ".config"),
-		XDG_CACHE_HOME: join(home, ".cache"),
-		XDG_DATA_HOME: join(home, ".local/share"),
-		PI_CODING_AGENT_DIR: agentDir,
-		TMPDIR: tmp,
-		TMP: tmp,
-		TEMP: tmp,
-		PI_OFFLINE: "1",
-		PI_SKIP_VERSION_CHECK: "1",
-		PI_TELEMETRY: "0",
+	const drop = (key: string) => key === "TIL_DONE_FAKE_SCRIPT" || key === "TIL_DONE_FAKE_TOKENS_PER_SECOND";
+	return Object.assign(isolatedPiEnv(root, drop).env, {
 		TIL_DONE_FAKE_SCRIPT: scriptFile,
 		TIL_DONE_FAKE_TOKENS_PER_SECOND: String(TOKENS_PER_SECOND * speed),
 	});

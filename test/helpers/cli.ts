@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { FakeLogLine, FakeStep } from "../../demo/fake-model-extension.ts";
+import { isolatedPiEnv } from "../../scripts/pi-env.ts";
 
 export type { FakeLogLine, FakeStep };
 
@@ -35,21 +36,6 @@ export const NODE =
 
 /** Env var holding the isolated project folder; runners use it as the default cwd. */
 export const CWD_ENV = "TIL_DONE_TEST_CWD";
-
-const API_KEY_PATTERN = /(_API_KEY|_AUTH_TOKEN|_ACCESS_TOKEN|_OAUTH_TOKEN|_SECRET_ACCESS_KEY|_SESSION_TOKEN)$/;
-const STRIPPED = new Set([
-	"AWS_PROFILE",
-	"AWS_ACCESS_KEY_ID",
-	"GOOGLE_APPLICATION_CREDENTIALS",
-	"GOOGLE_CLOUD_PROJECT",
-	"AZURE_OPENAI_ENDPOINT",
-	"COPILOT_GITHUB_TOKEN",
-	"GH_TOKEN",
-	"GITHUB_TOKEN",
-	// Never let a test pi attach to the developer's tmux or inherit a stray pi setting.
-	"TMUX",
-	"TMUX_PANE",
-]);
 
 export interface IsolatedEnv {
 	/** Temp root; everything below is removed by cleanup(). */
@@ -84,34 +70,10 @@ const liveRoots = new Set<string>();
 export function isolatedEnv(extra: NodeJS.ProcessEnv = {}): IsolatedEnv {
 	const root = mkdtempSync(join(tmpdir(), "til-done-e2e-"));
 	liveRoots.add(root);
-	const home = join(root, "home");
-	const agentDir = join(root, "agent");
-	const tmpDir = join(root, "tmp");
+	const { env, home, agentDir, tmpDir } = isolatedPiEnv(root, (key) => key.startsWith("TIL_DONE_"));
 	const cwd = join(root, "project");
-	for (const dir of [home, agentDir, tmpDir, cwd]) mkdirSync(dir, { recursive: true });
-	const env: NodeJS.ProcessEnv = {};
-	for (const [key, value] of Object.entries(process.env)) {
-		if (API_KEY_PATTERN.test(key) || STRIPPED.has(key) || key.startsWith("PI_") || key.startsWith("TIL_DONE_")) {
-			continue;
-		}
-		env[key] = value;
-	}
-	Object.assign(env, {
-		HOME: home,
-		USERPROFILE: home,
-		XDG_CONFIG_HOME: join(home, ".config"),
-		XDG_CACHE_HOME: join(home, ".cache"),
-		XDG_DATA_HOME: join(home, ".local/share"),
-		PI_CODING_AGENT_DIR: agentDir,
-		TMPDIR: tmpDir,
-		TMP: tmpDir,
-		TEMP: tmpDir,
-		PI_OFFLINE: "1",
-		PI_SKIP_VERSION_CHECK: "1",
-		PI_TELEMETRY: "0",
-		[CWD_ENV]: cwd,
-		...extra,
-	});
+	mkdirSync(cwd, { recursive: true });
+	Object.assign(env, { [CWD_ENV]: cwd, ...extra });
 	const iso: IsolatedEnv = {
 		root,
 		home,
