@@ -1,7 +1,6 @@
 /**
- * The auto-continue engine at the edge: it turns the pure decisions of `continuation.ts` and `loop.ts` into a
- * countdown and a continuation message (TUI and RPC), or into an in-run continuation (print and JSON modes, where
- * nobody can watch or interrupt a countdown and the process exits at the end of the run).
+ * The auto-continue engine at the edge: it turns the decisions of `assess.ts` into a countdown and a continuation
+ * message (TUI and RPC), and hands print and JSON modes, where nobody can watch a countdown, to `headless.ts`.
  */
 
 import type {
@@ -10,27 +9,13 @@ import type {
 	ExtensionAPI,
 	ExtensionContext,
 } from "@earendil-works/pi-coding-agent";
+import { decideAfterLoopRun, decideAfterTodoRun, stopMessage } from "./assess.ts";
 import type { TilDoneConfig } from "./config.ts";
-import {
-	assessRun,
-	type Decision,
-	decideNext,
-	endsWithQuestion,
-	lastAssistantText,
-	lastStopReason,
-	type StopKind,
-	type StopReason,
-} from "./continuation.ts";
+import { type Decision, decideNext, lastStopReason, type StopKind } from "./continuation.ts";
 import { type Countdown, startCountdown } from "./countdown.ts";
+import { backoffMessage, buildContinuationPrompt } from "./formatting.ts";
+import { continueInRun } from "./headless.ts";
 import {
-	backoffMessage,
-	buildContinuationPrompt,
-	errorLimitMessage,
-	hardCapMessage,
-	noProgressMessage,
-} from "./formatting.ts";
-import {
-	decideLoop,
 	LOOP_MESSAGE_TYPE,
 	type LoopDecision,
 	type LoopState,
@@ -46,10 +31,11 @@ import {
 	isCompletionAnnounced,
 	markCompletionAnnounced,
 	resetChain,
-	setChain,
 	setLoop,
 } from "./state.ts";
 import { COMPLETE_MESSAGE_TYPE, COUNTDOWN_MESSAGE_TYPE, LOOP_STATUS_KEY } from "./types.ts";
+
+export { stopMessage };
 
 export interface Engine {
 	/** A run ended (TUI/RPC): assess it and remember what to do once pi has settled. */
@@ -79,13 +65,6 @@ export function isHeadless(ctx: ExtensionContext): boolean {
 	return ctx.mode === "print" || ctx.mode === "json";
 }
 
-/** The user-facing text for a tripped breaker. */
-export function stopMessage(stop: StopKind, config: TilDoneConfig): string {
-	if (stop === "hard-cap") return hardCapMessage(config.maxContinuations);
-	if (stop === "no-progress") return noProgressMessage(config.maxNoProgress);
-	return errorLimitMessage(config.maxFailures);
-}
-
 /** Runs a host call that may throw on a stale context after the session is gone. */
 function quietly(call: () => void): void {
 	try {
@@ -107,6 +86,50 @@ function setLoopStatus(ctx: ExtensionContext, loop: LoopState | undefined): void
 	});
 }
 
+/** A tripped breaker: a warning notice, and a warning message on the branch (the seed's `til-done-complete`). */
+function reportStop(pi: ExtensionAPI, ctx: ExtensionContext, stop: StopKind, config: TilDoneConfig): void {
+	const text = stopMessage(stop, config);
+	notify(ctx, text, "warning");
+	quietly(() =>
+		pi.sendMessage(
+			{ customType: COMPLETE_MESSAGE_TYPE, content: text, display: true, details: { level: "warning" } },
+			{ triggerTurn: false },
+		),
+	);
+}
+
+/** Once per list. A notice, not a message: the TUI shows it in the chat, and the model needs no tokens for it. */
+function announceCompletion(ctx: ExtensionContext): void {
+	if (isCompletionAnnounced()) return;
+	markCompletionAnnounced();
+	notify(ctx, `✓ All ${getTodos().length} todos are done.`, "info");
+}
+
+/** Sends the continuation prompt if the list, read again at this moment, still calls for one. */
+function sendTodoContinuation(pi: ExtensionAPI, config: TilDoneConfig): void {
+	if (decideNext(getTodos(), getChain(), undefined, config).kind !== "continue") return;
+	incrementAutoContinue();
+	pi.sendMessage(
+		{ customType: COUNTDOWN_MESSAGE_TYPE, content: buildContinuationPrompt(getTodos()), display: true },
+		{ triggerTurn: true },
+	);
+}
+
+function sendLoopIteration(pi: ExtensionAPI, ctx: ExtensionContext): void {
+	const loop = getLoop();
+	if (!loop) return;
+	const next = { ...loop, iteration: loop.iteration + 1 };
+	setLoop(next);
+	setLoopStatus(ctx, next);
+	pi.sendMessage({ customType: LOOP_MESSAGE_TYPE, content: loopPrompt(next), display: true }, { triggerTurn: true });
+}
+
+function endLoop(ctx: ExtensionContext, text: string, level: "info" | "warning"): void {
+	setLoop(undefined);
+	setLoopStatus(ctx, undefined);
+	notify(ctx, text, level);
+}
+
 export function createEngine(pi: ExtensionAPI, getConfig: () => TilDoneConfig): Engine {
 	let countdown: Countdown | undefined;
 	let pending: Pending | undefined;
@@ -116,40 +139,6 @@ export function createEngine(pi: ExtensionAPI, getConfig: () => TilDoneConfig): 
 	const cancelCountdown = () => {
 		countdown?.cancel();
 		countdown = undefined;
-	};
-
-	const decideTodo = (messages: readonly unknown[], stopReason: StopReason | undefined): Decision => {
-		setChain(assessRun(getChain(), stopReason));
-		const asksUser = stopReason === "stop" && endsWithQuestion(lastAssistantText(messages));
-		return decideNext(getTodos(), getChain(), stopReason, getConfig(), { asksUser });
-	};
-
-	const decideLoopRun = (loop: LoopState, messages: readonly unknown[], stopReason: StopReason | undefined) => {
-		const failed = stopReason === "error" || stopReason === "length";
-		const assessed = { ...loop, failures: failed ? loop.failures + 1 : 0 };
-		setLoop(assessed);
-		return decideLoop(assessed, stopReason, lastAssistantText(messages), getConfig());
-	};
-
-	const postMessage = (customType: string, content: string, level?: "warning" | "success") =>
-		quietly(() =>
-			pi.sendMessage(
-				{ customType, content, display: true, details: level ? { level } : undefined },
-				{ triggerTurn: false },
-			),
-		);
-
-	const report = (ctx: ExtensionContext, stop: StopKind) => {
-		const text = stopMessage(stop, getConfig());
-		notify(ctx, text, "warning");
-		postMessage(COMPLETE_MESSAGE_TYPE, text, "warning");
-	};
-
-	const announceCompletion = (ctx: ExtensionContext) => {
-		if (isCompletionAnnounced()) return;
-		markCompletionAnnounced();
-		// A notice, not a message: the TUI already shows it in the chat, and the model needs no tokens for it.
-		notify(ctx, `✓ All ${getTodos().length} todos are done.`, "info");
 	};
 
 	/** Shows the countdown, then runs `send` if pi is idle at that very moment. */
@@ -175,34 +164,10 @@ export function createEngine(pi: ExtensionAPI, getConfig: () => TilDoneConfig): 
 		});
 	};
 
-	const sendTodoContinuation = () => {
-		const decision = decideNext(getTodos(), getChain(), undefined, getConfig());
-		if (decision.kind !== "continue") return;
-		incrementAutoContinue();
-		pi.sendMessage(
-			{ customType: COUNTDOWN_MESSAGE_TYPE, content: buildContinuationPrompt(getTodos()), display: true },
-			{ triggerTurn: true },
-		);
-	};
-
-	const sendLoopIteration = (ctx: ExtensionContext) => {
-		const loop = getLoop();
-		if (!loop) return;
-		const next = { ...loop, iteration: loop.iteration + 1 };
-		setLoop(next);
-		setLoopStatus(ctx, next);
-		pi.sendMessage({ customType: LOOP_MESSAGE_TYPE, content: loopPrompt(next), display: true }, { triggerTurn: true });
-	};
-
-	const endLoop = (ctx: ExtensionContext, text: string, level: "info" | "warning") => {
-		setLoop(undefined);
-		setLoopStatus(ctx, undefined);
-		notify(ctx, text, level);
-	};
-
 	const actOnTodo = (ctx: ExtensionContext, decision: Decision) => {
-		if (decision.kind === "stop") report(ctx, decision.stop);
-		else if (decision.kind === "continue") schedule(ctx, decision.backoffMs, sendTodoContinuation);
+		if (decision.kind === "stop") reportStop(pi, ctx, decision.stop, getConfig());
+		else if (decision.kind === "continue")
+			schedule(ctx, decision.backoffMs, () => sendTodoContinuation(pi, getConfig()));
 		else if (decision.reason === "all-done") announceCompletion(ctx);
 	};
 
@@ -213,12 +178,8 @@ export function createEngine(pi: ExtensionAPI, getConfig: () => TilDoneConfig): 
 			endLoop(ctx, loopEndMessage(loop, decision), decision.kind === "done" ? "info" : "warning");
 			return;
 		}
-		schedule(
-			ctx,
-			decision.backoffMs,
-			() => sendLoopIteration(ctx),
-			() => endLoop(ctx, "Loop stopped by the user.", "info"),
-		);
+		const stopByUser = () => endLoop(ctx, "Loop stopped by the user.", "info");
+		schedule(ctx, decision.backoffMs, () => sendLoopIteration(pi, ctx), stopByUser);
 	};
 
 	/** Waits out a back-off inside the run; false when the session changed meanwhile, so nothing may be sent. */
@@ -229,43 +190,6 @@ export function createEngine(pi: ExtensionAPI, getConfig: () => TilDoneConfig): 
 		return startedIn === epoch;
 	};
 
-	const headlessTodo = async (messages: readonly unknown[], stopReason: StopReason | undefined) => {
-		const decision = decideTodo(messages, stopReason);
-		if (decision.kind === "stop") {
-			const text = stopMessage(decision.stop, getConfig());
-			process.stderr.write(`[til-done] ${text}\n`);
-			// A custom entry, not a message: print mode prints the last message, which must stay the model's answer.
-			const data = { level: "warning", text };
-			return { entries: [{ type: "custom" as const, customType: COMPLETE_MESSAGE_TYPE, data }] };
-		}
-		if (decision.kind !== "continue") return undefined;
-		if (!(await backOff(decision.backoffMs))) return undefined;
-		incrementAutoContinue();
-		const content = buildContinuationPrompt(getTodos());
-		return {
-			entries: [{ type: "custom_message" as const, customType: COUNTDOWN_MESSAGE_TYPE, content, display: true }],
-			continue: true,
-		};
-	};
-
-	const headlessLoop = async (loop: LoopState, messages: readonly unknown[], stopReason: StopReason | undefined) => {
-		const decision = decideLoopRun(loop, messages, stopReason);
-		if (decision.kind !== "continue") {
-			process.stderr.write(`[til-done] ${loopEndMessage(getLoop() ?? loop, decision)}\n`);
-			setLoop(undefined);
-			return undefined;
-		}
-		if (!(await backOff(decision.backoffMs))) return undefined;
-		const next = { ...(getLoop() ?? loop), iteration: (getLoop() ?? loop).iteration + 1 };
-		setLoop(next);
-		return {
-			entries: [
-				{ type: "custom_message" as const, customType: LOOP_MESSAGE_TYPE, content: loopPrompt(next), display: true },
-			],
-			continue: true,
-		};
-	};
-
 	return {
 		onRunEnd(messages, ctx) {
 			if (isHeadless(ctx)) return;
@@ -273,8 +197,8 @@ export function createEngine(pi: ExtensionAPI, getConfig: () => TilDoneConfig): 
 			const stopReason = lastStopReason(messages);
 			const loop = getLoop();
 			pending = loop
-				? { kind: "loop", decision: decideLoopRun(loop, messages, stopReason) }
-				: { kind: "todo", decision: decideTodo(messages, stopReason) };
+				? { kind: "loop", decision: decideAfterLoopRun(loop, messages, stopReason, getConfig()) }
+				: { kind: "todo", decision: decideAfterTodoRun(messages, stopReason, getConfig()) };
 		},
 		onSettled(ctx) {
 			if (isHeadless(ctx) || pending === undefined) return;
@@ -284,11 +208,7 @@ export function createEngine(pi: ExtensionAPI, getConfig: () => TilDoneConfig): 
 			else actOnTodo(ctx, settled.decision);
 		},
 		async onBeforeSettle(event, ctx) {
-			if (!isHeadless(ctx)) return undefined;
-			const messages = event.context.contextMessages;
-			const stopReason = event.outcome === "aborted" ? "aborted" : lastStopReason(messages);
-			const loop = getLoop();
-			return loop ? headlessLoop(loop, messages, stopReason) : headlessTodo(messages, stopReason);
+			return isHeadless(ctx) ? continueInRun(event, getConfig(), backOff) : undefined;
 		},
 		onUserInput(ctx) {
 			cancelCountdown();
@@ -317,7 +237,7 @@ export function createEngine(pi: ExtensionAPI, getConfig: () => TilDoneConfig): 
 			quietly(() => {
 				if (!ctx.isIdle()) return;
 				const decision = decideNext(getTodos(), getChain(), undefined, getConfig());
-				if (decision.kind === "continue") schedule(ctx, 0, sendTodoContinuation);
+				if (decision.kind === "continue") schedule(ctx, 0, () => sendTodoContinuation(pi, getConfig()));
 			});
 		},
 		cancelCountdown,
