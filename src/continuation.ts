@@ -1,6 +1,6 @@
 /** Pure decisions of the auto-continue engine: what to do after a run, and why. No timers, no host calls. */
 
-import { pickNextIndex } from "./formatting.ts";
+import { pickNextIndex, textOfContent } from "./formatting.ts";
 import type { TodoItem } from "./types.ts";
 import { isIncomplete } from "./validation.ts";
 
@@ -99,14 +99,7 @@ export function lastAssistantText(messages: readonly unknown[]): string {
 	for (let i = messages.length - 1; i >= 0; i--) {
 		const message = messages[i] as { role?: unknown; content?: unknown } | null;
 		if (message?.role !== "assistant") continue;
-		if (typeof message.content === "string") return message.content;
-		if (!Array.isArray(message.content)) return "";
-		return message.content
-			.filter(
-				(block): block is { type: "text"; text: string } => block?.type === "text" && typeof block.text === "string",
-			)
-			.map((block) => block.text)
-			.join("\n");
+		return textOfContent(message.content);
 	}
 	return "";
 }

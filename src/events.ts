@@ -11,7 +11,7 @@ import {
 	type TilDoneConfig,
 } from "./config.ts";
 import { createEngine, type Engine } from "./engine.ts";
-import { buildContextInjection } from "./formatting.ts";
+import { buildContextInjection, textOfContent } from "./formatting.ts";
 import { LOOP_MESSAGE_TYPE } from "./loop.ts";
 import { getTodos, pauseAutoContinue, reconstructState, setPanelEnabled, updateUI } from "./state.ts";
 import { COMPLETE_MESSAGE_TYPE, CONTEXT_MESSAGE_TYPE, COUNTDOWN_MESSAGE_TYPE, COUNTDOWN_WIDGET_ID } from "./types.ts";
@@ -19,20 +19,9 @@ import { isIncomplete } from "./validation.ts";
 
 type ThemeColor = Parameters<Theme["fg"]>[0];
 
-function contentText(content: unknown): string {
-	if (typeof content === "string") return content;
-	if (!Array.isArray(content)) return "";
-	return content
-		.filter(
-			(block): block is { type: "text"; text: string } => block?.type === "text" && typeof block.text === "string",
-		)
-		.map((block) => block.text)
-		.join("\n");
-}
-
 function iconRenderer(icon: string, iconColor: ThemeColor, textColor: ThemeColor): MessageRenderer {
 	return (message, _options, theme) =>
-		new Text(`${theme.fg(iconColor, icon)} ${theme.fg(textColor, contentText(message.content))}`, 0, 0);
+		new Text(`${theme.fg(iconColor, icon)} ${theme.fg(textColor, textOfContent(message.content))}`, 0, 0);
 }
 
 export function registerMessageRenderers(pi: ExtensionAPI): void {

@@ -3,17 +3,26 @@
 import type { Theme } from "@earendil-works/pi-coding-agent";
 import { Text } from "@earendil-works/pi-tui";
 import { STATUS_ICONS, type TodoDetails, type TodoItem, type TodoStatus } from "./types.ts";
-import { isFinished, isIncomplete, isValidTodoItem } from "./validation.ts";
+import { isFinished, isIncomplete, isValidTodoItem, oneLine } from "./validation.ts";
 
 /** Characters a list may take in one tool result, injection or prompt before it is shown compactly. */
 export const CONTEXT_BUDGET_CHARS = 2000;
 /** Shortest text prefix a compact line keeps, so every remaining item stays recognisable. */
 const MIN_PREFIX_CHARS = 12;
 
-/** Todo text is data: control characters and line breaks become spaces so it can never start a line of its own. */
-export function oneLine(text: string): string {
-	// biome-ignore lint/suspicious/noControlCharactersInRegex: stripping control characters is the point
-	return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, " ");
+// `oneLine` lives in validation.ts (its error messages need it too); it is part of the formatting surface.
+export { oneLine };
+
+/** The text blocks of a message's content (a string, or an array of blocks), joined by line breaks. */
+export function textOfContent(content: unknown): string {
+	if (typeof content === "string") return content;
+	if (!Array.isArray(content)) return "";
+	return content
+		.filter(
+			(block): block is { type: "text"; text: string } => block?.type === "text" && typeof block.text === "string",
+		)
+		.map((block) => block.text)
+		.join("\n");
 }
 
 export function getPlainIcon(status: TodoStatus): string {
@@ -48,8 +57,7 @@ export function prefix(text: string, max: number): string {
 export function formatTodoListForModel(todos: readonly TodoItem[], budget = CONTEXT_BUDGET_CHARS): string {
 	const full = formatTodoListText(todos);
 	if (full.length <= budget) return full;
-	const remaining = todos.flatMap((todo, index) => (isIncomplete(todo.status) ? [index] : []));
-	return formatCompactList(todos, remaining, budget);
+	return formatCompactList(todos, incompleteIndices(todos), budget);
 }
 
 /** The remaining items at `indices` within `budget`, with a note of what was left out. */
@@ -234,13 +242,6 @@ interface RenderableResult {
 	details?: unknown;
 }
 
-function contentText(result: RenderableResult): string {
-	return result.content
-		.map((part) => (part.type === "text" ? (part.text ?? "") : ""))
-		.join("\n")
-		.trim();
-}
-
 /** Shared tool-result renderer: raw text without details, themed error, or the themed list. */
 export function renderToolResult(
 	result: RenderableResult,
@@ -250,7 +251,8 @@ export function renderToolResult(
 ): Text {
 	const details = result.details as ListDetails | undefined;
 	// pi's own schema check fails before `execute`: no details of ours, only its message.
-	if (context?.isError && !details?.error) return new Text(theme.fg("error", contentText(result)), 0, 0);
+	if (context?.isError && !details?.error)
+		return new Text(theme.fg("error", textOfContent(result.content).trim()), 0, 0);
 	if (!details || typeof details !== "object") {
 		const first = result.content[0];
 		return new Text(first?.type === "text" ? (first.text ?? "") : "", 0, 0);

@@ -156,10 +156,15 @@ export function checkEditParams(params: unknown, currentLength: number): ParamEr
 	return null;
 }
 
+/** Todo text is data: control characters and line breaks become spaces so it can never start a line of its own. */
+export function oneLine(text: string): string {
+	// biome-ignore lint/suspicious/noControlCharactersInRegex: stripping control characters is the point
+	return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, " ");
+}
+
 /** A bad mode or action as an error message shows it: on one line, at most 40 characters. */
 function shortValue(value: unknown): string {
-	// biome-ignore lint/suspicious/noControlCharactersInRegex: flattening control characters is the point
-	const text = String(value).replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, " ");
+	const text = oneLine(String(value));
 	return text.length > 40 ? `${text.slice(0, 39)}…` : text;
 }
 
