@@ -59,6 +59,11 @@ function readFlags(pi: ExtensionAPI): FlagValues {
 	return flags;
 }
 
+/** Whether pi says the run starts from a custom message (pi 1.2+; older versions fire only for prompts). */
+export function startedByCustomMessage(event: object): boolean {
+	return (event as { messageType?: unknown }).messageType === "custom";
+}
+
 /** Registers every event handler; returns the engine and a live view of the configuration for the commands. */
 export function registerEventHandlers(pi: ExtensionAPI): { engine: Engine; getConfig: () => TilDoneConfig } {
 	let config: TilDoneConfig = { ...DEFAULT_CONFIG };
@@ -100,7 +105,10 @@ export function registerEventHandlers(pi: ExtensionAPI): { engine: Engine; getCo
 		return { action: "continue" };
 	});
 
-	pi.on("before_agent_start", () => {
+	pi.on("before_agent_start", (event) => {
+		// pi 1.2+ also fires this for runs a custom message starts (continuations, /loop), and says so in `messageType`;
+		// their prompt already carries the current list, so a second copy would only cost tokens and bury the prompt.
+		if (startedByCustomMessage(event)) return undefined;
 		const todos = getTodos();
 		if (!todos.some((todo) => isIncomplete(todo.status))) return undefined;
 		return { message: { customType: CONTEXT_MESSAGE_TYPE, content: buildContextInjection(todos), display: false } };

@@ -262,6 +262,20 @@ describe("before_agent_start injects the list while items remain", () => {
 		]);
 	});
 
+	it("injects for a prompt of the user on pi 1.2+ (messageType user)", async () => {
+		const { fire } = setup();
+		setTodos(TWO_ITEMS);
+		const [result] = await fire("before_agent_start", { messageType: "user", prompt: "hi" });
+		expect(result).toMatchObject({ message: { customType: "til-done-context", display: false } });
+	});
+
+	it("injects nothing for a run a custom message starts on pi 1.2+: its prompt carries the list", async () => {
+		const { fire } = setup();
+		setTodos(TWO_ITEMS);
+		const message = { role: "custom", customType: "til-done-countdown", content: "…", display: true };
+		expect(await fire("before_agent_start", { messageType: "custom", message })).toEqual([undefined]);
+	});
+
 	it("injects nothing once every item is finished", async () => {
 		const { fire } = setup();
 		setTodos([todo("a", "completed"), todo("b", "abandoned")]);
