@@ -15,6 +15,7 @@
  * - `TIL_DONE_COUNTDOWN` and the extension's other `TIL_DONE_*` settings are passed through (`TIL_DONE_COUNTDOWN=1`
  *   makes the pauses shorter).
  * - `TIL_DONE_FAKE_LOG`: if set, the fake model appends one JSON line per model call to that file.
+ * - `TIL_DONE_DEMO_PI`: which tested pi version runs the demo (default: the newest, fetched on first use).
  */
 import { spawn } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -23,10 +24,10 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { FakeStep } from "../demo/fake-model-extension.ts";
 import { isolatedPiEnv } from "./pi-env.ts";
+import { ensurePiHosts } from "./pi-hosts.ts";
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const DEMO_DIR = join(REPO_ROOT, "demo");
-const PI_CLI = join(REPO_ROOT, "node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js");
 const EXTENSION = join(REPO_ROOT, "src/index.ts");
 const FAKE_MODEL = join(DEMO_DIR, "fake-model-extension.ts");
 /** Streaming rate of the fake model at speed 1, in tokens per second. */
@@ -74,8 +75,22 @@ function isolatedEnv(root: string, scriptFile: string, speed: number): NodeJS.Pr
 	});
 }
 
+/** The CLI of the pi version `TIL_DONE_DEMO_PI` names, else of the newest tested one. */
+function piCli(): string {
+	const wanted = process.env.TIL_DONE_DEMO_PI?.trim();
+	let hosts: ReturnType<typeof ensurePiHosts>;
+	try {
+		hosts = ensurePiHosts();
+	} catch (error) {
+		return fail(`${error instanceof Error ? error.message : String(error)}; run \`npm install\` first`);
+	}
+	const host = wanted ? hosts.find((candidate) => candidate.version === wanted) : hosts.at(-1);
+	if (!host) return fail(`TIL_DONE_DEMO_PI=${wanted}: tested versions are ${hosts.map((h) => h.version).join(", ")}`);
+	return host.cli;
+}
+
 function main(): void {
-	if (!existsSync(PI_CLI)) fail(`pi is not installed (${PI_CLI} is missing); run \`npm install\` first`);
+	const cli = piCli();
 	const node = piNode();
 	const speed = speedFactor();
 	const root = mkdtempSync(join(tmpdir(), "pi-til-done-demo-"));
@@ -95,7 +110,7 @@ function main(): void {
 	cpSync(join(DEMO_DIR, "project"), project, { recursive: true });
 
 	const args = [
-		PI_CLI,
+		cli,
 		"--no-extensions",
 		"-e",
 		FAKE_MODEL,

@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import type { FakeStep } from "../../demo/fake-model-extension.ts";
-import { cleanupAll, type IsolatedEnv, isolatedEnv, NODE, REPO_ROOT, readFakeLog } from "../helpers/cli.ts";
+import { cleanupAll, type IsolatedEnv, isolatedEnv, NODE, PI_HOSTS, REPO_ROOT, readFakeLog } from "../helpers/cli.ts";
 import { hasTmux, startTui, TMUX_MISSING, type TuiSession } from "../helpers/tmux.ts";
 
 const DEMO = join(REPO_ROOT, "scripts/demo.ts");
@@ -22,54 +22,63 @@ function exitStatus(file: string): string | undefined {
 	return (existsSync(file) && readFileSync(file, "utf8").trim()) || undefined;
 }
 
-describe.skipIf(!hasTmux())(`npm run demo under tmux${hasTmux() ? "" : ` (${TMUX_MISSING})`}`, () => {
-	let iso: IsolatedEnv | undefined;
-	let tui: TuiSession | undefined;
+describe.skipIf(!hasTmux()).each(PI_HOSTS)(
+	`npm run demo under tmux on pi $version${hasTmux() ? "" : ` (${TMUX_MISSING})`}`,
+	(host) => {
+		let iso: IsolatedEnv | undefined;
+		let tui: TuiSession | undefined;
 
-	afterEach(async () => {
-		await tui?.kill();
-		tui = undefined;
-		iso?.cleanup();
-		iso = undefined;
-	});
-	afterAll(() => cleanupAll());
+		afterEach(async () => {
+			await tui?.kill();
+			tui = undefined;
+			iso?.cleanup();
+			iso = undefined;
+		});
+		afterAll(() => cleanupAll());
 
-	it("reaches ✓ Done (5 items) through two continuations, then quits and removes its temp folder", async () => {
-		iso = isolatedEnv();
-		const logFile = join(iso.root, "demo-log.jsonl");
-		const env = { ...iso.env, TIL_DONE_COUNTDOWN: "0.2", TIL_DONE_DEMO_SPEED: "20", TIL_DONE_FAKE_LOG: logFile };
-		const statusFile = join(iso.root, "demo-exit-status");
-		const command = ["/bin/sh", "-c", `${shellQuote(NODE)} ${shellQuote(DEMO)}; echo $? > ${shellQuote(statusFile)}`];
-		tui = await startTui({ env, command, cwd: REPO_ROOT, width: 110, height: 32 });
+		it("reaches ✓ Done (5 items) through two continuations, then quits and removes its temp folder", async () => {
+			iso = isolatedEnv();
+			const logFile = join(iso.root, "demo-log.jsonl");
+			const env = {
+				...iso.env,
+				TIL_DONE_COUNTDOWN: "0.2",
+				TIL_DONE_DEMO_SPEED: "20",
+				TIL_DONE_FAKE_LOG: logFile,
+				TIL_DONE_DEMO_PI: host.version,
+			};
+			const statusFile = join(iso.root, "demo-exit-status");
+			const command = ["/bin/sh", "-c", `${shellQuote(NODE)} ${shellQuote(DEMO)}; echo $? > ${shellQuote(statusFile)}`];
+			tui = await startTui({ env, command, cwd: REPO_ROOT, width: 110, height: 32 });
 
-		// The footer turns to Done with the last edit_todos call; the closing summary follows in the next model call.
-		const screen = await tui.waitForScreen(
-			(s) => s.includes("✓ Done (5 items)") && s.includes("Done. wordcount --json <file> now prints"),
-			30_000,
-		);
-		expect(screen).not.toContain("Auto-continuing");
+			// The footer turns to Done with the last edit_todos call; the closing summary follows in the next model call.
+			const screen = await tui.waitForScreen(
+				(s) => s.includes("✓ Done (5 items)") && s.includes("Done. wordcount --json <file> now prints"),
+				30_000,
+			);
+			expect(screen).not.toContain("Auto-continuing");
 
-		const log = readFakeLog(logFile);
-		// Every scripted step was used, in order, and the model was never asked for more.
-		expect(log.map((line) => line.step)).toEqual(STEPS.map((_, index) => index));
-		// Steps that opened a run started by a continuation (the last user message changed to one).
-		const continued = log
-			.filter((line, i) => line.lastUser.startsWith(CONTINUATION) && line.lastUser !== log[i - 1]?.lastUser)
-			.map((line) => line.step);
-		// The two lazy stops (text-only steps before the last one) were each followed by an auto-continuation.
-		const lazyStops = STEPS.flatMap((step, index) => (step.toolCalls ? [] : [index])).slice(0, -1);
-		expect(lazyStops).toHaveLength(2);
-		expect(continued).toEqual(lazyStops.map((index) => index + 1));
+			const log = readFakeLog(logFile);
+			// Every scripted step was used, in order, and the model was never asked for more.
+			expect(log.map((line) => line.step)).toEqual(STEPS.map((_, index) => index));
+			// Steps that opened a run started by a continuation (the last user message changed to one).
+			const continued = log
+				.filter((line, i) => line.lastUser.startsWith(CONTINUATION) && line.lastUser !== log[i - 1]?.lastUser)
+				.map((line) => line.step);
+			// The two lazy stops (text-only steps before the last one) were each followed by an auto-continuation.
+			const lazyStops = STEPS.flatMap((step, index) => (step.toolCalls ? [] : [index])).slice(0, -1);
+			expect(lazyStops).toHaveLength(2);
+			expect(continued).toEqual(lazyStops.map((index) => index + 1));
 
-		// Ctrl+C twice quits pi; the demo then removes its temp folder (created under our TMPDIR) and exits with 0.
-		await tui.sendKeys("C-c");
-		await new Promise((resolve) => setTimeout(resolve, 300));
-		await tui.sendKeys("C-c");
-		// The shell around the demo records its exit status (tmux's own pane_dead_status is unreliable here: under
-		// load tmux 3.3a sometimes leaves the exited pane process unreaped).
-		const deadline = performance.now() + 10_000;
-		while (!exitStatus(statusFile) && performance.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-		expect(exitStatus(statusFile) ?? "(demo still running)").toBe("0");
-		expect(readdirSync(iso.tmpDir).filter((name) => name.startsWith("pi-til-done-demo-"))).toEqual([]);
-	}, 60_000);
-});
+			// Ctrl+C twice quits pi; the demo then removes its temp folder (created under our TMPDIR) and exits with 0.
+			await tui.sendKeys("C-c");
+			await new Promise((resolve) => setTimeout(resolve, 300));
+			await tui.sendKeys("C-c");
+			// The shell around the demo records its exit status (tmux's own pane_dead_status is unreliable here: under
+			// load tmux 3.3a sometimes leaves the exited pane process unreaped).
+			const deadline = performance.now() + 10_000;
+			while (!exitStatus(statusFile) && performance.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+			expect(exitStatus(statusFile) ?? "(demo still running)").toBe("0");
+			expect(readdirSync(iso.tmpDir).filter((name) => name.startsWith("pi-til-done-demo-"))).toEqual([]);
+		}, 60_000);
+	},
+);

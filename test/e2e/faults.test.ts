@@ -16,6 +16,7 @@ import {
 	EXTENSION_ENTRY,
 	type IsolatedEnv,
 	isolatedEnv,
+	PI_HOSTS,
 	parseJsonLines,
 	runPrint,
 } from "../helpers/cli.ts";
@@ -228,19 +229,21 @@ describe("a provider that fails on every call", () => {
 		expect(harness.ui.status.get("til-done")).toBeUndefined();
 	});
 
-	it("in print mode (real CLI): exits on its own without a stack trace", async () => {
-		iso = isolatedEnv({ TIL_DONE_BACKOFF_MS: "0" });
-		writeFileSync(`${iso.agentDir}/settings.json`, JSON.stringify({ retry: { enabled: false } }));
-		iso.writeScript([
-			{ toolCalls: [{ name: "write_todos", arguments: { mode: "replace", todos: [{ text: "a" }] } }] },
-			...Array.from({ length: 6 }, () => ({ stopReason: "error" as const, errorMessage: "503 overloaded" })),
-		]);
-		const result = await runPrint(["-p", "go"], iso.env, { extensions: [EXTENSION_ENTRY], timeoutMs: 20_000 });
-		expect(result.timedOut).toBe(false);
-		expect(result.stderr).not.toMatch(/at .*\.ts:\d+|TypeError|ReferenceError|Unhandled/);
-		expect(result.stderr).toContain("[til-done] Auto-continue stopped after 3 failed runs");
-		// One write call, then the failing run and at most two continued attempts.
-		expect(iso.readLog().length).toBeLessThanOrEqual(4);
+	describe.each(PI_HOSTS)("pi $version", (host) => {
+		it("in print mode (real CLI): exits on its own without a stack trace", async () => {
+			iso = isolatedEnv({ TIL_DONE_BACKOFF_MS: "0" });
+			writeFileSync(`${iso.agentDir}/settings.json`, JSON.stringify({ retry: { enabled: false } }));
+			iso.writeScript([
+				{ toolCalls: [{ name: "write_todos", arguments: { mode: "replace", todos: [{ text: "a" }] } }] },
+				...Array.from({ length: 6 }, () => ({ stopReason: "error" as const, errorMessage: "503 overloaded" })),
+			]);
+			const result = await runPrint(["-p", "go"], iso.env, { host, extensions: [EXTENSION_ENTRY], timeoutMs: 20_000 });
+			expect(result.timedOut).toBe(false);
+			expect(result.stderr).not.toMatch(/at .*\.ts:\d+|TypeError|ReferenceError|Unhandled/);
+			expect(result.stderr).toContain("[til-done] Auto-continue stopped after 3 failed runs");
+			// One write call, then the failing run and at most two continued attempts.
+			expect(iso.readLog().length).toBeLessThanOrEqual(4);
+		});
 	});
 });
 
@@ -289,39 +292,46 @@ describe("a session file truncated in the middle of a line", () => {
 		expect(harness.extensionErrors).toEqual([]);
 	});
 
-	it("the real CLI resumes a truncated file in print mode without crashing", async () => {
-		iso = isolatedEnv({ TIL_DONE_COUNTDOWN: "0" });
-		const sessionDir = `${iso.root}/sessions`;
-		iso.writeScript([
-			{ toolCalls: [{ name: "write_todos", arguments: { mode: "replace", todos: [{ text: "x" }, { text: "y" }] } }] },
-			{ toolCalls: [{ name: "edit_todos", arguments: { action: "complete", indices: [0] } }] },
-			{ text: "Shall I stop?" },
-		]);
-		const first = await runPrint(["-p", "go"], iso.env, {
-			extensions: [EXTENSION_ENTRY],
-			session: { dir: sessionDir },
+	describe.each(PI_HOSTS)("pi $version", (host) => {
+		it("the real CLI resumes a truncated file in print mode without crashing", async () => {
+			iso = isolatedEnv({ TIL_DONE_COUNTDOWN: "0" });
+			const sessionDir = `${iso.root}/sessions`;
+			iso.writeScript([
+				{ toolCalls: [{ name: "write_todos", arguments: { mode: "replace", todos: [{ text: "x" }, { text: "y" }] } }] },
+				{ toolCalls: [{ name: "edit_todos", arguments: { action: "complete", indices: [0] } }] },
+				{ text: "Shall I stop?" },
+			]);
+			const first = await runPrint(["-p", "go"], iso.env, {
+				host,
+				extensions: [EXTENSION_ENTRY],
+				session: { dir: sessionDir },
+			});
+			expect(first.code).toBe(0);
+			const { readdirSync } = await import("node:fs");
+			const file = `${sessionDir}/${readdirSync(sessionDir).find((name) => name.endsWith(".jsonl"))}`;
+			const text = readFileSync(file, "utf8");
+			const last = text.lastIndexOf('"toolName":"edit_todos"');
+			writeFileSync(file, text.slice(0, last + 10));
+			iso.writeScript([{ toolCalls: [{ name: "list_todos", arguments: {} }] }, { text: "Listed?" }]);
+			const second = await runPrint(["-p", "list"], iso.env, {
+				host,
+				extensions: [EXTENSION_ENTRY],
+				session: { file },
+			});
+			expect(second.stderr).not.toMatch(/TypeError|ReferenceError|Unhandled/);
+			expect(second.code).toBe(0);
+			// The list seen after the damaged edit is the one written before it.
+			const entries = parseJsonLines(
+				readFileSync(file, "utf8")
+					.split("\n")
+					.filter((line) => line.startsWith("{") && line.endsWith("}"))
+					.join("\n"),
+			);
+			const listed = entries.findLast(
+				(e) => (e as { message?: { toolName?: string } }).message?.toolName === "list_todos",
+			) as { message: { content: { text: string }[] } } | undefined;
+			expect(listed?.message.content[0].text).toBe("– [0] x\n– [1] y");
 		});
-		expect(first.code).toBe(0);
-		const { readdirSync } = await import("node:fs");
-		const file = `${sessionDir}/${readdirSync(sessionDir).find((name) => name.endsWith(".jsonl"))}`;
-		const text = readFileSync(file, "utf8");
-		const last = text.lastIndexOf('"toolName":"edit_todos"');
-		writeFileSync(file, text.slice(0, last + 10));
-		iso.writeScript([{ toolCalls: [{ name: "list_todos", arguments: {} }] }, { text: "Listed?" }]);
-		const second = await runPrint(["-p", "list"], iso.env, { extensions: [EXTENSION_ENTRY], session: { file } });
-		expect(second.stderr).not.toMatch(/TypeError|ReferenceError|Unhandled/);
-		expect(second.code).toBe(0);
-		// The list seen after the damaged edit is the one written before it.
-		const entries = parseJsonLines(
-			readFileSync(file, "utf8")
-				.split("\n")
-				.filter((line) => line.startsWith("{") && line.endsWith("}"))
-				.join("\n"),
-		);
-		const listed = entries.findLast(
-			(e) => (e as { message?: { toolName?: string } }).message?.toolName === "list_todos",
-		) as { message: { content: { text: string }[] } } | undefined;
-		expect(listed?.message.content[0].text).toBe("– [0] x\n– [1] y");
 	});
 });
 
@@ -355,78 +365,96 @@ const WORK_ONE = [
 	{ text: "Finished item 0." },
 ];
 
-describe("new session and fork over RPC", () => {
-	it("new_session during a countdown: no continuation in either session, status cleared", async () => {
-		const env = rpcSetup("0.5", WORK_ONE);
-		rpc = await startRpc({ env: env.env, extensions: [EXTENSION_ENTRY], session: { dir: `${env.root}/sessions` } });
-		const client = rpc;
-		await client.promptAndSettle("go");
-		await client.waitFor(() => client.widgets.get("til-done-countdown"), 5000, "countdown widget");
-		const oldFile = (await client.getState()).sessionFile as string;
-		await client.send({ type: "new_session" });
-		await sleep(900);
-		expect(continuationsIn(await entries(client))).toEqual([]);
-		expect(client.statuses.get("til-done")).toBeUndefined();
-		expect(client.widgets.has("til-done-countdown")).toBe(false);
-		expect(env.readLog().filter((line) => line.lastUser.startsWith(CONTINUATION))).toEqual([]);
-		const old = parseJsonLines(readFileSync(oldFile, "utf8"));
-		expect(old.filter((e) => e.customType === "til-done-countdown")).toEqual([]);
-		expect(listOf(old)).toEqual([
-			{ text: "a", status: "completed" },
-			{ text: "b", status: "not_started" },
-		]);
-		expect(client.exit).toBeUndefined();
-		expect(client.stderr).not.toMatch(/TypeError|ReferenceError|stale/i);
-	});
-
-	it("new_session in the middle of a run: the run's list stays in the old file, the new session starts empty", async () => {
-		const env = rpcSetup("0", [
-			WORK_ONE[0],
-			{ delayMs: 800, toolCalls: [{ name: "edit_todos", arguments: { action: "start", indices: [0] } }] },
-			{ text: "late" },
-		]);
-		rpc = await startRpc({ env: env.env, extensions: [EXTENSION_ENTRY], session: { dir: `${env.root}/sessions` } });
-		const client = rpc;
-		await client.prompt("go");
-		await client.waitFor(() => env.readLog().length >= 2, 5000, "slow second call");
-		const oldFile = (await client.getState()).sessionFile as string;
-		await client.send({ type: "new_session" });
-		await sleep(1200);
-		expect(continuationsIn(await entries(client))).toEqual([]);
-		expect(client.statuses.get("til-done")).toBeUndefined();
-		const old = parseJsonLines(readFileSync(oldFile, "utf8"));
-		// Whether pi let the slow call finish or aborted it, the old file ends with the last list a tool wrote there.
-		const written = old.flatMap((e) => {
-			const m = (e as { message?: { role?: string; toolName?: string; details?: { todos?: Item[]; error?: string } } })
-				.message;
-			return m?.role === "toolResult" && m.toolName !== "list_todos" && !m.details?.error ? [m.details?.todos] : [];
+describe.each(PI_HOSTS)("pi $version", (host) => {
+	describe("new session and fork over RPC", () => {
+		it("new_session during a countdown: no continuation in either session, status cleared", async () => {
+			const env = rpcSetup("0.5", WORK_ONE);
+			rpc = await startRpc({
+				host,
+				env: env.env,
+				extensions: [EXTENSION_ENTRY],
+				session: { dir: `${env.root}/sessions` },
+			});
+			const client = rpc;
+			await client.promptAndSettle("go");
+			await client.waitFor(() => client.widgets.get("til-done-countdown"), 5000, "countdown widget");
+			const oldFile = (await client.getState()).sessionFile as string;
+			await client.send({ type: "new_session" });
+			await sleep(900);
+			expect(continuationsIn(await entries(client))).toEqual([]);
+			expect(client.statuses.get("til-done")).toBeUndefined();
+			expect(client.widgets.has("til-done-countdown")).toBe(false);
+			expect(env.readLog().filter((line) => line.lastUser.startsWith(CONTINUATION))).toEqual([]);
+			const old = parseJsonLines(readFileSync(oldFile, "utf8"));
+			expect(old.filter((e) => e.customType === "til-done-countdown")).toEqual([]);
+			expect(listOf(old)).toEqual([
+				{ text: "a", status: "completed" },
+				{ text: "b", status: "not_started" },
+			]);
+			expect(client.exit).toBeUndefined();
+			expect(client.stderr).not.toMatch(/TypeError|ReferenceError|stale/i);
 		});
-		expect(listOf(old)).toEqual(written.at(-1));
-		expect([0, 1]).toContain(written.length - 1);
-		// Nothing of the old run landed in the new session.
-		const fresh = await entries(client);
-		expect(fresh.filter((e) => e.type === "message" && e.message?.role === "toolResult")).toEqual([]);
-		expect(client.exit).toBeUndefined();
-	});
 
-	it("fork during a countdown: the fork holds the list as of its branch point and gets no continuation", async () => {
-		const env = rpcSetup("0.5", [...WORK_ONE]);
-		rpc = await startRpc({ env: env.env, extensions: [EXTENSION_ENTRY], session: { dir: `${env.root}/sessions` } });
-		const client = rpc;
-		await client.promptAndSettle("go");
-		await client.waitFor(() => client.widgets.get("til-done-countdown"), 5000, "countdown widget");
-		const forkable = (await client.send({ type: "get_fork_messages" })) as {
-			data?: { messages?: { entryId: string; text: string }[] };
-		};
-		const target = forkable.data?.messages?.find((m) => m.text === "go");
-		expect(target).toBeDefined();
-		const forked = await client.send({ type: "fork", entryId: target!.entryId });
-		expect(forked.success).toBe(true);
-		await sleep(900);
-		expect(continuationsIn(await entries(client))).toEqual([]);
-		// Forking at the first prompt gives a branch without any snapshot: an empty list.
-		expect(client.statuses.get("til-done")).toBeUndefined();
-		expect(env.readLog().filter((line) => line.lastUser.startsWith(CONTINUATION))).toEqual([]);
-		expect(client.exit).toBeUndefined();
+		it("new_session in the middle of a run: the run's list stays in the old file, the new session starts empty", async () => {
+			const env = rpcSetup("0", [
+				WORK_ONE[0],
+				{ delayMs: 800, toolCalls: [{ name: "edit_todos", arguments: { action: "start", indices: [0] } }] },
+				{ text: "late" },
+			]);
+			rpc = await startRpc({
+				host,
+				env: env.env,
+				extensions: [EXTENSION_ENTRY],
+				session: { dir: `${env.root}/sessions` },
+			});
+			const client = rpc;
+			await client.prompt("go");
+			await client.waitFor(() => env.readLog().length >= 2, 5000, "slow second call");
+			const oldFile = (await client.getState()).sessionFile as string;
+			await client.send({ type: "new_session" });
+			await sleep(1200);
+			expect(continuationsIn(await entries(client))).toEqual([]);
+			expect(client.statuses.get("til-done")).toBeUndefined();
+			const old = parseJsonLines(readFileSync(oldFile, "utf8"));
+			// Whether pi let the slow call finish or aborted it, the old file ends with the last list a tool wrote there.
+			const written = old.flatMap((e) => {
+				const m = (
+					e as { message?: { role?: string; toolName?: string; details?: { todos?: Item[]; error?: string } } }
+				).message;
+				return m?.role === "toolResult" && m.toolName !== "list_todos" && !m.details?.error ? [m.details?.todos] : [];
+			});
+			expect(listOf(old)).toEqual(written.at(-1));
+			expect([0, 1]).toContain(written.length - 1);
+			// Nothing of the old run landed in the new session.
+			const fresh = await entries(client);
+			expect(fresh.filter((e) => e.type === "message" && e.message?.role === "toolResult")).toEqual([]);
+			expect(client.exit).toBeUndefined();
+		});
+
+		it("fork during a countdown: the fork holds the list as of its branch point and gets no continuation", async () => {
+			const env = rpcSetup("0.5", [...WORK_ONE]);
+			rpc = await startRpc({
+				host,
+				env: env.env,
+				extensions: [EXTENSION_ENTRY],
+				session: { dir: `${env.root}/sessions` },
+			});
+			const client = rpc;
+			await client.promptAndSettle("go");
+			await client.waitFor(() => client.widgets.get("til-done-countdown"), 5000, "countdown widget");
+			const forkable = (await client.send({ type: "get_fork_messages" })) as {
+				data?: { messages?: { entryId: string; text: string }[] };
+			};
+			const target = forkable.data?.messages?.find((m) => m.text === "go");
+			expect(target).toBeDefined();
+			const forked = await client.send({ type: "fork", entryId: target!.entryId });
+			expect(forked.success).toBe(true);
+			await sleep(900);
+			expect(continuationsIn(await entries(client))).toEqual([]);
+			// Forking at the first prompt gives a branch without any snapshot: an empty list.
+			expect(client.statuses.get("til-done")).toBeUndefined();
+			expect(env.readLog().filter((line) => line.lastUser.startsWith(CONTINUATION))).toEqual([]);
+			expect(client.exit).toBeUndefined();
+		});
 	});
 });

@@ -11,6 +11,7 @@ import {
 	type FakeLogLine,
 	type IsolatedEnv,
 	isolatedEnv,
+	PI_HOSTS,
 	parseJsonLines,
 	runJson,
 	runPrint,
@@ -53,109 +54,114 @@ function sessionEntries(dir: string): Record<string, unknown>[] {
 	return parseJsonLines(readFileSync(join(dir, files[0]), "utf8"));
 }
 
-describe("rule 9: print mode continues inside one invocation", () => {
-	it("finishes a 4-item list with a lazy model: 3 continuations, no countdown, the session holds the list", async () => {
-		const env = setup(lazyScript(FOUR));
-		const sessionDir = join(env.root, "sessions");
-		const result = await runPrint(["-p", "Build the thing"], env.env, {
-			extensions: [EXTENSION_ENTRY],
-			session: { dir: sessionDir },
+describe.each(PI_HOSTS)("pi $version", (host) => {
+	describe("rule 9: print mode continues inside one invocation", () => {
+		it("finishes a 4-item list with a lazy model: 3 continuations, no countdown, the session holds the list", async () => {
+			const env = setup(lazyScript(FOUR));
+			const sessionDir = join(env.root, "sessions");
+			const result = await runPrint(["-p", "Build the thing"], env.env, {
+				host,
+				extensions: [EXTENSION_ENTRY],
+				session: { dir: sessionDir },
+			});
+
+			expect(result.timedOut).toBe(false);
+			expect(result.code).toBe(0);
+			expect(result.stderr).toBe("");
+			expect(result.stdout).toBe("Finished item 3.\n");
+
+			const log = env.readLog();
+			expect(log).toHaveLength(13); // write + 4 × (start, complete, stop)
+			expect(continuationCalls(log)).toHaveLength(9);
+			const prompts = continuationPrompts(log);
+			expect(prompts).toHaveLength(3);
+			expect(prompts[0]).toBe(
+				[
+					CONTINUATION_HEAD,
+					"",
+					"Remaining items:",
+					"– [1] Write the parser",
+					"– [2] Write the printer",
+					"– [3] Add tests",
+					"",
+					"Next action: edit_todos with action 'start' and indices [1]",
+				].join("\n"),
+			);
+			// No countdown: from the first model call to the last takes less than one default countdown (three of them
+			// would add 9 s), and the whole invocation, pi's startup included, stays under those 9 s.
+			expect(modelSpanMs(log)).toBeLessThan(DEFAULT_COUNTDOWN_MS);
+			expect(result.durationMs).toBeLessThan(3 * DEFAULT_COUNTDOWN_MS);
+
+			const entries = sessionEntries(sessionDir);
+			const continuations = entries.filter((e) => e.type === "custom_message" && e.customType === "til-done-countdown");
+			expect(continuations.map((e) => e.content)).toEqual(prompts);
+			const lastEdit = entries
+				.map((e) => e.message as { role?: string; toolName?: string; details?: unknown; content?: unknown } | undefined)
+				.filter((m) => m?.role === "toolResult" && m.toolName === "edit_todos")
+				.at(-1);
+			expect(lastEdit?.details).toEqual({
+				action: "edit",
+				todos: FOUR.map((text) => ({ text, status: "completed" })),
+			});
+			expect(lastEdit?.content).toEqual([
+				{ type: "text", text: `Completed [3]\n\n${FOUR.map((text, i) => `✓ [${i}] ${text}`).join("\n")}` },
+			]);
 		});
 
-		expect(result.timedOut).toBe(false);
-		expect(result.code).toBe(0);
-		expect(result.stderr).toBe("");
-		expect(result.stdout).toBe("Finished item 3.\n");
+		it("trips the no-progress breaker for a model that never finishes anything: exactly 3 continuations", async () => {
+			const env = setup(stallScript(["a", "b"], 10));
+			const result = await runPrint(["-p", "Do the list"], env.env, { host, extensions: [EXTENSION_ENTRY] });
 
-		const log = env.readLog();
-		expect(log).toHaveLength(13); // write + 4 × (start, complete, stop)
-		expect(continuationCalls(log)).toHaveLength(9);
-		const prompts = continuationPrompts(log);
-		expect(prompts).toHaveLength(3);
-		expect(prompts[0]).toBe(
-			[
-				CONTINUATION_HEAD,
-				"",
-				"Remaining items:",
-				"– [1] Write the parser",
-				"– [2] Write the printer",
-				"– [3] Add tests",
-				"",
-				"Next action: edit_todos with action 'start' and indices [1]",
-			].join("\n"),
-		);
-		// No countdown: from the first model call to the last takes less than one default countdown (three of them
-		// would add 9 s), and the whole invocation, pi's startup included, stays under those 9 s.
-		expect(modelSpanMs(log)).toBeLessThan(DEFAULT_COUNTDOWN_MS);
-		expect(result.durationMs).toBeLessThan(3 * DEFAULT_COUNTDOWN_MS);
-
-		const entries = sessionEntries(sessionDir);
-		const continuations = entries.filter((e) => e.type === "custom_message" && e.customType === "til-done-countdown");
-		expect(continuations.map((e) => e.content)).toEqual(prompts);
-		const lastEdit = entries
-			.map((e) => e.message as { role?: string; toolName?: string; details?: unknown; content?: unknown } | undefined)
-			.filter((m) => m?.role === "toolResult" && m.toolName === "edit_todos")
-			.at(-1);
-		expect(lastEdit?.details).toEqual({
-			action: "edit",
-			todos: FOUR.map((text) => ({ text, status: "completed" })),
+			expect(result.timedOut).toBe(false);
+			expect(result.code).toBe(0);
+			expect(result.stderr).toBe(NO_PROGRESS_STDERR);
+			const log = env.readLog();
+			// Run 1 makes two calls (write, talk); each continuation run makes one.
+			expect(log).toHaveLength(5);
+			expect(continuationCalls(log)).toHaveLength(3);
+			expect(continuationCalls(log).map((line) => line.step)).toEqual([2, 3, 4]);
 		});
-		expect(lastEdit?.content).toEqual([
-			{ type: "text", text: `Completed [3]\n\n${FOUR.map((text, i) => `✓ [${i}] ${text}`).join("\n")}` },
-		]);
+
+		// pi's print mode prints the last message; the breaker's record is a custom entry so the answer stays last.
+		it("still prints the model's last answer on stdout when the breaker trips", async () => {
+			const env = setup(stallScript(["a", "b"], 10));
+			const result = await runPrint(["-p", "Do the list"], env.env, { host, extensions: [EXTENSION_ENTRY] });
+			expect(result.code).toBe(0);
+			expect(result.stderr).toBe(NO_PROGRESS_STDERR);
+			expect(result.stdout).toBe("Still looking at it (run 4).\n");
+		});
 	});
 
-	it("trips the no-progress breaker for a model that never finishes anything: exactly 3 continuations", async () => {
-		const env = setup(stallScript(["a", "b"], 10));
-		const result = await runPrint(["-p", "Do the list"], env.env, { extensions: [EXTENSION_ENTRY] });
+	describe("rule 9: json mode shows the same runs", () => {
+		it("emits one agent run per continuation and the breaker entry, and the same stderr line", async () => {
+			const env = setup(stallScript(["a", "b"], 10));
+			const result = await runJson(["Do the list"], env.env, { host, extensions: [EXTENSION_ENTRY] });
 
-		expect(result.timedOut).toBe(false);
-		expect(result.code).toBe(0);
-		expect(result.stderr).toBe(NO_PROGRESS_STDERR);
-		const log = env.readLog();
-		// Run 1 makes two calls (write, talk); each continuation run makes one.
-		expect(log).toHaveLength(5);
-		expect(continuationCalls(log)).toHaveLength(3);
-		expect(continuationCalls(log).map((line) => line.step)).toEqual([2, 3, 4]);
-	});
+			expect(result.timedOut).toBe(false);
+			expect(result.code).toBe(0);
+			expect(result.stderr).toBe(NO_PROGRESS_STDERR);
+			const types = result.events.map((e) => e.type);
+			expect(types.filter((t) => t === "agent_start")).toHaveLength(4);
+			expect(types.filter((t) => t === "agent_end")).toHaveLength(4);
+			expect(types.filter((t) => t === "agent_settled")).toHaveLength(1);
+			expect(types.at(-1)).toBe("agent_settled");
+			expect(types).not.toContain("extension_ui_request");
 
-	// pi's print mode prints the last message; the breaker's record is a custom entry so the answer stays last.
-	it("still prints the model's last answer on stdout when the breaker trips", async () => {
-		const env = setup(stallScript(["a", "b"], 10));
-		const result = await runPrint(["-p", "Do the list"], env.env, { extensions: [EXTENSION_ENTRY] });
-		expect(result.code).toBe(0);
-		expect(result.stderr).toBe(NO_PROGRESS_STDERR);
-		expect(result.stdout).toBe("Still looking at it (run 4).\n");
-	});
-});
-
-describe("rule 9: json mode shows the same runs", () => {
-	it("emits one agent run per continuation and the breaker entry, and the same stderr line", async () => {
-		const env = setup(stallScript(["a", "b"], 10));
-		const result = await runJson(["Do the list"], env.env, { extensions: [EXTENSION_ENTRY] });
-
-		expect(result.timedOut).toBe(false);
-		expect(result.code).toBe(0);
-		expect(result.stderr).toBe(NO_PROGRESS_STDERR);
-		const types = result.events.map((e) => e.type);
-		expect(types.filter((t) => t === "agent_start")).toHaveLength(4);
-		expect(types.filter((t) => t === "agent_end")).toHaveLength(4);
-		expect(types.filter((t) => t === "agent_settled")).toHaveLength(1);
-		expect(types.at(-1)).toBe("agent_settled");
-		expect(types).not.toContain("extension_ui_request");
-
-		const appended = result.events
-			.filter((e) => e.type === "entry_appended")
-			.map((e) => e.entry as { type: string; customType?: string; content?: unknown; data?: unknown });
-		const continuations = appended.filter((e) => e.type === "custom_message" && e.customType === "til-done-countdown");
-		expect(continuations).toHaveLength(3);
-		for (const entry of continuations) expect(String(entry.content).startsWith(CONTINUATION_HEAD)).toBe(true);
-		expect(appended.filter((e) => e.customType === "til-done-complete")).toEqual([
-			expect.objectContaining({
-				type: "custom",
-				data: { level: "warning", text: NO_PROGRESS_STDERR.slice("[til-done] ".length, -1) },
-			}),
-		]);
-		expect(continuationCalls(env.readLog())).toHaveLength(3);
+			const appended = result.events
+				.filter((e) => e.type === "entry_appended")
+				.map((e) => e.entry as { type: string; customType?: string; content?: unknown; data?: unknown });
+			const continuations = appended.filter(
+				(e) => e.type === "custom_message" && e.customType === "til-done-countdown",
+			);
+			expect(continuations).toHaveLength(3);
+			for (const entry of continuations) expect(String(entry.content).startsWith(CONTINUATION_HEAD)).toBe(true);
+			expect(appended.filter((e) => e.customType === "til-done-complete")).toEqual([
+				expect.objectContaining({
+					type: "custom",
+					data: { level: "warning", text: NO_PROGRESS_STDERR.slice("[til-done] ".length, -1) },
+				}),
+			]);
+			expect(continuationCalls(env.readLog())).toHaveLength(3);
+		});
 	});
 });

@@ -4,7 +4,7 @@
  */
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { cleanupAll, EXTENSION_ENTRY, type IsolatedEnv, isolatedEnv } from "../helpers/cli.ts";
+import { cleanupAll, EXTENSION_ENTRY, type IsolatedEnv, isolatedEnv, PI_HOSTS, type PiHost } from "../helpers/cli.ts";
 import { completeStep, sayStep, startStep, writeStep } from "../helpers/scripts.ts";
 import { hasTmux, startTui, TMUX_MISSING, type TuiSession } from "../helpers/tmux.ts";
 
@@ -40,8 +40,9 @@ function setup(): { env: IsolatedEnv; sessionDir: string } {
 	return { env: iso, sessionDir: join(iso.root, "sessions") };
 }
 
-async function tui(env: IsolatedEnv, sessionDir: string, args: string[] = [], readyPattern?: RegExp) {
+async function startOn(host: PiHost, env: IsolatedEnv, sessionDir: string, args: string[] = [], readyPattern?: RegExp) {
 	const session = await startTui({
+		host,
 		env: env.env,
 		extensions: [EXTENSION_ENTRY],
 		session: { dir: sessionDir },
@@ -90,39 +91,44 @@ async function quit(session: TuiSession): Promise<void> {
 	await session.kill();
 }
 
-describe.skipIf(!hasTmux())(`interactive TUI under tmux${hasTmux() ? "" : ` (${TMUX_MISSING})`}`, () => {
-	it("shows progress in the footer, the countdown above the editor, and a typed key cancels it for good", async () => {
-		const { env, sessionDir } = setup();
-		const session = await tui(env, sessionDir);
-		const shownAt = await runToCountdown(session);
-		expect(env.readLog()).toHaveLength(4);
+describe.each(PI_HOSTS)("pi $version", (host) => {
+	const tui = (env: IsolatedEnv, sessionDir: string, args: string[] = [], readyPattern?: RegExp) =>
+		startOn(host, env, sessionDir, args, readyPattern);
 
-		await interrupt(session);
-		// Past the cancelled countdown's deadline: no continuation was sent, the editor still holds the `x`.
-		await sleep(Math.max(0, 5200 - (performance.now() - shownAt)));
-		const screen = await session.capture();
-		expect(env.readLog()).toHaveLength(4);
-		expect(screen).not.toContain("There are still incomplete todos");
-		expect(screen).not.toContain("Auto-continuing");
-		expect(screen).toMatch(EDITOR_WITH_X);
-		expect(screen).toMatch(FOOTER_1);
-	}, 20_000);
+	describe.skipIf(!hasTmux())(`interactive TUI under tmux${hasTmux() ? "" : ` (${TMUX_MISSING})`}`, () => {
+		it("shows progress in the footer, the countdown above the editor, and a typed key cancels it for good", async () => {
+			const { env, sessionDir } = setup();
+			const session = await tui(env, sessionDir);
+			const shownAt = await runToCountdown(session);
+			expect(env.readLog()).toHaveLength(4);
 
-	it("restores the same footer status from the session with -c after quitting", async () => {
-		const { env, sessionDir } = setup();
-		const first = await tui(env, sessionDir);
-		await runToCountdown(first);
-		await interrupt(first);
-		await quit(first);
-		expect(env.readLog()).toHaveLength(4);
+			await interrupt(session);
+			// Past the cancelled countdown's deadline: no continuation was sent, the editor still holds the `x`.
+			await sleep(Math.max(0, 5200 - (performance.now() - shownAt)));
+			const screen = await session.capture();
+			expect(env.readLog()).toHaveLength(4);
+			expect(screen).not.toContain("There are still incomplete todos");
+			expect(screen).not.toContain("Auto-continuing");
+			expect(screen).toMatch(EDITOR_WITH_X);
+			expect(screen).toMatch(FOOTER_1);
+		}, 20_000);
 
-		// The restored chat fills the screen, so the startup header is scrolled away: wait for the footer instead.
-		const second = await tui(env, sessionDir, ["-c"], /scripted\s*$/m);
-		const screen = await second.waitForScreen(FOOTER_1, 5000);
-		expect(screen).toContain("Finished item 0.");
-		expect(screen).not.toContain("Auto-continuing");
-		// Restoring starts no run: the model was not called again.
-		await sleep(300);
-		expect(env.readLog()).toHaveLength(4);
-	}, 20_000);
+		it("restores the same footer status from the session with -c after quitting", async () => {
+			const { env, sessionDir } = setup();
+			const first = await tui(env, sessionDir);
+			await runToCountdown(first);
+			await interrupt(first);
+			await quit(first);
+			expect(env.readLog()).toHaveLength(4);
+
+			// The restored chat fills the screen, so the startup header is scrolled away: wait for the footer instead.
+			const second = await tui(env, sessionDir, ["-c"], /scripted\s*$/m);
+			const screen = await second.waitForScreen(FOOTER_1, 5000);
+			expect(screen).toContain("Finished item 0.");
+			expect(screen).not.toContain("Auto-continuing");
+			// Restoring starts no run: the model was not called again.
+			await sleep(300);
+			expect(env.readLog()).toHaveLength(4);
+		}, 20_000);
+	});
 });

@@ -11,13 +11,19 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { FakeLogLine, FakeStep } from "../../demo/fake-model-extension.ts";
 import { isolatedPiEnv } from "../../scripts/pi-env.ts";
+import { type PiHost, piHosts } from "../../scripts/pi-hosts.ts";
 
-export type { FakeLogLine, FakeStep };
+export type { FakeLogLine, FakeStep, PiHost };
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 export const PI_PACKAGE_DIR = join(REPO_ROOT, "node_modules/@earendil-works/pi-coding-agent");
-/** The CLI entry (package exports are import-only, so the path is built from the package folder). */
-export const PI_CLI = join(PI_PACKAGE_DIR, "dist/bundle/cli.js");
+/**
+ * Every tested pi version with its CLI entry (package exports are import-only, so the paths are built from the package
+ * folders). The global set-up (test/global-setup.ts) has fetched them; CLI-level suites run once per host.
+ */
+export const PI_HOSTS: readonly PiHost[] = piHosts();
+/** The pinned devDependency, which the in-process SDK tests also use. */
+export const DEFAULT_HOST: PiHost = PI_HOSTS[0];
 export const FAKE_MODEL_EXTENSION = join(REPO_ROOT, "demo/fake-model-extension.ts");
 /** The extension under development. */
 export const EXTENSION_ENTRY = join(REPO_ROOT, "src/index.ts");
@@ -128,6 +134,8 @@ export function cleanupAll(): void {
 export type SessionOption = { none: true } | { dir: string } | { file: string };
 
 export interface PiArgsOptions {
+	/** Which pi runs (default {@link DEFAULT_HOST}). */
+	host?: PiHost;
 	/** Extensions loaded after the fake model (absolute or cwd-relative paths). */
 	extensions?: string[];
 	/** Default `{ none: true }` (`--no-session`). */
@@ -162,8 +170,8 @@ export function piArgs(options: PiArgsOptions = {}): string[] {
 const liveChildren = new Set<ChildProcess>();
 
 /** Spawn `node <cli.js> ...args` in its own process group, tracked so that nothing outlives the test process. */
-export function spawnPi(args: string[], env: NodeJS.ProcessEnv, cwd?: string): ChildProcess {
-	const child = spawn(NODE, [PI_CLI, ...args], {
+export function spawnPi(args: string[], env: NodeJS.ProcessEnv, cwd?: string, host = DEFAULT_HOST): ChildProcess {
+	const child = spawn(NODE, [host.cli, ...args], {
 		cwd: cwd ?? env[CWD_ENV] ?? REPO_ROOT,
 		env,
 		stdio: ["pipe", "pipe", "pipe"],
@@ -247,7 +255,7 @@ export interface RunOptions extends Omit<PiArgsOptions, "args"> {
 export function runPrint(args: string[], env: NodeJS.ProcessEnv, options: RunOptions = {}): Promise<RunResult> {
 	const fullArgs = options.raw ? args : piArgs({ extensions: options.extensions, session: options.session, args });
 	const started = performance.now();
-	const child = spawnPi(fullArgs, env, options.cwd);
+	const child = spawnPi(fullArgs, env, options.cwd, options.host);
 	let stdout = "";
 	let stderr = "";
 	let timedOut = false;

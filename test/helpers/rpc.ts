@@ -110,7 +110,7 @@ interface Waiter {
 
 export async function startRpc(options: RpcOptions): Promise<PiRpc> {
 	const started = performance.now();
-	const child = spawnPi(["--mode", "rpc", ...piArgs(options)], options.env, options.cwd);
+	const child = spawnPi(["--mode", "rpc", ...piArgs(options)], options.env, options.cwd, options.host);
 	const records: RpcRecord[] = [];
 	const events: RpcRecord[] = [];
 	const uiRequests: UiRequest[] = [];

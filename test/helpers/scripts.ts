@@ -8,6 +8,13 @@ import type { FakeLogLine, FakeStep } from "./cli.ts";
 /** First line of every continuation prompt the extension sends. */
 export const CONTINUATION_HEAD = "There are still incomplete todos. Continue working on the remaining todos.";
 
+/** First line of the hidden list the extension adds before a prompt of the user. */
+export const INJECTION_HEAD = "[TILL-DONE ACTIVE]";
+
+/** For each model call, how many copies of the injected list its request holds. */
+export const injectionsPerCall = (log: readonly FakeLogLine[]): number[] =>
+	log.map((line) => line.userHeads.filter((head) => head === INJECTION_HEAD).length);
+
 /** One model call that calls one tool. */
 export const toolStep = (name: string, args: JsonObject): FakeStep => ({ toolCalls: [{ name, arguments: args }] });
 export const writeStep = (texts: readonly string[]): FakeStep =>

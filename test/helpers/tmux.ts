@@ -11,7 +11,7 @@ import { execFile, spawnSync } from "node:child_process";
 import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { CWD_ENV, NODE, PI_CLI, type PiArgsOptions, piArgs, REPO_ROOT } from "./cli.ts";
+import { CWD_ENV, DEFAULT_HOST, NODE, type PiArgsOptions, piArgs, REPO_ROOT } from "./cli.ts";
 
 const execFileAsync = promisify(execFile);
 
@@ -130,7 +130,9 @@ export async function startTui(options: TuiOptions): Promise<TuiSession> {
 	const scriptDir = options.env.TMPDIR ?? options.env[CWD_ENV] ?? REPO_ROOT;
 	// A launcher script keeps quoting simple and leaves the pane open (remain-on-exit) if pi dies, for diagnostics.
 	const launcher = join(scriptDir, `${socket}.sh`);
-	const command = (options.command ?? [NODE, PI_CLI, ...piArgs(options)]).map(shellQuote).join(" ");
+	const command = (options.command ?? [NODE, (options.host ?? DEFAULT_HOST).cli, ...piArgs(options)])
+		.map(shellQuote)
+		.join(" ");
 	writeFileSync(launcher, `#!/bin/sh\ncd ${shellQuote(cwd)} || exit 1\nexec ${command}\n`);
 	chmodSync(launcher, 0o755);
 	const width = options.width ?? 100;
