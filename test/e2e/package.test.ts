@@ -1,8 +1,13 @@
-/** The package loads in the real pi the ways a user installs it: `pi install <path>` and `pi -e <built file>`. */
+/**
+ * The package as users get it: `npm pack` (whose `prepack` builds dist/), unpacked where no node_modules lie above it,
+ * installed with `pi install <folder>`, on every tested pi version.
+ */
 
-import { existsSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
 	FAKE_MODEL_ARGS,
 	FAKE_MODEL_EXTENSION,
@@ -16,61 +21,74 @@ import {
 import { continuationPrompts, lazyScript } from "../helpers/scripts.ts";
 
 const ITEMS = ["Parse the flag", "Print JSON", "Update the usage text"];
-const DIST_ENTRY = join(REPO_ROOT, "dist/index.js");
 
+let packRoot = "";
+/** The unpacked tarball: what `npm publish` would upload. */
+let packageDir = "";
 let iso: IsolatedEnv | undefined;
+
+beforeAll(() => {
+	packRoot = mkdtempSync(join(tmpdir(), "til-done-pack-"));
+	const pack = spawnSync("npm", ["pack", "--json", "--pack-destination", packRoot], {
+		cwd: REPO_ROOT,
+		encoding: "utf8",
+	});
+	expect(pack.status, pack.stderr).toBe(0);
+	const [{ filename }] = JSON.parse(pack.stdout) as { filename: string }[];
+	expect(spawnSync("tar", ["-xzf", join(packRoot, filename), "-C", packRoot]).status).toBe(0);
+	packageDir = join(packRoot, "package");
+}, 60_000);
+
 afterEach(() => {
 	iso?.cleanup();
 	iso = undefined;
 });
+afterAll(() => rmSync(packRoot, { recursive: true, force: true }));
+
+describe("the packed package", () => {
+	it("names the built file in its pi manifest and ships it", () => {
+		const manifest = JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8"));
+		expect(manifest.pi).toEqual({ extensions: ["./dist/index.js"], skills: ["./skills"] });
+		expect(readFileSync(join(packageDir, "dist/index.js"), "utf8")).toContain("til-done-countdown");
+	});
+
+	// With "type": "module" above it, pi's loader would import the file natively and resolve pi-ai and pi-tui from
+	// node_modules (where npm installs peers): second copies, 0.4 s more per start (`npm run bench` measures it).
+	it("has a package.json without a type beside the built file, so pi's loader compiles it with pi's libraries", () => {
+		const distManifest = JSON.parse(readFileSync(join(packageDir, "dist/package.json"), "utf8"));
+		expect(distManifest).not.toHaveProperty("type");
+	});
+});
 
 describe.each(PI_HOSTS)("pi $version", (host) => {
-	describe("installing the package", () => {
-		it("`pi install <path>` loads the extension from the package's pi manifest and it works a list to the end", async () => {
-			iso = isolatedEnv();
-			const install = await runPrint(["install", REPO_ROOT], iso.env, { host, raw: true });
-			expect(install.code).toBe(0);
-			expect(install.stdout).toContain("Installed");
+	it("`pi install` of the unpacked tarball loads dist/index.js with pi's own libraries and works a list to the end", async () => {
+		iso = isolatedEnv();
+		const install = await runPrint(["install", packageDir], iso.env, { host, raw: true });
+		expect(install.code).toBe(0);
 
-			const script = iso.writeScript(lazyScript(ITEMS));
-			// No -ne: the installed package is discovered like any user's package.
-			const run = await runPrint(
-				["-e", FAKE_MODEL_EXTENSION, ...FAKE_MODEL_ARGS, "--no-session", "-p", "Do the three things"],
-				iso.env,
-				{ host, raw: true },
-			);
-			expect(run.code).toBe(0);
-			expect(continuationPrompts(readFakeLog(script.logFile))).toHaveLength(2);
-			expect(run.stdout).toContain("Finished item 2.");
-
-			// The package also ships the til-done skill: invoking it hands its guidance to the model.
-			iso.writeScript([{ text: "Noted." }]);
-			const skill = await runPrint(
-				["-e", FAKE_MODEL_EXTENSION, ...FAKE_MODEL_ARGS, "--no-session", "-p", "/skill:til-done plan the release"],
-				iso.env,
-				{ host, raw: true },
-			);
-			expect(skill.code).toBe(0);
-			const lastUser = readFakeLog(iso.env.TIL_DONE_FAKE_LOG as string).at(-1)?.lastUser ?? "";
-			expect(lastUser).toContain("# Planning with todos");
-			expect(lastUser).toContain("plan the release");
-		});
-
-		it.skipIf(!existsSync(DIST_ENTRY))(
-			"`pi -e dist/index.js` (the tsup build) loads and works a list to the end",
-			async () => {
-				iso = isolatedEnv();
-				const script = iso.writeScript(lazyScript(ITEMS));
-				const run = await runPrint(
-					["-ne", "-e", DIST_ENTRY, "-e", FAKE_MODEL_EXTENSION, ...FAKE_MODEL_ARGS, "--no-session", "-p", "Do it"],
-					iso.env,
-					{ host, raw: true },
-				);
-				expect(run.code).toBe(0);
-				expect(run.stderr).not.toContain("Failed to load extension");
-				expect(continuationPrompts(readFakeLog(script.logFile))).toHaveLength(2);
-				expect(run.stdout).toContain("Finished item 2.");
-			},
+		const script = iso.writeScript(lazyScript(ITEMS));
+		// No -ne: the installed package is discovered like any user's package. Nothing above the unpacked folder
+		// holds pi-ai or pi-tui, so the extension loads only if pi hands it its own copies.
+		const run = await runPrint(
+			["-e", FAKE_MODEL_EXTENSION, ...FAKE_MODEL_ARGS, "--no-session", "-p", "Do the three things"],
+			iso.env,
+			{ host, raw: true },
 		);
+		expect(run.stderr).toBe("");
+		expect(run.code).toBe(0);
+		expect(continuationPrompts(readFakeLog(script.logFile))).toHaveLength(2);
+		expect(run.stdout).toBe("Finished item 2.\n");
+
+		// The package also ships the til-done skill: invoking it hands its guidance to the model.
+		iso.writeScript([{ text: "Noted." }]);
+		const skill = await runPrint(
+			["-e", FAKE_MODEL_EXTENSION, ...FAKE_MODEL_ARGS, "--no-session", "-p", "/skill:til-done plan the release"],
+			iso.env,
+			{ host, raw: true },
+		);
+		expect(skill.code).toBe(0);
+		const lastUser = readFakeLog(iso.env.TIL_DONE_FAKE_LOG as string).at(-1)?.lastUser ?? "";
+		expect(lastUser).toContain("# Planning with todos");
+		expect(lastUser).toContain("plan the release");
 	});
 });
