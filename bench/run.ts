@@ -1,7 +1,7 @@
 /**
  * `npm run bench` (`node bench/run.ts`): the extension's cost per agent run, reconstruction time against branch
  * length, characters added to the model's context to work a whole list, and pi's start-up time with and without the
- * extension. Real modules, warm-up runs, medians. Prints a table and writes it to bench/results.md.
+ * extension on every tested pi version (bench/startup.ts). Real modules, warm-up runs, medians. Prints a table and writes it to bench/results.md.
  *
  * Runs on Node >= 22.18 with type stripping: src/ uses `.ts` import specifiers and `import type` for type-only
  * imports (tsconfig `verbatimModuleSyntax` + `allowImportingTsExtensions`), so no loader or build step is needed.
@@ -12,6 +12,7 @@ import { cpus, totalmem } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
+import { ensurePiHosts } from "../scripts/pi-hosts.ts";
 import {
 	buildContextInjection,
 	buildContinuationPrompt,
@@ -22,12 +23,13 @@ import {
 import tilDone from "../src/index.ts";
 import { reconstructState, resetState } from "../src/state.ts";
 import type { TodoItem } from "../src/types.ts";
-import { EXTENSION_ENTRY, isolatedEnv } from "../test/helpers/cli.ts";
 import { createFakePi } from "../test/helpers/fake-pi.ts";
-import { startRpc } from "../test/helpers/rpc.ts";
 import { createUiRecorder } from "../test/helpers/ui-recorder.ts";
+import { buildDist, measureStartup } from "./startup.ts";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
+/** Rounds of the start-up measurement: each arm runs once per round. */
+const STARTUP_ROUNDS = 60;
 const quick = process.argv.includes("--quick");
 
 function median(values: number[]): number {
@@ -213,34 +215,6 @@ async function contextChars(texts: string[]): Promise<{ extension: number; fullR
 	return { extension, fullRepeat };
 }
 
-// ── 4. pi start-up with and without the extension ───────────────────────────
-
-async function startupMs(withExtension: boolean): Promise<number> {
-	const iso = isolatedEnv();
-	try {
-		iso.writeScript([]);
-		const rpc = await startRpc({ env: iso.env, extensions: withExtension ? [EXTENSION_ENTRY] : [] });
-		const ms = rpc.startupMs;
-		await rpc.close();
-		return ms;
-	} finally {
-		iso.cleanup();
-	}
-}
-
-async function startupTimes(): Promise<{ without: number; with: number }> {
-	const rounds = quick ? 2 : 7;
-	await startupMs(false);
-	await startupMs(true);
-	const without: number[] = [];
-	const withExt: number[] = [];
-	for (let i = 0; i < rounds; i++) {
-		without.push(await startupMs(false));
-		withExt.push(await startupMs(true));
-	}
-	return { without: median(without), with: median(withExt) };
-}
-
 // ── Main ────────────────────────────────────────────────────────────────────
 
 async function main(): Promise<void> {
@@ -298,12 +272,22 @@ async function main(): Promise<void> {
 	}
 	out();
 
-	out("## pi start-up (real CLI, `--mode rpc`, fake model, until the first get_state reply; median)");
+	out("## pi start-up with and without the extension (`pi -p`, fake model, warm caches)");
 	out();
-	const startup = await startupTimes();
-	out("| without the extension | with the extension | ratio |");
-	out("|---:|---:|---:|");
-	out(`| ${fmt(startup.without, 0)} ms | ${fmt(startup.with, 0)} ms | ${fmt(startup.with / startup.without, 2)} |`);
+	out("| pi | entry | median without | median with | ratio (paired) | 90% interval |");
+	out("|---|---|---:|---:|---:|---:|");
+	buildDist();
+	const rounds = quick ? 4 : STARTUP_ROUNDS;
+	for (const host of ensurePiHosts()) {
+		const row = measureStartup(host, rounds);
+		for (const [entry, figures] of Object.entries(row.entries)) {
+			const cells = [row.version, `\`${entry}\``, `${fmt(row.without, 0)} ms`, `${fmt(figures.median, 0)} ms`];
+			const [low, high] = figures.interval;
+			out(`| ${cells.join(" | ")} | ${fmt(figures.pairedRatio, 3)} | ${fmt(low, 3)} to ${fmt(high, 3)} |`);
+		}
+	}
+	out();
+	out(`${rounds} rounds per version, arms in rotating order. The package manifest names \`dist/index.js\`.`);
 	out();
 	out("Command: `npm run bench` (= `node bench/run.ts`).");
 

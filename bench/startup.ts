@@ -1,0 +1,126 @@
+/**
+ * pi's start-up with and without the extension: `pi -p` with the scripted fake model, on every tested pi version, for
+ * the source entry (src/index.ts) and the built one the package manifest names (dist/index.js).
+ *
+ * One isolated environment per version is kept for all its runs, so pi's and jiti's caches are warm, as on a user's
+ * machine after the first start; one warm-up run per arm fills them. Then each round runs every arm once, in an order
+ * that rotates from round to round. The extension adds about 1% to a start that varies by 5-10% from run to run here,
+ * so the ratio is taken from paired runs: each round's "with" run against the same round's "without" run, which shares
+ * whatever load the machine had at that moment; the ratio is 1 + median(with - without) / median(without).
+ */
+
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import type { PiHost } from "../scripts/pi-hosts.ts";
+import { EXTENSION_ENTRY, isolatedEnv, NODE, piArgs, REPO_ROOT } from "../test/helpers/cli.ts";
+
+export const DIST_ENTRY = join(REPO_ROOT, "dist/index.js");
+
+export interface EntryStartup {
+	/** Median milliseconds from spawn to exit with this entry loaded. */
+	median: number;
+	/** 1 + median of the paired differences / median without the extension. */
+	pairedRatio: number;
+	/** 90% bootstrap interval of `pairedRatio` (rounds resampled with replacement). */
+	interval: [number, number];
+}
+
+export interface StartupRow {
+	version: string;
+	/** Median milliseconds from spawn to exit without the extension. */
+	without: number;
+	/** By entry path relative to the repository. */
+	entries: Record<string, EntryStartup>;
+	rounds: number;
+}
+
+/** Resamplings behind each bootstrap interval. */
+const BOOTSTRAP_SAMPLES = 2000;
+
+function median(values: readonly number[]): number {
+	const sorted = [...values].sort((a, b) => a - b);
+	const mid = Math.floor(sorted.length / 2);
+	return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** 1 + median(with - without) / median(without) over paired rounds. */
+function pairedRatio(pairs: readonly (readonly [number, number])[]): number {
+	return (
+		1 + median(pairs.map(([without, withEntry]) => withEntry - without)) / median(pairs.map(([without]) => without))
+	);
+}
+
+/** A fixed-seed generator (mulberry32), so the same measurements always give the same interval. */
+function seededRandom(seed: number): () => number {
+	let state = seed >>> 0;
+	return () => {
+		state = (state + 0x6d2b79f5) >>> 0;
+		let t = state;
+		t = Math.imul(t ^ (t >>> 15), t | 1);
+		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+	};
+}
+
+/** The 5th and 95th percentiles of the paired ratio over rounds resampled with replacement. */
+function bootstrapInterval(pairs: readonly (readonly [number, number])[]): [number, number] {
+	const random = seededRandom(pairs.length);
+	const ratios: number[] = [];
+	for (let sample = 0; sample < BOOTSTRAP_SAMPLES; sample++) {
+		const resampled = pairs.map(() => pairs[Math.floor(random() * pairs.length)]);
+		ratios.push(pairedRatio(resampled));
+	}
+	ratios.sort((a, b) => a - b);
+	return [ratios[Math.floor(0.05 * BOOTSTRAP_SAMPLES)], ratios[Math.floor(0.95 * BOOTSTRAP_SAMPLES)]];
+}
+
+/** Builds dist/ so the built entry measured is the current code. */
+export function buildDist(): void {
+	const result = spawnSync("npx", ["tsup", "--silent"], { cwd: REPO_ROOT, encoding: "utf8" });
+	if (result.status !== 0) throw new Error(`tsup failed: ${result.stderr}`);
+}
+
+function timedRun(host: PiHost, env: NodeJS.ProcessEnv, cwd: string, extensions: string[]): number {
+	const args = piArgs({ extensions, args: ["-p", "hello"] });
+	const started = performance.now();
+	const result = spawnSync(NODE, [host.cli, ...args], { env, cwd, encoding: "utf8" });
+	const elapsed = performance.now() - started;
+	if (result.status !== 0) throw new Error(`pi ${host.version} failed: ${result.stderr}`);
+	return elapsed;
+}
+
+/** Start-up figures for one pi version: without the extension, and with each entry. */
+export function measureStartup(host: PiHost, rounds: number): StartupRow {
+	const iso = isolatedEnv();
+	try {
+		iso.writeScript([]);
+		const arms: [string, string[]][] = [
+			["without", []],
+			["src/index.ts", [EXTENSION_ENTRY]],
+			["dist/index.js", [DIST_ENTRY]],
+		];
+		for (const [, extensions] of arms) timedRun(host, iso.env, iso.cwd, extensions);
+		const perRound: Record<string, number>[] = [];
+		for (let round = 0; round < rounds; round++) {
+			const times: Record<string, number> = {};
+			for (let i = 0; i < arms.length; i++) {
+				const [name, extensions] = arms[(round + i) % arms.length];
+				times[name] = timedRun(host, iso.env, iso.cwd, extensions);
+			}
+			perRound.push(times);
+		}
+		const without = median(perRound.map((times) => times.without));
+		const entries: Record<string, EntryStartup> = {};
+		for (const [name] of arms.slice(1)) {
+			const pairs = perRound.map((times) => [times.without, times[name]] as const);
+			entries[name] = {
+				median: median(perRound.map((times) => times[name])),
+				pairedRatio: pairedRatio(pairs),
+				interval: bootstrapInterval(pairs),
+			};
+		}
+		return { version: host.version, without, entries, rounds };
+	} finally {
+		iso.cleanup();
+	}
+}
