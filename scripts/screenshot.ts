@@ -1,14 +1,14 @@
 /**
  * `npm run screenshot`: renders docs/demo.png, the README screenshot, from a real run of `npm run demo`.
  *
- * NEEDS tmux and a Chromium binary (Debian: `apt-get install -y chromium`; override with `CHROMIUM=/path/to/it`);
- * fonts DejaVu Sans Mono and Noto Color Emoji give the intended look. This is a manual tool for maintainers and is
- * NOT part of CI or `npm test`.
+ * NEEDS tmux and a Chromium binary (Debian: `apt-get install -y chromium`; override with `CHROMIUM=/path/to/it`)
+ * and the fonts DejaVu Sans Mono and Noto Color Emoji (`fonts-dejavu-core fonts-noto-color-emoji`): the columns line
+ * up because both fonts' widths are known. This is a manual tool for maintainers and is NOT part of CI or `npm test`.
  *
  * It starts scripts/demo.ts in a private tmux server (`tmux -L <own socket>`, 110 x 32), waits until the second
  * auto-continue countdown is on screen (3 of 5 todos done), captures the pane with colours (`capture-pane -p -e`),
- * turns the capture into HTML (scripts/ansi-html.ts) and has headless Chromium take the picture. The demo is then
- * quit with Ctrl+C (it removes its own temp folder) and the tmux server is killed.
+ * turns the capture into HTML (the `anser` package, inside a small terminal-window page) and has headless Chromium
+ * take the picture. The demo is then quit with Ctrl+C (it removes its own temp folder) and the tmux server is killed.
  *
  *   node scripts/screenshot.ts [output.png]      (default docs/demo.png; `--html` also keeps the .html next to it)
  */
@@ -17,7 +17,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { captureToPage } from "./ansi-html.ts";
+import Anser from "anser";
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const COLS = 110;
@@ -28,6 +28,14 @@ const TITLE = "npm run demo — pi-til-done";
 /** The moment to capture: the second countdown, at its first tick. */
 const READY = (screen: string) => screen.includes("Auto-continuing in 3s") && screen.includes("📋 3/5");
 const TIMEOUT_MS = 120_000;
+const FONT_PX = 15;
+/** Advance width of DejaVu Sans Mono (1233/2048 em), the width of one terminal cell. */
+const CELL_PX = (FONT_PX * 1233) / 2048;
+const LINE_PX = Math.round(FONT_PX * 1.3);
+const TITLE_BAR_PX = 32;
+const PADDING_PX = 14;
+/** Scales Noto Color Emoji (2560/2048 em wide) so that an emoji takes exactly two cells, as in the terminal. */
+const EMOJI_SIZE_ADJUST = `${((2 * 1233) / 2560) * 100}%`;
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: stripping escape sequences
 const ESCAPES = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-_]/g;
@@ -48,6 +56,31 @@ function findChromium(): string {
 		if (spawnSync(name, ["--version"], { stdio: "ignore" }).status === 0) return name;
 	}
 	throw new Error("Chromium not found: install it (Debian: apt-get install -y chromium) or set CHROMIUM=/path");
+}
+
+/** The capture as a terminal window with a title bar; anser turns the SGR colours and attributes into styled spans. */
+function terminalPage(capture: string): { html: string; width: number; height: number } {
+	const termWidth = Math.ceil(COLS * CELL_PX);
+	const title = Anser.escapeForHtml(TITLE);
+	// The HTML parser drops the one newline right after <pre>, so a blank first line of the capture survives.
+	const html = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${title}</title><style>
+@font-face { font-family: "Emoji2Cells"; src: local("Noto Color Emoji"); size-adjust: ${EMOJI_SIZE_ADJUST}; }
+html, body { margin: 0; padding: 0; background: rgb(24,26,31); overflow: hidden; }
+.bar { height: ${TITLE_BAR_PX}px; background: #2b2e36; display: flex; align-items: center; padding: 0 12px;
+	font: 13px system-ui, sans-serif; color: #a0a4ad; position: relative; }
+.dot { width: 12px; height: 12px; border-radius: 50%; margin-right: 8px; }
+.bar .t { position: absolute; left: 0; right: 0; text-align: center; }
+.term { margin: 0; padding: ${PADDING_PX}px; width: ${termWidth}px; height: ${ROWS * LINE_PX}px; overflow: hidden;
+	font: ${FONT_PX}px/${LINE_PX}px "DejaVu Sans Mono", "Emoji2Cells", monospace; color: rgb(215,218,224);
+	font-variant-ligatures: none; white-space: pre; }
+</style></head><body>
+<div class="bar"><span class="dot" style="background:#ff5f57"></span><span class="dot" style="background:#febc2e"></span><span class="dot" style="background:#28c840"></span><span class="t">${title}</span></div>
+<pre class="term">
+${Anser.ansiToHtml(Anser.escapeForHtml(capture))}</pre>
+</body></html>
+`;
+	return { html, width: termWidth + 2 * PADDING_PX, height: TITLE_BAR_PX + ROWS * LINE_PX + 2 * PADDING_PX };
 }
 
 const sleep = (ms: number) => new Promise((resolveSleep) => setTimeout(resolveSleep, ms));
@@ -106,7 +139,7 @@ async function main(): Promise<void> {
 		for (let i = 0; i < 50 && tmux("display-message", "-p", "#{pane_dead}").trim() !== "1"; i++) await sleep(100);
 		stopServer();
 
-		const page = captureToPage(capture, { cols: COLS, rows: ROWS, title: TITLE });
+		const page = terminalPage(capture);
 		const htmlFile = join(work, "demo.html");
 		writeFileSync(htmlFile, page.html);
 		mkdirSync(dirname(output), { recursive: true });
