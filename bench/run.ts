@@ -18,9 +18,9 @@ import {
 	buildContinuationPrompt,
 	formatRemainingList,
 	formatTodoListText,
-	incompleteIndices,
 } from "../src/formatting.ts";
 import tilDone from "../src/index.ts";
+import { incompleteIndices } from "../src/queries.ts";
 import { reconstructState, resetState } from "../src/state.ts";
 import type { TodoItem } from "../src/types.ts";
 import { createFakePi } from "../test/helpers/fake-pi.ts";

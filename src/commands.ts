@@ -3,7 +3,8 @@
 import type { ExtensionAPI, ExtensionCommandContext } from "@earendil-works/pi-coding-agent";
 import type { TilDoneConfig } from "./config.ts";
 import type { Engine } from "./engine.ts";
-import { formatTodoListText, oneLine, renderTodoList } from "./formatting.ts";
+import { formatTodoListText, renderTodoList } from "./formatting.ts";
+import { SNAPSHOT_ENTRY_TYPE } from "./keys.ts";
 import { parseLoopArgs } from "./loop.ts";
 import {
 	appendTodos,
@@ -13,12 +14,11 @@ import {
 	pauseAutoContinue,
 	resetChain,
 	resumeAutoContinue,
-	SNAPSHOT_ENTRY_TYPE,
 	setPanelEnabled,
 	setTodos,
 	updateTodoStatus,
-	updateUI,
 } from "./state.ts";
+import { oneLine } from "./text.ts";
 import { ACTION_TO_STATUS, type EditAction, INITIAL_STATUS, type TodoDetails } from "./types.ts";
 import { checkEditParams, checkWriteParams, cloneTodos } from "./validation.ts";
 
@@ -40,6 +40,17 @@ const SUBCOMMAND_TO_ACTION: Readonly<Record<string, EditAction>> = {
 	done: "complete",
 	abandon: "abandon",
 };
+
+/** What a `/todos` subcommand needs. */
+interface TodosCall {
+	pi: ExtensionAPI;
+	engine: Engine;
+	config: TilDoneConfig;
+	ctx: ExtensionCommandContext;
+	/** Everything after the subcommand, trimmed. */
+	rest: string;
+	sub: string;
+}
 
 /** Completions for the first word after `/todos`. */
 export function completeTodosArgs(prefix: string): { value: string; label: string; description: string }[] | null {
@@ -68,7 +79,12 @@ export function registerCommands(pi: ExtensionAPI, engine: Engine, getConfig: ()
 	pi.registerCommand("todos", {
 		description: "Show or change the todo list and the auto-continue (add, start, done, abandon, clear, pause, ...)",
 		getArgumentCompletions: completeTodosArgs,
-		handler: async (args, ctx) => runTodosCommand(pi, engine, getConfig, args.trim(), ctx),
+		handler: async (args, ctx) => {
+			const trimmed = args.trim();
+			const sub = trimmed.split(/\s+/)[0] ?? "";
+			const rest = trimmed.slice(sub.length).trim();
+			return runTodosCommand({ pi, engine, config: getConfig(), ctx, rest, sub });
+		},
 	});
 	pi.registerCommand("loop", {
 		description:
@@ -76,7 +92,7 @@ export function registerCommands(pi: ExtensionAPI, engine: Engine, getConfig: ()
 		handler: async (args, ctx) => {
 			const parsed = parseLoopArgs(args);
 			if (!parsed.spec) return tell(ctx, `/loop: ${parsed.error}`, "error");
-			engine.startLoop({ ...parsed.spec, iteration: 0, failures: 0 }, ctx);
+			await engine.startLoop(parsed.spec, ctx);
 		},
 	});
 }
@@ -87,69 +103,69 @@ function tell(ctx: ExtensionCommandContext, text: string, level: "info" | "warni
 }
 
 /** Stores a list the user changed on the branch, so reload and tree moves replay it like a tool result. */
-function commit(pi: ExtensionAPI, ctx: ExtensionCommandContext): void {
+function commit(pi: ExtensionAPI): void {
 	const details: TodoDetails = { action: "write", todos: cloneTodos(getTodos()) };
 	pi.appendEntry(SNAPSHOT_ENTRY_TYPE, details);
 	resetChain();
-	updateUI(ctx, getTodos());
 }
 
-async function runTodosCommand(
-	pi: ExtensionAPI,
-	engine: Engine,
-	getConfig: () => TilDoneConfig,
-	args: string,
-	ctx: ExtensionCommandContext,
-): Promise<void> {
-	const [sub = "", ...restWords] = args.split(/\s+/);
-	const rest = args.slice(sub.length).trim();
-	if (sub === "") return showList(ctx);
-	if (sub === "add") return addItem(pi, ctx, rest);
-	if (Object.hasOwn(SUBCOMMAND_TO_ACTION, sub)) return editItem(pi, ctx, SUBCOMMAND_TO_ACTION[sub], restWords);
-	if (sub === "clear") {
+const SUBCOMMANDS: Readonly<Record<string, (call: TodosCall) => void>> = {
+	"": ({ ctx }) => showList(ctx),
+	add: addItem,
+	start: editItems,
+	done: editItems,
+	abandon: editItems,
+	clear({ pi, ctx }) {
 		setTodos([]);
-		commit(pi, ctx);
-		return tell(ctx, "Todo list cleared.");
-	}
-	if (sub === "pause") {
-		engine.cancelCountdown();
+		commit(pi);
+		tell(ctx, "Todo list cleared.");
+	},
+	pause({ engine, ctx, rest }) {
+		engine.pause(ctx);
 		pauseAutoContinue("user", rest || undefined);
-		updateUI(ctx, getTodos());
-		return tell(ctx, "Auto-continue paused for this session. /todos resume turns it back on.");
-	}
-	if (sub === "resume") {
+		tell(ctx, "Auto-continue paused for this session. /todos resume turns it back on.");
+	},
+	resume({ engine, ctx }) {
 		resumeAutoContinue();
 		resetChain();
-		updateUI(ctx, getTodos());
 		tell(ctx, "Auto-continue is on.");
-		return engine.resume(ctx);
-	}
-	if (sub === "status") return tell(ctx, formatStatusReport(getConfig()));
-	if (sub === "panel") return togglePanel(ctx, rest);
-	tell(ctx, `/todos: unknown subcommand '${sub}'. Try: ${TODOS_SUBCOMMANDS.map((s) => s.name).join(", ")}`, "error");
+		engine.resume(ctx);
+	},
+	status: ({ ctx, config }) => tell(ctx, formatStatusReport(config)),
+	panel({ ctx, rest }) {
+		const enabled = rest === "on" ? true : rest === "off" ? false : !isPanelEnabled();
+		setPanelEnabled(enabled);
+		tell(ctx, `Todo panel ${enabled ? "on" : "off"}.`);
+	},
+};
+
+async function runTodosCommand(call: TodosCall): Promise<void> {
+	const run = Object.hasOwn(SUBCOMMANDS, call.sub) ? SUBCOMMANDS[call.sub] : undefined;
+	if (run) return run(call);
+	const names = TODOS_SUBCOMMANDS.map((s) => s.name).join(", ");
+	tell(call.ctx, `/todos: unknown subcommand '${call.sub}'. Try: ${names}`, "error");
 }
 
-async function showList(ctx: ExtensionCommandContext): Promise<void> {
+function showList(ctx: ExtensionCommandContext): void {
 	const todos = getTodos();
-	if (ctx.mode === "tui") {
-		tell(ctx, todos.length === 0 ? "No todos" : renderTodoList(todos, ctx.ui.theme));
-		return;
-	}
-	tell(ctx, formatTodoListText(todos));
+	if (ctx.mode === "tui") tell(ctx, todos.length === 0 ? "No todos" : renderTodoList(todos, ctx.ui.theme));
+	else tell(ctx, formatTodoListText(todos));
 }
 
-function addItem(pi: ExtensionAPI, ctx: ExtensionCommandContext, text: string): void {
+function addItem({ pi, ctx, rest: text }: TodosCall): void {
 	const error = checkWriteParams({ mode: "append", todos: [{ text }] }, getTodos().length);
 	if (error) {
 		tell(ctx, `/todos add: ${error.message.replace(/^Error: /, "")}`, "error");
 		return;
 	}
 	appendTodos([{ text, status: INITIAL_STATUS }]);
-	commit(pi, ctx);
+	commit(pi);
 	tell(ctx, `Added [${getTodos().length - 1}] ${text}`);
 }
 
-function editItem(pi: ExtensionAPI, ctx: ExtensionCommandContext, action: EditAction, words: string[]): void {
+function editItems({ pi, ctx, sub, rest }: TodosCall): void {
+	const action = SUBCOMMAND_TO_ACTION[sub] as EditAction;
+	const words = rest === "" ? [] : rest.split(/\s+/);
 	const indices = words.map((word) => (/^\d+$/.test(word) ? Number(word) : word));
 	const error = checkEditParams({ action, indices }, getTodos().length);
 	if (error) {
@@ -157,13 +173,6 @@ function editItem(pi: ExtensionAPI, ctx: ExtensionCommandContext, action: EditAc
 		return;
 	}
 	updateTodoStatus(indices as number[], ACTION_TO_STATUS[action]);
-	commit(pi, ctx);
+	commit(pi);
 	tell(ctx, formatTodoListText(getTodos()));
-}
-
-function togglePanel(ctx: ExtensionCommandContext, arg: string): void {
-	const enabled = arg === "on" ? true : arg === "off" ? false : !isPanelEnabled();
-	setPanelEnabled(enabled);
-	updateUI(ctx, getTodos());
-	tell(ctx, `Todo panel ${enabled ? "on" : "off"}.`);
 }

@@ -1,6 +1,6 @@
 /** Settings with one precedence order: CLI flag, then environment variable, then default. Pure. */
 
-import type { EngineLimits } from "./continuation.ts";
+import type { EngineLimits } from "./planner.ts";
 import { DEFAULT_COUNTDOWN_SECONDS, MAX_AUTO_CONTINUE, MAX_NO_PROGRESS } from "./types.ts";
 
 export interface TilDoneConfig extends EngineLimits {

@@ -2,7 +2,8 @@
 
 import type { ExtensionUIContext } from "@earendil-works/pi-coding-agent";
 import { countdownText } from "./formatting.ts";
-import { COUNTDOWN_WIDGET_ID } from "./types.ts";
+import { quietly } from "./guard.ts";
+import { COUNTDOWN_WIDGET_ID } from "./keys.ts";
 
 export interface CountdownOptions {
 	/** Total length in seconds; fractions allowed. */
@@ -36,8 +37,8 @@ export function startCountdown(options: CountdownOptions): Countdown {
 		if (!active) return;
 		active = false;
 		if (timer !== undefined) clearTimeout(timer);
-		guard(() => unsubscribe?.());
-		guard(() => options.ui?.setWidget(COUNTDOWN_WIDGET_ID, undefined));
+		quietly(() => unsubscribe?.());
+		quietly(() => options.ui?.setWidget(COUNTDOWN_WIDGET_ID, undefined));
 	};
 
 	const tick = (waitMs: number) => {
@@ -48,7 +49,7 @@ export function startCountdown(options: CountdownOptions): Countdown {
 			return;
 		}
 		if (
-			!guard(() => options.ui?.setWidget(COUNTDOWN_WIDGET_ID, [countdownText(shown)], { placement: "aboveEditor" }))
+			!quietly(() => options.ui?.setWidget(COUNTDOWN_WIDGET_ID, [countdownText(shown)], { placement: "aboveEditor" }))
 		) {
 			stop();
 			return;
@@ -58,7 +59,7 @@ export function startCountdown(options: CountdownOptions): Countdown {
 	};
 
 	// A key that is not consumed still reaches the editor: the user types and the countdown is gone.
-	guard(() => {
+	quietly(() => {
 		unsubscribe = options.ui?.onTerminalInput(() => {
 			if (!active) return undefined;
 			stop();
@@ -76,14 +77,4 @@ export function startCountdown(options: CountdownOptions): Countdown {
 			return active;
 		},
 	};
-}
-
-/** Runs a UI call that may throw on a stale context; reports whether it succeeded. */
-function guard(call: () => void): boolean {
-	try {
-		call();
-		return true;
-	} catch {
-		return false;
-	}
 }

@@ -1,77 +1,80 @@
 /**
- * The auto-continue engine at the edge: it turns the decisions of `assess.ts` into a countdown and a continuation
- * message (TUI and RPC), and hands print and JSON modes, where nobody can watch a countdown, to `headless.ts`.
+ * The auto-continue at the edge, TUI and RPC: after a run it asks the planner what to do and, once pi has settled,
+ * carries it out with a countdown the user can interrupt. Print and JSON modes are handed to headless.ts.
  */
 
 import type {
 	AgentBeforeSettleEvent,
 	BoundaryResult,
 	ExtensionAPI,
+	ExtensionCommandContext,
 	ExtensionContext,
 } from "@earendil-works/pi-coding-agent";
-import { decideAfterLoopRun, decideAfterTodoRun, stopMessage } from "./assess.ts";
 import type { TilDoneConfig } from "./config.ts";
-import { type Decision, decideNext, lastStopReason, type StopKind } from "./continuation.ts";
 import { type Countdown, startCountdown } from "./countdown.ts";
-import { backoffMessage, buildContinuationPrompt } from "./formatting.ts";
+import { backoffMessage } from "./formatting.ts";
+import { quietly } from "./guard.ts";
 import { continueInRun } from "./headless.ts";
-import {
-	LOOP_MESSAGE_TYPE,
-	type LoopDecision,
-	type LoopState,
-	loopEndMessage,
-	loopPrompt,
-	loopStatusText,
-} from "./loop.ts";
+import { COMPLETE_MESSAGE_TYPE, LOOP_MESSAGE_TYPE } from "./keys.ts";
+import { LOOP_STOPPED_BY_USER, type LoopSpec, loopPrompt } from "./loop.ts";
+import { runOutcome } from "./outcome.ts";
+import { type Plan, type PlanInput, planAfterRun, planNow } from "./planner.ts";
 import {
 	getChain,
 	getLoop,
 	getTodos,
-	incrementAutoContinue,
 	isCompletionAnnounced,
 	markCompletionAnnounced,
+	recordSend,
 	resetChain,
+	setChain,
 	setLoop,
 } from "./state.ts";
-import { COMPLETE_MESSAGE_TYPE, COUNTDOWN_MESSAGE_TYPE, LOOP_STATUS_KEY } from "./types.ts";
-
-export { stopMessage };
 
 export interface Engine {
-	/** A run ended (TUI/RPC): assess it and remember what to do once pi has settled. */
+	/** A run ended (TUI/RPC): plan what comes next, to be done once pi has settled. */
 	onRunEnd(messages: readonly unknown[], ctx: ExtensionContext): void;
-	/** pi will do nothing more on its own: act on the remembered decision. */
+	/** pi will do nothing more on its own: carry out the plan. */
 	onSettled(ctx: ExtensionContext): void;
-	/** Print/JSON modes: decide inside the run and ask pi for one more model call. */
+	/** Print/JSON modes: plan inside the run and ask pi for one more model call. */
 	onBeforeSettle(event: AgentBeforeSettleEvent, ctx: ExtensionContext): Promise<BoundaryResult | undefined>;
 	/** The user submitted a prompt: stop any countdown or loop and start a new chain. */
 	onUserInput(ctx: ExtensionContext): void;
 	/** Session started, replaced, reloaded or moved in its tree: forget everything tied to the old one. */
 	onSessionChange(): void;
-	/** Starts a `/loop`: its first iteration goes out now (or after the current run). */
-	startLoop(loop: LoopState, ctx: ExtensionContext): void;
+	/** Starts a `/loop`: its first iteration goes out now (after the current run if one is going). */
+	startLoop(spec: LoopSpec, ctx: ExtensionCommandContext): Promise<void>;
 	/** `/todos resume`: continue now if the list still calls for it. */
 	resume(ctx: ExtensionContext): void;
-	/** Stops a countdown that is showing (for `/todos pause`). */
-	cancelCountdown(): void;
+	/** `/todos pause`: stops a countdown that is showing, and a `/loop` (auto-continuation too). */
+	pause(ctx: ExtensionContext): void;
 	/** Whether a countdown is showing. */
 	readonly counting: boolean;
 }
 
-type Pending = { kind: "todo"; decision: Decision } | { kind: "loop"; decision: LoopDecision };
+/** What one engine keeps between events. */
+interface EngineContext {
+	pi: ExtensionAPI;
+	getConfig: () => TilDoneConfig;
+	countdown?: Countdown;
+	/** The plan made at the end of the last run, waiting for pi to settle. */
+	pending?: Plan;
+	/** Bumped on every session change, so a timer from an older session can tell it is stale. */
+	epoch: number;
+}
 
 /** Modes in which the process exits when the run ends, so nobody can watch or interrupt a countdown. */
 export function isHeadless(ctx: ExtensionContext): boolean {
 	return ctx.mode === "print" || ctx.mode === "json";
 }
 
-/** Runs a host call that may throw on a stale context after the session is gone. */
-function quietly(call: () => void): void {
-	try {
-		call();
-	} catch {
-		// The session this belonged to has been replaced; there is nobody left to tell.
-	}
+function planInput(engine: EngineContext): PlanInput {
+	return { todos: getTodos(), chain: getChain(), loop: getLoop(), limits: engine.getConfig() };
+}
+
+function cancelCountdown(engine: EngineContext): void {
+	engine.countdown?.cancel();
+	engine.countdown = undefined;
 }
 
 function notify(ctx: ExtensionContext, text: string, level: "info" | "warning"): void {
@@ -80,18 +83,16 @@ function notify(ctx: ExtensionContext, text: string, level: "info" | "warning"):
 	});
 }
 
-function setLoopStatus(ctx: ExtensionContext, loop: LoopState | undefined): void {
-	quietly(() => {
-		if (ctx.hasUI) ctx.ui.setStatus(LOOP_STATUS_KEY, loop ? loopStatusText(loop) : undefined);
-	});
+function endLoop(ctx: ExtensionContext, text: string, level: "info" | "warning"): void {
+	setLoop(undefined);
+	notify(ctx, text, level);
 }
 
-/** A tripped breaker: a warning notice, and a warning message on the branch (the seed's `til-done-complete`). */
-function reportStop(pi: ExtensionAPI, ctx: ExtensionContext, stop: StopKind, config: TilDoneConfig): void {
-	const text = stopMessage(stop, config);
+/** A tripped breaker: a warning notice, and a warning message on the branch. */
+function reportStop(engine: EngineContext, ctx: ExtensionContext, text: string): void {
 	notify(ctx, text, "warning");
 	quietly(() =>
-		pi.sendMessage(
+		engine.pi.sendMessage(
 			{ customType: COMPLETE_MESSAGE_TYPE, content: text, display: true, details: { level: "warning" } },
 			{ triggerTurn: false },
 		),
@@ -105,144 +106,116 @@ function announceCompletion(ctx: ExtensionContext): void {
 	notify(ctx, `✓ All ${getTodos().length} todos are done.`, "info");
 }
 
-/** Sends the continuation prompt if the list, read again at this moment, still calls for one. */
-function sendTodoContinuation(pi: ExtensionAPI, config: TilDoneConfig): void {
-	if (decideNext(getTodos(), getChain(), undefined, config).kind !== "continue") return;
-	incrementAutoContinue();
-	pi.sendMessage(
-		{ customType: COUNTDOWN_MESSAGE_TYPE, content: buildContinuationPrompt(getTodos()), display: true },
-		{ triggerTurn: true },
+/** At the countdown's end: asks again (the list may have changed meanwhile) and sends if pi is idle right now. */
+function sendIfStillDue(engine: EngineContext, ctx: ExtensionContext): void {
+	quietly(() => {
+		if (!ctx.isIdle() || ctx.hasPendingMessages()) return;
+		const plan = planNow(planInput(engine));
+		if (plan.kind !== "send") return;
+		recordSend(plan);
+		engine.pi.sendMessage({ ...plan.message, display: true }, { triggerTurn: true });
+	});
+}
+
+/** Shows the countdown (longer by the back-off after a failed run), then sends what is still due. */
+function schedule(engine: EngineContext, ctx: ExtensionContext, backoffMs: number): void {
+	cancelCountdown(engine);
+	const startedIn = engine.epoch;
+	if (backoffMs > 0) notify(ctx, backoffMessage(backoffMs), "warning");
+	let ui: ExtensionContext["ui"] | undefined;
+	quietly(() => {
+		ui = ctx.hasUI ? ctx.ui : undefined;
+	});
+	const stoppingLoop = getLoop() !== undefined;
+	engine.countdown = startCountdown({
+		seconds: engine.getConfig().countdownSeconds + backoffMs / 1000,
+		ui,
+		onInterrupt: stoppingLoop ? () => endLoop(ctx, LOOP_STOPPED_BY_USER, "info") : undefined,
+		onFinish: () => {
+			engine.countdown = undefined;
+			if (startedIn === engine.epoch) sendIfStillDue(engine, ctx);
+		},
+	});
+}
+
+function act(engine: EngineContext, ctx: ExtensionContext, plan: Plan): void {
+	if (plan.kind === "send") schedule(engine, ctx, plan.backoffMs);
+	else if (plan.kind === "stop") reportStop(engine, ctx, plan.text);
+	else if (plan.kind === "end-loop") endLoop(ctx, plan.text, plan.level);
+	else if (plan.code === "all-done") announceCompletion(ctx);
+}
+
+/** Waits out a back-off inside the run; false when the session changed meanwhile, so nothing may be sent. */
+async function waitOut(engine: EngineContext, ms: number): Promise<boolean> {
+	if (ms <= 0) return true;
+	const startedIn = engine.epoch;
+	await new Promise((resolve) => setTimeout(resolve, ms));
+	return startedIn === engine.epoch;
+}
+
+async function startLoop(engine: EngineContext, spec: LoopSpec, ctx: ExtensionCommandContext): Promise<void> {
+	cancelCountdown(engine);
+	engine.pending = undefined;
+	// A loop is the user's new start: its runs count in a fresh chain (they share its failure count and back-off).
+	resetChain();
+	const first = { ...spec, iteration: 1 };
+	setLoop(first);
+	const message = { customType: LOOP_MESSAGE_TYPE, content: loopPrompt(first), display: true };
+	// A custom message starts its run at once, so waiting for idle below really waits for the loop.
+	const sent = quietly(() =>
+		engine.pi.sendMessage(message, ctx.isIdle() ? { triggerTurn: true } : { triggerTurn: true, deliverAs: "followUp" }),
 	);
-}
-
-function sendLoopIteration(pi: ExtensionAPI, ctx: ExtensionContext): void {
-	const loop = getLoop();
-	if (!loop) return;
-	const next = { ...loop, iteration: loop.iteration + 1 };
-	setLoop(next);
-	setLoopStatus(ctx, next);
-	pi.sendMessage({ customType: LOOP_MESSAGE_TYPE, content: loopPrompt(next), display: true }, { triggerTurn: true });
-}
-
-function endLoop(ctx: ExtensionContext, text: string, level: "info" | "warning"): void {
-	setLoop(undefined);
-	setLoopStatus(ctx, undefined);
-	notify(ctx, text, level);
+	if (!sent) {
+		setLoop(undefined);
+		return;
+	}
+	// Print and JSON modes end the process when the command returns: the loop runs inside this one invocation.
+	if (isHeadless(ctx)) await ctx.waitForIdle();
 }
 
 export function createEngine(pi: ExtensionAPI, getConfig: () => TilDoneConfig): Engine {
-	let countdown: Countdown | undefined;
-	let pending: Pending | undefined;
-	/** Bumped on every session change, so a timer from an older session can tell it is stale. */
-	let epoch = 0;
-
-	const cancelCountdown = () => {
-		countdown?.cancel();
-		countdown = undefined;
-	};
-
-	/** Shows the countdown, then runs `send` if pi is idle at that very moment. */
-	const schedule = (ctx: ExtensionContext, backoffMs: number, send: () => void, onInterrupt?: () => void) => {
-		cancelCountdown();
-		const startedIn = epoch;
-		if (backoffMs > 0) notify(ctx, backoffMessage(backoffMs), "warning");
-		let ui: ExtensionContext["ui"] | undefined;
-		quietly(() => {
-			ui = ctx.hasUI ? ctx.ui : undefined;
-		});
-		countdown = startCountdown({
-			seconds: getConfig().countdownSeconds + backoffMs / 1000,
-			ui,
-			onInterrupt,
-			onFinish: () => {
-				countdown = undefined;
-				if (startedIn !== epoch) return;
-				quietly(() => {
-					if (ctx.isIdle() && !ctx.hasPendingMessages()) send();
-				});
-			},
-		});
-	};
-
-	const actOnTodo = (ctx: ExtensionContext, decision: Decision) => {
-		if (decision.kind === "stop") reportStop(pi, ctx, decision.stop, getConfig());
-		else if (decision.kind === "continue")
-			schedule(ctx, decision.backoffMs, () => sendTodoContinuation(pi, getConfig()));
-		else if (decision.reason === "all-done") announceCompletion(ctx);
-	};
-
-	const actOnLoop = (ctx: ExtensionContext, decision: LoopDecision) => {
-		const loop = getLoop();
-		if (!loop) return;
-		if (decision.kind !== "continue") {
-			endLoop(ctx, loopEndMessage(loop, decision), decision.kind === "done" ? "info" : "warning");
-			return;
-		}
-		const stopByUser = () => endLoop(ctx, "Loop stopped by the user.", "info");
-		schedule(ctx, decision.backoffMs, () => sendLoopIteration(pi, ctx), stopByUser);
-	};
-
-	/** Waits out a back-off inside the run; false when the session changed meanwhile, so nothing may be sent. */
-	const backOff = async (ms: number): Promise<boolean> => {
-		if (ms <= 0) return true;
-		const startedIn = epoch;
-		await new Promise((resolve) => setTimeout(resolve, ms));
-		return startedIn === epoch;
-	};
-
+	const engine: EngineContext = { pi, getConfig, epoch: 0 };
 	return {
 		onRunEnd(messages, ctx) {
 			if (isHeadless(ctx)) return;
-			cancelCountdown();
-			const stopReason = lastStopReason(messages);
-			const loop = getLoop();
-			pending = loop
-				? { kind: "loop", decision: decideAfterLoopRun(loop, messages, stopReason, getConfig()) }
-				: { kind: "todo", decision: decideAfterTodoRun(messages, stopReason, getConfig()) };
+			cancelCountdown(engine);
+			const { chain, plan } = planAfterRun(planInput(engine), runOutcome(messages));
+			setChain(chain);
+			engine.pending = plan;
 		},
 		onSettled(ctx) {
-			if (isHeadless(ctx) || pending === undefined) return;
-			const settled = pending;
-			pending = undefined;
-			if (settled.kind === "loop") actOnLoop(ctx, settled.decision);
-			else actOnTodo(ctx, settled.decision);
+			const plan = engine.pending;
+			if (isHeadless(ctx) || plan === undefined) return;
+			engine.pending = undefined;
+			act(engine, ctx, plan);
 		},
-		async onBeforeSettle(event, ctx) {
-			return isHeadless(ctx) ? continueInRun(event, getConfig(), backOff) : undefined;
-		},
+		onBeforeSettle: async (event, ctx) =>
+			isHeadless(ctx) ? continueInRun(event, planInput(engine), (ms) => waitOut(engine, ms)) : undefined,
 		onUserInput(ctx) {
-			cancelCountdown();
-			pending = undefined;
+			cancelCountdown(engine);
+			engine.pending = undefined;
 			resetChain();
-			if (getLoop()) endLoop(ctx, "Loop stopped by the user.", "info");
+			if (getLoop()) endLoop(ctx, LOOP_STOPPED_BY_USER, "info");
 		},
 		onSessionChange() {
-			epoch++;
-			cancelCountdown();
-			pending = undefined;
-			setLoop(undefined);
+			engine.epoch++;
+			cancelCountdown(engine);
+			engine.pending = undefined;
+			if (getLoop()) setLoop(undefined);
 		},
-		startLoop(loop, ctx) {
-			cancelCountdown();
-			pending = undefined;
-			const first = { ...loop, iteration: 1, failures: 0 };
-			setLoop(first);
-			setLoopStatus(ctx, first);
-			quietly(() => {
-				if (ctx.isIdle()) pi.sendUserMessage(loopPrompt(first));
-				else pi.sendUserMessage(loopPrompt(first), { deliverAs: "followUp" });
-			});
-		},
+		startLoop: (spec, ctx) => startLoop(engine, spec, ctx),
 		resume(ctx) {
 			quietly(() => {
-				if (!ctx.isIdle()) return;
-				const decision = decideNext(getTodos(), getChain(), undefined, getConfig());
-				if (decision.kind === "continue") schedule(ctx, 0, () => sendTodoContinuation(pi, getConfig()));
+				if (ctx.isIdle() && planNow(planInput(engine)).kind === "send") schedule(engine, ctx, 0);
 			});
 		},
-		cancelCountdown,
+		pause(ctx) {
+			cancelCountdown(engine);
+			engine.pending = undefined;
+			if (getLoop()) endLoop(ctx, LOOP_STOPPED_BY_USER, "info");
+		},
 		get counting() {
-			return countdown?.active ?? false;
+			return engine.countdown?.active ?? false;
 		},
 	};
 }

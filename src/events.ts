@@ -1,4 +1,4 @@
-/** Wires pi's events to the store, the context injection and the auto-continue engine; registers the renderers. */
+/** Wires pi's events to the store, the painter, the context injection and the engine; registers renderers and flags. */
 
 import type { ExtensionAPI, ExtensionContext, MessageRenderer, Theme } from "@earendil-works/pi-coding-agent";
 import { Text } from "@earendil-works/pi-tui";
@@ -11,11 +11,27 @@ import {
 	type TilDoneConfig,
 } from "./config.ts";
 import { createEngine, type Engine } from "./engine.ts";
-import { buildContextInjection, textOfContent } from "./formatting.ts";
-import { LOOP_MESSAGE_TYPE } from "./loop.ts";
-import { getTodos, pauseAutoContinue, reconstructState, setPanelEnabled, updateUI } from "./state.ts";
-import { COMPLETE_MESSAGE_TYPE, CONTEXT_MESSAGE_TYPE, COUNTDOWN_MESSAGE_TYPE, COUNTDOWN_WIDGET_ID } from "./types.ts";
-import { isIncomplete } from "./validation.ts";
+import { buildContextInjection } from "./formatting.ts";
+import { quietly } from "./guard.ts";
+import {
+	COMPLETE_MESSAGE_TYPE,
+	CONTEXT_MESSAGE_TYPE,
+	COUNTDOWN_MESSAGE_TYPE,
+	COUNTDOWN_WIDGET_ID,
+	LOOP_MESSAGE_TYPE,
+} from "./keys.ts";
+import { hasIncomplete } from "./queries.ts";
+import {
+	currentView,
+	getTodos,
+	pauseAutoContinue,
+	reconstructState,
+	setPanelEnabled,
+	subscribe,
+	takeUnreported,
+} from "./state.ts";
+import { textOfContent } from "./text.ts";
+import { createPainter } from "./ui.ts";
 
 type ThemeColor = Parameters<Theme["fg"]>[0];
 
@@ -35,7 +51,7 @@ export function registerMessageRenderers(pi: ExtensionAPI): void {
 		const level = (message.details as { level?: unknown } | undefined)?.level;
 		return (level === "warning" ? warning : success)(message, options, theme);
 	});
-	// Print and JSON modes record a breaker stop as a custom entry (see engine.ts); show it the same way on resume.
+	// Print and JSON modes record a breaker stop as a custom entry (headless.ts); show it the same way on resume.
 	pi.registerEntryRenderer(COMPLETE_MESSAGE_TYPE, (entry, _options, theme) => {
 		const data = entry.data as { text?: unknown } | undefined;
 		const text = typeof data?.text === "string" ? data.text : "";
@@ -43,7 +59,7 @@ export function registerMessageRenderers(pi: ExtensionAPI): void {
 	});
 }
 
-/** Registers the extension's CLI flags; their values are read at session start. */
+/** Registers the extension's CLI flags; their values are read at every session start. */
 export function registerFlags(pi: ExtensionAPI): void {
 	for (const setting of NUMERIC_SETTINGS) {
 		pi.registerFlag(setting.flag, { type: "string", description: setting.description });
@@ -64,58 +80,74 @@ export function startedByCustomMessage(event: object): boolean {
 	return (event as { messageType?: unknown }).messageType === "custom";
 }
 
+/** Bad settings, said once: as notices where there is a UI, on stderr where there is none. */
+function reportSettingWarnings(ctx: ExtensionContext, warnings: readonly string[]): void {
+	for (const warning of takeUnreported(warnings)) {
+		const text = `pi-til-done: ${warning}`;
+		if (ctx.hasUI) quietly(() => ctx.ui.notify(text, "warning"));
+		else process.stderr.write(`[til-done] ${text}\n`);
+	}
+}
+
+/** The session's UI follows the store from now on; returns the function that stops it. */
+function paintSession(ctx: ExtensionContext): () => void {
+	const paint = createPainter(ctx, currentView);
+	paint();
+	const unsubscribe = subscribe(paint);
+	return () => {
+		unsubscribe();
+	};
+}
+
 /** Registers every event handler; returns the engine and a live view of the configuration for the commands. */
 export function registerEventHandlers(pi: ExtensionAPI): { engine: Engine; getConfig: () => TilDoneConfig } {
 	let config: TilDoneConfig = { ...DEFAULT_CONFIG };
 	const getConfig = () => config;
 	const engine = createEngine(pi, getConfig);
-
-	const rebuild = (ctx: ExtensionContext) => {
-		engine.onSessionChange();
-		reconstructState(ctx);
-		updateUI(ctx, getTodos());
-	};
+	let stopPainting: (() => void) | undefined;
 
 	pi.on("session_start", (_event, ctx) => {
+		stopPainting?.();
+		engine.onSessionChange();
 		const resolved = resolveConfig(readFlags(pi), process.env);
 		config = resolved.config;
-		if (ctx.hasUI) for (const warning of resolved.warnings) ctx.ui.notify(`pi-til-done: ${warning}`, "warning");
+		reportSettingWarnings(ctx, resolved.warnings);
 		setPanelEnabled(config.panel);
-		engine.onSessionChange();
 		reconstructState(ctx);
 		if (config.startPaused) pauseAutoContinue("user", "started with auto-continue off");
-		updateUI(ctx, getTodos());
+		stopPainting = paintSession(ctx);
 	});
-	pi.on("session_tree", (_event, ctx) => rebuild(ctx));
+	pi.on("session_tree", (_event, ctx) => {
+		engine.onSessionChange();
+		reconstructState(ctx);
+	});
 	pi.on("session_shutdown", (_event, ctx) => {
 		engine.onSessionChange();
-		try {
+		stopPainting?.();
+		stopPainting = undefined;
+		quietly(() => {
 			if (ctx.hasUI) ctx.ui.setWidget(COUNTDOWN_WIDGET_ID, undefined);
-		} catch {
-			// Shutting down with a context that is already gone: nothing left to clear.
-		}
+		});
 	});
+	registerRunHandlers(pi, engine);
+	return { engine, getConfig };
+}
 
+/** The handlers around a run: the user's input, the injection before it, the engine after it. */
+function registerRunHandlers(pi: ExtensionAPI, engine: Engine): void {
 	pi.on("input", (event, ctx) => {
-		if (event.source !== "extension") {
-			engine.onUserInput(ctx);
-			// A model's pause ends with the user's prompt: take it off the status bar.
-			updateUI(ctx, getTodos());
-		}
+		if (event.source !== "extension") engine.onUserInput(ctx);
 		return { action: "continue" };
 	});
-
 	pi.on("before_agent_start", (event) => {
 		// pi 1.2+ also fires this for runs a custom message starts (continuations, /loop), and says so in `messageType`;
 		// their prompt already carries the current list, so a second copy would only cost tokens and bury the prompt.
 		if (startedByCustomMessage(event)) return undefined;
 		const todos = getTodos();
-		if (!todos.some((todo) => isIncomplete(todo.status))) return undefined;
+		if (!hasIncomplete(todos)) return undefined;
 		return { message: { customType: CONTEXT_MESSAGE_TYPE, content: buildContextInjection(todos), display: false } };
 	});
-
 	pi.on("agent_end", (event, ctx) => engine.onRunEnd(event.messages, ctx));
 	pi.on("agent_settled", (_event, ctx) => engine.onSettled(ctx));
 	pi.on("agent_before_settle", (event, ctx) => engine.onBeforeSettle(event, ctx));
-	return { engine, getConfig };
 }

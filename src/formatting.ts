@@ -2,28 +2,15 @@
 
 import type { Theme } from "@earendil-works/pi-coding-agent";
 import { Text } from "@earendil-works/pi-tui";
+import { finishedCount, incompleteIndices, pickNextIndex } from "./queries.ts";
+import { oneLine, prefix, textOfContent } from "./text.ts";
 import { STATUS_ICONS, type TodoDetails, type TodoItem, type TodoStatus } from "./types.ts";
-import { isFinished, isIncomplete, isValidTodoItem, oneLine } from "./validation.ts";
+import { isFinished, isValidTodoItem } from "./validation.ts";
 
 /** Characters a list may take in one tool result, injection or prompt before it is shown compactly. */
 export const CONTEXT_BUDGET_CHARS = 2000;
 /** Shortest text prefix a compact line keeps, so every remaining item stays recognisable. */
 const MIN_PREFIX_CHARS = 12;
-
-// `oneLine` lives in validation.ts (its error messages need it too); it is part of the formatting surface.
-export { oneLine };
-
-/** The text blocks of a message's content (a string, or an array of blocks), joined by line breaks. */
-export function textOfContent(content: unknown): string {
-	if (typeof content === "string") return content;
-	if (!Array.isArray(content)) return "";
-	return content
-		.filter(
-			(block): block is { type: "text"; text: string } => block?.type === "text" && typeof block.text === "string",
-		)
-		.map((block) => block.text)
-		.join("\n");
-}
 
 export function getPlainIcon(status: TodoStatus): string {
 	return STATUS_ICONS[status];
@@ -44,12 +31,6 @@ export function formatRemainingList(todos: readonly TodoItem[], indices: readonl
 	return indices.map((index) => formatLine(todos[index], index)).join("\n");
 }
 
-/** Cuts text to `max` code points, marking the cut with `…`. */
-export function prefix(text: string, max: number): string {
-	const points = Array.from(text);
-	return points.length <= max ? text : `${points.slice(0, Math.max(1, max - 1)).join("")}…`;
-}
-
 /**
  * The list as the model should see it: the seed's full format while it fits the budget, else finished items
  * collapsed into a count and long texts cut to a prefix, keeping every remaining item's index visible.
@@ -62,7 +43,7 @@ export function formatTodoListForModel(todos: readonly TodoItem[], budget = CONT
 
 /** The remaining items at `indices` within `budget`, with a note of what was left out. */
 export function formatCompactList(todos: readonly TodoItem[], indices: readonly number[], budget: number): string {
-	const finished = todos.filter((todo) => isFinished(todo.status)).length;
+	const finished = finishedCount(todos);
 	const lines: string[] = [];
 	if (finished > 0) lines.push(`✓ ${finished} finished item(s) not shown`);
 	const footer = "(compact view; call list_todos for the full list)";
@@ -97,19 +78,6 @@ export function formatListPage(todos: readonly TodoItem[], offset = 0, pageChars
 	if (lines.length === 0) return `No todos from index ${offset} (the list has ${todos.length})`;
 	const more = index < todos.length ? `; call list_todos with offset ${index} for more` : "";
 	return `${lines.join("\n")}\n(items ${offset} to ${index - 1} of ${todos.length}${more})`;
-}
-
-/** Indices of unfinished items, in list order. */
-export function incompleteIndices(todos: readonly TodoItem[]): number[] {
-	return todos.flatMap((todo, index) => (isIncomplete(todo.status) ? [index] : []));
-}
-
-/** Which item to continue with: the first in progress, else the first not started. */
-export function pickNextIndex(todos: readonly TodoItem[]): number | undefined {
-	const inProgress = todos.findIndex((todo) => todo.status === "in_progress");
-	if (inProgress !== -1) return inProgress;
-	const notStarted = todos.findIndex((todo) => todo.status === "not_started");
-	return notStarted === -1 ? undefined : notStarted;
 }
 
 /** The continuation prompt: static instructions, todo text only inside the `Remaining items:` block. */
@@ -165,7 +133,7 @@ export function backoffMessage(backoffMs: number): string {
 /** `📋 done/total` while items remain, `✓ Done (N items)` when all are finished, nothing for an empty list. */
 export function formatStatusText(todos: readonly TodoItem[]): string | undefined {
 	if (todos.length === 0) return undefined;
-	const finished = todos.filter((todo) => isFinished(todo.status)).length;
+	const finished = finishedCount(todos);
 	if (finished === todos.length) return `✓ Done (${todos.length} items)`;
 	return `📋 ${finished}/${todos.length}`;
 }
@@ -176,7 +144,7 @@ export const PROGRESS_BAR_CELLS = 10;
 /** A compact bar such as `[████░░░░░░] 4/10`; nothing for an empty list. */
 export function formatProgressBar(todos: readonly TodoItem[]): string | undefined {
 	if (todos.length === 0) return undefined;
-	const finished = todos.filter((todo) => isFinished(todo.status)).length;
+	const finished = finishedCount(todos);
 	const filled = Math.round((finished / todos.length) * PROGRESS_BAR_CELLS);
 	return `[${"█".repeat(filled)}${"░".repeat(PROGRESS_BAR_CELLS - filled)}] ${finished}/${todos.length}`;
 }

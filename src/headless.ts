@@ -1,73 +1,50 @@
 /**
- * Print and JSON modes: nobody can watch or interrupt a countdown and the process exits when the run ends, so the
- * continuation happens inside the run, through `agent_before_settle` returning `continue: true`.
+ * The auto-continue in print and JSON modes: nobody can watch or interrupt a countdown and the process exits when the
+ * run ends, so the plan is carried out inside the run, through `agent_before_settle` returning `continue: true`.
  */
 
 import type { AgentBeforeSettleEvent, BoundaryResult } from "@earendil-works/pi-coding-agent";
-import { decideAfterLoopRun, decideAfterTodoRun, stopMessage } from "./assess.ts";
-import type { TilDoneConfig } from "./config.ts";
-import { lastStopReason, type StopReason } from "./continuation.ts";
-import { buildContinuationPrompt } from "./formatting.ts";
-import { LOOP_MESSAGE_TYPE, type LoopState, loopEndMessage, loopPrompt } from "./loop.ts";
-import { getLoop, getTodos, incrementAutoContinue, setLoop } from "./state.ts";
-import { COMPLETE_MESSAGE_TYPE, COUNTDOWN_MESSAGE_TYPE } from "./types.ts";
+import { COMPLETE_MESSAGE_TYPE } from "./keys.ts";
+import { runOutcome } from "./outcome.ts";
+import { type PlanInput, type PlannedMessage, planAfterRun } from "./planner.ts";
+import { recordSend, setChain, setLoop } from "./state.ts";
 
 /** Waits out a back-off; resolves false when the session changed meanwhile, so nothing may be sent. */
 export type BackOff = (ms: number) => Promise<boolean>;
 
-/** One more model call with `content` as a displayed custom message. */
-function continueWith(customType: string, content: string): BoundaryResult {
-	return { entries: [{ type: "custom_message", customType, content, display: true }], continue: true };
+/** One more model call with the message shown in the transcript. */
+function continueWith(message: PlannedMessage): BoundaryResult {
+	return { entries: [{ type: "custom_message", ...message, display: true }], continue: true };
 }
 
-async function continueTodos(
-	messages: readonly unknown[],
-	stopReason: StopReason | undefined,
-	config: TilDoneConfig,
-	backOff: BackOff,
-): Promise<BoundaryResult | undefined> {
-	const decision = decideAfterTodoRun(messages, stopReason, config);
-	if (decision.kind === "stop") {
-		const text = stopMessage(decision.stop, config);
-		process.stderr.write(`[til-done] ${text}\n`);
-		// A custom entry, not a message: print mode prints the last message, which must stay the model's answer.
-		return { entries: [{ type: "custom", customType: COMPLETE_MESSAGE_TYPE, data: { level: "warning", text } }] };
-	}
-	if (decision.kind !== "continue" || !(await backOff(decision.backoffMs))) return undefined;
-	incrementAutoContinue();
-	return continueWith(COUNTDOWN_MESSAGE_TYPE, buildContinuationPrompt(getTodos()));
+/** Print and JSON modes have no notices: what the user must know goes to stderr, apart from the model's answer. */
+function tellStderr(text: string): void {
+	process.stderr.write(`[til-done] ${text}\n`);
 }
 
-async function continueLoop(
-	loop: LoopState,
-	messages: readonly unknown[],
-	stopReason: StopReason | undefined,
-	config: TilDoneConfig,
-	backOff: BackOff,
-): Promise<BoundaryResult | undefined> {
-	const decision = decideAfterLoopRun(loop, messages, stopReason, config);
-	const assessed = getLoop() ?? loop;
-	if (decision.kind !== "continue") {
-		process.stderr.write(`[til-done] ${loopEndMessage(assessed, decision)}\n`);
-		setLoop(undefined);
-		return undefined;
-	}
-	if (!(await backOff(decision.backoffMs))) return undefined;
-	const next = { ...assessed, iteration: assessed.iteration + 1 };
-	setLoop(next);
-	return continueWith(LOOP_MESSAGE_TYPE, loopPrompt(next));
-}
-
-/** Decides at the end of a run in print/JSON mode; a result with `continue: true` makes pi call the model again. */
-export function continueInRun(
+/** Plans at the end of a run in print/JSON mode; a result with `continue: true` makes pi call the model again. */
+export async function continueInRun(
 	event: AgentBeforeSettleEvent,
-	config: TilDoneConfig,
+	input: PlanInput,
 	backOff: BackOff,
 ): Promise<BoundaryResult | undefined> {
-	const messages = event.context.contextMessages;
-	const stopReason = event.outcome === "aborted" ? "aborted" : lastStopReason(messages);
-	const loop = getLoop();
-	return loop
-		? continueLoop(loop, messages, stopReason, config, backOff)
-		: continueTodos(messages, stopReason, config, backOff);
+	const { chain, plan } = planAfterRun(input, runOutcome(event.context.contextMessages, event.outcome === "aborted"));
+	setChain(chain);
+	if (plan.kind === "send") {
+		if (!(await backOff(plan.backoffMs))) return undefined;
+		recordSend(plan);
+		return continueWith(plan.message);
+	}
+	if (plan.kind === "stop") {
+		tellStderr(plan.text);
+		// A custom entry, not a message: print mode prints the last message, which must stay the model's answer.
+		return {
+			entries: [{ type: "custom", customType: COMPLETE_MESSAGE_TYPE, data: { level: "warning", text: plan.text } }],
+		};
+	}
+	if (plan.kind === "end-loop") {
+		tellStderr(plan.text);
+		setLoop(undefined);
+	}
+	return undefined;
 }

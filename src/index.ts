@@ -19,4 +19,5 @@ export default function tilDone(pi: ExtensionAPI): void {
 	registerCommands(pi, engine, getConfig);
 }
 
+export * from "./keys.ts";
 export * from "./types.ts";

@@ -1,6 +1,7 @@
-/** The optional todo panel above the editor: a short window onto the list. Pure; `state.updateUI` draws it. */
+/** The optional todo panel above the editor: a short window onto the list. Pure; ui.ts draws it. */
 
-import { getStatusIcon, getTodoLabel, oneLine, PLAIN_STYLE, type Styler } from "./formatting.ts";
+import { getStatusIcon, getTodoLabel, PLAIN_STYLE, type Styler } from "./formatting.ts";
+import { oneLine } from "./text.ts";
 import type { TodoItem } from "./types.ts";
 import { isIncomplete } from "./validation.ts";
 

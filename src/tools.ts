@@ -1,19 +1,12 @@
-/** The three model-facing tools. Each re-checks its parameters (defence in depth) before touching the store. */
+/** The four model-facing tools. Each re-checks its parameters (defence in depth) before touching the store. */
 
 import { StringEnum } from "@earendil-works/pi-ai";
-import type { ExtensionContext, Theme, ToolDefinition } from "@earendil-works/pi-coding-agent";
+import type { Theme, ToolDefinition } from "@earendil-works/pi-coding-agent";
 import { Text } from "@earendil-works/pi-tui";
 import { type Static, Type } from "typebox";
-import { formatListPage, formatTodoListForModel, type ListDetails, oneLine, renderToolResult } from "./formatting.ts";
-import {
-	appendTodos,
-	getTodos,
-	insertTodos,
-	pauseAutoContinue,
-	setTodos,
-	updateTodoStatus,
-	updateUI,
-} from "./state.ts";
+import { formatListPage, formatTodoListForModel, type ListDetails, renderToolResult } from "./formatting.ts";
+import { appendTodos, getTodos, insertTodos, pauseAutoContinue, setTodos, updateTodoStatus } from "./state.ts";
+import { oneLine } from "./text.ts";
 import {
 	ACTION_LABELS,
 	ACTION_TO_STATUS,
@@ -88,9 +81,8 @@ function errorResult(action: TodoDetails["action"], error: ParamError): ToolResu
 }
 
 /** A successful change: the header, the list as the model should see it, and a full snapshot for replay. */
-function changeResult(action: "write" | "edit", header: string, ctx: ExtensionContext): ToolResult<TodoDetails> {
+function changeResult(action: "write" | "edit", header: string): ToolResult<TodoDetails> {
 	const todos = getTodos();
-	updateUI(ctx, todos);
 	return textResult(`${header}\n\n${formatTodoListForModel(todos)}`, { action, todos: cloneTodos(todos) });
 }
 
@@ -108,21 +100,21 @@ export function createWriteTodosTool(): ToolDefinition<typeof WriteTodosParams, 
 		promptGuidelines: [...PROMPT_GUIDELINES],
 		parameters: WriteTodosParams,
 		executionMode: "sequential",
-		async execute(_toolCallId, params, _signal, _onUpdate, ctx) {
+		async execute(_toolCallId, params) {
 			const error = checkWriteParams(params, getTodos().length);
 			if (error) return errorResult("write", error);
 			const items: TodoItem[] = params.todos.map((todo) => ({ text: todo.text, status: INITIAL_STATUS }));
 			if (params.mode === "replace") {
 				setTodos(items);
-				return changeResult("write", `Wrote ${items.length} todo item(s)`, ctx);
+				return changeResult("write", `Wrote ${items.length} todo item(s)`);
 			}
 			if (params.mode === "append") {
 				appendTodos(items);
-				return changeResult("write", `Appended ${items.length} item(s)`, ctx);
+				return changeResult("write", `Appended ${items.length} item(s)`);
 			}
 			const index = params.index as number;
 			insertTodos(index, items);
-			return changeResult("write", `Inserted ${items.length} item(s) at index ${index}`, ctx);
+			return changeResult("write", `Inserted ${items.length} item(s) at index ${index}`);
 		},
 		renderCall(args, theme) {
 			const count = Array.isArray(args?.todos) ? args.todos.length : 0;
@@ -166,11 +158,11 @@ export function createEditTodosTool(): ToolDefinition<typeof EditTodosParams, To
 		promptSnippet: PROMPT_SNIPPET,
 		parameters: EditTodosParams,
 		executionMode: "sequential",
-		async execute(_toolCallId, params, _signal, _onUpdate, ctx) {
+		async execute(_toolCallId, params) {
 			const error = checkEditParams(params, getTodos().length);
 			if (error) return errorResult("edit", error);
 			updateTodoStatus(params.indices, ACTION_TO_STATUS[params.action]);
-			return changeResult("edit", `${ACTION_LABELS[params.action]} [${params.indices.join(", ")}]`, ctx);
+			return changeResult("edit", `${ACTION_LABELS[params.action]} [${params.indices.join(", ")}]`);
 		},
 		renderCall(args, theme) {
 			const indices = Array.isArray(args?.indices) ? args.indices.join(", ") : "";
@@ -218,7 +210,6 @@ export function createPauseTodosTool(): ToolDefinition<typeof PauseTodosParams, 
 				return textResult(`Error: ${error}`, { action: "pause", reason: "", error });
 			}
 			pauseAutoContinue("model", reason);
-			updateUI(ctx, getTodos());
 			if (ctx.hasUI) ctx.ui.notify(`Auto-continue paused by the model: ${oneLine(reason)}`, "warning");
 			return textResult("Auto-continue paused until the user replies.", { action: "pause", reason });
 		},

@@ -42,6 +42,7 @@ export const VALID_STATUSES: ReadonlySet<string> = new Set<TodoStatus>([
 export const WRITE_MODES = ["replace", "append", "insert"] as const;
 export const EDIT_ACTIONS = ["start", "complete", "abandon"] as const;
 
+/** The list tools, whose results reconstruction looks at (`write`/`edit` snapshots are replayed, `list` ones never). */
 export const TOOL_NAMES: ReadonlySet<string> = new Set(["write_todos", "list_todos", "edit_todos"]);
 
 /** Plain-text status icons; `–` is U+2013 EN DASH. */
@@ -63,17 +64,3 @@ export const ACTION_LABELS: Readonly<Record<EditAction, string>> = {
 	complete: "Completed",
 	abandon: "Abandoned",
 };
-
-/** Custom message types this extension sends and renders. */
-export const CONTEXT_MESSAGE_TYPE = "til-done-context";
-export const COMPLETE_MESSAGE_TYPE = "til-done-complete";
-export const COUNTDOWN_MESSAGE_TYPE = "til-done-countdown";
-
-/** Status-bar keys and the countdown widget id. */
-export const STATUS_KEY = "til-done";
-export const ACTIVE_STATUS_KEY = "til-done-active";
-export const COUNTDOWN_WIDGET_ID = "til-done-countdown";
-export const PROGRESS_STATUS_KEY = "til-done-progress";
-export const PAUSED_STATUS_KEY = "til-done-paused";
-export const LOOP_STATUS_KEY = "til-done-loop";
-export const PANEL_WIDGET_ID = "til-done-panel";

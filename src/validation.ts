@@ -1,5 +1,6 @@
 /** Pure checks on todo data and tool parameters. Nothing here mutates or touches the host. */
 
+import { oneLine } from "./text.ts";
 import {
 	EDIT_ACTIONS,
 	MAX_INDICES,
@@ -154,12 +155,6 @@ export function checkEditParams(params: unknown, currentLength: number): ParamEr
 		return { message: `Error: ${range}`, detail: range };
 	}
 	return null;
-}
-
-/** Todo text is data: control characters and line breaks become spaces so it can never start a line of its own. */
-export function oneLine(text: string): string {
-	// biome-ignore lint/suspicious/noControlCharactersInRegex: stripping control characters is the point
-	return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, " ");
 }
 
 /** A bad mode or action as an error message shows it: on one line, at most 40 characters. */

@@ -7,10 +7,9 @@
 
 import { readFileSync, writeFileSync } from "node:fs";
 import { fauxAssistantMessage, fauxToolCall, type JsonObject } from "@earendil-works/pi-ai";
-import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import fc from "fast-check";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { reconstructState } from "../../src/state.ts";
+import { lastSnapshot } from "../../src/snapshot.ts";
 import {
 	cleanupAll,
 	EXTENSION_ENTRY,
@@ -58,8 +57,7 @@ afterEach(async () => {
 afterAll(() => cleanupAll());
 
 /** The list the last trustworthy snapshot among `entries` holds (the extension's own reconstruction rule). */
-const listOf = (entries: readonly unknown[]): Item[] =>
-	reconstructState({ sessionManager: { getBranch: () => entries }, hasUI: false } as unknown as ExtensionContext);
+const listOf = (entries: readonly unknown[]): Item[] => lastSnapshot(entries);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const CONTINUATION = "There are still incomplete todos";

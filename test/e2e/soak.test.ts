@@ -5,10 +5,9 @@
  */
 
 import { fauxAssistantMessage, fauxToolCall, type JsonObject, type Message } from "@earendil-works/pi-ai";
-import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
-import { reconstructState } from "../../src/state.ts";
+import { lastSnapshot } from "../../src/snapshot.ts";
 import { type PiHarness, startPi } from "../helpers/sdk.ts";
 import { EXTENSION_PATH, withEnv } from "../helpers/todo-model.ts";
 import {
@@ -258,11 +257,7 @@ describe("soak", () => {
 			}
 		};
 
-		const branchList = () =>
-			reconstructState({
-				sessionManager: { getBranch: () => harness.branch() },
-				hasUI: false,
-			} as unknown as ExtensionContext);
+		const branchList = () => lastSnapshot(harness.branch());
 		const count = (type: string, level?: string) =>
 			harness
 				.branch()

@@ -13,8 +13,8 @@ import {
 	formatStatusText,
 	formatTodoListForModel,
 	formatTodoListText,
-	oneLine,
 } from "../../src/formatting.ts";
+import { oneLine } from "../../src/text.ts";
 import { codePoints, hostileText, type Item, LIMITS, type Status } from "../helpers/todo-oracle.ts";
 
 const STATUSES: Status[] = ["not_started", "in_progress", "completed", "abandoned"];

@@ -1,3 +1,9 @@
+/** Rebuilds the store from a context's branch and returns the list it now holds. */
+function reconstructState(ctx: Parameters<typeof rebuild>[0]) {
+	rebuild(ctx);
+	return [...getTodos()];
+}
+
 /**
  * Property tests of reconstruction over random session branches: whatever the entries hold (other tools, malformed
  * or hostile `details`, huge arrays, prototype-pollution keys), the rebuilt list is the last valid snapshot on the
@@ -7,7 +13,8 @@
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { getTodos, reconstructState, resetState, SNAPSHOT_ENTRY_TYPE } from "../../src/state.ts";
+import { SNAPSHOT_ENTRY_TYPE } from "../../src/keys.ts";
+import { getTodos, reconstructState as rebuild, resetState } from "../../src/state.ts";
 import { isValidTodoItem } from "../../src/validation.ts";
 import { graphemes, hostileText, type Item, type Status } from "../helpers/todo-oracle.ts";
 

@@ -3,19 +3,11 @@ import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } fr
 import { completeTodosArgs, formatStatusReport, registerCommands, TODOS_SUBCOMMANDS } from "../../src/commands.ts";
 import { DEFAULT_CONFIG, type TilDoneConfig } from "../../src/config.ts";
 import { createEngine } from "../../src/engine.ts";
-import {
-	getChain,
-	getLoop,
-	getTodos,
-	incrementAutoContinue,
-	isPanelEnabled,
-	pauseAutoContinue,
-	resetState,
-	setTodos,
-} from "../../src/state.ts";
+import { getChain, getLoop, getTodos, isPanelEnabled, pauseAutoContinue, setTodos } from "../../src/state.ts";
 import type { TodoItem, TodoStatus } from "../../src/types.ts";
 import { createFakeCtx, type FakeCtxOptions } from "../helpers/fake-ctx.ts";
 import { createFakePi } from "../helpers/fake-pi.ts";
+import { freshStore, sendContinuation } from "../helpers/store.ts";
 import { taggingTheme } from "../helpers/theme.ts";
 
 const todo = (text: string, status: TodoStatus = "not_started"): TodoItem => ({ text, status });
@@ -30,6 +22,7 @@ function setup(options: FakeCtxOptions = {}, overrides: Partial<TilDoneConfig> =
 	const engine = createEngine(pi.api, () => config);
 	registerCommands(pi.api, engine, () => config);
 	const fake = createFakeCtx(options);
+	freshStore(fake.ctx);
 	const todos = (args: string) => pi.commands.get("todos")?.handler(args, fake.commandCtx);
 	const loop = (args: string) => pi.commands.get("loop")?.handler(args, fake.commandCtx);
 	/** The messages told to the user, in order. */
@@ -40,7 +33,6 @@ function setup(options: FakeCtxOptions = {}, overrides: Partial<TilDoneConfig> =
 let stdout: MockInstance<typeof process.stdout.write>;
 
 beforeEach(() => {
-	resetState();
 	vi.useFakeTimers();
 	stdout = vi.spyOn(process.stdout, "write").mockImplementation(() => true);
 });
@@ -200,9 +192,9 @@ describe("changing the list records a til-done-snapshot entry with the full list
 	it("a change by the user starts a new chain", async () => {
 		const { todos } = setup();
 		setTodos(TWO_ITEMS);
-		incrementAutoContinue();
+		sendContinuation();
 		await todos("done 0");
-		expect(getChain()).toMatchObject({ continuations: 0, runIsContinuation: false });
+		expect(getChain()).toMatchObject({ continuations: 0, noProgress: 0, failures: 0 });
 	});
 });
 
@@ -296,7 +288,7 @@ describe("pause, resume and status control the auto-continue", () => {
 
 	it("status shows a pause with its reason on one line, and the configured limits", () => {
 		pauseAutoContinue("model", "waiting\nfor review");
-		incrementAutoContinue();
+		sendContinuation();
 		const config = { ...DEFAULT_CONFIG, maxContinuations: 5, maxNoProgress: 0, countdownSeconds: 0.5 };
 		expect(formatStatusReport(config)).toBe(
 			[
@@ -359,23 +351,21 @@ describe("an unknown subcommand is an error that lists the valid ones", () => {
 });
 
 describe("/loop starts an iteration loop or explains its arguments", () => {
-	it("starts the loop: the first iteration goes out as a user message", async () => {
+	it("starts the loop: the first iteration goes out as a 🔁 message that starts a run", async () => {
 		const { pi, loop } = setup();
 		await loop('--max 3 --until "ALL GREEN" make the tests pass');
-		expect(pi.userMessages).toEqual([
+		expect(pi.sent).toEqual([
 			{
-				content:
-					"make the tests pass\n\n(Loop iteration 1 of 3. When the task is fully complete, include ALL GREEN in your answer.)",
-				options: undefined,
+				message: {
+					customType: "til-done-loop",
+					content:
+						"make the tests pass\n\n(Loop iteration 1 of 3. When the task is fully complete, include ALL GREEN in your answer.)",
+					display: true,
+				},
+				options: { triggerTurn: true },
 			},
 		]);
-		expect(getLoop()).toEqual({
-			prompt: "make the tests pass",
-			max: 3,
-			marker: "ALL GREEN",
-			iteration: 1,
-			failures: 0,
-		});
+		expect(getLoop()).toEqual({ prompt: "make the tests pass", max: 3, marker: "ALL GREEN", iteration: 1 });
 	});
 
 	it("reports a missing prompt with the usage", async () => {

@@ -1,7 +1,7 @@
 import type { ExtensionUIContext, TerminalInputHandler } from "@earendil-works/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { startCountdown } from "../../src/countdown.ts";
-import { COUNTDOWN_WIDGET_ID } from "../../src/types.ts";
+import { COUNTDOWN_WIDGET_ID } from "../../src/keys.ts";
 import { createFakeCtx, type FakeUi } from "../helpers/fake-ctx.ts";
 
 const shown = (n: number) => [`⏳ Auto-continuing in ${n}s... (type anything to interrupt)`];

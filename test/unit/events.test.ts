@@ -100,11 +100,24 @@ describe("session_start reads the configuration, rebuilds the list and draws the
 		expect(getConfig().maxFailures).toBe(3);
 	});
 
-	it("shows no warnings without a UI", async () => {
+	it("writes each warning to stderr where there is no UI", async () => {
+		const stderr = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
 		const { pi, fire, ui } = setup({ hasUI: false, mode: "print" });
 		pi.flagValues.set("til-done-max-failures", "abc");
 		await fire("session_start", { reason: "startup" });
 		expect(ui.notifications).toEqual([]);
+		expect(stderr.mock.calls).toEqual([
+			["[til-done] pi-til-done: --til-done-max-failures=abc ignored: expected a whole number from 1 to 100\n"],
+		]);
+	});
+
+	it("says each warning once, not again at every session start", async () => {
+		const { pi, fire, ui } = setup();
+		pi.flagValues.set("til-done-max-failures", "abc");
+		await fire("session_start", { reason: "startup" });
+		await fire("session_start", { reason: "new" });
+		await fire("session_start", { reason: "resume" });
+		expect(ui.notifications).toHaveLength(1);
 	});
 
 	it("rebuilds the list from the branch and sets the status bar", async () => {

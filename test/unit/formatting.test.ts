@@ -17,14 +17,12 @@ import {
 	getStatusIcon,
 	getTodoLabel,
 	hardCapMessage,
-	incompleteIndices,
 	noProgressMessage,
-	oneLine,
-	pickNextIndex,
-	prefix,
 	renderTodoList,
 	renderToolResult,
 } from "../../src/formatting.ts";
+import { incompleteIndices, pickNextIndex } from "../../src/queries.ts";
+import { oneLine, prefix } from "../../src/text.ts";
 import type { TodoItem, TodoStatus } from "../../src/types.ts";
 import { plainTheme, taggingTheme, textOf } from "../helpers/theme.ts";
 

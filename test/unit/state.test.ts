@@ -1,29 +1,29 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { initialChain } from "../../src/continuation.ts";
+import { SNAPSHOT_ENTRY_TYPE } from "../../src/keys.ts";
+import { initialChain } from "../../src/planner.ts";
 import {
 	appendTodos,
 	getChain,
 	getLoop,
 	getTodos,
-	incrementAutoContinue,
 	insertTodos,
 	isCompletionAnnounced,
-	isPanelEnabled,
 	markCompletionAnnounced,
 	pauseAutoContinue,
 	reconstructState,
+	recordSend,
 	resetChain,
 	resetState,
 	resumeAutoContinue,
-	SNAPSHOT_ENTRY_TYPE,
 	setLoop,
 	setPanelEnabled,
 	setTodos,
+	subscribe,
 	updateTodoStatus,
-	updateUI,
 } from "../../src/state.ts";
 import type { TodoItem, TodoStatus } from "../../src/types.ts";
 import { createFakeCtx } from "../helpers/fake-ctx.ts";
+import { sendContinuation } from "../helpers/store.ts";
 
 const todo = (text: string, status: TodoStatus = "not_started"): TodoItem => ({ text, status });
 
@@ -35,8 +35,10 @@ const write = (todos: unknown[]) => toolResult("write_todos", { action: "write",
 const edit = (todos: unknown[]) => toolResult("edit_todos", { action: "edit", todos });
 const userMessage = { type: "message", message: { role: "user", content: "hello" } };
 
+/** Rebuilds the store from a branch and returns the list it now holds. */
 function rebuild(branch: readonly unknown[] | (() => readonly unknown[])): TodoItem[] {
-	return reconstructState(createFakeCtx({ branch }).ctx);
+	reconstructState(createFakeCtx({ branch }).ctx);
+	return [...getTodos()];
 }
 
 beforeEach(() => {
@@ -80,7 +82,7 @@ describe("mutators change the list and nothing aliases it", () => {
 
 	it("resetState empties the list and the chain", () => {
 		setTodos([todo("a")]);
-		incrementAutoContinue();
+		sendContinuation();
 		resetState();
 		expect(getTodos()).toEqual([]);
 		expect(getChain()).toEqual(initialChain());
@@ -193,37 +195,32 @@ describe("reconstructState rebuilds the list from the last trustworthy snapshot 
 		expect(getTodos()).toEqual([]);
 	});
 
-	it("returns a copy: changing it does not change the list", () => {
-		const rebuilt = rebuild([write([todo("a")])]);
-		rebuilt[0].status = "completed";
-		expect(getTodos()).toEqual([todo("a")]);
-	});
-
 	it("starts a fresh chain", () => {
 		setTodos([todo("a")]);
-		incrementAutoContinue();
+		sendContinuation();
 		rebuild([write([todo("a")])]);
 		expect(getChain()).toEqual(initialChain());
 	});
 });
 
 describe("chain counters", () => {
-	it("incrementAutoContinue counts continuations and marks the next run as one", () => {
-		expect(incrementAutoContinue()).toBe(1);
-		expect(incrementAutoContinue()).toBe(2);
-		expect(getChain()).toMatchObject({ continuations: 2, runIsContinuation: true, progressed: false });
+	it("recordSend stores the counters and the loop a sent plan carries", () => {
+		const loop = { prompt: "p", max: 3, marker: "M", iteration: 2 };
+		recordSend({ chain: { ...initialChain(), continuations: 2 }, loop });
+		expect(getChain()).toEqual({ ...initialChain(), continuations: 2 });
+		expect(getLoop()).toEqual(loop);
 	});
 
 	it("resetChain starts every counter again", () => {
-		incrementAutoContinue();
-		incrementAutoContinue();
+		sendContinuation();
+		sendContinuation();
 		resetChain();
 		expect(getChain()).toEqual(initialChain());
 	});
 
 	it("a write or edit does not reset the continuation count (defect 9: churn is not progress)", () => {
 		setTodos([todo("a"), todo("b")]);
-		incrementAutoContinue();
+		sendContinuation();
 		updateTodoStatus([0], "in_progress");
 		appendTodos([todo("c")]);
 		insertTodos(0, [todo("d")]);
@@ -234,7 +231,7 @@ describe("chain counters", () => {
 	it("completing an item sets progressed", () => {
 		setTodos([todo("a"), todo("b")]);
 		resetChain();
-		incrementAutoContinue();
+		sendContinuation();
 		updateTodoStatus([0], "completed");
 		expect(getChain().progressed).toBe(true);
 	});
@@ -242,7 +239,7 @@ describe("chain counters", () => {
 	it("abandoning an item sets progressed", () => {
 		setTodos([todo("a")]);
 		resetChain();
-		incrementAutoContinue();
+		sendContinuation();
 		updateTodoStatus([0], "abandoned");
 		expect(getChain().progressed).toBe(true);
 	});
@@ -250,7 +247,7 @@ describe("chain counters", () => {
 	it("starting an item, appending or rewriting the list is not progress", () => {
 		setTodos([todo("a")]);
 		resetChain();
-		incrementAutoContinue();
+		sendContinuation();
 		updateTodoStatus([0], "in_progress");
 		appendTodos([todo("b")]);
 		insertTodos(0, [todo("c")]);
@@ -262,7 +259,7 @@ describe("chain counters", () => {
 		setTodos([todo("a"), todo("b")]);
 		resetChain();
 		updateTodoStatus([0], "completed");
-		incrementAutoContinue();
+		sendContinuation();
 		updateTodoStatus([0], "in_progress");
 		updateTodoStatus([0], "completed");
 		expect(getChain().progressed).toBe(false);
@@ -272,7 +269,7 @@ describe("chain counters", () => {
 		setTodos([todo("a")]);
 		resetChain();
 		updateTodoStatus([0], "completed");
-		incrementAutoContinue();
+		sendContinuation();
 		setTodos([todo("a")]);
 		updateTodoStatus([0], "completed");
 		expect(getChain().progressed).toBe(false);
@@ -282,7 +279,7 @@ describe("chain counters", () => {
 		setTodos([todo("a"), todo("b")]);
 		updateTodoStatus([0], "completed");
 		resetChain();
-		incrementAutoContinue();
+		sendContinuation();
 		setTodos([todo("a", "completed"), todo("b")]);
 		expect(getChain().progressed).toBe(false);
 	});
@@ -297,55 +294,12 @@ describe("chain counters", () => {
 	});
 });
 
-describe("updateUI writes the status bar", () => {
-	it("does nothing without a UI", () => {
-		const { ctx, ui } = createFakeCtx({ hasUI: false });
-		updateUI(ctx, [todo("a", "in_progress")]);
-		expect(ui.statusCalls).toEqual([]);
-		expect(ui.widgetCalls).toEqual([]);
-	});
-
-	it("shows progress and the in-progress items", () => {
-		const { ctx, ui } = createFakeCtx();
-		updateUI(ctx, [todo("a", "completed"), todo("b", "in_progress"), todo("c")]);
-		expect(ui.status.get("til-done")).toBe("📋 1/3");
-		expect(ui.status.get("til-done-active")).toBe("[1] b");
-	});
-
-	it("shows ✓ Done and clears the active line when every item is finished", () => {
-		const { ctx, ui } = createFakeCtx();
-		updateUI(ctx, [todo("a", "in_progress")]);
-		updateUI(ctx, [todo("a", "completed"), todo("b", "abandoned")]);
-		expect(ui.status.get("til-done")).toBe("✓ Done (2 items)");
-		expect(ui.status.has("til-done-active")).toBe(false);
-	});
-
-	it("clears both keys for an empty list", () => {
-		const { ctx, ui } = createFakeCtx();
-		updateUI(ctx, [todo("a", "in_progress")]);
-		updateUI(ctx, []);
-		expect(ui.status.has("til-done")).toBe(false);
-		expect(ui.status.has("til-done-active")).toBe(false);
-		expect(ui.statusCalls).toContainEqual({ key: "til-done", text: undefined });
-	});
-});
-
 describe("pause and completion notice (beyond the seed)", () => {
 	it("pauseAutoContinue records who paused and why; resumeAutoContinue clears it", () => {
 		pauseAutoContinue("model", "need an API key");
 		expect(getChain()).toMatchObject({ paused: true, pausedBy: "model", pauseReason: "need an API key" });
 		resumeAutoContinue();
 		expect(getChain()).toMatchObject({ paused: false, pausedBy: undefined, pauseReason: undefined });
-	});
-
-	it("shows the pause on the status bar and clears it on resume", () => {
-		const { ctx, ui } = createFakeCtx();
-		pauseAutoContinue("user", "lunch");
-		updateUI(ctx, [todo("a")]);
-		expect(ui.status.get("til-done-paused")).toBe("⏸ auto-continue paused: lunch");
-		resumeAutoContinue();
-		updateUI(ctx, [todo("a")]);
-		expect(ui.status.has("til-done-paused")).toBe(false);
 	});
 
 	it("forgets the completion notice once the list has work again", () => {
@@ -364,46 +318,55 @@ describe("pause and completion notice (beyond the seed)", () => {
 	});
 });
 
-describe("the optional panel above the editor (beyond the seed)", () => {
-	it("is not drawn unless enabled", () => {
-		const { ctx, ui } = createFakeCtx();
-		updateUI(ctx, [todo("a")]);
-		expect(ui.widgetCalls).toEqual([]);
-		expect(isPanelEnabled()).toBe(false);
-	});
-
-	it("draws plain lines above the editor outside the terminal UI, and clears them for an empty list", () => {
-		const { ctx, ui } = createFakeCtx({ mode: "rpc" });
-		setPanelEnabled(true);
-		updateUI(ctx, [todo("a", "completed"), todo("b", "in_progress")]);
-		expect(ui.widgetCalls).toEqual([
-			{ key: "til-done-panel", content: ["✓ [0] a", "● [1] b"], options: { placement: "aboveEditor" } },
-		]);
-		updateUI(ctx, []);
-		expect(ui.widgets.has("til-done-panel")).toBe(false);
-		updateUI(ctx, []);
-		expect(ui.widgetCalls).toHaveLength(2);
-	});
-
-	it("uses the UI theme in the terminal", () => {
-		const { ctx, ui } = createFakeCtx({ mode: "tui" });
-		setPanelEnabled(true);
-		updateUI(ctx, [todo("a")]);
-		expect(ui.widgets.get("til-done-panel")).toEqual(["– [0] a"]);
-	});
-});
-
 describe("the /loop in progress (beyond the seed)", () => {
 	it("stores a copy, clears with undefined and is forgotten by resetState", () => {
-		const loop = { prompt: "tidy up", max: 5, marker: "DONE", iteration: 1, failures: 0 };
+		const loop = { prompt: "tidy up", max: 5, marker: "DONE", iteration: 1 };
 		setLoop(loop);
 		loop.iteration = 99;
-		expect(getLoop()).toEqual({ prompt: "tidy up", max: 5, marker: "DONE", iteration: 1, failures: 0 });
+		expect(getLoop()).toEqual({ prompt: "tidy up", max: 5, marker: "DONE", iteration: 1 });
 		setLoop(undefined);
 		expect(getLoop()).toBeUndefined();
 		setLoop(loop);
 		resetState();
 		expect(getLoop()).toBeUndefined();
+	});
+});
+
+describe("the store tells its subscriber about every change, and nothing else", () => {
+	it("calls the subscriber once per change of the list, the chain, the loop or the panel switch", () => {
+		let calls = 0;
+		const unsubscribe = subscribe(() => calls++);
+		setTodos([todo("a")]);
+		updateTodoStatus([0], "in_progress");
+		appendTodos([todo("b")]);
+		insertTodos(0, [todo("c")]);
+		pauseAutoContinue("user");
+		resumeAutoContinue();
+		resetChain();
+		setLoop({ prompt: "p", max: 2, marker: "M", iteration: 1 });
+		setPanelEnabled(true);
+		sendContinuation();
+		expect(calls).toBe(10);
+		unsubscribe();
+		setTodos([]);
+		expect(calls).toBe(10);
+	});
+
+	it("tells it after a rebuild from the branch", () => {
+		let calls = 0;
+		subscribe(() => calls++);
+		rebuild([write([todo("a")])]);
+		expect(calls).toBe(1);
+	});
+
+	it("a read does not tell it", () => {
+		let calls = 0;
+		subscribe(() => calls++);
+		getTodos();
+		getChain();
+		getLoop();
+		markCompletionAnnounced();
+		expect(calls).toBe(0);
 	});
 });
 
@@ -416,7 +379,7 @@ describe("progress counts items, not just texts", () => {
 			{ text: "run the tests", status: "not_started" },
 		]);
 		resetChain();
-		incrementAutoContinue();
+		sendContinuation();
 		updateTodoStatus([1], "completed");
 		expect(getChain().progressed).toBe(true);
 	});
@@ -425,7 +388,7 @@ describe("progress counts items, not just texts", () => {
 		setTodos([{ text: "run the tests", status: "completed" }]);
 		resetChain();
 		updateTodoStatus([0], "in_progress");
-		incrementAutoContinue();
+		sendContinuation();
 		updateTodoStatus([0], "completed");
 		expect(getChain().progressed).toBe(false);
 	});

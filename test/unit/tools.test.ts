@@ -1,6 +1,6 @@
 import type { ExtensionContext, ToolDefinition } from "@earendil-works/pi-coding-agent";
 import { beforeEach, describe, expect, it } from "vitest";
-import { getChain, getTodos, resetState, setTodos, updateTodoStatus } from "../../src/state.ts";
+import { getChain, getTodos, setTodos, updateTodoStatus } from "../../src/state.ts";
 import {
 	createEditTodosTool,
 	createListTodosTool,
@@ -13,6 +13,7 @@ import {
 } from "../../src/tools.ts";
 import type { TodoItem, TodoStatus } from "../../src/types.ts";
 import { createFakeCtx, type FakeUi } from "../helpers/fake-ctx.ts";
+import { freshStore } from "../helpers/store.ts";
 import { taggingTheme, textOf } from "../helpers/theme.ts";
 
 const todo = (text: string, status: TodoStatus = "not_started"): TodoItem => ({ text, status });
@@ -30,8 +31,8 @@ let ctx: ExtensionContext;
 let ui: FakeUi;
 
 beforeEach(() => {
-	resetState();
 	({ ctx, ui } = createFakeCtx());
+	freshStore(ctx);
 });
 
 /** Calls a tool the way pi does; `params` is unknown so tests can also bypass the schema. */
@@ -428,9 +429,10 @@ describe("list_todos", () => {
 
 	it("is read-only: no state change and no status bar update", async () => {
 		setTodos([todo("a", "in_progress")]);
+		const paintedBefore = ui.statusCalls.length;
 		await list();
 		expect(getTodos()).toEqual([todo("a", "in_progress")]);
-		expect(ui.statusCalls).toEqual([]);
+		expect(ui.statusCalls).toHaveLength(paintedBefore);
 	});
 
 	it("shows a list that fits one page in full, without a page note", async () => {

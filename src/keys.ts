@@ -1,0 +1,24 @@
+/** Every name this extension shows to pi: message and entry types, status-bar keys, widget ids. */
+
+/** The hidden list sent before a prompt of the user while items remain. */
+export const CONTEXT_MESSAGE_TYPE = "til-done-context";
+/** A breaker's stop, a warning; sessions of the original design also hold completion messages of this type (✓). */
+export const COMPLETE_MESSAGE_TYPE = "til-done-complete";
+/** Each continuation prompt, rendered with ⏳. */
+export const COUNTDOWN_MESSAGE_TYPE = "til-done-countdown";
+/** Each `/loop` iteration, rendered with 🔁. */
+export const LOOP_MESSAGE_TYPE = "til-done-loop";
+
+/** A custom session entry holding a list the user changed with `/todos`, replayed like a tool result. */
+export const SNAPSHOT_ENTRY_TYPE = "til-done-snapshot";
+
+/** `📋 done/total` or `✓ Done (N items)`. */
+export const STATUS_KEY = "til-done";
+/** `[i] text` per item in progress. */
+export const ACTIVE_STATUS_KEY = "til-done-active";
+export const PROGRESS_STATUS_KEY = "til-done-progress";
+export const PAUSED_STATUS_KEY = "til-done-paused";
+export const LOOP_STATUS_KEY = "til-done-loop";
+
+export const COUNTDOWN_WIDGET_ID = "til-done-countdown";
+export const PANEL_WIDGET_ID = "til-done-panel";

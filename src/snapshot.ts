@@ -1,0 +1,44 @@
+/**
+ * Reading lists back from the session: which entries hold a trustworthy snapshot of the list. Pure; anything
+ * malformed is skipped, never trusted.
+ */
+
+import { SNAPSHOT_ENTRY_TYPE } from "./keys.ts";
+import { MAX_TODOS, TOOL_NAMES, type TodoItem } from "./types.ts";
+import { cloneTodos, isValidTodoItem } from "./validation.ts";
+
+/** A snapshot we may trust: an array of valid items within the list limit. */
+function asSnapshot(value: unknown): TodoItem[] | undefined {
+	if (!Array.isArray(value) || value.length > MAX_TODOS) return undefined;
+	return value.every(isValidTodoItem) ? cloneTodos(value) : undefined;
+}
+
+/** The list in a `details` payload of a change (not a listing, not an error). */
+function snapshotFromDetails(details: unknown): TodoItem[] | undefined {
+	if (typeof details !== "object" || details === null) return undefined;
+	const { action, todos, error } = details as Record<string, unknown>;
+	if ((action !== "write" && action !== "edit") || error !== undefined) return undefined;
+	return asSnapshot(todos);
+}
+
+/** The list stored by one session entry, or undefined when the entry holds no trustworthy snapshot. */
+export function snapshotFromEntry(entry: unknown): TodoItem[] | undefined {
+	if (typeof entry !== "object" || entry === null) return undefined;
+	const { type, message, customType, data } = entry as Record<string, unknown>;
+	if (type === "custom" && customType === SNAPSHOT_ENTRY_TYPE) return snapshotFromDetails(data);
+	if (type !== "message" || typeof message !== "object" || message === null) return undefined;
+	const { role, toolName, details, isError } = message as Record<string, unknown>;
+	if (role !== "toolResult" || typeof toolName !== "string" || !TOOL_NAMES.has(toolName) || isError === true) {
+		return undefined;
+	}
+	return snapshotFromDetails(details);
+}
+
+/** The last trustworthy snapshot on a branch (leaf first), or [] when there is none. */
+export function lastSnapshot(branch: readonly unknown[]): TodoItem[] {
+	for (let i = branch.length - 1; i >= 0; i--) {
+		const snapshot = snapshotFromEntry(branch[i]);
+		if (snapshot) return snapshot;
+	}
+	return [];
+}

@@ -1,0 +1,25 @@
+/** Plain-text helpers for text that comes from outside (todo text, model answers): data, shown safely. */
+
+/** Todo text is data: control characters and line breaks become spaces so it can never start a line of its own. */
+export function oneLine(text: string): string {
+	// biome-ignore lint/suspicious/noControlCharactersInRegex: stripping control characters is the point
+	return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, " ");
+}
+
+/** Cuts text to `max` code points, marking the cut with `…`. */
+export function prefix(text: string, max: number): string {
+	const points = Array.from(text);
+	return points.length <= max ? text : `${points.slice(0, Math.max(1, max - 1)).join("")}…`;
+}
+
+/** The text blocks of a message's content (a string, or an array of blocks), joined by line breaks. */
+export function textOfContent(content: unknown): string {
+	if (typeof content === "string") return content;
+	if (!Array.isArray(content)) return "";
+	return content
+		.filter(
+			(block): block is { type: "text"; text: string } => block?.type === "text" && typeof block.text === "string",
+		)
+		.map((block) => block.text)
+		.join("\n");
+}

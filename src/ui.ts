@@ -1,0 +1,71 @@
+/**
+ * The status bar and the panel, painted from the store: events.ts subscribes one painter per session, so every change
+ * of the list, the chain or the loop reaches the screen and nothing else draws them.
+ */
+
+import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
+import { formatActiveText, formatPausedText, formatProgressBar, formatStatusText, PLAIN_STYLE } from "./formatting.ts";
+import { quietly } from "./guard.ts";
+import {
+	ACTIVE_STATUS_KEY,
+	LOOP_STATUS_KEY,
+	PANEL_WIDGET_ID,
+	PAUSED_STATUS_KEY,
+	PROGRESS_STATUS_KEY,
+	STATUS_KEY,
+} from "./keys.ts";
+import { loopStatusText } from "./loop.ts";
+import { formatPanelLines } from "./panel.ts";
+import type { UiView } from "./state.ts";
+
+/** Every status-bar value by key; undefined clears the key. */
+export function statusValues(view: UiView): [string, string | undefined][] {
+	return [
+		[STATUS_KEY, formatStatusText(view.todos)],
+		[ACTIVE_STATUS_KEY, formatActiveText(view.todos)],
+		[PROGRESS_STATUS_KEY, formatProgressBar(view.todos)],
+		[PAUSED_STATUS_KEY, view.chain.paused ? formatPausedText(view.chain.pauseReason) : undefined],
+		[LOOP_STATUS_KEY, view.loop ? loopStatusText(view.loop) : undefined],
+	];
+}
+
+/**
+ * A painter for one session's UI: the first paint sets every key (clearing what an earlier session left), later
+ * paints only what changed. A no-op without a UI; a stale context after the session is gone is ignored.
+ */
+export function createPainter(ctx: ExtensionContext, read: () => UiView): () => void {
+	const shown = new Map<string, string | undefined>();
+	let first = true;
+	let panel: string | undefined;
+	return () => {
+		quietly(() => {
+			if (!ctx.hasUI) return;
+			const view = read();
+			for (const [key, value] of statusValues(view)) {
+				if (!first && shown.get(key) === value) continue;
+				ctx.ui.setStatus(key, value);
+				shown.set(key, value);
+			}
+			first = false;
+			panel = paintPanel(ctx, view, panel);
+		});
+	};
+}
+
+/** Whether a painter left the panel on screen: the painter of the next session must clear it. */
+let panelOnScreen = false;
+
+/** Shows, updates or clears the panel widget; returns what it now shows. */
+function paintPanel(ctx: ExtensionContext, view: UiView, shown: string | undefined): string | undefined {
+	if (!view.panelEnabled || view.todos.length === 0) {
+		if (panelOnScreen) ctx.ui.setWidget(PANEL_WIDGET_ID, undefined);
+		panelOnScreen = false;
+		return undefined;
+	}
+	// Escape codes only where a terminal draws them; RPC clients get plain lines.
+	const lines = formatPanelLines(view.todos, ctx.mode === "tui" ? ctx.ui.theme : PLAIN_STYLE);
+	const joined = lines.join("\n");
+	if (joined !== shown || !panelOnScreen) ctx.ui.setWidget(PANEL_WIDGET_ID, lines, { placement: "aboveEditor" });
+	panelOnScreen = true;
+	return joined;
+}

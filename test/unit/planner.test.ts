@@ -1,0 +1,322 @@
+import { describe, expect, it } from "vitest";
+import type { LoopState } from "../../src/loop.ts";
+import {
+	assessRun,
+	backoffFor,
+	type ChainState,
+	type EngineLimits,
+	endsWithQuestion,
+	initialChain,
+	isFailedRun,
+	noteFinished,
+	type Plan,
+	type PlanInput,
+	planAfterRun,
+	planNow,
+	type RunOutcome,
+	type StopReason,
+} from "../../src/planner.ts";
+import type { TodoItem, TodoStatus } from "../../src/types.ts";
+
+const todo = (text: string, status: TodoStatus = "not_started"): TodoItem => ({ text, status });
+const limits: EngineLimits = { maxContinuations: 20, maxNoProgress: 3, maxFailures: 3, failureBackoffMs: 5000 };
+const OPEN: TodoItem[] = [todo("a", "completed"), todo("b"), todo("c", "in_progress")];
+const chainWith = (fields: Partial<ChainState>): ChainState => ({ ...initialChain(), ...fields });
+const ran = (stopReason: StopReason | undefined, answer = "Done with that."): RunOutcome => ({ stopReason, answer });
+const input = (fields: Partial<PlanInput> = {}): PlanInput => ({
+	todos: OPEN,
+	chain: initialChain(),
+	loop: undefined,
+	limits,
+	...fields,
+});
+const after = (fields: Partial<PlanInput>, outcome: RunOutcome = ran("stop")): Plan =>
+	planAfterRun(input(fields), outcome).plan;
+const loop = (fields: Partial<LoopState> = {}): LoopState => ({
+	prompt: "Fix the tests",
+	max: 10,
+	marker: "LOOP_DONE",
+	iteration: 1,
+	...fields,
+});
+
+const HARD_CAP = "Auto-continue limit reached (20 iterations). Remaining todos were not completed. Take over manually.";
+const NO_PROGRESS =
+	"Auto-continue stopped: no todo was completed or abandoned in the last 3 continuations. Remaining todos were not completed. Take over manually.";
+const FAILURES =
+	"Auto-continue stopped after 3 failed runs in a row (provider error or output limit). Remaining todos were not completed. Take over manually.";
+
+describe("a run's counters: failures in a row, and continuation runs in a row that finished nothing", () => {
+	it.each<StopReason>(["error", "length"])("a run ending in %s is a failure, counted", (reason) => {
+		expect(isFailedRun(reason)).toBe(true);
+		expect(assessRun(chainWith({ failures: 1 }), ran(reason)).failures).toBe(2);
+	});
+
+	it.each<StopReason | undefined>(["stop", "toolUse", "aborted", undefined])("a run ending in %s clears them", (r) => {
+		expect(isFailedRun(r)).toBe(false);
+		expect(assessRun(chainWith({ failures: 2 }), ran(r)).failures).toBe(0);
+	});
+
+	it("a continuation run that finished nothing is a stall; one that finished an item clears the stalls", () => {
+		expect(assessRun(chainWith({ continuations: 1, noProgress: 1 }), ran("stop")).noProgress).toBe(2);
+		expect(assessRun(chainWith({ continuations: 1, progressed: true, noProgress: 2 }), ran("stop")).noProgress).toBe(0);
+	});
+
+	it("a run the user started, or a failed one, is no stall (the failure breaker counts failures)", () => {
+		expect(assessRun(chainWith({ noProgress: 1 }), ran("stop")).noProgress).toBe(1);
+		expect(assessRun(chainWith({ continuations: 1, noProgress: 1 }), ran("error")).noProgress).toBe(1);
+	});
+
+	it("the counters after a run are returned with the plan, to be stored at once", () => {
+		const { chain } = planAfterRun(input({ chain: chainWith({ failures: 1, paused: true }) }), ran("error"));
+		expect(chain).toEqual(chainWith({ failures: 2, paused: true }));
+	});
+});
+
+describe("progress: an item newly finished in this chain", () => {
+	it("finishing an item with a new text is progress, and remembered", () => {
+		const next = noteFinished(initialChain(), [todo("a", "completed"), todo("b")]);
+		expect(next.progressed).toBe(true);
+		expect(next.finishedByText).toEqual(new Map([["a", 1]]));
+	});
+
+	it("finishing again an item finished before in the chain is churn, not progress", () => {
+		const chain = noteFinished(initialChain(), [todo("a", "completed")]);
+		const again = noteFinished({ ...chain, progressed: false }, [todo("a", "completed")]);
+		expect(again.progressed).toBe(false);
+		expect(again.finishedByText).toEqual(new Map([["a", 1]]));
+	});
+
+	it("a second item with the same text finished at once counts", () => {
+		const chain = noteFinished(initialChain(), [todo("a", "completed"), todo("a")]);
+		expect(
+			noteFinished({ ...chain, progressed: false }, [todo("a", "completed"), todo("a", "abandoned")]).progressed,
+		).toBe(true);
+	});
+});
+
+describe("nothing is sent when the list needs nothing, or the user or the model said not to", () => {
+	it.each<[string, Partial<PlanInput>, RunOutcome, string]>([
+		["an empty list", { todos: [] }, ran("stop"), "no-todos"],
+		["a finished list", { todos: [todo("a", "completed"), todo("b", "abandoned")] }, ran("stop"), "all-done"],
+		[
+			"a finished list past the hard cap",
+			{ todos: [todo("a", "completed")], chain: chainWith({ continuations: 25 }) },
+			ran("stop"),
+			"all-done",
+		],
+		["a run the user aborted", {}, ran("aborted"), "aborted"],
+		["a paused auto-continue", { chain: chainWith({ paused: true }) }, ran("stop"), "paused"],
+		["an answer that ends with a question", {}, ran("stop", "Shall I go on?"), "asks-user"],
+		[
+			"an abort, before any tripped breaker",
+			{ chain: chainWith({ continuations: 20, failures: 3 }) },
+			ran("aborted"),
+			"aborted",
+		],
+	])("%s: idle", (_name, fields, outcome, code) => {
+		expect(after(fields, outcome)).toEqual({ kind: "idle", code });
+	});
+
+	it("a question in a run that used a tool last is not a question to the user", () => {
+		expect(after({}, ran("toolUse", "Shall I go on?")).kind).toBe("send");
+	});
+
+	it.each([
+		["Shall I proceed?", true],
+		["Which option do you prefer?\n\n  ", true],
+		["続けますか？", true],
+		["Done. Was that a question? No.", false],
+		["", false],
+	])("endsWithQuestion(%j) is %s", (text, expected) => {
+		expect(endsWithQuestion(text)).toBe(expected);
+	});
+});
+
+describe("a breaker stops the chain with a warning that names its limit", () => {
+	it.each<[string, Partial<ChainState>, StopReason, string, string]>([
+		// The run being planned after is itself a failure: two before it make three.
+		["failed runs in a row", { failures: 2 }, "error", "failures", FAILURES],
+		["continuations that finished nothing", { noProgress: 3 }, "stop", "no-progress", NO_PROGRESS],
+		["continuations since the user's prompt", { continuations: 20 }, "stop", "hard-cap", HARD_CAP],
+		["all three: failures first", { failures: 2, noProgress: 3, continuations: 20 }, "error", "failures", FAILURES],
+		["no-progress before the hard cap", { noProgress: 3, continuations: 20 }, "stop", "no-progress", NO_PROGRESS],
+	])("%s", (_name, chain, reason, code, text) => {
+		expect(after({ chain: chainWith(chain) }, ran(reason))).toEqual({ kind: "stop", code, text });
+	});
+
+	it("with maxNoProgress 0 the no-progress breaker is off", () => {
+		expect(after({ chain: chainWith({ noProgress: 99 }), limits: { ...limits, maxNoProgress: 0 } }).kind).toBe("send");
+	});
+
+	it("one below the hard cap still continues", () => {
+		expect(after({ chain: chainWith({ continuations: 19 }) }).kind).toBe("send");
+	});
+});
+
+describe("a continuation: the prompt names the next item; sending it counts one", () => {
+	it("prompts with the remaining items and the next action, and counts the continuation once sent", () => {
+		const plan = after({ chain: chainWith({ continuations: 2, progressed: true }) });
+		expect(plan).toEqual({
+			kind: "send",
+			code: "continue",
+			message: {
+				customType: "til-done-countdown",
+				content: [
+					"There are still incomplete todos. Continue working on the remaining todos.",
+					"",
+					"Remaining items:",
+					"– [1] b",
+					"● [2] c",
+					"",
+					"Next action: edit_todos with action 'complete' and indices [2]",
+				].join("\n"),
+			},
+			backoffMs: 0,
+			chain: chainWith({ continuations: 3, progressed: false }),
+			loop: undefined,
+		});
+	});
+
+	it.each([
+		[1, 5000],
+		[2, 10_000],
+		[3, 20_000],
+	])("after %i failed run(s) in a row it waits %i ms longer (doubling)", (failures, backoffMs) => {
+		expect(backoffFor(failures, limits)).toBe(backoffMs);
+		const generous = { ...limits, maxFailures: 10 };
+		expect(planNow(input({ chain: chainWith({ failures }), limits: generous }))).toMatchObject({ backoffMs });
+	});
+
+	it("between runs (a countdown ran out) the plan is made from the state as it is then", () => {
+		expect(planNow(input({ todos: [todo("a", "completed")] }))).toEqual({ kind: "idle", code: "all-done" });
+		expect(planNow(input({ chain: chainWith({ paused: true }) }))).toEqual({ kind: "idle", code: "paused" });
+	});
+});
+
+describe("a whole chain, run by run", () => {
+	/** Plans after a run and, when told to send, stores what sending stores. */
+	function run(state: PlanInput, outcome: RunOutcome): { state: PlanInput; plan: Plan } {
+		const { chain, plan } = planAfterRun(state, outcome);
+		const next = plan.kind === "send" ? { ...state, chain: plan.chain, loop: plan.loop } : { ...state, chain };
+		return { state: next, plan };
+	}
+	const finish = (state: PlanInput, index: number): PlanInput => {
+		const todos = state.todos.map((item, i) => (i === index ? { ...item, status: "completed" as const } : item));
+		return { ...state, todos, chain: noteFinished(state.chain, todos) };
+	};
+
+	it("sends exactly 20 continuations for one prompt of the user, then stops at the hard cap", () => {
+		let state = input({ todos: Array.from({ length: 40 }, (_, i) => todo(`t${i}`)) });
+		let step = run(state, ran("stop"));
+		let sent = 0;
+		while (step.plan.kind === "send") {
+			sent++;
+			state = finish(step.state, sent - 1);
+			step = run(state, ran("stop"));
+		}
+		expect(sent).toBe(20);
+		expect(step.plan).toMatchObject({ kind: "stop", code: "hard-cap" });
+	});
+
+	it("stops after 3 continuations that finish nothing new, even when the same item is finished again", () => {
+		let state = finish(input({ todos: [todo("a"), todo("b")] }), 0);
+		let step = run({ ...state, chain: { ...state.chain, progressed: false } }, ran("stop"));
+		let sent = 0;
+		while (step.plan.kind === "send" && sent < 50) {
+			sent++;
+			state = finish(step.state, 0);
+			step = run(state, ran("stop"));
+		}
+		expect(sent).toBe(3);
+		expect(step.plan).toMatchObject({ kind: "stop", code: "no-progress" });
+	});
+
+	it("backs off longer after each failed run, gives up after 3, and a good run in between clears the count", () => {
+		const state = input({ todos: [todo("a"), todo("b")] });
+		const first = run(state, ran("error"));
+		expect(first.plan).toMatchObject({ kind: "send", backoffMs: 5000 });
+		const second = run(first.state, ran("length"));
+		expect(second.plan).toMatchObject({ kind: "send", backoffMs: 10_000 });
+		expect(run(second.state, ran("error")).plan).toMatchObject({ kind: "stop", code: "failures" });
+		expect(run(second.state, ran("stop")).plan).toMatchObject({ kind: "send", backoffMs: 0 });
+	});
+});
+
+describe("/loop: after each iteration, finish, stop or go round again (the loop takes the place of the list)", () => {
+	const LOOP_PROMPT_3 =
+		"Fix the tests\n\n(Loop iteration 3 of 10. When the task is fully complete, include LOOP_DONE in your answer.)";
+
+	it("goes round again with the next iteration's prompt; sending it stores the loop one iteration on", () => {
+		const plan = after({ loop: loop({ iteration: 2 }) }, ran("stop", "Still failing."));
+		expect(plan).toEqual({
+			kind: "send",
+			code: "loop-next",
+			message: { customType: "til-done-loop", content: LOOP_PROMPT_3 },
+			backoffMs: 0,
+			chain: initialChain(),
+			loop: loop({ iteration: 3 }),
+		});
+	});
+
+	it.each<[string, Partial<LoopState>, RunOutcome, string, string, "info" | "warning"]>([
+		[
+			"the marker in the answer ends it",
+			{ iteration: 4 },
+			ran("stop", "All green. LOOP_DONE"),
+			"loop-done",
+			"Loop finished: LOOP_DONE found after 4 iteration(s).",
+			"info",
+		],
+		[
+			"the marker counts even at the last iteration",
+			{ iteration: 10 },
+			ran("stop", "LOOP_DONE"),
+			"loop-done",
+			"Loop finished: LOOP_DONE found after 10 iteration(s).",
+			"info",
+		],
+		[
+			"an aborted run ends it, even with the marker",
+			{},
+			ran("aborted", "LOOP_DONE"),
+			"loop-aborted",
+			"Loop stopped: the run was aborted.",
+			"warning",
+		],
+		[
+			"the last allowed iteration ends it",
+			{ iteration: 10 },
+			ran("stop", "not yet"),
+			"loop-limit",
+			"Loop stopped: 10 iteration(s) without LOOP_DONE.",
+			"warning",
+		],
+		[
+			"the marker is case-sensitive",
+			{ iteration: 10 },
+			ran("stop", "loop_done"),
+			"loop-limit",
+			"Loop stopped: 10 iteration(s) without LOOP_DONE.",
+			"warning",
+		],
+	])("%s", (_name, fields, outcome, code, text, level) => {
+		expect(after({ loop: loop(fields) }, outcome)).toEqual({ kind: "end-loop", code, text, level });
+	});
+
+	it("failed runs share the chain's retry policy: back-off, then the loop ends after 3 in a row", () => {
+		const twice = chainWith({ failures: 1 });
+		expect(after({ loop: loop(), chain: twice }, ran("error"))).toMatchObject({ kind: "send", backoffMs: 10_000 });
+		expect(after({ loop: loop(), chain: chainWith({ failures: 2 }) }, ran("length"))).toEqual({
+			kind: "end-loop",
+			code: "loop-failures",
+			text: "Loop stopped after 3 failed runs in a row.",
+			level: "warning",
+		});
+	});
+
+	it("ignores the list and its pause while it runs", () => {
+		const plan = after({ loop: loop(), todos: [], chain: chainWith({ paused: true }) }, ran("stop", "?"));
+		expect(plan).toMatchObject({ kind: "send", code: "loop-next" });
+	});
+});

@@ -1,0 +1,143 @@
+import { describe, expect, it } from "vitest";
+import type { LoopState } from "../../src/loop.ts";
+import { type ChainState, initialChain } from "../../src/planner.ts";
+import type { UiView } from "../../src/state.ts";
+import type { TodoItem, TodoStatus } from "../../src/types.ts";
+import { createPainter } from "../../src/ui.ts";
+import { createFakeCtx, type FakeCtxOptions } from "../helpers/fake-ctx.ts";
+
+const todo = (text: string, status: TodoStatus = "not_started"): TodoItem => ({ text, status });
+
+/** A painter over a view the test changes between paints. */
+function painter(options: FakeCtxOptions = {}) {
+	const fake = createFakeCtx(options);
+	let view: UiView = { todos: [], chain: initialChain(), loop: undefined, panelEnabled: false };
+	const paint = createPainter(fake.ctx, () => view);
+	const show = (fields: Partial<UiView>) => {
+		view = { ...view, ...fields };
+		paint();
+	};
+	return { ...fake, show };
+}
+const paused = (reason?: string): ChainState => ({ ...initialChain(), paused: true, pauseReason: reason });
+const loop: LoopState = { prompt: "p", max: 7, marker: "M", iteration: 3 };
+
+describe("the status bar shows the list, its progress, the pause and the loop", () => {
+	it("shows progress, the bar and the items in progress", () => {
+		const { ui, show } = painter();
+		show({ todos: [todo("a", "completed"), todo("b", "in_progress"), todo("c")] });
+		expect(Object.fromEntries(ui.status)).toEqual({
+			"til-done": "📋 1/3",
+			"til-done-active": "[1] b",
+			"til-done-progress": "[███░░░░░░░] 1/3",
+		});
+	});
+
+	it("shows ✓ Done and clears the active line when every item is finished", () => {
+		const { ui, show } = painter();
+		show({ todos: [todo("a", "in_progress")] });
+		show({ todos: [todo("a", "completed"), todo("b", "abandoned")] });
+		expect(ui.status.get("til-done")).toBe("✓ Done (2 items)");
+		expect(ui.status.has("til-done-active")).toBe(false);
+	});
+
+	it("clears every key for an empty list", () => {
+		const { ui, show } = painter();
+		show({ todos: [todo("a", "in_progress")] });
+		show({ todos: [] });
+		expect(ui.status.size).toBe(0);
+	});
+
+	it("shows a pause with its reason on one line, and `🔁 loop i/N` while a loop runs", () => {
+		const { ui, show } = painter();
+		show({ chain: paused("lunch\nbreak"), loop });
+		expect(ui.status.get("til-done-paused")).toBe("⏸ auto-continue paused: lunch break");
+		expect(ui.status.get("til-done-loop")).toBe("🔁 loop 3/7");
+		show({ chain: paused(), loop: undefined });
+		expect(ui.status.get("til-done-paused")).toBe("⏸ auto-continue paused");
+		expect(ui.status.has("til-done-loop")).toBe(false);
+	});
+
+	it("draws nothing without a UI", () => {
+		const { ui, show } = painter({ hasUI: false });
+		show({ todos: [todo("a", "in_progress")], panelEnabled: true });
+		expect(ui.statusCalls).toEqual([]);
+		expect(ui.widgetCalls).toEqual([]);
+	});
+});
+
+describe("the painter sets every key once, then only what changed", () => {
+	it("its first paint clears what an earlier session left on the status bar", () => {
+		const { ui, show } = painter();
+		show({});
+		expect(ui.statusCalls.map((call) => call.key)).toEqual([
+			"til-done",
+			"til-done-active",
+			"til-done-progress",
+			"til-done-paused",
+			"til-done-loop",
+		]);
+		expect(ui.statusCalls.every((call) => call.text === undefined)).toBe(true);
+	});
+
+	it("a later paint writes only the keys whose text changed", () => {
+		const { ui, show } = painter();
+		show({ todos: [todo("a"), todo("b")] });
+		const before = ui.statusCalls.length;
+		show({ todos: [todo("a"), todo("b")] });
+		expect(ui.statusCalls).toHaveLength(before);
+		show({ todos: [todo("a", "in_progress"), todo("b")] });
+		expect(ui.statusCalls.slice(before)).toEqual([{ key: "til-done-active", text: "[0] a" }]);
+	});
+
+	it("a stale context after the session is gone is ignored", () => {
+		const { ui, show, makeStale } = painter();
+		makeStale();
+		expect(() => show({ todos: [todo("a")] })).not.toThrow();
+		expect(ui.statusCalls).toEqual([]);
+	});
+});
+
+describe("the optional panel above the editor", () => {
+	it("is not drawn unless enabled", () => {
+		const { ui, show } = painter();
+		show({ todos: [todo("a")] });
+		expect(ui.widgetCalls).toEqual([]);
+	});
+
+	it("draws plain lines outside the terminal UI, redraws on change only, and clears for an empty list", () => {
+		const { ui, show } = painter({ mode: "rpc" });
+		show({ todos: [todo("a", "completed"), todo("b", "in_progress")], panelEnabled: true });
+		show({ todos: [todo("a", "completed"), todo("b", "in_progress")] });
+		expect(ui.widgetCalls).toEqual([
+			{ key: "til-done-panel", content: ["✓ [0] a", "● [1] b"], options: { placement: "aboveEditor" } },
+		]);
+		show({ todos: [] });
+		show({ todos: [] });
+		expect(ui.widgetCalls).toHaveLength(2);
+		expect(ui.widgets.has("til-done-panel")).toBe(false);
+	});
+
+	it("the next session's painter clears a panel an earlier session left up", () => {
+		const earlier = painter({ mode: "rpc" });
+		earlier.show({ todos: [todo("a")], panelEnabled: true });
+		const next = painter({ mode: "rpc" });
+		next.show({ todos: [], panelEnabled: true });
+		expect(next.ui.widgetCalls).toEqual([{ key: "til-done-panel", content: undefined, options: undefined }]);
+		next.show({ todos: [] });
+		expect(next.ui.widgetCalls).toHaveLength(1);
+	});
+
+	it("is cleared when switched off", () => {
+		const { ui, show } = painter({ mode: "rpc" });
+		show({ todos: [todo("a")], panelEnabled: true });
+		show({ panelEnabled: false });
+		expect(ui.widgets.has("til-done-panel")).toBe(false);
+	});
+
+	it("uses the UI theme in the terminal", () => {
+		const { ui, show } = painter({ mode: "tui" });
+		show({ todos: [todo("a")], panelEnabled: true });
+		expect(ui.widgets.get("til-done-panel")).toEqual(["– [0] a"]);
+	});
+});
