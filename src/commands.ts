@@ -97,9 +97,10 @@ export function registerCommands(pi: ExtensionAPI, engine: Engine, getConfig: ()
 	});
 }
 
+/** A notice where there is a UI; stderr in print and JSON modes, whose stdout belongs to pi (the answer, the events). */
 function tell(ctx: ExtensionCommandContext, text: string, level: "info" | "warning" | "error" = "info"): void {
 	if (ctx.hasUI) ctx.ui.notify(text, level);
-	else process.stdout.write(`${text}\n`);
+	else process.stderr.write(`${text}\n`);
 }
 
 /** Stores a list the user changed on the branch, so reload and tree moves replay it like a tool result. */
@@ -163,16 +164,43 @@ function addItem({ pi, ctx, rest: text }: TodosCall): void {
 	tell(ctx, `Added [${getTodos().length - 1}] ${text}`);
 }
 
+/** An argument as an error message quotes it: on one line, at most 20 characters. */
+function quoteArgument(word: string): string {
+	const text = JSON.stringify(oneLine(word));
+	return text.length > 22 ? `${text.slice(0, 20)}…"` : text;
+}
+
+/** Why `words` do not name items: none given, or some are not whole numbers; undefined when all are. */
+export function nonIndexError(sub: string, words: readonly string[], listLength: number): string | undefined {
+	const range = listLength > 0 ? ` from 0 to ${listLength - 1}` : "";
+	if (words.length === 0) {
+		return listLength > 0
+			? `/todos ${sub}: which item? Give its index, a whole number${range}`
+			: `/todos ${sub}: no todos exist`;
+	}
+	const bad = words.filter((word) => !/^\d+$/.test(word));
+	if (bad.length === 0) return undefined;
+	const what = bad.length === 1 ? "is not an index" : "are not indices";
+	return `/todos ${sub}: ${bad.map(quoteArgument).join(", ")} ${what}; indices are whole numbers${range}`;
+}
+
+/** The tool's own check of an edit, worded for `/todos`. */
+function editError(sub: string, action: EditAction, words: readonly string[]): string | undefined {
+	const error = checkEditParams({ action, indices: words.map(Number) }, getTodos().length);
+	return error ? `/todos ${sub}: ${error.message.replace(/^Error: /, "")}` : undefined;
+}
+
 function editItems({ pi, ctx, sub, rest }: TodosCall): void {
 	const action = SUBCOMMAND_TO_ACTION[sub] as EditAction;
 	const words = rest === "" ? [] : rest.split(/\s+/);
-	const indices = words.map((word) => (/^\d+$/.test(word) ? Number(word) : word));
-	const error = checkEditParams({ action, indices }, getTodos().length);
+	const notIndices = nonIndexError(sub, words, getTodos().length);
+	const error = notIndices ?? editError(sub, action, words);
 	if (error) {
-		tell(ctx, `/todos: ${error.message.replace(/^Error: /, "")}`, "error");
+		tell(ctx, error, "error");
 		return;
 	}
-	updateTodoStatus(indices as number[], ACTION_TO_STATUS[action]);
+	const indices = words.map(Number);
+	updateTodoStatus(indices, ACTION_TO_STATUS[action]);
 	commit(pi);
 	tell(ctx, formatTodoListText(getTodos()));
 }

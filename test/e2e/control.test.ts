@@ -52,7 +52,7 @@ describe("/todos changes the list like a tool does", () => {
 		await harness.prompt("/todos frobnicate");
 		const errors = harness.ui.notifications.filter((n) => n.type === "error").map((n) => n.message);
 		expect(errors).toEqual([
-			"/todos: indices [7] out of range (0 to 0)",
+			"/todos done: indices [7] out of range (0 to 0)",
 			"/todos add: todo item at index 0 has empty text",
 			"/todos: unknown subcommand 'frobnicate'. Try: add, start, done, abandon, clear, pause, resume, status, panel",
 		]);

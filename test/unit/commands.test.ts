@@ -30,11 +30,11 @@ function setup(options: FakeCtxOptions = {}, overrides: Partial<TilDoneConfig> =
 	return { config, pi, engine, ...fake, todos, loop, told };
 }
 
-let stdout: MockInstance<typeof process.stdout.write>;
+let stderr: MockInstance<typeof process.stderr.write>;
 
 beforeEach(() => {
 	vi.useFakeTimers();
-	stdout = vi.spyOn(process.stdout, "write").mockImplementation(() => true);
+	stderr = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
 });
 
 afterEach(() => {
@@ -114,14 +114,14 @@ describe("/todos with no subcommand shows the list", () => {
 		expect(told()).toEqual(["● [0] Write schema\n– [1] Write migration"]);
 	});
 
-	it("without a UI: the plain list on stdout", async () => {
+	it("without a UI: the plain list on stderr (stdout is pi's)", async () => {
 		const { todos, ui } = setup({ hasUI: false, mode: "print" });
 		setTodos(TWO_ITEMS);
 		await todos("");
-		expect(stdout).toHaveBeenCalledWith("● [0] Write schema\n– [1] Write migration\n");
+		expect(stderr).toHaveBeenCalledWith("● [0] Write schema\n– [1] Write migration\n");
 		expect(ui.notifications).toEqual([]);
 		await todos("clear");
-		expect(stdout).toHaveBeenLastCalledWith("Todo list cleared.\n");
+		expect(stderr).toHaveBeenLastCalledWith("Todo list cleared.\n");
 	});
 });
 
@@ -198,35 +198,63 @@ describe("changing the list records a til-done-snapshot entry with the full list
 	});
 });
 
-describe("start, done and abandon reject bad indices", () => {
-	it("without an index", async () => {
-		const { pi, todos, ui } = setup();
+describe("start, done and abandon take whole-number indices; anything else is named and changes nothing", () => {
+	it("asks which item when no index is given", async () => {
+		const { pi, todos, told } = setup();
 		setTodos(TWO_ITEMS);
 		await todos("done");
-		expect(ui.notifications).toEqual([
-			{ message: "/todos: 'indices' is required for start/complete/abandon actions", type: "error" },
-		]);
+		expect(told()).toEqual(["/todos done: which item? Give its index, a whole number from 0 to 1"]);
 		expect(pi.entries).toEqual([]);
 	});
 
-	it("with an index out of range or not a number", async () => {
-		const { todos, told } = setup();
+	it("names a word, a negative number or a fraction as not an index", async () => {
+		const { pi, todos, ui } = setup();
 		setTodos(TWO_ITEMS);
-		await todos("start 5");
+		await todos("start abc");
 		await todos("abandon x 1");
 		await todos("done -1");
+		await todos("start 1.5");
+		await todos("done 0 two 1e1");
+		expect(ui.notifications).toEqual(
+			[
+				'/todos start: "abc" is not an index; indices are whole numbers from 0 to 1',
+				'/todos abandon: "x" is not an index; indices are whole numbers from 0 to 1',
+				'/todos done: "-1" is not an index; indices are whole numbers from 0 to 1',
+				'/todos start: "1.5" is not an index; indices are whole numbers from 0 to 1',
+				'/todos done: "two", "1e1" are not indices; indices are whole numbers from 0 to 1',
+			].map((message) => ({ message, type: "error" })),
+		);
+		expect(getTodos()).toEqual(TWO_ITEMS);
+		expect(pi.entries).toEqual([]);
+	});
+
+	it("quotes a bad argument on one line, cut to 20 characters", async () => {
+		const { todos, told } = setup();
+		setTodos(TWO_ITEMS);
+		await todos(`start ${"x".repeat(40)}`);
 		expect(told()).toEqual([
-			"/todos: indices [5] out of range (0 to 1)",
-			'/todos: indices ["x"] out of range (0 to 1)',
-			'/todos: indices ["-1"] out of range (0 to 1)',
+			`/todos start: "${"x".repeat(19)}…" is not an index; indices are whole numbers from 0 to 1`,
 		]);
+	});
+
+	it("says which whole numbers are out of range", async () => {
+		const { todos, told } = setup();
+		setTodos(TWO_ITEMS);
+		await todos("start 5 1 7");
+		expect(told()).toEqual(["/todos start: indices [5, 7] out of range (0 to 1)"]);
 		expect(getTodos()).toEqual(TWO_ITEMS);
 	});
 
-	it("on an empty list", async () => {
+	it("on an empty list: there is nothing to name, and a word is still not an index", async () => {
 		const { todos, told } = setup();
 		await todos("done 0");
-		expect(told()).toEqual(["/todos: no todos exist"]);
+		await todos("done");
+		await todos("start abc");
+		expect(told()).toEqual([
+			"/todos done: no todos exist",
+			"/todos done: no todos exist",
+			'/todos start: "abc" is not an index; indices are whole numbers',
+		]);
 	});
 });
 
@@ -388,9 +416,9 @@ describe("/loop starts an iteration loop or explains its arguments", () => {
 		]);
 	});
 
-	it("without a UI, writes the error to stdout", async () => {
+	it("without a UI, writes the error to stderr", async () => {
 		const { loop } = setup({ hasUI: false, mode: "print" });
 		await loop("");
-		expect(stdout).toHaveBeenCalledWith("/loop: usage: /loop [--max N] [--until MARKER] <prompt>\n");
+		expect(stderr).toHaveBeenCalledWith("/loop: usage: /loop [--max N] [--until MARKER] <prompt>\n");
 	});
 });
