@@ -9,10 +9,10 @@ export default defineConfig({
 		hookTimeout: 30_000,
 		// End-to-end suites start real pi runtimes; two workers fit the 2-core machines CI runs on.
 		maxWorkers: 2,
-		// `npm run coverage` measures the unit and property tests only: the end-to-end tests load src/ through pi's own
-		// TypeScript loader, whose transformed copies v8 reports under the same paths, which corrupts the merge.
+		// Istanbul instruments what vite loads, so the copies of src/ that pi's own loader compiles inside the end-to-end
+		// tests stay out of the figures (v8 reported them under the same paths and corrupted the merge).
 		coverage: {
-			provider: "v8",
+			provider: "istanbul",
 			include: ["src/**/*.ts"],
 			reporter: ["text-summary", "text"],
 			thresholds: { lines: 95, branches: 95 },
