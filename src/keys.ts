@@ -11,6 +11,8 @@ export const LOOP_MESSAGE_TYPE = "til-done-loop";
 
 /** A custom session entry holding a list the user changed with `/todos`, replayed like a tool result. */
 export const SNAPSHOT_ENTRY_TYPE = "til-done-snapshot";
+/** A custom session entry holding the done-check the user set with `/todos check` (`{ command: string | null }`). */
+export const DONE_CHECK_ENTRY_TYPE = "til-done-check";
 
 /** `📋 done/total` or `✓ Done (N items)`. */
 export const STATUS_KEY = "til-done";
@@ -19,6 +21,10 @@ export const ACTIVE_STATUS_KEY = "til-done-active";
 export const PROGRESS_STATUS_KEY = "til-done-progress";
 export const PAUSED_STATUS_KEY = "til-done-paused";
 export const LOOP_STATUS_KEY = "til-done-loop";
+/** A check running, or what the last verification of the finished list found. */
+export const CHECK_STATUS_KEY = "til-done-check";
+/** The item the auto-continue waits on for the user's review. */
+export const REVIEW_STATUS_KEY = "til-done-review";
 
 export const COUNTDOWN_WIDGET_ID = "til-done-countdown";
 export const PANEL_WIDGET_ID = "til-done-panel";

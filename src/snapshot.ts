@@ -3,9 +3,9 @@
  * malformed is skipped, never trusted.
  */
 
-import { SNAPSHOT_ENTRY_TYPE } from "./keys.ts";
+import { DONE_CHECK_ENTRY_TYPE, SNAPSHOT_ENTRY_TYPE } from "./keys.ts";
 import { MAX_TODOS, TOOL_NAMES, type TodoItem } from "./types.ts";
-import { cloneTodos, isValidTodoItem } from "./validation.ts";
+import { cloneTodos, isValidCheck, isValidTodoItem } from "./validation.ts";
 
 /** A snapshot we may trust: an array of valid items within the list limit. */
 function asSnapshot(value: unknown): TodoItem[] | undefined {
@@ -41,4 +41,19 @@ export function lastSnapshot(branch: readonly unknown[]): TodoItem[] {
 		if (snapshot) return snapshot;
 	}
 	return [];
+}
+
+/**
+ * The done-check the user set with `/todos check` on a branch (leaf first): a command, null when they turned it off,
+ * undefined when they never set one here. A malformed entry is skipped.
+ */
+export function lastDoneCheck(branch: readonly unknown[]): string | null | undefined {
+	for (let i = branch.length - 1; i >= 0; i--) {
+		const entry = branch[i] as { type?: unknown; customType?: unknown; data?: unknown } | null;
+		if (entry?.type !== "custom" || entry.customType !== DONE_CHECK_ENTRY_TYPE) continue;
+		const command = (entry.data as { command?: unknown } | null)?.command;
+		if (command === null) return null;
+		if (isValidCheck(command)) return command;
+	}
+	return undefined;
 }

@@ -23,3 +23,22 @@ export function textOfContent(content: unknown): string {
 		.map((block) => block.text)
 		.join("\n");
 }
+
+/** Characters of a command's output shown to the model. */
+export const MAX_CHECK_OUTPUT_CHARS = 2000;
+
+/**
+ * A command's output as the model may read it: the last `max` characters, on one line (line breaks shown as ` ⏎ `),
+ * so nothing in it can start a line of its own or pass for an instruction of ours.
+ */
+export function outputAsData(output: string, max = MAX_CHECK_OUTPUT_CHARS): string {
+	const lines = output
+		.replace(/\r\n?/g, "\n")
+		.split("\n")
+		.map((line) => oneLine(line).trim());
+	// Trailing lines with nothing visible would push the last words out of the characters kept.
+	while (lines.length > 0 && lines.at(-1) === "") lines.pop();
+	const flat = lines.join(" ⏎ ");
+	const points = Array.from(flat);
+	return points.length <= max ? flat : `…${points.slice(points.length - (max - 1)).join("")}`;
+}

@@ -5,6 +5,24 @@ export type TodoStatus = "not_started" | "in_progress" | "completed" | "abandone
 export interface TodoItem {
 	text: string;
 	status: TodoStatus;
+	/** A shell command that exits 0 when the item is really done; run before the model may complete it. */
+	check?: string;
+	/** The user must see this item: the model may work on it but only the user completes it. */
+	review?: boolean;
+}
+
+/** What one check (an item's or the done-check) did. */
+export interface CheckRun {
+	command: string;
+	passed: boolean;
+	/** The exit code, or null when the check was stopped (timed out, aborted). */
+	code: number | null;
+	timedOut: boolean;
+	aborted: boolean;
+	/** The end of what it printed, stdout and stderr merged. */
+	output: string;
+	/** Milliseconds it ran. */
+	ms: number;
 }
 
 /** Stored in every tool result's `details`; reconstruction replays these snapshots. */
@@ -12,6 +30,8 @@ export interface TodoDetails {
 	action: "write" | "list" | "edit";
 	todos: TodoItem[];
 	error?: string;
+	/** The items whose check passed in this edit, with how long each took. */
+	checked?: { index: number; ms: number }[];
 }
 
 export type WriteMode = "replace" | "append" | "insert";
@@ -27,6 +47,10 @@ export const MAX_NO_PROGRESS = 3;
 export const MAX_TODOS = 100;
 /** Most indices one `edit_todos` call may name. */
 export const MAX_INDICES = 50;
+/** Longest item check (a shell command), in characters; the schema and the runtime check share it. */
+export const MAX_CHECK_LENGTH = 500;
+/** Longest reason the model may give with `edit_todos`; the schema and the runtime check share it. */
+export const MAX_EDIT_REASON_LENGTH = 500;
 /** Seconds the countdown shows before a continuation is sent. */
 export const DEFAULT_COUNTDOWN_SECONDS = 3;
 

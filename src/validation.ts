@@ -3,6 +3,8 @@
 import { oneLine } from "./text.ts";
 import {
 	EDIT_ACTIONS,
+	MAX_CHECK_LENGTH,
+	MAX_EDIT_REASON_LENGTH,
 	MAX_INDICES,
 	MAX_TODO_TEXT_LENGTH,
 	MAX_TODOS,
@@ -35,14 +37,26 @@ export function isTooLong(text: string, max: number): boolean {
 	return false;
 }
 
-/** True for an object that is exactly `{ text, status }` with a non-empty text within the limit and a known status. */
+const ITEM_KEYS: ReadonlySet<string> = new Set(["text", "status", "check", "review"]);
+
+/** A check as it may be stored: a non-blank command within the limit. */
+export function isValidCheck(value: unknown): value is string {
+	return typeof value === "string" && value.trim().length > 0 && !isTooLong(value, MAX_CHECK_LENGTH);
+}
+
+/**
+ * True for `{ text, status }` with a non-empty text within the limit and a known status, plus at most a valid `check`
+ * and a boolean `review`; any other key, or a field of the wrong shape, makes the item untrustworthy.
+ */
 export function isValidTodoItem(value: unknown): value is TodoItem {
 	if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
 	const keys = Object.keys(value);
-	if (keys.length !== 2 || !keys.includes("text") || !keys.includes("status")) return false;
-	const { text, status } = value as Record<string, unknown>;
+	if (!keys.includes("text") || !keys.includes("status") || !keys.every((key) => ITEM_KEYS.has(key))) return false;
+	const { text, status, check, review } = value as Record<string, unknown>;
 	if (typeof text !== "string" || typeof status !== "string") return false;
 	if (!VALID_STATUSES.has(status)) return false;
+	if (keys.includes("check") && !isValidCheck(check)) return false;
+	if (keys.includes("review") && typeof review !== "boolean") return false;
 	return text.length > 0 && !isTooLong(text, MAX_TODO_TEXT_LENGTH);
 }
 
@@ -56,9 +70,17 @@ export function isFinished(status: TodoStatus): boolean {
 	return !isIncomplete(status);
 }
 
+/** One item's copy: an item without a check or a review mark stays exactly `{ text, status }`. */
+export function cloneTodo(todo: TodoItem): TodoItem {
+	const copy: TodoItem = { text: todo.text, status: todo.status };
+	if (todo.check !== undefined) copy.check = todo.check;
+	if (todo.review) copy.review = true;
+	return copy;
+}
+
 /** New array of new items, so a stored snapshot never aliases the live list. */
 export function cloneTodos(todos: readonly TodoItem[]): TodoItem[] {
-	return todos.map((todo) => ({ text: todo.text, status: todo.status }));
+	return todos.map(cloneTodo);
 }
 
 /** Index of the first item whose text is longer than `maxLength` characters, or -1. */
@@ -97,7 +119,30 @@ export function checkWriteParams(params: unknown, currentLength: number): ParamE
 			detail: "text too long",
 		};
 	}
-	return checkWritePlacement(mode as WriteMode, index, todos.length, currentLength);
+	return checkItemFields(todos) ?? checkWritePlacement(mode as WriteMode, index, todos.length, currentLength);
+}
+
+/** The optional fields of new items: a check is a non-blank command within the limit, a review mark a boolean. */
+function checkItemFields(todos: readonly unknown[]): ParamError | null {
+	for (const [index, item] of todos.entries()) {
+		const { check, review } = item as { check?: unknown; review?: unknown };
+		if (check !== undefined && (typeof check !== "string" || check.trim().length === 0)) {
+			return { message: `Error: todo item at index ${index} has an empty check`, detail: "empty check" };
+		}
+		if (typeof check === "string" && isTooLong(check, MAX_CHECK_LENGTH)) {
+			return {
+				message: `Error: todo item at index ${index} has a check longer than ${MAX_CHECK_LENGTH} characters`,
+				detail: "check too long",
+			};
+		}
+		if (review !== undefined && typeof review !== "boolean") {
+			return {
+				message: `Error: todo item at index ${index} has a review mark that is not true or false`,
+				detail: "invalid review",
+			};
+		}
+	}
+	return null;
 }
 
 function checkWritePlacement(mode: WriteMode, index: unknown, count: number, currentLength: number): ParamError | null {
@@ -147,6 +192,11 @@ export function checkEditParams(params: unknown, currentLength: number): ParamEr
 			message: `Error: at most ${MAX_INDICES} indices per call (got ${indices.length})`,
 			detail: "too many indices",
 		};
+	}
+	const { reason } = (params ?? {}) as { reason?: unknown };
+	if (reason !== undefined && (typeof reason !== "string" || isTooLong(reason, MAX_EDIT_REASON_LENGTH))) {
+		const limit = `reason must be text of at most ${MAX_EDIT_REASON_LENGTH} characters`;
+		return { message: `Error: ${limit}`, detail: limit };
 	}
 	if (currentLength === 0) return { message: "Error: no todos exist", detail: "no todos exist" };
 	const invalid = indices.filter((i) => !isWholeNumber(i) || i < 0 || i >= currentLength);

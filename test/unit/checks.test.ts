@@ -1,0 +1,333 @@
+/**
+ * runCheck against real processes, through a stand-in for `pi.exec` that behaves as pi's own does (spawn without a
+ * shell, SIGTERM to the direct child only on abort or time-out, `code ?? 0`, a `killed` flag): whatever the check
+ * does (fails, hangs, ignores TERM, leaves a grandchild, floods its output), runCheck reports what happened and
+ * leaves nothing running.
+ */
+
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { ExecOptions, ExecResult } from "@earendil-works/pi-coding-agent";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { CHECK_CAPTURE_BYTES, type Exec, runCheck } from "../../src/checks.ts";
+
+/** pi's `waitForChildProcess`: the exit code once the child exited and its pipes ended (or fell idle for 100 ms). */
+function waitForChild(child: ChildProcess): Promise<number | null> {
+	return new Promise((resolve, reject) => {
+		let settled = false;
+		let exited = false;
+		let exitCode: number | null = null;
+		let idle: ReturnType<typeof setTimeout> | undefined;
+		let stdoutEnded = child.stdout === null;
+		let stderrEnded = child.stderr === null;
+		const finish = (code: number | null) => {
+			if (settled) return;
+			settled = true;
+			if (idle) clearTimeout(idle);
+			child.stdout?.destroy();
+			child.stderr?.destroy();
+			resolve(code);
+		};
+		const afterExit = () => {
+			if (exited && stdoutEnded && stderrEnded) finish(exitCode);
+		};
+		const armIdle = () => {
+			if (idle) clearTimeout(idle);
+			idle = setTimeout(() => finish(exitCode), 100);
+		};
+		child.stdout?.once("end", () => {
+			stdoutEnded = true;
+			afterExit();
+		});
+		child.stderr?.once("end", () => {
+			stderrEnded = true;
+			afterExit();
+		});
+		const onData = () => {
+			if (exited && !settled) armIdle();
+		};
+		child.stdout?.on("data", onData);
+		child.stderr?.on("data", onData);
+		child.once("error", (error) => {
+			if (settled) return;
+			settled = true;
+			reject(error);
+		});
+		child.once("exit", (code) => {
+			exited = true;
+			exitCode = code;
+			afterExit();
+			if (!settled) armIdle();
+		});
+		child.once("close", (code) => finish(code));
+	});
+}
+
+/** pi's `execCommand` (dist/core/exec.js), with an optional environment for the test without `timeout`. */
+function piExec(env?: NodeJS.ProcessEnv): Exec {
+	return (command: string, args: string[], options?: ExecOptions) =>
+		new Promise<ExecResult>((resolve) => {
+			const proc = spawn(command, args, {
+				cwd: options?.cwd ?? process.cwd(),
+				env,
+				shell: false,
+				stdio: ["ignore", "pipe", "pipe"],
+			});
+			let stdout = "";
+			let stderr = "";
+			let killed = false;
+			let timeoutId: ReturnType<typeof setTimeout> | undefined;
+			const killProcess = () => {
+				if (killed) return;
+				killed = true;
+				proc.kill("SIGTERM");
+				setTimeout(() => {
+					if (!proc.killed) proc.kill("SIGKILL");
+				}, 5000).unref();
+			};
+			if (options?.signal) {
+				if (options.signal.aborted) killProcess();
+				else options.signal.addEventListener("abort", killProcess, { once: true });
+			}
+			if (options?.timeout && options.timeout > 0) timeoutId = setTimeout(killProcess, options.timeout);
+			proc.stdout?.on("data", (data) => {
+				stdout += data.toString();
+			});
+			proc.stderr?.on("data", (data) => {
+				stderr += data.toString();
+			});
+			const done = (code: number) => {
+				if (timeoutId) clearTimeout(timeoutId);
+				options?.signal?.removeEventListener("abort", killProcess);
+				resolve({ stdout, stderr, code, killed });
+			};
+			waitForChild(proc).then(
+				(code) => done(code ?? 0),
+				() => done(1),
+			);
+		});
+}
+
+const exec = piExec();
+let dir: string;
+
+beforeEach(() => {
+	dir = realpathSync(mkdtempSync(join(tmpdir(), "til-done-checks-")));
+});
+
+afterEach(() => {
+	rmSync(dir, { recursive: true, force: true });
+});
+
+/**
+ * Whether a process still runs. `process.kill(pid, 0)` throws once it is gone; a zombie (dead, its exit not yet
+ * collected) still answers it, and an orphan's zombie waits for PID 1, which in some containers collects late. So a
+ * zombie counts as gone: it runs nothing and holds nothing.
+ */
+function isRunning(pid: number): boolean {
+	try {
+		process.kill(pid, 0);
+		return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0] !== "Z";
+	} catch {
+		return false;
+	}
+}
+
+/**
+ * Waits until the process is gone. A check's processes are killed together, so the last of them may still be on its
+ * way out (a SIGKILL pending, not yet handled) when the others' ends let runCheck return; a process left running
+ * keeps this waiting until it fails.
+ */
+async function expectGone(pid: number): Promise<void> {
+	await vi.waitFor(() => expect(isRunning(pid)).toBe(false), { timeout: 2000, interval: 10 });
+}
+
+const pidIn = (file: string) => Number(readFileSync(join(dir, file), "utf8").trim());
+
+/** `exec`, keeping what it returned, to show what pi's exec itself reported. */
+function recording(): { exec: Exec; results: ExecResult[] } {
+	const results: ExecResult[] = [];
+	return {
+		results,
+		exec: async (command, args, options) => {
+			const result = await exec(command, args, options);
+			results.push(result);
+			return result;
+		},
+	};
+}
+
+describe("a check passes only when its command exits 0", () => {
+	it("reports a passing command with code 0 and its output", async () => {
+		const run = await runCheck(exec, "echo ok", { cwd: dir, timeoutSeconds: 10 });
+		expect(run).toEqual({
+			command: "echo ok",
+			passed: true,
+			code: 0,
+			timedOut: false,
+			aborted: false,
+			output: "ok\n",
+			ms: expect.any(Number),
+		});
+	});
+
+	it("reports a failing command with its exit code and stdout and stderr merged in order", async () => {
+		const command = "echo out; echo err >&2; echo more; exit 3";
+		const run = await runCheck(exec, command, { cwd: dir, timeoutSeconds: 10 });
+		expect(run).toMatchObject({ command, passed: false, code: 3, timedOut: false, aborted: false });
+		expect(run.output).toBe("out\nerr\nmore\n");
+	});
+
+	it("does not pass a command killed by a signal: its code is 128 plus the signal", async () => {
+		const run = await runCheck(exec, "echo dying; kill -KILL $$", { cwd: dir, timeoutSeconds: 10 });
+		expect(run).toMatchObject({ passed: false, code: 137, timedOut: false, aborted: false, output: "dying\n" });
+	});
+});
+
+describe("a check that runs past its timeout is stopped with everything it started", () => {
+	it("counts as timed out, keeps what it printed before, and leaves no grandchild behind", async () => {
+		const command = "sleep 30 & echo $! > grandchild; echo before; echo said >&2; wait";
+		const seen = recording();
+		const run = await runCheck(seen.exec, command, { cwd: dir, timeoutSeconds: 1 });
+		expect(seen.results).toMatchObject([{ code: 124, killed: false }]);
+		expect(run).toMatchObject({ command, passed: false, code: null, timedOut: true, aborted: false });
+		expect(run.output).toBe("before\nsaid\n");
+		const pid = pidIn("grandchild");
+		expect(pid).toBeGreaterThan(0);
+		await expectGone(pid);
+	});
+
+	it("isRunning sees a live process, so the checks above could fail", async () => {
+		const sleeper = spawn("sleep", ["30"], { stdio: "ignore" });
+		const ended = new Promise((resolve) => sleeper.once("exit", resolve));
+		expect(isRunning(sleeper.pid!)).toBe(true);
+		sleeper.kill("SIGKILL");
+		await ended;
+		expect(isRunning(sleeper.pid!)).toBe(false);
+	});
+
+	it("a command that ignores TERM is killed after the grace and counts as timed out, not passed", async () => {
+		const command = "trap '' TERM; sleep 30 & echo $! > grandchild; echo stubborn; wait; wait; exit 0";
+		const seen = recording();
+		const run = await runCheck(seen.exec, command, { cwd: dir, timeoutSeconds: 1 });
+		// `timeout` sent KILL to its whole group, itself included: pi's exec reads that death as code 0.
+		expect(seen.results).toMatchObject([{ code: 0, killed: false }]);
+		expect(run).toMatchObject({ command, passed: false, code: null, timedOut: true, aborted: false });
+		await expectGone(pidIn("grandchild"));
+	}, 15_000);
+});
+
+describe("an aborted run stops its check", () => {
+	it("stops a running check when the signal fires: aborted, not passed, no code, nothing left running", async () => {
+		const controller = new AbortController();
+		const running = runCheck(exec, "echo started; sleep 30 & echo $! > grandchild; wait", {
+			cwd: dir,
+			timeoutSeconds: 20,
+			signal: controller.signal,
+		});
+		// Abort once the check is really running, not while pi's exec is still spawning it.
+		await vi.waitFor(() => expect(pidIn("grandchild")).toBeGreaterThan(0), { timeout: 1500, interval: 20 });
+		controller.abort();
+		const run = await running;
+		expect(run).toMatchObject({ passed: false, code: null, timedOut: false, aborted: true });
+		expect(run.output).toBe("started\n");
+		await expectGone(pidIn("grandchild"));
+	});
+
+	it("does not pass a check whose signal was already aborted", async () => {
+		const controller = new AbortController();
+		controller.abort();
+		const run = await runCheck(exec, "true", { cwd: dir, timeoutSeconds: 10, signal: controller.signal });
+		expect(run).toMatchObject({ command: "true", passed: false, code: null, timedOut: false, aborted: true });
+	});
+});
+
+describe("a runaway output is cut to its tail while the check runs", () => {
+	it(`keeps at most ${CHECK_CAPTURE_BYTES} bytes of 50 MB, the last ones, and the check still passes`, async () => {
+		const run = await runCheck(exec, "yes | head -c 50000000", { cwd: dir, timeoutSeconds: 20 });
+		expect(run).toMatchObject({ passed: true, code: 0, timedOut: false });
+		expect(run.output.length).toBeLessThanOrEqual(CHECK_CAPTURE_BYTES);
+		expect(run.output).toBe("y\n".repeat(CHECK_CAPTURE_BYTES / 2));
+	});
+
+	it("keeps the end of a long output that ends in an error", async () => {
+		const run = await runCheck(exec, "seq 1 100000; echo 'FAILED: the last line' >&2; exit 1", {
+			cwd: dir,
+			timeoutSeconds: 20,
+		});
+		expect(run).toMatchObject({ passed: false, code: 1 });
+		expect(run.output.length).toBeLessThanOrEqual(CHECK_CAPTURE_BYTES);
+		expect(run.output.endsWith("99999\n100000\nFAILED: the last line\n")).toBe(true);
+	});
+});
+
+describe("the command runs exactly as written", () => {
+	it("keeps single and double quotes, $HOME, backslashes and semicolons", async () => {
+		const command = `printf '%s|' 'single "double"' "double 'single'" "$HOME" 'back\\slash' "a\\\\b" 'x;y' \${HOME:+set}`;
+		const run = await runCheck(exec, command, { cwd: dir, timeoutSeconds: 10 });
+		expect(run.command).toBe(command);
+		expect(run).toMatchObject({ passed: true, code: 0 });
+		expect(run.output).toBe(`single "double"|double 'single'|${process.env.HOME}|back\\slash|a\\b|x;y|set|`);
+	});
+
+	it("runs a multi-line command and sees no positional parameters of the runner", async () => {
+		const run = await runCheck(exec, 'echo "[$#][$1][$2][$3]"\necho second', { cwd: dir, timeoutSeconds: 10 });
+		expect(run).toMatchObject({ passed: true, output: "[0][][][]\nsecond\n" });
+	});
+
+	it("runs in the given folder", async () => {
+		mkdirSync(join(dir, "sub"));
+		const run = await runCheck(exec, "pwd; test -d ../sub", { cwd: join(dir, "sub"), timeoutSeconds: 10 });
+		expect(run).toMatchObject({ passed: true, code: 0, output: `${join(dir, "sub")}\n` });
+	});
+});
+
+describe("a check that cannot start fails and never throws", () => {
+	it("turns an exec that rejects with an Error into a failed run with its message", async () => {
+		const rejecting: Exec = () => Promise.reject(new Error("spawn bash ENOENT"));
+		const run = await runCheck(rejecting, "true", { cwd: dir, timeoutSeconds: 10 });
+		expect(run).toEqual({
+			command: "true",
+			passed: false,
+			code: 1,
+			timedOut: false,
+			aborted: false,
+			output: "spawn bash ENOENT",
+			ms: expect.any(Number),
+		});
+	});
+
+	it("turns an exec that rejects with a non-Error into a failed run", async () => {
+		const rejecting: Exec = () => Promise.reject("no shell");
+		const run = await runCheck(rejecting, "true", { cwd: dir, timeoutSeconds: 10 });
+		expect(run).toMatchObject({ passed: false, code: 1, output: "no shell" });
+	});
+
+	it("fails (pi's exec reports code 1) when the folder does not exist", async () => {
+		const run = await runCheck(exec, "true", { cwd: join(dir, "missing"), timeoutSeconds: 10 });
+		expect(run).toMatchObject({ passed: false, code: 1, timedOut: false, aborted: false });
+	});
+});
+
+describe("without coreutils timeout the check still runs plainly", () => {
+	/** A PATH holding only bash and tail, so `command -v timeout` finds nothing. */
+	function bareExec(): Exec {
+		const bin = join(dir, "bin");
+		mkdirSync(bin);
+		symlinkSync("/bin/bash", join(bin, "bash"));
+		symlinkSync("/usr/bin/tail", join(bin, "tail"));
+		return piExec({ PATH: bin, HOME: process.env.HOME });
+	}
+
+	it("reports a passing command", async () => {
+		const run = await runCheck(bareExec(), "echo plain", { cwd: dir, timeoutSeconds: 10 });
+		expect(run).toMatchObject({ passed: true, code: 0, timedOut: false, output: "plain\n" });
+	});
+
+	it("reports a failing command with its code and merged output", async () => {
+		const run = await runCheck(bareExec(), "echo out; echo err >&2; exit 4", { cwd: dir, timeoutSeconds: 10 });
+		expect(run).toMatchObject({ passed: false, code: 4, timedOut: false, output: "out\nerr\n" });
+	});
+});

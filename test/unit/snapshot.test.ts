@@ -1,0 +1,207 @@
+/**
+ * Reading lists and the done-check back from a session branch: items with a check or a review mark are replayed as
+ * stored, one malformed item makes its whole snapshot untrusted, sessions recorded before these fields existed still
+ * reconstruct, and the last well-formed `til-done-check` entry (leaf first) says which done-check the user set.
+ */
+
+import { describe, expect, it } from "vitest";
+import { DONE_CHECK_ENTRY_TYPE, SNAPSHOT_ENTRY_TYPE } from "../../src/keys.ts";
+import { lastDoneCheck, lastSnapshot, snapshotFromEntry } from "../../src/snapshot.ts";
+import type { TodoItem } from "../../src/types.ts";
+
+/** A result of one of our tools, as pi stores it on the branch. */
+const toolResult = (todos: unknown, toolName = "edit_todos", action = "edit") => ({
+	type: "message",
+	id: `m-${toolName}`,
+	message: {
+		role: "toolResult",
+		toolName,
+		toolCallId: "call-1",
+		content: [{ type: "text", text: "ok" }],
+		details: { action, todos },
+		isError: false,
+	},
+});
+
+/** A list the user changed with `/todos`, stored as the extension's own custom entry. */
+const snapshotEntry = (todos: unknown) => ({
+	type: "custom",
+	id: "c-1",
+	customType: SNAPSHOT_ENTRY_TYPE,
+	data: { action: "write", todos },
+});
+
+/** The done-check the user set with `/todos check`. */
+const doneCheckEntry = (data: unknown) => ({ type: "custom", id: "d-1", customType: DONE_CHECK_ENTRY_TYPE, data });
+
+const withFields: TodoItem[] = [
+	{ text: "Write the parser", status: "completed", check: "npm test -- parser" },
+	{ text: "Check the screenshots", status: "in_progress", review: true },
+	{ text: "Ship", status: "not_started", check: "make release-check", review: true },
+	{ text: "Plain", status: "abandoned" },
+];
+
+const earlier: TodoItem[] = [{ text: "Earlier list", status: "in_progress" }];
+
+describe("items with a check or a review mark are replayed exactly", () => {
+	it("from a tool result", () => {
+		expect(snapshotFromEntry(toolResult(withFields))).toEqual(withFields);
+	});
+
+	it("from the extension's own snapshot entry", () => {
+		expect(snapshotFromEntry(snapshotEntry(withFields))).toEqual(withFields);
+	});
+
+	it("keeps each item's keys: a check, a review mark, both, or only text and status", () => {
+		const replayed = lastSnapshot([toolResult(withFields, "write_todos", "write")]);
+		expect(replayed.map((item) => Object.keys(item))).toEqual([
+			["text", "status", "check"],
+			["text", "status", "review"],
+			["text", "status", "check", "review"],
+			["text", "status"],
+		]);
+	});
+
+	it("replays a stored review mark of false as a plain item", () => {
+		const replayed = lastSnapshot([toolResult([{ text: "a", status: "not_started", review: false }])]);
+		expect(replayed).toEqual([{ text: "a", status: "not_started" }]);
+		expect(Object.keys(replayed[0])).toEqual(["text", "status"]);
+	});
+
+	it("keeps a check as written, line breaks and quotes included", () => {
+		const check = "cd web &&\n  npm test -- --grep 'it \"works\"'";
+		expect(lastSnapshot([snapshotEntry([{ text: "a", status: "not_started", check }])])).toEqual([
+			{ text: "a", status: "not_started", check },
+		]);
+	});
+
+	it("returns copies that share nothing with the session entry", () => {
+		const stored = withFields.map((item) => ({ ...item }));
+		const replayed = lastSnapshot([toolResult(stored)]);
+		replayed[0].check = "changed";
+		replayed[1].review = false;
+		expect(stored).toEqual(withFields);
+	});
+});
+
+describe("one malformed item makes the whole snapshot untrusted", () => {
+	const hostile: [string, unknown][] = [
+		["an unknown key", { text: "a", status: "not_started", check: "true", owner: "me" }],
+		["an empty check", { text: "a", status: "not_started", check: "" }],
+		["a blank check", { text: "a", status: "not_started", check: " \n\t " }],
+		["a check of 501 characters", { text: "a", status: "not_started", check: "x".repeat(501) }],
+		["a number check", { text: "a", status: "not_started", check: 0 }],
+		["a null check", { text: "a", status: "not_started", check: null }],
+		["an array check", { text: "a", status: "not_started", check: ["npm", "test"] }],
+		["a string review mark", { text: "a", status: "not_started", review: "true" }],
+		["a number review mark", { text: "a", status: "not_started", review: 1 }],
+		["a null review mark", { text: "a", status: "not_started", review: null }],
+	];
+
+	it.each(hostile)("an item with %s: no snapshot from that entry", (_name, item) => {
+		expect(snapshotFromEntry(toolResult([...withFields, item]))).toBeUndefined();
+		expect(snapshotFromEntry(snapshotEntry([item, ...withFields]))).toBeUndefined();
+	});
+
+	it.each(hostile)("an item with %s: the earlier trusted list is rebuilt instead", (_name, item) => {
+		expect(lastSnapshot([toolResult(earlier), toolResult([withFields[0], item])])).toEqual(earlier);
+		expect(lastSnapshot([snapshotEntry(earlier), snapshotEntry([item])])).toEqual(earlier);
+	});
+
+	it("a check of exactly 500 characters is still trusted", () => {
+		const item = { text: "a", status: "not_started", check: "x".repeat(500) };
+		expect(lastSnapshot([toolResult(earlier), toolResult([item])])).toEqual([item]);
+	});
+});
+
+describe("sessions recorded before checks and review marks still reconstruct", () => {
+	const plain = [
+		{ text: "Write database schema", status: "completed" },
+		{ text: "Implement migration script", status: "in_progress" },
+		{ text: "Add API endpoints", status: "not_started" },
+	];
+
+	it("plain { text, status } items of a tool result come back exactly", () => {
+		const replayed = lastSnapshot([toolResult(plain, "write_todos", "write")]);
+		expect(replayed).toEqual(plain);
+		expect(replayed.map((item) => Object.keys(item))).toEqual([
+			["text", "status"],
+			["text", "status"],
+			["text", "status"],
+		]);
+	});
+
+	it("an old til-done-snapshot custom entry comes back exactly", () => {
+		expect(SNAPSHOT_ENTRY_TYPE).toBe("til-done-snapshot");
+		const old = { type: "custom", customType: "til-done-snapshot", data: { action: "write", todos: plain } };
+		expect(lastSnapshot([toolResult(earlier), old])).toEqual(plain);
+	});
+
+	it("an old branch without any done-check entry has no done-check", () => {
+		expect(lastDoneCheck([toolResult(plain), snapshotEntry(plain)])).toBeUndefined();
+	});
+});
+
+describe("lastDoneCheck: the last well-formed til-done-check entry on the branch, leaf first", () => {
+	it("uses the entry type til-done-check", () => {
+		expect(DONE_CHECK_ENTRY_TYPE).toBe("til-done-check");
+	});
+
+	it("returns the command the user set", () => {
+		expect(lastDoneCheck([doneCheckEntry({ command: "npm test && npm run lint" })])).toBe("npm test && npm run lint");
+	});
+
+	it("returns null when the user turned it off", () => {
+		expect(lastDoneCheck([doneCheckEntry({ command: "npm test" }), doneCheckEntry({ command: null })])).toBeNull();
+	});
+
+	it("returns undefined when the branch holds none", () => {
+		expect(lastDoneCheck([])).toBeUndefined();
+		expect(
+			lastDoneCheck([toolResult(withFields), { type: "custom", customType: "other", data: { command: "x" } }]),
+		).toBe(undefined);
+	});
+
+	it("prefers the entry nearest the leaf", () => {
+		const branch = [doneCheckEntry({ command: null }), doneCheckEntry({ command: "first" }), toolResult(earlier)];
+		expect(lastDoneCheck(branch)).toBe("first");
+		expect(lastDoneCheck([...branch, doneCheckEntry({ command: "second" })])).toBe("second");
+		expect(lastDoneCheck([...branch, doneCheckEntry({ command: null })])).toBeNull();
+	});
+
+	it.each<[string, unknown]>([
+		["no data", undefined],
+		["null data", null],
+		["data that is a string", "npm test"],
+		["data without a command", {}],
+		["an undefined command", { command: undefined }],
+		["an empty command", { command: "" }],
+		["a blank command", { command: "  \n " }],
+		["a command of 501 characters", { command: "x".repeat(501) }],
+		["a number command", { command: 7 }],
+		["a boolean command", { command: false }],
+		["an array command", { command: ["npm", "test"] }],
+	])("skips an entry with %s, falling back to the one before", (_name, data) => {
+		expect(lastDoneCheck([doneCheckEntry({ command: "npm test" }), doneCheckEntry(data)])).toBe("npm test");
+		expect(lastDoneCheck([doneCheckEntry({ command: null }), doneCheckEntry(data)])).toBeNull();
+		expect(lastDoneCheck([doneCheckEntry(data)])).toBeUndefined();
+	});
+
+	it("skips entries that only look like a done-check, and odd entries", () => {
+		const branch = [
+			doneCheckEntry({ command: "real" }),
+			{ type: "message", customType: DONE_CHECK_ENTRY_TYPE, data: { command: "forged" } },
+			{ type: "custom_message", customType: DONE_CHECK_ENTRY_TYPE, data: { command: "forged" } },
+			{ type: "custom", customType: "til-done-check ", data: { command: "forged" } },
+			null,
+			undefined,
+			"til-done-check",
+			42,
+		];
+		expect(lastDoneCheck(branch)).toBe("real");
+	});
+
+	it("accepts a command of exactly 500 characters", () => {
+		expect(lastDoneCheck([doneCheckEntry({ command: "x".repeat(500) })])).toBe("x".repeat(500));
+	});
+});
