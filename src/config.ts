@@ -2,6 +2,7 @@
 
 import type { EngineLimits } from "./planner.ts";
 import { DEFAULT_COUNTDOWN_SECONDS, MAX_AUTO_CONTINUE, MAX_NO_PROGRESS } from "./types.ts";
+import { isValidCheck } from "./validation.ts";
 
 export interface TilDoneConfig extends EngineLimits {
 	/** Seconds of countdown before a continuation; 0 sends at once. Fractions are allowed (tests use them). */
@@ -10,10 +11,17 @@ export interface TilDoneConfig extends EngineLimits {
 	startPaused: boolean;
 	/** Show the todo panel above the editor. */
 	panel: boolean;
+	/** How long one check may run before it is killed and counted as failed. */
+	checkTimeoutSeconds: number;
+	/** Whether checks the model wrote may run at all (they also need pi's bash tool to be active). */
+	modelChecks: boolean;
+	/** The user's done-check for the whole list, unless `/todos check` set another on the branch. */
+	doneCheck: string | undefined;
 }
 
 export const DEFAULT_MAX_FAILURES = 3;
 export const DEFAULT_FAILURE_BACKOFF_MS = 5000;
+export const DEFAULT_CHECK_TIMEOUT_SECONDS = 120;
 
 export const DEFAULT_CONFIG: Readonly<TilDoneConfig> = {
 	countdownSeconds: DEFAULT_COUNTDOWN_SECONDS,
@@ -23,9 +31,19 @@ export const DEFAULT_CONFIG: Readonly<TilDoneConfig> = {
 	failureBackoffMs: DEFAULT_FAILURE_BACKOFF_MS,
 	startPaused: false,
 	panel: false,
+	checkTimeoutSeconds: DEFAULT_CHECK_TIMEOUT_SECONDS,
+	modelChecks: true,
+	doneCheck: undefined,
 };
 
-type NumericKey = "countdownSeconds" | "maxContinuations" | "maxNoProgress" | "maxFailures" | "failureBackoffMs";
+type NumericKey =
+	| "countdownSeconds"
+	| "maxContinuations"
+	| "maxNoProgress"
+	| "maxFailures"
+	| "failureBackoffMs"
+	| "checkTimeoutSeconds";
+type TextKey = "modelChecks" | "doneCheck";
 type BooleanKey = "startPaused" | "panel";
 
 interface Setting<K> {
@@ -65,7 +83,7 @@ export const NUMERIC_SETTINGS: readonly NumericSetting[] = [
 		key: "maxNoProgress",
 		flag: "til-done-max-no-progress",
 		env: "TIL_DONE_MAX_NO_PROGRESS",
-		description: "Stop after this many continuations in a row finish no item (0 = off)",
+		description: "Stop after this many continuations in a row complete no item (0 = off)",
 		min: 0,
 		max: 10_000,
 		integer: true,
@@ -88,6 +106,42 @@ export const NUMERIC_SETTINGS: readonly NumericSetting[] = [
 		max: 600_000,
 		integer: true,
 	},
+	{
+		key: "checkTimeoutSeconds",
+		flag: "til-done-check-timeout",
+		env: "TIL_DONE_CHECK_TIMEOUT",
+		description: "Seconds one check may run before it is killed and counts as failed",
+		min: 0.1,
+		max: 3600,
+		integer: false,
+	},
+];
+
+interface TextSetting extends Setting<TextKey> {
+	/** The value the text stands for, or undefined when it is not acceptable. */
+	parse(raw: string): TilDoneConfig[TextKey] | undefined;
+	/** What an acceptable value looks like, for the warning. */
+	expected: string;
+}
+
+/** Settings given as text: a switch with named values, a command. */
+export const TEXT_SETTINGS: readonly TextSetting[] = [
+	{
+		key: "modelChecks",
+		flag: "til-done-model-checks",
+		env: "TIL_DONE_MODEL_CHECKS",
+		description: "on|off: whether checks the model writes on items may run (they also need pi's bash tool)",
+		parse: (raw) => parseBoolean(raw),
+		expected: "on or off",
+	},
+	{
+		key: "doneCheck",
+		flag: "til-done-check",
+		env: "TIL_DONE_CHECK",
+		description: "A shell command that exits 0 when the whole list is really done (the done-check)",
+		parse: (raw) => (isValidCheck(raw) ? raw.trim() : undefined),
+		expected: "a command of 1 to 500 characters",
+	},
 ];
 
 export const BOOLEAN_SETTINGS: readonly Setting<BooleanKey>[] = [
@@ -100,24 +154,38 @@ export type EnvValues = Readonly<Record<string, string | undefined>>;
 
 /** Merges flags over environment over defaults; bad values are reported and fall back to the next source. */
 export function resolveConfig(flags: FlagValues, env: EnvValues): { config: TilDoneConfig; warnings: string[] } {
-	const config: TilDoneConfig = { ...DEFAULT_CONFIG };
+	const config: Record<string, unknown> = { ...DEFAULT_CONFIG };
 	const warnings: string[] = [];
-	for (const setting of NUMERIC_SETTINGS) {
+	const settings = [
+		...NUMERIC_SETTINGS.map((setting) => ({
+			...setting,
+			parse: (raw: string) => parseNumber(raw, setting),
+			expected: describeRange(setting),
+		})),
+		...TEXT_SETTINGS,
+	];
+	for (const setting of settings) {
 		const sources: [string, unknown][] = [
 			[`--${setting.flag}`, flags[setting.flag]],
 			[setting.env, env[setting.env]],
 		];
 		for (const [source, raw] of sources) {
 			if (raw === undefined || raw === "" || typeof raw === "boolean") continue;
-			const value = parseNumber(raw as string, setting);
+			const value = setting.parse(raw as string);
 			if (value === undefined) {
-				warnings.push(`${source}=${String(raw)} ignored: expected ${describeRange(setting)}`);
+				warnings.push(`${source}=${String(raw)} ignored: expected ${setting.expected}`);
 				continue;
 			}
 			config[setting.key] = value;
 			break;
 		}
 	}
+	resolveBooleans(flags, env, config, warnings);
+	return { config: config as unknown as TilDoneConfig, warnings };
+}
+
+/** Switches given as a bare flag or as an environment variable. */
+function resolveBooleans(flags: FlagValues, env: EnvValues, config: Record<string, unknown>, warnings: string[]): void {
 	for (const setting of BOOLEAN_SETTINGS) {
 		const fromEnv = parseBoolean(env[setting.env]);
 		if (env[setting.env] !== undefined && fromEnv === undefined) {
@@ -126,7 +194,6 @@ export function resolveConfig(flags: FlagValues, env: EnvValues): { config: TilD
 		if (flags[setting.flag] === true) config[setting.key] = true;
 		else if (fromEnv !== undefined) config[setting.key] = fromEnv;
 	}
-	return { config, warnings };
 }
 
 function parseNumber(raw: string, setting: NumericSetting): number | undefined {

@@ -12,17 +12,20 @@ import type {
 } from "@earendil-works/pi-coding-agent";
 import type { TilDoneConfig } from "./config.ts";
 import { type Countdown, startCountdown } from "./countdown.ts";
-import { backoffMessage } from "./formatting.ts";
+import { backoffMessage, completionNotice, reviewWaitText } from "./formatting.ts";
 import { quietly } from "./guard.ts";
 import { continueInRun } from "./headless.ts";
+import { type CheckEnv, modelChecksBlocked } from "./item-checks.ts";
 import { COMPLETE_MESSAGE_TYPE, LOOP_MESSAGE_TYPE } from "./keys.ts";
 import { LOOP_STOPPED_BY_USER, type LoopSpec, loopPrompt } from "./loop.ts";
 import { runOutcome } from "./outcome.ts";
-import { type Plan, type PlanInput, planAfterRun, planNow } from "./planner.ts";
+import { type Plan, type PlanInput, type PlannedCheck, planAfterRun, planNow } from "./planner.ts";
 import {
+	effectiveDoneCheck,
 	getChain,
 	getLoop,
 	getTodos,
+	getVerification,
 	isCompletionAnnounced,
 	markCompletionAnnounced,
 	recordSend,
@@ -30,6 +33,7 @@ import {
 	setChain,
 	setLoop,
 } from "./state.ts";
+import { applyVerification, runVerification } from "./verification.ts";
 
 export interface Engine {
 	/** A run ended (TUI/RPC): plan what comes next, to be done once pi has settled. */
@@ -61,6 +65,10 @@ interface EngineContext {
 	pending?: Plan;
 	/** Bumped on every session change, so a timer from an older session can tell it is stale. */
 	epoch: number;
+	/** Aborts the verification running between runs (a prompt of the user, a session change or a new run). */
+	verifying?: AbortController;
+	/** The review item the user was last told about, so a wait is announced once. */
+	reviewNotified?: number;
 }
 
 /** Modes in which the process exits when the run ends, so nobody can watch or interrupt a countdown. */
@@ -68,13 +76,39 @@ export function isHeadless(ctx: ExtensionContext): boolean {
 	return ctx.mode === "print" || ctx.mode === "json";
 }
 
-function planInput(engine: EngineContext): PlanInput {
-	return { todos: getTodos(), chain: getChain(), loop: getLoop(), limits: engine.getConfig() };
+/** What running checks needs from pi. */
+export function checkEnv(pi: ExtensionAPI, getConfig: () => TilDoneConfig): CheckEnv {
+	return {
+		exec: (command, args, options) => pi.exec(command, args, options),
+		getConfig,
+		activeTools: () => pi.getActiveTools(),
+	};
 }
 
+/** The state a plan is made from, as it is now. */
+export function currentPlanInput(pi: ExtensionAPI, getConfig: () => TilDoneConfig): PlanInput {
+	const config = getConfig();
+	return {
+		todos: getTodos(),
+		chain: getChain(),
+		loop: getLoop(),
+		limits: config,
+		doneCheck: effectiveDoneCheck(config.doneCheck),
+		verified: getVerification()?.passed === true,
+		modelChecks: modelChecksBlocked(checkEnv(pi, getConfig)) === undefined,
+	};
+}
+
+function planInput(engine: EngineContext): PlanInput {
+	return currentPlanInput(engine.pi, engine.getConfig);
+}
+
+/** Stops a countdown or a verification in progress: whatever was about to follow a run. */
 function cancelCountdown(engine: EngineContext): void {
 	engine.countdown?.cancel();
 	engine.countdown = undefined;
+	engine.verifying?.abort();
+	engine.verifying = undefined;
 }
 
 function notify(ctx: ExtensionContext, text: string, level: "info" | "warning"): void {
@@ -100,10 +134,36 @@ function reportStop(engine: EngineContext, ctx: ExtensionContext, text: string):
 }
 
 /** Once per list. A notice, not a message: the TUI shows it in the chat, and the model needs no tokens for it. */
-function announceCompletion(ctx: ExtensionContext): void {
+function announceCompletion(ctx: ExtensionContext, verified: boolean): void {
 	if (isCompletionAnnounced()) return;
 	markCompletionAnnounced();
-	notify(ctx, `✓ All ${getTodos().length} todos are done.`, "info");
+	notify(ctx, completionNotice(getTodos().length, verified ? getVerification()?.checks : undefined), "info");
+}
+
+/** Once per wait: the item the auto-continue waits on until the user approves it (or prompts). */
+function announceReviewWait(engine: EngineContext, ctx: ExtensionContext, index: number): void {
+	if (engine.reviewNotified === index) return;
+	engine.reviewNotified = index;
+	notify(ctx, reviewWaitText(index), "info");
+}
+
+/** Runs a verification between runs, then carries out what follows from it, unless something came in between. */
+function verify(engine: EngineContext, ctx: ExtensionContext, checks: PlannedCheck[]): void {
+	cancelCountdown(engine);
+	const controller = new AbortController();
+	engine.verifying = controller;
+	const timeoutSeconds = engine.getConfig().checkTimeoutSeconds;
+	const run = {
+		exec: checkEnv(engine.pi, engine.getConfig).exec,
+		cwd: ctx.cwd,
+		timeoutSeconds,
+		signal: controller.signal,
+	};
+	void runVerification(checks, run).then((results) => {
+		if (engine.verifying !== controller || controller.signal.aborted) return;
+		engine.verifying = undefined;
+		quietly(() => act(engine, ctx, applyVerification(engine.pi, planInput(engine), results, timeoutSeconds)));
+	});
 }
 
 /** At the countdown's end: asks again (the list may have changed meanwhile) and sends if pi is idle right now. */
@@ -142,7 +202,17 @@ function act(engine: EngineContext, ctx: ExtensionContext, plan: Plan): void {
 	if (plan.kind === "send") schedule(engine, ctx, plan.backoffMs);
 	else if (plan.kind === "stop") reportStop(engine, ctx, plan.text);
 	else if (plan.kind === "end-loop") endLoop(ctx, plan.text, plan.level);
-	else if (plan.code === "all-done") announceCompletion(ctx);
+	else if (plan.kind === "verify") verify(engine, ctx, plan.checks);
+	else if (plan.code === "all-done") announceCompletion(ctx, plan.verified === true);
+	else if (plan.code === "review-wait" && plan.index !== undefined) announceReviewWait(engine, ctx, plan.index);
+}
+
+/** Print/JSON: verifies inside the run and returns the plan that follows. */
+async function verifyInRun(engine: EngineContext, ctx: ExtensionContext, checks: PlannedCheck[]): Promise<Plan> {
+	const timeoutSeconds = engine.getConfig().checkTimeoutSeconds;
+	const exec = checkEnv(engine.pi, engine.getConfig).exec;
+	const results = await runVerification(checks, { exec, cwd: ctx.cwd, timeoutSeconds });
+	return applyVerification(engine.pi, planInput(engine), results, timeoutSeconds);
 }
 
 /** Waits out a back-off inside the run; false when the session changed meanwhile, so nothing may be sent. */
@@ -190,10 +260,17 @@ export function createEngine(pi: ExtensionAPI, getConfig: () => TilDoneConfig): 
 			act(engine, ctx, plan);
 		},
 		onBeforeSettle: async (event, ctx) =>
-			isHeadless(ctx) ? continueInRun(event, planInput(engine), (ms) => waitOut(engine, ms)) : undefined,
+			isHeadless(ctx)
+				? continueInRun(event, {
+						input: () => planInput(engine),
+						backOff: (ms) => waitOut(engine, ms),
+						verify: (checks) => verifyInRun(engine, ctx, checks),
+					})
+				: undefined,
 		onUserInput(ctx) {
 			cancelCountdown(engine);
 			engine.pending = undefined;
+			engine.reviewNotified = undefined;
 			resetChain();
 			if (getLoop()) endLoop(ctx, LOOP_STOPPED_BY_USER, "info");
 		},
@@ -206,7 +283,10 @@ export function createEngine(pi: ExtensionAPI, getConfig: () => TilDoneConfig): 
 		startLoop: (spec, ctx) => startLoop(engine, spec, ctx),
 		resume(ctx) {
 			quietly(() => {
-				if (ctx.isIdle() && planNow(planInput(engine)).kind === "send") schedule(engine, ctx, 0);
+				if (!ctx.isIdle()) return;
+				const plan = planNow(planInput(engine));
+				if (plan.kind === "send") schedule(engine, ctx, 0);
+				else if (plan.kind === "verify") verify(engine, ctx, plan.checks);
 			});
 		},
 		pause(ctx) {

@@ -8,6 +8,7 @@ import {
 	type FlagValues,
 	NUMERIC_SETTINGS,
 	resolveConfig,
+	TEXT_SETTINGS,
 	type TilDoneConfig,
 } from "./config.ts";
 import { createEngine, type Engine } from "./engine.ts";
@@ -64,6 +65,9 @@ export function registerFlags(pi: ExtensionAPI): void {
 	for (const setting of NUMERIC_SETTINGS) {
 		pi.registerFlag(setting.flag, { type: "string", description: setting.description });
 	}
+	for (const setting of TEXT_SETTINGS) {
+		pi.registerFlag(setting.flag, { type: "string", description: setting.description });
+	}
 	for (const setting of BOOLEAN_SETTINGS) {
 		pi.registerFlag(setting.flag, { type: "boolean", description: setting.description });
 	}
@@ -71,7 +75,9 @@ export function registerFlags(pi: ExtensionAPI): void {
 
 function readFlags(pi: ExtensionAPI): FlagValues {
 	const flags: Record<string, string | boolean | undefined> = {};
-	for (const setting of [...NUMERIC_SETTINGS, ...BOOLEAN_SETTINGS]) flags[setting.flag] = pi.getFlag(setting.flag);
+	for (const setting of [...NUMERIC_SETTINGS, ...TEXT_SETTINGS, ...BOOLEAN_SETTINGS]) {
+		flags[setting.flag] = pi.getFlag(setting.flag);
+	}
 	return flags;
 }
 

@@ -1,6 +1,6 @@
 /** The optional todo panel above the editor: a short window onto the list. Pure; ui.ts draws it. */
 
-import { getStatusIcon, getTodoLabel, PLAIN_STYLE, type Styler } from "./formatting.ts";
+import { getStatusIcon, getTodoLabel, PLAIN_STYLE, renderMarks, type Styler } from "./formatting.ts";
 import { oneLine } from "./text.ts";
 import type { TodoItem } from "./types.ts";
 import { isIncomplete } from "./validation.ts";
@@ -26,7 +26,7 @@ export function formatPanelLines(todos: readonly TodoItem[], style: Styler = PLA
 			todo.status === "in_progress"
 				? style.bold(style.fg("warning", oneLine(todo.text)))
 				: getTodoLabel(todo.text, todo.status, style);
-		return `${getStatusIcon(todo.status, style)} ${index} ${label}`;
+		return `${getStatusIcon(todo.status, style)} ${index} ${label}${renderMarks(todo, style)}`;
 	});
 	const hidden = todos.length - shown.length;
 	if (hidden > 0) lines.push(style.fg("dim", `+${hidden} more`));

@@ -3,11 +3,22 @@
  * Pure: the adapters (engine.ts for the countdown, headless.ts for print and JSON modes) carry the plan out.
  */
 
-import { buildContinuationPrompt, errorLimitMessage, hardCapMessage, noProgressMessage } from "./formatting.ts";
+import {
+	buildContinuationPrompt,
+	describeCheckEnd,
+	errorLimitMessage,
+	formatCheckFailures,
+	hardCapMessage,
+	noProgressMessage,
+	repeatedAnswerMessage,
+	reviewWaitIndex,
+	UNFINISHED_TAIL,
+	UNVERIFIED_TAIL,
+} from "./formatting.ts";
 import { COUNTDOWN_MESSAGE_TYPE, LOOP_MESSAGE_TYPE } from "./keys.ts";
 import { type LoopEndCode, type LoopState, loopEndMessage, loopPrompt } from "./loop.ts";
-import { countFinishedByText, hasIncomplete } from "./queries.ts";
-import type { TodoItem } from "./types.ts";
+import { countCompletedByText, hasIncomplete } from "./queries.ts";
+import type { CheckRun, TodoItem } from "./types.ts";
 
 /** How the model's last message of a run ended, as pi reports it. */
 export type StopReason = "stop" | "toolUse" | "length" | "error" | "aborted";
@@ -23,14 +34,19 @@ export interface RunOutcome {
 export interface ChainState {
 	/** Continuations sent since the user last prompted (the hard cap counts these). */
 	continuations: number;
-	/** Consecutive continuation runs after which no new item was finished. */
+	/** Consecutive continuation runs after which no new item was completed. */
 	noProgress: number;
 	/** Consecutive runs, of the todo chain or a `/loop`, that ended in a provider error or at the output limit. */
 	failures: number;
-	/** Whether an item was newly finished since the last continuation was sent. */
+	/** Whether an item was newly completed since the last continuation was sent (abandoning is no progress). */
 	progressed: boolean;
-	/** For each text, the most items with it that were finished at once in this chain: finishing one again is churn. */
-	finishedByText: ReadonlyMap<string, number>;
+	/** Continued runs in a row that completed nothing and ended with the same answer, and that answer. */
+	sameAnswers: number;
+	lastAnswer?: string;
+	/** What a failed verification found, for the next continuation prompt; cleared once that prompt is sent. */
+	verificationReport?: string;
+	/** For each text, the most items with it completed at once in this chain: completing one again is churn. */
+	completedByText: ReadonlyMap<string, number>;
 	/** Auto-continue switched off, and why (shown to the user). */
 	paused: boolean;
 	pauseReason?: string;
@@ -40,6 +56,8 @@ export interface ChainState {
 
 export interface EngineLimits {
 	maxContinuations: number;
+	/** Continued runs in a row with the same answer after which the chain stops. */
+	maxSameAnswers?: number;
 	/** 0 turns the no-progress breaker off. */
 	maxNoProgress: number;
 	/** Consecutive failed runs (provider error, output limit) after which the engine gives up. */
@@ -48,10 +66,19 @@ export interface EngineLimits {
 	failureBackoffMs: number;
 }
 
-/** Why nothing is sent: the list needs nothing, or the user or the model said not to. */
-export type IdleCode = "no-todos" | "all-done" | "aborted" | "paused" | "asks-user";
+/** Why nothing is sent: the list needs nothing, or the user or the model said not to, or the user must review. */
+export type IdleCode = "no-todos" | "all-done" | "aborted" | "paused" | "asks-user" | "review-wait";
 /** A breaker that ends the chain with a warning. */
-export type StopCode = "hard-cap" | "no-progress" | "failures";
+export type StopCode = "hard-cap" | "no-progress" | "failures" | "repeated-answer";
+
+/** One check of a verification: the done-check, or a completed item's own check (regressions). */
+export interface PlannedCheck {
+	/** How the check is named to the user and the model: `the done-check`, `the check of [2]`. */
+	what: string;
+	command: string;
+	/** The item the check belongs to, for an item's check. */
+	index?: number;
+}
 
 /** A message to send as a new turn: a continuation prompt or the next `/loop` iteration. */
 export interface PlannedMessage {
@@ -72,7 +99,8 @@ export type Plan =
 	  }
 	| { kind: "stop"; code: StopCode; text: string }
 	| { kind: "end-loop"; code: LoopEndCode; text: string; level: "info" | "warning" }
-	| { kind: "idle"; code: IdleCode };
+	| { kind: "verify"; code: "verify"; checks: PlannedCheck[] }
+	| { kind: "idle"; code: IdleCode; index?: number; verified?: boolean };
 
 /** The state a plan is made from. */
 export interface PlanInput {
@@ -80,10 +108,27 @@ export interface PlanInput {
 	chain: ChainState;
 	loop: LoopState | undefined;
 	limits: EngineLimits;
+	/** The user's done-check for the whole list, if any. */
+	doneCheck?: string;
+	/** Whether the finished list passed its last verification (forgotten when the list changes). */
+	verified?: boolean;
+	/** Whether the model's item checks may run (pi's bash tool active, model checks on); the done-check always may. */
+	modelChecks?: boolean;
 }
 
+/** Continued runs in a row with the same answer after which the chain stops, unless the limits say otherwise. */
+export const DEFAULT_MAX_SAME_ANSWERS = 3;
+
 export function initialChain(): ChainState {
-	return { continuations: 0, noProgress: 0, failures: 0, progressed: false, finishedByText: new Map(), paused: false };
+	return {
+		continuations: 0,
+		noProgress: 0,
+		failures: 0,
+		progressed: false,
+		sameAnswers: 0,
+		completedByText: new Map(),
+		paused: false,
+	};
 }
 
 /** A run that failed on the provider's side or at the output limit: retried after a back-off, and counted. */
@@ -102,25 +147,36 @@ export function endsWithQuestion(text: string): boolean {
 	return trimmed.endsWith("?") || trimmed.endsWith("？");
 }
 
-/** Notes items newly finished in this chain (more items with some text finished than ever before in it). */
-export function noteFinished(chain: ChainState, todos: readonly TodoItem[]): ChainState {
-	let finishedByText: Map<string, number> | undefined;
-	for (const [text, count] of countFinishedByText(todos)) {
-		if (count <= (chain.finishedByText.get(text) ?? 0)) continue;
-		finishedByText ??= new Map(chain.finishedByText);
-		finishedByText.set(text, count);
+/**
+ * Notes items newly completed in this chain (more items with some text completed than ever before in it). Only a
+ * completion is progress: abandoning work, or rewriting the list without it, is not.
+ */
+export function noteCompleted(chain: ChainState, todos: readonly TodoItem[]): ChainState {
+	let completedByText: Map<string, number> | undefined;
+	for (const [text, count] of countCompletedByText(todos)) {
+		if (count <= (chain.completedByText.get(text) ?? 0)) continue;
+		completedByText ??= new Map(chain.completedByText);
+		completedByText.set(text, count);
 	}
-	return finishedByText ? { ...chain, finishedByText, progressed: true } : chain;
+	return completedByText ? { ...chain, completedByText, progressed: true } : chain;
 }
 
-/** The counters after a run: failures in a row, and continuation runs in a row that finished nothing. */
+/**
+ * The counters after a run: failures in a row, continuation runs in a row that completed nothing, and of those the
+ * ones in a row that ended with the same non-empty answer (a model repeating itself; one that completes items is not
+ * stuck, and a run that ends without words has said nothing to repeat).
+ */
 export function assessRun(chain: ChainState, outcome: RunOutcome): ChainState {
 	const failed = isFailedRun(outcome.stopReason);
-	const stalled = chain.continuations > 0 && !chain.progressed && !failed;
+	const stuck = chain.continuations > 0 && !chain.progressed;
+	const answered = stuck && outcome.answer.trim() !== "";
+	const repeated = answered && chain.sameAnswers > 0 && outcome.answer === chain.lastAnswer;
 	return {
 		...chain,
 		failures: failed ? chain.failures + 1 : 0,
-		noProgress: chain.progressed ? 0 : stalled ? chain.noProgress + 1 : chain.noProgress,
+		noProgress: chain.progressed ? 0 : stuck && !failed ? chain.noProgress + 1 : chain.noProgress,
+		sameAnswers: answered ? (repeated ? chain.sameAnswers + 1 : 1) : 0,
+		lastAnswer: answered ? outcome.answer : undefined,
 	};
 }
 
@@ -139,25 +195,111 @@ function decide(input: PlanInput, outcome: RunOutcome | undefined): Plan {
 	return input.loop ? decideLoop(input.loop, input, outcome) : decideTodos(input, outcome);
 }
 
-function decideTodos({ todos, chain, limits }: PlanInput, outcome: RunOutcome | undefined): Plan {
+function decideTodos(input: PlanInput, outcome: RunOutcome | undefined): Plan {
+	const { todos, chain } = input;
 	if (todos.length === 0) return { kind: "idle", code: "no-todos" };
-	if (!hasIncomplete(todos)) return { kind: "idle", code: "all-done" };
+	if (!hasIncomplete(todos)) return decideFinished(input, outcome);
 	if (outcome?.stopReason === "aborted") return { kind: "idle", code: "aborted" };
 	if (chain.paused) return { kind: "idle", code: "paused" };
 	if (outcome?.stopReason === "stop" && endsWithQuestion(outcome.answer)) return { kind: "idle", code: "asks-user" };
-	if (chain.failures >= limits.maxFailures) return stop("failures", errorLimitMessage(limits.maxFailures));
+	const review = reviewWaitIndex(todos);
+	if (review !== undefined) return { kind: "idle", code: "review-wait", index: review };
+	return tripped(input) ?? continuation(input);
+}
+
+/** A breaker that trips now, checked in this order; undefined when none does. */
+function tripped({ todos, chain, limits }: PlanInput): Plan | undefined {
+	const tail = hasIncomplete(todos) ? UNFINISHED_TAIL : UNVERIFIED_TAIL;
+	if (chain.failures >= limits.maxFailures) return stop("failures", errorLimitMessage(limits.maxFailures, tail));
+	// Before no-progress, which trips on the same runs: it names the more particular reason.
+	const maxSame = limits.maxSameAnswers ?? DEFAULT_MAX_SAME_ANSWERS;
+	if (chain.sameAnswers >= maxSame) return stop("repeated-answer", repeatedAnswerMessage(maxSame, tail));
 	if (limits.maxNoProgress > 0 && chain.noProgress >= limits.maxNoProgress) {
-		return stop("no-progress", noProgressMessage(limits.maxNoProgress));
+		return stop("no-progress", noProgressMessage(limits.maxNoProgress, tail));
 	}
-	if (chain.continuations >= limits.maxContinuations) return stop("hard-cap", hardCapMessage(limits.maxContinuations));
+	if (chain.continuations >= limits.maxContinuations) {
+		return stop("hard-cap", hardCapMessage(limits.maxContinuations, tail));
+	}
+	return undefined;
+}
+
+function continuation({ todos, chain, limits }: PlanInput): Plan {
+	const content = buildContinuationPrompt(todos, undefined, chain.verificationReport);
 	return {
 		kind: "send",
 		code: "continue",
-		message: { customType: COUNTDOWN_MESSAGE_TYPE, content: buildContinuationPrompt(todos) },
+		message: { customType: COUNTDOWN_MESSAGE_TYPE, content },
 		backoffMs: backoffFor(chain.failures, limits),
-		chain: { ...chain, continuations: chain.continuations + 1, progressed: false },
+		chain: { ...chain, continuations: chain.continuations + 1, progressed: false, verificationReport: undefined },
 		loop: undefined,
 	};
+}
+
+/**
+ * Every item is finished. Done, when nothing verifies the list or it passed; otherwise verify it (after each run: the
+ * run may have fixed what failed), or, between runs right after a failed verification, ask for the fix.
+ */
+function decideFinished(input: PlanInput, outcome: RunOutcome | undefined): Plan {
+	const checks = verificationChecks(input);
+	if (checks.length === 0) return { kind: "idle", code: "all-done" };
+	if (input.verified) return { kind: "idle", code: "all-done", verified: true };
+	if (outcome?.stopReason === "aborted") return { kind: "idle", code: "aborted" };
+	if (input.chain.paused) return { kind: "idle", code: "paused" };
+	if (outcome === undefined && input.chain.verificationReport !== undefined)
+		return tripped(input) ?? continuation(input);
+	return { kind: "verify", code: "verify", checks };
+}
+
+/** What verifies a finished list: the user's done-check, then the check of every completed item (regressions). */
+export function verificationChecks({ todos, doneCheck, modelChecks }: PlanInput): PlannedCheck[] {
+	const items = todos.flatMap((todo, index): PlannedCheck[] =>
+		modelChecks && todo.status === "completed" && todo.check !== undefined
+			? [{ what: `the check of [${index}]`, command: todo.check, index }]
+			: [],
+	);
+	return doneCheck === undefined ? items : [{ what: "the done-check", command: doneCheck }, ...items];
+}
+
+/** What a verification found, and what follows from it. */
+export interface VerificationPlan {
+	passed: boolean;
+	/** Each failed check, with how it ended: `the done-check (exit code 1)`. */
+	failed: string[];
+	/** Items whose own check failed now: they go back to in progress. */
+	reopen: number[];
+	/** The counters to store: a failure report for the next continuation prompt. */
+	chain: ChainState;
+	/** Made from the state after the items were reopened. */
+	plan: Plan;
+}
+
+/** After a verification: done and verified, or the items to reopen and a continuation that asks for the fix. */
+export function planAfterVerification(
+	input: PlanInput,
+	results: readonly [PlannedCheck, CheckRun][],
+	timeoutSeconds: number,
+): VerificationPlan {
+	const failures = results.filter(([, run]) => !run.passed);
+	if (failures.length === 0) {
+		return {
+			passed: true,
+			failed: [],
+			reopen: [],
+			chain: input.chain,
+			plan: { kind: "idle", code: "all-done", verified: true },
+		};
+	}
+	const reopen = failures.flatMap(([check]) => (check.index === undefined ? [] : [check.index]));
+	const todos = input.todos.map((todo, index) =>
+		reopen.includes(index) ? { ...todo, status: "in_progress" as const } : todo,
+	);
+	const report = formatCheckFailures(
+		failures.map(([check, run]): [string, CheckRun] => [check.what, run]),
+		timeoutSeconds,
+	);
+	const chain = { ...input.chain, verificationReport: report };
+	const failed = failures.map(([check, run]) => `${check.what} (${describeCheckEnd(run, timeoutSeconds)})`);
+	return { passed: false, failed, reopen, chain, plan: planNow({ ...input, todos, chain }) };
 }
 
 function decideLoop(loop: LoopState, { chain, limits }: PlanInput, outcome: RunOutcome | undefined): Plan {

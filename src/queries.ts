@@ -31,9 +31,26 @@ export function pickNextIndex(todos: readonly TodoItem[]): number | undefined {
 	return notStarted === -1 ? undefined : notStarted;
 }
 
-/** How many finished items carry each text. */
-export function countFinishedByText(todos: readonly TodoItem[]): Map<string, number> {
+/** How many completed items carry each text. */
+export function countCompletedByText(todos: readonly TodoItem[]): Map<string, number> {
 	const counts = new Map<string, number>();
-	for (const todo of todos) if (isFinished(todo.status)) counts.set(todo.text, (counts.get(todo.text) ?? 0) + 1);
+	for (const todo of todos) if (todo.status === "completed") counts.set(todo.text, (counts.get(todo.text) ?? 0) + 1);
 	return counts;
+}
+
+/** The open items (not started, in progress) among `indices`, with their indices: what an abandon would drop. */
+export function openItemsAt(todos: readonly TodoItem[], indices: readonly number[]): [number, TodoItem][] {
+	const unique = [...new Set(indices)].sort((a, b) => a - b);
+	return unique.flatMap((index) => {
+		const todo = todos[index];
+		return todo && isIncomplete(todo.status) ? [[index, todo] as [number, TodoItem]] : [];
+	});
+}
+
+/** Open items of `before` whose text no item of `after` still carries: what a rewrite of the list dropped. */
+export function droppedOpenItems(before: readonly TodoItem[], after: readonly TodoItem[]): [number, TodoItem][] {
+	const kept = new Set(after.map((todo) => todo.text));
+	return before.flatMap((todo, index) =>
+		isIncomplete(todo.status) && !kept.has(todo.text) ? [[index, todo] as [number, TodoItem]] : [],
+	);
 }

@@ -5,10 +5,26 @@
 
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import type { LoopState } from "./loop.ts";
-import { type ChainState, initialChain, noteFinished } from "./planner.ts";
+import { type ChainState, initialChain, noteCompleted } from "./planner.ts";
 import { isAllFinished } from "./queries.ts";
-import { lastSnapshot } from "./snapshot.ts";
+import { lastDoneCheck, lastSnapshot } from "./snapshot.ts";
 import type { TodoItem, TodoStatus } from "./types.ts";
+import { cloneTodos } from "./validation.ts";
+
+/** A check that is running, for the status bar: which one (`[2]`, `the done-check`) and its command. */
+export interface RunningCheck {
+	what: string;
+	command: string;
+}
+
+/** What the last verification of the finished list found, until the list or the done-check changes. */
+export interface Verification {
+	passed: boolean;
+	/** Which checks failed, e.g. `the done-check (exit code 1)`, `the check of [2] (timed out after 120 s)`. */
+	failed: string[];
+	/** How many checks ran. */
+	checks: number;
+}
 
 /** What the status bar and the panel show (ui.ts paints it). */
 export interface UiView {
@@ -16,9 +32,9 @@ export interface UiView {
 	chain: Readonly<ChainState>;
 	loop: Readonly<LoopState> | undefined;
 	panelEnabled: boolean;
+	checking: RunningCheck | undefined;
+	verification: Verification | undefined;
 }
-
-import { cloneTodos } from "./validation.ts";
 
 let todos: TodoItem[] = [];
 let chain: ChainState = initialChain();
@@ -26,6 +42,10 @@ let loop: LoopState | undefined;
 /** Set once the finished-list notice is shown; cleared when the list has work again. */
 let completionAnnounced = false;
 let panelEnabled = false;
+let checking: RunningCheck | undefined;
+let verification: Verification | undefined;
+/** The done-check set with `/todos check` on the branch: a command, null for "off", undefined when never set. */
+let branchDoneCheck: string | null | undefined;
 /** Setting warnings already shown: flags and environment do not change while pi runs, so each is said once. */
 const reportedWarnings = new Set<string>();
 const listeners = new Set<() => void>();
@@ -47,7 +67,9 @@ export function getTodos(): readonly TodoItem[] {
 /** A list change: noted as progress when an item is newly finished, and the completion notice re-armed. */
 function listChanged(): void {
 	if (!isAllFinished(todos)) completionAnnounced = false;
-	chain = noteFinished(chain, todos);
+	chain = noteCompleted(chain, todos);
+	// A pass no longer holds for a changed list; a failure stays on the status bar until the next verification.
+	if (verification?.passed) verification = undefined;
 	changed();
 }
 
@@ -84,7 +106,7 @@ export function setChain(next: ChainState): void {
 
 /** The user took the wheel (a prompt, a command, a new session): every breaker counter starts again. */
 export function resetChain(): void {
-	const fresh = { ...initialChain(), finishedByText: noteFinished(initialChain(), todos).finishedByText };
+	const fresh = { ...initialChain(), completedByText: noteCompleted(initialChain(), todos).completedByText };
 	const keepPause = chain.paused && chain.pausedBy === "user";
 	setChain(keepPause ? { ...fresh, paused: true, pauseReason: chain.pauseReason, pausedBy: "user" } : fresh);
 }
@@ -140,9 +162,41 @@ export function isPanelEnabled(): boolean {
 	return panelEnabled;
 }
 
+/** Shows a check as running (undefined: none is). */
+export function setChecking(next: RunningCheck | undefined): void {
+	checking = next;
+	changed();
+}
+
+export function getVerification(): Verification | undefined {
+	return verification;
+}
+
+export function setVerification(next: Verification | undefined): void {
+	verification = next;
+	changed();
+}
+
+/** The done-check the user set on this branch, if they did (null: they turned it off). */
+export function getBranchDoneCheck(): string | null | undefined {
+	return branchDoneCheck;
+}
+
+/** The done-check in force: the one set on the branch (null: turned off there), else the configured one. */
+export function effectiveDoneCheck(configured: string | undefined): string | undefined {
+	return branchDoneCheck === undefined ? configured : (branchDoneCheck ?? undefined);
+}
+
+/** `/todos check`: a new done-check (or null for none) also makes the finished list unverified again. */
+export function setBranchDoneCheck(command: string | null): void {
+	branchDoneCheck = command;
+	verification = undefined;
+	changed();
+}
+
 /** What the status bar and the panel show, as of now. */
 export function currentView(): UiView {
-	return { todos, chain, loop, panelEnabled };
+	return { todos, chain, loop, panelEnabled, checking, verification };
 }
 
 /** Testing only: back to an empty list and fresh counters, with no subscriber. */
@@ -152,6 +206,9 @@ export function resetState(): void {
 	loop = undefined;
 	completionAnnounced = false;
 	panelEnabled = false;
+	checking = undefined;
+	verification = undefined;
+	branchDoneCheck = undefined;
 	reportedWarnings.clear();
 	listeners.clear();
 }
@@ -165,6 +222,9 @@ export function reconstructState(ctx: ExtensionContext): void {
 		branch = [];
 	}
 	todos = lastSnapshot(branch);
+	branchDoneCheck = lastDoneCheck(branch);
+	verification = undefined;
+	checking = undefined;
 	// A list that was already finished when the session was opened needs no fresh "all done" notice.
 	completionAnnounced = isAllFinished(todos);
 	resetChain();

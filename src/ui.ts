@@ -4,14 +4,24 @@
  */
 
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
-import { formatActiveText, formatPausedText, formatProgressBar, formatStatusText, PLAIN_STYLE } from "./formatting.ts";
+import {
+	formatActiveText,
+	formatCheckStatus,
+	formatPausedText,
+	formatProgressBar,
+	formatReviewStatus,
+	formatStatusText,
+	PLAIN_STYLE,
+} from "./formatting.ts";
 import { quietly } from "./guard.ts";
 import {
 	ACTIVE_STATUS_KEY,
+	CHECK_STATUS_KEY,
 	LOOP_STATUS_KEY,
 	PANEL_WIDGET_ID,
 	PAUSED_STATUS_KEY,
 	PROGRESS_STATUS_KEY,
+	REVIEW_STATUS_KEY,
 	STATUS_KEY,
 } from "./keys.ts";
 import { loopStatusText } from "./loop.ts";
@@ -26,6 +36,8 @@ export function statusValues(view: UiView): [string, string | undefined][] {
 		[PROGRESS_STATUS_KEY, formatProgressBar(view.todos)],
 		[PAUSED_STATUS_KEY, view.chain.paused ? formatPausedText(view.chain.pauseReason) : undefined],
 		[LOOP_STATUS_KEY, view.loop ? loopStatusText(view.loop) : undefined],
+		[CHECK_STATUS_KEY, formatCheckStatus(view.checking, view.verification)],
+		[REVIEW_STATUS_KEY, formatReviewStatus(view.todos)],
 	];
 }
 

@@ -181,7 +181,7 @@ describe("rule 8: the circuit breaker", () => {
 		await quiet(harness);
 		expect(continuations(harness)).toHaveLength(3);
 		const message =
-			"Auto-continue stopped: no todo was completed or abandoned in the last 3 continuations. Remaining todos were not completed. Take over manually.";
+			"Auto-continue stopped: no todo was completed in the last 3 continuations. Remaining todos were not completed. Take over manually.";
 		expect(warnings(harness)).toEqual([message]);
 		const stored = harness.branch().filter((e) => e.type === "custom_message" && e.customType === "til-done-complete");
 		expect(stored.map((e) => (e as { details?: unknown }).details)).toEqual([{ level: "warning" }]);

@@ -26,7 +26,7 @@ import {
 
 const FOUR = ["Read the spec", "Write the parser", "Write the printer", "Add tests"];
 const NO_PROGRESS_STDERR =
-	"[til-done] Auto-continue stopped: no todo was completed or abandoned in the last 3 continuations. Remaining todos were not completed. Take over manually.\n";
+	"[til-done] Auto-continue stopped: no todo was completed in the last 3 continuations. Remaining todos were not completed. Take over manually.\n";
 /** The countdown the TUI and RPC modes would show by default (TIL_DONE_COUNTDOWN is not set here). */
 const DEFAULT_COUNTDOWN_MS = 3000;
 

@@ -22,7 +22,7 @@ const FIVE = ["Read the spec", "Write the parser", "Write the printer", "Add tes
 const WIDGET = "til-done-countdown";
 const countdownLine = (seconds: number) => `⏳ Auto-continuing in ${seconds}s... (type anything to interrupt)`;
 const NO_PROGRESS =
-	"Auto-continue stopped: no todo was completed or abandoned in the last 3 continuations. Remaining todos were not completed. Take over manually.";
+	"Auto-continue stopped: no todo was completed in the last 3 continuations. Remaining todos were not completed. Take over manually.";
 const HARD_CAP_2 =
 	"Auto-continue limit reached (2 iterations). Remaining todos were not completed. Take over manually.";
 

@@ -24,6 +24,14 @@ export interface FakePi {
 		}
 	>;
 	sent: SentMessage[];
+	/** Every `pi.exec` call, in order. */
+	execCalls: { command: string; args: string[]; options?: { cwd?: string; timeout?: number; signal?: AbortSignal } }[];
+	/** Answers `pi.exec`; by default every command succeeds at once with no output. */
+	onExec: (
+		call: FakePi["execCalls"][number],
+	) => Promise<{ stdout: string; stderr: string; code: number; killed: boolean }>;
+	/** What `pi.getActiveTools()` answers (default: pi's defaults, bash included). */
+	activeTools: string[];
 	userMessages: { content: unknown; options?: unknown }[];
 	entries: { customType: string; data: unknown }[];
 	/** Calls every handler registered for `event` in order and returns their results. */
@@ -41,6 +49,9 @@ export function createFakePi(): FakePi {
 		flagValues: new Map(),
 		commands: new Map(),
 		sent: [],
+		execCalls: [],
+		onExec: async () => ({ stdout: "", stderr: "", code: 0, killed: false }),
+		activeTools: ["read", "bash", "edit", "write"],
 		userMessages: [],
 		entries: [],
 		async fire(event, payload, ctx) {
@@ -70,6 +81,13 @@ export function createFakePi(): FakePi {
 			fake.sent.push({ message, options }),
 		sendUserMessage: (content: unknown, options?: unknown) => fake.userMessages.push({ content, options }),
 		appendEntry: (customType: string, data: unknown) => fake.entries.push({ customType, data }),
+		exec: (command: string, args: string[], options?: FakePi["execCalls"][number]["options"]) => {
+			const call = { command, args, options };
+			fake.execCalls.push(call);
+			return fake.onExec(call);
+		},
+		getActiveTools: () => fake.activeTools,
 	};
-	return { ...fake, api: api as unknown as ExtensionAPI } as FakePi;
+	// The same object, so a test that sets `onExec` or `activeTools` changes what `api` sees.
+	return Object.assign(fake, { api: api as unknown as ExtensionAPI }) as FakePi;
 }

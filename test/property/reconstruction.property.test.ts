@@ -6,8 +6,9 @@ function reconstructState(ctx: Parameters<typeof rebuild>[0]) {
 
 /**
  * Property tests of reconstruction over random session branches: whatever the entries hold (other tools, malformed
- * or hostile `details`, huge arrays, prototype-pollution keys), the rebuilt list is the last valid snapshot on the
- * branch, reconstruction never throws, and no invalid item survives.
+ * or hostile `details`, huge arrays, prototype-pollution keys, items with valid or hostile `check` and `review`
+ * fields), the rebuilt list is the last valid snapshot on the branch, reconstruction never throws, and no invalid item
+ * survives.
  */
 
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
@@ -15,8 +16,12 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { SNAPSHOT_ENTRY_TYPE } from "../../src/keys.ts";
 import { getTodos, reconstructState as rebuild, resetState } from "../../src/state.ts";
+import type { TodoItem } from "../../src/types.ts";
 import { isValidTodoItem } from "../../src/validation.ts";
-import { graphemes, hostileText, type Item, type Status } from "../helpers/todo-oracle.ts";
+import { graphemes, hostileText, type Status } from "../helpers/todo-oracle.ts";
+
+/** An item as reconstruction replays it: text and status, plus a check and a review mark of true when stored. */
+type Item = TodoItem;
 
 const STATUSES: Status[] = ["not_started", "in_progress", "completed", "abandoned"];
 
@@ -39,24 +44,72 @@ function trustedList(entry: unknown): Item[] | undefined {
 	const items: Item[] = [];
 	for (const item of d.todos) {
 		if (typeof item !== "object" || item === null || Array.isArray(item)) return undefined;
-		const keys = Object.keys(item).sort();
-		if (keys.length !== 2 || keys[0] !== "status" || keys[1] !== "text") return undefined;
-		const { text, status } = item as Record<string, unknown>;
+		const keys = Object.keys(item);
+		if (!keys.includes("text") || !keys.includes("status")) return undefined;
+		if (keys.some((key) => key !== "text" && key !== "status" && key !== "check" && key !== "review")) return undefined;
+		const { text, status, check, review } = item as Record<string, unknown>;
 		if (typeof text !== "string" || text.length < 1 || graphemes(text) > 1000) return undefined;
 		if (!(STATUSES as unknown[]).includes(status)) return undefined;
-		items.push({ text, status: status as Status });
+		const hasCheck = keys.includes("check");
+		if (hasCheck && (typeof check !== "string" || check.trim() === "" || graphemes(check) > 500)) return undefined;
+		if (keys.includes("review") && review !== true && review !== false) return undefined;
+		const replayed: Item = { text, status: status as Status };
+		if (hasCheck) replayed.check = check as string;
+		if (review === true) replayed.review = true;
+		items.push(replayed);
 	}
 	return items;
 }
 
-const validItem: fc.Arbitrary<Item> = fc.record({
-	text: hostileText.filter((text) => text.length >= 1 && text.length <= 1000),
-	status: fc.constantFrom(...STATUSES),
-});
+/** Checks the tools would store: not blank, at most 500 characters, whatever else they hold. */
+const validCheck: fc.Arbitrary<string> = fc.oneof(
+	{ weight: 4, arbitrary: hostileText.filter((text) => text.trim() !== "" && graphemes(text) <= 500) },
+	{ weight: 1, arbitrary: fc.constantFrom("npm test", " true ", "x".repeat(500), "😀".repeat(500), "a\nb") },
+);
+
+const validItem: fc.Arbitrary<Item> = fc.record(
+	{
+		text: hostileText.filter((text) => text.length >= 1 && text.length <= 1000),
+		status: fc.constantFrom(...STATUSES),
+		check: validCheck,
+		review: fc.boolean(),
+	},
+	{ requiredKeys: ["text", "status"] },
+);
 const validList = fc.array(validItem, { maxLength: 8 });
 
-/** Items that look almost right: wrong status, extra or missing keys, empty or oversized text, wrong types. */
+/** A check or a review mark no valid item holds. */
+const hostileCheck = fc.constantFrom<unknown>(
+	"",
+	" ",
+	"\n\t",
+	"x".repeat(501),
+	"😀".repeat(501),
+	0,
+	1,
+	null,
+	undefined,
+	true,
+	["npm", "test"],
+	{ command: "npm test" },
+);
+const hostileReview = fc.constantFrom<unknown>("true", "false", 0, 1, null, undefined, [], {}, "yes");
+
+/**
+ * Items that look almost right: wrong status, extra or missing keys, empty or oversized text, wrong types, a hostile
+ * check or review mark, or an unknown key next to valid ones.
+ */
+const badFieldItem: fc.Arbitrary<unknown> = fc.oneof(
+	validItem.chain((item) => hostileCheck.map((check) => ({ ...item, check }))),
+	validItem.chain((item) => hostileReview.map((review) => ({ ...item, review }))),
+	validItem.chain((item) =>
+		fc
+			.constantFrom("checks", "Check", "reviewed", "note", "command", "done")
+			.map((key) => ({ ...item, check: "true", [key]: true })),
+	),
+);
 const badItem: fc.Arbitrary<unknown> = fc.oneof(
+	badFieldItem,
 	fc.record({ text: fc.string({ minLength: 1 }), status: fc.constantFrom("done", "NOT_STARTED", "", "toString") }),
 	fc.record({ text: fc.string({ minLength: 1 }), status: fc.constantFrom(...STATUSES), extra: fc.anything() }),
 	fc.constantFrom<unknown>(
@@ -200,6 +253,7 @@ describe("reconstruction over random session branches", () => {
 					rebuilt = reconstructState(ctxFor(entries));
 				}).not.toThrow();
 				expect(rebuilt).toEqual(expected(entries));
+				expect(rebuilt.map((item) => Object.keys(item))).toEqual(expected(entries).map((item) => Object.keys(item)));
 				expect(getTodos()).toEqual(rebuilt);
 				for (const item of getTodos()) {
 					expect(isValidTodoItem(item)).toBe(true);
@@ -208,6 +262,38 @@ describe("reconstruction over random session branches", () => {
 				expect(({} as Record<string, unknown>).polluted).toBeUndefined();
 			}),
 			{ numRuns: 400 },
+		);
+	});
+
+	it("replays items with valid checks and review marks exactly, keys included", () => {
+		fc.assert(
+			fc.property(validList, fc.constantFrom("write_todos", "edit_todos"), (list, name) => {
+				resetState();
+				const entry = {
+					type: "message",
+					message: { role: "toolResult", toolName: name, details: { action: "write", todos: list } },
+				};
+				const rebuilt = reconstructState(ctxFor([entry]));
+				expect(rebuilt).toEqual(trustedList(entry));
+				expect(rebuilt.map((item) => Object.keys(item))).toEqual(
+					list.map((item) => Object.keys(item).filter((key) => key !== "review" || item.review === true)),
+				);
+			}),
+			{ numRuns: 200 },
+		);
+	});
+
+	it("one item with a hostile check, review mark or unknown key makes its whole snapshot untrusted", () => {
+		fc.assert(
+			fc.property(validSnapshot, validList, badFieldItem, fc.nat(), (first, list, bad, at) => {
+				resetState();
+				const todos: unknown[] = [...list];
+				todos.splice(at % (list.length + 1), 0, bad);
+				const later = { type: "custom", customType: SNAPSHOT_ENTRY_TYPE, data: { action: "write", todos } };
+				expect(trustedList(later)).toBeUndefined();
+				expect(reconstructState(ctxFor([first, later]))).toEqual(trustedList(first));
+			}),
+			{ numRuns: 300 },
 		);
 	});
 

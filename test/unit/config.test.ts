@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { BOOLEAN_SETTINGS, DEFAULT_CONFIG, NUMERIC_SETTINGS, resolveConfig } from "../../src/config.ts";
+import { BOOLEAN_SETTINGS, DEFAULT_CONFIG, NUMERIC_SETTINGS, resolveConfig, TEXT_SETTINGS } from "../../src/config.ts";
 
 describe("defaults", () => {
 	it("uses the seed's limits and a 3-second countdown when nothing is set", () => {
@@ -12,6 +12,9 @@ describe("defaults", () => {
 				failureBackoffMs: 5000,
 				startPaused: false,
 				panel: false,
+				checkTimeoutSeconds: 120,
+				modelChecks: true,
+				doneCheck: undefined,
 			},
 			warnings: [],
 		});
@@ -24,6 +27,11 @@ describe("defaults", () => {
 			["maxNoProgress", "til-done-max-no-progress", "TIL_DONE_MAX_NO_PROGRESS"],
 			["maxFailures", "til-done-max-failures", "TIL_DONE_MAX_FAILURES"],
 			["failureBackoffMs", "til-done-backoff-ms", "TIL_DONE_BACKOFF_MS"],
+			["checkTimeoutSeconds", "til-done-check-timeout", "TIL_DONE_CHECK_TIMEOUT"],
+		]);
+		expect(TEXT_SETTINGS.map((s) => [s.key, s.flag, s.env])).toEqual([
+			["modelChecks", "til-done-model-checks", "TIL_DONE_MODEL_CHECKS"],
+			["doneCheck", "til-done-check", "TIL_DONE_CHECK"],
 		]);
 		expect(BOOLEAN_SETTINGS.map((s) => [s.key, s.flag, s.env])).toEqual([
 			["startPaused", "til-done-paused", "TIL_DONE_PAUSED"],
@@ -156,5 +164,43 @@ describe("resolveConfig is pure", () => {
 		const before = { ...DEFAULT_CONFIG };
 		resolveConfig({ "til-done-countdown": "9", "til-done-panel": true }, {});
 		expect(DEFAULT_CONFIG).toEqual(before);
+	});
+});
+
+describe("the check settings: a timeout, model checks on or off, the done-check", () => {
+	it("takes a fractional check timeout, and rejects 0", () => {
+		expect(resolveConfig({ "til-done-check-timeout": "0.5" }, {}).config.checkTimeoutSeconds).toBe(0.5);
+		expect(resolveConfig({}, { TIL_DONE_CHECK_TIMEOUT: "0" }).warnings).toEqual([
+			"TIL_DONE_CHECK_TIMEOUT=0 ignored: expected a number from 0.1 to 3600",
+		]);
+	});
+
+	it.each([
+		["off", false],
+		["on", true],
+		["0", false],
+		["yes", true],
+	])("--til-done-model-checks %s turns model checks %s", (raw, on) => {
+		expect(resolveConfig({ "til-done-model-checks": raw }, {}).config.modelChecks).toBe(on);
+	});
+
+	it("rejects any other word for model checks, and falls back to the environment", () => {
+		expect(resolveConfig({ "til-done-model-checks": "maybe" }, { TIL_DONE_MODEL_CHECKS: "off" })).toMatchObject({
+			config: { modelChecks: false },
+			warnings: ["--til-done-model-checks=maybe ignored: expected on or off"],
+		});
+	});
+
+	it("takes a done-check command from the flag over the environment, trimmed", () => {
+		const { config } = resolveConfig({ "til-done-check": "  npm test  " }, { TIL_DONE_CHECK: "make check" });
+		expect(config.doneCheck).toBe("npm test");
+		expect(resolveConfig({}, { TIL_DONE_CHECK: "make check" }).config.doneCheck).toBe("make check");
+	});
+
+	it("rejects a blank or oversized done-check", () => {
+		expect(resolveConfig({}, { TIL_DONE_CHECK: "   " }).warnings).toEqual([
+			"TIL_DONE_CHECK=    ignored: expected a command of 1 to 500 characters",
+		]);
+		expect(resolveConfig({}, { TIL_DONE_CHECK: "x".repeat(501) }).config.doneCheck).toBeUndefined();
 	});
 });

@@ -50,7 +50,9 @@ const TWO_ITEMS_PROMPT = [
 const HARD_CAP_2 =
 	"Auto-continue limit reached (2 iterations). Remaining todos were not completed. Take over manually.";
 const NO_PROGRESS_3 =
-	"Auto-continue stopped: no todo was completed or abandoned in the last 3 continuations. Remaining todos were not completed. Take over manually.";
+	"Auto-continue stopped: no todo was completed in the last 3 continuations. Remaining todos were not completed. Take over manually.";
+const REPEATED_3 =
+	"Auto-continue stopped: the last 3 continued runs ended with the same answer. Remaining todos were not completed. Take over manually.";
 const FAILURES_3 =
 	"Auto-continue stopped after 3 failed runs in a row (provider error or output limit). Remaining todos were not completed. Take over manually.";
 
@@ -421,6 +423,23 @@ describe("a tripped breaker warns and posts a til-done-complete message", () => 
 		const s = setup();
 		setTodos(TWO_ITEMS);
 		for (let i = 0; i < 3; i++) {
+			s.endRun([assistant(`Still working (${i}).`)]);
+			vi.advanceTimersByTime(3000);
+		}
+		s.endRun([assistant("Still working (3).")]);
+		expect(s.sentTypes()).toEqual([
+			"til-done-countdown",
+			"til-done-countdown",
+			"til-done-countdown",
+			"til-done-complete",
+		]);
+		expectStop(s, NO_PROGRESS_3);
+	});
+
+	it("repeated-answer: after three continuations that finished nothing and ended with the same answer", () => {
+		const s = setup();
+		setTodos(TWO_ITEMS);
+		for (let i = 0; i < 3; i++) {
 			s.endRun();
 			vi.advanceTimersByTime(3000);
 		}
@@ -431,7 +450,7 @@ describe("a tripped breaker warns and posts a til-done-complete message", () => 
 			"til-done-countdown",
 			"til-done-complete",
 		]);
-		expectStop(s, NO_PROGRESS_3);
+		expectStop(s, REPEATED_3);
 	});
 
 	it("failures: after three failed runs in a row", () => {
@@ -934,5 +953,167 @@ describe("/loop in headless modes", () => {
 		expect(result.entries[0].customType).toBe("til-done-loop");
 		expect(getChain().continuations).toBe(0);
 		expect(getTodos()).toHaveLength(2);
+	});
+});
+
+describe("a finished list is verified between runs before it counts as done", () => {
+	const DONE: TodoItem[] = [todo("a", "completed"), { text: "b", status: "completed", check: "test -f b" }];
+	const commandOf = (call: { args: string[] }) => call.args[3];
+	const exits = (codes: Record<string, number>) => async (call: { args: string[] }) => ({
+		stdout: `ran ${commandOf(call)}\n`,
+		stderr: "",
+		code: codes[commandOf(call) ?? ""] ?? 0,
+		killed: false,
+	});
+
+	it("runs the done-check and the items' checks once pi has settled, then says the list is done and verified", async () => {
+		const s = setup({}, { doneCheck: "npm test" });
+		setTodos(DONE);
+		s.engine.onRunEnd(WORKING, s.ctx);
+		expect(s.pi.execCalls).toEqual([]);
+		s.engine.onSettled(s.ctx);
+		expect(s.ui.status.get("til-done-check")).toBe("🔎 checking the done-check: npm test");
+		await vi.advanceTimersByTimeAsync(0);
+		expect(s.pi.execCalls.map(commandOf)).toEqual(["npm test", "test -f b"]);
+		expect(s.pi.execCalls[0]?.options).toMatchObject({ cwd: "/tmp", timeout: 130_000 });
+		expect(s.ui.notifications).toEqual([
+			{ message: "✓ All 2 todos are done and verified (2 check(s) passed).", type: "info" },
+		]);
+		expect(s.ui.status.get("til-done-check")).toBe("✓ verified (2 check(s) passed)");
+		expect(s.pi.sent).toEqual([]);
+	});
+
+	it("a failed item check reopens the item, records the list, and the continuation carries the failure", async () => {
+		const s = setup();
+		s.pi.onExec = exits({ "test -f b": 1 });
+		setTodos(DONE);
+		s.endRun();
+		await vi.advanceTimersByTimeAsync(0);
+		expect(getTodos()[1]).toEqual({ text: "b", status: "in_progress", check: "test -f b" });
+		expect(s.pi.entries).toEqual([
+			{ customType: "til-done-snapshot", data: { action: "write", todos: [DONE[0], getTodos()[1]] } },
+		]);
+		expect(s.ui.status.get("til-done-check")).toBe("✗ not verified: the check of [1] (exit code 1)");
+		expect(s.engine.counting).toBe(true);
+		vi.advanceTimersByTime(3000);
+		const prompt = String(s.pi.sent[0]?.message.content);
+		expect(prompt).toContain("- the check of [1] failed (exit code 1)");
+		expect(prompt).toContain("«ran test -f b»");
+		expect(prompt.split("\n").at(-1)).toBe("Next action: edit_todos with action 'complete' and indices [1]");
+	});
+
+	it("a failed done-check asks for the fix with the list still finished", async () => {
+		const s = setup({}, { doneCheck: "npm test" });
+		s.pi.onExec = exits({ "npm test": 3 });
+		setTodos([todo("a", "completed")]);
+		s.endRun();
+		await vi.advanceTimersByTimeAsync(0);
+		vi.advanceTimersByTime(3000);
+		expect(s.pi.sent).toHaveLength(1);
+		expect(String(s.pi.sent[0]?.message.content).split("\n")[0]).toBe(
+			"Every todo is finished, but the list did not pass its verification:",
+		);
+		expect(s.ui.notifications).toEqual([]);
+	});
+
+	it("a prompt of the user during the verification stops it: nothing follows from it", async () => {
+		const s = setup({}, { doneCheck: "npm test" });
+		let finish: (result: { stdout: string; stderr: string; code: number; killed: boolean }) => void = () => undefined;
+		s.pi.onExec = () => new Promise((resolve) => (finish = resolve));
+		setTodos(DONE);
+		s.endRun();
+		await vi.advanceTimersByTimeAsync(0);
+		expect(s.pi.execCalls[0]?.options?.signal?.aborted).toBe(false);
+		s.engine.onUserInput(s.ctx);
+		expect(s.pi.execCalls[0]?.options?.signal?.aborted).toBe(true);
+		finish({ stdout: "", stderr: "", code: 1, killed: true });
+		await vi.advanceTimersByTimeAsync(60_000);
+		expect(s.pi.sent).toEqual([]);
+		expect(s.ui.notifications).toEqual([]);
+		expect(s.pi.execCalls).toHaveLength(1);
+	});
+
+	it("the model's item checks are left out where pi's bash tool is not active", async () => {
+		const s = setup({}, { doneCheck: "npm test" });
+		s.pi.activeTools = ["read"];
+		setTodos(DONE);
+		s.endRun();
+		await vi.advanceTimersByTimeAsync(0);
+		expect(s.pi.execCalls.map(commandOf)).toEqual(["npm test"]);
+	});
+});
+
+describe("the auto-continue waits on an item the user must review", () => {
+	const WAITING: TodoItem[] = [todo("a", "completed"), { text: "b", status: "in_progress", review: true }, todo("c")];
+
+	it("says once that the item waits for the user's review, and counts nothing down", () => {
+		const s = setup();
+		setTodos(WAITING);
+		s.endRun();
+		s.endRun();
+		expect(s.ui.notifications).toEqual([{ message: "👁 [1] waits for your review", type: "info" }]);
+		expect(s.ui.status.get("til-done-review")).toBe("👁 [1] waits for your review");
+		expect(s.engine.counting).toBe(false);
+		vi.advanceTimersByTime(60_000);
+		expect(s.pi.sent).toEqual([]);
+	});
+});
+
+describe("print and JSON modes verify inside the run, and the exit status says whether the list ended verified", () => {
+	const DONE: TodoItem[] = [todo("a", "completed")];
+	let exitCode: typeof process.exitCode;
+	beforeEach(() => {
+		exitCode = process.exitCode;
+		process.exitCode = undefined;
+	});
+	afterEach(() => {
+		process.exitCode = exitCode;
+	});
+
+	it("a passing done-check ends the run verified: exit status 0", async () => {
+		const s = setup({ mode: "print" }, { doneCheck: "npm test" });
+		setTodos(DONE);
+		expect(await s.beforeSettle()).toBeUndefined();
+		expect(s.pi.execCalls.map((call) => call.args[3])).toEqual(["npm test"]);
+		expect(process.exitCode).toBe(0);
+	});
+
+	it("a failing done-check continues the run with the fix prompt", async () => {
+		const s = setup({ mode: "json" }, { doneCheck: "npm test" });
+		s.pi.onExec = async () => ({ stdout: "2 failed", stderr: "", code: 1, killed: false });
+		setTodos(DONE);
+		const result = (await s.beforeSettle()) as { entries: { content: string }[]; continue: boolean };
+		expect(result.continue).toBe(true);
+		expect(result.entries[0]?.content.split("\n")[0]).toBe(
+			"Every todo is finished, but the list did not pass its verification:",
+		);
+		expect(process.exitCode).toBeUndefined();
+	});
+
+	it("a list with a verification that ends unverified (a breaker) exits with status 3", async () => {
+		const s = setup({ mode: "print" }, { doneCheck: "npm test", maxNoProgress: 1 });
+		s.pi.onExec = async () => ({ stdout: "", stderr: "", code: 1, killed: false });
+		setTodos(DONE);
+		// A continued run that completed nothing new: the one continuation the breaker allows is used up.
+		setChain({ ...getChain(), continuations: 1, progressed: false });
+		await s.beforeSettle();
+		expect(stderr.mock.calls.map((call) => call[0])).toEqual([
+			"[til-done] Auto-continue stopped: no todo was completed in the last 1 continuations. The finished list did not pass its verification. Take over manually.\n",
+		]);
+		expect(process.exitCode).toBe(3);
+	});
+
+	it("a list without any verification leaves the exit status alone", async () => {
+		const s = setup({ mode: "print" });
+		setTodos(DONE);
+		await s.beforeSettle();
+		expect(process.exitCode).toBeUndefined();
+	});
+
+	it("a review wait is a line on stderr", async () => {
+		const s = setup({ mode: "print" });
+		setTodos([{ text: "b", status: "in_progress", review: true }]);
+		expect(await s.beforeSettle()).toBeUndefined();
+		expect(stderr.mock.calls.map((call) => call[0])).toEqual(["[til-done] 👁 [0] waits for your review\n"]);
 	});
 });

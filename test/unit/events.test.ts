@@ -330,7 +330,7 @@ describe("agent_end, agent_settled and agent_before_settle reach the engine", ()
 });
 
 describe("registerFlags registers every setting as a CLI flag", () => {
-	it("registers five string flags and two boolean flags", () => {
+	it("registers eight string flags and two boolean flags", () => {
 		const pi = createFakePi();
 		registerFlags(pi.api);
 		expect(Object.fromEntries([...pi.flags].map(([name, flag]) => [name, flag.type]))).toEqual({
@@ -339,6 +339,9 @@ describe("registerFlags registers every setting as a CLI flag", () => {
 			"til-done-max-no-progress": "string",
 			"til-done-max-failures": "string",
 			"til-done-backoff-ms": "string",
+			"til-done-check-timeout": "string",
+			"til-done-model-checks": "string",
+			"til-done-check": "string",
 			"til-done-paused": "boolean",
 			"til-done-panel": "boolean",
 		});

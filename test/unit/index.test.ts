@@ -19,13 +19,16 @@ describe("the extension factory only registers", () => {
 		expect([...pi.commands.keys()]).toEqual(["todos", "loop"]);
 	});
 
-	it("registers the seven flags", () => {
+	it("registers the ten flags", () => {
 		expect([...pi.flags.keys()]).toEqual([
 			"til-done-countdown",
 			"til-done-max-continue",
 			"til-done-max-no-progress",
 			"til-done-max-failures",
 			"til-done-backoff-ms",
+			"til-done-check-timeout",
+			"til-done-model-checks",
+			"til-done-check",
 			"til-done-paused",
 			"til-done-panel",
 		]);

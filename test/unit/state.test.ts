@@ -3,9 +3,12 @@ import { SNAPSHOT_ENTRY_TYPE } from "../../src/keys.ts";
 import { initialChain } from "../../src/planner.ts";
 import {
 	appendTodos,
+	effectiveDoneCheck,
+	getBranchDoneCheck,
 	getChain,
 	getLoop,
 	getTodos,
+	getVerification,
 	insertTodos,
 	isCompletionAnnounced,
 	markCompletionAnnounced,
@@ -15,9 +18,11 @@ import {
 	resetChain,
 	resetState,
 	resumeAutoContinue,
+	setBranchDoneCheck,
 	setLoop,
 	setPanelEnabled,
 	setTodos,
+	setVerification,
 	subscribe,
 	updateTodoStatus,
 } from "../../src/state.ts";
@@ -236,12 +241,12 @@ describe("chain counters", () => {
 		expect(getChain().progressed).toBe(true);
 	});
 
-	it("abandoning an item sets progressed", () => {
+	it("abandoning an item is no progress: only a completion is", () => {
 		setTodos([todo("a")]);
 		resetChain();
 		sendContinuation();
 		updateTodoStatus([0], "abandoned");
-		expect(getChain().progressed).toBe(true);
+		expect(getChain().progressed).toBe(false);
 	});
 
 	it("starting an item, appending or rewriting the list is not progress", () => {
@@ -391,5 +396,41 @@ describe("progress counts items, not just texts", () => {
 		sendContinuation();
 		updateTodoStatus([0], "completed");
 		expect(getChain().progressed).toBe(false);
+	});
+});
+
+describe("the verification of a finished list, and the done-check set on the branch", () => {
+	it("a passed verification is forgotten when the list changes; a failed one stays on show", () => {
+		setTodos([todo("a", "completed")]);
+		setVerification({ passed: true, failed: [], checks: 1 });
+		updateTodoStatus([0], "in_progress");
+		expect(getVerification()).toBeUndefined();
+		setVerification({ passed: false, failed: ["the done-check (exit code 1)"], checks: 1 });
+		updateTodoStatus([0], "completed");
+		expect(getVerification()).toEqual({ passed: false, failed: ["the done-check (exit code 1)"], checks: 1 });
+	});
+
+	it("the done-check on the branch wins over the configured one; off there means none", () => {
+		expect(effectiveDoneCheck("make check")).toBe("make check");
+		setBranchDoneCheck("npm test");
+		expect(effectiveDoneCheck("make check")).toBe("npm test");
+		setBranchDoneCheck(null);
+		expect(effectiveDoneCheck("make check")).toBeUndefined();
+	});
+
+	it("setting a done-check makes the finished list unverified again", () => {
+		setVerification({ passed: true, failed: [], checks: 1 });
+		setBranchDoneCheck("npm test");
+		expect(getVerification()).toBeUndefined();
+	});
+
+	it("a rebuild from the branch reads the last done-check entry and forgets the verification", () => {
+		setVerification({ passed: false, failed: ["x"], checks: 1 });
+		setBranchDoneCheck("old");
+		rebuild([write([todo("a")]), { type: "custom", customType: "til-done-check", data: { command: "npm test" } }]);
+		expect(getBranchDoneCheck()).toBe("npm test");
+		expect(getVerification()).toBeUndefined();
+		rebuild([write([todo("a")])]);
+		expect(getBranchDoneCheck()).toBeUndefined();
 	});
 });

@@ -11,7 +11,14 @@ const todo = (text: string, status: TodoStatus = "not_started"): TodoItem => ({ 
 /** A painter over a view the test changes between paints. */
 function painter(options: FakeCtxOptions = {}) {
 	const fake = createFakeCtx(options);
-	let view: UiView = { todos: [], chain: initialChain(), loop: undefined, panelEnabled: false };
+	let view: UiView = {
+		todos: [],
+		chain: initialChain(),
+		loop: undefined,
+		panelEnabled: false,
+		checking: undefined,
+		verification: undefined,
+	};
 	const paint = createPainter(fake.ctx, () => view);
 	const show = (fields: Partial<UiView>) => {
 		view = { ...view, ...fields };
@@ -66,6 +73,38 @@ describe("the status bar shows the list, its progress, the pause and the loop", 
 	});
 });
 
+describe("the status bar shows checks and the review wait", () => {
+	it("shows a check while it runs, the command on one line and cut to 60 characters", () => {
+		const { ui, show } = painter();
+		show({ checking: { what: "[2]", command: `npm test -- auth\n${"x".repeat(80)}` } });
+		expect(ui.status.get("til-done-check")).toBe(`🔎 checking [2]: npm test -- auth ${"x".repeat(42)}…`);
+	});
+
+	it("shows what a failed verification found, and a passed one", () => {
+		const { ui, show } = painter();
+		show({
+			verification: {
+				passed: false,
+				failed: ["the done-check (exit code 1)", "the check of [2] (timed out after 120 s)"],
+				checks: 3,
+			},
+		});
+		expect(ui.status.get("til-done-check")).toBe(
+			"✗ not verified: the done-check (exit code 1); the check of [2] (timed out after 120 s)",
+		);
+		show({ verification: { passed: true, failed: [], checks: 3 } });
+		expect(ui.status.get("til-done-check")).toBe("✓ verified (3 check(s) passed)");
+	});
+
+	it("shows the item the auto-continue waits on for the user's review", () => {
+		const { ui, show } = painter();
+		show({ todos: [todo("a", "completed"), { text: "b", status: "in_progress", review: true }, todo("c")] });
+		expect(ui.status.get("til-done-review")).toBe("👁 [1] waits for your review");
+		show({ todos: [todo("a", "completed"), { text: "b", status: "not_started", review: true }] });
+		expect(ui.status.has("til-done-review")).toBe(false);
+	});
+});
+
 describe("the painter sets every key once, then only what changed", () => {
 	it("its first paint clears what an earlier session left on the status bar", () => {
 		const { ui, show } = painter();
@@ -76,6 +115,8 @@ describe("the painter sets every key once, then only what changed", () => {
 			"til-done-progress",
 			"til-done-paused",
 			"til-done-loop",
+			"til-done-check",
+			"til-done-review",
 		]);
 		expect(ui.statusCalls.every((call) => call.text === undefined)).toBe(true);
 	});

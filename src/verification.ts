@@ -1,0 +1,59 @@
+/**
+ * Verifying a finished list, at the edge: running the checks a `verify` plan names (the user's done-check, the
+ * completed items' own checks) and applying what the planner concludes: reopened items, stored on the branch, the
+ * result on the status bar, and the counters for the next prompt.
+ */
+
+import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
+import { type Exec, runCheck } from "./checks.ts";
+import { SNAPSHOT_ENTRY_TYPE } from "./keys.ts";
+import { type Plan, type PlanInput, type PlannedCheck, planAfterVerification } from "./planner.ts";
+import { getTodos, setChain, setChecking, setVerification, updateTodoStatus } from "./state.ts";
+import type { CheckRun, TodoDetails } from "./types.ts";
+import { cloneTodos } from "./validation.ts";
+
+export interface VerificationRun {
+	exec: Exec;
+	cwd: string;
+	timeoutSeconds: number;
+	signal?: AbortSignal;
+}
+
+/** Runs the checks one after another, showing each on the status bar; stops early only when aborted. */
+export async function runVerification(
+	checks: readonly PlannedCheck[],
+	run: VerificationRun,
+): Promise<[PlannedCheck, CheckRun][]> {
+	const results: [PlannedCheck, CheckRun][] = [];
+	for (const check of checks) {
+		setChecking({ what: check.what, command: check.command });
+		try {
+			results.push([check, await runCheck(run.exec, check.command, run)]);
+		} finally {
+			setChecking(undefined);
+		}
+		if (run.signal?.aborted) break;
+	}
+	return results;
+}
+
+/**
+ * Stores what a verification found and returns the plan that follows. Items whose own check failed go back to in
+ * progress, recorded on the branch like a `/todos` change, so a reload shows them reopened.
+ */
+export function applyVerification(
+	pi: ExtensionAPI,
+	input: PlanInput,
+	results: readonly [PlannedCheck, CheckRun][],
+	timeoutSeconds: number,
+): Plan {
+	const verdict = planAfterVerification(input, results, timeoutSeconds);
+	if (verdict.reopen.length > 0) {
+		updateTodoStatus(verdict.reopen, "in_progress");
+		const details: TodoDetails = { action: "write", todos: cloneTodos(getTodos()) };
+		pi.appendEntry(SNAPSHOT_ENTRY_TYPE, details);
+	}
+	setVerification({ passed: verdict.passed, failed: verdict.failed, checks: results.length });
+	setChain(verdict.chain);
+	return verdict.plan;
+}
