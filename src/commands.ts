@@ -4,23 +4,25 @@ import type { ExtensionAPI, ExtensionCommandContext } from "@earendil-works/pi-c
 import type { TilDoneConfig } from "./config.ts";
 import type { Engine } from "./engine.ts";
 import { formatTodoListText, renderTodoList } from "./formatting.ts";
-import { SNAPSHOT_ENTRY_TYPE } from "./keys.ts";
+import { DONE_CHECK_ENTRY_TYPE, SNAPSHOT_ENTRY_TYPE } from "./keys.ts";
 import { parseLoopArgs } from "./loop.ts";
 import {
 	appendTodos,
+	effectiveDoneCheck,
 	getChain,
 	getTodos,
 	isPanelEnabled,
 	pauseAutoContinue,
 	resetChain,
 	resumeAutoContinue,
+	setBranchDoneCheck,
 	setPanelEnabled,
 	setTodos,
 	updateTodoStatus,
 } from "./state.ts";
 import { oneLine } from "./text.ts";
-import { ACTION_TO_STATUS, type EditAction, INITIAL_STATUS, type TodoDetails } from "./types.ts";
-import { checkEditParams, checkWriteParams, cloneTodos } from "./validation.ts";
+import { ACTION_TO_STATUS, type EditAction, INITIAL_STATUS, MAX_CHECK_LENGTH, type TodoDetails } from "./types.ts";
+import { checkEditParams, checkWriteParams, cloneTodos, isValidCheck } from "./validation.ts";
 
 /** Subcommands of `/todos`, with the help text argument completion shows. */
 export const TODOS_SUBCOMMANDS: readonly { name: string; description: string }[] = [
@@ -28,6 +30,9 @@ export const TODOS_SUBCOMMANDS: readonly { name: string; description: string }[]
 	{ name: "start", description: "start <i>: mark item i in progress" },
 	{ name: "done", description: "done <i>: mark item i completed" },
 	{ name: "abandon", description: "abandon <i>: mark item i abandoned" },
+	{ name: "review", description: "review <i>: only you may complete item i (the model may work on it)" },
+	{ name: "approve", description: "approve <i>: complete item i after your review, and go on" },
+	{ name: "check", description: "check [<command>|off]: the done-check that verifies the finished list" },
 	{ name: "clear", description: "empty the list" },
 	{ name: "pause", description: "pause [reason]: turn auto-continue off for this session" },
 	{ name: "resume", description: "turn auto-continue back on" },
@@ -39,6 +44,7 @@ const SUBCOMMAND_TO_ACTION: Readonly<Record<string, EditAction>> = {
 	start: "start",
 	done: "complete",
 	abandon: "abandon",
+	approve: "complete",
 };
 
 /** What a `/todos` subcommand needs. */
@@ -61,9 +67,16 @@ export function completeTodosArgs(prefix: string): { value: string; label: strin
 		: null;
 }
 
+/** Whether checks the model writes can run now: they need model checks on and pi's bash tool active. */
+function itemChecksState(config: TilDoneConfig, activeTools: readonly string[]): string {
+	if (!config.modelChecks) return "off (--til-done-model-checks off)";
+	return activeTools.includes("bash") ? "on" : "off while pi's bash tool is not active";
+}
+
 /** A one-paragraph account of the auto-continue for `/todos status`. */
-export function formatStatusReport(config: TilDoneConfig): string {
+export function formatStatusReport(config: TilDoneConfig, activeTools: readonly string[]): string {
 	const chain = getChain();
+	const doneCheck = effectiveDoneCheck(config.doneCheck);
 	const state = chain.paused ? `paused${chain.pauseReason ? ` (${oneLine(chain.pauseReason)})` : ""}` : "on";
 	const noProgress = config.maxNoProgress > 0 ? `${chain.noProgress}/${config.maxNoProgress}` : "off";
 	return [
@@ -72,12 +85,15 @@ export function formatStatusReport(config: TilDoneConfig): string {
 		`Continuations without progress: ${noProgress}`,
 		`Failed runs in a row: ${chain.failures}/${config.maxFailures}`,
 		`Countdown: ${config.countdownSeconds}s`,
+		`Done-check: ${doneCheck === undefined ? "none" : oneLine(doneCheck)}`,
+		`Item checks: ${itemChecksState(config, activeTools)}, timeout ${config.checkTimeoutSeconds}s`,
 	].join("\n");
 }
 
 export function registerCommands(pi: ExtensionAPI, engine: Engine, getConfig: () => TilDoneConfig): void {
 	pi.registerCommand("todos", {
-		description: "Show or change the todo list and the auto-continue (add, start, done, abandon, clear, pause, ...)",
+		description:
+			"Show or change the todo list and the auto-continue (add, start, done, abandon, review, approve, check, ...)",
 		getArgumentCompletions: completeTodosArgs,
 		handler: async (args, ctx) => {
 			const trimmed = args.trim();
@@ -116,6 +132,11 @@ const SUBCOMMANDS: Readonly<Record<string, (call: TodosCall) => void>> = {
 	start: editItems,
 	done: editItems,
 	abandon: editItems,
+	approve(call) {
+		if (editItems(call)) call.engine.resume(call.ctx);
+	},
+	review: markForReview,
+	check: setDoneCheck,
 	clear({ pi, ctx }) {
 		setTodos([]);
 		commit(pi);
@@ -132,7 +153,7 @@ const SUBCOMMANDS: Readonly<Record<string, (call: TodosCall) => void>> = {
 		tell(ctx, "Auto-continue is on.");
 		engine.resume(ctx);
 	},
-	status: ({ ctx, config }) => tell(ctx, formatStatusReport(config)),
+	status: ({ pi, ctx, config }) => tell(ctx, formatStatusReport(config, pi.getActiveTools())),
 	panel({ ctx, rest }) {
 		const enabled = rest === "on" ? true : rest === "off" ? false : !isPanelEnabled();
 		setPanelEnabled(enabled);
@@ -190,17 +211,56 @@ function editError(sub: string, action: EditAction, words: readonly string[]): s
 	return error ? `/todos ${sub}: ${error.message.replace(/^Error: /, "")}` : undefined;
 }
 
-function editItems({ pi, ctx, sub, rest }: TodosCall): void {
+/** Sets the status of the items named; returns whether it did. The user's word needs no check to pass. */
+function editItems({ pi, ctx, sub, rest }: TodosCall): boolean {
 	const action = SUBCOMMAND_TO_ACTION[sub] as EditAction;
 	const words = rest === "" ? [] : rest.split(/\s+/);
 	const notIndices = nonIndexError(sub, words, getTodos().length);
 	const error = notIndices ?? editError(sub, action, words);
 	if (error) {
 		tell(ctx, error, "error");
-		return;
+		return false;
 	}
 	const indices = words.map(Number);
 	updateTodoStatus(indices, ACTION_TO_STATUS[action]);
 	commit(pi);
 	tell(ctx, formatTodoListText(getTodos()));
+	return true;
+}
+
+/** `/todos review <i…>`: the items become the user's to complete; the model may still work on them. */
+function markForReview({ pi, ctx, sub, rest }: TodosCall): void {
+	const words = rest === "" ? [] : rest.split(/\s+/);
+	const error = nonIndexError(sub, words, getTodos().length) ?? editError(sub, "start", words);
+	if (error) {
+		tell(ctx, error, "error");
+		return;
+	}
+	const indices = new Set(words.map(Number));
+	setTodos(getTodos().map((todo, index) => (indices.has(index) ? { ...todo, review: true } : todo)));
+	commit(pi);
+	tell(ctx, formatTodoListText(getTodos()));
+}
+
+/** `/todos check [<command>|off]`: shows, sets or turns off the done-check, stored on the branch. */
+function setDoneCheck({ pi, ctx, config, rest }: TodosCall): void {
+	if (rest === "") {
+		const command = effectiveDoneCheck(config.doneCheck);
+		tell(
+			ctx,
+			command === undefined ? "No done-check. /todos check <command> sets one." : `Done-check: ${oneLine(command)}`,
+		);
+		return;
+	}
+	const command = rest === "off" ? null : rest;
+	if (command !== null && !isValidCheck(command)) {
+		tell(ctx, `/todos check: the command must be 1 to ${MAX_CHECK_LENGTH} characters`, "error");
+		return;
+	}
+	pi.appendEntry(DONE_CHECK_ENTRY_TYPE, { command });
+	setBranchDoneCheck(command);
+	tell(
+		ctx,
+		command === null ? "Done-check off." : `Done-check set: ${oneLine(command)}. It runs when every item is finished.`,
+	);
 }

@@ -5,17 +5,19 @@
 
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { registerCommands } from "./commands.ts";
+import { checkEnv } from "./engine.ts";
 import { registerEventHandlers, registerFlags, registerMessageRenderers } from "./events.ts";
 import { createEditTodosTool, createListTodosTool, createPauseTodosTool, createWriteTodosTool } from "./tools.ts";
 
 export default function tilDone(pi: ExtensionAPI): void {
-	pi.registerTool(createWriteTodosTool());
-	pi.registerTool(createListTodosTool());
-	pi.registerTool(createEditTodosTool());
-	pi.registerTool(createPauseTodosTool());
 	registerFlags(pi);
 	registerMessageRenderers(pi);
 	const { engine, getConfig } = registerEventHandlers(pi);
+	const checks = checkEnv(pi, getConfig);
+	pi.registerTool(createWriteTodosTool(checks));
+	pi.registerTool(createListTodosTool());
+	pi.registerTool(createEditTodosTool(checks));
+	pi.registerTool(createPauseTodosTool());
 	registerCommands(pi, engine, getConfig);
 }
 

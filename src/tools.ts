@@ -4,14 +4,16 @@ import { StringEnum } from "@earendil-works/pi-ai";
 import type { Theme, ToolDefinition } from "@earendil-works/pi-coding-agent";
 import { Text } from "@earendil-works/pi-tui";
 import { type Static, Type } from "typebox";
-import { formatListPage, formatTodoListForModel, type ListDetails, renderToolResult } from "./formatting.ts";
-import { appendTodos, getTodos, insertTodos, pauseAutoContinue, setTodos, updateTodoStatus } from "./state.ts";
+import { formatListPage, type ListDetails, renderToolResult } from "./formatting.ts";
+import { type CheckEnv, modelChecksBlocked } from "./item-checks.ts";
+import { appendTodos, getTodos, insertTodos, pauseAutoContinue, setTodos } from "./state.ts";
 import { oneLine } from "./text.ts";
+import { changeResult, errorResult, noticeDropped, runEdit, textResult } from "./tool-edits.ts";
 import {
-	ACTION_LABELS,
-	ACTION_TO_STATUS,
 	EDIT_ACTIONS,
 	INITIAL_STATUS,
+	MAX_CHECK_LENGTH,
+	MAX_EDIT_REASON_LENGTH,
 	MAX_INDICES,
 	MAX_TODO_TEXT_LENGTH,
 	MAX_TODOS,
@@ -48,6 +50,10 @@ export const WriteTodosParams = Type.Object({
 	todos: Type.Array(
 		Type.Object({
 			text: Type.String({ description: "Description of the task", maxLength: MAX_TODO_TEXT_LENGTH }),
+			check: Type.Optional(
+				Type.String({ description: "Shell command that exits 0 once the item is done", maxLength: MAX_CHECK_LENGTH }),
+			),
+			review: Type.Optional(Type.Boolean({ description: "Only the user may complete it" })),
 		}),
 		{ description: "Ordered list of todo items", maxItems: MAX_TODOS },
 	),
@@ -68,29 +74,42 @@ export const EditTodosParams = Type.Object({
 		minItems: 1,
 		maxItems: MAX_INDICES,
 	}),
+	reason: Type.Optional(Type.String({ description: "Why, when abandoning", maxLength: MAX_EDIT_REASON_LENGTH })),
 });
 
-type ToolResult<D> = { content: { type: "text"; text: string }[]; details: D };
+/** What the tools need beyond the store: running the model's checks. Without it, no check can run. */
+const NO_CHECKS: CheckEnv = {
+	exec: async () => ({ stdout: "", stderr: "", code: 1, killed: false }),
+	getConfig: () => ({ modelChecks: false }) as ReturnType<CheckEnv["getConfig"]>,
+	activeTools: () => [],
+};
 
-function textResult<D>(text: string, details: D): ToolResult<D> {
-	return { content: [{ type: "text", text }], details };
+/** New items as the store keeps them: the check and the review mark only when given. */
+function newItems(todos: readonly { text: string; check?: string; review?: boolean }[]): TodoItem[] {
+	return todos.map((todo) => {
+		const item: TodoItem = { text: todo.text, status: INITIAL_STATUS };
+		if (todo.check !== undefined) item.check = todo.check.trim();
+		if (todo.review) item.review = true;
+		return item;
+	});
 }
 
-function errorResult(action: TodoDetails["action"], error: ParamError): ToolResult<TodoDetails> {
-	return textResult(error.message, { action, todos: [], error: error.detail });
-}
-
-/** A successful change: the header, the list as the model should see it, and a full snapshot for replay. */
-function changeResult(action: "write" | "edit", header: string): ToolResult<TodoDetails> {
-	const todos = getTodos();
-	return textResult(`${header}\n\n${formatTodoListForModel(todos)}`, { action, todos: cloneTodos(todos) });
+/** An item with a check may be written only where the model's checks can run. */
+function checksNotAllowed(todos: readonly { check?: string }[], env: CheckEnv): ParamError | null {
+	const first = todos.findIndex((todo) => todo.check !== undefined);
+	const why = first === -1 ? undefined : modelChecksBlocked(env);
+	if (!why) return null;
+	return {
+		message: `Error: todo item at index ${first} has a check, but checks cannot run here: ${why}`,
+		detail: "checks not allowed",
+	};
 }
 
 function toolTitle(name: string, theme: Theme): string {
 	return theme.fg("toolTitle", theme.bold(name));
 }
 
-export function createWriteTodosTool(): ToolDefinition<typeof WriteTodosParams, TodoDetails> {
+export function createWriteTodosTool(env: CheckEnv = NO_CHECKS): ToolDefinition<typeof WriteTodosParams, TodoDetails> {
 	return {
 		name: "write_todos",
 		label: "Write Todos",
@@ -100,12 +119,14 @@ export function createWriteTodosTool(): ToolDefinition<typeof WriteTodosParams, 
 		promptGuidelines: [...PROMPT_GUIDELINES],
 		parameters: WriteTodosParams,
 		executionMode: "sequential",
-		async execute(_toolCallId, params) {
-			const error = checkWriteParams(params, getTodos().length);
+		async execute(_toolCallId, params, _signal, _onUpdate, ctx) {
+			const error = checkWriteParams(params, getTodos().length) ?? checksNotAllowed(params.todos, env);
 			if (error) return errorResult("write", error);
-			const items: TodoItem[] = params.todos.map((todo) => ({ text: todo.text, status: INITIAL_STATUS }));
+			const items = newItems(params.todos);
 			if (params.mode === "replace") {
+				const before = getTodos();
 				setTodos(items);
+				noticeDropped(ctx, before);
 				return changeResult("write", `Wrote ${items.length} todo item(s)`);
 			}
 			if (params.mode === "append") {
@@ -149,7 +170,7 @@ export function createListTodosTool(): ToolDefinition<typeof ListTodosParams, Li
 	};
 }
 
-export function createEditTodosTool(): ToolDefinition<typeof EditTodosParams, TodoDetails> {
+export function createEditTodosTool(env: CheckEnv = NO_CHECKS): ToolDefinition<typeof EditTodosParams, TodoDetails> {
 	return {
 		name: "edit_todos",
 		label: "Edit Todos",
@@ -158,11 +179,12 @@ export function createEditTodosTool(): ToolDefinition<typeof EditTodosParams, To
 		promptSnippet: PROMPT_SNIPPET,
 		parameters: EditTodosParams,
 		executionMode: "sequential",
-		async execute(_toolCallId, params) {
+		async execute(_toolCallId, params, signal, onUpdate, ctx) {
 			const error = checkEditParams(params, getTodos().length);
 			if (error) return errorResult("edit", error);
-			updateTodoStatus(params.indices, ACTION_TO_STATUS[params.action]);
-			return changeResult("edit", `${ACTION_LABELS[params.action]} [${params.indices.join(", ")}]`);
+			const progress = (text: string) =>
+				onUpdate?.({ content: [{ type: "text", text }], details: { action: "edit", todos: [] } });
+			return runEdit({ ...params, ctx, signal, onUpdate: progress }, env);
 		},
 		renderCall(args, theme) {
 			const indices = Array.isArray(args?.indices) ? args.indices.join(", ") : "";

@@ -54,7 +54,7 @@ describe("/todos changes the list like a tool does", () => {
 		expect(errors).toEqual([
 			"/todos done: indices [7] out of range (0 to 0)",
 			"/todos add: todo item at index 0 has empty text",
-			"/todos: unknown subcommand 'frobnicate'. Try: add, start, done, abandon, clear, pause, resume, status, panel",
+			"/todos: unknown subcommand 'frobnicate'. Try: add, start, done, abandon, review, approve, check, clear, pause, resume, status, panel",
 		]);
 		expect(harness.ui.status.get("til-done")).toBe("📋 0/1");
 	});
@@ -86,6 +86,8 @@ describe("/todos pause and resume", () => {
 				"Continuations without progress: 0/3",
 				"Failed runs in a row: 0/3",
 				"Countdown: 0.02s",
+				"Done-check: none",
+				"Item checks: on, timeout 120s",
 			].join("\n"),
 		);
 	});

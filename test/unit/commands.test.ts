@@ -14,7 +14,7 @@ const todo = (text: string, status: TodoStatus = "not_started"): TodoItem => ({ 
 const TWO_ITEMS = [todo("Write schema", "in_progress"), todo("Write migration")];
 const WORKING = [{ role: "assistant", stopReason: "stop", content: [{ type: "text", text: "Working." }] }];
 
-const ALL_SUBCOMMANDS = "add, start, done, abandon, clear, pause, resume, status, panel";
+const ALL_SUBCOMMANDS = "add, start, done, abandon, review, approve, check, clear, pause, resume, status, panel";
 
 function setup(options: FakeCtxOptions = {}, overrides: Partial<TilDoneConfig> = {}) {
 	const config: TilDoneConfig = { ...DEFAULT_CONFIG, ...overrides };
@@ -47,7 +47,7 @@ describe("registerCommands registers /todos and /loop", () => {
 		const { pi } = setup();
 		expect([...pi.commands.keys()]).toEqual(["todos", "loop"]);
 		expect(pi.commands.get("todos")?.description).toBe(
-			"Show or change the todo list and the auto-continue (add, start, done, abandon, clear, pause, ...)",
+			"Show or change the todo list and the auto-continue (add, start, done, abandon, review, approve, check, ...)",
 		);
 		expect(pi.commands.get("loop")?.description).toBe(
 			"Send a prompt again after every run until the answer holds a marker: /loop [--max N] [--until M] <prompt>",
@@ -310,6 +310,8 @@ describe("pause, resume and status control the auto-continue", () => {
 				"Continuations without progress: 0/3",
 				"Failed runs in a row: 0/3",
 				"Countdown: 3s",
+				"Done-check: none",
+				"Item checks: on, timeout 120s",
 			].join("\n"),
 		]);
 	});
@@ -318,20 +320,40 @@ describe("pause, resume and status control the auto-continue", () => {
 		pauseAutoContinue("model", "waiting\nfor review");
 		sendContinuation();
 		const config = { ...DEFAULT_CONFIG, maxContinuations: 5, maxNoProgress: 0, countdownSeconds: 0.5 };
-		expect(formatStatusReport(config)).toBe(
+		expect(formatStatusReport(config, ["read", "bash"])).toBe(
 			[
 				"Auto-continue: paused (waiting for review)",
 				"Continuations this prompt: 1/5",
 				"Continuations without progress: off",
 				"Failed runs in a row: 0/3",
 				"Countdown: 0.5s",
+				"Done-check: none",
+				"Item checks: on, timeout 120s",
 			].join("\n"),
 		);
 	});
 
 	it("status shows a pause without a reason", () => {
 		pauseAutoContinue("user");
-		expect(formatStatusReport(DEFAULT_CONFIG).split("\n")[0]).toBe("Auto-continue: paused");
+		expect(formatStatusReport(DEFAULT_CONFIG, ["bash"]).split("\n")[0]).toBe("Auto-continue: paused");
+	});
+
+	it.each([
+		["on, with bash active", DEFAULT_CONFIG, ["read", "bash"], "Item checks: on, timeout 120s"],
+		[
+			"off while bash is not active",
+			DEFAULT_CONFIG,
+			["read"],
+			"Item checks: off while pi's bash tool is not active, timeout 120s",
+		],
+		[
+			"off by setting, whatever the tools",
+			{ ...DEFAULT_CONFIG, modelChecks: false, checkTimeoutSeconds: 30 },
+			["bash"],
+			"Item checks: off (--til-done-model-checks off), timeout 30s",
+		],
+	])("status says whether the model's item checks can run: %s", (_name, config, tools, line) => {
+		expect(formatStatusReport(config, tools).split("\n").at(-1)).toBe(line);
 	});
 });
 
@@ -420,5 +442,84 @@ describe("/loop starts an iteration loop or explains its arguments", () => {
 		const { loop } = setup({ hasUI: false, mode: "print" });
 		await loop("");
 		expect(stderr).toHaveBeenCalledWith("/loop: usage: /loop [--max N] [--until MARKER] <prompt>\n");
+	});
+});
+
+describe("review and approve: items only the user closes", () => {
+	it("review marks items for the user's review, shows them and stores the list", async () => {
+		const { pi, todos, told } = setup();
+		setTodos(TWO_ITEMS);
+		await todos("review 1");
+		expect(getTodos()[1]).toEqual({ text: "Write migration", status: "not_started", review: true });
+		expect(told()).toEqual(["● [0] Write schema\n– [1] Write migration (review)"]);
+		expect(pi.entries).toEqual([
+			{
+				customType: "til-done-snapshot",
+				data: { action: "write", todos: [TWO_ITEMS[0], { ...TWO_ITEMS[1], review: true }] },
+			},
+		]);
+	});
+
+	it("review names a bad index and changes nothing", async () => {
+		const { pi, todos, told } = setup();
+		setTodos(TWO_ITEMS);
+		await todos("review x");
+		await todos("review 4");
+		expect(told()).toEqual([
+			'/todos review: "x" is not an index; indices are whole numbers from 0 to 1',
+			"/todos review: indices [4] out of range (0 to 1)",
+		]);
+		expect(pi.entries).toEqual([]);
+	});
+
+	it("approve completes the item and the chain goes on at once", async () => {
+		const { pi, todos, engine } = setup();
+		setTodos([{ text: "a", status: "in_progress", review: true }, todo("b")]);
+		await todos("approve 0");
+		expect(getTodos()[0]).toEqual({ text: "a", status: "completed", review: true });
+		expect(engine.counting).toBe(true);
+		vi.advanceTimersByTime(3000);
+		expect(pi.sent.map((sent) => sent.message.customType)).toEqual(["til-done-countdown"]);
+	});
+});
+
+describe("check sets the done-check for the whole list, stored on the branch", () => {
+	it("sets, shows and turns off the done-check", async () => {
+		const { pi, todos, told } = setup();
+		await todos("check");
+		await todos("check npm test -- --run");
+		await todos("check");
+		await todos("check off");
+		await todos("check");
+		expect(told()).toEqual([
+			"No done-check. /todos check <command> sets one.",
+			"Done-check set: npm test -- --run. It runs when every item is finished.",
+			"Done-check: npm test -- --run",
+			"Done-check off.",
+			"No done-check. /todos check <command> sets one.",
+		]);
+		expect(pi.entries).toEqual([
+			{ customType: "til-done-check", data: { command: "npm test -- --run" } },
+			{ customType: "til-done-check", data: { command: null } },
+		]);
+	});
+
+	it("a done-check on the branch takes the place of the configured one; off turns that off too", async () => {
+		const { todos, told } = setup({}, { doneCheck: "make check" });
+		await todos("check");
+		await todos("check off");
+		await todos("check");
+		expect(told()).toEqual([
+			"Done-check: make check",
+			"Done-check off.",
+			"No done-check. /todos check <command> sets one.",
+		]);
+	});
+
+	it("rejects a command over 500 characters and stores nothing", async () => {
+		const { pi, todos, told } = setup();
+		await todos(`check ${"x".repeat(501)}`);
+		expect(told()).toEqual(["/todos check: the command must be 1 to 500 characters"]);
+		expect(pi.entries).toEqual([]);
 	});
 });

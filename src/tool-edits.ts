@@ -1,0 +1,136 @@
+/**
+ * What `edit_todos` and `write_todos` do beyond the list operations: an item the user must review is never closed by
+ * the model, an item with a check is completed only when its check passes, and walking away from open work during
+ * the auto-continue is shown to the user.
+ */
+
+import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
+import { formatCheckFailures, formatTodoListForModel } from "./formatting.ts";
+import { type CheckEnv, itemsToCheck, modelChecksBlocked, runItemChecks } from "./item-checks.ts";
+import { tellUser } from "./notices.ts";
+import { droppedOpenItems, openItemsAt } from "./queries.ts";
+import { getChain, getTodos, updateTodoStatus } from "./state.ts";
+import { oneLine, prefix } from "./text.ts";
+import {
+	ACTION_LABELS,
+	ACTION_TO_STATUS,
+	type CheckRun,
+	type EditAction,
+	type TodoDetails,
+	type TodoItem,
+} from "./types.ts";
+import { cloneTodos, type ParamError } from "./validation.ts";
+
+export type ToolResult<D> = { content: { type: "text"; text: string }[]; details: D };
+
+export function textResult<D>(text: string, details: D): ToolResult<D> {
+	return { content: [{ type: "text", text }], details };
+}
+
+export function errorResult(action: TodoDetails["action"], error: ParamError): ToolResult<TodoDetails> {
+	return textResult(error.message, { action, todos: [], error: error.detail });
+}
+
+/** A successful change: the header, the list as the model should see it, and a full snapshot for replay. */
+export function changeResult(action: "write" | "edit", header: string, extra: object = {}): ToolResult<TodoDetails> {
+	const todos = getTodos();
+	return textResult(`${header}\n\n${formatTodoListForModel(todos)}`, { action, todos: cloneTodos(todos), ...extra });
+}
+
+/** Longest item text a notice quotes. */
+const NOTICE_TEXT_CHARS = 60;
+
+function describeItems(items: readonly [number, TodoItem][]): string {
+	return items.map(([index, todo]) => `[${index}] ${prefix(oneLine(todo.text), NOTICE_TEXT_CHARS)}`).join(", ");
+}
+
+/** During an auto-continued chain, open items the model abandons are shown to the user with its reason. */
+export function noticeAbandoned(ctx: ExtensionContext, items: readonly [number, TodoItem][], reason?: string): void {
+	if (items.length === 0 || getChain().continuations === 0) return;
+	const why = reason?.trim() ? `"${oneLine(reason.trim())}"` : "no reason given";
+	tellUser(ctx, `The model abandoned ${describeItems(items)} during the auto-continue (${why}).`, "warning");
+}
+
+/** During an auto-continued chain, open items a rewrite of the list drops are shown to the user. */
+export function noticeDropped(ctx: ExtensionContext, before: readonly TodoItem[]): void {
+	const dropped = droppedOpenItems(before, getTodos());
+	if (dropped.length === 0 || getChain().continuations === 0) return;
+	const what = dropped.length === 1 ? "the open item" : "the open items";
+	const text = `The model's rewrite of the list dropped ${what} ${describeItems(dropped)} during the auto-continue (no reason given).`;
+	tellUser(ctx, text, "warning");
+}
+
+/** Items the model may not close because the user must review them; null when there are none. */
+export function reviewError(action: EditAction, indices: readonly number[]): ParamError | null {
+	if (action === "start") return null;
+	const review = [...new Set(indices)].sort((a, b) => a - b).filter((index) => getTodos()[index]?.review);
+	if (review.length === 0) return null;
+	const which = review.length === 1 ? `item [${review[0]}] is` : `items [${review.join(", ")}] are`;
+	return {
+		message: `Error: ${which} for the user's review: only the user closes it (/todos approve). Stop and tell the user it is ready.`,
+		detail: "review item",
+	};
+}
+
+function checkFailureError(runs: readonly [number, CheckRun][], timeoutSeconds: number): ParamError {
+	const failed = runs.filter(([, run]) => !run.passed);
+	const which =
+		failed.length === 1
+			? `the check of item [${failed[0]?.[0]}]`
+			: `the checks of items [${failed.map(([i]) => i).join(", ")}]`;
+	const labelled = failed.map(([index, run]): [string, CheckRun] => [`the check of [${index}]`, run]);
+	return {
+		message: `Error: ${which} failed, so nothing was changed.\n${formatCheckFailures(labelled, timeoutSeconds)}`,
+		detail: `check failed: ${failed.map(([index]) => `[${index}]`).join(", ")}`,
+	};
+}
+
+/** What running an edit needs from the tool call. */
+export interface EditCall {
+	action: EditAction;
+	indices: number[];
+	reason?: string;
+	ctx: ExtensionContext;
+	signal?: AbortSignal;
+	onUpdate?: (text: string) => void;
+}
+
+/** Completes, starts or abandons items once every check of an item to complete has passed. */
+export async function runEdit(call: EditCall, env: CheckEnv): Promise<ToolResult<TodoDetails>> {
+	const blocked = reviewError(call.action, call.indices);
+	if (blocked) return errorResult("edit", blocked);
+	const list = getTodos();
+	const toCheck = call.action === "complete" ? itemsToCheck(list, call.indices) : [];
+	const checkBlock = toCheck.length > 0 ? modelChecksBlocked(env) : undefined;
+	if (checkBlock) {
+		const detail = `the check of [${toCheck[0]}] cannot run here: ${checkBlock}`;
+		return errorResult("edit", { message: `Error: ${detail}; the user can complete it with /todos done`, detail });
+	}
+	const runs = await runItemChecks(list, toCheck, env, {
+		cwd: call.ctx.cwd,
+		signal: call.signal,
+		progress: (text) => call.onUpdate?.(text),
+	});
+	if (runs.some(([, run]) => !run.passed))
+		return errorResult("edit", checkFailureError(runs, env.getConfig().checkTimeoutSeconds));
+	if (getTodos() !== list) {
+		return errorResult("edit", {
+			message: "Error: the list changed while the checks ran; nothing was changed",
+			detail: "list changed",
+		});
+	}
+	const abandoned = call.action === "abandon" ? openItemsAt(list, call.indices) : [];
+	updateTodoStatus(call.indices, ACTION_TO_STATUS[call.action]);
+	noticeAbandoned(call.ctx, abandoned, call.reason);
+	const checked = runs.map(([index]) => index);
+	const note =
+		checked.length === 0
+			? ""
+			: `; ${checked.length === 1 ? "the check of" : "the checks of"} [${checked.join(", ")}] passed`;
+	const header = `${ACTION_LABELS[call.action]} [${call.indices.join(", ")}]${note}`;
+	return changeResult(
+		"edit",
+		header,
+		checked.length > 0 ? { checked: runs.map(([index, run]) => ({ index, ms: Math.round(run.ms) })) } : {},
+	);
+}
