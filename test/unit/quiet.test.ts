@@ -1,0 +1,418 @@
+/**
+ * "Nothing happens after X": the rules an end-to-end test cannot prove without waiting on the clock. Each drives the
+ * real extension through its factory (a fake pi and ctx, pi's events, the registered tools and commands), then moves
+ * fake time far past every deadline (a countdown is at most 600 s, a back-off at most 600 s doubled a few times) and
+ * checks that nothing more was sent, shown or announced.
+ */
+
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { createFakeCtx } from "../helpers/fake-ctx.ts";
+import { createFakePi } from "../helpers/fake-pi.ts";
+
+const ENV_NAMES = [
+	"TIL_DONE_COUNTDOWN",
+	"TIL_DONE_MAX_CONTINUE",
+	"TIL_DONE_MAX_NO_PROGRESS",
+	"TIL_DONE_MAX_FAILURES",
+	"TIL_DONE_BACKOFF_MS",
+	"TIL_DONE_PAUSED",
+	"TIL_DONE_PANEL",
+];
+const COUNTDOWN = "til-done-countdown";
+/** Far past every deadline the extension can set with the settings these tests use. */
+const A_DAY_MS = 24 * 60 * 60 * 1000;
+
+type StopReason = "stop" | "toolUse" | "length" | "error" | "aborted";
+const assistant = (text: string, stopReason: StopReason = "stop") => ({
+	role: "assistant",
+	stopReason,
+	...(stopReason === "error" ? { errorMessage: "529 overloaded" } : {}),
+	content: [{ type: "text", text }],
+});
+
+type Factory = typeof import("../../src/index.ts").default;
+
+/** The factory from freshly loaded modules, as a new pi process (or `/reload`) loads it: no state of an earlier test. */
+async function loadFactory(): Promise<Factory> {
+	vi.resetModules();
+	return (await import("../../src/index.ts")).default;
+}
+
+let tilDone: Factory;
+
+/** The extension as pi loads it, one session, and ways to play pi's side. */
+function startExtension(
+	options: { mode?: "tui" | "rpc" | "print" | "json"; flags?: Record<string, string | boolean> } = {},
+) {
+	const pi = createFakePi();
+	for (const [name, value] of Object.entries(options.flags ?? {})) pi.flagValues.set(name, value);
+	tilDone(pi.api);
+	const mode = options.mode ?? "tui";
+	const fake = createFakeCtx({ mode, hasUI: mode === "tui" || mode === "rpc" });
+	const fire = (event: string, payload: Record<string, unknown> = {}) => pi.fire(event, payload, fake.ctx);
+	const tool = (name: string, params: Record<string, unknown>) =>
+		pi.tools.get(name)?.execute("call", params as never, undefined, undefined, fake.ctx);
+	const command = (name: string, args: string) => pi.commands.get(name)?.handler(args, fake.commandCtx);
+	return {
+		pi,
+		...fake,
+		fire,
+		tool,
+		command,
+		/** The user submits a prompt (pi fires `input`, then the run starts). */
+		prompt: (text: string) => fire("input", { source: "interactive", text }),
+		write: (...texts: string[]) => tool("write_todos", { mode: "replace", todos: texts.map((text) => ({ text })) }),
+		complete: (...indices: number[]) => tool("edit_todos", { action: "complete", indices }),
+		/** A run ends with the model's last message, and pi settles. */
+		endRun: async (text = "Working on it.", stopReason: StopReason = "stop") => {
+			await fire("agent_end", { messages: [assistant(text, stopReason)] });
+			await fire("agent_settled");
+		},
+		continuations: () => pi.sent.filter((sent) => sent.message.customType === COUNTDOWN),
+		countdownShown: () => fake.ui.widgets.has(COUNTDOWN),
+		warnings: () => fake.ui.notifications.filter((n) => n.type === "warning").map((n) => n.message),
+	};
+}
+
+type Extension = ReturnType<typeof startExtension>;
+
+/** A session with a two-item list whose first run stopped half way: its countdown is showing. */
+async function countingDown(options: Parameters<typeof startExtension>[0] = {}): Promise<Extension> {
+	const ext = startExtension(options);
+	await ext.fire("session_start", { reason: "startup" });
+	await ext.prompt("go");
+	await ext.write("a", "b");
+	await ext.endRun();
+	expect(ext.countdownShown()).toBe(true);
+	return ext;
+}
+
+/** Lets a whole day of fake time pass, timers and the promises they start included. */
+const aDayLater = () => vi.advanceTimersByTimeAsync(A_DAY_MS);
+
+beforeEach(async () => {
+	tilDone = await loadFactory();
+	vi.useFakeTimers();
+	for (const name of ENV_NAMES) vi.stubEnv(name, undefined);
+	vi.spyOn(process.stderr, "write").mockImplementation(() => true);
+});
+
+afterEach(() => {
+	vi.clearAllTimers();
+	vi.useRealTimers();
+	vi.unstubAllEnvs();
+	vi.restoreAllMocks();
+});
+
+describe("after the list is done, nothing is sent", () => {
+	it("the run that finishes the list starts no countdown, and nothing follows", async () => {
+		const ext = startExtension();
+		await ext.fire("session_start", { reason: "startup" });
+		await ext.prompt("go");
+		await ext.write("a", "b");
+		await ext.complete(0, 1);
+		await ext.endRun("All done.");
+		await aDayLater();
+		expect(ext.countdownShown()).toBe(false);
+		expect(ext.ui.widgetCalls.filter((call) => call.key === COUNTDOWN)).toEqual([]);
+		expect(ext.pi.sent).toEqual([]);
+	});
+
+	it("25 more runs send nothing and post no limit message; the done notice comes once", async () => {
+		const ext = startExtension();
+		await ext.fire("session_start", { reason: "startup" });
+		await ext.prompt("go");
+		await ext.write("only item");
+		await ext.complete(0);
+		await ext.endRun("All done.");
+		for (let run = 0; run < 25; run++) {
+			await ext.prompt(`question ${run}`);
+			await ext.endRun(`reply ${run}`);
+			await aDayLater();
+		}
+		expect(ext.pi.sent).toEqual([]);
+		expect(ext.ui.notifications).toEqual([{ message: "✓ All 1 todos are done.", type: "info" }]);
+	});
+});
+
+describe("with no list, nothing is sent", () => {
+	it("runs without a list start no countdown and send nothing", async () => {
+		const ext = startExtension();
+		await ext.fire("session_start", { reason: "startup" });
+		for (const text of ["hi", "hi again"]) {
+			await ext.prompt(text);
+			await ext.endRun("hello");
+		}
+		await aDayLater();
+		expect(ext.ui.widgetCalls.filter((call) => call.key === COUNTDOWN)).toEqual([]);
+		expect(ext.pi.sent).toEqual([]);
+		expect(ext.ui.notifications).toEqual([]);
+	});
+});
+
+describe("a countdown a keypress cancelled sends nothing", () => {
+	it("its deadline passes without a continuation", async () => {
+		const ext = await countingDown();
+		for (const handler of [...ext.ui.inputHandlers]) handler("x");
+		expect(ext.countdownShown()).toBe(false);
+		await aDayLater();
+		expect(ext.pi.sent).toEqual([]);
+		expect(ext.countdownShown()).toBe(false);
+	});
+});
+
+describe("a countdown the user's prompt cancelled sends nothing", () => {
+	it("its deadline passes without a continuation; the user's own run then decides afresh", async () => {
+		const ext = await countingDown();
+		await ext.prompt("wait, what about the tests?");
+		expect(ext.countdownShown()).toBe(false);
+		await aDayLater();
+		expect(ext.pi.sent).toEqual([]);
+
+		await ext.endRun("Looked at the tests.");
+		await aDayLater();
+		expect(ext.continuations()).toHaveLength(1);
+	});
+});
+
+describe("a countdown that runs out while pi is busy drops its continuation", () => {
+	it("nothing is sent then or later, until the busy run ends and its own countdown runs out", async () => {
+		const ext = await countingDown();
+		// Another run started without the user typing (a queued message, another extension).
+		ext.setIdle(false);
+		await aDayLater();
+		expect(ext.pi.sent).toEqual([]);
+		ext.setIdle(true);
+		await aDayLater();
+		expect(ext.pi.sent).toEqual([]);
+
+		await ext.endRun("Did the other work.");
+		await aDayLater();
+		expect(ext.continuations()).toHaveLength(1);
+	});
+});
+
+describe("one continuation per run end", () => {
+	it("after the continuation is sent, nothing more is sent until its run ends", async () => {
+		const ext = await countingDown();
+		await aDayLater();
+		expect(ext.continuations()).toHaveLength(1);
+		await aDayLater();
+		expect(ext.pi.sent).toHaveLength(1);
+		expect(ext.countdownShown()).toBe(false);
+	});
+});
+
+describe("after a breaker trips, nothing more is sent", () => {
+	it("no-progress: after 3 continuations that finish nothing, one warning and then silence", async () => {
+		const ext = await countingDown();
+		for (let run = 0; run < 3; run++) {
+			await aDayLater();
+			await ext.endRun("Still thinking.");
+		}
+		await aDayLater();
+		expect(ext.continuations()).toHaveLength(3);
+		expect(ext.warnings()).toEqual([
+			"Auto-continue stopped: no todo was completed or abandoned in the last 3 continuations. Remaining todos were not completed. Take over manually.",
+		]);
+	});
+
+	it("hard cap: after the last allowed continuation, one warning and then silence", async () => {
+		const ext = await countingDown({ flags: { "til-done-max-continue": "2" } });
+		await aDayLater();
+		await ext.complete(0);
+		await ext.endRun("Finished item 0.");
+		await aDayLater();
+		await ext.endRun("Working on b.");
+		await aDayLater();
+		expect(ext.continuations()).toHaveLength(2);
+		expect(ext.warnings()).toEqual([
+			"Auto-continue limit reached (2 iterations). Remaining todos were not completed. Take over manually.",
+		]);
+	});
+
+	it("failures: after 3 failed runs in a row, one warning and then silence", async () => {
+		const ext = startExtension();
+		await ext.fire("session_start", { reason: "startup" });
+		await ext.prompt("go");
+		await ext.write("a", "b");
+		await ext.endRun("", "error");
+		for (let run = 0; run < 2; run++) {
+			await aDayLater();
+			await ext.endRun("", "error");
+		}
+		await aDayLater();
+		expect(ext.continuations()).toHaveLength(2);
+		expect(ext.warnings().at(-1)).toBe(
+			"Auto-continue stopped after 3 failed runs in a row (provider error or output limit). Remaining todos were not completed. Take over manually.",
+		);
+	});
+});
+
+describe("after an aborted run (Esc), nothing is sent", () => {
+	it("the run's end starts no countdown and nothing follows", async () => {
+		const ext = startExtension();
+		await ext.fire("session_start", { reason: "startup" });
+		await ext.prompt("go");
+		await ext.write("a", "b");
+		await ext.endRun("", "aborted");
+		await aDayLater();
+		expect(ext.countdownShown()).toBe(false);
+		expect(ext.pi.sent).toEqual([]);
+	});
+});
+
+describe("after the model asks the user a question, nothing is sent", () => {
+	it("the run's end starts no countdown and nothing follows", async () => {
+		const ext = startExtension();
+		await ext.fire("session_start", { reason: "startup" });
+		await ext.prompt("go");
+		await ext.write("a", "b");
+		await ext.endRun("Should I use Postgres or SQLite?");
+		await aDayLater();
+		expect(ext.countdownShown()).toBe(false);
+		expect(ext.pi.sent).toEqual([]);
+	});
+});
+
+describe("while auto-continue is paused, nothing is sent", () => {
+	it("/todos pause during a countdown stops it, and later runs send nothing", async () => {
+		const ext = await countingDown();
+		await ext.command("todos", "pause");
+		expect(ext.countdownShown()).toBe(false);
+		await aDayLater();
+		await ext.prompt("go on");
+		await ext.endRun();
+		await aDayLater();
+		expect(ext.pi.sent).toEqual([]);
+	});
+
+	it("pause_todos from the model: its run's end sends nothing", async () => {
+		const ext = startExtension();
+		await ext.fire("session_start", { reason: "startup" });
+		await ext.prompt("go");
+		await ext.write("a", "b");
+		await ext.tool("pause_todos", { reason: "need the database password" });
+		await ext.endRun("I need the password.");
+		await aDayLater();
+		expect(ext.pi.sent).toEqual([]);
+	});
+
+	it("--til-done-paused: runs send nothing", async () => {
+		const ext = startExtension({ flags: { "til-done-paused": true } });
+		await ext.fire("session_start", { reason: "startup" });
+		await ext.prompt("go");
+		await ext.write("a", "b");
+		await ext.endRun();
+		await aDayLater();
+		expect(ext.pi.sent).toEqual([]);
+	});
+});
+
+describe("a session change during a countdown: the old countdown sends nothing", () => {
+	it.each(["quit", "new", "resume", "fork"])("session_shutdown (%s)", async (reason) => {
+		const ext = await countingDown();
+		await ext.fire("session_shutdown", { reason });
+		expect(ext.countdownShown()).toBe(false);
+		await aDayLater();
+		expect(ext.pi.sent).toEqual([]);
+	});
+
+	it("/reload: neither the old runtime nor the new one sends anything", async () => {
+		const old = await countingDown();
+		await old.fire("session_shutdown", { reason: "reload" });
+		tilDone = await loadFactory();
+		const reloaded = startExtension();
+		await reloaded.fire("session_start", { reason: "reload" });
+		await aDayLater();
+		expect(old.pi.sent).toEqual([]);
+		expect(reloaded.pi.sent).toEqual([]);
+	});
+
+	it("session_tree (tree navigation)", async () => {
+		const ext = await countingDown();
+		await ext.fire("session_tree", {});
+		expect(ext.countdownShown()).toBe(false);
+		await aDayLater();
+		expect(ext.pi.sent).toEqual([]);
+	});
+});
+
+describe("restoring a session with an unfinished list sends nothing", () => {
+	it("session_start (resume) shows the list and starts no countdown", async () => {
+		const branch = [
+			{
+				type: "message",
+				message: {
+					role: "toolResult",
+					toolName: "edit_todos",
+					isError: false,
+					details: {
+						action: "edit",
+						todos: [
+							{ text: "a", status: "completed" },
+							{ text: "b", status: "not_started" },
+						],
+					},
+				},
+			},
+		];
+		const pi = createFakePi();
+		tilDone(pi.api);
+		const fake = createFakeCtx({ branch });
+		await pi.fire("session_start", { reason: "resume" }, fake.ctx);
+		expect(fake.ui.status.get("til-done")).toBe("📋 1/2");
+		await aDayLater();
+		expect(fake.ui.widgetCalls.filter((call) => call.key === COUNTDOWN)).toEqual([]);
+		expect(pi.sent).toEqual([]);
+	});
+});
+
+describe("after a /loop ends, nothing more is sent", () => {
+	const loopIterations = (ext: Extension) => ext.pi.sent.filter((sent) => sent.message.customType === "til-done-loop");
+
+	it("the answer holds the marker", async () => {
+		const ext = startExtension();
+		await ext.fire("session_start", { reason: "startup" });
+		await ext.command("loop", "--until SHIPPED polish the README");
+		await ext.endRun("step 1");
+		await aDayLater();
+		await ext.endRun("all good: SHIPPED");
+		await aDayLater();
+		expect(loopIterations(ext)).toHaveLength(1);
+		expect(ext.pi.userMessages).toHaveLength(1);
+	});
+
+	it("--max iterations have run", async () => {
+		const ext = startExtension();
+		await ext.fire("session_start", { reason: "startup" });
+		await ext.command("loop", "--max 2 keep refining");
+		await ext.endRun("a");
+		await aDayLater();
+		await ext.endRun("b");
+		await aDayLater();
+		expect(loopIterations(ext)).toHaveLength(1);
+	});
+
+	it("a keypress during the countdown", async () => {
+		const ext = startExtension();
+		await ext.fire("session_start", { reason: "startup" });
+		await ext.command("loop", "again and again");
+		await ext.endRun("a");
+		expect(ext.countdownShown()).toBe(true);
+		for (const handler of [...ext.ui.inputHandlers]) handler("q");
+		await aDayLater();
+		expect(loopIterations(ext)).toEqual([]);
+	});
+});
+
+describe("in print and json mode, a run's end starts no timer", () => {
+	it.each(["print", "json"] as const)("%s: agent_end and agent_settled send nothing, then or later", async (mode) => {
+		const ext = startExtension({ mode });
+		await ext.fire("session_start", { reason: "startup" });
+		await ext.write("a", "b");
+		await ext.endRun();
+		await aDayLater();
+		expect(ext.pi.sent).toEqual([]);
+	});
+});
