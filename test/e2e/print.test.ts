@@ -16,13 +16,8 @@ import {
 	runJson,
 	runPrint,
 } from "../helpers/cli.ts";
-import {
-	CONTINUATION_HEAD,
-	continuationCalls,
-	continuationPrompts,
-	lazyScript,
-	stallScript,
-} from "../helpers/scripts.ts";
+import { CONTINUATION_HEAD } from "../helpers/expected.ts";
+import { continuationCalls, continuationPrompts, lazyScript, stallScript } from "../helpers/scripts.ts";
 
 const FOUR = ["Read the spec", "Write the parser", "Write the printer", "Add tests"];
 const NO_PROGRESS_STDERR =

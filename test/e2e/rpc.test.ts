@@ -4,9 +4,9 @@
  */
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { cleanupAll, EXTENSION_ENTRY, type IsolatedEnv, isolatedEnv, PI_HOSTS, type PiHost } from "../helpers/cli.ts";
+import { CONTINUATION_HEAD } from "../helpers/expected.ts";
 import { type PiRpc, type RpcRecord, startRpc } from "../helpers/rpc.ts";
 import {
-	CONTINUATION_HEAD,
 	completeStep,
 	continuationCalls,
 	continuationPrompts,
