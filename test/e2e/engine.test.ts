@@ -1,39 +1,62 @@
-/** The auto-continue engine's rules, each proven in the real pi runtime (SDK, in process) with the fake model. */
+/**
+ * The auto-continue engine's rules, each proven in the real pi runtime (SDK, in process) with the fake model. Tests
+ * wait on events (a settled run, a status, a widget); what must not happen later is proven in test/unit/quiet.test.ts.
+ */
 
 import { afterEach, describe, expect, it } from "vitest";
-import { continuations, countdownWidgets, disposeAll, quiet, startTilDone, warnings } from "../helpers/til-done-pi.ts";
+import {
+	backoff,
+	continuationPrompt,
+	countdownLine,
+	doneStatus,
+	failures,
+	INJECTION_HEAD,
+	KEY,
+	nextAction,
+	progressStatus,
+} from "../helpers/expected.ts";
+import type { PiHarness } from "../helpers/sdk.ts";
+import {
+	continuations,
+	countdownLines,
+	countdownWidgets,
+	disposeAll,
+	idle,
+	startTilDone,
+	warnings,
+} from "../helpers/til-done-pi.ts";
 import { completeTodo, fail, say, startTodo, workItem, writeTodos } from "../helpers/todo-model.ts";
 
 afterEach(disposeAll);
 
+const status = (harness: PiHarness) => harness.ui.status.get(KEY.status);
+
 describe("rule 2: a finished or empty list never continues", () => {
-	it("sends nothing, shows no countdown and no limit message for 25 runs after the list is done", async () => {
+	it("shows no countdown and no limit message in 25 runs after the list is done", async () => {
 		const harness = await startTilDone({
 			responses: [writeTodos(["only item"]), startTodo(0), completeTodo(0), say("All done.")],
 		});
 		await harness.prompt("do it");
-		await quiet(harness);
 		for (let run = 0; run < 25; run++) {
 			harness.respond(say(`reply ${run}`));
 			await harness.prompt(`question ${run}`);
 		}
-		await quiet(harness);
+		// Every prompt resolved after pi settled; a continuation can only follow a countdown, and none was shown.
 		expect(harness.agentRuns()).toBe(26);
-		expect(continuations(harness)).toEqual([]);
 		expect(countdownWidgets(harness)).toEqual([]);
+		expect(continuations(harness)).toEqual([]);
 		expect(warnings(harness)).toEqual([]);
-		expect(harness.ui.status.get("til-done")).toBe("✓ Done (1 items)");
+		expect(status(harness)).toBe(doneStatus(1));
 	});
 
-	it("sends nothing when there is no list at all", async () => {
+	it("shows no countdown when there is no list at all", async () => {
 		const harness = await startTilDone({ responses: [say("hello"), say("again")] });
 		await harness.prompt("hi");
 		await harness.prompt("hi again");
-		await quiet(harness);
 		expect(harness.agentRuns()).toBe(2);
-		expect(continuations(harness)).toEqual([]);
 		expect(countdownWidgets(harness)).toEqual([]);
-		expect(harness.ui.status.get("til-done")).toBeUndefined();
+		expect(continuations(harness)).toEqual([]);
+		expect(status(harness)).toBeUndefined();
 	});
 });
 
@@ -47,27 +70,24 @@ describe("rule 4: aborts and failures", () => {
 		await harness.waitFor(() => harness.count("message_update") > 0 && harness.modelCalls.length >= 3, 10_000);
 		await harness.session.abort();
 		await run;
-		await quiet(harness);
-		expect(continuations(harness)).toEqual([]);
+		await idle(harness);
 		expect(countdownWidgets(harness)).toEqual([]);
+		expect(continuations(harness)).toEqual([]);
 	});
 
 	it("backs off after a provider error, longer each time, and gives up after 3 failures with a warning", async () => {
 		const harness = await startTilDone(
-			{
-				responses: [writeTodos(["a", "b"]), fail("boom"), fail("boom"), fail("boom")],
-			},
+			{ responses: [writeTodos(["a", "b"]), fail("boom"), fail("boom"), fail("boom")] },
 			{ TIL_DONE_BACKOFF_MS: "100" },
 		);
 		await harness.prompt("go");
-		await harness.waitFor(() => warnings(harness).some((w) => w.startsWith("Auto-continue stopped")), 10_000);
-		await quiet(harness);
-		expect(warnings(harness)).toEqual([
-			"The last run failed; auto-continue waits 0.1s longer before continuing.",
-			"The last run failed; auto-continue waits 0.2s longer before continuing.",
-			"Auto-continue stopped after 3 failed runs in a row (provider error or output limit). Remaining todos were not completed. Take over manually.",
-		]);
+		await harness.waitFor(() => warnings(harness).includes(failures(3)), 10_000, "failure breaker");
+		await idle(harness);
+		expect(warnings(harness)).toEqual([backoff("0.1"), backoff("0.2"), failures(3)]);
 		expect(continuations(harness)).toHaveLength(2);
+		// The list written before the failures stays as it was.
+		expect(status(harness)).toBe(progressStatus(0, 2));
+		expect(harness.extensionErrors).toEqual([]);
 	});
 });
 
@@ -81,13 +101,13 @@ describe("rule 5: never send while pi is busy", () => {
 			{ TIL_DONE_COUNTDOWN: "0.3" },
 		);
 		await harness.prompt("go");
-		await harness.waitFor(() => harness.ui.widgets.has("til-done-countdown"), 5000, "countdown shown");
+		await harness.waitFor(() => harness.ui.widgets.has(KEY.countdown), 5000, "countdown shown");
 		// A queued follow-up starts a run without the input event (as an extension or a queued message would).
 		await harness.session.sendCustomMessage(
 			{ customType: "other-extension", content: "other work", display: false },
 			{ triggerTurn: true },
 		);
-		await quiet(harness, 400);
+		await idle(harness);
 		expect(harness.extensionErrors).toEqual([]);
 		expect(harness.userTexts()).toContain("other work");
 		// Any continuation comes only after the other run's answer, never in the middle of it.
@@ -105,38 +125,35 @@ describe("rule 5: never send while pi is busy", () => {
 });
 
 describe("rule 6: session changes during a countdown", () => {
-	it("/reload during a countdown leaves no timer of the old runtime behind", async () => {
+	it("/reload during a countdown removes it; the reloaded runtime shows the same list", async () => {
 		const harness = await startTilDone(
 			{ responses: [writeTodos(["a", "b"]), ...workItem(0)] },
-			{ TIL_DONE_COUNTDOWN: "0.3" },
+			{ TIL_DONE_COUNTDOWN: "5" },
 		);
 		await harness.prompt("go");
-		await harness.waitFor(() => harness.ui.widgets.has("til-done-countdown"), 5000, "countdown shown");
+		expect(harness.ui.widgets.has(KEY.countdown)).toBe(true);
 		await harness.reload();
-		await new Promise((resolve) => setTimeout(resolve, 500));
-		await quiet(harness);
+		expect(harness.ui.widgets.has(KEY.countdown)).toBe(false);
+		expect(harness.ui.terminalHandlerCount()).toBe(0);
+		expect(status(harness)).toBe(progressStatus(1, 2));
 		expect(continuations(harness)).toEqual([]);
-		expect(harness.agentRuns()).toBe(1);
 		expect(harness.extensionErrors).toEqual([]);
-		expect(harness.ui.status.get("til-done")).toBe("📋 1/2");
 	});
 
-	it("tree navigation during a countdown cancels it and rebuilds the list as it was at that point", async () => {
+	it("tree navigation during a countdown removes it and rebuilds the list as it was at that point", async () => {
 		const harness = await startTilDone(
 			{ responses: [writeTodos(["a", "b"]), ...workItem(0)] },
-			{ TIL_DONE_COUNTDOWN: "0.3" },
+			{ TIL_DONE_COUNTDOWN: "5" },
 		);
 		await harness.prompt("go");
-		await harness.waitFor(() => harness.ui.widgets.has("til-done-countdown"), 5000, "countdown shown");
+		expect(harness.ui.widgets.has(KEY.countdown)).toBe(true);
 		const firstWrite = harness
 			.branch()
 			.find((e) => e.type === "message" && e.message.role === "toolResult" && e.message.toolName === "write_todos");
 		await harness.navigateTree(firstWrite!.id);
-		await new Promise((resolve) => setTimeout(resolve, 500));
-		await quiet(harness);
-		expect(harness.ui.widgets.has("til-done-countdown")).toBe(false);
+		expect(harness.ui.widgets.has(KEY.countdown)).toBe(false);
+		expect(status(harness)).toBe(progressStatus(0, 2));
 		expect(continuations(harness)).toEqual([]);
-		expect(harness.ui.status.get("til-done")).toBe("📋 0/2");
 		expect(harness.extensionErrors).toEqual([]);
 	});
 });
@@ -148,15 +165,15 @@ describe("rule 7: one countdown at a time", () => {
 			settings: { retry: { enabled: true, maxRetries: 2, baseDelayMs: 1 } },
 		});
 		await harness.prompt("go");
-		await harness.waitFor(() => harness.ui.status.get("til-done") === "✓ Done (3 items)", 10_000, "list done");
-		await quiet(harness);
+		await harness.waitFor(() => status(harness) === doneStatus(3), 10_000, "list done");
+		await idle(harness);
 		expect(continuations(harness)).toHaveLength(2);
 		expect(harness.extensionErrors).toEqual([]);
 	});
 });
 
 describe("rule 10: continued runs carry the current list", () => {
-	it("the continuation prompt holds the live statuses, and no second copy of the list is injected", async () => {
+	it("the continuation prompt holds the live statuses and names the item in progress; nothing else is injected", async () => {
 		const harness = await startTilDone({
 			responses: [
 				writeTodos(["a", "b", "c"]),
@@ -164,36 +181,30 @@ describe("rule 10: continued runs carry the current list", () => {
 				completeTodo(0),
 				startTodo(1),
 				say("stop"),
+				completeTodo(1),
 				...workItem(2),
 			],
 		});
 		await harness.prompt("go");
-		await harness.waitForSettled(2);
-		await quiet(harness);
-		const continuedRun = harness.modelCalls.find((call) => call.lastUserText?.startsWith("There are still"));
-		expect(continuedRun?.lastUserText).toContain("● [1] b\n– [2] c");
-		expect(continuedRun?.lastUserText).toContain("Next action: edit_todos with action 'complete' and indices [1]");
-		const injections = continuedRun?.userTexts.filter((text) => text.startsWith("[TILL-DONE ACTIVE]")) ?? [];
-		expect(injections).toHaveLength(0);
+		await harness.waitFor(() => status(harness) === doneStatus(3), 10_000, "list done");
+		await idle(harness);
+		const prompt = continuationPrompt(["● [1] b", "– [2] c"], nextAction("complete", 1));
+		expect(continuations(harness)).toEqual([prompt]);
+		const continuedRun = harness.modelCalls.find((call) => call.lastUserText === prompt);
+		expect(continuedRun?.userTexts.filter((text) => text.startsWith(INJECTION_HEAD))).toEqual([]);
 	});
 });
 
 describe("the countdown at its default length", () => {
 	it("counts 3, 2, 1 above the editor and then continues", async () => {
-		const harness = await startTilDone({ responses: [writeTodos(["a", "b"]), ...workItem(0), ...workItem(1)] }, {});
-		delete process.env.TIL_DONE_COUNTDOWN;
-		await harness.reload();
-		const before = countdownWidgets(harness).length;
+		// An empty value counts as unset: the default applies.
+		const harness = await startTilDone(
+			{ responses: [writeTodos(["a", "b"]), ...workItem(0), ...workItem(1)] },
+			{ TIL_DONE_COUNTDOWN: "" },
+		);
 		await harness.prompt("go");
-		await harness.waitFor(() => continuations(harness).length === 1, 8000, "continuation after 3 s");
-		const shown = countdownWidgets(harness)
-			.slice(before)
-			.map((w) => w.lines?.[0]);
-		expect(shown).toEqual([
-			"⏳ Auto-continuing in 3s... (type anything to interrupt)",
-			"⏳ Auto-continuing in 2s... (type anything to interrupt)",
-			"⏳ Auto-continuing in 1s... (type anything to interrupt)",
-			undefined,
-		]);
+		await harness.waitFor(() => status(harness) === doneStatus(2), 8000, "list done after one 3 s countdown");
+		expect(countdownLines(harness)).toEqual([countdownLine(3), countdownLine(2), countdownLine(1), undefined]);
+		expect(continuations(harness)).toHaveLength(1);
 	});
 });

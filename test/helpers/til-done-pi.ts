@@ -1,5 +1,6 @@
 /** The extension under test in an in-process pi, with fast countdowns, and what tests read off it. */
 
+import { KEY } from "./expected.ts";
 import { type PiHarness, type StartPiOptions, startPi } from "./sdk.ts";
 import { continuationsOn, EXTENSION_PATH, withEnv } from "./todo-model.ts";
 
@@ -27,6 +28,20 @@ export async function disposeAll(): Promise<void> {
 	}
 }
 
+/**
+ * Resolves once pi is idle and no countdown is showing. The extension sends a continuation only when a countdown runs
+ * out, so from then on nothing happens until the user acts (test/unit/quiet.test.ts proves that part with fake
+ * timers). Sound only with a countdown above 0, whose widget appears inside pi's `agent_settled` handling, before pi
+ * counts as idle again; at zero length the continuation goes out from a timer and no widget announces it.
+ */
+export function idle(harness: PiHarness, timeoutMs = 10_000): Promise<void> {
+	return harness.waitFor(
+		() => harness.session.isIdle && !harness.ui.widgets.has(KEY.countdown),
+		timeoutMs,
+		"pi idle with no countdown",
+	);
+}
+
 /** Waits until pi has settled twice over, so a short countdown has run out and its run has ended. */
 export async function quiet(harness: PiHarness, graceMs = 150): Promise<void> {
 	await harness.settle(graceMs);
@@ -37,5 +52,6 @@ export const continuations = (harness: PiHarness) => continuationsOn(harness.bra
 export const notices = (harness: PiHarness) => harness.ui.notifications.map((n) => n.message);
 export const warnings = (harness: PiHarness) =>
 	harness.ui.notifications.filter((n) => n.type === "warning").map((n) => n.message);
-export const countdownWidgets = (harness: PiHarness) =>
-	harness.ui.widgetHistory.filter((w) => w.key === "til-done-countdown");
+export const countdownWidgets = (harness: PiHarness) => harness.ui.widgetHistory.filter((w) => w.key === KEY.countdown);
+/** The countdown widget's history: its line, or undefined for a clear. */
+export const countdownLines = (harness: PiHarness) => countdownWidgets(harness).map((w) => w.lines?.[0]);
