@@ -3,6 +3,7 @@
  * wait on events (a settled run, a status, a widget); what must not happen later is proven in test/unit/quiet.test.ts.
  */
 
+import { fauxAssistantMessage } from "@earendil-works/pi-ai";
 import { afterEach, describe, expect, it } from "vitest";
 import {
 	backoff,
@@ -12,6 +13,7 @@ import {
 	failures,
 	INJECTION_HEAD,
 	KEY,
+	MESSAGE_TYPE,
 	nextAction,
 	progressStatus,
 } from "../helpers/expected.ts";
@@ -92,35 +94,38 @@ describe("rule 4: aborts and failures", () => {
 });
 
 describe("rule 5: never send while pi is busy", () => {
-	it("drops the continuation when a prompt is already running at the moment of sending", async () => {
-		const harness = await startTilDone(
-			{
-				responses: [writeTodos(["a", "b"]), ...workItem(0), say("a slow answer ".repeat(30))],
-				fauxOptions: { tokensPerSecond: 200 },
-			},
-			{ TIL_DONE_COUNTDOWN: "0.3" },
-		);
+	it("drops the continuation when another run is going at the moment of sending, and continues after it", async () => {
+		let harness: PiHarness;
+		/** The other run's model call: answers only once the countdown has run out while this run is going. */
+		const answerAfterCountdown = (async () => {
+			await harness.waitFor(() => countdownLines(harness).at(-1) === undefined, 5000, "countdown ran out");
+			return fauxAssistantMessage("Other work done.");
+		}) as unknown as Parameters<PiHarness["respond"]>[0];
+		harness = await startTilDone({
+			responses: [writeTodos(["a", "b"]), ...workItem(0), answerAfterCountdown, ...workItem(1)],
+		});
 		await harness.prompt("go");
-		await harness.waitFor(() => harness.ui.widgets.has(KEY.countdown), 5000, "countdown shown");
-		// A queued follow-up starts a run without the input event (as an extension or a queued message would).
-		await harness.session.sendCustomMessage(
+		expect(harness.ui.widgets.has(KEY.countdown)).toBe(true);
+		// A custom message starts a run without the user typing (as another extension or a queued message would).
+		const other = harness.session.sendCustomMessage(
 			{ customType: "other-extension", content: "other work", display: false },
 			{ triggerTurn: true },
 		);
+		await harness.waitFor(() => status(harness) === doneStatus(2), 10_000, "list done");
+		await other;
 		await idle(harness);
-		expect(harness.extensionErrors).toEqual([]);
-		expect(harness.userTexts()).toContain("other work");
-		// Any continuation comes only after the other run's answer, never in the middle of it.
+
+		// Two countdowns ran out, the first while the other run was going; only the second one sent its prompt.
+		expect(countdownLines(harness)).toEqual([countdownLine(1), undefined, countdownLine(1), undefined]);
+		expect(continuations(harness)).toEqual([continuationPrompt(["– [1] b"], nextAction("start", 1))]);
 		const kinds = harness
 			.branch()
 			.map((e) => (e.type === "custom_message" ? e.customType : e.type === "message" ? e.message.role : e.type));
-		const other = kinds.indexOf("other-extension");
-		const firstContinuation = kinds.indexOf("til-done-countdown");
-		expect(other).toBeGreaterThan(-1);
-		if (firstContinuation !== -1) {
-			expect(firstContinuation).toBeGreaterThan(other);
-			expect(kinds.slice(other, firstContinuation)).toContain("assistant");
-		}
+		const otherAt = kinds.indexOf("other-extension");
+		const continuationAt = kinds.indexOf(MESSAGE_TYPE.continuation);
+		expect(otherAt).toBeGreaterThan(-1);
+		expect(kinds.slice(otherAt, continuationAt)).toContain("assistant");
+		expect(harness.extensionErrors).toEqual([]);
 	});
 });
 
