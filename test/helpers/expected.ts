@@ -75,6 +75,9 @@ export function progressBar(finished: number, total: number): string {
 	return `[${"█".repeat(filled)}${"░".repeat(10 - filled)}] ${finished}/${total}`;
 }
 
+/** The last line of the todo panel when it holds more items than it shows. */
+export const panelMore = (hidden: number): string => `+${hidden} more`;
+
 /** The status of the item in progress: `[2] text`. */
 export const activeStatus = (index: number, text: string): string => `[${index}] ${text}`;
 

@@ -42,12 +42,6 @@ export function idle(harness: PiHarness, timeoutMs = 10_000): Promise<void> {
 	);
 }
 
-/** Waits until pi has settled twice over, so a short countdown has run out and its run has ended. */
-export async function quiet(harness: PiHarness, graceMs = 150): Promise<void> {
-	await harness.settle(graceMs);
-	await harness.settle(graceMs);
-}
-
 export const continuations = (harness: PiHarness) => continuationsOn(harness.branch() as never);
 export const notices = (harness: PiHarness) => harness.ui.notifications.map((n) => n.message);
 export const warnings = (harness: PiHarness) =>
