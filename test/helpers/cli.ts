@@ -233,7 +233,6 @@ export interface RunResult {
 	stderr: string;
 	code: number | null;
 	signal: NodeJS.Signals | null;
-	durationMs: number;
 	timedOut: boolean;
 }
 
@@ -254,7 +253,6 @@ export interface RunOptions extends Omit<PiArgsOptions, "args"> {
  */
 export function runPrint(args: string[], env: NodeJS.ProcessEnv, options: RunOptions = {}): Promise<RunResult> {
 	const fullArgs = options.raw ? args : piArgs({ extensions: options.extensions, session: options.session, args });
-	const started = performance.now();
 	const child = spawnPi(fullArgs, env, options.cwd, options.host);
 	let stdout = "";
 	let stderr = "";
@@ -277,7 +275,7 @@ export function runPrint(args: string[], env: NodeJS.ProcessEnv, options: RunOpt
 		});
 		child.once("close", (code, signal) => {
 			clearTimeout(timer);
-			resolvePromise({ stdout, stderr, code, signal, durationMs: performance.now() - started, timedOut });
+			resolvePromise({ stdout, stderr, code, signal, timedOut });
 		});
 	});
 }
