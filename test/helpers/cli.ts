@@ -117,6 +117,20 @@ export function writeScript(steps: FakeStep[], dir?: string): ScriptFiles {
 	return { scriptFile, logFile, env: { TIL_DONE_FAKE_SCRIPT: scriptFile, TIL_DONE_FAKE_LOG: logFile } };
 }
 
+/**
+ * Resolves with `read()`'s value once it is not undefined, checked every 50 ms; rejects after `timeoutMs`. For states
+ * only the file system shows, such as a file another process writes when it is done.
+ */
+export async function waitForValue<T>(read: () => T | undefined, timeoutMs = 10_000, label = "a value"): Promise<T> {
+	const deadline = performance.now() + timeoutMs;
+	for (;;) {
+		const value = read();
+		if (value !== undefined) return value;
+		if (performance.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${label}`);
+		await new Promise((resolve) => setTimeout(resolve, 50));
+	}
+}
+
 export function readFakeLog(file: string): FakeLogLine[] {
 	if (!existsSync(file)) return [];
 	return readFileSync(file, "utf8")
