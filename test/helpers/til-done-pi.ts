@@ -29,16 +29,22 @@ export async function disposeAll(): Promise<void> {
 }
 
 /**
- * Resolves once pi is idle and no countdown is showing. The extension sends a continuation only when a countdown runs
- * out, so from then on nothing happens until the user acts (test/unit/quiet.test.ts proves that part with fake
- * timers). Sound only with a countdown above 0, whose widget appears inside pi's `agent_settled` handling, before pi
- * counts as idle again; at zero length the continuation goes out from a timer and no widget announces it.
+ * Resolves once the last run has settled (pi has sent `agent_settled`, so it is done handling the settle) and no
+ * countdown is showing. The extension sends a continuation only when a countdown runs out, so from then on nothing
+ * happens until the user acts (test/unit/quiet.test.ts proves that part with fake timers). Sound only with a countdown
+ * above 0: its widget appears inside the extension's `agent_settled` handler, before pi sends the event, and when it
+ * runs out the widget goes and the continuation's run starts in one step. At zero length the continuation goes out
+ * from a timer that no widget announces.
  */
 export function idle(harness: PiHarness, timeoutMs = 10_000): Promise<void> {
+	const settled = () => {
+		const types = harness.events.map((event) => event.type);
+		return types.lastIndexOf("agent_settled") > types.lastIndexOf("agent_start");
+	};
 	return harness.waitFor(
-		() => harness.session.isIdle && !harness.ui.widgets.has(KEY.countdown),
+		() => settled() && harness.session.isIdle && !harness.ui.widgets.has(KEY.countdown),
 		timeoutMs,
-		"pi idle with no countdown",
+		"the last run settled, no countdown",
 	);
 }
 
