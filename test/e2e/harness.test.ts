@@ -30,8 +30,8 @@ describe("in-process pi harness", () => {
 		});
 		expect(pi.ui.status.get("probe")).toBe("probe ready");
 
+		// The prompt resolves once the run has ended and pi has settled.
 		await pi.prompt("please echo");
-		await pi.settle();
 
 		const log = probeState().log.map((record) => record.event);
 		expect(log).toContain("probe_echo:end");
