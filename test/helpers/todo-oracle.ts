@@ -4,6 +4,7 @@
  */
 
 import fc from "fast-check";
+import { doneStatus, progressStatus } from "./expected.ts";
 
 export type Status = "not_started" | "in_progress" | "completed" | "abandoned";
 export interface Item {
@@ -118,7 +119,7 @@ export const codePoints = (text: string): number => Array.from(text).length;
 export function expectedStatus(list: readonly Item[]): string | undefined {
 	if (list.length === 0) return undefined;
 	const done = list.filter((item) => item.status === "completed" || item.status === "abandoned").length;
-	return done === list.length ? `✓ Done (${list.length} items)` : `📋 ${done}/${list.length}`;
+	return done === list.length ? doneStatus(list.length) : progressStatus(done, list.length);
 }
 
 /**
