@@ -1,36 +1,28 @@
 /**
  * "Nothing happens after X": the rules an end-to-end test cannot prove without waiting on the clock. Each drives the
- * real extension through its factory (a fake pi and ctx, pi's events, the registered tools and commands), then moves
- * fake time far past every deadline (a countdown is at most 600 s, a back-off at most 600 s doubled a few times) and
- * checks that nothing more was sent, shown or announced.
+ * real extension through its factory (a fake pi and ctx, pi's events, the registered tools and commands), then lets a
+ * day of fake time pass, far beyond every deadline (a countdown is at most 600 s), and checks that nothing more was
+ * sent, shown or announced.
  */
 
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { allDone, failures, hardCap, KEY, MESSAGE_TYPE, noProgress, progressStatus } from "../helpers/expected.ts";
 import { createFakeCtx } from "../helpers/fake-ctx.ts";
 import { createFakePi } from "../helpers/fake-pi.ts";
 
-const ENV_NAMES = [
-	"TIL_DONE_COUNTDOWN",
-	"TIL_DONE_MAX_CONTINUE",
-	"TIL_DONE_MAX_NO_PROGRESS",
-	"TIL_DONE_MAX_FAILURES",
-	"TIL_DONE_BACKOFF_MS",
-	"TIL_DONE_PAUSED",
-	"TIL_DONE_PANEL",
-];
-const COUNTDOWN = "til-done-countdown";
-/** Far past every deadline the extension can set with the settings these tests use. */
+type Factory = typeof import("../../src/index.ts").default;
+type StopReason = "stop" | "error" | "aborted";
+interface Options {
+	mode?: "tui" | "rpc" | "print" | "json";
+	flags?: Record<string, string | boolean>;
+	/** What `sessionManager.getBranch()` holds when the session starts. */
+	branch?: unknown[];
+}
+
+const ENV_NAMES = ["COUNTDOWN", "MAX_CONTINUE", "MAX_NO_PROGRESS", "MAX_FAILURES", "BACKOFF_MS", "PAUSED", "PANEL"];
 const A_DAY_MS = 24 * 60 * 60 * 1000;
 
-type StopReason = "stop" | "toolUse" | "length" | "error" | "aborted";
-const assistant = (text: string, stopReason: StopReason = "stop") => ({
-	role: "assistant",
-	stopReason,
-	...(stopReason === "error" ? { errorMessage: "529 overloaded" } : {}),
-	content: [{ type: "text", text }],
-});
-
-type Factory = typeof import("../../src/index.ts").default;
+let tilDone: Factory;
 
 /** The factory from freshly loaded modules, as a new pi process (or `/reload`) loads it: no state of an earlier test. */
 async function loadFactory(): Promise<Factory> {
@@ -38,62 +30,68 @@ async function loadFactory(): Promise<Factory> {
 	return (await import("../../src/index.ts")).default;
 }
 
-let tilDone: Factory;
-
-/** The extension as pi loads it, one session, and ways to play pi's side. */
-function startExtension(
-	options: { mode?: "tui" | "rpc" | "print" | "json"; flags?: Record<string, string | boolean> } = {},
-) {
+/** The extension as pi loads it, after `session_start`, and ways to play pi's side. */
+async function startExtension({ mode = "tui", flags = {}, branch = [] }: Options = {}) {
 	const pi = createFakePi();
-	for (const [name, value] of Object.entries(options.flags ?? {})) pi.flagValues.set(name, value);
+	for (const [name, value] of Object.entries(flags)) pi.flagValues.set(name, value);
 	tilDone(pi.api);
-	const mode = options.mode ?? "tui";
-	const fake = createFakeCtx({ mode, hasUI: mode === "tui" || mode === "rpc" });
+	const fake = createFakeCtx({ mode, hasUI: mode === "tui" || mode === "rpc", branch });
 	const fire = (event: string, payload: Record<string, unknown> = {}) => pi.fire(event, payload, fake.ctx);
 	const tool = (name: string, params: Record<string, unknown>) =>
 		pi.tools.get(name)?.execute("call", params as never, undefined, undefined, fake.ctx);
-	const command = (name: string, args: string) => pi.commands.get(name)?.handler(args, fake.commandCtx);
+	await fire("session_start", { reason: "startup" });
 	return {
 		pi,
 		...fake,
 		fire,
 		tool,
-		command,
-		/** The user submits a prompt (pi fires `input`, then the run starts). */
+		command: (name: string, args: string) => pi.commands.get(name)?.handler(args, fake.commandCtx),
+		/** The user submits a prompt (pi fires `input` before the run starts). */
 		prompt: (text: string) => fire("input", { source: "interactive", text }),
 		write: (...texts: string[]) => tool("write_todos", { mode: "replace", todos: texts.map((text) => ({ text })) }),
 		complete: (...indices: number[]) => tool("edit_todos", { action: "complete", indices }),
 		/** A run ends with the model's last message, and pi settles. */
 		endRun: async (text = "Working on it.", stopReason: StopReason = "stop") => {
-			await fire("agent_end", { messages: [assistant(text, stopReason)] });
+			const errorMessage = stopReason === "error" ? { errorMessage: "529 overloaded" } : {};
+			const message = { role: "assistant", stopReason, ...errorMessage, content: [{ type: "text", text }] };
+			await fire("agent_end", { messages: [message] });
 			await fire("agent_settled");
 		},
-		continuations: () => pi.sent.filter((sent) => sent.message.customType === COUNTDOWN),
-		countdownShown: () => fake.ui.widgets.has(COUNTDOWN),
+		pressKey: (key: string) => {
+			for (const handler of [...fake.ui.inputHandlers]) handler(key);
+		},
+		continuations: () => pi.sent.filter((sent) => sent.message.customType === MESSAGE_TYPE.continuation),
+		countdownShown: () => fake.ui.widgets.has(KEY.countdown),
+		countdownsStarted: () => fake.ui.widgetCalls.filter((call) => call.key === KEY.countdown && call.content),
 		warnings: () => fake.ui.notifications.filter((n) => n.type === "warning").map((n) => n.message),
 	};
 }
 
-type Extension = ReturnType<typeof startExtension>;
+type Extension = Awaited<ReturnType<typeof startExtension>>;
 
-/** A session with a two-item list whose first run stopped half way: its countdown is showing. */
-async function countingDown(options: Parameters<typeof startExtension>[0] = {}): Promise<Extension> {
-	const ext = startExtension(options);
-	await ext.fire("session_start", { reason: "startup" });
+/** The user asked, the model wrote a two-item list and its run is still going. */
+async function working(options: Options = {}): Promise<Extension> {
+	const ext = await startExtension(options);
 	await ext.prompt("go");
 	await ext.write("a", "b");
+	return ext;
+}
+
+/** The first run stopped half way: its countdown is showing. */
+async function countingDown(options: Options = {}): Promise<Extension> {
+	const ext = await working(options);
 	await ext.endRun();
 	expect(ext.countdownShown()).toBe(true);
 	return ext;
 }
 
-/** Lets a whole day of fake time pass, timers and the promises they start included. */
+/** Lets a day of fake time pass, timers and the promises they start included. */
 const aDayLater = () => vi.advanceTimersByTimeAsync(A_DAY_MS);
 
 beforeEach(async () => {
 	tilDone = await loadFactory();
 	vi.useFakeTimers();
-	for (const name of ENV_NAMES) vi.stubEnv(name, undefined);
+	for (const name of ENV_NAMES) vi.stubEnv(`TIL_DONE_${name}`, undefined);
 	vi.spyOn(process.stderr, "write").mockImplementation(() => true);
 });
 
@@ -105,59 +103,42 @@ afterEach(() => {
 });
 
 describe("after the list is done, nothing is sent", () => {
-	it("the run that finishes the list starts no countdown, and nothing follows", async () => {
-		const ext = startExtension();
-		await ext.fire("session_start", { reason: "startup" });
-		await ext.prompt("go");
-		await ext.write("a", "b");
+	it("the run that finishes it starts no countdown; 25 more runs send nothing; the done notice comes once", async () => {
+		const ext = await working();
 		await ext.complete(0, 1);
 		await ext.endRun("All done.");
 		await aDayLater();
-		expect(ext.countdownShown()).toBe(false);
-		expect(ext.ui.widgetCalls.filter((call) => call.key === COUNTDOWN)).toEqual([]);
-		expect(ext.pi.sent).toEqual([]);
-	});
-
-	it("25 more runs send nothing and post no limit message; the done notice comes once", async () => {
-		const ext = startExtension();
-		await ext.fire("session_start", { reason: "startup" });
-		await ext.prompt("go");
-		await ext.write("only item");
-		await ext.complete(0);
-		await ext.endRun("All done.");
 		for (let run = 0; run < 25; run++) {
 			await ext.prompt(`question ${run}`);
 			await ext.endRun(`reply ${run}`);
 			await aDayLater();
 		}
+		expect(ext.countdownsStarted()).toEqual([]);
 		expect(ext.pi.sent).toEqual([]);
-		expect(ext.ui.notifications).toEqual([{ message: "✓ All 1 todos are done.", type: "info" }]);
+		expect(ext.ui.notifications).toEqual([{ message: allDone(2), type: "info" }]);
 	});
 });
 
 describe("with no list, nothing is sent", () => {
 	it("runs without a list start no countdown and send nothing", async () => {
-		const ext = startExtension();
-		await ext.fire("session_start", { reason: "startup" });
+		const ext = await startExtension();
 		for (const text of ["hi", "hi again"]) {
 			await ext.prompt(text);
 			await ext.endRun("hello");
 		}
 		await aDayLater();
-		expect(ext.ui.widgetCalls.filter((call) => call.key === COUNTDOWN)).toEqual([]);
+		expect(ext.countdownsStarted()).toEqual([]);
 		expect(ext.pi.sent).toEqual([]);
-		expect(ext.ui.notifications).toEqual([]);
 	});
 });
 
 describe("a countdown a keypress cancelled sends nothing", () => {
 	it("its deadline passes without a continuation", async () => {
 		const ext = await countingDown();
-		for (const handler of [...ext.ui.inputHandlers]) handler("x");
+		ext.pressKey("x");
 		expect(ext.countdownShown()).toBe(false);
 		await aDayLater();
 		expect(ext.pi.sent).toEqual([]);
-		expect(ext.countdownShown()).toBe(false);
 	});
 });
 
@@ -181,7 +162,6 @@ describe("a countdown that runs out while pi is busy drops its continuation", ()
 		// Another run started without the user typing (a queued message, another extension).
 		ext.setIdle(false);
 		await aDayLater();
-		expect(ext.pi.sent).toEqual([]);
 		ext.setIdle(true);
 		await aDayLater();
 		expect(ext.pi.sent).toEqual([]);
@@ -196,10 +176,9 @@ describe("one continuation per run end", () => {
 	it("after the continuation is sent, nothing more is sent until its run ends", async () => {
 		const ext = await countingDown();
 		await aDayLater();
-		expect(ext.continuations()).toHaveLength(1);
 		await aDayLater();
 		expect(ext.pi.sent).toHaveLength(1);
-		expect(ext.countdownShown()).toBe(false);
+		expect(ext.continuations()).toHaveLength(1);
 	});
 });
 
@@ -212,9 +191,7 @@ describe("after a breaker trips, nothing more is sent", () => {
 		}
 		await aDayLater();
 		expect(ext.continuations()).toHaveLength(3);
-		expect(ext.warnings()).toEqual([
-			"Auto-continue stopped: no todo was completed or abandoned in the last 3 continuations. Remaining todos were not completed. Take over manually.",
-		]);
+		expect(ext.warnings()).toEqual([noProgress(3)]);
 	});
 
 	it("hard cap: after the last allowed continuation, one warning and then silence", async () => {
@@ -226,51 +203,36 @@ describe("after a breaker trips, nothing more is sent", () => {
 		await ext.endRun("Working on b.");
 		await aDayLater();
 		expect(ext.continuations()).toHaveLength(2);
-		expect(ext.warnings()).toEqual([
-			"Auto-continue limit reached (2 iterations). Remaining todos were not completed. Take over manually.",
-		]);
+		expect(ext.warnings()).toEqual([hardCap(2)]);
 	});
 
 	it("failures: after 3 failed runs in a row, one warning and then silence", async () => {
-		const ext = startExtension();
-		await ext.fire("session_start", { reason: "startup" });
-		await ext.prompt("go");
-		await ext.write("a", "b");
-		await ext.endRun("", "error");
-		for (let run = 0; run < 2; run++) {
-			await aDayLater();
+		const ext = await working();
+		for (let run = 0; run < 3; run++) {
 			await ext.endRun("", "error");
+			await aDayLater();
 		}
-		await aDayLater();
 		expect(ext.continuations()).toHaveLength(2);
-		expect(ext.warnings().at(-1)).toBe(
-			"Auto-continue stopped after 3 failed runs in a row (provider error or output limit). Remaining todos were not completed. Take over manually.",
-		);
+		expect(ext.warnings().at(-1)).toBe(failures(3));
 	});
 });
 
 describe("after an aborted run (Esc), nothing is sent", () => {
 	it("the run's end starts no countdown and nothing follows", async () => {
-		const ext = startExtension();
-		await ext.fire("session_start", { reason: "startup" });
-		await ext.prompt("go");
-		await ext.write("a", "b");
+		const ext = await working();
 		await ext.endRun("", "aborted");
 		await aDayLater();
-		expect(ext.countdownShown()).toBe(false);
+		expect(ext.countdownsStarted()).toEqual([]);
 		expect(ext.pi.sent).toEqual([]);
 	});
 });
 
 describe("after the model asks the user a question, nothing is sent", () => {
 	it("the run's end starts no countdown and nothing follows", async () => {
-		const ext = startExtension();
-		await ext.fire("session_start", { reason: "startup" });
-		await ext.prompt("go");
-		await ext.write("a", "b");
+		const ext = await working();
 		await ext.endRun("Should I use Postgres or SQLite?");
 		await aDayLater();
-		expect(ext.countdownShown()).toBe(false);
+		expect(ext.countdownsStarted()).toEqual([]);
 		expect(ext.pi.sent).toEqual([]);
 	});
 });
@@ -288,10 +250,7 @@ describe("while auto-continue is paused, nothing is sent", () => {
 	});
 
 	it("pause_todos from the model: its run's end sends nothing", async () => {
-		const ext = startExtension();
-		await ext.fire("session_start", { reason: "startup" });
-		await ext.prompt("go");
-		await ext.write("a", "b");
+		const ext = await working();
 		await ext.tool("pause_todos", { reason: "need the database password" });
 		await ext.endRun("I need the password.");
 		await aDayLater();
@@ -299,10 +258,7 @@ describe("while auto-continue is paused, nothing is sent", () => {
 	});
 
 	it("--til-done-paused: runs send nothing", async () => {
-		const ext = startExtension({ flags: { "til-done-paused": true } });
-		await ext.fire("session_start", { reason: "startup" });
-		await ext.prompt("go");
-		await ext.write("a", "b");
+		const ext = await working({ flags: { "til-done-paused": true } });
 		await ext.endRun();
 		await aDayLater();
 		expect(ext.pi.sent).toEqual([]);
@@ -322,8 +278,7 @@ describe("a session change during a countdown: the old countdown sends nothing",
 		const old = await countingDown();
 		await old.fire("session_shutdown", { reason: "reload" });
 		tilDone = await loadFactory();
-		const reloaded = startExtension();
-		await reloaded.fire("session_start", { reason: "reload" });
+		const reloaded = await startExtension();
 		await aDayLater();
 		expect(old.pi.sent).toEqual([]);
 		expect(reloaded.pi.sent).toEqual([]);
@@ -331,7 +286,7 @@ describe("a session change during a countdown: the old countdown sends nothing",
 
 	it("session_tree (tree navigation)", async () => {
 		const ext = await countingDown();
-		await ext.fire("session_tree", {});
+		await ext.fire("session_tree");
 		expect(ext.countdownShown()).toBe(false);
 		await aDayLater();
 		expect(ext.pi.sent).toEqual([]);
@@ -339,78 +294,58 @@ describe("a session change during a countdown: the old countdown sends nothing",
 });
 
 describe("restoring a session with an unfinished list sends nothing", () => {
-	it("session_start (resume) shows the list and starts no countdown", async () => {
-		const branch = [
-			{
-				type: "message",
-				message: {
-					role: "toolResult",
-					toolName: "edit_todos",
-					isError: false,
-					details: {
-						action: "edit",
-						todos: [
-							{ text: "a", status: "completed" },
-							{ text: "b", status: "not_started" },
-						],
-					},
-				},
-			},
+	it("session_start shows the list and starts no countdown", async () => {
+		const todos = [
+			{ text: "a", status: "completed" },
+			{ text: "b", status: "not_started" },
 		];
-		const pi = createFakePi();
-		tilDone(pi.api);
-		const fake = createFakeCtx({ branch });
-		await pi.fire("session_start", { reason: "resume" }, fake.ctx);
-		expect(fake.ui.status.get("til-done")).toBe("📋 1/2");
+		const toolResult = { role: "toolResult", toolName: "edit_todos", details: { action: "edit", todos } };
+		const ext = await startExtension({ branch: [{ type: "message", message: toolResult }] });
+		expect(ext.ui.status.get(KEY.status)).toBe(progressStatus(1, 2));
 		await aDayLater();
-		expect(fake.ui.widgetCalls.filter((call) => call.key === COUNTDOWN)).toEqual([]);
-		expect(pi.sent).toEqual([]);
+		expect(ext.countdownsStarted()).toEqual([]);
+		expect(ext.pi.sent).toEqual([]);
 	});
 });
 
 describe("after a /loop ends, nothing more is sent", () => {
-	const loopIterations = (ext: Extension) => ext.pi.sent.filter((sent) => sent.message.customType === "til-done-loop");
+	const iterations = (ext: Extension) => ext.pi.sent.filter((sent) => sent.message.customType === "til-done-loop");
 
 	it("the answer holds the marker", async () => {
-		const ext = startExtension();
-		await ext.fire("session_start", { reason: "startup" });
+		const ext = await startExtension();
 		await ext.command("loop", "--until SHIPPED polish the README");
 		await ext.endRun("step 1");
 		await aDayLater();
 		await ext.endRun("all good: SHIPPED");
 		await aDayLater();
-		expect(loopIterations(ext)).toHaveLength(1);
 		expect(ext.pi.userMessages).toHaveLength(1);
+		expect(iterations(ext)).toHaveLength(1);
 	});
 
 	it("--max iterations have run", async () => {
-		const ext = startExtension();
-		await ext.fire("session_start", { reason: "startup" });
+		const ext = await startExtension();
 		await ext.command("loop", "--max 2 keep refining");
 		await ext.endRun("a");
 		await aDayLater();
 		await ext.endRun("b");
 		await aDayLater();
-		expect(loopIterations(ext)).toHaveLength(1);
+		expect(iterations(ext)).toHaveLength(1);
 	});
 
 	it("a keypress during the countdown", async () => {
-		const ext = startExtension();
-		await ext.fire("session_start", { reason: "startup" });
+		const ext = await startExtension();
 		await ext.command("loop", "again and again");
 		await ext.endRun("a");
 		expect(ext.countdownShown()).toBe(true);
-		for (const handler of [...ext.ui.inputHandlers]) handler("q");
+		ext.pressKey("q");
 		await aDayLater();
-		expect(loopIterations(ext)).toEqual([]);
+		expect(iterations(ext)).toEqual([]);
 	});
 });
 
 describe("in print and json mode, a run's end starts no timer", () => {
 	it.each(["print", "json"] as const)("%s: agent_end and agent_settled send nothing, then or later", async (mode) => {
-		const ext = startExtension({ mode });
-		await ext.fire("session_start", { reason: "startup" });
-		await ext.write("a", "b");
+		const ext = await working({ mode });
 		await ext.endRun();
 		await aDayLater();
 		expect(ext.pi.sent).toEqual([]);
