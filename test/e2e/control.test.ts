@@ -199,7 +199,7 @@ describe("/loop", () => {
 	});
 
 	it("a keypress during the countdown ends the loop", async () => {
-		const harness = await startTilDone({ responses: [say("a"), say("b")] }, { TIL_DONE_COUNTDOWN: "5" });
+		const harness = await startTilDone({ responses: [say("a"), say("b")] }, { TIL_DONE_COUNTDOWN: "600" });
 		await harness.prompt("/loop again and again");
 		await harness.waitFor(() => harness.ui.widgets.has(KEY.countdown), 5000, "countdown");
 		expect(status(harness, KEY.loop)).toBe(loopStatus(1, 10));

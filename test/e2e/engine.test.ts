@@ -133,7 +133,7 @@ describe("rule 6: session changes during a countdown", () => {
 	it("/reload during a countdown removes it; the reloaded runtime shows the same list", async () => {
 		const harness = await startTilDone(
 			{ responses: [writeTodos(["a", "b"]), ...workItem(0)] },
-			{ TIL_DONE_COUNTDOWN: "5" },
+			{ TIL_DONE_COUNTDOWN: "600" },
 		);
 		await harness.prompt("go");
 		expect(harness.ui.widgets.has(KEY.countdown)).toBe(true);
@@ -148,7 +148,7 @@ describe("rule 6: session changes during a countdown", () => {
 	it("tree navigation during a countdown removes it and rebuilds the list as it was at that point", async () => {
 		const harness = await startTilDone(
 			{ responses: [writeTodos(["a", "b"]), ...workItem(0)] },
-			{ TIL_DONE_COUNTDOWN: "5" },
+			{ TIL_DONE_COUNTDOWN: "600" },
 		);
 		await harness.prompt("go");
 		expect(harness.ui.widgets.has(KEY.countdown)).toBe(true);
