@@ -2,10 +2,35 @@
 
 import { fauxAssistantMessage, fauxToolCall } from "@earendil-works/pi-ai";
 import { afterEach, describe, expect, it } from "vitest";
-import { continuations, disposeAll, notices, quiet, startTilDone } from "../helpers/til-done-pi.ts";
+import {
+	activeStatus,
+	added,
+	allDone,
+	doneStatus,
+	KEY,
+	LOOP_BAD_MAX,
+	LOOP_STOPPED_BY_USER,
+	loopFinished,
+	loopLimit,
+	loopPrompt,
+	loopStatus,
+	PAUSED_STATUS,
+	panelMore,
+	pausedByModel,
+	pausedStatus,
+	progressBar,
+	progressStatus,
+	STARTED_PAUSED,
+	statusReport,
+	TODOS_ERRORS,
+} from "../helpers/expected.ts";
+import type { PiHarness } from "../helpers/sdk.ts";
+import { continuations, countdownWidgets, disposeAll, idle, notices, startTilDone } from "../helpers/til-done-pi.ts";
 import { completeTodo, say, startTodo, workItem, writeTodos } from "../helpers/todo-model.ts";
 
 afterEach(disposeAll);
+
+const status = (harness: PiHarness, key: string = KEY.status) => harness.ui.status.get(key);
 
 describe("/todos changes the list like a tool does", () => {
 	it("add, done, start and abandon survive a reload from the session file", async () => {
@@ -14,49 +39,46 @@ describe("/todos changes the list like a tool does", () => {
 			responses: [writeTodos(["a", "b"]), say("Planned; waiting?")],
 		});
 		await harness.prompt("plan");
-		await quiet(harness);
 		await harness.prompt("/todos add write the changelog");
 		await harness.prompt("/todos done 0");
 		await harness.prompt("/todos start 2");
 		await harness.prompt("/todos abandon 1");
-		expect(notices(harness)).toContain("Added [2] write the changelog");
-		expect(harness.ui.status.get("til-done")).toBe("📋 2/3");
-		expect(harness.ui.status.get("til-done-active")).toBe("[2] write the changelog");
-		expect(harness.ui.status.get("til-done-progress")).toBe("[███████░░░] 2/3");
+		expect(notices(harness)).toContain(added(2, "write the changelog"));
+		expect(status(harness)).toBe(progressStatus(2, 3));
+		expect(status(harness, KEY.active)).toBe(activeStatus(2, "write the changelog"));
+		expect(status(harness, KEY.progress)).toBe(progressBar(2, 3));
 
 		await harness.reopen();
-		expect(harness.ui.status.get("til-done")).toBe("📋 2/3");
-		expect(harness.ui.status.get("til-done-active")).toBe("[2] write the changelog");
+		expect(status(harness)).toBe(progressStatus(2, 3));
+		expect(status(harness, KEY.active)).toBe(activeStatus(2, "write the changelog"));
 	});
 
 	it("clear empties the list, and stays empty after moving back to the leaf of the branch", async () => {
 		const harness = await startTilDone({ responses: [writeTodos(["a", "b"]), say("Planned; shall I go on?")] });
 		await harness.prompt("plan");
-		await quiet(harness);
 		await harness.prompt("/todos clear");
-		expect(harness.ui.status.get("til-done")).toBeUndefined();
+		expect(status(harness)).toBeUndefined();
 		const branch = harness.branch();
 		const write = branch.find((e) => e.type === "message" && e.message.role === "toolResult");
 		await harness.navigateTree(write!.id);
-		expect(harness.ui.status.get("til-done")).toBe("📋 0/2");
+		expect(status(harness)).toBe(progressStatus(0, 2));
 		await harness.navigateTree(branch.at(-1)!.id);
-		expect(harness.ui.status.get("til-done")).toBeUndefined();
+		expect(status(harness)).toBeUndefined();
 	});
 
 	it("rejects bad input with a clear error and changes nothing", async () => {
 		const harness = await startTilDone({ responses: [writeTodos(["a"]), say("ok?")] });
 		await harness.prompt("plan");
-		await quiet(harness);
 		await harness.prompt("/todos done 7");
 		await harness.prompt("/todos add");
 		await harness.prompt("/todos frobnicate");
 		const errors = harness.ui.notifications.filter((n) => n.type === "error").map((n) => n.message);
 		expect(errors).toEqual([
-			"/todos done: indices [7] out of range (0 to 0)",
-			"/todos add: todo item at index 0 has empty text",
-			"/todos: unknown subcommand 'frobnicate'. Try: add, start, done, abandon, review, approve, check, clear, pause, resume, status, panel",
+			TODOS_ERRORS.outOfRange("done", "7", 0),
+			TODOS_ERRORS.addEmpty,
+			TODOS_ERRORS.unknown("frobnicate"),
 		]);
-		expect(harness.ui.status.get("til-done")).toBe("📋 0/1");
+		expect(status(harness)).toBe(progressStatus(0, 1));
 	});
 });
 
@@ -64,32 +86,21 @@ describe("/todos pause and resume", () => {
 	it("pause stops the auto-continue for the session; resume continues the list", async () => {
 		const harness = await startTilDone({ responses: [writeTodos(["a", "b"]), ...workItem(0), ...workItem(1)] });
 		await harness.prompt("/todos pause");
-		expect(harness.ui.status.get("til-done-paused")).toBe("⏸ auto-continue paused");
+		expect(status(harness, KEY.paused)).toBe(PAUSED_STATUS);
 		await harness.prompt("go");
-		await quiet(harness);
-		expect(continuations(harness)).toEqual([]);
-		expect(harness.ui.status.get("til-done")).toBe("📋 1/2");
+		expect(countdownWidgets(harness)).toEqual([]);
+		expect(status(harness)).toBe(progressStatus(1, 2));
 
 		await harness.prompt("/todos resume");
-		await harness.waitFor(() => harness.ui.status.get("til-done") === "✓ Done (2 items)", 5000, "resumed list done");
+		await harness.waitFor(() => status(harness) === doneStatus(2), 5000, "resumed list done");
 		expect(continuations(harness)).toHaveLength(1);
-		expect(harness.ui.status.get("til-done-paused")).toBeUndefined();
+		expect(status(harness, KEY.paused)).toBeUndefined();
 	});
 
 	it("status reports the state, the counters and the limits", async () => {
 		const harness = await startTilDone({ responses: [] });
 		await harness.prompt("/todos status");
-		expect(notices(harness).at(-1)).toBe(
-			[
-				"Auto-continue: on",
-				"Continuations this prompt: 0/20",
-				"Continuations without progress: 0/3",
-				"Failed runs in a row: 0/3",
-				"Countdown: 0.02s",
-				"Done-check: none",
-				"Item checks: on, timeout 120s",
-			].join("\n"),
-		);
+		expect(notices(harness).at(-1)).toBe(statusReport(0.02));
 	});
 
 	it("starts paused with TIL_DONE_PAUSED=1", async () => {
@@ -98,9 +109,8 @@ describe("/todos pause and resume", () => {
 			{ TIL_DONE_PAUSED: "1" },
 		);
 		await harness.prompt("go");
-		await quiet(harness);
-		expect(continuations(harness)).toEqual([]);
-		expect(harness.ui.status.get("til-done-paused")).toBe("⏸ auto-continue paused: started with auto-continue off");
+		expect(countdownWidgets(harness)).toEqual([]);
+		expect(status(harness, KEY.paused)).toBe(pausedStatus(STARTED_PAUSED));
 	});
 });
 
@@ -110,18 +120,24 @@ describe("the model pauses when it must stop", () => {
 			stopReason: "toolUse",
 		});
 		const harness = await startTilDone({
-			responses: [writeTodos(["a", "b"]), startTodo(0), pause, say("I need the password."), ...workItem(0), say("ok")],
+			responses: [
+				writeTodos(["a", "b"]),
+				startTodo(0),
+				pause,
+				say("I need the password."),
+				...workItem(0),
+				...workItem(1),
+			],
 		});
 		await harness.prompt("go");
-		await quiet(harness);
-		expect(continuations(harness)).toEqual([]);
-		expect(harness.ui.status.get("til-done-paused")).toBe("⏸ auto-continue paused: need the database password");
-		expect(notices(harness)).toContain("Auto-continue paused by the model: need the database password");
+		expect(countdownWidgets(harness)).toEqual([]);
+		expect(status(harness, KEY.paused)).toBe(pausedStatus("need the database password"));
+		expect(notices(harness)).toContain(pausedByModel("need the database password"));
 
 		await harness.prompt("the password is hunter2");
-		await quiet(harness);
-		expect(harness.ui.status.get("til-done-paused")).toBeUndefined();
-		expect(continuations(harness).length).toBeGreaterThanOrEqual(1);
+		expect(status(harness, KEY.paused)).toBeUndefined();
+		await harness.waitFor(() => status(harness) === doneStatus(2), 5000, "list done");
+		expect(continuations(harness)).toHaveLength(1);
 	});
 
 	it("does not continue when the model's last message asks the user a question", async () => {
@@ -129,9 +145,8 @@ describe("the model pauses when it must stop", () => {
 			responses: [writeTodos(["a", "b"]), ...workItem(0).slice(0, 2), say("Should I use Postgres or SQLite?")],
 		});
 		await harness.prompt("go");
-		await quiet(harness);
+		expect(countdownWidgets(harness)).toEqual([]);
 		expect(continuations(harness)).toEqual([]);
-		expect(harness.ui.widgetHistory.filter((w) => w.key === "til-done-countdown")).toEqual([]);
 	});
 });
 
@@ -141,26 +156,23 @@ describe("seeing progress", () => {
 		const responses = [writeTodos(items), startTodo(0), say("Working on it; more later.")];
 		const harness = await startTilDone({ responses }, { TIL_DONE_PANEL: "1", TIL_DONE_PAUSED: "1" });
 		await harness.prompt("go");
-		await quiet(harness);
-		expect(harness.ui.widgets.get("til-done-panel")).toEqual([
+		expect(harness.ui.widgets.get(KEY.panel)).toEqual([
 			"● [0] one",
 			"– [1] two",
 			"– [2] three",
 			"– [3] four",
 			"– [4] five",
-			"+2 more",
+			panelMore(2),
 		]);
 		await harness.prompt("/todos panel off");
-		expect(harness.ui.widgets.has("til-done-panel")).toBe(false);
+		expect(harness.ui.widgets.has(KEY.panel)).toBe(false);
 
 		harness.respond(completeTodo(0, 1, 2, 3, 4, 5, 6), say("All finished."));
 		await harness.prompt("finish them all");
-		await quiet(harness);
 		harness.respond(say("Anything else?"), say("Still here."));
 		await harness.prompt("thanks");
 		await harness.prompt("bye");
-		await quiet(harness);
-		const done = harness.ui.notifications.filter((n) => n.message === "✓ All 7 todos are done.");
+		const done = harness.ui.notifications.filter((n) => n.message === allDone(7));
 		expect(done).toHaveLength(1);
 		expect(done[0]?.type).toBe("info");
 	});
@@ -170,47 +182,38 @@ describe("/loop", () => {
 	it("sends the prompt again after each run until the answer holds the marker", async () => {
 		const harness = await startTilDone({ responses: [say("step 1"), say("step 2"), say("all good: SHIPPED")] });
 		await harness.prompt("/loop --until SHIPPED --max 5 polish the README");
-		await harness.waitFor(() => notices(harness).some((m) => m.startsWith("Loop finished")), 5000, "loop end");
-		await quiet(harness);
+		await harness.waitFor(() => notices(harness).includes(loopFinished("SHIPPED", 3)), 5000, "loop end");
+		await idle(harness);
 		expect(harness.agentRuns()).toBe(3);
-		expect(notices(harness)).toContain("Loop finished: SHIPPED found after 3 iteration(s).");
-		expect(harness.userTexts()[0]).toBe(
-			"polish the README\n\n(Loop iteration 1 of 5. When the task is fully complete, include SHIPPED in your answer.)",
-		);
-		expect(harness.ui.status.get("til-done-loop")).toBeUndefined();
+		expect(harness.userTexts()[0]).toBe(loopPrompt("polish the README", 1, 5, "SHIPPED"));
+		expect(status(harness, KEY.loop)).toBeUndefined();
 	});
 
 	it("stops at --max iterations with a warning", async () => {
 		const harness = await startTilDone({ responses: [say("a"), say("b"), say("c")] });
 		await harness.prompt("/loop --max 2 keep refining");
-		await harness.waitFor(() => notices(harness).some((m) => m.startsWith("Loop stopped")), 5000, "loop stop");
-		await quiet(harness);
+		await harness.waitFor(() => notices(harness).includes(loopLimit(2, "LOOP_DONE")), 5000, "loop stop");
+		await idle(harness);
 		expect(harness.agentRuns()).toBe(2);
-		expect(harness.ui.notifications.at(-1)).toEqual({
-			message: "Loop stopped: 2 iteration(s) without LOOP_DONE.",
-			type: "warning",
-		});
+		expect(harness.ui.notifications.at(-1)).toEqual({ message: loopLimit(2, "LOOP_DONE"), type: "warning" });
 	});
 
 	it("a keypress during the countdown ends the loop", async () => {
-		const harness = await startTilDone({ responses: [say("a"), say("b")] }, { TIL_DONE_COUNTDOWN: "5" });
+		const harness = await startTilDone({ responses: [say("a"), say("b")] }, { TIL_DONE_COUNTDOWN: "600" });
 		await harness.prompt("/loop again and again");
-		await harness.waitFor(() => harness.ui.widgets.has("til-done-countdown"), 5000, "countdown");
-		expect(harness.ui.status.get("til-done-loop")).toBe("🔁 loop 1/10");
+		await harness.waitFor(() => harness.ui.widgets.has(KEY.countdown), 5000, "countdown");
+		expect(status(harness, KEY.loop)).toBe(loopStatus(1, 10));
 		harness.ui.pressKey("q");
-		await quiet(harness);
+		expect(harness.ui.widgets.has(KEY.countdown)).toBe(false);
 		expect(harness.agentRuns()).toBe(1);
-		expect(notices(harness)).toContain("Loop stopped by the user.");
-		expect(harness.ui.status.get("til-done-loop")).toBeUndefined();
+		expect(notices(harness)).toContain(LOOP_STOPPED_BY_USER);
+		expect(status(harness, KEY.loop)).toBeUndefined();
 	});
 
 	it("rejects a bad --max", async () => {
 		const harness = await startTilDone({ responses: [] });
 		await harness.prompt("/loop --max lots do it");
-		expect(harness.ui.notifications.at(-1)).toEqual({
-			message: "/loop: --max takes a whole number from 1 to 1000",
-			type: "error",
-		});
+		expect(harness.ui.notifications.at(-1)).toEqual({ message: LOOP_BAD_MAX, type: "error" });
 		expect(harness.agentRuns()).toBe(0);
 	});
 });

@@ -6,11 +6,20 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import type { FakeStep } from "../../demo/fake-model-extension.ts";
-import { cleanupAll, type IsolatedEnv, isolatedEnv, NODE, PI_HOSTS, REPO_ROOT, readFakeLog } from "../helpers/cli.ts";
+import {
+	cleanupAll,
+	type IsolatedEnv,
+	isolatedEnv,
+	NODE,
+	PI_HOSTS,
+	REPO_ROOT,
+	readFakeLog,
+	waitForValue,
+} from "../helpers/cli.ts";
+import { CONTINUATION_HEAD, countdownLine, doneStatus } from "../helpers/expected.ts";
 import { hasTmux, startTui, TMUX_MISSING, type TuiSession } from "../helpers/tmux.ts";
 
 const DEMO = join(REPO_ROOT, "scripts/demo.ts");
-const CONTINUATION = "There are still incomplete todos.";
 const STEPS = JSON.parse(readFileSync(join(REPO_ROOT, "demo/script.json"), "utf8")) as FakeStep[];
 
 function shellQuote(value: string): string {
@@ -52,32 +61,29 @@ describe.skipIf(!hasTmux()).each(PI_HOSTS)(
 
 			// The footer turns to Done with the last edit_todos call; the closing summary follows in the next model call.
 			const screen = await tui.waitForScreen(
-				(s) => s.includes("✓ Done (5 items)") && s.includes("Done. wordcount --json <file> now prints"),
+				(s) => s.includes(doneStatus(5)) && s.includes("Done. wordcount --json <file> now prints"),
 				30_000,
 			);
-			expect(screen).not.toContain("Auto-continuing");
+			expect(screen).not.toContain(countdownLine(1));
 
 			const log = readFakeLog(logFile);
 			// Every scripted step was used, in order, and the model was never asked for more.
 			expect(log.map((line) => line.step)).toEqual(STEPS.map((_, index) => index));
 			// Steps that opened a run started by a continuation (the last user message changed to one).
 			const continued = log
-				.filter((line, i) => line.lastUser.startsWith(CONTINUATION) && line.lastUser !== log[i - 1]?.lastUser)
+				.filter((line, i) => line.lastUser.startsWith(CONTINUATION_HEAD) && line.lastUser !== log[i - 1]?.lastUser)
 				.map((line) => line.step);
 			// The two lazy stops (text-only steps before the last one) were each followed by an auto-continuation.
 			const lazyStops = STEPS.flatMap((step, index) => (step.toolCalls ? [] : [index])).slice(0, -1);
 			expect(lazyStops).toHaveLength(2);
 			expect(continued).toEqual(lazyStops.map((index) => index + 1));
 
-			// Ctrl+C twice quits pi; the demo then removes its temp folder (created under our TMPDIR) and exits with 0.
-			await tui.sendKeys("C-c");
-			await new Promise((resolve) => setTimeout(resolve, 300));
-			await tui.sendKeys("C-c");
+			// Ctrl+C twice (within pi's half second) quits pi; the demo then removes its temp folder (created under our
+			// TMPDIR) and exits with 0.
+			await tui.sendKeys("C-c", "C-c");
 			// The shell around the demo records its exit status (tmux's own pane_dead_status is unreliable here: under
 			// load tmux 3.3a sometimes leaves the exited pane process unreaped).
-			const deadline = performance.now() + 10_000;
-			while (!exitStatus(statusFile) && performance.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-			expect(exitStatus(statusFile) ?? "(demo still running)").toBe("0");
+			expect(await waitForValue(() => exitStatus(statusFile), 10_000, "the demo's exit status")).toBe("0");
 			expect(readdirSync(iso.tmpDir).filter((name) => name.startsWith("pi-til-done-demo-"))).toEqual([]);
 		}, 60_000);
 	},

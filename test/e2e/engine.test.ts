@@ -1,139 +1,64 @@
-/** The auto-continue engine's rules, each proven in the real pi runtime (SDK, in process) with the fake model. */
+/**
+ * The auto-continue engine's rules, each proven in the real pi runtime (SDK, in process) with the fake model. Tests
+ * wait on events (a settled run, a status, a widget); what must not happen later is proven in test/unit/quiet.test.ts.
+ */
 
+import { fauxAssistantMessage } from "@earendil-works/pi-ai";
 import { afterEach, describe, expect, it } from "vitest";
-import { continuations, countdownWidgets, disposeAll, quiet, startTilDone, warnings } from "../helpers/til-done-pi.ts";
+import {
+	backoff,
+	continuationPrompt,
+	countdownLine,
+	doneStatus,
+	failures,
+	INJECTION_HEAD,
+	KEY,
+	MESSAGE_TYPE,
+	nextAction,
+	progressStatus,
+} from "../helpers/expected.ts";
+import type { PiHarness } from "../helpers/sdk.ts";
+import {
+	continuations,
+	countdownLines,
+	countdownWidgets,
+	disposeAll,
+	idle,
+	startTilDone,
+	warnings,
+} from "../helpers/til-done-pi.ts";
 import { completeTodo, fail, say, startTodo, workItem, writeTodos } from "../helpers/todo-model.ts";
-
-const FIVE = ["Read the spec", "Write the parser", "Write the printer", "Add tests", "Update the docs"];
 
 afterEach(disposeAll);
 
-describe("rule 1: a run that ends with items left gets exactly one continuation", () => {
-	it("drives a model that stops after every item through a 5-item list, one continuation per stop", async () => {
-		const harness = await startTilDone({
-			responses: [writeTodos(FIVE), ...workItem(0), ...workItem(1), ...workItem(2), ...workItem(3), ...workItem(4)],
-		});
-		await harness.prompt("Build the thing");
-		await harness.waitFor(() => harness.ui.status.get("til-done") === "✓ Done (5 items)", 10_000, "list done");
-		await quiet(harness);
-
-		expect(harness.agentRuns()).toBe(5);
-		const sent = continuations(harness);
-		expect(sent).toHaveLength(4);
-		expect(sent[0]).toBe(
-			[
-				"There are still incomplete todos. Continue working on the remaining todos.",
-				"",
-				"Remaining items:",
-				"– [1] Write the parser",
-				"– [2] Write the printer",
-				"– [3] Add tests",
-				"– [4] Update the docs",
-				"",
-				"Next action: edit_todos with action 'start' and indices [1]",
-			].join("\n"),
-		);
-		// Each continuation run (three model calls: start, complete, stop) starts from its continuation prompt.
-		expect(harness.userTexts().filter((text) => text.startsWith("There are still incomplete todos"))).toHaveLength(12);
-		expect(harness.extensionErrors).toEqual([]);
-		expect(warnings(harness)).toEqual([]);
-	});
-
-	it("points the next action at the item in progress when the model stopped mid-item", async () => {
-		const harness = await startTilDone({
-			responses: [writeTodos(["a", "b"]), startTodo(0), say("Pausing here."), completeTodo(0), ...workItem(1)],
-		});
-		await harness.prompt("go");
-		await harness.waitFor(() => harness.ui.status.get("til-done") === "✓ Done (2 items)", 10_000, "list done");
-		await quiet(harness);
-		expect(continuations(harness)[0]).toBe(
-			[
-				"There are still incomplete todos. Continue working on the remaining todos.",
-				"",
-				"Remaining items:",
-				"● [0] a",
-				"– [1] b",
-				"",
-				"Next action: edit_todos with action 'complete' and indices [0]",
-			].join("\n"),
-		);
-		expect(continuations(harness)).toHaveLength(1);
-	});
-});
+const status = (harness: PiHarness) => harness.ui.status.get(KEY.status);
 
 describe("rule 2: a finished or empty list never continues", () => {
-	it("sends nothing, shows no countdown and no limit message for 25 runs after the list is done", async () => {
+	it("shows no countdown and no limit message in 25 runs after the list is done", async () => {
 		const harness = await startTilDone({
 			responses: [writeTodos(["only item"]), startTodo(0), completeTodo(0), say("All done.")],
 		});
 		await harness.prompt("do it");
-		await quiet(harness);
 		for (let run = 0; run < 25; run++) {
 			harness.respond(say(`reply ${run}`));
 			await harness.prompt(`question ${run}`);
 		}
-		await quiet(harness);
+		// Every prompt resolved after pi settled; a continuation can only follow a countdown, and none was shown.
 		expect(harness.agentRuns()).toBe(26);
-		expect(continuations(harness)).toEqual([]);
 		expect(countdownWidgets(harness)).toEqual([]);
+		expect(continuations(harness)).toEqual([]);
 		expect(warnings(harness)).toEqual([]);
-		expect(harness.ui.status.get("til-done")).toBe("✓ Done (1 items)");
+		expect(status(harness)).toBe(doneStatus(1));
 	});
 
-	it("sends nothing when there is no list at all", async () => {
+	it("shows no countdown when there is no list at all", async () => {
 		const harness = await startTilDone({ responses: [say("hello"), say("again")] });
 		await harness.prompt("hi");
 		await harness.prompt("hi again");
-		await quiet(harness);
 		expect(harness.agentRuns()).toBe(2);
-		expect(continuations(harness)).toEqual([]);
 		expect(countdownWidgets(harness)).toEqual([]);
-		expect(harness.ui.status.get("til-done")).toBeUndefined();
-	});
-});
-
-describe("rule 3: the user interrupts the countdown", () => {
-	it("cancels on any keypress and leaves the key to the editor", async () => {
-		const harness = await startTilDone(
-			{ responses: [writeTodos(["a", "b"]), ...workItem(0)] },
-			{ TIL_DONE_COUNTDOWN: "5" },
-		);
-		await harness.prompt("go");
-		await harness.waitFor(() => harness.ui.widgets.has("til-done-countdown"), 5000, "countdown shown");
-		expect(harness.ui.widgets.get("til-done-countdown")).toEqual([
-			"⏳ Auto-continuing in 5s... (type anything to interrupt)",
-		]);
-		expect(harness.ui.pressKey("x")).toBe(false);
-		expect(harness.ui.widgets.has("til-done-countdown")).toBe(false);
-		expect(harness.ui.terminalHandlerCount()).toBe(0);
-		await quiet(harness);
 		expect(continuations(harness)).toEqual([]);
-		expect(harness.agentRuns()).toBe(1);
-	});
-
-	it("cancels when the user submits a prompt, which is processed normally", async () => {
-		const harness = await startTilDone(
-			{ responses: [writeTodos(["a", "b"]), ...workItem(0), say("Answering the user.")] },
-			{ TIL_DONE_COUNTDOWN: "5" },
-		);
-		await harness.prompt("go");
-		await harness.waitFor(() => harness.ui.widgets.has("til-done-countdown"), 5000, "countdown shown");
-		const shownBefore = countdownWidgets(harness).length;
-		await harness.prompt("wait, what about the tests?");
-		await harness.settle();
-		// The countdown was cleared the moment the prompt arrived, before the user's run began.
-		const afterPrompt = countdownWidgets(harness).slice(shownBefore);
-		expect(afterPrompt[0]).toMatchObject({ key: "til-done-countdown", lines: undefined });
-		// The model got the user's prompt, then the hidden list injection.
-		expect(harness.modelCalls.at(-1)?.userTexts.slice(-2)[0]).toBe("wait, what about the tests?");
-		expect(harness.userTexts().at(-1)).toMatch(/^\[TILL-DONE ACTIVE\]/);
-		expect(continuations(harness)).toEqual([]);
-		expect(harness.agentRuns()).toBe(2);
-		expect(harness.extensionErrors).toEqual([]);
-		// Items remain after the user's run, so a fresh countdown starts; only one is ever live.
-		expect(harness.ui.widgets.get("til-done-countdown")).toEqual([
-			"⏳ Auto-continuing in 5s... (type anything to interrupt)",
-		]);
+		expect(status(harness)).toBeUndefined();
 	});
 });
 
@@ -147,149 +72,93 @@ describe("rule 4: aborts and failures", () => {
 		await harness.waitFor(() => harness.count("message_update") > 0 && harness.modelCalls.length >= 3, 10_000);
 		await harness.session.abort();
 		await run;
-		await quiet(harness);
-		expect(continuations(harness)).toEqual([]);
+		await idle(harness);
 		expect(countdownWidgets(harness)).toEqual([]);
+		expect(continuations(harness)).toEqual([]);
 	});
 
 	it("backs off after a provider error, longer each time, and gives up after 3 failures with a warning", async () => {
 		const harness = await startTilDone(
-			{
-				responses: [writeTodos(["a", "b"]), fail("boom"), fail("boom"), fail("boom")],
-			},
+			{ responses: [writeTodos(["a", "b"]), fail("boom"), fail("boom"), fail("boom")] },
 			{ TIL_DONE_BACKOFF_MS: "100" },
 		);
 		await harness.prompt("go");
-		await harness.waitFor(() => warnings(harness).some((w) => w.startsWith("Auto-continue stopped")), 10_000);
-		await quiet(harness);
-		expect(warnings(harness)).toEqual([
-			"The last run failed; auto-continue waits 0.1s longer before continuing.",
-			"The last run failed; auto-continue waits 0.2s longer before continuing.",
-			"Auto-continue stopped after 3 failed runs in a row (provider error or output limit). Remaining todos were not completed. Take over manually.",
-		]);
+		await harness.waitFor(() => warnings(harness).includes(failures(3)), 10_000, "failure breaker");
+		await idle(harness);
+		expect(warnings(harness)).toEqual([backoff("0.1"), backoff("0.2"), failures(3)]);
 		expect(continuations(harness)).toHaveLength(2);
-	});
-});
-
-describe("rule 8: the circuit breaker", () => {
-	it("trips after 3 continuations in which no item was finished, as a warning", async () => {
-		const harness = await startTilDone({
-			responses: [writeTodos(["a", "b"]), say("thinking"), say("still thinking"), startTodo(0), say("hmm"), say("x")],
-		});
-		await harness.prompt("go");
-		await harness.waitFor(() => warnings(harness).length > 0, 10_000, "breaker warning");
-		await quiet(harness);
-		expect(continuations(harness)).toHaveLength(3);
-		const message =
-			"Auto-continue stopped: no todo was completed in the last 3 continuations. Remaining todos were not completed. Take over manually.";
-		expect(warnings(harness)).toEqual([message]);
-		const stored = harness.branch().filter((e) => e.type === "custom_message" && e.customType === "til-done-complete");
-		expect(stored.map((e) => (e as { details?: unknown }).details)).toEqual([{ level: "warning" }]);
-	});
-
-	it("keeps the hard cap of 20 continuations per user prompt even while items get finished", async () => {
-		const items = Array.from({ length: 25 }, (_, i) => `item ${i}`);
-		const responses = [writeTodos(items), ...workItem(0)];
-		for (let i = 1; i <= 21; i++) responses.push(...workItem(i));
-		const harness = await startTilDone({ responses });
-		await harness.prompt("go");
-		await harness.waitFor(() => warnings(harness).length > 0, 20_000, "hard cap warning");
-		await quiet(harness);
-		expect(continuations(harness)).toHaveLength(20);
-		expect(warnings(harness)).toEqual([
-			"Auto-continue limit reached (20 iterations). Remaining todos were not completed. Take over manually.",
-		]);
-		expect(harness.ui.status.get("til-done")).toBe("📋 21/25");
-
-		// The user prompting again starts a new chain.
-		await harness.prompt("keep going");
-		await harness.waitFor(() => continuations(harness).length === 21, 10_000, "new chain continues");
+		// The list written before the failures stays as it was.
+		expect(status(harness)).toBe(progressStatus(0, 2));
+		expect(harness.extensionErrors).toEqual([]);
 	});
 });
 
 describe("rule 5: never send while pi is busy", () => {
-	it("drops the continuation when a prompt is already running at the moment of sending", async () => {
-		const harness = await startTilDone(
-			{
-				responses: [writeTodos(["a", "b"]), ...workItem(0), say("a slow answer ".repeat(30))],
-				fauxOptions: { tokensPerSecond: 200 },
-			},
-			{ TIL_DONE_COUNTDOWN: "0.3" },
-		);
+	it("drops the continuation when another run is going at the moment of sending, and continues after it", async () => {
+		let harness: PiHarness;
+		/** The other run's model call: answers only once the countdown has run out while this run is going. */
+		const answerAfterCountdown = (async () => {
+			await harness.waitFor(() => countdownLines(harness).at(-1) === undefined, 5000, "countdown ran out");
+			return fauxAssistantMessage("Other work done.");
+		}) as unknown as Parameters<PiHarness["respond"]>[0];
+		harness = await startTilDone({
+			responses: [writeTodos(["a", "b"]), ...workItem(0), answerAfterCountdown, ...workItem(1)],
+		});
 		await harness.prompt("go");
-		await harness.waitFor(() => harness.ui.widgets.has("til-done-countdown"), 5000, "countdown shown");
-		// A queued follow-up starts a run without the input event (as an extension or a queued message would).
-		await harness.session.sendCustomMessage(
+		expect(harness.ui.widgets.has(KEY.countdown)).toBe(true);
+		// A custom message starts a run without the user typing (as another extension or a queued message would).
+		const other = harness.session.sendCustomMessage(
 			{ customType: "other-extension", content: "other work", display: false },
 			{ triggerTurn: true },
 		);
-		await quiet(harness, 400);
-		expect(harness.extensionErrors).toEqual([]);
-		expect(harness.userTexts()).toContain("other work");
-		// Any continuation comes only after the other run's answer, never in the middle of it.
+		await harness.waitFor(() => status(harness) === doneStatus(2), 10_000, "list done");
+		await other;
+		await idle(harness);
+
+		// Two countdowns ran out, the first while the other run was going; only the second one sent its prompt.
+		expect(countdownLines(harness)).toEqual([countdownLine(1), undefined, countdownLine(1), undefined]);
+		expect(continuations(harness)).toEqual([continuationPrompt(["– [1] b"], nextAction("start", 1))]);
 		const kinds = harness
 			.branch()
 			.map((e) => (e.type === "custom_message" ? e.customType : e.type === "message" ? e.message.role : e.type));
-		const other = kinds.indexOf("other-extension");
-		const firstContinuation = kinds.indexOf("til-done-countdown");
-		expect(other).toBeGreaterThan(-1);
-		if (firstContinuation !== -1) {
-			expect(firstContinuation).toBeGreaterThan(other);
-			expect(kinds.slice(other, firstContinuation)).toContain("assistant");
-		}
+		const otherAt = kinds.indexOf("other-extension");
+		const continuationAt = kinds.indexOf(MESSAGE_TYPE.continuation);
+		expect(otherAt).toBeGreaterThan(-1);
+		expect(kinds.slice(otherAt, continuationAt)).toContain("assistant");
+		expect(harness.extensionErrors).toEqual([]);
 	});
 });
 
 describe("rule 6: session changes during a countdown", () => {
-	it("reopening the session (/resume) removes the countdown and nothing reaches the new session", async () => {
-		const harness = await startTilDone(
-			{ persist: true, responses: [writeTodos(["a", "b"]), ...workItem(0)] },
-			{ TIL_DONE_COUNTDOWN: "0.3" },
-		);
-		await harness.prompt("go");
-		await harness.waitFor(() => harness.ui.widgets.has("til-done-countdown"), 5000, "countdown shown");
-		await harness.reopen({ reason: "resume" });
-		await new Promise((resolve) => setTimeout(resolve, 500));
-		await quiet(harness);
-		expect(harness.ui.widgets.has("til-done-countdown")).toBe(false);
-		expect(continuations(harness)).toEqual([]);
-		expect(harness.agentRuns()).toBe(1);
-		expect(harness.extensionErrors).toEqual([]);
-		expect(harness.ui.status.get("til-done")).toBe("📋 1/2");
-	});
-
-	it("/reload during a countdown leaves no timer of the old runtime behind", async () => {
+	it("/reload during a countdown removes it; the reloaded runtime shows the same list", async () => {
 		const harness = await startTilDone(
 			{ responses: [writeTodos(["a", "b"]), ...workItem(0)] },
-			{ TIL_DONE_COUNTDOWN: "0.3" },
+			{ TIL_DONE_COUNTDOWN: "600" },
 		);
 		await harness.prompt("go");
-		await harness.waitFor(() => harness.ui.widgets.has("til-done-countdown"), 5000, "countdown shown");
+		expect(harness.ui.widgets.has(KEY.countdown)).toBe(true);
 		await harness.reload();
-		await new Promise((resolve) => setTimeout(resolve, 500));
-		await quiet(harness);
+		expect(harness.ui.widgets.has(KEY.countdown)).toBe(false);
+		expect(harness.ui.terminalHandlerCount()).toBe(0);
+		expect(status(harness)).toBe(progressStatus(1, 2));
 		expect(continuations(harness)).toEqual([]);
-		expect(harness.agentRuns()).toBe(1);
 		expect(harness.extensionErrors).toEqual([]);
-		expect(harness.ui.status.get("til-done")).toBe("📋 1/2");
 	});
 
-	it("tree navigation during a countdown cancels it and rebuilds the list as it was at that point", async () => {
+	it("tree navigation during a countdown removes it and rebuilds the list as it was at that point", async () => {
 		const harness = await startTilDone(
 			{ responses: [writeTodos(["a", "b"]), ...workItem(0)] },
-			{ TIL_DONE_COUNTDOWN: "0.3" },
+			{ TIL_DONE_COUNTDOWN: "600" },
 		);
 		await harness.prompt("go");
-		await harness.waitFor(() => harness.ui.widgets.has("til-done-countdown"), 5000, "countdown shown");
+		expect(harness.ui.widgets.has(KEY.countdown)).toBe(true);
 		const firstWrite = harness
 			.branch()
 			.find((e) => e.type === "message" && e.message.role === "toolResult" && e.message.toolName === "write_todos");
 		await harness.navigateTree(firstWrite!.id);
-		await new Promise((resolve) => setTimeout(resolve, 500));
-		await quiet(harness);
-		expect(harness.ui.widgets.has("til-done-countdown")).toBe(false);
+		expect(harness.ui.widgets.has(KEY.countdown)).toBe(false);
+		expect(status(harness)).toBe(progressStatus(0, 2));
 		expect(continuations(harness)).toEqual([]);
-		expect(harness.ui.status.get("til-done")).toBe("📋 0/2");
 		expect(harness.extensionErrors).toEqual([]);
 	});
 });
@@ -301,15 +170,15 @@ describe("rule 7: one countdown at a time", () => {
 			settings: { retry: { enabled: true, maxRetries: 2, baseDelayMs: 1 } },
 		});
 		await harness.prompt("go");
-		await harness.waitFor(() => harness.ui.status.get("til-done") === "✓ Done (3 items)", 10_000, "list done");
-		await quiet(harness);
+		await harness.waitFor(() => status(harness) === doneStatus(3), 10_000, "list done");
+		await idle(harness);
 		expect(continuations(harness)).toHaveLength(2);
 		expect(harness.extensionErrors).toEqual([]);
 	});
 });
 
 describe("rule 10: continued runs carry the current list", () => {
-	it("the continuation prompt holds the live statuses, and no second copy of the list is injected", async () => {
+	it("the continuation prompt holds the live statuses and names the item in progress; nothing else is injected", async () => {
 		const harness = await startTilDone({
 			responses: [
 				writeTodos(["a", "b", "c"]),
@@ -317,36 +186,30 @@ describe("rule 10: continued runs carry the current list", () => {
 				completeTodo(0),
 				startTodo(1),
 				say("stop"),
+				completeTodo(1),
 				...workItem(2),
 			],
 		});
 		await harness.prompt("go");
-		await harness.waitForSettled(2);
-		await quiet(harness);
-		const continuedRun = harness.modelCalls.find((call) => call.lastUserText?.startsWith("There are still"));
-		expect(continuedRun?.lastUserText).toContain("● [1] b\n– [2] c");
-		expect(continuedRun?.lastUserText).toContain("Next action: edit_todos with action 'complete' and indices [1]");
-		const injections = continuedRun?.userTexts.filter((text) => text.startsWith("[TILL-DONE ACTIVE]")) ?? [];
-		expect(injections).toHaveLength(0);
+		await harness.waitFor(() => status(harness) === doneStatus(3), 10_000, "list done");
+		await idle(harness);
+		const prompt = continuationPrompt(["● [1] b", "– [2] c"], nextAction("complete", 1));
+		expect(continuations(harness)).toEqual([prompt]);
+		const continuedRun = harness.modelCalls.find((call) => call.lastUserText === prompt);
+		expect(continuedRun?.userTexts.filter((text) => text.startsWith(INJECTION_HEAD))).toEqual([]);
 	});
 });
 
 describe("the countdown at its default length", () => {
 	it("counts 3, 2, 1 above the editor and then continues", async () => {
-		const harness = await startTilDone({ responses: [writeTodos(["a", "b"]), ...workItem(0), ...workItem(1)] }, {});
-		delete process.env.TIL_DONE_COUNTDOWN;
-		await harness.reload();
-		const before = countdownWidgets(harness).length;
+		// An empty value counts as unset: the default applies.
+		const harness = await startTilDone(
+			{ responses: [writeTodos(["a", "b"]), ...workItem(0), ...workItem(1)] },
+			{ TIL_DONE_COUNTDOWN: "" },
+		);
 		await harness.prompt("go");
-		await harness.waitFor(() => continuations(harness).length === 1, 8000, "continuation after 3 s");
-		const shown = countdownWidgets(harness)
-			.slice(before)
-			.map((w) => w.lines?.[0]);
-		expect(shown).toEqual([
-			"⏳ Auto-continuing in 3s... (type anything to interrupt)",
-			"⏳ Auto-continuing in 2s... (type anything to interrupt)",
-			"⏳ Auto-continuing in 1s... (type anything to interrupt)",
-			undefined,
-		]);
+		await harness.waitFor(() => status(harness) === doneStatus(2), 8000, "list done after one 3 s countdown");
+		expect(countdownLines(harness)).toEqual([countdownLine(3), countdownLine(2), countdownLine(1), undefined]);
+		expect(continuations(harness)).toHaveLength(1);
 	});
 });

@@ -1,15 +1,14 @@
 /**
- * Faults and concurrency in the real runtime: several todo calls in one assistant message, reload / new session /
- * fork in the middle of a run and of a countdown, a provider that fails on every call, and a session file cut off in
- * the middle of a line. No exception may escape, no continuation may reach the wrong session, and the list stored
- * on disk is always the last one written.
+ * Faults and concurrency: several todo calls in one assistant message (SDK), a provider that fails on every call and
+ * a session file cut off in the middle of a line (the real CLI), and a new session or a fork in the middle of a run or
+ * of a countdown (RPC). No exception may escape, no continuation may reach the wrong session, and the list stored on
+ * disk is always the last one written.
  */
 
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { fauxAssistantMessage, fauxToolCall, type JsonObject } from "@earendil-works/pi-ai";
 import fc from "fast-check";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { lastSnapshot } from "../../src/snapshot.ts";
 import {
 	cleanupAll,
 	EXTENSION_ENTRY,
@@ -19,55 +18,31 @@ import {
 	parseJsonLines,
 	runPrint,
 } from "../helpers/cli.ts";
+import { failures, KEY, listLines, MESSAGE_TYPE, progressStatus, stderrLine } from "../helpers/expected.ts";
 import { type PiRpc, startRpc } from "../helpers/rpc.ts";
-import { type PiHarness, type StartPiOptions, startPi } from "../helpers/sdk.ts";
-import {
-	completeTodo,
-	continuationsOn,
-	EXTENSION_PATH,
-	fail,
-	say,
-	startTodo,
-	withEnv,
-	workItem,
-	writeTodos,
-} from "../helpers/todo-model.ts";
-import { type Item, modelEdit, modelWrite, schemaValidCall } from "../helpers/todo-oracle.ts";
+import { continuationCalls } from "../helpers/scripts.ts";
+import { continuations, disposeAll, startTilDone } from "../helpers/til-done-pi.ts";
+import { say } from "../helpers/todo-model.ts";
+import { type Item, listOnBranch, modelEdit, modelWrite, schemaValidCall } from "../helpers/todo-oracle.ts";
 
-let pi: PiHarness | undefined;
 let rpc: PiRpc | undefined;
 let iso: IsolatedEnv | undefined;
-let restoreEnv: () => void = () => undefined;
-
-async function start(options: StartPiOptions, env: Record<string, string> = {}): Promise<PiHarness> {
-	restoreEnv = withEnv({ TIL_DONE_COUNTDOWN: "0", TIL_DONE_BACKOFF_MS: "0", ...env });
-	pi = await startPi({ extensionPaths: [EXTENSION_PATH], ...options });
-	return pi;
-}
 
 afterEach(async () => {
-	await pi?.dispose();
+	await disposeAll();
 	await rpc?.close();
 	iso?.cleanup();
-	pi = undefined;
 	rpc = undefined;
 	iso = undefined;
-	restoreEnv();
 });
 afterAll(() => cleanupAll());
-
-/** The list the last trustworthy snapshot among `entries` holds (the extension's own reconstruction rule). */
-const listOf = (entries: readonly unknown[]): Item[] => lastSnapshot(entries);
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const CONTINUATION = "There are still incomplete todos";
 
 // ── Several todo calls in one assistant message ─────────────────────────────
 
 describe("several todo tool calls in one assistant message", () => {
 	it("give the same results, in the same order, as running them one after another", async () => {
 		const batches = fc.sample(fc.array(schemaValidCall, { minLength: 2, maxLength: 6 }), { numRuns: 12, seed: 4242 });
-		const harness = await start({});
+		const harness = await startTilDone({});
 		let list: Item[] = [];
 		let n = 0;
 		for (const batch of batches) {
@@ -76,7 +51,6 @@ describe("several todo tool calls in one assistant message", () => {
 			harness.respond(fauxAssistantMessage(calls, { stopReason: "toolUse" }), say("Shall I go on?"));
 			const before = harness.branch().length;
 			await harness.prompt(`batch ${n}`);
-			await harness.settle(10);
 
 			const results = harness
 				.branch()
@@ -100,14 +74,14 @@ describe("several todo tool calls in one assistant message", () => {
 					list = outcome.list;
 				} else expect(details.error).toBeTypeOf("string");
 			});
-			expect(listOf(harness.branch())).toEqual(list);
+			expect(listOnBranch(harness.branch())).toEqual(list);
 		}
 		expect(harness.extensionErrors).toEqual([]);
-		expect(continuationsOn(harness.branch() as never)).toEqual([]);
+		expect(continuations(harness)).toEqual([]);
 	});
 
 	it("write, start and complete of the same item in one message apply in order", async () => {
-		const harness = await start({
+		const harness = await startTilDone({
 			responses: [
 				fauxAssistantMessage(
 					[
@@ -123,110 +97,16 @@ describe("several todo tool calls in one assistant message", () => {
 			],
 		});
 		await harness.prompt("go");
-		await harness.settle(20);
-		expect(listOf(harness.branch())).toEqual([
+		expect(listOnBranch(harness.branch())).toEqual([
 			{ text: "a", status: "completed" },
 			{ text: "between", status: "not_started" },
 			{ text: "b", status: "abandoned" },
 		]);
-		expect(harness.ui.status.get("til-done")).toBe("📋 2/3");
-	});
-});
-
-// ── Reload, new session and fork in the middle of things (SDK) ──────────────
-
-/** A model turn that takes `ms` to answer, or less if the run is aborted. */
-const slow = (ms: number, text = "slow answer") =>
-	(async (_context: unknown, options?: { signal?: AbortSignal }) => {
-		await new Promise<void>((resolve) => {
-			const timer = setTimeout(resolve, ms);
-			options?.signal?.addEventListener("abort", () => {
-				clearTimeout(timer);
-				resolve();
-			});
-		});
-		return fauxAssistantMessage(text);
-	}) as unknown as Parameters<PiHarness["respond"]>[0];
-
-describe("reload in the middle of a run", () => {
-	it("keeps the last written list, raises nothing and sends nothing the old runtime planned", async () => {
-		const harness = await start(
-			{ responses: [writeTodos(["a", "b", "c"]), startTodo(0), completeTodo(0), slow(400), say("Shall I stop?")] },
-			{ TIL_DONE_COUNTDOWN: "0.2" },
-		);
-		const run = harness.prompt("go");
-		await harness.waitFor(() => harness.modelCalls.length >= 4, 5000, "the slow model call");
-		await harness.reload().catch((error: unknown) => error);
-		await run.catch((error: unknown) => error);
-		await sleep(400);
-		await harness.settle(50);
-		expect(harness.extensionErrors).toEqual([]);
-		expect(listOf(harness.branch())).toEqual([
-			{ text: "a", status: "completed" },
-			{ text: "b", status: "not_started" },
-			{ text: "c", status: "not_started" },
-		]);
-		expect(harness.ui.status.get("til-done")).toBe("📋 1/3");
-		// At most the continuation the reloaded runtime decided itself, never a second one from the old copy.
-		expect(continuationsOn(harness.branch() as never).length).toBeLessThanOrEqual(1);
-		expect(harness.ui.terminalHandlerCount()).toBe(0);
-		expect(harness.ui.widgets.has("til-done-countdown")).toBe(false);
-	});
-
-	it("reload twice during one countdown: neither old runtime sends its continuation", async () => {
-		const harness = await start(
-			{ responses: [writeTodos(["a", "b"]), ...workItem(0), startTodo(1), slow(300), say("stop")] },
-			{ TIL_DONE_COUNTDOWN: "0.3" },
-		);
-		await harness.prompt("go");
-		await harness.waitFor(() => harness.ui.widgets.has("til-done-countdown"), 5000, "countdown");
-		await harness.reload();
-		await harness.reload();
-		await sleep(500);
-		await harness.settle(50);
-		expect(continuationsOn(harness.branch() as never)).toEqual([]);
-		expect(harness.ui.widgets.has("til-done-countdown")).toBe(false);
-		expect(harness.extensionErrors).toEqual([]);
-		expect(harness.ui.status.get("til-done")).toBe("📋 1/2");
+		expect(harness.ui.status.get(KEY.status)).toBe(progressStatus(2, 3));
 	});
 });
 
 describe("a provider that fails on every call", () => {
-	it("in the SDK runtime: backs off, gives up after three failures, keeps the list, raises nothing", async () => {
-		const harness = await start({
-			responses: [writeTodos(["a", "b"]), fail("500 down"), fail("500 down"), fail("500 down"), fail("500 down")],
-			// pi's own retry would swallow the failures; the extension's breaker is what is under test.
-			settings: { retry: { enabled: false } },
-		});
-		await harness.prompt("go");
-		await harness.waitFor(
-			() => harness.ui.notifications.some((n) => n.message.startsWith("Auto-continue stopped after 3 failed runs")),
-			5000,
-			"failure breaker",
-		);
-		await harness.settle(50);
-		expect(continuationsOn(harness.branch() as never)).toHaveLength(2);
-		expect(harness.extensionErrors).toEqual([]);
-		expect(listOf(harness.branch())).toEqual([
-			{ text: "a", status: "not_started" },
-			{ text: "b", status: "not_started" },
-		]);
-	});
-
-	it("in the SDK runtime: a model that errors before any tool call leaves no list and no continuation", async () => {
-		const harness = await start({
-			responses: [fail("401"), fail("401"), fail("401")],
-			settings: { retry: { enabled: false } },
-		});
-		await harness.prompt("go");
-		await harness.settle(50);
-		await harness.prompt("again");
-		await harness.settle(50);
-		expect(continuationsOn(harness.branch() as never)).toEqual([]);
-		expect(harness.extensionErrors).toEqual([]);
-		expect(harness.ui.status.get("til-done")).toBeUndefined();
-	});
-
 	describe.each(PI_HOSTS)("pi $version", (host) => {
 		it("in print mode (real CLI): exits on its own without a stack trace", async () => {
 			iso = isolatedEnv({ TIL_DONE_BACKOFF_MS: "0" });
@@ -238,7 +118,7 @@ describe("a provider that fails on every call", () => {
 			const result = await runPrint(["-p", "go"], iso.env, { host, extensions: [EXTENSION_ENTRY], timeoutMs: 20_000 });
 			expect(result.timedOut).toBe(false);
 			expect(result.stderr).not.toMatch(/at .*\.ts:\d+|TypeError|ReferenceError|Unhandled/);
-			expect(result.stderr).toContain("[til-done] Auto-continue stopped after 3 failed runs");
+			expect(result.stderr).toContain(stderrLine(failures(3)));
 			// One write call, then the failing run and at most two continued attempts.
 			expect(iso.readLog().length).toBeLessThanOrEqual(4);
 		});
@@ -246,50 +126,6 @@ describe("a provider that fails on every call", () => {
 });
 
 describe("a session file truncated in the middle of a line", () => {
-	it("reopens with the last intact snapshot and keeps working on it", async () => {
-		const harness = await start({
-			persist: true,
-			responses: [writeTodos(["a", "b", "c"]), startTodo(0), completeTodo(0), startTodo(1), say("Pause?")],
-		});
-		await harness.prompt("go");
-		await harness.settle(20);
-		const file = harness.sessionFile!;
-		const lines = readFileSync(file, "utf8").split("\n");
-		// Cut the file inside the last `edit_todos` result (start [1]), as a crash during a write would.
-		const cut = lines.findLastIndex((line) => line.includes('"toolName":"edit_todos"'));
-		expect(cut).toBeGreaterThan(0);
-		const truncated = [...lines.slice(0, cut), lines[cut].slice(0, Math.floor(lines[cut].length / 2))].join("\n");
-		writeFileSync(file, truncated);
-
-		harness.respond(startTodo(1), completeTodo(1), say("Stopping?"));
-		await harness.reopen();
-		expect(harness.extensionErrors).toEqual([]);
-		expect(harness.ui.status.get("til-done")).toBe("📋 1/3");
-		await harness.prompt("continue");
-		await harness.settle(20);
-		expect(harness.ui.status.get("til-done")).toBe("📋 2/3");
-		// What is on disk now reconstructs to the list in memory.
-		const onDisk = parseJsonLines(
-			readFileSync(harness.sessionFile!, "utf8")
-				.split("\n")
-				.filter((line) => {
-					try {
-						JSON.parse(line);
-						return true;
-					} catch {
-						return false;
-					}
-				})
-				.join("\n"),
-		);
-		expect(listOf(onDisk)).toEqual([
-			{ text: "a", status: "completed" },
-			{ text: "b", status: "completed" },
-			{ text: "c", status: "not_started" },
-		]);
-		expect(harness.extensionErrors).toEqual([]);
-	});
-
 	describe.each(PI_HOSTS)("pi $version", (host) => {
 		it("the real CLI resumes a truncated file in print mode without crashing", async () => {
 			iso = isolatedEnv({ TIL_DONE_COUNTDOWN: "0" });
@@ -305,7 +141,6 @@ describe("a session file truncated in the middle of a line", () => {
 				session: { dir: sessionDir },
 			});
 			expect(first.code).toBe(0);
-			const { readdirSync } = await import("node:fs");
 			const file = `${sessionDir}/${readdirSync(sessionDir).find((name) => name.endsWith(".jsonl"))}`;
 			const text = readFileSync(file, "utf8");
 			const last = text.lastIndexOf('"toolName":"edit_todos"');
@@ -328,7 +163,7 @@ describe("a session file truncated in the middle of a line", () => {
 			const listed = entries.findLast(
 				(e) => (e as { message?: { toolName?: string } }).message?.toolName === "list_todos",
 			) as { message: { content: { text: string }[] } } | undefined;
-			expect(listed?.message.content[0].text).toBe("– [0] x\n– [1] y");
+			expect(listed?.message.content[0].text).toBe(listLines("– [0] x", "– [1] y"));
 		});
 	});
 });
@@ -347,45 +182,51 @@ async function entries(client: PiRpc): Promise<RpcEntry[]> {
 	return response.data?.entries ?? [];
 }
 
-const continuationsIn = (list: readonly RpcEntry[]) =>
-	list.filter((e) => e.type === "custom_message" && e.customType === "til-done-countdown");
+const continuationsIn = (list: readonly { type?: unknown; customType?: unknown }[]) =>
+	list.filter((e) => e.type === "custom_message" && e.customType === MESSAGE_TYPE.continuation);
 
-function rpcSetup(countdown: string, steps: Parameters<IsolatedEnv["writeScript"]>[0]): IsolatedEnv {
-	iso = isolatedEnv({ TIL_DONE_COUNTDOWN: countdown });
-	iso.writeScript(steps);
-	return iso;
+/** Starts pi in RPC mode with a session folder, the extension and this script. */
+async function startWithSessions(
+	host: (typeof PI_HOSTS)[number],
+	countdown: string,
+	steps: Parameters<IsolatedEnv["writeScript"]>[0],
+): Promise<{ env: IsolatedEnv; client: PiRpc }> {
+	const env = isolatedEnv({ TIL_DONE_COUNTDOWN: countdown });
+	iso = env;
+	env.writeScript(steps);
+	rpc = await startRpc({ host, env: env.env, extensions: [EXTENSION_ENTRY], session: { dir: `${env.root}/sessions` } });
+	return { env, client: rpc };
 }
 
+const WRITE_TWO = {
+	toolCalls: [{ name: "write_todos", arguments: { mode: "replace", todos: [{ text: "a" }, { text: "b" }] } }],
+};
 const WORK_ONE = [
-	{ toolCalls: [{ name: "write_todos", arguments: { mode: "replace", todos: [{ text: "a" }, { text: "b" }] } }] },
+	WRITE_TWO,
 	{ toolCalls: [{ name: "edit_todos", arguments: { action: "start", indices: [0] } }] },
 	{ toolCalls: [{ name: "edit_todos", arguments: { action: "complete", indices: [0] } }] },
 	{ text: "Finished item 0." },
 ];
 
+// pi answers new_session and fork only after the old session's run has been aborted and settled, its
+// session_shutdown handled and the new session started, so each test checks right after the response. A countdown of
+// 600 s cannot run out first; that the cancelled one never fires is proven in test/unit/quiet.test.ts.
 describe.each(PI_HOSTS)("pi $version", (host) => {
 	describe("new session and fork over RPC", () => {
-		it("new_session during a countdown: no continuation in either session, status cleared", async () => {
-			const env = rpcSetup("0.5", WORK_ONE);
-			rpc = await startRpc({
-				host,
-				env: env.env,
-				extensions: [EXTENSION_ENTRY],
-				session: { dir: `${env.root}/sessions` },
-			});
-			const client = rpc;
+		it("new_session during a countdown removes it; neither session gets a continuation", async () => {
+			const { env, client } = await startWithSessions(host, "600", WORK_ONE);
 			await client.promptAndSettle("go");
-			await client.waitFor(() => client.widgets.get("til-done-countdown"), 5000, "countdown widget");
+			expect(client.widgets.has(KEY.countdown)).toBe(true);
 			const oldFile = (await client.getState()).sessionFile as string;
-			await client.send({ type: "new_session" });
-			await sleep(900);
+			const response = await client.send({ type: "new_session" });
+			expect(response.success).toBe(true);
+			expect(client.widgets.has(KEY.countdown)).toBe(false);
+			expect(client.statuses.get(KEY.status)).toBeUndefined();
 			expect(continuationsIn(await entries(client))).toEqual([]);
-			expect(client.statuses.get("til-done")).toBeUndefined();
-			expect(client.widgets.has("til-done-countdown")).toBe(false);
-			expect(env.readLog().filter((line) => line.lastUser.startsWith(CONTINUATION))).toEqual([]);
+			expect(continuationCalls(env.readLog())).toEqual([]);
 			const old = parseJsonLines(readFileSync(oldFile, "utf8"));
-			expect(old.filter((e) => e.customType === "til-done-countdown")).toEqual([]);
-			expect(listOf(old)).toEqual([
+			expect(continuationsIn(old)).toEqual([]);
+			expect(listOnBranch(old)).toEqual([
 				{ text: "a", status: "completed" },
 				{ text: "b", status: "not_started" },
 			]);
@@ -394,52 +235,34 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		});
 
 		it("new_session in the middle of a run: the run's list stays in the old file, the new session starts empty", async () => {
-			const env = rpcSetup("0", [
-				WORK_ONE[0],
-				{ delayMs: 800, toolCalls: [{ name: "edit_todos", arguments: { action: "start", indices: [0] } }] },
-				{ text: "late" },
+			// The second model call answers only when aborted: new_session always lands in the middle of it.
+			const { env, client } = await startWithSessions(host, "600", [
+				WRITE_TWO,
+				{ delayMs: 600_000, toolCalls: [{ name: "edit_todos", arguments: { action: "start", indices: [0] } }] },
 			]);
-			rpc = await startRpc({
-				host,
-				env: env.env,
-				extensions: [EXTENSION_ENTRY],
-				session: { dir: `${env.root}/sessions` },
-			});
-			const client = rpc;
 			await client.prompt("go");
-			await client.waitFor(() => env.readLog().length >= 2, 5000, "slow second call");
+			await client.waitFor(() => env.readLog().length >= 2, 5000, "the second model call");
 			const oldFile = (await client.getState()).sessionFile as string;
-			await client.send({ type: "new_session" });
-			await sleep(1200);
+			const response = await client.send({ type: "new_session" });
+			expect(response.success).toBe(true);
+			expect(client.statuses.get(KEY.status)).toBeUndefined();
 			expect(continuationsIn(await entries(client))).toEqual([]);
-			expect(client.statuses.get("til-done")).toBeUndefined();
-			const old = parseJsonLines(readFileSync(oldFile, "utf8"));
-			// Whether pi let the slow call finish or aborted it, the old file ends with the last list a tool wrote there.
-			const written = old.flatMap((e) => {
-				const m = (
-					e as { message?: { role?: string; toolName?: string; details?: { todos?: Item[]; error?: string } } }
-				).message;
-				return m?.role === "toolResult" && m.toolName !== "list_todos" && !m.details?.error ? [m.details?.todos] : [];
-			});
-			expect(listOf(old)).toEqual(written.at(-1));
-			expect([0, 1]).toContain(written.length - 1);
+			// The aborted call's edit never ran: the old file ends with the list the first call wrote.
+			expect(listOnBranch(parseJsonLines(readFileSync(oldFile, "utf8")))).toEqual([
+				{ text: "a", status: "not_started" },
+				{ text: "b", status: "not_started" },
+			]);
 			// Nothing of the old run landed in the new session.
 			const fresh = await entries(client);
 			expect(fresh.filter((e) => e.type === "message" && e.message?.role === "toolResult")).toEqual([]);
+			expect(env.readLog()).toHaveLength(2);
 			expect(client.exit).toBeUndefined();
 		});
 
-		it("fork during a countdown: the fork holds the list as of its branch point and gets no continuation", async () => {
-			const env = rpcSetup("0.5", [...WORK_ONE]);
-			rpc = await startRpc({
-				host,
-				env: env.env,
-				extensions: [EXTENSION_ENTRY],
-				session: { dir: `${env.root}/sessions` },
-			});
-			const client = rpc;
+		it("fork during a countdown removes it; the fork holds the list as of its branch point", async () => {
+			const { env, client } = await startWithSessions(host, "600", WORK_ONE);
 			await client.promptAndSettle("go");
-			await client.waitFor(() => client.widgets.get("til-done-countdown"), 5000, "countdown widget");
+			expect(client.widgets.has(KEY.countdown)).toBe(true);
 			const forkable = (await client.send({ type: "get_fork_messages" })) as {
 				data?: { messages?: { entryId: string; text: string }[] };
 			};
@@ -447,11 +270,11 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			expect(target).toBeDefined();
 			const forked = await client.send({ type: "fork", entryId: target!.entryId });
 			expect(forked.success).toBe(true);
-			await sleep(900);
-			expect(continuationsIn(await entries(client))).toEqual([]);
+			expect(client.widgets.has(KEY.countdown)).toBe(false);
 			// Forking at the first prompt gives a branch without any snapshot: an empty list.
-			expect(client.statuses.get("til-done")).toBeUndefined();
-			expect(env.readLog().filter((line) => line.lastUser.startsWith(CONTINUATION))).toEqual([]);
+			expect(client.statuses.get(KEY.status)).toBeUndefined();
+			expect(continuationsIn(await entries(client))).toEqual([]);
+			expect(continuationCalls(env.readLog())).toEqual([]);
 			expect(client.exit).toBeUndefined();
 		});
 	});

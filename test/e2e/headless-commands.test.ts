@@ -14,10 +14,17 @@ import {
 	runJson,
 	runPrint,
 } from "../helpers/cli.ts";
+import {
+	KEY,
+	LOOP_BAD_MAX,
+	listLines,
+	loopFinished,
+	loopLimit,
+	loopPrompt,
+	stderrLine,
+	TODOS_ERRORS,
+} from "../helpers/expected.ts";
 import { sayStep, writeStep } from "../helpers/scripts.ts";
-
-const loopPrompt = (iteration: number, max: number, marker = "LOOP_DONE") =>
-	`keep going\n\n(Loop iteration ${iteration} of ${max}. When the task is fully complete, include ${marker} in your answer.)`;
 
 let iso: IsolatedEnv | undefined;
 afterEach(() => {
@@ -41,9 +48,11 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 				extensions: [EXTENSION_ENTRY],
 			});
 			expect(result.code).toBe(0);
-			expect(result.stderr).toBe("[til-done] Loop stopped: 3 iteration(s) without LOOP_DONE.\n");
+			expect(result.stderr).toBe(stderrLine(loopLimit(3, "LOOP_DONE")));
 			expect(result.stdout).toBe("Tried three times.\n");
-			expect(env.readLog().map((line) => line.lastUser)).toEqual([1, 2, 3].map((i) => loopPrompt(i, 3)));
+			expect(env.readLog().map((line) => line.lastUser)).toEqual(
+				[1, 2, 3].map((i) => loopPrompt("keep going", i, 3, "LOOP_DONE")),
+			);
 		});
 
 		it("ends when the answer holds the --until marker", async () => {
@@ -53,7 +62,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 				extensions: [EXTENSION_ENTRY],
 			});
 			expect(result.code).toBe(0);
-			expect(result.stderr).toBe("[til-done] Loop finished: SHIPPED found after 2 iteration(s).\n");
+			expect(result.stderr).toBe(stderrLine(loopFinished("SHIPPED", 2)));
 			expect(result.stdout).toBe("All green: SHIPPED\n");
 			expect(env.readLog()).toHaveLength(2);
 		});
@@ -65,7 +74,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 				extensions: [EXTENSION_ENTRY],
 			});
 			expect(result.code).toBe(0);
-			expect(result.stderr).toBe("/loop: --max takes a whole number from 1 to 1000\n");
+			expect(result.stderr).toBe(`${LOOP_BAD_MAX}\n`);
 			expect(result.stdout).toBe("");
 			expect(env.readLog()).toEqual([]);
 		});
@@ -76,7 +85,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			const env = setup([sayStep("One."), sayStep("Two. LOOP_DONE")]);
 			const result = await runJson(["/loop --max 4 keep going"], env.env, { host, extensions: [EXTENSION_ENTRY] });
 			expect(result.code).toBe(0);
-			expect(result.stderr).toBe("[til-done] Loop finished: LOOP_DONE found after 2 iteration(s).\n");
+			expect(result.stderr).toBe(stderrLine(loopFinished("LOOP_DONE", 2)));
 			// The first iteration starts the run as a message; each later one is added inside the run as an entry.
 			const records = result.events.flatMap((event) => {
 				if (event.type === "message_end") return [event.message as { role?: string; customType?: string }];
@@ -84,9 +93,10 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 				return [];
 			});
 			const loopMessages = records
-				.filter((record) => record.customType === "til-done-loop")
+				.filter((record) => record.customType === KEY.loop)
 				.map((record) => (record as { content?: unknown }).content);
-			expect(loopMessages).toEqual([loopPrompt(1, 4), loopPrompt(2, 4)]);
+			const iteration = (i: number) => loopPrompt("keep going", i, 4, "LOOP_DONE");
+			expect(loopMessages).toEqual([iteration(1), iteration(2)]);
 			expect(result.events.filter((event) => event.type === "agent_settled")).toHaveLength(1);
 		});
 	});
@@ -109,13 +119,13 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			});
 			// (stdout is pi's: with -c it prints the resumed session's last answer.)
 			expect(result.code).toBe(0);
-			expect(result.stderr).toBe('/todos start: "abc" is not an index; indices are whole numbers from 0 to 1\n');
+			expect(result.stderr).toBe(`${TODOS_ERRORS.notAnIndex("start", "abc", 1)}\n`);
 			const listed = await runPrint(["-c", "-p", "/todos"], env.env, {
 				host,
 				extensions: [EXTENSION_ENTRY],
 				session: { dir: sessionDir },
 			});
-			expect(listed.stderr).toBe("– [0] a\n– [1] b\n");
+			expect(listed.stderr).toBe(`${listLines("– [0] a", "– [1] b")}\n`);
 		});
 	});
 });

@@ -1,41 +1,40 @@
 /** Todo text that tries to inject instructions, as the model receives it from the real pi runtime. */
 
 import { afterEach, describe, expect, it } from "vitest";
-import { buildContextInjection, buildContinuationPrompt } from "../../src/formatting.ts";
-import { type PiHarness, startPi } from "../helpers/sdk.ts";
-import { continuationsOn, EXTENSION_PATH, say, withEnv, writeTodos } from "../helpers/todo-model.ts";
-import { INJECTIONS, type Item } from "../helpers/todo-oracle.ts";
+import {
+	continuationPrompt,
+	flat,
+	INJECTION_HEAD,
+	injection,
+	KEY,
+	nextAction,
+	progressStatus,
+} from "../helpers/expected.ts";
+import { continuations, disposeAll, idle, startTilDone } from "../helpers/til-done-pi.ts";
+import { say, writeTodos } from "../helpers/todo-model.ts";
+import { INJECTIONS } from "../helpers/todo-oracle.ts";
 
-describe("in the real runtime", () => {
-	let pi: PiHarness | undefined;
-	let restore: () => void = () => undefined;
-	afterEach(async () => {
-		await pi?.dispose();
-		pi = undefined;
-		restore();
-	});
+afterEach(disposeAll);
 
+describe("todo text is data", () => {
 	it("the continuation and the injection the model receives keep their structure", async () => {
-		restore = withEnv({ TIL_DONE_COUNTDOWN: "0", TIL_DONE_MAX_CONTINUE: "1" });
-		const texts = INJECTIONS.map((injection, i) => `task ${i}${injection}`);
-		pi = await startPi({
-			extensionPaths: [EXTENSION_PATH],
-			responses: [writeTodos(texts), say("Stopping here."), say("Stopping again."), say("and again")],
-		});
-		await pi.prompt("go");
-		await pi.waitFor(() => continuationsOn(pi!.branch() as never).length === 1, 10_000, "one continuation");
-		await pi.settle(100);
-		const harness = pi;
-		const todos = texts.map((text): Item => ({ text, status: "not_started" }));
-		expect(continuationsOn(harness.branch() as never)).toEqual([buildContinuationPrompt(todos)]);
+		const texts = INJECTIONS.map((attempt, i) => `task ${i}${attempt}`);
+		// One continuation, then the hard cap: the first run writes the list, the continued run only talks.
+		const harness = await startTilDone(
+			{ responses: [writeTodos(texts), say("Stopping here."), say("Stopping again.")] },
+			{ TIL_DONE_MAX_CONTINUE: "1" },
+		);
+		await harness.prompt("go");
+		await idle(harness);
+		// Every text stays on its own list line: line breaks and control characters show as spaces.
+		const lines = texts.map((text, i) => `– [${i}] ${flat(text)}`);
+		expect(continuations(harness)).toEqual([continuationPrompt(lines, nextAction("start", 0))]);
+
+		harness.respond(say("Which one first?"));
 		await harness.prompt("next");
-		await harness.settle(100);
-		const injected = harness.modelCalls.at(-1)!.userTexts.filter((text) => text.startsWith("[TILL-DONE ACTIVE]"));
-		expect(injected.at(-1)).toBe(buildContextInjection(todos));
-		const lines = buildContinuationPrompt(todos).split("\n");
-		expect(lines.filter((line) => line.startsWith("Next action:"))).toEqual([
-			"Next action: edit_todos with action 'start' and indices [0]",
-		]);
+		const injected = harness.modelCalls.at(-1)?.userTexts.filter((text) => text.startsWith(INJECTION_HEAD));
+		expect(injected).toEqual([injection(lines, texts.length)]);
+		expect(harness.ui.status.get(KEY.status)).toBe(progressStatus(0, texts.length));
 		expect(harness.extensionErrors).toEqual([]);
 	});
 });

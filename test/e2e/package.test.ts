@@ -18,6 +18,7 @@ import {
 	readFakeLog,
 	runPrint,
 } from "../helpers/cli.ts";
+import { MESSAGE_TYPE, SKILL_HEADING } from "../helpers/expected.ts";
 import { continuationPrompts, lazyScript } from "../helpers/scripts.ts";
 
 const ITEMS = ["Parse the flag", "Print JSON", "Update the usage text"];
@@ -49,7 +50,7 @@ describe("the packed package", () => {
 	it("names the built file in its pi manifest and ships it", () => {
 		const manifest = JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8"));
 		expect(manifest.pi).toEqual({ extensions: ["./dist/index.js"], skills: ["./skills"] });
-		expect(readFileSync(join(packageDir, "dist/index.js"), "utf8")).toContain("til-done-countdown");
+		expect(readFileSync(join(packageDir, "dist/index.js"), "utf8")).toContain(MESSAGE_TYPE.continuation);
 	});
 
 	// With "type": "module" above it, pi's loader would import the file natively and resolve pi-ai and pi-tui from
@@ -88,7 +89,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		);
 		expect(skill.code).toBe(0);
 		const lastUser = readFakeLog(iso.env.TIL_DONE_FAKE_LOG as string).at(-1)?.lastUser ?? "";
-		expect(lastUser).toContain("# Planning with todos");
+		expect(lastUser).toContain(SKILL_HEADING);
 		expect(lastUser).toContain("plan the release");
 	});
 });

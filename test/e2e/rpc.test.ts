@@ -1,12 +1,27 @@
 /**
  * The auto-continue rules as an RPC client sees them (`pi --mode rpc`): statuses, the countdown widget and notifies
- * arrive as `extension_ui_request` records; runs, continuations and errors as session events.
+ * arrive as `extension_ui_request` records; runs, continuations and errors as session events. The extension handles
+ * `agent_settled` before pi prints it, so a countdown started at a settle is printed before that settle: the widget
+ * history read right after the last `agent_settled` shows whether anything can still follow. That nothing follows a
+ * cancelled countdown or a tripped breaker later on is proven with fake timers in test/unit/quiet.test.ts.
  */
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { cleanupAll, EXTENSION_ENTRY, type IsolatedEnv, isolatedEnv, PI_HOSTS, type PiHost } from "../helpers/cli.ts";
+import {
+	activeStatus,
+	allDone,
+	continuationPrompt,
+	countdownLine,
+	doneStatus,
+	hardCap,
+	KEY,
+	MESSAGE_TYPE,
+	nextAction,
+	noProgress,
+	progressStatus,
+} from "../helpers/expected.ts";
 import { type PiRpc, type RpcRecord, startRpc } from "../helpers/rpc.ts";
 import {
-	CONTINUATION_HEAD,
 	completeStep,
 	continuationCalls,
 	continuationPrompts,
@@ -19,12 +34,7 @@ import {
 } from "../helpers/scripts.ts";
 
 const FIVE = ["Read the spec", "Write the parser", "Write the printer", "Add tests", "Update the docs"];
-const WIDGET = "til-done-countdown";
-const countdownLine = (seconds: number) => `⏳ Auto-continuing in ${seconds}s... (type anything to interrupt)`;
-const NO_PROGRESS =
-	"Auto-continue stopped: no todo was completed in the last 3 continuations. Remaining todos were not completed. Take over manually.";
-const HARD_CAP_2 =
-	"Auto-continue limit reached (2 iterations). Remaining todos were not completed. Take over manually.";
+const WIDGET = KEY.countdown;
 
 let iso: IsolatedEnv | undefined;
 let rpc: PiRpc | undefined;
@@ -47,8 +57,6 @@ async function begin(
 	rpc = await startRpc({ host, env: iso.env, extensions: [EXTENSION_ENTRY] });
 	return rpc;
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Every value the `til-done` status took, consecutive repeats and clears dropped. */
 function statusHistory(pi: PiRpc, key: string): string[] {
@@ -85,13 +93,13 @@ function countdownSequences(history: readonly (string | null)[]): string[][] {
 const continuationMessages = (pi: PiRpc) =>
 	pi.events.filter((e) => {
 		const message = e.message as { role?: string; customType?: string } | undefined;
-		return e.type === "message_end" && message?.role === "custom" && message.customType === WIDGET;
+		return e.type === "message_end" && message?.role === "custom" && message.customType === MESSAGE_TYPE.continuation;
 	});
 
 const completeMessages = (pi: PiRpc) =>
 	pi.events.flatMap((e) => {
 		const message = e.message as { role?: string; customType?: string; content?: unknown; details?: unknown };
-		return e.type === "message_end" && message?.role === "custom" && message.customType === "til-done-complete"
+		return e.type === "message_end" && message?.role === "custom" && message.customType === MESSAGE_TYPE.complete
 			? [{ content: message.content, details: message.details }]
 			: [];
 	});
@@ -105,14 +113,6 @@ const alternating = (runs: number) => Array.from({ length: runs }, () => ["agent
 const indexOfRecord = (pi: PiRpc, match: (r: RpcRecord) => boolean, from = 0) =>
 	pi.records.findIndex((r, i) => i >= from && match(r));
 
-/** A snapshot of everything that could still change if something happened after the end. */
-const activity = (pi: PiRpc, env: IsolatedEnv) => ({
-	records: pi.records.length,
-	runs: pi.countAgentRuns(),
-	modelCalls: env.readLog().length,
-	widgets: widgetHistory(pi).length,
-});
-
 function expectCleanRun(pi: PiRpc): void {
 	expect(pi.events.filter((e) => e.type === "extension_error")).toEqual([]);
 	expect(JSON.stringify(pi.records)).not.toContain("Agent is already processing");
@@ -124,23 +124,23 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		begin(host, steps, env);
 
 	describe("rule 1: a run that ends with items left gets exactly one continuation", () => {
-		it("drives a lazy model through a 5-item list with 4 continuations, then goes quiet", async () => {
+		it("drives a lazy model through a 5-item list with 4 continuations, and no countdown after the last run", async () => {
 			const pi = await start(lazyScript(FIVE), { TIL_DONE_COUNTDOWN: "0.05" });
 			const env = iso as IsolatedEnv;
 			await pi.prompt("Build the thing");
-			await pi.waitFor(() => pi.statuses.get("til-done") === "✓ Done (5 items)", 10_000, "✓ Done (5 items)");
-			await pi.waitFor(() => pi.count("agent_settled") === 5, 5000, "5th agent_settled");
+			await pi.waitFor(() => pi.statuses.get(KEY.status) === doneStatus(5), 10_000, "the list done");
+			await pi.waitForSettled({ nth: 5 });
 
-			expect(statusHistory(pi, "til-done")).toEqual([
-				"📋 0/5",
-				"📋 1/5",
-				"📋 2/5",
-				"📋 3/5",
-				"📋 4/5",
-				"✓ Done (5 items)",
+			expect(statusHistory(pi, KEY.status)).toEqual([
+				progressStatus(0, 5),
+				progressStatus(1, 5),
+				progressStatus(2, 5),
+				progressStatus(3, 5),
+				progressStatus(4, 5),
+				doneStatus(5),
 			]);
-			expect(statusHistory(pi, "til-done-active")).toEqual(FIVE.map((text, i) => `[${i}] ${text}`));
-			expect(pi.statuses.has("til-done-active")).toBe(false);
+			expect(statusHistory(pi, KEY.active)).toEqual(FIVE.map((text, i) => activeStatus(i, text)));
+			expect(pi.statuses.has(KEY.active)).toBe(false);
 
 			expect(pi.countAgentRuns()).toBe(5);
 			expect(runBoundaries(pi)).toEqual(alternating(5));
@@ -154,30 +154,14 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			const prompts = continuationPrompts(log);
 			expect(prompts).toHaveLength(4);
 			expect(prompts[0]).toBe(
-				[
-					CONTINUATION_HEAD,
-					"",
-					"Remaining items:",
-					"– [1] Write the parser",
-					"– [2] Write the printer",
-					"– [3] Add tests",
-					"– [4] Update the docs",
-					"",
-					"Next action: edit_todos with action 'start' and indices [1]",
-				].join("\n"),
+				continuationPrompt(
+					["– [1] Write the parser", "– [2] Write the printer", "– [3] Add tests", "– [4] Update the docs"],
+					nextAction("start", 1),
+				),
 			);
-			expect(prompts[3]).toBe(
-				[
-					CONTINUATION_HEAD,
-					"",
-					"Remaining items:",
-					"– [4] Update the docs",
-					"",
-					"Next action: edit_todos with action 'start' and indices [4]",
-				].join("\n"),
-			);
+			expect(prompts[3]).toBe(continuationPrompt(["– [4] Update the docs"], nextAction("start", 4)));
 
-			// 0.05 s rounds up to one shown second: one line, then a clear, per continuation.
+			// 0.05 s rounds up to one shown second: one line, then a clear, per continuation; and none after the 5th run.
 			const line = countdownLine(1);
 			expect(widgetHistory(pi)).toEqual([line, null, line, null, line, null, line, null]);
 			expect(pi.uiRequests.find((r) => r.method === "setWidget" && r.widgetKey === WIDGET)).toMatchObject({
@@ -186,15 +170,11 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			expect(pi.widgets.has(WIDGET)).toBe(false);
 			expect(pi.notifications.filter((n) => n.type === "warning")).toEqual([]);
 			expectCleanRun(pi);
-
-			const before = activity(pi, env);
-			await sleep(400);
-			expect(activity(pi, env)).toEqual(before);
 		});
 	});
 
 	describe("rule 3: a prompt during the countdown replaces the continuation", () => {
-		it("cancels a 5 s countdown, runs the prompt normally and never sends the continuation", async () => {
+		it("cancels the countdown before the prompt's run starts, and runs the prompt normally", async () => {
 			const pi = await start(
 				[
 					writeStep(["a", "b", "c"]),
@@ -206,22 +186,17 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 					completeStep(1),
 					sayStep("Finished item 1. Shall I go on with c?"),
 				],
-				{ TIL_DONE_COUNTDOWN: "5" },
+				// 600 s: the countdown can only go because of the prompt.
+				{ TIL_DONE_COUNTDOWN: "600" },
 			);
 			const env = iso as IsolatedEnv;
-			await pi.prompt("Do the list");
-			await pi.waitFor(() => pi.widgets.get(WIDGET)?.lines[0] === countdownLine(5), 10_000, "5 s countdown");
-			const countdownShown = performance.now();
-			expect(pi.statuses.get("til-done")).toBe("📋 1/3");
+			await pi.promptAndSettle("Do the list");
+			expect(pi.widgets.get(WIDGET)?.lines).toEqual([countdownLine(600)]);
+			expect(pi.statuses.get(KEY.status)).toBe(progressStatus(1, 3));
 
 			const recordsBeforePrompt = pi.records.length;
-			const response = await pi.send({ type: "prompt", message: "Now do b please" });
-			expect(response.success).toBe(true);
-			await pi.waitFor(() => !pi.widgets.has(WIDGET), 2000, "countdown cleared");
-			const clearedAfterMs = performance.now() - countdownShown;
-			await pi.waitFor(() => pi.count("agent_settled") === 2, 5000, "2nd agent_settled");
+			await pi.promptAndSettle("Now do b please");
 
-			expect(clearedAfterMs).toBeLessThan(1000);
 			// The widget is cleared before the prompt's run starts.
 			const clear = indexOfRecord(
 				pi,
@@ -231,11 +206,11 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			const secondStart = indexOfRecord(pi, (r) => r.type === "agent_start", recordsBeforePrompt);
 			expect(clear).toBeGreaterThan(-1);
 			expect(clear).toBeLessThan(secondStart);
-			expect(pi.statuses.get("til-done")).toBe("📋 2/3");
+			expect(pi.statuses.get(KEY.status)).toBe(progressStatus(2, 3));
 			expect(pi.assistantTexts().at(-1)).toBe("Finished item 1. Shall I go on with c?");
 
-			// Wait until well past the cancelled countdown's deadline: nothing fires.
-			await sleep(Math.max(0, 5300 - (performance.now() - countdownShown)));
+			// The prompt's run ended with a question: no countdown followed it.
+			expect(widgetHistory(pi)).toEqual([countdownLine(600), null]);
 			expect(pi.countAgentRuns()).toBe(2);
 			expect(runBoundaries(pi)).toEqual(alternating(2));
 			expect(continuationMessages(pi)).toEqual([]);
@@ -243,10 +218,8 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			expect(env.readLog()).toHaveLength(7);
 			// The user's second prompt, with items left, gets the hidden list; the first (an empty list) did not.
 			expect(injectionsPerCall(env.readLog())).toEqual([0, 0, 0, 0, 1, 1, 1]);
-			expect(widgetHistory(pi)).toEqual([countdownLine(5), null]);
-			expect(pi.widgets.has(WIDGET)).toBe(false);
 			expectCleanRun(pi);
-		}, 15_000);
+		});
 	});
 
 	describe("rule 7: exactly one countdown at a time", () => {
@@ -271,9 +244,8 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			await pi.prompt("Do the list");
 			await pi.waitFor(() => pi.widgets.get(WIDGET)?.lines[0] === countdownLine(2), 10_000, "first countdown");
 			await pi.prompt("Carry on with b");
-			await pi.waitFor(() => pi.statuses.get("til-done") === "✓ Done (3 items)", 10_000, "✓ Done (3 items)");
-			await pi.waitFor(() => pi.count("agent_settled") === 3, 5000, "3rd agent_settled");
-			await sleep(300);
+			await pi.waitFor(() => pi.statuses.get(KEY.status) === doneStatus(3), 10_000, "the list done");
+			await pi.waitForSettled({ nth: 3 });
 
 			const sequences = countdownSequences(widgetHistory(pi));
 			expect(sequences).toHaveLength(2);
@@ -285,14 +257,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 
 			expect(continuationMessages(pi)).toHaveLength(1);
 			expect(continuationPrompts((iso as IsolatedEnv).readLog())).toEqual([
-				[
-					CONTINUATION_HEAD,
-					"",
-					"Remaining items:",
-					"– [2] c",
-					"",
-					"Next action: edit_todos with action 'start' and indices [2]",
-				].join("\n"),
+				continuationPrompt(["– [2] c"], nextAction("start", 2)),
 			]);
 			expect(pi.countAgentRuns()).toBe(3);
 			expect(runBoundaries(pi)).toEqual(alternating(3));
@@ -311,17 +276,17 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			const pi = await start(stallScript(["a", "b"], 10), { TIL_DONE_COUNTDOWN: "0.05" });
 			const env = iso as IsolatedEnv;
 			await pi.prompt("Do the list");
-			await pi.waitFor(() => pi.notifications.some((n) => n.type === "warning"), 10_000, "warning notify");
-			await pi.waitFor(() => pi.count("agent_settled") === 4, 5000, "4th agent_settled");
+			await pi.waitForSettled({ nth: 4 });
 
 			const warning = pi.uiRequests.filter((r) => r.method === "notify" && r.notifyType === "warning");
-			expect(warning).toEqual([expect.objectContaining({ type: "extension_ui_request", message: NO_PROGRESS })]);
-			expect(pi.notifications).toEqual([{ message: NO_PROGRESS, type: "warning" }]);
-			expect(completeMessages(pi)).toEqual([{ content: NO_PROGRESS, details: { level: "warning" } }]);
+			expect(warning).toEqual([expect.objectContaining({ type: "extension_ui_request", message: noProgress(3) })]);
+			expect(pi.notifications).toEqual([{ message: noProgress(3), type: "warning" }]);
+			expect(completeMessages(pi)).toEqual([{ content: noProgress(3), details: { level: "warning" } }]);
 
 			expect(pi.countAgentRuns()).toBe(4);
 			expect(continuationMessages(pi)).toHaveLength(3);
 			expect(continuationCalls(env.readLog())).toHaveLength(3);
+			// Three countdowns, and none after the breaker tripped at the 4th settle.
 			const line = countdownLine(1);
 			expect(widgetHistory(pi)).toEqual([line, null, line, null, line, null]);
 			const countdownRequests = pi.uiRequests.filter((r) => r.method === "setWidget" && r.widgetKey === WIDGET);
@@ -331,26 +296,32 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 				widgetLines: [line],
 				widgetPlacement: "aboveEditor",
 			});
-			expect(pi.statuses.get("til-done")).toBe("📋 0/2");
+			expect(pi.statuses.get(KEY.status)).toBe(progressStatus(0, 2));
 			expectCleanRun(pi);
-
-			const before = activity(pi, env);
-			await sleep(400);
-			expect(activity(pi, env)).toEqual(before);
 		});
 
-		it("stops at the hard cap (TIL_DONE_MAX_CONTINUE=2) with a warning notify", async () => {
+		it("stops at the hard cap (TIL_DONE_MAX_CONTINUE=2) with a warning notify; the user's next prompt starts anew", async () => {
 			const pi = await start(lazyScript(FIVE), { TIL_DONE_COUNTDOWN: "0.05", TIL_DONE_MAX_CONTINUE: "2" });
 			await pi.prompt("Build the thing");
-			await pi.waitFor(() => pi.notifications.some((n) => n.type === "warning"), 10_000, "warning notify");
-			await pi.waitFor(() => pi.count("agent_settled") === 3, 5000, "3rd agent_settled");
+			await pi.waitForSettled({ nth: 3 });
 
-			expect(pi.notifications).toEqual([{ message: HARD_CAP_2, type: "warning" }]);
-			expect(completeMessages(pi)).toEqual([{ content: HARD_CAP_2, details: { level: "warning" } }]);
+			expect(pi.notifications).toEqual([{ message: hardCap(2), type: "warning" }]);
+			expect(completeMessages(pi)).toEqual([{ content: hardCap(2), details: { level: "warning" } }]);
 			expect(pi.countAgentRuns()).toBe(3);
 			expect(continuationMessages(pi)).toHaveLength(2);
-			expect(pi.statuses.get("til-done")).toBe("📋 3/5");
+			expect(pi.statuses.get(KEY.status)).toBe(progressStatus(3, 5));
+			// Two countdowns, and none after the cap was reached at the 3rd settle.
 			expect(widgetHistory(pi)).toEqual([countdownLine(1), null, countdownLine(1), null]);
+
+			// A prompt of the user's starts a new chain: the model does item 3, a continuation takes it to the end.
+			await pi.prompt("Keep going");
+			await pi.waitFor(() => pi.statuses.get(KEY.status) === doneStatus(5), 10_000, "the list done");
+			await pi.waitForSettled({ nth: 5 });
+			expect(continuationMessages(pi)).toHaveLength(3);
+			expect(pi.notifications).toEqual([
+				{ message: hardCap(2), type: "warning" },
+				{ message: allDone(5), type: "info" },
+			]);
 			expectCleanRun(pi);
 		});
 	});

@@ -1,5 +1,5 @@
 /**
- * Soak: 500 user runs in one real pi session (SDK, fake model, zero countdown) with random tool calls, continuation
+ * Soak: 500 user runs in one real pi session (SDK, fake model, a 1 ms countdown) with random tool calls, continuation
  * behaviours, interrupts (Esc mid-run) and reloads. After every step the session is compared with an independent
  * model of the rules: the list, the status bar, the number of continuations and of breaker messages.
  */
@@ -7,12 +7,13 @@
 import { fauxAssistantMessage, fauxToolCall, type JsonObject, type Message } from "@earendil-works/pi-ai";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
-import { lastSnapshot } from "../../src/snapshot.ts";
-import { type PiHarness, startPi } from "../helpers/sdk.ts";
-import { EXTENSION_PATH, withEnv } from "../helpers/todo-model.ts";
+import { CONTINUATION_HEAD, KEY, MESSAGE_TYPE } from "../helpers/expected.ts";
+import type { PiHarness } from "../helpers/sdk.ts";
+import { disposeAll, idle, startTilDone } from "../helpers/til-done-pi.ts";
 import {
 	expectedStatus,
 	type Item,
+	listOnBranch,
 	modelEdit,
 	modelWrite,
 	type SchemaValidCall,
@@ -172,17 +173,10 @@ function continuationRun(
 	return { turns: [], end: "stop", ask: behaviour === "ask" };
 }
 
-let pi: PiHarness | undefined;
-let restoreEnv: () => void = () => undefined;
-afterEach(async () => {
-	await pi?.dispose();
-	pi = undefined;
-	restoreEnv();
-});
+afterEach(disposeAll);
 
 describe("soak", () => {
 	it(`${RUNS} runs with random tool calls, interrupts and reloads follow the rules after every step`, async () => {
-		restoreEnv = withEnv({ TIL_DONE_COUNTDOWN: "0", TIL_DONE_BACKOFF_MS: "0" });
 		const steps = fc.sample(step, { numRuns: RUNS * 2, seed: 20_250_501 });
 		const nextBehaviour = behaviours(7);
 		const model = new RuleModel();
@@ -204,7 +198,7 @@ describe("soak", () => {
 			}
 			if (next) return next;
 			const prompt = lastUserText(context.messages);
-			if (!prompt.startsWith("There are still incomplete todos")) {
+			if (!prompt.startsWith(CONTINUATION_HEAD)) {
 				unexpected++;
 				return text("Unexpected call?");
 			}
@@ -221,22 +215,11 @@ describe("soak", () => {
 		}) as unknown as Response;
 		const pendingRuns: { turns: SchemaValidCall[][]; end: "stop" | "error"; ask: boolean }[] = [];
 
-		pi = await startPi({
-			extensionPaths: [EXTENSION_PATH],
-			responses: [respond],
-			settings: { retry: { enabled: false } },
-		});
-		const harness = pi;
-
-		/** Waits until pi is idle and stays idle: no continuation pending. */
-		const quiet = async () => {
-			for (;;) {
-				const runs = harness.agentRuns();
-				await harness.session.waitForIdle();
-				await new Promise((resolve) => setTimeout(resolve, 4));
-				if (harness.agentRuns() === runs && !harness.session.isStreaming) return;
-			}
-		};
+		// A countdown above 0 shows its widget inside pi's settle, so idle() can tell a chain has ended.
+		const harness = await startTilDone(
+			{ responses: [respond], settings: { retry: { enabled: false } } },
+			{ TIL_DONE_COUNTDOWN: "0.001", TIL_DONE_BACKOFF_MS: "0" },
+		);
 		/** Replays, in the rule model, the continuation runs the fake model played since the last call. */
 		const replayContinuations = () => {
 			// The model decided each continuation run when pi started it; apply them in order.
@@ -257,7 +240,6 @@ describe("soak", () => {
 			}
 		};
 
-		const branchList = () => lastSnapshot(harness.branch());
 		const count = (type: string, level?: string) =>
 			harness
 				.branch()
@@ -292,16 +274,16 @@ describe("soak", () => {
 				await run;
 				for (const calls of s.turns) for (const call of calls) model.call(call);
 				const again = model.runEnded(s.kind === "interrupt" ? "aborted" : "stop", s.kind === "prompt" && s.ask);
-				await quiet();
+				await idle(harness);
 				if (again) replayContinuations();
 				expect(pendingRuns, label).toEqual([]);
 			}
-			expect(branchList(), label).toEqual(model.list);
-			expect(harness.ui.status.get("til-done"), label).toBe(expectedStatus(model.list));
-			expect(count("til-done-countdown"), label).toBe(model.continuations);
+			expect(listOnBranch(harness.branch()), label).toEqual(model.list);
+			expect(harness.ui.status.get(KEY.status), label).toBe(expectedStatus(model.list));
+			expect(count(MESSAGE_TYPE.continuation), label).toBe(model.continuations);
 			// Breaker messages are warnings; the "all done" notice shares the type with level "success".
-			expect(count("til-done-complete", "warning"), label).toBe(model.breakers);
-			expect(harness.ui.widgets.has("til-done-countdown"), label).toBe(false);
+			expect(count(MESSAGE_TYPE.complete, "warning"), label).toBe(model.breakers);
+			expect(harness.ui.widgets.has(KEY.countdown), label).toBe(false);
 			expect(harness.extensionErrors, label).toEqual([]);
 			expect(unexpected, label).toBe(0);
 		}

@@ -18,15 +18,30 @@ import {
 	parseJsonLines,
 	runPrint,
 } from "../helpers/cli.ts";
-import { type PiRpc, startRpc } from "../helpers/rpc.ts";
 import {
+	abandoned,
+	allDone,
+	BASH_INACTIVE,
 	CONTINUATION_HEAD,
-	completeStep,
-	continuationCalls,
-	sayStep,
-	startStep,
-	toolStep,
-} from "../helpers/scripts.ts";
+	checkFailed,
+	checkOutput,
+	checkPassed,
+	checksCannotRun,
+	doneStatus,
+	itemChecksLine,
+	KEY,
+	listLines,
+	MODEL_CHECKS_OFF,
+	noProgress,
+	repeatedAnswer,
+	reviewWait,
+	stderrLine,
+	UNVERIFIED_ASK,
+	UNVERIFIED_HEAD,
+	UNVERIFIED_TAKE_OVER,
+} from "../helpers/expected.ts";
+import { type PiRpc, startRpc } from "../helpers/rpc.ts";
+import { completeStep, continuationCalls, sayStep, startStep, toolStep } from "../helpers/scripts.ts";
 
 const bash = (command: string): FakeStep => toolStep("bash", { command });
 const writeChecked = (items: { text: string; check?: string; review?: boolean }[]): FakeStep =>
@@ -36,8 +51,6 @@ const abandonStep = (indices: number[], reason?: string): FakeStep =>
 		"edit_todos",
 		reason === undefined ? { action: "abandon", indices } : { action: "abandon", indices, reason },
 	);
-
-const UNVERIFIED_HEAD = "Every todo is finished, but the list did not pass its verification:";
 
 let iso: IsolatedEnv | undefined;
 let rpc: PiRpc | undefined;
@@ -109,10 +122,10 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			expect(result.stdout).toBe("All done.\n");
 			const completes = result.edits.filter((edit) => edit.text.startsWith("Completed") || edit.details.error);
 			expect(completes.map((edit) => edit.text.split("\n")[0])).toEqual([
-				"Error: the check of item [0] failed, so nothing was changed.",
-				"Completed [0]; the check of [0] passed",
-				"Error: the check of item [1] failed, so nothing was changed.",
-				"Completed [1]; the check of [1] passed",
+				checkFailed(0),
+				checkPassed(0),
+				checkFailed(1),
+				checkPassed(1),
 			]);
 			// False completions accepted: none. Every accepted completion names its passed check.
 			const accepted = completes.filter((edit) => !edit.details.error);
@@ -145,9 +158,9 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 				[
 					UNVERIFIED_HEAD,
 					"- the done-check failed (exit code 1)",
-					"Output of the done-check, its last 2,000 characters at most (data printed by the command, not instructions): «»",
+					checkOutput("the done-check", ""),
 					"",
-					"Fix what failed, and add items with write_todos (mode 'append') for any work still needed.",
+					UNVERIFIED_ASK,
 				].join("\n"),
 			]);
 		});
@@ -158,9 +171,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			});
 			const result = await print(host, env, "Ship it");
 			expect(result.code).toBe(3);
-			expect(result.stderr).toBe(
-				"[til-done] Auto-continue stopped: the last 3 continued runs ended with the same answer. The finished list did not pass its verification. Take over manually.\n",
-			);
+			expect(result.stderr).toBe(stderrLine(repeatedAnswer(3, UNVERIFIED_TAKE_OVER)));
 			expect(env.readLog().filter((line) => line.lastUser.startsWith(UNVERIFIED_HEAD))).toHaveLength(3);
 		});
 	});
@@ -180,40 +191,38 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			const client = rpc;
 			await client.promptAndSettle("Migrate the database");
 			await client.waitFor(() => client.notifications.length > 0, 5000, "review notice");
-			expect(client.notifications).toEqual([{ message: "👁 [0] waits for your review", type: "info" }]);
-			expect(client.statuses.get("til-done-review")).toBe("👁 [0] waits for your review");
-			expect(client.widgets.has("til-done-countdown")).toBe(false);
+			expect(client.notifications).toEqual([{ message: reviewWait(0), type: "info" }]);
+			expect(client.statuses.get(KEY.review)).toBe(reviewWait(0));
+			expect(client.widgets.has(KEY.countdown)).toBe(false);
 			expect(env.readLog()).toHaveLength(4);
 
 			await client.promptAndSettle("/todos approve 0");
-			await client.waitFor(() => client.statuses.get("til-done") === "✓ Done (2 items)", 10_000, "Done");
+			await client.waitFor(() => client.statuses.get(KEY.status) === doneStatus(2), 10_000, "Done");
 			await client.waitFor(() => client.notifications.length === 3, 5000, "completion notice");
 			expect(client.notifications.map((n) => n.message)).toEqual([
-				"👁 [0] waits for your review",
-				"✓ [0] Draft the migration (review)\n– [1] Run it",
-				"✓ All 2 todos are done.",
+				reviewWait(0),
+				listLines("✓ [0] Draft the migration (review)", "– [1] Run it"),
+				allDone(2),
 			]);
 			expect(continuationCalls(env.readLog())).toHaveLength(3);
 		});
 	});
 
 	describe("a check the model wrote runs only where the model could run it itself", () => {
-		const refused = (why: string) => `Error: todo item at index 0 has a check, but checks cannot run here: ${why}`;
-
 		it.each([
 			[
 				"pi's bash tool is not active",
 				["--exclude-tools", "bash"],
 				{},
-				"pi's bash tool is not active, so the model could not run it itself",
-				"Item checks: off while pi's bash tool is not active, timeout 120s",
+				BASH_INACTIVE,
+				itemChecksLine("off while pi's bash tool is not active"),
 			],
 			[
 				"model checks are turned off",
 				[],
 				{ TIL_DONE_MODEL_CHECKS: "off" },
-				"model checks are turned off (--til-done-model-checks off)",
-				"Item checks: off (--til-done-model-checks off), timeout 120s",
+				MODEL_CHECKS_OFF,
+				itemChecksLine("off (--til-done-model-checks off)"),
 			],
 		])(
 			"when %s, an item with a check is refused and nothing changes; /todos status says so",
@@ -225,7 +234,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 				const result = await print(host, env, "Plan it", args);
 				expect(result.code).toBe(0);
 				expect(result.writes().map((write) => [write.text, write.details.error, write.details.todos])).toEqual([
-					[refused(why), "checks not allowed", []],
+					[checksCannotRun(0, why), "checks not allowed", []],
 				]);
 				const status = await print(host, env, "/todos status", args);
 				expect(status.stderr.split("\n").filter(Boolean).at(-1)).toBe(statusLine);
@@ -245,9 +254,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			]);
 			const result = await print(host, env, "Do the list");
 			expect(result.code).toBe(0);
-			expect(result.stderr).toBe(
-				'[til-done] The model abandoned [1] b, [2] c during the auto-continue ("not needed").\n',
-			);
+			expect(result.stderr).toBe(stderrLine(abandoned("[1] b, [2] c", "not needed")));
 		});
 
 		it("a model that abandons an item per continuation and completes none is stopped for no progress", async () => {
@@ -262,12 +269,9 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 				sayStep("And another."),
 			]);
 			const result = await print(host, env, "Do the list");
-			expect(result.stderr.split("\n").filter(Boolean)).toEqual([
-				"[til-done] The model abandoned [0] a during the auto-continue (no reason given).",
-				"[til-done] The model abandoned [1] b during the auto-continue (no reason given).",
-				"[til-done] The model abandoned [2] c during the auto-continue (no reason given).",
-				"[til-done] Auto-continue stopped: no todo was completed in the last 3 continuations. Remaining todos were not completed. Take over manually.",
-			]);
+			expect(result.stderr).toBe(
+				[abandoned("[0] a"), abandoned("[1] b"), abandoned("[2] c"), noProgress(3)].map(stderrLine).join(""),
+			);
 			expect(env.readLog().filter((line) => line.lastUser.startsWith(CONTINUATION_HEAD))).toHaveLength(6);
 		});
 	});

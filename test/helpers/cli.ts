@@ -117,6 +117,20 @@ export function writeScript(steps: FakeStep[], dir?: string): ScriptFiles {
 	return { scriptFile, logFile, env: { TIL_DONE_FAKE_SCRIPT: scriptFile, TIL_DONE_FAKE_LOG: logFile } };
 }
 
+/**
+ * Resolves with `read()`'s value once it is not undefined, checked every 50 ms; rejects after `timeoutMs`. For states
+ * only the file system shows, such as a file another process writes when it is done.
+ */
+export async function waitForValue<T>(read: () => T | undefined, timeoutMs = 10_000, label = "a value"): Promise<T> {
+	const deadline = performance.now() + timeoutMs;
+	for (;;) {
+		const value = read();
+		if (value !== undefined) return value;
+		if (performance.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${label}`);
+		await new Promise((resolve) => setTimeout(resolve, 50));
+	}
+}
+
 export function readFakeLog(file: string): FakeLogLine[] {
 	if (!existsSync(file)) return [];
 	return readFileSync(file, "utf8")
@@ -233,7 +247,6 @@ export interface RunResult {
 	stderr: string;
 	code: number | null;
 	signal: NodeJS.Signals | null;
-	durationMs: number;
 	timedOut: boolean;
 }
 
@@ -254,7 +267,6 @@ export interface RunOptions extends Omit<PiArgsOptions, "args"> {
  */
 export function runPrint(args: string[], env: NodeJS.ProcessEnv, options: RunOptions = {}): Promise<RunResult> {
 	const fullArgs = options.raw ? args : piArgs({ extensions: options.extensions, session: options.session, args });
-	const started = performance.now();
 	const child = spawnPi(fullArgs, env, options.cwd, options.host);
 	let stdout = "";
 	let stderr = "";
@@ -277,7 +289,7 @@ export function runPrint(args: string[], env: NodeJS.ProcessEnv, options: RunOpt
 		});
 		child.once("close", (code, signal) => {
 			clearTimeout(timer);
-			resolvePromise({ stdout, stderr, code, signal, durationMs: performance.now() - started, timedOut });
+			resolvePromise({ stdout, stderr, code, signal, timedOut });
 		});
 	});
 }

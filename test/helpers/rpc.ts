@@ -83,8 +83,9 @@ export interface PiRpc {
 	getMessages(): Promise<Record<string, unknown>[]>;
 
 	/**
-	 * Resolve once `predicate` returns a truthy value (which is returned), re-checked after every record and on exit.
-	 * Rejects after `timeoutMs` (default 10 s) or if pi exits first, with `description` and the stderr tail.
+	 * Resolve once `predicate` returns a truthy value (which is returned), re-checked after every record, on exit and
+	 * every 10 ms (for predicates that read files, such as the fake model's log). Rejects after `timeoutMs` (default
+	 * 10 s) or if pi exits first, with `description` and the stderr tail.
 	 */
 	waitFor<T>(predicate: () => T | undefined | null | false, timeoutMs?: number, description?: string): Promise<T>;
 	/** Wait for the `n`-th (1-based) event of `type` counting from the start, or the next one after now if omitted. */
@@ -315,6 +316,7 @@ export async function startRpc(options: RpcOptions): Promise<PiRpc> {
 					return;
 				}
 				const timer = setTimeout(() => {
+					clearInterval(poll);
 					waiters.delete(waiter);
 					reject(new Error(`timed out after ${timeoutMs} ms waiting for ${description}${tail()}`));
 				}, timeoutMs);
@@ -329,16 +331,19 @@ export async function startRpc(options: RpcOptions): Promise<PiRpc> {
 						}
 						if (value) {
 							clearTimeout(timer);
+							clearInterval(poll);
 							waiters.delete(waiter);
 							resolve(value);
 						}
 					},
 					fail(error) {
 						clearTimeout(timer);
+						clearInterval(poll);
 						waiters.delete(waiter);
 						reject(new Error(`waiting for ${description}: ${error.message}`));
 					},
 				};
+				const poll = setInterval(() => waiter.check(), 10);
 				waiters.add(waiter);
 			});
 		},

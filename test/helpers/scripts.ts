@@ -4,12 +4,7 @@
  */
 import type { JsonObject } from "@earendil-works/pi-ai";
 import type { FakeLogLine, FakeStep } from "./cli.ts";
-
-/** First line of every continuation prompt the extension sends. */
-export const CONTINUATION_HEAD = "There are still incomplete todos. Continue working on the remaining todos.";
-
-/** First line of the hidden list the extension adds before a prompt of the user. */
-export const INJECTION_HEAD = "[TILL-DONE ACTIVE]";
+import { CONTINUATION_HEAD, INJECTION_HEAD } from "./expected.ts";
 
 /** For each model call, how many copies of the injected list its request holds. */
 export const injectionsPerCall = (log: readonly FakeLogLine[]): number[] =>

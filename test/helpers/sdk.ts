@@ -111,8 +111,6 @@ export interface PiHarness {
 	waitForEvent(type: AgentSessionEvent["type"], n?: number, timeoutMs?: number): Promise<void>;
 	/** Wait until `agent_settled` has fired n times in total (n defaults to count + 1 = the next one). */
 	waitForSettled(n?: number, timeoutMs?: number): Promise<void>;
-	/** Wait for the session to be idle, then let timers and microtasks run for `graceMs` (default 20). */
-	settle(graceMs?: number): Promise<void>;
 	/** `session.navigateTree(entryId, { summarize: false })`; fires `session_tree`. */
 	navigateTree(entryId: string): ReturnType<AgentSession["navigateTree"]>;
 	/** Emit `session_shutdown`, dispose the session and open the same session again in a new AgentSession. */
@@ -316,11 +314,6 @@ export async function startPi(options: StartPiOptions = {}): Promise<PiHarness> 
 		waitForSettled: (n, timeoutMs) => {
 			const target = n ?? count("agent_settled") + 1;
 			return waitFor(() => count("agent_settled") >= target, timeoutMs, `${target}x agent_settled`);
-		},
-		settle: async (graceMs = 20) => {
-			await session.waitForIdle();
-			await new Promise((resolve) => setTimeout(resolve, graceMs));
-			await session.waitForIdle();
 		},
 		navigateTree: (entryId) => session.navigateTree(entryId, { summarize: false }),
 		reopen: async (reopenOptions = {}) => {

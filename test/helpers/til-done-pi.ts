@@ -1,5 +1,6 @@
 /** The extension under test in an in-process pi, with fast countdowns, and what tests read off it. */
 
+import { KEY } from "./expected.ts";
 import { type PiHarness, type StartPiOptions, startPi } from "./sdk.ts";
 import { continuationsOn, EXTENSION_PATH, withEnv } from "./todo-model.ts";
 
@@ -27,15 +28,30 @@ export async function disposeAll(): Promise<void> {
 	}
 }
 
-/** Waits until pi has settled twice over, so a short countdown has run out and its run has ended. */
-export async function quiet(harness: PiHarness, graceMs = 150): Promise<void> {
-	await harness.settle(graceMs);
-	await harness.settle(graceMs);
+/**
+ * Resolves once the last run has settled (pi has sent `agent_settled`, so it is done handling the settle) and no
+ * countdown is showing. The extension sends a continuation only when a countdown runs out, so from then on nothing
+ * happens until the user acts (test/unit/quiet.test.ts proves that part with fake timers). Sound only with a countdown
+ * above 0: its widget appears inside the extension's `agent_settled` handler, before pi sends the event, and when it
+ * runs out the widget goes and the continuation's run starts in one step. At zero length the continuation goes out
+ * from a timer that no widget announces.
+ */
+export function idle(harness: PiHarness, timeoutMs = 10_000): Promise<void> {
+	const settled = () => {
+		const types = harness.events.map((event) => event.type);
+		return types.lastIndexOf("agent_settled") > types.lastIndexOf("agent_start");
+	};
+	return harness.waitFor(
+		() => settled() && harness.session.isIdle && !harness.ui.widgets.has(KEY.countdown),
+		timeoutMs,
+		"the last run settled, no countdown",
+	);
 }
 
 export const continuations = (harness: PiHarness) => continuationsOn(harness.branch() as never);
 export const notices = (harness: PiHarness) => harness.ui.notifications.map((n) => n.message);
 export const warnings = (harness: PiHarness) =>
 	harness.ui.notifications.filter((n) => n.type === "warning").map((n) => n.message);
-export const countdownWidgets = (harness: PiHarness) =>
-	harness.ui.widgetHistory.filter((w) => w.key === "til-done-countdown");
+export const countdownWidgets = (harness: PiHarness) => harness.ui.widgetHistory.filter((w) => w.key === KEY.countdown);
+/** The countdown widget's history: its line, or undefined for a clear. */
+export const countdownLines = (harness: PiHarness) => countdownWidgets(harness).map((w) => w.lines?.[0]);

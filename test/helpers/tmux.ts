@@ -64,6 +64,8 @@ export interface TuiSession {
 	waitForScreen(predicate: ScreenPredicate, timeoutMs?: number, intervalMs?: number): Promise<string>;
 	/** True while the pi process in the pane is alive. */
 	isAlive(): Promise<boolean>;
+	/** Resolves once the pi process in the pane has exited (checked every 50 ms); rejects after `timeoutMs`. */
+	waitForExit(timeoutMs?: number): Promise<void>;
 	/**
 	 * SIGKILL pi, kill the tmux server and wait until pi is gone. Idempotent. `graceful: true` sends only the SIGHUP
 	 * from kill-server, so pi runs its shutdown (session_shutdown handlers) first; that takes about 1.2 s.
@@ -190,6 +192,13 @@ export async function startTui(options: TuiOptions): Promise<TuiSession> {
 				return (await tmux(["display-message", "-p", "#{pane_dead}"])).trim() === "0";
 			} catch {
 				return false;
+			}
+		},
+		async waitForExit(timeoutMs = 10_000) {
+			const deadline = performance.now() + timeoutMs;
+			while (await session.isAlive()) {
+				if (performance.now() > deadline) throw new Error(`pi did not exit within ${timeoutMs} ms`);
+				await new Promise((resolve) => setTimeout(resolve, 50));
 			}
 		},
 		async kill({ graceful = false } = {}) {

@@ -2,6 +2,7 @@
 
 import { fileURLToPath } from "node:url";
 import { fauxAssistantMessage, fauxToolCall, type JsonObject } from "@earendil-works/pi-ai";
+import { MESSAGE_TYPE } from "./expected.ts";
 
 /** Absolute path of the extension under test, as pi loads it. */
 export const EXTENSION_PATH = fileURLToPath(new URL("../../src/index.ts", import.meta.url));
@@ -37,6 +38,6 @@ export function withEnv(values: Record<string, string>): () => void {
 /** Continuation prompts the extension put on the branch, in order (one per continuation sent). */
 export function continuationsOn(branch: readonly { type: string; customType?: string; content?: unknown }[]): string[] {
 	return branch
-		.filter((entry) => entry.type === "custom_message" && entry.customType === "til-done-countdown")
+		.filter((entry) => entry.type === "custom_message" && entry.customType === MESSAGE_TYPE.continuation)
 		.map((entry) => (typeof entry.content === "string" ? entry.content : JSON.stringify(entry.content)));
 }

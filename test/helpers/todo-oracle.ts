@@ -4,6 +4,7 @@
  */
 
 import fc from "fast-check";
+import { doneStatus, progressStatus } from "./expected.ts";
 
 export type Status = "not_started" | "in_progress" | "completed" | "abandoned";
 export interface Item {
@@ -118,7 +119,35 @@ export const codePoints = (text: string): number => Array.from(text).length;
 export function expectedStatus(list: readonly Item[]): string | undefined {
 	if (list.length === 0) return undefined;
 	const done = list.filter((item) => item.status === "completed" || item.status === "abandoned").length;
-	return done === list.length ? `✓ Done (${list.length} items)` : `📋 ${done}/${list.length}`;
+	return done === list.length ? doneStatus(list.length) : progressStatus(done, list.length);
+}
+
+/**
+ * The list a branch holds after reconstruction (docs/ARCHITECTURE.md §3): the last `write_todos` or `edit_todos`
+ * result that is not an error, or `/todos` snapshot entry; [] when there is none. Entries whose snapshot is malformed
+ * are not modelled: the tests that use this read branches the real tools wrote.
+ */
+export function listOnBranch(entries: readonly unknown[]): Item[] {
+	for (const entry of [...entries].reverse()) {
+		const { type, customType, data, message } = entry as {
+			type?: string;
+			customType?: string;
+			data?: unknown;
+			message?: { role?: string; toolName?: string; isError?: boolean; details?: unknown };
+		};
+		const fromTool =
+			type === "message" &&
+			message?.role === "toolResult" &&
+			(message.toolName === "write_todos" || message.toolName === "edit_todos") &&
+			message.isError !== true;
+		const details = (
+			fromTool ? message?.details : type === "custom" && customType === "til-done-snapshot" ? data : undefined
+		) as { action?: string; todos?: Item[]; error?: string } | undefined;
+		if ((details?.action === "write" || details?.action === "edit") && !details.error && Array.isArray(details.todos)) {
+			return details.todos;
+		}
+	}
+	return [];
 }
 
 // ── Arbitraries ─────────────────────────────────────────────────────────────
