@@ -1,7 +1,8 @@
 /**
  * `npm run bench` (`node bench/run.ts`): the extension's cost per agent run, reconstruction time against branch
- * length, characters added to the model's context to work a whole list, and pi's start-up time with and without the
- * extension on every tested pi version (bench/startup.ts). Real modules, warm-up runs, medians. Prints a table and writes it to bench/results.md.
+ * length, the characters the model receives while a list is worked, in the real pi, against the original design
+ * (bench/context.ts), and pi's start-up time with and without the extension on every tested pi version
+ * (bench/startup.ts). Real modules, warm-up runs, medians. Prints a table and writes it to bench/results.md.
  *
  * Runs on Node >= 22.18 with type stripping: src/ uses `.ts` import specifiers and `import type` for type-only
  * imports (tsconfig `verbatimModuleSyntax` + `allowImportingTsExtensions`), so no loader or build step is needed.
@@ -13,18 +14,12 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { ensurePiHosts } from "../scripts/pi-hosts.ts";
-import {
-	buildContextInjection,
-	buildContinuationPrompt,
-	formatRemainingList,
-	formatTodoListText,
-} from "../src/formatting.ts";
 import tilDone from "../src/index.ts";
-import { incompleteIndices } from "../src/queries.ts";
 import { reconstructState, resetState } from "../src/state.ts";
 import type { TodoItem } from "../src/types.ts";
 import { createFakePi } from "../test/helpers/fake-pi.ts";
 import { createUiRecorder } from "../test/helpers/ui-recorder.ts";
+import { contextSection } from "./context.ts";
 import { buildDist, measureStartup } from "./startup.ts";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -171,50 +166,6 @@ function reconstructionTime(length: number, where: "leaf" | "root"): number {
 	return measure(() => reconstructState(ctx), quick ? 5 : runs, quick ? 2 : 30);
 }
 
-// ── 3. Characters added to the model's context to work a whole list ─────────
-
-/**
- * The model writes the list, then works it item by item: start, complete, stop. The user prompt gets the injection;
- * every later run starts from a continuation prompt. Counted: every tool result, injection and prompt text.
- */
-async function contextChars(texts: string[]): Promise<{ extension: number; fullRepeat: number }> {
-	const h = extensionHarness();
-	await h.fire("session_start", { reason: "startup" });
-	let extension = 0;
-	let fullRepeat = 0;
-	const list: TodoItem[] = texts.map((text) => ({ text, status: "not_started" }));
-	const result = async (tool: string, params: unknown, header: string) => {
-		const out = await h.call(tool, params);
-		extension += out.content[0].text.length;
-		fullRepeat += `${header}\n\n${formatTodoListText(list)}`.length;
-	};
-	await result(
-		"write_todos",
-		{ mode: "replace", todos: texts.map((text) => ({ text })) },
-		`Wrote ${texts.length} todo item(s)`,
-	);
-	for (let i = 0; i < texts.length; i++) {
-		if (i === 0) {
-			const injected = (await h.fire("before_agent_start", { prompt: "go", systemPrompt: "" })) as {
-				message?: { content: string };
-			}[];
-			extension += injected[0]?.message?.content.length ?? 0;
-			fullRepeat += buildContextInjection(list, Number.POSITIVE_INFINITY).length;
-		} else {
-			extension += buildContinuationPrompt(list).length;
-			// The original design: the prompt lists every remaining item in full.
-			const remaining = formatRemainingList(list, incompleteIndices(list));
-			fullRepeat += buildContinuationPrompt(list, Number.POSITIVE_INFINITY).length;
-			if (!buildContinuationPrompt(list, Number.POSITIVE_INFINITY).includes(remaining)) throw new Error("format drift");
-		}
-		list[i].status = "in_progress";
-		await result("edit_todos", { action: "start", indices: [i] }, `Started [${i}]`);
-		list[i].status = "completed";
-		await result("edit_todos", { action: "complete", indices: [i] }, `Completed [${i}]`);
-	}
-	return { extension, fullRepeat };
-}
-
 // ── Main ────────────────────────────────────────────────────────────────────
 
 async function main(): Promise<void> {
@@ -255,22 +206,7 @@ async function main(): Promise<void> {
 	}
 	out();
 
-	out("## Characters added to the model's context to work a whole list");
-	out();
-	out("| List | this extension | full list in every result | ratio |");
-	out("|---|---:|---:|---:|");
-	const short = Array.from({ length: 10 }, (_, i) => `Short task ${i}`);
-	const long = Array.from({ length: 100 }, (_, i) =>
-		`Task ${i}: ${"lorem ipsum dolor sit amet ".repeat(40)}`.slice(0, 1000),
-	);
-	for (const [label, texts] of [
-		["10 short items", short],
-		["100 items × 1,000 chars", long],
-	] as const) {
-		const { extension, fullRepeat } = await contextChars([...texts]);
-		out(`| ${label} | ${fmt(extension, 0)} | ${fmt(fullRepeat, 0)} | ${fmt(extension / fullRepeat, 3)} |`);
-	}
-	out();
+	await contextSection(out, quick);
 
 	out("## pi start-up with and without the extension (`pi -p`, fake model, warm caches)");
 	out();
