@@ -1,116 +1,35 @@
 /**
- * runCheck against real processes, through a stand-in for `pi.exec` that behaves as pi's own does (spawn without a
- * shell, SIGTERM to the direct child only on abort or time-out, `code ?? 0`, a `killed` flag): whatever the check
+ * runCheck against real processes, through pi's own exec (spawn without a shell, SIGTERM to the direct child only on
+ * abort or time-out, `code ?? 0`, a `killed` flag): whatever the check
  * does (fails, hangs, ignores TERM, leaves a grandchild, floods its output), runCheck reports what happened and
  * leaves nothing running.
  */
 
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ExecOptions, ExecResult } from "@earendil-works/pi-coding-agent";
+import type { ExecResult } from "@earendil-works/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { execCommand } from "../../node_modules/@earendil-works/pi-coding-agent/dist/core/exec.js";
 import { CHECK_CAPTURE_BYTES, type Exec, runCheck } from "../../src/checks.ts";
 
-/** pi's `waitForChildProcess`: the exit code once the child exited and its pipes ended (or fell idle for 100 ms). */
-function waitForChild(child: ChildProcess): Promise<number | null> {
-	return new Promise((resolve, reject) => {
-		let settled = false;
-		let exited = false;
-		let exitCode: number | null = null;
-		let idle: ReturnType<typeof setTimeout> | undefined;
-		let stdoutEnded = child.stdout === null;
-		let stderrEnded = child.stderr === null;
-		const finish = (code: number | null) => {
-			if (settled) return;
-			settled = true;
-			if (idle) clearTimeout(idle);
-			child.stdout?.destroy();
-			child.stderr?.destroy();
-			resolve(code);
-		};
-		const afterExit = () => {
-			if (exited && stdoutEnded && stderrEnded) finish(exitCode);
-		};
-		const armIdle = () => {
-			if (idle) clearTimeout(idle);
-			idle = setTimeout(() => finish(exitCode), 100);
-		};
-		child.stdout?.once("end", () => {
-			stdoutEnded = true;
-			afterExit();
-		});
-		child.stderr?.once("end", () => {
-			stderrEnded = true;
-			afterExit();
-		});
-		const onData = () => {
-			if (exited && !settled) armIdle();
-		};
-		child.stdout?.on("data", onData);
-		child.stderr?.on("data", onData);
-		child.once("error", (error) => {
-			if (settled) return;
-			settled = true;
-			reject(error);
-		});
-		child.once("exit", (code) => {
-			exited = true;
-			exitCode = code;
-			afterExit();
-			if (!settled) armIdle();
-		});
-		child.once("close", (code) => finish(code));
-	});
+/** pi's own `pi.exec` (the package does not export it by name; this is the module `pi.exec` calls). */
+const exec: Exec = (command, args, options) => execCommand(command, args, options?.cwd ?? process.cwd(), options);
+
+/** pi's exec with another PATH: it spawns without an environment of its own, so it takes the one in force. */
+function execWithPath(path: string): Exec {
+	return (command, args, options) => {
+		const saved = process.env.PATH;
+		process.env.PATH = path;
+		try {
+			return exec(command, args, options);
+		} finally {
+			process.env.PATH = saved;
+		}
+	};
 }
 
-/** pi's `execCommand` (dist/core/exec.js), with an optional environment for the test without `timeout`. */
-function piExec(env?: NodeJS.ProcessEnv): Exec {
-	return (command: string, args: string[], options?: ExecOptions) =>
-		new Promise<ExecResult>((resolve) => {
-			const proc = spawn(command, args, {
-				cwd: options?.cwd ?? process.cwd(),
-				env,
-				shell: false,
-				stdio: ["ignore", "pipe", "pipe"],
-			});
-			let stdout = "";
-			let stderr = "";
-			let killed = false;
-			let timeoutId: ReturnType<typeof setTimeout> | undefined;
-			const killProcess = () => {
-				if (killed) return;
-				killed = true;
-				proc.kill("SIGTERM");
-				setTimeout(() => {
-					if (!proc.killed) proc.kill("SIGKILL");
-				}, 5000).unref();
-			};
-			if (options?.signal) {
-				if (options.signal.aborted) killProcess();
-				else options.signal.addEventListener("abort", killProcess, { once: true });
-			}
-			if (options?.timeout && options.timeout > 0) timeoutId = setTimeout(killProcess, options.timeout);
-			proc.stdout?.on("data", (data) => {
-				stdout += data.toString();
-			});
-			proc.stderr?.on("data", (data) => {
-				stderr += data.toString();
-			});
-			const done = (code: number) => {
-				if (timeoutId) clearTimeout(timeoutId);
-				options?.signal?.removeEventListener("abort", killProcess);
-				resolve({ stdout, stderr, code, killed });
-			};
-			waitForChild(proc).then(
-				(code) => done(code ?? 0),
-				() => done(1),
-			);
-		});
-}
-
-const exec = piExec();
 let dir: string;
 
 beforeEach(() => {
@@ -318,7 +237,7 @@ describe("without coreutils timeout the check still runs plainly", () => {
 		mkdirSync(bin);
 		symlinkSync("/bin/bash", join(bin, "bash"));
 		symlinkSync("/usr/bin/tail", join(bin, "tail"));
-		return piExec({ PATH: bin, HOME: process.env.HOME });
+		return execWithPath(bin);
 	}
 
 	it("reports a passing command", async () => {
