@@ -32,9 +32,15 @@ export function formatTodoListText(todos: readonly TodoItem[]): string {
 	return todos.map((todo, index) => formatLine(todo, index)).join("\n");
 }
 
+/** The line of the item at `index`, as a list of one; none when there is no such item. */
+function lineAt(todos: readonly TodoItem[], index: number): string[] {
+	const todo = todos[index];
+	return todo ? [formatLine(todo, index)] : [];
+}
+
 /** Only the items at `indices`, in the same line format. */
 export function formatRemainingList(todos: readonly TodoItem[], indices: readonly number[]): string {
-	return indices.map((index) => formatLine(todos[index], index)).join("\n");
+	return indices.flatMap((index) => lineAt(todos, index)).join("\n");
 }
 
 /**
@@ -58,6 +64,7 @@ export function formatCompactList(todos: readonly TodoItem[], indices: readonly 
 	const perLine = Math.floor(Math.max(0, budget - overhead) / Math.max(1, indices.length));
 	for (const index of indices) {
 		const todo = todos[index];
+		if (!todo) continue;
 		const head = `${getPlainIcon(todo.status)} [${index}] `;
 		const marks = itemMarks(todo);
 		const room = Math.max(MIN_PREFIX_CHARS, perLine - head.length - marks.length);
@@ -78,7 +85,7 @@ export function formatListPage(todos: readonly TodoItem[], offset = 0, pageChars
 	let used = 0;
 	let index = offset;
 	for (; index < todos.length; index++) {
-		const line = formatLine(todos[index], index);
+		const [line = ""] = lineAt(todos, index);
 		if (lines.length > 0 && used + line.length + 1 > pageChars) break;
 		lines.push(line);
 		used += line.length + 1;
