@@ -119,12 +119,15 @@ export async function measureContext(job: ContextJob, extension: string, host = 
 		throw new Error(
 			`${job.name}: ${log.length} model calls (${unscripted} unscripted), ${expectedCalls(job)} expected`,
 		);
+	const first = log[0];
+	const last = log.at(-1);
+	if (!first || !last) throw new Error(`${job.name}: no model calls`);
 	let summed = 0;
 	for (const line of log) summed += line.requestChars;
 	return {
 		calls: log.length,
-		fixed: log[0].requestChars - PROMPT.length,
-		last: log[log.length - 1].requestChars,
+		fixed: first.requestChars - PROMPT.length,
+		last: last.requestChars,
 		summed,
 	};
 }
@@ -196,6 +199,7 @@ export async function contextSection(out: (line?: string) => void, quick: boolea
 	}
 	out();
 	const [first] = measured.values();
+	if (!first) throw new Error("no context job was measured");
 	out(
 		`Ratio: ours / original. Every call starts with a fixed part, pi's system prompt and every tool's definition: ${count(first.ours.fixed)} characters with ours, ${count(first.original.fixed)} with the original.`,
 	);

@@ -91,8 +91,15 @@ function setTodos(next: TodoItem[]): void {
 	autoContinueCount = 0;
 }
 
+/** The item at `index`, which the caller has checked is in range. */
+function todoAt(list: readonly TodoItem[], index: number): TodoItem {
+	const todo = list[index];
+	if (todo === undefined) throw new Error(`no todo at index ${index}`);
+	return todo;
+}
+
 function updateTodoStatus(indices: readonly number[], status: TodoStatus): void {
-	for (const index of indices) todos[index] = { ...todos[index], status };
+	for (const index of indices) todos[index] = { ...todoAt(todos, index), status };
 	autoContinueCount = 0;
 }
 
@@ -121,8 +128,7 @@ function isValidTodoItem(value: unknown): value is TodoItem {
 /** The newest non-empty snapshot in a tool result of ours on the branch, scanned from the leaf. */
 function reconstructState(ctx: ExtensionContext): TodoItem[] {
 	const branch = ctx.sessionManager.getBranch();
-	for (let i = branch.length - 1; i >= 0; i--) {
-		const entry = branch[i];
+	for (const entry of branch.toReversed()) {
 		if (entry.type !== "message" || entry.message.role !== "toolResult") continue;
 		if (!TOOL_NAMES.has(entry.message.toolName)) continue;
 		const details = entry.message.details as { todos?: unknown } | undefined;
@@ -158,7 +164,12 @@ function formatTodoListText(list: readonly TodoItem[]): string {
 }
 
 function formatRemainingList(list: readonly TodoItem[], indices: readonly number[]): string {
-	return indices.map((i) => `${STATUS_ICONS[list[i].status]} [${i}] ${list[i].text}`).join("\n");
+	return indices
+		.map((i) => {
+			const todo = todoAt(list, i);
+			return `${STATUS_ICONS[todo.status]} [${i}] ${todo.text}`;
+		})
+		.join("\n");
 }
 
 const ICON_COLOURS = { not_started: "dim", in_progress: "warning", completed: "success", abandoned: "error" } as const;
@@ -344,7 +355,7 @@ function continuationPrompt(): string | undefined {
 	});
 	if (incomplete.length === 0) return undefined;
 	const next = nextInProgress !== -1 ? nextInProgress : firstNotStarted;
-	const action = todos[next].status === "in_progress" ? "complete" : "start";
+	const action = todoAt(todos, next).status === "in_progress" ? "complete" : "start";
 	return [
 		"There are still incomplete todos. Continue working on the remaining todos.",
 		"",

@@ -30,7 +30,11 @@ const quick = process.argv.includes("--quick");
 function median(values: number[]): number {
 	const sorted = [...values].sort((a, b) => a - b);
 	const mid = Math.floor(sorted.length / 2);
-	return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+	const upper = sorted[mid];
+	if (upper === undefined) throw new Error("the median of no values");
+	// An odd count has one middle value; an even one (at least 2 here) has `lower` as well.
+	const lower = sorted[mid - 1];
+	return sorted.length % 2 || lower === undefined ? upper : (lower + upper) / 2;
 }
 
 /** Runs `fn` `warmup` times, then `samples` times, and returns the median duration in milliseconds. */

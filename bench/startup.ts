@@ -40,7 +40,11 @@ const BOOTSTRAP_SAMPLES = 2000;
 function median(values: readonly number[]): number {
 	const sorted = [...values].sort((a, b) => a - b);
 	const mid = Math.floor(sorted.length / 2);
-	return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+	const upper = sorted[mid];
+	if (upper === undefined) throw new Error("the median of no values");
+	// An odd count has one middle value; an even one (at least 2 here) has `lower` as well.
+	const lower = sorted[mid - 1];
+	return sorted.length % 2 || lower === undefined ? upper : (lower + upper) / 2;
 }
 
 /** 1 + median(with - without) / median(without) over paired rounds. */
@@ -67,11 +71,15 @@ function bootstrapInterval(pairs: readonly (readonly [number, number])[]): [numb
 	const random = seededRandom(pairs.length);
 	const ratios: number[] = [];
 	for (let sample = 0; sample < BOOTSTRAP_SAMPLES; sample++) {
-		const resampled = pairs.map(() => pairs[Math.floor(random() * pairs.length)]);
+		// random() is below 1, so each draw is one of the rounds.
+		const resampled = pairs.map(() => pairs[Math.floor(random() * pairs.length)]!);
 		ratios.push(pairedRatio(resampled));
 	}
 	ratios.sort((a, b) => a - b);
-	return [ratios[Math.floor(0.05 * BOOTSTRAP_SAMPLES)], ratios[Math.floor(0.95 * BOOTSTRAP_SAMPLES)]];
+	const low = ratios[Math.floor(0.05 * BOOTSTRAP_SAMPLES)];
+	const high = ratios[Math.floor(0.95 * BOOTSTRAP_SAMPLES)];
+	if (low === undefined || high === undefined) throw new Error("too few bootstrap samples for the interval");
+	return [low, high];
 }
 
 /** Builds dist/ so the built entry measured is the current code. */
@@ -89,6 +97,13 @@ function timedRun(host: PiHost, env: NodeJS.ProcessEnv, cwd: string, extensions:
 	return elapsed;
 }
 
+/** The time one round measured for an arm; every round times every arm. */
+function timeOf(times: Readonly<Record<string, number>>, arm: string): number {
+	const time = times[arm];
+	if (time === undefined) throw new Error(`no time for ${arm} in a round`);
+	return time;
+}
+
 /** Start-up figures for one pi version: without the extension, and with each entry. */
 export function measureStartup(host: PiHost, rounds: number): StartupRow {
 	const iso = isolatedEnv();
@@ -103,18 +118,18 @@ export function measureStartup(host: PiHost, rounds: number): StartupRow {
 		const perRound: Record<string, number>[] = [];
 		for (let round = 0; round < rounds; round++) {
 			const times: Record<string, number> = {};
-			for (let i = 0; i < arms.length; i++) {
-				const [name, extensions] = arms[(round + i) % arms.length];
+			// Round r starts with arm r (mod the number of arms) and goes round the rest in order.
+			const first = round % arms.length;
+			for (const [name, extensions] of [...arms.slice(first), ...arms.slice(0, first)])
 				times[name] = timedRun(host, iso.env, iso.cwd, extensions);
-			}
 			perRound.push(times);
 		}
-		const without = median(perRound.map((times) => times.without));
+		const without = median(perRound.map((times) => timeOf(times, "without")));
 		const entries: Record<string, EntryStartup> = {};
 		for (const [name] of arms.slice(1)) {
-			const pairs = perRound.map((times) => [times.without, times[name]] as const);
+			const pairs = perRound.map((times) => [timeOf(times, "without"), timeOf(times, name)] as const);
 			entries[name] = {
-				median: median(perRound.map((times) => times[name])),
+				median: median(perRound.map((times) => timeOf(times, name))),
 				pairedRatio: pairedRatio(pairs),
 				interval: bootstrapInterval(pairs),
 			};

@@ -41,7 +41,8 @@ function fail(message: string): never {
 }
 
 function nodeIsNewEnough(version: string): boolean {
-	const [major, minor] = version.split(".").map(Number);
+	// A missing part counts as 0: "22" reads as 22.0.
+	const [major = 0, minor = 0] = version.split(".").map(Number);
 	return major > 22 || (major === 22 && minor >= 19);
 }
 

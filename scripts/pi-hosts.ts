@@ -89,7 +89,9 @@ function fetchPackedHost(host: PackedHost): void {
 		const packed = JSON.parse(run("npm", ["pack", `${PI_PACKAGE}@${host.version}`, "--json"], scratch)) as {
 			filename: string;
 		}[];
-		const tarball = join(scratch, packed[0].filename);
+		const [pack] = packed;
+		if (!pack) throw new Error(`pi ${host.version}: npm pack named no tarball`);
+		const tarball = join(scratch, pack.filename);
 		const actual = sha512(tarball);
 		if (actual !== host.integrity)
 			throw new Error(`pi ${host.version}: tarball integrity ${actual} is not the pinned one`);
@@ -111,10 +113,11 @@ function fetchPackedHost(host: PackedHost): void {
 
 /** Every tested pi version with its CLI, fetching what the cache lacks. Throws when a version cannot be had. */
 export function ensurePiHosts(): PiHost[] {
-	const hosts = [installedHost()];
-	if (hosts[0].version !== INSTALLED_VERSION) {
-		throw new Error(`node_modules holds pi ${hosts[0].version}, expected ${INSTALLED_VERSION}: run npm install`);
+	const installed = installedHost();
+	if (installed.version !== INSTALLED_VERSION) {
+		throw new Error(`node_modules holds pi ${installed.version}, expected ${INSTALLED_VERSION}: run npm install`);
 	}
+	const hosts = [installed];
 	for (const host of PACKED_HOSTS) {
 		if (!existsSync(packedCli(host))) fetchPackedHost(host);
 		hosts.push({ version: host.version, cli: packedCli(host) });
@@ -122,8 +125,11 @@ export function ensurePiHosts(): PiHost[] {
 	return hosts;
 }
 
-/** The tested versions as they sit in the cache, without fetching (for code that runs after the global set-up). */
-export function piHosts(): PiHost[] {
+/**
+ * The tested versions as they sit in the cache, without fetching (for code that runs after the global set-up); the
+ * installed devDependency first.
+ */
+export function piHosts(): [PiHost, ...PiHost[]] {
 	return [installedHost(), ...PACKED_HOSTS.map((host) => ({ version: host.version, cli: packedCli(host) }))];
 }
 

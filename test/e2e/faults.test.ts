@@ -19,6 +19,7 @@ import {
 	runPrint,
 } from "../helpers/cli.ts";
 import { failures, KEY, listLines, MESSAGE_TYPE, progressStatus, stderrLine } from "../helpers/expected.ts";
+import { must } from "../helpers/must.ts";
 import { type PiRpc, startRpc } from "../helpers/rpc.ts";
 import { continuationCalls } from "../helpers/scripts.ts";
 import { continuations, disposeAll, startTilDone } from "../helpers/til-done-pi.ts";
@@ -58,7 +59,7 @@ describe("several todo tool calls in one assistant message", () => {
 				.flatMap((entry) => (entry.type === "message" && entry.message.role === "toolResult" ? [entry.message] : []));
 			expect(results.map((result) => result.toolCallId)).toEqual(calls.map((call) => call.id));
 			batch.forEach((call, i) => {
-				const details = results[i].details as unknown as {
+				const details = must(results[i], `the result of call ${i}`).details as unknown as {
 					action: string;
 					todos: Item[];
 					error?: string;
@@ -163,7 +164,7 @@ describe("a session file truncated in the middle of a line", () => {
 			const listed = entries.findLast(
 				(e) => (e as { message?: { toolName?: string } }).message?.toolName === "list_todos",
 			) as { message: { content: { text: string }[] } } | undefined;
-			expect(listed?.message.content[0].text).toBe(listLines("– [0] x", "– [1] y"));
+			expect(listed?.message.content[0]?.text).toBe(listLines("– [0] x", "– [1] y"));
 		});
 	});
 });

@@ -19,6 +19,7 @@ import {
 	runPrint,
 } from "../helpers/cli.ts";
 import { MESSAGE_TYPE, SKILL_HEADING } from "../helpers/expected.ts";
+import { must } from "../helpers/must.ts";
 import { continuationPrompts, lazyScript } from "../helpers/scripts.ts";
 
 const ITEMS = ["Parse the flag", "Print JSON", "Update the usage text"];
@@ -35,7 +36,8 @@ beforeAll(() => {
 		encoding: "utf8",
 	});
 	expect(pack.status, pack.stderr).toBe(0);
-	const [{ filename }] = JSON.parse(pack.stdout) as { filename: string }[];
+	const [packed] = JSON.parse(pack.stdout) as { filename: string }[];
+	const { filename } = must(packed, "the tarball npm pack wrote");
 	expect(spawnSync("tar", ["-xzf", join(packRoot, filename), "-C", packRoot]).status).toBe(0);
 	packageDir = join(packRoot, "package");
 }, 60_000);

@@ -25,6 +25,7 @@ import {
 	noProgress,
 	stderrLine,
 } from "../helpers/expected.ts";
+import { must } from "../helpers/must.ts";
 import { continuationCalls, continuationPrompts, lazyScript, stallScript } from "../helpers/scripts.ts";
 
 const FOUR = ["Read the spec", "Write the parser", "Write the printer", "Add tests"];
@@ -48,7 +49,7 @@ function setup(steps: Parameters<IsolatedEnv["writeScript"]>[0]): IsolatedEnv {
 function sessionEntries(dir: string): Record<string, unknown>[] {
 	const files = readdirSync(dir).filter((name) => name.endsWith(".jsonl"));
 	expect(files).toHaveLength(1);
-	return parseJsonLines(readFileSync(join(dir, files[0]), "utf8"));
+	return parseJsonLines(readFileSync(join(dir, must(files[0], "a session file")), "utf8"));
 }
 
 describe.each(PI_HOSTS)("pi $version", (host) => {

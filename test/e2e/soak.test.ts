@@ -58,7 +58,7 @@ function behaviours(seed: number): () => Behaviour {
 	];
 	return () => {
 		state = (state * 1664525 + 1013904223) >>> 0;
-		return table[state % table.length];
+		return table[state % table.length]!;
 	};
 }
 
@@ -211,7 +211,8 @@ describe("soak", () => {
 					? fauxAssistantMessage("", { stopReason: "error", errorMessage: "boom" })
 					: text(run.ask ? "Shall I go on?" : "Done with that."),
 			);
-			return run.turns.length > 0 ? toolMessage(run.turns[0]) : (queue.shift() as never);
+			const [firstTurn] = run.turns;
+			return firstTurn ? toolMessage(firstTurn) : (queue.shift() as never);
 		}) as unknown as Response;
 		const pendingRuns: { turns: SchemaValidCall[][]; end: "stop" | "error"; ask: boolean }[] = [];
 

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { cleanupAll, EXTENSION_ENTRY, type IsolatedEnv, isolatedEnv, PI_HOSTS, type PiHost } from "../helpers/cli.ts";
 import { CONTINUATION_HEAD, countdownLine, progressBar, progressStatus } from "../helpers/expected.ts";
+import { must } from "../helpers/must.ts";
 import { completeStep, sayStep, startStep, writeStep } from "../helpers/scripts.ts";
 import { hasTmux, startTui, TMUX_MISSING, type TuiSession } from "../helpers/tmux.ts";
 
@@ -54,7 +55,7 @@ async function runToCountdown(session: TuiSession): Promise<void> {
 	const screen = await session.waitForScreen(COUNTDOWN);
 	const lines = screen.split("\n");
 	const row = lines.findIndex((line) => line.includes(COUNTDOWN));
-	expect(lines[row].trim()).toBe(COUNTDOWN);
+	expect(must(lines[row], "the countdown line").trim()).toBe(COUNTDOWN);
 	expect(lines[row + 1]).toMatch(/^─{50,}$/); // the editor's top border
 	expect(screen).toMatch(FOOTER_1);
 }

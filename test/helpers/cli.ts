@@ -21,7 +21,7 @@ export const PI_PACKAGE_DIR = join(REPO_ROOT, "node_modules/@earendil-works/pi-c
  * Every tested pi version with its CLI entry (package exports are import-only, so the paths are built from the package
  * folders). The global set-up (test/global-setup.ts) has fetched them; CLI-level suites run once per host.
  */
-export const PI_HOSTS: readonly PiHost[] = piHosts();
+export const PI_HOSTS: readonly [PiHost, ...PiHost[]] = piHosts();
 /** The pinned devDependency, which the in-process SDK tests also use. */
 export const DEFAULT_HOST: PiHost = PI_HOSTS[0];
 export const FAKE_MODEL_EXTENSION = join(REPO_ROOT, "demo/fake-model-extension.ts");
@@ -30,7 +30,8 @@ export const EXTENSION_ENTRY = join(REPO_ROOT, "src/index.ts");
 export const FAKE_MODEL_ARGS = ["--provider", "til-done-fake", "--model", "scripted"] as const;
 
 function nodeIsNewEnough(version: string): boolean {
-	const [major, minor] = version.split(".").map(Number);
+	// A missing part counts as 0: "22" reads as 22.0.
+	const [major = 0, minor = 0] = version.split(".").map(Number);
 	return major > 22 || (major === 22 && minor >= 19);
 }
 

@@ -82,14 +82,15 @@ const ACTIONS: Record<string, [Status, string]> = {
 export function modelEdit(list: readonly Item[], params: unknown): Outcome {
 	const p = (typeof params === "object" && params !== null ? params : {}) as Record<string, unknown>;
 	const { action, indices } = p;
-	if (typeof action !== "string" || !Object.hasOwn(ACTIONS, action)) return { ok: false, kind: "invalid action" };
+	const change = typeof action === "string" && Object.hasOwn(ACTIONS, action) ? ACTIONS[action] : undefined;
+	if (change === undefined) return { ok: false, kind: "invalid action" };
 	if (!Array.isArray(indices) || indices.length === 0) return { ok: false, kind: "indices required" };
 	if (indices.length > LIMITS.maxIndices) return { ok: false, kind: "too many indices" };
 	if (list.length === 0) return { ok: false, kind: "no todos exist" };
 	if (!indices.every((i) => isIndex(i, list.length))) return { ok: false, kind: "indices out of range" };
-	const [status, label] = ACTIONS[action];
-	const next = list.map((item) => ({ ...item }));
-	for (const i of indices as number[]) next[i + 0].status = status;
+	const [status, label] = change;
+	const chosen = new Set(indices as number[]);
+	const next = list.map((item, i) => (chosen.has(i) ? { ...item, status } : { ...item }));
 	return { ok: true, list: next, header: `${label} [${(indices as number[]).join(", ")}]` };
 }
 

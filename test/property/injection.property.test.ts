@@ -15,6 +15,7 @@ import {
 	formatTodoListText,
 } from "../../src/formatting.ts";
 import { oneLine } from "../../src/text.ts";
+import { must } from "../helpers/must.ts";
 import { codePoints, hostileText, type Item, LIMITS, type Status } from "../helpers/todo-oracle.ts";
 
 const STATUSES: Status[] = ["not_started", "in_progress", "completed", "abandoned"];
@@ -47,12 +48,13 @@ function checkListBlock(lines: readonly string[], todos: readonly Item[], only: 
 	itemLines.forEach((line, n) => {
 		const match = LIST_LINE.exec(line);
 		expect(match, line).not.toBeNull();
-		const index = shown[n];
+		const index = must(shown[n], `the index listed on line ${n}`);
+		const item = must(todos[index], `item ${index}`);
 		expect(Number(match![2])).toBe(index);
-		expect(match![1]).toBe(ICONS[todos[index].status]);
+		expect(match![1]).toBe(ICONS[item.status]);
 		const text = line.slice(match![0].length);
-		if (!compact) expect(text).toBe(oneLine(todos[index].text));
-		else expect(oneLine(todos[index].text).startsWith(text.replace(/…$/, ""))).toBe(true);
+		if (!compact) expect(text).toBe(oneLine(item.text));
+		else expect(oneLine(item.text).startsWith(text.replace(/…$/, ""))).toBe(true);
 	});
 }
 
@@ -117,13 +119,14 @@ describe("hostile todo text never changes the structure of what the extension wr
 				const status = formatStatusText(todos)!;
 				expect(status).toMatch(/^(📋 \d+\/\d+|✓ Done \(\d+ items\))$/);
 				const active = formatActiveText(todos);
-				const started = todos.flatMap((t, i) => (t.status === "in_progress" ? [i] : []));
+				const started = todos.flatMap((t, i) => (t.status === "in_progress" ? [{ index: i, text: t.text }] : []));
 				if (started.length === 0) expect(active).toBeUndefined();
 				else {
 					const lines = active!.split("\n");
 					expect(lines).toHaveLength(started.length);
 					lines.forEach((line, n) => {
-						expect(line).toBe(`[${started[n]}] ${oneLine(todos[started[n]].text)}`);
+						const { index, text } = must(started[n], `the item in progress for line ${n}`);
+						expect(line).toBe(`[${index}] ${oneLine(text)}`);
 						expect(line).not.toMatch(LINE_BREAK);
 					});
 				}

@@ -10,6 +10,7 @@ import tilDone from "../../src/index.ts";
 import { getTodos } from "../../src/state.ts";
 import { isValidTodoItem } from "../../src/validation.ts";
 import { createFakePi } from "../helpers/fake-pi.ts";
+import { must } from "../helpers/must.ts";
 import { freshStore } from "../helpers/store.ts";
 import {
 	type Call,
@@ -139,7 +140,7 @@ describe("tools under random and schema-bypassing parameters", () => {
 		];
 		for (const call of calls) {
 			const result = await tool(call.tool).execute("id", call.params, undefined, undefined, ctx);
-			expect(result.content[0].text.length).toBeLessThan(300);
+			expect(must(result.content[0], "the result's text").text.length).toBeLessThan(300);
 		}
 	});
 
@@ -149,7 +150,7 @@ describe("tools under random and schema-bypassing parameters", () => {
 		const long = "m".repeat(10_000);
 		const write = await tool("write_todos").execute("id", { mode: long, todos: [] }, undefined, undefined, ctx);
 		const edit = await tool("edit_todos").execute("id", { action: long, indices: [0] }, undefined, undefined, ctx);
-		expect(write.content[0].text.length).toBeLessThan(300);
-		expect(edit.content[0].text.length).toBeLessThan(300);
+		expect(must(write.content[0], "write_todos's text").text.length).toBeLessThan(300);
+		expect(must(edit.content[0], "edit_todos's text").text.length).toBeLessThan(300);
 	});
 });

@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { startCountdown } from "../../src/countdown.ts";
 import { COUNTDOWN_WIDGET_ID } from "../../src/keys.ts";
 import { createFakeCtx, type FakeUi } from "../helpers/fake-ctx.ts";
+import { must } from "../helpers/must.ts";
 
 const shown = (n: number) => [`⏳ Auto-continuing in ${n}s... (type anything to interrupt)`];
 
@@ -35,7 +36,7 @@ describe("a countdown shows every whole second above the editor, then finishes o
 		const { ui, uiContext, onFinish } = setup();
 		const countdown = startCountdown({ seconds: 3, ui: uiContext, onFinish });
 		expect(ui.widgets.get(COUNTDOWN_WIDGET_ID)).toEqual(shown(3));
-		expect(ui.widgetCalls[0].options).toEqual({ placement: "aboveEditor" });
+		expect(must(ui.widgetCalls[0], "a widget call").options).toEqual({ placement: "aboveEditor" });
 		vi.advanceTimersByTime(999);
 		expect(ui.widgets.get(COUNTDOWN_WIDGET_ID)).toEqual(shown(3));
 		vi.advanceTimersByTime(1);
@@ -146,7 +147,8 @@ describe("a keypress interrupts the countdown", () => {
 	it("ignores a key that reaches a handler kept past the end of the countdown", () => {
 		const { ui, uiContext, onFinish, onInterrupt } = setup();
 		startCountdown({ seconds: 1, ui: uiContext, onFinish, onInterrupt });
-		const [handler] = ui.inputHandlers;
+		const [registered] = ui.inputHandlers;
+		const handler = must(registered, "the countdown's input handler");
 		vi.advanceTimersByTime(1000);
 		expect(handler("x")).toBeUndefined();
 		expect(onInterrupt).not.toHaveBeenCalled();

@@ -17,6 +17,7 @@ import {
 import type { TodoItem, TodoStatus } from "../../src/types.ts";
 import { createFakeCtx, type FakeCtxOptions } from "../helpers/fake-ctx.ts";
 import { createFakePi } from "../helpers/fake-pi.ts";
+import { must } from "../helpers/must.ts";
 import { freshStore, sendContinuation } from "../helpers/store.ts";
 
 const todo = (text: string, status: TodoStatus = "not_started"): TodoItem => ({ text, status });
@@ -538,7 +539,9 @@ describe("after a failed run the countdown backs off, doubling per failure", () 
 		const { ui, endRun } = setup({}, { failureBackoffMs: 1500 });
 		setTodos(TWO_ITEMS);
 		endRun(FAILED);
-		expect(ui.notifications[0].message).toBe("The last run failed; auto-continue waits 1.5s longer before continuing.");
+		expect(must(ui.notifications[0], "a notification").message).toBe(
+			"The last run failed; auto-continue waits 1.5s longer before continuing.",
+		);
 		expect(ui.widgets.get(COUNTDOWN_WIDGET)).toEqual(countdownLine(5));
 	});
 });
@@ -950,7 +953,7 @@ describe("/loop in headless modes", () => {
 		setTodos(TWO_ITEMS);
 		start();
 		const result = (await beforeSettle()) as { entries: { customType: string }[] };
-		expect(result.entries[0].customType).toBe("til-done-loop");
+		expect(must(result.entries[0], "an entry").customType).toBe("til-done-loop");
 		expect(getChain().continuations).toBe(0);
 		expect(getTodos()).toHaveLength(2);
 	});

@@ -6,6 +6,7 @@ import { getChain, getTodos, isPanelEnabled, pauseAutoContinue, resetState, setT
 import type { TodoItem, TodoStatus } from "../../src/types.ts";
 import { createFakeCtx, type FakeCtxOptions } from "../helpers/fake-ctx.ts";
 import { createFakePi } from "../helpers/fake-pi.ts";
+import { must } from "../helpers/must.ts";
 import { taggingTheme, textOf } from "../helpers/theme.ts";
 
 const todo = (text: string, status: TodoStatus = "not_started"): TodoItem => ({ text, status });
@@ -304,7 +305,7 @@ describe("agent_end, agent_settled and agent_before_settle reach the engine", ()
 		await fire("agent_settled");
 		vi.advanceTimersByTime(3000);
 		expect(pi.sent).toHaveLength(1);
-		expect(pi.sent[0].options).toEqual({ triggerTurn: true });
+		expect(must(pi.sent[0], "a sent message").options).toEqual({ triggerTurn: true });
 	});
 
 	it("print: agent_before_settle returns the continuation", async () => {

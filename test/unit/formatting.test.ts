@@ -40,6 +40,7 @@ import { formatPanelLines } from "../../src/panel.ts";
 import { incompleteIndices, pickNextIndex } from "../../src/queries.ts";
 import { oneLine, prefix } from "../../src/text.ts";
 import type { CheckRun, TodoItem, TodoStatus } from "../../src/types.ts";
+import { must } from "../helpers/must.ts";
 import { plainTheme, taggingTheme, textOf } from "../helpers/theme.ts";
 
 const todo = (text: string, status: TodoStatus = "not_started"): TodoItem => ({ text, status });
@@ -255,10 +256,11 @@ describe("a long list is shown compactly within the 2,000-character budget (defe
 		const mixed = huge.map((item, i) => (i % 2 === 0 ? { ...item, status: "completed" as const } : item));
 		const text = formatTodoListForModel(mixed);
 		const lines = text.split("\n");
-		expect(lines[0]).toBe("✓ 50 finished item(s) not shown");
+		const note = "✓ 50 finished item(s) not shown";
+		expect(lines[0]).toBe(note);
 		expect(lines).toHaveLength(1 + 50 + 1);
 		expect(text).not.toMatch(/^✓ \[/m);
-		expect(text.length).toBeLessThanOrEqual(CONTEXT_BUDGET_CHARS + mixed.length + footer.length + lines[0].length);
+		expect(text.length).toBeLessThanOrEqual(CONTEXT_BUDGET_CHARS + mixed.length + footer.length + note.length);
 	});
 
 	it("shows three items of 1,000 characters compactly too", () => {
@@ -472,7 +474,7 @@ const marked = (text: string, status: TodoStatus, fields: { check?: string; revi
 });
 
 /** One item of each kind: plain, with a check, for review, with both. */
-const markedList: TodoItem[] = [
+const markedList: [TodoItem, TodoItem, TodoItem, TodoItem] = [
 	todo("Plain"),
 	marked("Tested", "in_progress", { check: "npm test" }),
 	marked("Reviewed", "completed", { review: true }),
@@ -671,7 +673,7 @@ describe("formatCheckFailures: how each check ended, then each output as data on
 
 	it("keeps only the last 2,000 characters of a long output, marking the cut", () => {
 		const output = `${"a".repeat(5000)}${"b".repeat(1999)}`;
-		const line = formatCheckFailures([["the done-check", checkRun({ output })]], 120).split("\n")[1];
+		const line = must(formatCheckFailures([["the done-check", checkRun({ output })]], 120).split("\n")[1], "line 2");
 		expect(line.endsWith(`: «…${"b".repeat(1999)}»`)).toBe(true);
 	});
 

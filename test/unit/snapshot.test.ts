@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { DONE_CHECK_ENTRY_TYPE, SNAPSHOT_ENTRY_TYPE } from "../../src/keys.ts";
 import { lastDoneCheck, lastSnapshot, snapshotFromEntry } from "../../src/snapshot.ts";
 import type { TodoItem } from "../../src/types.ts";
+import { must } from "../helpers/must.ts";
 
 /** A result of one of our tools, as pi stores it on the branch. */
 const toolResult = (todos: unknown, toolName = "edit_todos", action = "edit") => ({
@@ -65,7 +66,7 @@ describe("items with a check or a review mark are replayed exactly", () => {
 	it("replays a stored review mark of false as a plain item", () => {
 		const replayed = lastSnapshot([toolResult([{ text: "a", status: "not_started", review: false }])]);
 		expect(replayed).toEqual([{ text: "a", status: "not_started" }]);
-		expect(Object.keys(replayed[0])).toEqual(["text", "status"]);
+		expect(Object.keys(must(replayed[0], "the replayed item"))).toEqual(["text", "status"]);
 	});
 
 	it("keeps a check as written, line breaks and quotes included", () => {
@@ -78,8 +79,8 @@ describe("items with a check or a review mark are replayed exactly", () => {
 	it("returns copies that share nothing with the session entry", () => {
 		const stored = withFields.map((item) => ({ ...item }));
 		const replayed = lastSnapshot([toolResult(stored)]);
-		replayed[0].check = "changed";
-		replayed[1].review = false;
+		must(replayed[0], "item 0").check = "changed";
+		must(replayed[1], "item 1").review = false;
 		expect(stored).toEqual(withFields);
 	});
 });

@@ -56,9 +56,10 @@ describe("mutators change the list and nothing aliases it", () => {
 	});
 
 	it("setTodos replaces the list with copies of the items", () => {
-		const items = [todo("a"), todo("b")];
+		const first = todo("a");
+		const items = [first, todo("b")];
 		setTodos(items);
-		items[0].status = "completed";
+		first.status = "completed";
 		items.push(todo("c"));
 		expect(getTodos()).toEqual([todo("a"), todo("b")]);
 	});

@@ -13,6 +13,7 @@ import {
 } from "../../src/tools.ts";
 import type { TodoItem, TodoStatus } from "../../src/types.ts";
 import { createFakeCtx, type FakeUi } from "../helpers/fake-ctx.ts";
+import { must } from "../helpers/must.ts";
 import { freshStore } from "../helpers/store.ts";
 import { taggingTheme, textOf } from "../helpers/theme.ts";
 
@@ -24,7 +25,7 @@ const listTool = createListTodosTool();
 const editTool = createEditTodosTool();
 
 /** The three items of the seed's examples. */
-const SEED_TEXTS = ["Write database schema", "Implement migration script", "Add API endpoints"];
+const SEED_TEXTS = ["Write database schema", "Implement migration script", "Add API endpoints"] as const;
 const seedList = () => SEED_TEXTS.map((text) => todo(text));
 
 let ctx: ExtensionContext;
@@ -46,8 +47,9 @@ async function call(tool: typeof writeTool | typeof listTool | typeof editTool, 
 	) => Promise<{ content: { type: string; text: string }[]; details: unknown }>;
 	const result = await execute("call-1", params, undefined, undefined, ctx);
 	expect(result.content).toHaveLength(1);
-	expect(result.content[0].type).toBe("text");
-	return { text: result.content[0].text, details: result.details };
+	const content = must(result.content[0], "a content block");
+	expect(content.type).toBe("text");
+	return { text: content.text, details: result.details };
 }
 const write = (params: unknown) => call(writeTool, params);
 const list = () => call(listTool, {});
@@ -514,7 +516,7 @@ describe("edit_todos actions", () => {
 		expect(result.text).toBe(
 			"Completed [2]\n\n– [0] Write database schema\n– [1] Implement migration script\n✓ [2] Add API endpoints",
 		);
-		expect(getTodos()[2].status).toBe("completed");
+		expect(must(getTodos()[2], "item 2").status).toBe("completed");
 		expect(ui.status.get("til-done")).toBe("📋 1/3");
 	});
 
@@ -540,7 +542,7 @@ describe("edit_todos actions", () => {
 	it("can move a finished item back to in progress", async () => {
 		await edit({ action: "complete", indices: [0] });
 		await edit({ action: "start", indices: [0] });
-		expect(getTodos()[0].status).toBe("in_progress");
+		expect(must(getTodos()[0], "item 0").status).toBe("in_progress");
 	});
 
 	it("accepts 50 indices, repeats included", async () => {
@@ -559,7 +561,7 @@ describe("edit_todos errors: atomic, exact text, details.error, empty details.to
 			"Error: indices [5] out of range (0 to 2)",
 			"indices [5] out of range (0 to 2)",
 		);
-		expect(getTodos()[0].status).toBe("not_started");
+		expect(must(getTodos()[0], "item 0").status).toBe("not_started");
 	});
 
 	it("names every bad index", async () => {

@@ -13,6 +13,7 @@ import {
 	isValidCheck,
 	isValidTodoItem,
 } from "../../src/validation.ts";
+import { must } from "../helpers/must.ts";
 
 describe("isValidTodoItem accepts exactly { text, status } with a known status and 1 to 1000 characters", () => {
 	it.each<TodoStatus>(["not_started", "in_progress", "completed", "abandoned"])("accepts status %s", (status) => {
@@ -109,8 +110,8 @@ describe("cloneTodos returns new items in a new array", () => {
 
 	it("leaves the original untouched when the copy is changed", () => {
 		const copy = cloneTodos(original);
-		copy[0].status = "abandoned";
-		copy[1].text = "changed";
+		must(copy[0], "item 0").status = "abandoned";
+		must(copy[1], "item 1").text = "changed";
 		copy.push({ text: "C", status: "not_started" });
 		expect(original).toEqual([
 			{ text: "A", status: "not_started" },
@@ -120,7 +121,7 @@ describe("cloneTodos returns new items in a new array", () => {
 
 	it("drops extra keys an item may carry", () => {
 		const withExtra = [{ text: "A", status: "not_started", extra: 1 }] as unknown as TodoItem[];
-		expect(Object.keys(cloneTodos(withExtra)[0])).toEqual(["text", "status"]);
+		expect(Object.keys(must(cloneTodos(withExtra)[0], "the copied item"))).toEqual(["text", "status"]);
 	});
 
 	it("returns an empty array for an empty list", () => {
