@@ -186,6 +186,18 @@ async function main(): Promise<void> {
 	);
 	out();
 
+	await runCostSection(out);
+	reconstructionSection(out);
+	await contextSection(out, quick);
+	startupSection(out);
+	out("Command: `npm run bench` (= `node bench/run.ts`).");
+
+	if (!quick) writeFileSync(join(HERE, "results.md"), `${lines.join("\n")}\n`);
+}
+
+type Out = (line?: string) => void;
+
+async function runCostSection(out: Out): Promise<void> {
 	out("## Extension cost per agent run (handlers + 2 tool calls, median)");
 	out();
 	out("| List size | µs per run | runs measured |");
@@ -195,7 +207,9 @@ async function main(): Promise<void> {
 		out(`| ${size} items | ${fmt(micros)} | ${runs} |`);
 	}
 	out();
+}
 
+function reconstructionSection(out: Out): void {
 	out("## Reconstruction time against branch length (snapshot of 100 items, median)");
 	out();
 	out("| Branch entries | snapshot near the leaf | snapshot near the root |");
@@ -209,9 +223,9 @@ async function main(): Promise<void> {
 		out(`| ${fmt(length, 0)} | ${fmt(leaf * 1000)} µs | ${fmt(root * 1000)} µs |`);
 	}
 	out();
+}
 
-	await contextSection(out, quick);
-
+function startupSection(out: Out): void {
 	out("## pi start-up with and without the extension (`pi -p`, fake model, warm caches)");
 	out();
 	out("| pi | entry | median without | median with | ratio (paired) | 90% interval |");
@@ -229,9 +243,6 @@ async function main(): Promise<void> {
 	out();
 	out(`${rounds} rounds per version, arms in rotating order. The package manifest names \`dist/index.js\`.`);
 	out();
-	out("Command: `npm run bench` (= `node bench/run.ts`).");
-
-	if (!quick) writeFileSync(join(HERE, "results.md"), `${lines.join("\n")}\n`);
 }
 
 await main();

@@ -85,6 +85,67 @@ ${Anser.ansiToHtml(Anser.escapeForHtml(capture))}</pre>
 
 const sleep = (ms: number) => new Promise((resolveSleep) => setTimeout(resolveSleep, ms));
 
+type Tmux = (...tmuxArgs: string[]) => string;
+
+/** Runs the demo in a detached tmux window and returns its screen (with escapes) once the countdown shows. */
+async function captureDemo(tmux: Tmux, work: string): Promise<string> {
+	const launcher = join(work, "demo.sh");
+	const demo = [process.execPath, join(REPO_ROOT, "scripts/demo.ts")].map(shellQuote).join(" ");
+	writeFileSync(launcher, `#!/bin/sh\ncd ${shellQuote(REPO_ROOT)} || exit 1\nexec ${demo}\n`);
+	chmodSync(launcher, 0o755);
+	const config = join(work, "tmux.conf");
+	writeFileSync(
+		config,
+		'set -g extended-keys on\nset -g remain-on-exit on\nset -g status off\nset -g default-terminal "tmux-256color"\n',
+	);
+	tmux("-f", config, "new-session", "-d", "-x", String(COLS), "-y", String(ROWS), launcher);
+	const deadline = performance.now() + TIMEOUT_MS;
+	for (;;) {
+		const capture = tmux("capture-pane", "-p", "-e", "-N");
+		if (READY(capture.replace(ESCAPES, ""))) return capture;
+		if (tmux("display-message", "-p", "#{pane_dead}").trim() === "1") {
+			throw new Error(`the demo exited early; last screen:\n${capture.replace(ESCAPES, "")}`);
+		}
+		if (performance.now() > deadline) {
+			throw new Error(`no countdown within ${TIMEOUT_MS} ms; last screen:\n${capture.replace(ESCAPES, "")}`);
+		}
+		await sleep(100);
+	}
+}
+
+/** Quits the demo the way a user would (Ctrl+C twice), so it removes its temp folder. */
+async function quitDemo(tmux: Tmux): Promise<void> {
+	tmux("send-keys", "C-c");
+	await sleep(300);
+	tmux("send-keys", "C-c");
+	for (let i = 0; i < 50 && tmux("display-message", "-p", "#{pane_dead}").trim() !== "1"; i++) await sleep(100);
+}
+
+/** Draws the capture as a terminal window and has headless chromium save it as the PNG. */
+async function renderPng(chromium: string, work: string, capture: string): Promise<void> {
+	const page = terminalPage(capture);
+	const htmlFile = join(work, "demo.html");
+	writeFileSync(htmlFile, page.html);
+	mkdirSync(dirname(output), { recursive: true });
+	await runChromium(chromium, [
+		"--headless",
+		"--no-sandbox",
+		"--disable-gpu",
+		"--no-first-run",
+		"--disable-background-networking",
+		"--disable-component-update",
+		"--disable-sync",
+		"--hide-scrollbars",
+		`--force-device-scale-factor=${SCALE}`,
+		`--user-data-dir=${join(work, "chromium-profile")}`,
+		`--screenshot=${output}`,
+		`--window-size=${page.width},${page.height}`,
+		pathToFileURL(htmlFile).href,
+	]);
+	if (keepHtml) writeFileSync(`${output.replace(/\.png$/, "")}.html`, page.html);
+	process.stdout.write(`wrote ${output} (${page.width}x${page.height} CSS px at ${SCALE}x)\n`);
+}
+
 async function main(): Promise<void> {
 	if (spawnSync("tmux", ["-V"], { stdio: "ignore" }).status !== 0) throw new Error("tmux is not installed");
 	const chromium = findChromium();
@@ -93,73 +154,17 @@ async function main(): Promise<void> {
 	const env: NodeJS.ProcessEnv = { ...process.env, TERM: "xterm-256color", COLORTERM: "truecolor" };
 	delete env.TMUX;
 	delete env.TMUX_PANE;
-	const tmux = (...tmuxArgs: string[]) => execFileSync("tmux", ["-L", socket, ...tmuxArgs], { env, encoding: "utf8" });
-	let serverUp = false;
-	const stopServer = () => {
-		if (!serverUp) return;
-		serverUp = false;
-		spawnSync("tmux", ["-L", socket, "kill-server"], { env, stdio: "ignore" });
-	};
+	const tmux: Tmux = (...tmuxArgs) => execFileSync("tmux", ["-L", socket, ...tmuxArgs], { env, encoding: "utf8" });
+	const stopServer = () => spawnSync("tmux", ["-L", socket, "kill-server"], { env, stdio: "ignore" });
 	process.once("exit", () => {
 		stopServer();
 		rmSync(work, { recursive: true, force: true });
 	});
-
 	try {
-		const launcher = join(work, "demo.sh");
-		const demo = [process.execPath, join(REPO_ROOT, "scripts/demo.ts")].map(shellQuote).join(" ");
-		writeFileSync(launcher, `#!/bin/sh\ncd ${shellQuote(REPO_ROOT)} || exit 1\nexec ${demo}\n`);
-		chmodSync(launcher, 0o755);
-		const config = join(work, "tmux.conf");
-		writeFileSync(
-			config,
-			'set -g extended-keys on\nset -g remain-on-exit on\nset -g status off\nset -g default-terminal "tmux-256color"\n',
-		);
-		tmux("-f", config, "new-session", "-d", "-x", String(COLS), "-y", String(ROWS), launcher);
-		serverUp = true;
-
-		const deadline = performance.now() + TIMEOUT_MS;
-		let capture = "";
-		for (;;) {
-			capture = tmux("capture-pane", "-p", "-e", "-N");
-			if (READY(capture.replace(ESCAPES, ""))) break;
-			if (tmux("display-message", "-p", "#{pane_dead}").trim() === "1") {
-				throw new Error(`the demo exited early; last screen:\n${capture.replace(ESCAPES, "")}`);
-			}
-			if (performance.now() > deadline) {
-				throw new Error(`no countdown within ${TIMEOUT_MS} ms; last screen:\n${capture.replace(ESCAPES, "")}`);
-			}
-			await sleep(100);
-		}
-
-		// Quit the demo the way a user would, so it removes its temp folder.
-		tmux("send-keys", "C-c");
-		await sleep(300);
-		tmux("send-keys", "C-c");
-		for (let i = 0; i < 50 && tmux("display-message", "-p", "#{pane_dead}").trim() !== "1"; i++) await sleep(100);
+		const capture = await captureDemo(tmux, work);
+		await quitDemo(tmux);
 		stopServer();
-
-		const page = terminalPage(capture);
-		const htmlFile = join(work, "demo.html");
-		writeFileSync(htmlFile, page.html);
-		mkdirSync(dirname(output), { recursive: true });
-		await runChromium(chromium, [
-			"--headless",
-			"--no-sandbox",
-			"--disable-gpu",
-			"--no-first-run",
-			"--disable-background-networking",
-			"--disable-component-update",
-			"--disable-sync",
-			"--hide-scrollbars",
-			`--force-device-scale-factor=${SCALE}`,
-			`--user-data-dir=${join(work, "chromium-profile")}`,
-			`--screenshot=${output}`,
-			`--window-size=${page.width},${page.height}`,
-			pathToFileURL(htmlFile).href,
-		]);
-		if (keepHtml) writeFileSync(`${output.replace(/\.png$/, "")}.html`, page.html);
-		process.stdout.write(`wrote ${output} (${page.width}x${page.height} CSS px at ${SCALE}x)\n`);
+		await renderPng(chromium, work, capture);
 	} finally {
 		stopServer();
 	}
