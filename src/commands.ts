@@ -6,10 +6,15 @@ import type { Engine } from "./engine.ts";
 import { formatTodoListText, renderTodoList } from "./formatting.ts";
 import { DONE_CHECK_ENTRY_TYPE, SNAPSHOT_ENTRY_TYPE } from "./keys.ts";
 import { parseLoopArgs } from "./loop.ts";
+import type { ChainState } from "./planner.ts";
+import { formatWhy, stopWords } from "./reasons.ts";
+import { formatSpendLines, modelInputPrice } from "./spend-report.ts";
 import {
 	appendTodos,
 	effectiveDoneCheck,
 	getChain,
+	getDecisions,
+	getLoop,
 	getTodos,
 	isPanelEnabled,
 	pauseAutoContinue,
@@ -23,22 +28,6 @@ import {
 import { oneLine } from "./text.ts";
 import { ACTION_TO_STATUS, type EditAction, INITIAL_STATUS, MAX_CHECK_LENGTH, type TodoDetails } from "./types.ts";
 import { checkEditParams, checkWriteParams, cloneTodos, isValidCheck } from "./validation.ts";
-
-/** Subcommands of `/todos`, with the help text argument completion shows. */
-export const TODOS_SUBCOMMANDS: readonly { name: string; description: string }[] = [
-	{ name: "add", description: "add <text>: append an item" },
-	{ name: "start", description: "start <i>: mark item i in progress" },
-	{ name: "done", description: "done <i>: mark item i completed" },
-	{ name: "abandon", description: "abandon <i>: mark item i abandoned" },
-	{ name: "review", description: "review <i>: only you may complete item i (the model may work on it)" },
-	{ name: "approve", description: "approve <i>: complete item i after your review, and go on" },
-	{ name: "check", description: "check [<command>|off]: the done-check that verifies the finished list" },
-	{ name: "clear", description: "empty the list" },
-	{ name: "pause", description: "pause [reason]: turn auto-continue off for this session" },
-	{ name: "resume", description: "turn auto-continue back on" },
-	{ name: "status", description: "auto-continue state, counters and limits" },
-	{ name: "panel", description: "panel [on|off]: show the list above the editor" },
-];
 
 const SUBCOMMAND_TO_ACTION: Readonly<Record<string, EditAction>> = {
 	start: "start",
@@ -73,17 +62,23 @@ function itemChecksState(config: TilDoneConfig, activeTools: readonly string[]):
 	return activeTools.includes("bash") ? "on" : "off while pi's bash tool is not active";
 }
 
+/** On, paused (and why), or stopped by a breaker or a budget until the user acts. */
+function autoContinueState(chain: Readonly<ChainState>): string {
+	if (chain.paused) return `paused${chain.pauseReason ? ` (${oneLine(chain.pauseReason)})` : ""}`;
+	return chain.stopped === undefined ? "on" : `stopped: ${stopWords(chain.stopped)} (/todos why)`;
+}
+
 /** A one-paragraph account of the auto-continue for `/todos status`. */
-export function formatStatusReport(config: TilDoneConfig, activeTools: readonly string[]): string {
+export function formatStatusReport(config: TilDoneConfig, activeTools: readonly string[], inputPrice?: number): string {
 	const chain = getChain();
 	const doneCheck = effectiveDoneCheck(config.doneCheck);
-	const state = chain.paused ? `paused${chain.pauseReason ? ` (${oneLine(chain.pauseReason)})` : ""}` : "on";
 	const noProgress = config.maxNoProgress > 0 ? `${chain.noProgress}/${config.maxNoProgress}` : "off";
 	return [
-		`Auto-continue: ${state}`,
+		`Auto-continue: ${autoContinueState(chain)}`,
 		`Continuations this prompt: ${chain.continuations}/${config.maxContinuations}`,
 		`Continuations without progress: ${noProgress}`,
 		`Failed runs in a row: ${chain.failures}/${config.maxFailures}`,
+		...formatSpendLines(chain.spend, config, inputPrice, getLoop() ? "loop iteration" : "continuation"),
 		`Countdown: ${config.countdownSeconds}s`,
 		`Done-check: ${doneCheck === undefined ? "none" : oneLine(doneCheck)}`,
 		`Item checks: ${itemChecksState(config, activeTools)}, timeout ${config.checkTimeoutSeconds}s`,
@@ -126,44 +121,78 @@ function commit(pi: ExtensionAPI): void {
 	resetChain();
 }
 
-const SUBCOMMANDS: Readonly<Record<string, (call: TodosCall) => void>> = {
-	"": ({ ctx }) => showList(ctx),
-	add: addItem,
-	start: editItems,
-	done: editItems,
-	abandon: editItems,
-	approve(call) {
-		if (editItems(call)) call.engine.resume(call.ctx);
+interface Subcommand {
+	/** What argument completion shows for it. */
+	help: string;
+	run: (call: TodosCall) => void;
+}
+
+/** Every `/todos` subcommand: its help and what it does ("" is `/todos` alone: the list). */
+const SUBCOMMANDS: Readonly<Record<string, Subcommand>> = {
+	"": { help: "", run: ({ ctx }) => showList(ctx) },
+	add: { help: "add <text>: append an item", run: addItem },
+	start: { help: "start <i>: mark item i in progress", run: editItems },
+	done: { help: "done <i>: mark item i completed", run: editItems },
+	abandon: { help: "abandon <i>: mark item i abandoned", run: editItems },
+	review: { help: "review <i>: only you may complete item i (the model may work on it)", run: markForReview },
+	approve: {
+		help: "approve <i>: complete item i after your review, and go on",
+		run(call) {
+			if (editItems(call)) call.engine.resume(call.ctx);
+		},
 	},
-	review: markForReview,
-	check: setDoneCheck,
-	clear({ pi, ctx }) {
-		setTodos([]);
-		commit(pi);
-		tell(ctx, "Todo list cleared.");
+	check: { help: "check [<command>|off]: the done-check that verifies the finished list", run: setDoneCheck },
+	clear: {
+		help: "empty the list",
+		run({ pi, ctx }) {
+			setTodos([]);
+			commit(pi);
+			tell(ctx, "Todo list cleared.");
+		},
 	},
-	pause({ engine, ctx, rest }) {
-		engine.pause(ctx);
-		pauseAutoContinue("user", rest || undefined);
-		tell(ctx, "Auto-continue paused for this session. /todos resume turns it back on.");
+	pause: {
+		help: "pause [reason]: turn auto-continue off for this session",
+		run({ engine, ctx, rest }) {
+			engine.pause(ctx);
+			pauseAutoContinue("user", rest || undefined);
+			tell(ctx, "Auto-continue paused for this session. /todos resume turns it back on.");
+		},
 	},
-	resume({ engine, ctx }) {
-		resumeAutoContinue();
-		resetChain();
-		tell(ctx, "Auto-continue is on.");
-		engine.resume(ctx);
+	resume: {
+		help: "turn auto-continue back on",
+		run({ engine, ctx }) {
+			resumeAutoContinue();
+			resetChain();
+			tell(ctx, "Auto-continue is on.");
+			engine.resume(ctx);
+		},
 	},
-	status: ({ pi, ctx, config }) => tell(ctx, formatStatusReport(config, pi.getActiveTools())),
-	panel({ ctx, rest }) {
-		const enabled = rest === "on" ? true : rest === "off" ? false : !isPanelEnabled();
-		setPanelEnabled(enabled);
-		tell(ctx, `Todo panel ${enabled ? "on" : "off"}.`);
+	status: {
+		help: "auto-continue state, counters, spend and limits",
+		run: ({ pi, ctx, config }) => tell(ctx, formatStatusReport(config, pi.getActiveTools(), modelInputPrice(ctx))),
+	},
+	why: {
+		help: "why the auto-continue went on or stopped: its last decisions",
+		run: ({ ctx }) => tell(ctx, formatWhy(getDecisions())),
+	},
+	panel: {
+		help: "panel [on|off]: show the list above the editor",
+		run({ ctx, rest }) {
+			const enabled = rest === "on" ? true : rest === "off" ? false : !isPanelEnabled();
+			setPanelEnabled(enabled);
+			tell(ctx, `Todo panel ${enabled ? "on" : "off"}.`);
+		},
 	},
 };
 
+/** Subcommands of `/todos`, with the help text argument completion shows. */
+export const TODOS_SUBCOMMANDS: readonly { name: string; description: string }[] = Object.entries(SUBCOMMANDS)
+	.filter(([name]) => name !== "")
+	.map(([name, { help }]) => ({ name, description: help }));
+
 async function runTodosCommand(call: TodosCall): Promise<void> {
-	const run = Object.hasOwn(SUBCOMMANDS, call.sub) ? SUBCOMMANDS[call.sub] : undefined;
-	if (run) return run(call);
+	const subcommand = Object.hasOwn(SUBCOMMANDS, call.sub) ? SUBCOMMANDS[call.sub] : undefined;
+	if (subcommand) return subcommand.run(call);
 	const names = TODOS_SUBCOMMANDS.map((s) => s.name).join(", ");
 	tell(call.ctx, `/todos: unknown subcommand '${call.sub}'. Try: ${names}`, "error");
 }

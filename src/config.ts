@@ -22,6 +22,8 @@ export interface TilDoneConfig extends EngineLimits {
 export const DEFAULT_MAX_FAILURES = 3;
 export const DEFAULT_FAILURE_BACKOFF_MS = 5000;
 export const DEFAULT_CHECK_TIMEOUT_SECONDS = 120;
+/** Generous: an item may take five times the chain's median before the progress breaker calls it no progress. */
+export const DEFAULT_SPEND_FACTOR = 5;
 
 export const DEFAULT_CONFIG: Readonly<TilDoneConfig> = {
 	countdownSeconds: DEFAULT_COUNTDOWN_SECONDS,
@@ -34,6 +36,9 @@ export const DEFAULT_CONFIG: Readonly<TilDoneConfig> = {
 	checkTimeoutSeconds: DEFAULT_CHECK_TIMEOUT_SECONDS,
 	modelChecks: true,
 	doneCheck: undefined,
+	budgetTokens: 0,
+	budgetCost: 0,
+	spendFactor: DEFAULT_SPEND_FACTOR,
 };
 
 type NumericKey =
@@ -42,7 +47,10 @@ type NumericKey =
 	| "maxNoProgress"
 	| "maxFailures"
 	| "failureBackoffMs"
-	| "checkTimeoutSeconds";
+	| "checkTimeoutSeconds"
+	| "budgetTokens"
+	| "budgetCost"
+	| "spendFactor";
 type TextKey = "modelChecks" | "doneCheck";
 type BooleanKey = "startPaused" | "panel";
 
@@ -113,6 +121,34 @@ export const NUMERIC_SETTINGS: readonly NumericSetting[] = [
 		description: "Seconds one check may run before it is killed and counts as failed",
 		min: 0.1,
 		max: 3600,
+		integer: false,
+	},
+	{
+		key: "budgetTokens",
+		flag: "til-done-budget-tokens",
+		env: "TIL_DONE_BUDGET_TOKENS",
+		description: "Tokens a chain may spend; a continuation forecast to cross it is not sent (0 = no budget)",
+		min: 0,
+		max: 1e12,
+		integer: true,
+	},
+	{
+		key: "budgetCost",
+		flag: "til-done-budget-cost",
+		env: "TIL_DONE_BUDGET_COST",
+		description: "Cost a chain may reach, in the provider's currency; forecast the same way (0 = no budget)",
+		min: 0,
+		max: 1e6,
+		integer: false,
+	},
+	{
+		key: "spendFactor",
+		flag: "til-done-spend-factor",
+		env: "TIL_DONE_SPEND_FACTOR",
+		description:
+			"Stop when the tokens since the last finished item exceed this many times the median per item (0 = off)",
+		min: 0,
+		max: 1000,
 		integer: false,
 	},
 ];

@@ -20,6 +20,8 @@ import { COMPLETE_MESSAGE_TYPE, LOOP_MESSAGE_TYPE } from "./keys.ts";
 import { LOOP_STOPPED_BY_USER, type LoopSpec, loopPrompt } from "./loop.ts";
 import { runOutcome } from "./outcome.ts";
 import { type Plan, type PlanInput, type PlannedCheck, planAfterRun, planNow } from "./planner.ts";
+import { decisionOf } from "./reasons.ts";
+import { modelInputPrice } from "./spend-report.ts";
 import {
 	effectiveDoneCheck,
 	getChain,
@@ -28,6 +30,8 @@ import {
 	getVerification,
 	isCompletionAnnounced,
 	markCompletionAnnounced,
+	markStopped,
+	recordDecision,
 	recordSend,
 	resetChain,
 	setChain,
@@ -61,8 +65,8 @@ interface EngineContext {
 	pi: ExtensionAPI;
 	getConfig: () => TilDoneConfig;
 	countdown?: Countdown;
-	/** The plan made at the end of the last run, waiting for pi to settle. */
-	pending?: Plan;
+	/** The plan made at the end of the last run, and what it was made from, waiting for pi to settle. */
+	pending?: { plan: Plan; input: PlanInput };
 	/** Bumped on every session change, so a timer from an older session can tell it is stale. */
 	epoch: number;
 	/** Aborts the verification running between runs (a prompt of the user, a session change or a new run). */
@@ -86,7 +90,7 @@ export function checkEnv(pi: ExtensionAPI, getConfig: () => TilDoneConfig): Chec
 }
 
 /** The state a plan is made from, as it is now. */
-export function currentPlanInput(pi: ExtensionAPI, getConfig: () => TilDoneConfig): PlanInput {
+function currentPlanInput(pi: ExtensionAPI, getConfig: () => TilDoneConfig, ctx: ExtensionContext): PlanInput {
 	const config = getConfig();
 	return {
 		todos: getTodos(),
@@ -96,11 +100,12 @@ export function currentPlanInput(pi: ExtensionAPI, getConfig: () => TilDoneConfi
 		doneCheck: effectiveDoneCheck(config.doneCheck),
 		verified: getVerification()?.passed === true,
 		modelChecks: modelChecksBlocked(checkEnv(pi, getConfig)) === undefined,
+		inputPrice: modelInputPrice(ctx),
 	};
 }
 
-function planInput(engine: EngineContext): PlanInput {
-	return currentPlanInput(engine.pi, engine.getConfig);
+function planInput(engine: EngineContext, ctx: ExtensionContext): PlanInput {
+	return currentPlanInput(engine.pi, engine.getConfig, ctx);
 }
 
 /** Stops a countdown or a verification in progress: whatever was about to follow a run. */
@@ -122,8 +127,13 @@ function endLoop(ctx: ExtensionContext, text: string, level: "info" | "warning")
 	notify(ctx, text, level);
 }
 
-/** A tripped breaker: a warning notice, and a warning message on the branch. */
-function reportStop(engine: EngineContext, ctx: ExtensionContext, text: string): void {
+/** A tripped breaker or budget: a warning notice, a warning message on the branch, and why on the status bar. */
+function reportStop(
+	engine: EngineContext,
+	ctx: ExtensionContext,
+	{ code, text }: Extract<Plan, { kind: "stop" }>,
+): void {
+	markStopped(code);
 	notify(ctx, text, "warning");
 	quietly(() =>
 		engine.pi.sendMessage(
@@ -162,16 +172,23 @@ function verify(engine: EngineContext, ctx: ExtensionContext, checks: PlannedChe
 	void runVerification(checks, run).then((results) => {
 		if (engine.verifying !== controller || controller.signal.aborted) return;
 		engine.verifying = undefined;
-		quietly(() => act(engine, ctx, applyVerification(engine.pi, planInput(engine), results, timeoutSeconds)));
+		quietly(() => {
+			const after = applyVerification(engine.pi, planInput(engine, ctx), results, timeoutSeconds);
+			act(engine, ctx, after, planInput(engine, ctx));
+		});
 	});
 }
 
-/** At the countdown's end: asks again (the list may have changed meanwhile) and sends if pi is idle right now. */
+/**
+ * At the countdown's end: asks again (the list or the spend may have changed meanwhile) and sends if pi is idle right
+ * now; a plan that is no longer a send is carried out instead (the list got finished, a budget would be crossed).
+ */
 function sendIfStillDue(engine: EngineContext, ctx: ExtensionContext): void {
 	quietly(() => {
 		if (!ctx.isIdle() || ctx.hasPendingMessages()) return;
-		const plan = planNow(planInput(engine));
-		if (plan.kind !== "send") return;
+		const input = planInput(engine, ctx);
+		const plan = planNow(input);
+		if (plan.kind !== "send") return act(engine, ctx, plan, input);
 		recordSend(plan);
 		engine.pi.sendMessage({ ...plan.message, display: true }, { triggerTurn: true });
 	});
@@ -198,9 +215,11 @@ function schedule(engine: EngineContext, ctx: ExtensionContext, backoffMs: numbe
 	});
 }
 
-function act(engine: EngineContext, ctx: ExtensionContext, plan: Plan): void {
+/** Carries out a plan, and keeps it with its reason for `/todos why`. */
+function act(engine: EngineContext, ctx: ExtensionContext, plan: Plan, input: PlanInput): void {
+	recordDecision(decisionOf(plan, input, Date.now()));
 	if (plan.kind === "send") schedule(engine, ctx, plan.backoffMs);
-	else if (plan.kind === "stop") reportStop(engine, ctx, plan.text);
+	else if (plan.kind === "stop") reportStop(engine, ctx, plan);
 	else if (plan.kind === "end-loop") endLoop(ctx, plan.text, plan.level);
 	else if (plan.kind === "verify") verify(engine, ctx, plan.checks);
 	else if (plan.code === "all-done") announceCompletion(ctx, plan.verified === true);
@@ -212,7 +231,7 @@ async function verifyInRun(engine: EngineContext, ctx: ExtensionContext, checks:
 	const timeoutSeconds = engine.getConfig().checkTimeoutSeconds;
 	const exec = checkEnv(engine.pi, engine.getConfig).exec;
 	const results = await runVerification(checks, { exec, cwd: ctx.cwd, timeoutSeconds });
-	return applyVerification(engine.pi, planInput(engine), results, timeoutSeconds);
+	return applyVerification(engine.pi, planInput(engine, ctx), results, timeoutSeconds);
 }
 
 /** Waits out a back-off inside the run; false when the session changed meanwhile, so nothing may be sent. */
@@ -249,20 +268,21 @@ export function createEngine(pi: ExtensionAPI, getConfig: () => TilDoneConfig): 
 		onRunEnd(messages, ctx) {
 			if (isHeadless(ctx)) return;
 			cancelCountdown(engine);
-			const { chain, plan } = planAfterRun(planInput(engine), runOutcome(messages));
+			const input = planInput(engine, ctx);
+			const { chain, plan } = planAfterRun(input, runOutcome(messages));
 			setChain(chain);
-			engine.pending = plan;
+			engine.pending = { plan, input: { ...input, chain } };
 		},
 		onSettled(ctx) {
-			const plan = engine.pending;
-			if (isHeadless(ctx) || plan === undefined) return;
+			const pending = engine.pending;
+			if (isHeadless(ctx) || pending === undefined) return;
 			engine.pending = undefined;
-			act(engine, ctx, plan);
+			act(engine, ctx, pending.plan, pending.input);
 		},
 		onBeforeSettle: async (event, ctx) =>
 			isHeadless(ctx)
 				? continueInRun(event, {
-						input: () => planInput(engine),
+						input: () => planInput(engine, ctx),
 						backOff: (ms) => waitOut(engine, ms),
 						verify: (checks) => verifyInRun(engine, ctx, checks),
 					})
@@ -284,9 +304,9 @@ export function createEngine(pi: ExtensionAPI, getConfig: () => TilDoneConfig): 
 		resume(ctx) {
 			quietly(() => {
 				if (!ctx.isIdle()) return;
-				const plan = planNow(planInput(engine));
-				if (plan.kind === "send") schedule(engine, ctx, 0);
-				else if (plan.kind === "verify") verify(engine, ctx, plan.checks);
+				const input = planInput(engine, ctx);
+				const plan = planNow(input);
+				if (plan.kind === "send" || plan.kind === "verify") act(engine, ctx, plan, input);
 			});
 		},
 		pause(ctx) {

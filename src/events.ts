@@ -23,10 +23,12 @@ import {
 } from "./keys.ts";
 import { hasIncomplete } from "./queries.ts";
 import {
+	clearDecisions,
 	currentView,
 	getTodos,
 	pauseAutoContinue,
 	reconstructState,
+	recordUsage,
 	setPanelEnabled,
 	subscribe,
 	takeUnreported,
@@ -52,11 +54,12 @@ export function registerMessageRenderers(pi: ExtensionAPI): void {
 		const level = (message.details as { level?: unknown } | undefined)?.level;
 		return (level === "warning" ? warning : success)(message, options, theme);
 	});
-	// Print and JSON modes record a breaker stop as a custom entry (headless.ts); show it the same way on resume.
+	// Print and JSON modes record why each invocation ended as a custom entry (headless.ts); show it on resume.
 	pi.registerEntryRenderer(COMPLETE_MESSAGE_TYPE, (entry, _options, theme) => {
-		const data = entry.data as { text?: unknown } | undefined;
+		const data = entry.data as { text?: unknown; level?: unknown } | undefined;
 		const text = typeof data?.text === "string" ? data.text : "";
-		return new Text(`${theme.fg("warning", "⚠")} ${theme.fg("warning", text)}`, 0, 0);
+		const [icon, color]: [string, ThemeColor] = data?.level === "info" ? ["✓", "text"] : ["⚠", "warning"];
+		return new Text(`${theme.fg(color === "text" ? "success" : "warning", icon)} ${theme.fg(color, text)}`, 0, 0);
 	});
 }
 
@@ -112,9 +115,10 @@ export function registerEventHandlers(pi: ExtensionAPI): { engine: Engine; getCo
 	const engine = createEngine(pi, getConfig);
 	let stopPainting: (() => void) | undefined;
 
-	pi.on("session_start", (_event, ctx) => {
+	pi.on("session_start", (event, ctx) => {
 		stopPainting?.();
 		engine.onSessionChange();
+		if (event.reason !== "reload") clearDecisions();
 		const resolved = resolveConfig(readFlags(pi), process.env);
 		config = resolved.config;
 		reportSettingWarnings(ctx, resolved.warnings);
@@ -153,6 +157,7 @@ function registerRunHandlers(pi: ExtensionAPI, engine: Engine): void {
 		if (!hasIncomplete(todos)) return undefined;
 		return { message: { customType: CONTEXT_MESSAGE_TYPE, content: buildContextInjection(todos), display: false } };
 	});
+	pi.on("message_end", (event) => recordUsage(event.message));
 	pi.on("agent_end", (event, ctx) => engine.onRunEnd(event.messages, ctx));
 	pi.on("agent_settled", (_event, ctx) => engine.onSettled(ctx));
 	pi.on("agent_before_settle", (event, ctx) => engine.onBeforeSettle(event, ctx));

@@ -146,27 +146,6 @@ export function countdownText(seconds: number): string {
 	return `⏳ Auto-continuing in ${seconds}s... (type anything to interrupt)`;
 }
 
-/** How a breaker's message ends: what was left undone. */
-export const UNFINISHED_TAIL = "Remaining todos were not completed. Take over manually.";
-/** The same, when every item is finished but the list failed its verification. */
-export const UNVERIFIED_TAIL = "The finished list did not pass its verification. Take over manually.";
-
-export function hardCapMessage(limit: number, tail = UNFINISHED_TAIL): string {
-	return `Auto-continue limit reached (${limit} iterations). ${tail}`;
-}
-
-export function noProgressMessage(limit: number, tail = UNFINISHED_TAIL): string {
-	return `Auto-continue stopped: no todo was completed in the last ${limit} continuations. ${tail}`;
-}
-
-export function repeatedAnswerMessage(limit: number, tail = UNFINISHED_TAIL): string {
-	return `Auto-continue stopped: the last ${limit} continued runs ended with the same answer. ${tail}`;
-}
-
-export function errorLimitMessage(limit: number, tail = UNFINISHED_TAIL): string {
-	return `Auto-continue stopped after ${limit} failed runs in a row (provider error or output limit). ${tail}`;
-}
-
 export function backoffMessage(backoffMs: number): string {
 	return `The last run failed; auto-continue waits ${(backoffMs / 1000).toFixed(1)}s longer before continuing.`;
 }

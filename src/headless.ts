@@ -4,11 +4,11 @@
  */
 
 import type { AgentBeforeSettleEvent, BoundaryResult } from "@earendil-works/pi-coding-agent";
-import { reviewWaitText } from "./formatting.ts";
 import { COMPLETE_MESSAGE_TYPE } from "./keys.ts";
 import { runOutcome } from "./outcome.ts";
 import { type Plan, type PlanInput, type PlannedCheck, type PlannedMessage, planAfterRun } from "./planner.ts";
-import { recordSend, setChain, setLoop } from "./state.ts";
+import { type Decision, decisionOf } from "./reasons.ts";
+import { markStopped, recordDecision, recordSend, setChain, setLoop } from "./state.ts";
 
 /** Exit status of `pi -p` when the list has a verification and did not end verified. */
 export const UNVERIFIED_EXIT_CODE = 3;
@@ -41,35 +41,49 @@ function setExitStatus(plan: Plan, input: PlanInput): void {
 	process.exitCode = verified ? 0 : UNVERIFIED_EXIT_CODE;
 }
 
+/** Keeps a plan with its reason for `/todos why`, and returns that decision. */
+function decide(plan: Plan, input: PlanInput): Decision {
+	const decision = decisionOf(plan, input, Date.now());
+	recordDecision(decision);
+	return decision;
+}
+
 /** Plans at the end of a run in print/JSON mode; a result with `continue: true` makes pi call the model again. */
 export async function continueInRun(event: AgentBeforeSettleEvent, run: InRun): Promise<BoundaryResult | undefined> {
 	const outcome = runOutcome(event.context.contextMessages, event.outcome === "aborted");
-	const { chain, plan: first } = planAfterRun(run.input(), outcome);
+	const input = run.input();
+	const { chain, plan: first } = planAfterRun(input, outcome);
 	setChain(chain);
-	const plan = first.kind === "verify" ? await run.verify(first.checks) : first;
-	return carryOut(plan, run);
+	if (first.kind !== "verify") return carryOut(first, { ...input, chain }, run);
+	decide(first, { ...input, chain });
+	const plan = await run.verify(first.checks);
+	return carryOut(plan, run.input(), run);
 }
 
-async function carryOut(plan: Plan, run: InRun): Promise<BoundaryResult | undefined> {
+async function carryOut(plan: Plan, input: PlanInput, run: InRun): Promise<BoundaryResult | undefined> {
 	if (plan.kind === "send") {
+		// Kept once it is sent: a session change during the back-off sends nothing.
 		if (!(await run.backOff(plan.backoffMs))) return undefined;
+		decide(plan, input);
 		recordSend(plan);
 		return continueWith(plan.message);
 	}
+	const decision = decide(plan, input);
 	setExitStatus(plan, run.input());
-	if (plan.kind === "stop") {
-		tellStderr(plan.text);
-		// A custom entry, not a message: print mode prints the last message, which must stay the model's answer.
-		return {
-			entries: [{ type: "custom", customType: COMPLETE_MESSAGE_TYPE, data: { level: "warning", text: plan.text } }],
-		};
-	}
-	if (plan.kind === "end-loop") {
-		tellStderr(plan.text);
-		setLoop(undefined);
-	}
-	if (plan.kind === "idle" && plan.code === "review-wait" && plan.index !== undefined) {
-		tellStderr(reviewWaitText(plan.index));
-	}
-	return undefined;
+	if (plan.kind === "stop") markStopped(plan.code);
+	if (plan.kind === "end-loop") setLoop(undefined);
+	return recordEnd(decision, plan);
+}
+
+/**
+ * Why the invocation ends, on stderr and as a custom entry in the session (a script reads either), unless there is
+ * no list (a loop always ends with its own plan): then the extension had nothing to do with it. An entry, not a
+ * message: print mode prints the last message, which must stay the model's answer.
+ */
+function recordEnd(decision: Decision, plan: Plan): BoundaryResult | undefined {
+	if (plan.kind === "idle" && plan.code === "no-todos") return undefined;
+	tellStderr(decision.text);
+	const level = plan.kind === "stop" || (plan.kind === "end-loop" && plan.level === "warning") ? "warning" : "info";
+	const data = { level, code: decision.code, text: decision.text, counters: decision.counters };
+	return { entries: [{ type: "custom", customType: COMPLETE_MESSAGE_TYPE, data }] };
 }

@@ -25,6 +25,8 @@ export const LOOP_STATUS_KEY = "til-done-loop";
 export const CHECK_STATUS_KEY = "til-done-check";
 /** The item the auto-continue waits on for the user's review. */
 export const REVIEW_STATUS_KEY = "til-done-review";
+/** Why the chain stopped (a breaker or a budget), until the user acts. */
+export const STOP_STATUS_KEY = "til-done-stop";
 
 export const COUNTDOWN_WIDGET_ID = "til-done-countdown";
 export const PANEL_WIDGET_ID = "til-done-panel";

@@ -11,7 +11,7 @@ export interface LoopSpec {
 }
 
 /** Why a `/loop` ends. */
-export type LoopEndCode = "loop-done" | "loop-limit" | "loop-aborted" | "loop-failures";
+export type LoopEndCode = "loop-done" | "loop-limit" | "loop-aborted" | "loop-failures" | "loop-budget";
 
 export interface LoopState extends LoopSpec {
 	/** Iterations sent so far (the first one included). */
@@ -57,7 +57,7 @@ export function loopStatusText(loop: LoopState): string {
 }
 
 /** What the user reads when a loop ends. */
-export function loopEndMessage(loop: LoopState, code: LoopEndCode, failures: number): string {
+export function loopEndMessage(loop: LoopState, code: Exclude<LoopEndCode, "loop-budget">, failures: number): string {
 	if (code === "loop-done") return `Loop finished: ${loop.marker} found after ${loop.iteration} iteration(s).`;
 	if (code === "loop-limit") return `Loop stopped: ${loop.max} iteration(s) without ${loop.marker}.`;
 	if (code === "loop-failures") return `Loop stopped after ${failures} failed runs in a row.`;

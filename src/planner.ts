@@ -3,21 +3,32 @@
  * Pure: the adapters (engine.ts for the countdown, headless.ts for print and JSON modes) carry the plan out.
  */
 
-import {
-	buildContinuationPrompt,
-	describeCheckEnd,
-	errorLimitMessage,
-	formatCheckFailures,
-	hardCapMessage,
-	noProgressMessage,
-	repeatedAnswerMessage,
-	reviewWaitIndex,
-	UNFINISHED_TAIL,
-	UNVERIFIED_TAIL,
-} from "./formatting.ts";
+import { buildContinuationPrompt, describeCheckEnd, formatCheckFailures, reviewWaitIndex } from "./formatting.ts";
 import { COUNTDOWN_MESSAGE_TYPE, LOOP_MESSAGE_TYPE } from "./keys.ts";
 import { type LoopEndCode, type LoopState, loopEndMessage, loopPrompt } from "./loop.ts";
 import { countCompletedByText, hasIncomplete } from "./queries.ts";
+import {
+	type ChainSpend,
+	forecastNext,
+	NO_SPEND,
+	noteFinished,
+	spendProgress,
+	spendsWithoutProgress,
+} from "./spend.ts";
+import {
+	type BudgetSubject,
+	CHAIN_BUDGET,
+	costBudgetMessage,
+	errorLimitMessage,
+	hardCapMessage,
+	LOOP_BUDGET,
+	noProgressMessage,
+	repeatedAnswerMessage,
+	spendMessage,
+	tokenBudgetMessage,
+	UNFINISHED_TAIL,
+	UNVERIFIED_TAIL,
+} from "./stop-texts.ts";
 import type { CheckRun, TodoItem } from "./types.ts";
 
 /** How the model's last message of a run ended, as pi reports it. */
@@ -52,6 +63,10 @@ export interface ChainState {
 	pauseReason?: string;
 	/** The user's pause lasts for the session; the model's lasts until the user prompts again. */
 	pausedBy?: "user" | "model";
+	/** What the chain's model calls cost, and what each finished item took. */
+	spend: ChainSpend;
+	/** Why the chain stopped, shown until the user acts (which starts a new chain). */
+	stopped?: StopCode;
 }
 
 export interface EngineLimits {
@@ -64,12 +79,25 @@ export interface EngineLimits {
 	maxFailures: number;
 	/** First back-off after a failed run; doubles with each further failure. */
 	failureBackoffMs: number;
+	/** Tokens a chain may spend, forecast before each continuation; 0 or absent: no budget. */
+	budgetTokens?: number;
+	/** Cost a chain may reach, in the provider's currency, forecast the same way; 0 or absent: no budget. */
+	budgetCost?: number;
+	/** Stop when the tokens since the last finished item exceed this many times the median per item; 0: off. */
+	spendFactor?: number;
 }
 
 /** Why nothing is sent: the list needs nothing, or the user or the model said not to, or the user must review. */
 export type IdleCode = "no-todos" | "all-done" | "aborted" | "paused" | "asks-user" | "review-wait";
 /** A breaker that ends the chain with a warning. */
-export type StopCode = "hard-cap" | "no-progress" | "failures" | "repeated-answer";
+export type StopCode =
+	| "hard-cap"
+	| "no-progress"
+	| "failures"
+	| "repeated-answer"
+	| "spend"
+	| "budget-tokens"
+	| "budget-cost";
 
 /** One check of a verification: the done-check, or a completed item's own check (regressions). */
 export interface PlannedCheck {
@@ -114,6 +142,8 @@ export interface PlanInput {
 	verified?: boolean;
 	/** Whether the model's item checks may run (pi's bash tool active, model checks on); the done-check always may. */
 	modelChecks?: boolean;
+	/** The model's price per million input tokens, when pi knows it: the cost forecast prices the next call with it. */
+	inputPrice?: number;
 }
 
 /** Continued runs in a row with the same answer after which the chain stops, unless the limits say otherwise. */
@@ -128,6 +158,7 @@ export function initialChain(): ChainState {
 		sameAnswers: 0,
 		completedByText: new Map(),
 		paused: false,
+		spend: NO_SPEND,
 	};
 }
 
@@ -148,17 +179,21 @@ export function endsWithQuestion(text: string): boolean {
 }
 
 /**
- * Notes items newly completed in this chain (more items with some text completed than ever before in it). Only a
- * completion is progress: abandoning work, or rewriting the list without it, is not.
+ * Notes items newly completed in this chain (more items with some text completed than ever before in it), and the
+ * tokens they took. Only a completion is progress: abandoning work, or rewriting the list without it, is not.
  */
 export function noteCompleted(chain: ChainState, todos: readonly TodoItem[]): ChainState {
 	let completedByText: Map<string, number> | undefined;
+	let finished = 0;
 	for (const [text, count] of countCompletedByText(todos)) {
-		if (count <= (chain.completedByText.get(text) ?? 0)) continue;
+		const before = chain.completedByText.get(text) ?? 0;
+		if (count <= before) continue;
 		completedByText ??= new Map(chain.completedByText);
 		completedByText.set(text, count);
+		finished += count - before;
 	}
-	return completedByText ? { ...chain, completedByText, progressed: true } : chain;
+	if (!completedByText) return chain;
+	return { ...chain, completedByText, progressed: true, spend: noteFinished(chain.spend, finished) };
 }
 
 /**
@@ -207,8 +242,9 @@ function decideTodos(input: PlanInput, outcome: RunOutcome | undefined): Plan {
 	return tripped(input) ?? continuation(input);
 }
 
-/** A breaker that trips now, checked in this order; undefined when none does. */
-function tripped({ todos, chain, limits }: PlanInput): Plan | undefined {
+/** A breaker that trips now, checked in this order, then the budgets; undefined when the continuation may go. */
+function tripped(input: PlanInput): Plan | undefined {
+	const { todos, chain, limits } = input;
 	const tail = hasIncomplete(todos) ? UNFINISHED_TAIL : UNVERIFIED_TAIL;
 	if (chain.failures >= limits.maxFailures) return stop("failures", errorLimitMessage(limits.maxFailures, tail));
 	// Before no-progress, which trips on the same runs: it names the more particular reason.
@@ -217,8 +253,29 @@ function tripped({ todos, chain, limits }: PlanInput): Plan | undefined {
 	if (limits.maxNoProgress > 0 && chain.noProgress >= limits.maxNoProgress) {
 		return stop("no-progress", noProgressMessage(limits.maxNoProgress, tail));
 	}
+	const factor = limits.spendFactor ?? 0;
+	if (spendsWithoutProgress(chain.spend, factor)) {
+		return stop("spend", spendMessage(spendProgress(chain.spend), factor, tail));
+	}
 	if (chain.continuations >= limits.maxContinuations) {
 		return stop("hard-cap", hardCapMessage(limits.maxContinuations, tail));
+	}
+	const overBudget = budgetCrossed(input, { ...CHAIN_BUDGET, tail });
+	return overBudget ? stop(overBudget.code, overBudget.text) : undefined;
+}
+
+/** The budget the next message would cross, by the forecast of its first call; undefined when none. */
+export function budgetCrossed(
+	{ chain, limits, inputPrice }: PlanInput,
+	subject: BudgetSubject,
+): { code: "budget-tokens" | "budget-cost"; text: string } | undefined {
+	const forecast = forecastNext(chain.spend, inputPrice);
+	const { budgetTokens = 0, budgetCost = 0 } = limits;
+	if (budgetTokens > 0 && forecast.tokens > budgetTokens) {
+		return { code: "budget-tokens", text: tokenBudgetMessage(forecast, budgetTokens, chain.spend.tokens, subject) };
+	}
+	if (budgetCost > 0 && forecast.cost > budgetCost) {
+		return { code: "budget-cost", text: costBudgetMessage(forecast, budgetCost, chain.spend.cost, subject) };
 	}
 	return undefined;
 }
@@ -302,11 +359,14 @@ export function planAfterVerification(
 	return { passed: false, failed, reopen, chain, plan: planNow({ ...input, todos, chain }) };
 }
 
-function decideLoop(loop: LoopState, { chain, limits }: PlanInput, outcome: RunOutcome | undefined): Plan {
+function decideLoop(loop: LoopState, input: PlanInput, outcome: RunOutcome | undefined): Plan {
+	const { chain, limits } = input;
 	if (outcome?.stopReason === "aborted") return endLoop(loop, "loop-aborted");
 	if (outcome?.answer.includes(loop.marker)) return endLoop(loop, "loop-done");
 	if (chain.failures >= limits.maxFailures) return endLoop(loop, "loop-failures", chain.failures);
 	if (loop.iteration >= loop.max) return endLoop(loop, "loop-limit");
+	const overBudget = budgetCrossed(input, LOOP_BUDGET);
+	if (overBudget) return { kind: "end-loop", code: "loop-budget", text: overBudget.text, level: "warning" };
 	const next = { ...loop, iteration: loop.iteration + 1 };
 	return {
 		kind: "send",
@@ -322,7 +382,7 @@ function stop(code: StopCode, text: string): Plan {
 	return { kind: "stop", code, text };
 }
 
-function endLoop(loop: LoopState, code: LoopEndCode, failures = 0): Plan {
+function endLoop(loop: LoopState, code: Exclude<LoopEndCode, "loop-budget">, failures = 0): Plan {
 	const level = code === "loop-done" ? "info" : "warning";
 	return { kind: "end-loop", code, text: loopEndMessage(loop, code, failures), level };
 }

@@ -5,9 +5,11 @@
 
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import type { LoopState } from "./loop.ts";
-import { type ChainState, initialChain, noteCompleted } from "./planner.ts";
+import { type ChainState, initialChain, noteCompleted, type StopCode } from "./planner.ts";
 import { isAllFinished } from "./queries.ts";
+import type { Decision } from "./reasons.ts";
 import { lastDoneCheck, lastSnapshot } from "./snapshot.ts";
+import { addUsage, readUsage } from "./spend.ts";
 import type { TodoItem, TodoStatus } from "./types.ts";
 import { cloneTodos } from "./validation.ts";
 
@@ -46,6 +48,8 @@ let checking: RunningCheck | undefined;
 let verification: Verification | undefined;
 /** The done-check set with `/todos check` on the branch: a command, null for "off", undefined when never set. */
 let branchDoneCheck: string | null | undefined;
+/** The latest decisions of the auto-continue, oldest first, at most {@link MAX_DECISIONS}. */
+let decisions: Decision[] = [];
 /** Setting warnings already shown: flags and environment do not change while pi runs, so each is said once. */
 const reportedWarnings = new Set<string>();
 const listeners = new Set<() => void>();
@@ -118,6 +122,33 @@ export function pauseAutoContinue(by: "user" | "model", reason?: string): void {
 
 export function resumeAutoContinue(): void {
 	setChain({ ...chain, paused: false, pausedBy: undefined, pauseReason: undefined });
+}
+
+/** A model call ended: its usage counts in the chain's spend (a message without usage changes nothing). */
+export function recordUsage(message: unknown): void {
+	const usage = readUsage(message);
+	if (usage) setChain({ ...chain, spend: addUsage(chain.spend, usage) });
+}
+
+/** A breaker or a budget stopped the chain: the status bar says why until the user acts. */
+export function markStopped(code: StopCode): void {
+	setChain({ ...chain, stopped: code });
+}
+
+/** Decisions kept for `/todos why`: enough for a long chain's end, bounded so a long session does not grow. */
+export const MAX_DECISIONS = 50;
+
+export function recordDecision(decision: Decision): void {
+	decisions = [...decisions.slice(-(MAX_DECISIONS - 1)), decision];
+}
+
+export function getDecisions(): readonly Decision[] {
+	return decisions;
+}
+
+/** A new session (not a reload or a move in the tree): the old one's decisions are not its own. */
+export function clearDecisions(): void {
+	decisions = [];
 }
 
 /** The `/loop` in progress, if any. */
@@ -209,6 +240,7 @@ export function resetState(): void {
 	checking = undefined;
 	verification = undefined;
 	branchDoneCheck = undefined;
+	decisions = [];
 	reportedWarnings.clear();
 	listeners.clear();
 }

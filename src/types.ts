@@ -47,9 +47,9 @@ export const MAX_NO_PROGRESS = 3;
 export const MAX_TODOS = 100;
 /** Most indices one `edit_todos` call may name. */
 export const MAX_INDICES = 50;
-/** Longest item check (a shell command), in characters; the schema and the runtime check share it. */
+/** Longest item check (a shell command), in characters; `execute` checks it (the schema leaves it out to stay short). */
 export const MAX_CHECK_LENGTH = 500;
-/** Longest reason the model may give with `edit_todos`; the schema and the runtime check share it. */
+/** Longest reason the model may give with `edit_todos`; `execute` checks it (the schema leaves it out to stay short). */
 export const MAX_EDIT_REASON_LENGTH = 500;
 /** Seconds the countdown shows before a continuation is sent. */
 export const DEFAULT_COUNTDOWN_SECONDS = 3;

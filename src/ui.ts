@@ -23,9 +23,11 @@ import {
 	PROGRESS_STATUS_KEY,
 	REVIEW_STATUS_KEY,
 	STATUS_KEY,
+	STOP_STATUS_KEY,
 } from "./keys.ts";
 import { loopStatusText } from "./loop.ts";
 import { formatPanelLines } from "./panel.ts";
+import { formatStopStatus } from "./reasons.ts";
 import type { UiView } from "./state.ts";
 
 /** Every status-bar value by key; undefined clears the key. */
@@ -38,6 +40,7 @@ export function statusValues(view: UiView): [string, string | undefined][] {
 		[LOOP_STATUS_KEY, view.loop ? loopStatusText(view.loop) : undefined],
 		[CHECK_STATUS_KEY, formatCheckStatus(view.checking, view.verification)],
 		[REVIEW_STATUS_KEY, formatReviewStatus(view.todos)],
+		[STOP_STATUS_KEY, formatStopStatus(view.chain.stopped)],
 	];
 }
 

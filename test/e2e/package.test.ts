@@ -18,7 +18,7 @@ import {
 	readFakeLog,
 	runPrint,
 } from "../helpers/cli.ts";
-import { MESSAGE_TYPE, SKILL_HEADING } from "../helpers/expected.ts";
+import { allFinished, MESSAGE_TYPE, SKILL_HEADING, stderrLine } from "../helpers/expected.ts";
 import { must } from "../helpers/must.ts";
 import { continuationPrompts, lazyScript } from "../helpers/scripts.ts";
 
@@ -77,7 +77,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			iso.env,
 			{ host, raw: true },
 		);
-		expect(run.stderr).toBe("");
+		expect(run.stderr).toBe(stderrLine(allFinished(ITEMS.length)));
 		expect(run.code).toBe(0);
 		expect(continuationPrompts(readFakeLog(script.logFile))).toHaveLength(2);
 		expect(run.stdout).toBe("Finished item 2.\n");

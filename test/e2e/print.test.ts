@@ -17,8 +17,10 @@ import {
 	runPrint,
 } from "../helpers/cli.ts";
 import {
+	allFinished,
 	CONTINUATION_HEAD,
 	continuationPrompt,
+	endData,
 	listLines,
 	MESSAGE_TYPE,
 	nextAction,
@@ -27,6 +29,7 @@ import {
 } from "../helpers/expected.ts";
 import { must } from "../helpers/must.ts";
 import { continuationCalls, continuationPrompts, lazyScript, stallScript } from "../helpers/scripts.ts";
+import { usageOf } from "../helpers/usage.ts";
 
 const FOUR = ["Read the spec", "Write the parser", "Write the printer", "Add tests"];
 const NO_COUNTDOWN = { TIL_DONE_COUNTDOWN: "600" };
@@ -65,7 +68,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 
 			expect(result.timedOut).toBe(false);
 			expect(result.code).toBe(0);
-			expect(result.stderr).toBe("");
+			expect(result.stderr).toBe(stderrLine(allFinished(4)));
 			expect(result.stdout).toBe("Finished item 3.\n");
 
 			const log = env.readLog();
@@ -96,6 +99,18 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			expect(lastEdit?.content).toEqual([
 				{ type: "text", text: `Completed [3]\n\n${listLines(...FOUR.map((text, i) => `✓ [${i}] ${text}`))}` },
 			]);
+			// Why the invocation ended is in the session too, with the counters it was decided on.
+			const spent = usageOf(entries.map((e) => e.message));
+			expect(entries.filter((e) => e.customType === MESSAGE_TYPE.complete).map((e) => e.data)).toEqual([
+				endData("info", "all-done", allFinished(4), {
+					continuations: 3,
+					finished: 4,
+					total: 4,
+					tokens: spent.tokens,
+					calls: spent.calls,
+				}),
+			]);
+			expect(spent.calls).toBe(13);
 		});
 
 		it("trips the no-progress breaker after exactly 3 continuations: the reason on stderr, the answer on stdout", async () => {
@@ -138,8 +153,19 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			);
 			expect(continuations).toHaveLength(3);
 			for (const entry of continuations) expect(String(entry.content).startsWith(CONTINUATION_HEAD)).toBe(true);
-			expect(appended.filter((e) => e.customType === MESSAGE_TYPE.complete)).toEqual([
-				expect.objectContaining({ type: "custom", data: { level: "warning", text: noProgress(3) } }),
+			const spent = usageOf(result.events.filter((e) => e.type === "message_end").map((e) => e.message));
+			expect(spent.calls).toBe(5);
+			expect(appended.filter((e) => e.customType === MESSAGE_TYPE.complete).map((e) => [e.type, e.data])).toEqual([
+				[
+					"custom",
+					endData("warning", "no-progress", noProgress(3), {
+						continuations: 3,
+						noProgress: 3,
+						total: 2,
+						tokens: spent.tokens,
+						calls: spent.calls,
+					}),
+				],
 			]);
 			expect(continuationCalls(env.readLog())).toHaveLength(3);
 		});

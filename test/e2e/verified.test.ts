@@ -21,6 +21,8 @@ import {
 import {
 	abandoned,
 	allDone,
+	allFinished,
+	allVerified,
 	BASH_INACTIVE,
 	CONTINUATION_HEAD,
 	checkFailed,
@@ -118,7 +120,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			]);
 			const result = await print(host, env, "Set up the project");
 			expect(result.code).toBe(0);
-			expect(result.stderr).toBe("");
+			expect(result.stderr).toBe(stderrLine(allVerified(2)));
 			expect(result.stdout).toBe("All done.\n");
 			const completes = result.edits.filter((edit) => edit.text.startsWith("Completed") || edit.details.error);
 			expect(completes.map((edit) => edit.text.split("\n")[0])).toEqual([
@@ -149,7 +151,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			);
 			const result = await print(host, env, "Ship it");
 			expect(result.code).toBe(0);
-			expect(result.stderr).toBe("");
+			expect(result.stderr).toBe(stderrLine(allVerified(1)));
 			const prompts = env
 				.readLog()
 				.map((line) => line.lastUser)
@@ -254,7 +256,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			]);
 			const result = await print(host, env, "Do the list");
 			expect(result.code).toBe(0);
-			expect(result.stderr).toBe(stderrLine(abandoned("[1] b, [2] c", "not needed")));
+			expect(result.stderr).toBe(stderrLine(abandoned("[1] b, [2] c", "not needed")) + stderrLine(allFinished(3)));
 		});
 
 		it("a model that abandons an item per continuation and completes none is stopped for no progress", async () => {

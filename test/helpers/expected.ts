@@ -16,6 +16,7 @@ export const KEY = {
 	panel: "til-done-panel",
 	check: "til-done-check",
 	review: "til-done-review",
+	stop: "til-done-stop",
 } as const;
 
 export const MESSAGE_TYPE = {
@@ -119,7 +120,7 @@ export const TODOS_ERRORS = {
 	notAnIndex: (sub: string, word: string, last: number) =>
 		`/todos ${sub}: "${word}" is not an index; indices are whole numbers from 0 to ${last}`,
 	unknown: (sub: string) =>
-		`/todos: unknown subcommand '${sub}'. Try: add, start, done, abandon, review, approve, check, clear, pause, resume, status, panel`,
+		`/todos: unknown subcommand '${sub}'. Try: add, start, done, abandon, review, approve, check, clear, pause, resume, status, why, panel`,
 } as const;
 
 /** `/todos status` with fresh counters and the default limits. */
@@ -129,10 +130,105 @@ export const statusReport = (countdownSeconds: number): string =>
 		"Continuations this prompt: 0/20",
 		"Continuations without progress: 0/3",
 		"Failed runs in a row: 0/3",
+		"Spent this chain: 0 tokens in 0 call(s)",
+		"Budget: none",
+		"Progress breaker: 5 × the median tokens per finished todo; armed once 2 todos are finished, 0 so far",
 		`Countdown: ${countdownSeconds}s`,
 		"Done-check: none",
 		"Item checks: on, timeout 120s",
 	].join("\n");
+
+// ── Why the auto-continue went on or stopped ────────────────────────────────
+
+/** Why a print or JSON invocation ended with every item finished. */
+export const allFinished = (total: number): string => `Every todo is finished (${total}): nothing to continue.`;
+export const allVerified = (total: number): string =>
+	`Every todo is finished (${total}) and the list passed its verification: nothing to continue.`;
+export const ABORTED_WAIT = "The run was aborted: the auto-continue waits for you.";
+export const ASKS_USER = "The model asked a question: the auto-continue waits for your answer.";
+
+/** The counters a decision records (see src/reasons.ts), with the default limits unless given. */
+export interface Counters {
+	continuations: number;
+	maxContinuations: number;
+	noProgress: number;
+	maxNoProgress: number;
+	failures: number;
+	maxFailures: number;
+	finished: number;
+	total: number;
+	tokens: number;
+	cost: number;
+	calls: number;
+}
+
+export const counters = (fields: Partial<Counters>): Counters => ({
+	continuations: 0,
+	maxContinuations: 20,
+	noProgress: 0,
+	maxNoProgress: 3,
+	failures: 0,
+	maxFailures: 3,
+	finished: 0,
+	total: 0,
+	tokens: 0,
+	cost: 0,
+	calls: 0,
+	...fields,
+});
+
+/** The data of the session entry that records why a print or JSON invocation ended. */
+export const endData = (level: "info" | "warning", code: string, text: string, fields: Partial<Counters>) => ({
+	level,
+	code,
+	text,
+	counters: counters(fields),
+});
+
+/** One line of `/todos why`, without its time of day. */
+export function whyLine(code: string, text: string, fields: Partial<Counters>): string {
+	const c = counters(fields);
+	const parts = [
+		`continuations ${c.continuations}/${c.maxContinuations}`,
+		`no progress ${c.maxNoProgress > 0 ? `${c.noProgress}/${c.maxNoProgress}` : "off"}`,
+		`failures ${c.failures}/${c.maxFailures}`,
+		`${c.finished}/${c.total} finished`,
+		`${c.tokens.toLocaleString("en-US")} tokens in ${c.calls} call(s)`,
+	];
+	return `${code}: ${text} [${parts.join(", ")}]`;
+}
+
+/** The progress breaker's stop, with its figures. */
+export const spendStop = (since: number, factor: number, median: number, finished: number): string =>
+	`Auto-continue stopped: ${since.toLocaleString("en-US")} tokens since the last finished todo, more than ${factor} × the median of ${median.toLocaleString("en-US")} tokens per finished todo (${finished} finished in this chain). ${TAKE_OVER}`;
+
+/** A token budget's stop, with its forecast. */
+export const tokenBudgetStop = (forecast: number, budget: number, spent: number, context: number): string =>
+	`Auto-continue stopped: the next continuation would bring this chain to about ${forecast.toLocaleString("en-US")} tokens, over its budget of ${budget.toLocaleString("en-US")} (${spent.toLocaleString("en-US")} spent so far, and its first call sends the last context of ${context.toLocaleString("en-US")} tokens again). ${TAKE_OVER}`;
+
+/** A cost budget's stop, with its forecast and the next call priced. */
+export const costBudgetStop = (
+	forecast: number,
+	budget: number,
+	spent: number,
+	context: number,
+	next: number,
+): string =>
+	`Auto-continue stopped: the next continuation would bring this chain to a cost of about ${forecast.toFixed(4)}, over its budget of ${budget.toFixed(4)} (${spent.toFixed(4)} spent so far; its first call sends the last context of ${context.toLocaleString("en-US")} tokens again, about ${next.toFixed(4)}). ${TAKE_OVER}`;
+
+/** Tokens as the extension shows them: rounded, with thousands separators. */
+const tokens = (count: number): string => Math.round(count).toLocaleString("en-US");
+
+/** `/todos status`: what the chain spent (without a cost: the fake model is free unless priced). */
+export const spentLine = (total: number, calls: number): string =>
+	`Spent this chain: ${tokens(total)} tokens in ${calls} call(s)`;
+/** `/todos status`: the progress breaker once armed. */
+export const progressBreakerLine = (factor: number, median: number, since: number): string =>
+	`Progress breaker: ${factor} × the median tokens per finished todo; median ${tokens(median)}, ${tokens(since)} since the last finished todo`;
+export const STOPPED_SPENDING = "Auto-continue: stopped: spending without progress (/todos why)";
+
+/** The status bar while a stopped chain waits for the user. */
+export const stopStatus = (words: string): string => `⏹ auto-continue stopped: ${words} (/todos why)`;
 
 // ── Verified completion ─────────────────────────────────────────────────────
 

@@ -3,7 +3,17 @@ import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } fr
 import { completeTodosArgs, formatStatusReport, registerCommands, TODOS_SUBCOMMANDS } from "../../src/commands.ts";
 import { DEFAULT_CONFIG, type TilDoneConfig } from "../../src/config.ts";
 import { createEngine } from "../../src/engine.ts";
-import { getChain, getLoop, getTodos, isPanelEnabled, pauseAutoContinue, setTodos } from "../../src/state.ts";
+import { type ChainSpend, NO_SPEND } from "../../src/spend.ts";
+import {
+	getChain,
+	getLoop,
+	getTodos,
+	isPanelEnabled,
+	markStopped,
+	pauseAutoContinue,
+	setChain,
+	setTodos,
+} from "../../src/state.ts";
 import type { TodoItem, TodoStatus } from "../../src/types.ts";
 import { createFakeCtx, type FakeCtxOptions } from "../helpers/fake-ctx.ts";
 import { createFakePi } from "../helpers/fake-pi.ts";
@@ -14,7 +24,7 @@ const todo = (text: string, status: TodoStatus = "not_started"): TodoItem => ({ 
 const TWO_ITEMS = [todo("Write schema", "in_progress"), todo("Write migration")];
 const WORKING = [{ role: "assistant", stopReason: "stop", content: [{ type: "text", text: "Working." }] }];
 
-const ALL_SUBCOMMANDS = "add, start, done, abandon, review, approve, check, clear, pause, resume, status, panel";
+const ALL_SUBCOMMANDS = "add, start, done, abandon, review, approve, check, clear, pause, resume, status, why, panel";
 
 function setup(options: FakeCtxOptions = {}, overrides: Partial<TilDoneConfig> = {}) {
 	const config: TilDoneConfig = { ...DEFAULT_CONFIG, ...overrides };
@@ -70,7 +80,7 @@ describe("argument completion covers the first word only", () => {
 	it("offers the subcommands that start with the prefix, with their help", () => {
 		expect(completeTodosArgs("st")).toEqual([
 			{ value: "start", label: "start", description: "start <i>: mark item i in progress" },
-			{ value: "status", label: "status", description: "auto-continue state, counters and limits" },
+			{ value: "status", label: "status", description: "auto-continue state, counters, spend and limits" },
 		]);
 		expect(completeTodosArgs("pa")?.map((c) => c.value)).toEqual(["pause", "panel"]);
 	});
@@ -309,6 +319,9 @@ describe("pause, resume and status control the auto-continue", () => {
 				"Continuations this prompt: 0/20",
 				"Continuations without progress: 0/3",
 				"Failed runs in a row: 0/3",
+				"Spent this chain: 0 tokens in 0 call(s)",
+				"Budget: none",
+				"Progress breaker: 5 × the median tokens per finished todo; armed once 2 todos are finished, 0 so far",
 				"Countdown: 3s",
 				"Done-check: none",
 				"Item checks: on, timeout 120s",
@@ -326,6 +339,9 @@ describe("pause, resume and status control the auto-continue", () => {
 				"Continuations this prompt: 1/5",
 				"Continuations without progress: off",
 				"Failed runs in a row: 0/3",
+				"Spent this chain: 0 tokens in 0 call(s)",
+				"Budget: none",
+				"Progress breaker: 5 × the median tokens per finished todo; armed once 2 todos are finished, 0 so far",
 				"Countdown: 0.5s",
 				"Done-check: none",
 				"Item checks: on, timeout 120s",
@@ -354,6 +370,61 @@ describe("pause, resume and status control the auto-continue", () => {
 		],
 	])("status says whether the model's item checks can run: %s", (_name, config, tools, line) => {
 		expect(formatStatusReport(config, tools).split("\n").at(-1)).toBe(line);
+	});
+});
+
+describe("status shows what the chain spent, its budgets and the progress breaker", () => {
+	const spendLines = (report: string) => report.split("\n").slice(4, 7);
+	const spent = (fields: Partial<ChainSpend>) => setChain({ ...getChain(), spend: { ...NO_SPEND, ...fields } });
+
+	it("the spend, the budgets with the next continuation's forecast, and the breaker's figures", () => {
+		spent({ tokens: 54_321, cost: 0.4321, calls: 9, lastContext: 6000, perItem: [2000, 4000], tokensAtFinish: 50_000 });
+		const config = { ...DEFAULT_CONFIG, budgetTokens: 100_000, budgetCost: 2 };
+		expect(spendLines(formatStatusReport(config, ["bash"], 3))).toEqual([
+			"Spent this chain: 54,321 tokens in 9 call(s), cost 0.4321",
+			"Budget: 100,000 tokens (next continuation: about 60,321); cost 2.0000 (next continuation: about 0.4501)",
+			"Progress breaker: 5 × the median tokens per finished todo; median 3,000, 4,321 since the last finished todo",
+		]);
+	});
+
+	it("says when the model's price is unknown, and when the breaker is off", () => {
+		spent({ tokens: 1000, calls: 1, lastContext: 800 });
+		const config = { ...DEFAULT_CONFIG, budgetCost: 1, spendFactor: 0 };
+		expect(spendLines(formatStatusReport(config, ["bash"]))).toEqual([
+			"Spent this chain: 1,000 tokens in 1 call(s)",
+			"Budget: cost 1.0000 (next continuation: about 0.0000, the next call's price unknown)",
+			"Progress breaker: off",
+		]);
+	});
+
+	it("a stopped chain says why until the user acts", async () => {
+		const { todos, told } = setup();
+		markStopped("spend");
+		await todos("status");
+		expect(told()[0]?.split("\n")[0]).toBe("Auto-continue: stopped: spending without progress (/todos why)");
+	});
+});
+
+describe("why shows the auto-continue's last decisions", () => {
+	it("with none yet, says so", async () => {
+		const { todos, told } = setup();
+		await todos("why");
+		expect(told()).toEqual(["No decision yet in this session: the auto-continue has not acted."]);
+	});
+
+	it("lists each decision with its time, code, sentence and counters, the newest last", async () => {
+		const { engine, ctx, todos, told } = setup();
+		vi.setSystemTime(new Date(2026, 10, 23, 3, 4, 5));
+		setTodos([{ text: "a", status: "not_started" }]);
+		engine.onRunEnd([{ role: "assistant", content: [{ type: "text", text: "Working." }], stopReason: "stop" }], ctx);
+		engine.onSettled(ctx);
+		await todos("why");
+		expect(told()).toEqual([
+			[
+				"The auto-continue's last 1 decision(s), the newest last:",
+				"03:04:05 continue: 1 of 1 todos remain: continuation 1 of 20 follows. [continuations 0/20, no progress 0/3, failures 0/3, 0/1 finished, 0 tokens in 0 call(s)]",
+			].join("\n"),
+		]);
 	});
 });
 

@@ -15,6 +15,9 @@ describe("defaults", () => {
 				checkTimeoutSeconds: 120,
 				modelChecks: true,
 				doneCheck: undefined,
+				budgetTokens: 0,
+				budgetCost: 0,
+				spendFactor: 5,
 			},
 			warnings: [],
 		});
@@ -28,6 +31,9 @@ describe("defaults", () => {
 			["maxFailures", "til-done-max-failures", "TIL_DONE_MAX_FAILURES"],
 			["failureBackoffMs", "til-done-backoff-ms", "TIL_DONE_BACKOFF_MS"],
 			["checkTimeoutSeconds", "til-done-check-timeout", "TIL_DONE_CHECK_TIMEOUT"],
+			["budgetTokens", "til-done-budget-tokens", "TIL_DONE_BUDGET_TOKENS"],
+			["budgetCost", "til-done-budget-cost", "TIL_DONE_BUDGET_COST"],
+			["spendFactor", "til-done-spend-factor", "TIL_DONE_SPEND_FACTOR"],
 		]);
 		expect(TEXT_SETTINGS.map((s) => [s.key, s.flag, s.env])).toEqual([
 			["modelChecks", "til-done-model-checks", "TIL_DONE_MODEL_CHECKS"],

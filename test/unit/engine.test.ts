@@ -3,8 +3,11 @@ import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } fr
 import { DEFAULT_CONFIG, type TilDoneConfig } from "../../src/config.ts";
 import { createEngine, isHeadless } from "../../src/engine.ts";
 import { DEFAULT_LOOP_MARKER, type LoopSpec } from "../../src/loop.ts";
+import type { Counters } from "../../src/reasons.ts";
+import { NO_SPEND } from "../../src/spend.ts";
 import {
 	getChain,
+	getDecisions,
 	getLoop,
 	getTodos,
 	pauseAutoContinue,
@@ -47,6 +50,29 @@ const TWO_ITEMS_PROMPT = [
 	"",
 	"Next action: edit_todos with action 'complete' and indices [0]",
 ].join("\n");
+
+const TAKE_OVER = "Remaining todos were not completed. Take over manually.";
+
+/** Counters of a fresh chain with the default limits and no list. */
+const FRESH_COUNTERS: Counters = {
+	continuations: 0,
+	maxContinuations: 20,
+	noProgress: 0,
+	maxNoProgress: 3,
+	failures: 0,
+	maxFailures: 3,
+	finished: 0,
+	total: 0,
+	tokens: 0,
+	cost: 0,
+	calls: 0,
+};
+
+/** What a print or JSON invocation records when it ends: why, as a custom entry in the session. */
+function ended(level: "info" | "warning", code: string, text: string, counters: Partial<Counters> = {}) {
+	const data = { level, code, text, counters: { ...FRESH_COUNTERS, ...counters } };
+	return { entries: [{ type: "custom", customType: "til-done-complete", data }] };
+}
 
 const HARD_CAP_2 =
 	"Auto-continue limit reached (2 iterations). Remaining todos were not completed. Take over manually.";
@@ -397,6 +423,42 @@ describe("all-done: the completion notice comes exactly once per list", () => {
 	});
 });
 
+describe("a budget or the progress breaker stops the chain, says why on the status bar, and keeps the decision", () => {
+	it("a token budget the next continuation would cross: no countdown, a warning, the stop status", () => {
+		const s = setup({}, { budgetTokens: 10_000 });
+		setTodos(TWO_ITEMS);
+		setChain({ ...getChain(), spend: { ...NO_SPEND, tokens: 9000, calls: 3, lastContext: 1500 } });
+		s.endRun();
+		const text = `Auto-continue stopped: the next continuation would bring this chain to about 10,500 tokens, over its budget of 10,000 (9,000 spent so far, and its first call sends the last context of 1,500 tokens again). ${TAKE_OVER}`;
+		expect(s.sentTypes()).toEqual(["til-done-complete"]);
+		expect(s.ui.notifications).toEqual([{ message: text, type: "warning" }]);
+		expect(s.ui.status.get("til-done-stop")).toBe("⏹ auto-continue stopped: token budget (/todos why)");
+		expect(getDecisions().map((decision) => [decision.code, decision.text])).toEqual([["budget-tokens", text]]);
+	});
+
+	it("the user's next prompt clears the stop status", () => {
+		const s = setup({}, { budgetTokens: 1 });
+		setTodos(TWO_ITEMS);
+		setChain({ ...getChain(), spend: { ...NO_SPEND, tokens: 5, lastContext: 5 } });
+		s.endRun();
+		s.engine.onUserInput(s.ctx);
+		expect(s.ui.status.has("til-done-stop")).toBe(false);
+	});
+
+	it("every decision after a run is kept, with its counters", () => {
+		const s = setup();
+		setTodos(TWO_ITEMS);
+		s.endRun();
+		vi.advanceTimersByTime(3000);
+		updateTodoStatus([0, 1], "completed");
+		s.endRun();
+		expect(getDecisions().map((decision) => [decision.code, decision.counters.continuations])).toEqual([
+			["continue", 0],
+			["all-done", 1],
+		]);
+	});
+});
+
 describe("a tripped breaker warns and posts a til-done-complete message", () => {
 	const expectStop = (s: ReturnType<typeof setup>, text: string) => {
 		expect(s.ui.notifications.at(-1)).toEqual({ message: text, type: "warning" });
@@ -615,30 +677,34 @@ describe("headless modes (print, json) continue inside the run", () => {
 		expect(getChain().continuations).toBe(0);
 	});
 
-	it("an aborted outcome gives undefined", async () => {
+	it("an aborted run ends the invocation with its reason on stderr and in the session", async () => {
 		const { beforeSettle } = setup({ mode: "print" });
 		setTodos(TWO_ITEMS);
-		expect(await beforeSettle(WORKING, "aborted")).toBeUndefined();
+		const aborted = "The run was aborted: the auto-continue waits for you.";
+		expect(await beforeSettle(WORKING, "aborted")).toEqual(ended("info", "aborted", aborted, { total: 2 }));
+		expect(stderr.mock.calls.map((call) => call[0])).toEqual([`[til-done] ${aborted}\n`]);
 	});
 
-	it("a skip gives undefined", async () => {
+	it("without a list the invocation ends silently; a finished list says so", async () => {
 		const { beforeSettle } = setup({ mode: "print" });
 		expect(await beforeSettle()).toBeUndefined();
-		setTodos([todo("a", "completed")]);
-		expect(await beforeSettle()).toBeUndefined();
 		expect(stderr).not.toHaveBeenCalled();
+		setTodos([todo("a", "completed")]);
+		const done = "Every todo is finished (1): nothing to continue.";
+		expect(await beforeSettle()).toEqual(ended("info", "all-done", done, { finished: 1, total: 1 }));
+		expect(stderr.mock.calls.map((call) => call[0])).toEqual([`[til-done] ${done}\n`]);
 	});
 
-	it("a breaker stop is a custom entry with { level, text } and a `[til-done] …` line on stderr", async () => {
+	it("a breaker stop is a warning entry with its code, text and counters, and a `[til-done] …` line on stderr", async () => {
 		const { pi, ui, beforeSettle } = setup({ mode: "print", hasUI: false }, { maxContinuations: 2 });
 		setTodos([todo("a"), todo("b"), todo("c")]);
 		for (let i = 0; i < 2; i++) {
 			await beforeSettle();
 			updateTodoStatus([i], "completed");
 		}
-		expect(await beforeSettle()).toEqual({
-			entries: [{ type: "custom", customType: "til-done-complete", data: { level: "warning", text: HARD_CAP_2 } }],
-		});
+		expect(await beforeSettle()).toEqual(
+			ended("warning", "hard-cap", HARD_CAP_2, { continuations: 2, maxContinuations: 2, finished: 2, total: 3 }),
+		);
 		expect(stderr).toHaveBeenCalledTimes(1);
 		expect(stderr).toHaveBeenCalledWith(`[til-done] ${HARD_CAP_2}\n`);
 		expect(pi.sent).toEqual([]);
@@ -900,20 +966,23 @@ describe("/loop in headless modes", () => {
 		expect(getLoop()?.iteration).toBe(2);
 	});
 
-	it("ends on the marker: stderr line, undefined, loop cleared", async () => {
+	it("ends on the marker: stderr line, the reason in the session, loop cleared", async () => {
 		const { beforeSettle } = setup({ mode: "print" });
 		start({ iteration: 2 });
-		expect(await beforeSettle([assistant("DONE")])).toBeUndefined();
-		expect(stderr).toHaveBeenCalledWith("[til-done] Loop finished: DONE found after 2 iteration(s).\n");
+		const found = "Loop finished: DONE found after 2 iteration(s).";
+		expect(await beforeSettle([assistant("DONE")])).toEqual(ended("info", "loop-done", found));
+		expect(stderr).toHaveBeenCalledWith(`[til-done] ${found}\n`);
 		expect(getLoop()).toBeUndefined();
 	});
 
-	it("ends at the maximum and on an aborted outcome", async () => {
+	it("ends at the maximum and on an aborted outcome, each a warning with its reason", async () => {
 		const { beforeSettle } = setup({ mode: "json" });
 		start({ iteration: 3 });
-		expect(await beforeSettle()).toBeUndefined();
+		const limit = "Loop stopped: 3 iteration(s) without DONE.";
+		expect(await beforeSettle()).toEqual(ended("warning", "loop-limit", limit));
 		start();
-		expect(await beforeSettle(WORKING, "aborted")).toBeUndefined();
+		const aborted = "Loop stopped: the run was aborted.";
+		expect(await beforeSettle(WORKING, "aborted")).toEqual(ended("warning", "loop-aborted", aborted));
 		expect(stderr.mock.calls.map((call) => call[0])).toEqual([
 			"[til-done] Loop stopped: 3 iteration(s) without DONE.\n",
 			"[til-done] Loop stopped: the run was aborted.\n",
@@ -1076,7 +1145,10 @@ describe("print and JSON modes verify inside the run, and the exit status says w
 	it("a passing done-check ends the run verified: exit status 0", async () => {
 		const s = setup({ mode: "print" }, { doneCheck: "npm test" });
 		setTodos(DONE);
-		expect(await s.beforeSettle()).toBeUndefined();
+		const verified = `Every todo is finished (${DONE.length}) and the list passed its verification: nothing to continue.`;
+		expect(await s.beforeSettle()).toEqual(
+			ended("info", "all-done", verified, { finished: DONE.length, total: DONE.length }),
+		);
 		expect(s.pi.execCalls.map((call) => call.args[3])).toEqual(["npm test"]);
 		expect(process.exitCode).toBe(0);
 	});
@@ -1113,10 +1185,11 @@ describe("print and JSON modes verify inside the run, and the exit status says w
 		expect(process.exitCode).toBeUndefined();
 	});
 
-	it("a review wait is a line on stderr", async () => {
+	it("a review wait is a line on stderr and its reason in the session", async () => {
 		const s = setup({ mode: "print" });
 		setTodos([{ text: "b", status: "in_progress", review: true }]);
-		expect(await s.beforeSettle()).toBeUndefined();
-		expect(stderr.mock.calls.map((call) => call[0])).toEqual(["[til-done] 👁 [0] waits for your review\n"]);
+		const waits = "👁 [0] waits for your review: /todos approve 0 completes it and goes on.";
+		expect(await s.beforeSettle()).toEqual(ended("info", "review-wait", waits, { total: 1 }));
+		expect(stderr.mock.calls.map((call) => call[0])).toEqual([`[til-done] ${waits}\n`]);
 	});
 });

@@ -2,7 +2,18 @@ import type { Component } from "@earendil-works/pi-tui";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { DEFAULT_CONFIG } from "../../src/config.ts";
 import { registerEventHandlers, registerFlags, registerMessageRenderers } from "../../src/events.ts";
-import { getChain, getTodos, isPanelEnabled, pauseAutoContinue, resetState, setTodos } from "../../src/state.ts";
+import { initialChain, type PlanInput } from "../../src/planner.ts";
+import { countersOf } from "../../src/reasons.ts";
+import {
+	getChain,
+	getDecisions,
+	getTodos,
+	isPanelEnabled,
+	pauseAutoContinue,
+	recordDecision,
+	resetState,
+	setTodos,
+} from "../../src/state.ts";
 import type { TodoItem, TodoStatus } from "../../src/types.ts";
 import { createFakeCtx, type FakeCtxOptions } from "../helpers/fake-ctx.ts";
 import { createFakePi } from "../helpers/fake-pi.ts";
@@ -29,6 +40,13 @@ const ENV_NAMES = [
 	"TIL_DONE_PAUSED",
 	"TIL_DONE_PANEL",
 ];
+
+const currentInput = (): PlanInput => ({
+	todos: getTodos(),
+	chain: initialChain(),
+	loop: undefined,
+	limits: DEFAULT_CONFIG,
+});
 
 function setup(options: FakeCtxOptions = {}) {
 	const pi = createFakePi();
@@ -58,6 +76,7 @@ describe("registerEventHandlers subscribes one handler to each event it needs", 
 			"session_shutdown",
 			"input",
 			"before_agent_start",
+			"message_end",
 			"agent_end",
 			"agent_settled",
 			"agent_before_settle",
@@ -330,8 +349,41 @@ describe("agent_end, agent_settled and agent_before_settle reach the engine", ()
 	});
 });
 
+describe("message_end: every model call's usage counts in the chain's spend", () => {
+	it("adds an assistant message's tokens and cost; other messages change nothing", async () => {
+		const { fire } = setup();
+		await fire("session_start", { reason: "startup" });
+		const usage = { input: 100, output: 20, cacheRead: 300, cacheWrite: 40, cost: { total: 0.5 } };
+		await fire("message_end", { message: { role: "assistant", content: [], usage } });
+		await fire("message_end", { message: { role: "user", content: "hi" } });
+		expect(getChain().spend).toMatchObject({ tokens: 460, cost: 0.5, calls: 1, lastContext: 440 });
+	});
+});
+
+describe("the decisions for /todos why belong to a session", () => {
+	const aDecision = () =>
+		recordDecision({ at: 0, kind: "idle", code: "aborted", text: "t", counters: countersOf(currentInput()) });
+
+	it.each(["startup", "new", "resume", "fork"])(
+		"a session start (%s) forgets the old session's decisions",
+		async (reason) => {
+			const { fire } = setup();
+			aDecision();
+			await fire("session_start", { reason });
+			expect(getDecisions()).toEqual([]);
+		},
+	);
+
+	it("a reload keeps them", async () => {
+		const { fire } = setup();
+		aDecision();
+		await fire("session_start", { reason: "reload" });
+		expect(getDecisions()).toHaveLength(1);
+	});
+});
+
 describe("registerFlags registers every setting as a CLI flag", () => {
-	it("registers eight string flags and two boolean flags", () => {
+	it("registers eleven string flags and two boolean flags", () => {
 		const pi = createFakePi();
 		registerFlags(pi.api);
 		expect(Object.fromEntries([...pi.flags].map(([name, flag]) => [name, flag.type]))).toEqual({
@@ -341,6 +393,9 @@ describe("registerFlags registers every setting as a CLI flag", () => {
 			"til-done-max-failures": "string",
 			"til-done-backoff-ms": "string",
 			"til-done-check-timeout": "string",
+			"til-done-budget-tokens": "string",
+			"til-done-budget-cost": "string",
+			"til-done-spend-factor": "string",
 			"til-done-model-checks": "string",
 			"til-done-check": "string",
 			"til-done-paused": "boolean",
@@ -421,6 +476,9 @@ describe("renderers show each custom message with its icon", () => {
 			);
 		expect(renderEntry({ level: "warning", text: "Auto-continue limit reached" })).toBe(
 			"<warning>⚠</warning> <warning>Auto-continue limit reached</warning>",
+		);
+		expect(renderEntry({ level: "info", text: "Every todo is finished (2): nothing to continue." })).toBe(
+			"<success>✓</success> <text>Every todo is finished (2): nothing to continue.</text>",
 		);
 		expect(renderEntry({ text: 42 })).toBe("<warning>⚠</warning> <warning></warning>");
 		expect(renderEntry(undefined)).toBe("<warning>⚠</warning> <warning></warning>");

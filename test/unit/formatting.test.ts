@@ -7,7 +7,6 @@ import {
 	completionNotice,
 	countdownText,
 	describeCheckEnd,
-	errorLimitMessage,
 	formatActiveText,
 	formatCheckFailures,
 	formatCheckStatus,
@@ -23,14 +22,11 @@ import {
 	getPlainIcon,
 	getStatusIcon,
 	getTodoLabel,
-	hardCapMessage,
 	itemMarks,
-	noProgressMessage,
 	PLAIN_STYLE,
 	renderMarks,
 	renderTodoList,
 	renderToolResult,
-	repeatedAnswerMessage,
 	reviewWaitIndex,
 	reviewWaitText,
 	UNVERIFIED_ASK,
@@ -178,15 +174,9 @@ describe("the context injection (architecture §6)", () => {
 	});
 });
 
-describe("countdown and breaker texts", () => {
+describe("countdown text", () => {
 	it("shows the countdown widget text", () => {
 		expect(countdownText(3)).toBe("⏳ Auto-continuing in 3s... (type anything to interrupt)");
-	});
-
-	it("words the hard-cap message as the seed does", () => {
-		expect(hardCapMessage(20)).toBe(
-			"Auto-continue limit reached (20 iterations). Remaining todos were not completed. Take over manually.",
-		);
 	});
 });
 
@@ -429,19 +419,7 @@ describe("renderToolResult", () => {
 	});
 });
 
-describe("breaker and back-off messages", () => {
-	it("explains the no-progress stop: only completions count as progress", () => {
-		expect(noProgressMessage(3)).toBe(
-			"Auto-continue stopped: no todo was completed in the last 3 continuations. Remaining todos were not completed. Take over manually.",
-		);
-	});
-
-	it("explains the failure stop", () => {
-		expect(errorLimitMessage(3)).toBe(
-			"Auto-continue stopped after 3 failed runs in a row (provider error or output limit). Remaining todos were not completed. Take over manually.",
-		);
-	});
-
+describe("back-off messages", () => {
 	it("states the back-off in seconds with one decimal", () => {
 		expect(backoffMessage(5000)).toBe("The last run failed; auto-continue waits 5.0s longer before continuing.");
 		expect(backoffMessage(12_500)).toBe("The last run failed; auto-continue waits 12.5s longer before continuing.");
@@ -816,13 +794,5 @@ describe("the review status: shown while the auto-continue would name an item in
 
 	it("words the wait", () => {
 		expect(reviewWaitText(7)).toBe("👁 [7] waits for your review");
-	});
-});
-
-describe("the repeated-answer stop", () => {
-	it("explains it", () => {
-		expect(repeatedAnswerMessage(3)).toBe(
-			"Auto-continue stopped: the last 3 continued runs ended with the same answer. Remaining todos were not completed. Take over manually.",
-		);
 	});
 });

@@ -19,7 +19,7 @@ describe("the extension factory only registers", () => {
 		expect([...pi.commands.keys()]).toEqual(["todos", "loop"]);
 	});
 
-	it("registers the ten flags", () => {
+	it("registers the thirteen flags", () => {
 		expect([...pi.flags.keys()]).toEqual([
 			"til-done-countdown",
 			"til-done-max-continue",
@@ -27,6 +27,9 @@ describe("the extension factory only registers", () => {
 			"til-done-max-failures",
 			"til-done-backoff-ms",
 			"til-done-check-timeout",
+			"til-done-budget-tokens",
+			"til-done-budget-cost",
+			"til-done-spend-factor",
 			"til-done-model-checks",
 			"til-done-check",
 			"til-done-paused",

@@ -19,6 +19,7 @@ import {
 	type StopReason,
 	verificationChecks,
 } from "../../src/planner.ts";
+import { NO_SPEND } from "../../src/spend.ts";
 import type { CheckRun, TodoItem, TodoStatus } from "../../src/types.ts";
 
 const todo = (text: string, status: TodoStatus = "not_started"): TodoItem => ({ text, status });
@@ -46,6 +47,7 @@ const loop = (fields: Partial<LoopState> = {}): LoopState => ({
 const HARD_CAP = "Auto-continue limit reached (20 iterations). Remaining todos were not completed. Take over manually.";
 const NO_PROGRESS =
 	"Auto-continue stopped: no todo was completed in the last 3 continuations. Remaining todos were not completed. Take over manually.";
+const TAKE_OVER = "Remaining todos were not completed. Take over manually.";
 const FAILURES =
 	"Auto-continue stopped after 3 failed runs in a row (provider error or output limit). Remaining todos were not completed. Take over manually.";
 
@@ -159,6 +161,86 @@ describe("a breaker stops the chain with a warning that names its limit", () => 
 
 	it("one below the hard cap still continues", () => {
 		expect(after({ chain: chainWith({ continuations: 19 }) }).kind).toBe("send");
+	});
+});
+
+describe("the progress breaker stops a chain that spends many times its median per finished item", () => {
+	/** Two items finished at 1,000 tokens each, then `since` tokens without another. */
+	const spent = (since: number): ChainState =>
+		chainWith({ spend: { ...NO_SPEND, perItem: [1000, 1000], tokensAtFinish: 2000, tokens: 2000 + since } });
+	const spendLimits = { ...limits, spendFactor: 5 };
+
+	it("stops above K × the median, with the figures", () => {
+		expect(after({ chain: spent(5001), limits: spendLimits })).toEqual({
+			kind: "stop",
+			code: "spend",
+			text: `Auto-continue stopped: 5,001 tokens since the last finished todo, more than 5 × the median of 1,000 tokens per finished todo (2 finished in this chain). ${TAKE_OVER}`,
+		});
+	});
+
+	it("continues at K × the median, and with the breaker off", () => {
+		expect(after({ chain: spent(5000), limits: spendLimits }).kind).toBe("send");
+		expect(after({ chain: spent(1_000_000), limits: { ...limits, spendFactor: 0 } }).kind).toBe("send");
+	});
+
+	it("comes after no-progress and before the hard cap", () => {
+		const chain = { ...spent(9999), noProgress: 3, continuations: 20 };
+		expect(after({ chain, limits: spendLimits })).toMatchObject({ code: "no-progress" });
+		expect(after({ chain: { ...chain, noProgress: 0 }, limits: spendLimits })).toMatchObject({ code: "spend" });
+	});
+
+	it("learns each finished item's tokens when the list shows it completed", () => {
+		const chain = chainWith({ spend: { ...NO_SPEND, tokens: 1200 } });
+		const noted = noteCompleted(chain, [todo("a", "completed"), todo("b", "completed"), todo("c")]);
+		expect(noted.spend).toStrictEqual({ ...NO_SPEND, tokens: 1200, tokensAtFinish: 1200, perItem: [600, 600] });
+	});
+});
+
+describe("a budget stops the chain before the continuation whose forecast would cross it", () => {
+	/** 90,000 tokens and 0.9 spent; the last call sent `context` tokens as input. */
+	const spent = (context: number): ChainState =>
+		chainWith({ spend: { ...NO_SPEND, tokens: 90_000, cost: 0.9, calls: 9, lastContext: context } });
+
+	it("tokens: the spend plus the last context, when over the budget", () => {
+		expect(after({ chain: spent(10_001), limits: { ...limits, budgetTokens: 100_000 } })).toEqual({
+			kind: "stop",
+			code: "budget-tokens",
+			text: `Auto-continue stopped: the next continuation would bring this chain to about 100,001 tokens, over its budget of 100,000 (90,000 spent so far, and its first call sends the last context of 10,001 tokens again). ${TAKE_OVER}`,
+		});
+		expect(after({ chain: spent(10_000), limits: { ...limits, budgetTokens: 100_000 } }).kind).toBe("send");
+	});
+
+	it("cost: the last context priced at the model's input price", () => {
+		const costLimits = { ...limits, budgetCost: 1 };
+		// 40,000 tokens at 3 per million: 0.12, so 1.02 in all.
+		expect(after({ chain: spent(40_000), limits: costLimits, inputPrice: 3 })).toEqual({
+			kind: "stop",
+			code: "budget-cost",
+			text: `Auto-continue stopped: the next continuation would bring this chain to a cost of about 1.0200, over its budget of 1.0000 (0.9000 spent so far; its first call sends the last context of 40,000 tokens again, about 0.1200). ${TAKE_OVER}`,
+		});
+		expect(after({ chain: spent(40_000), limits: costLimits }).kind).toBe("send");
+	});
+
+	it("is checked again between runs, when a countdown runs out", () => {
+		expect(planNow(input({ chain: spent(20_000), limits: { ...limits, budgetTokens: 100_000 } }))).toMatchObject({
+			kind: "stop",
+			code: "budget-tokens",
+		});
+	});
+
+	it("comes after the other breakers", () => {
+		const chain = { ...spent(20_000), continuations: 20 };
+		expect(after({ chain, limits: { ...limits, budgetTokens: 100_000 } })).toMatchObject({ code: "hard-cap" });
+	});
+
+	it("ends a /loop before its next iteration", () => {
+		const plan = after({ loop: loop(), chain: spent(20_000), limits: { ...limits, budgetTokens: 100_000 } });
+		expect(plan).toEqual({
+			kind: "end-loop",
+			code: "loop-budget",
+			level: "warning",
+			text: "Loop stopped: the next loop iteration would bring this chain to about 110,000 tokens, over its budget of 100,000 (90,000 spent so far, and its first call sends the last context of 20,000 tokens again).",
+		});
 	});
 });
 

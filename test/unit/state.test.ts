@@ -1,20 +1,29 @@
 import { beforeEach, describe, expect, it } from "vitest";
+import { DEFAULT_CONFIG } from "../../src/config.ts";
 import { SNAPSHOT_ENTRY_TYPE } from "../../src/keys.ts";
 import { initialChain } from "../../src/planner.ts";
+import { countersOf } from "../../src/reasons.ts";
+import { NO_SPEND } from "../../src/spend.ts";
 import {
 	appendTodos,
+	clearDecisions,
 	effectiveDoneCheck,
 	getBranchDoneCheck,
 	getChain,
+	getDecisions,
 	getLoop,
 	getTodos,
 	getVerification,
 	insertTodos,
 	isCompletionAnnounced,
+	MAX_DECISIONS,
 	markCompletionAnnounced,
+	markStopped,
 	pauseAutoContinue,
 	reconstructState,
+	recordDecision,
 	recordSend,
+	recordUsage,
 	resetChain,
 	resetState,
 	resumeAutoContinue,
@@ -297,6 +306,46 @@ describe("chain counters", () => {
 		pauseAutoContinue("model", "question");
 		resetChain();
 		expect(getChain().paused).toBe(false);
+	});
+});
+
+describe("the chain's spend, why it stopped, and the decisions kept for /todos why", () => {
+	const assistantCall = (input: number, output: number) => ({
+		role: "assistant",
+		usage: { input, output, cacheRead: 0, cacheWrite: 0, cost: { total: 0 } },
+	});
+
+	it("recordUsage adds a model call to the chain; a message without usage changes nothing", () => {
+		recordUsage(assistantCall(100, 10));
+		recordUsage({ role: "assistant" });
+		expect(getChain().spend).toStrictEqual({ ...NO_SPEND, tokens: 110, calls: 1, lastContext: 100 });
+	});
+
+	it("a completion shares the tokens since the last one among the items it finished", () => {
+		setTodos([todo("a"), todo("b")]);
+		resetChain();
+		recordUsage(assistantCall(900, 100));
+		updateTodoStatus([0, 1], "completed");
+		expect(getChain().spend.perItem).toEqual([500, 500]);
+	});
+
+	it("why the chain stopped stays until the user acts (a new chain)", () => {
+		markStopped("budget-tokens");
+		expect(getChain().stopped).toBe("budget-tokens");
+		resetChain();
+		expect(getChain().stopped).toBeUndefined();
+	});
+
+	it(`keeps the last ${MAX_DECISIONS} decisions, the oldest first`, () => {
+		const counters = countersOf({ todos: [], chain: initialChain(), loop: undefined, limits: DEFAULT_CONFIG });
+		for (let i = 0; i < MAX_DECISIONS + 3; i++) {
+			recordDecision({ at: i, kind: "idle", code: "aborted", text: `${i}`, counters });
+		}
+		expect(getDecisions().map((decision) => decision.at)).toEqual(
+			Array.from({ length: MAX_DECISIONS }, (_, i) => i + 3),
+		);
+		clearDecisions();
+		expect(getDecisions()).toEqual([]);
 	});
 });
 

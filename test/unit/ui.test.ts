@@ -105,6 +105,24 @@ describe("the status bar shows checks and the review wait", () => {
 	});
 });
 
+describe("the status bar says why the chain stopped until the user acts", () => {
+	it.each([
+		["hard-cap", "continuation limit reached"],
+		["no-progress", "no todo completed"],
+		["failures", "failed runs"],
+		["repeated-answer", "the same answer again and again"],
+		["spend", "spending without progress"],
+		["budget-tokens", "token budget"],
+		["budget-cost", "cost budget"],
+	] as const)("%s: %s", (code, words) => {
+		const { ui, show } = painter();
+		show({ todos: [todo("a")], chain: { ...initialChain(), stopped: code } });
+		expect(ui.status.get("til-done-stop")).toBe(`⏹ auto-continue stopped: ${words} (/todos why)`);
+		show({ chain: initialChain() });
+		expect(ui.status.has("til-done-stop")).toBe(false);
+	});
+});
+
 describe("the painter sets every key once, then only what changed", () => {
 	it("its first paint clears what an earlier session left on the status bar", () => {
 		const { ui, show } = painter();
@@ -117,6 +135,7 @@ describe("the painter sets every key once, then only what changed", () => {
 			"til-done-loop",
 			"til-done-check",
 			"til-done-review",
+			"til-done-stop",
 		]);
 		expect(ui.statusCalls.every((call) => call.text === undefined)).toBe(true);
 	});
