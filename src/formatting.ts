@@ -53,6 +53,31 @@ export function formatTodoListForModel(todos: readonly TodoItem[], budget = CONT
 	return formatCompactList(todos, incompleteIndices(todos), budget);
 }
 
+/** Longest part of the next item's text a long list's tool result quotes: the model wrote the text itself. */
+export const NEXT_TEXT_CHARS = 60;
+/** What a write to a long list says once, so the model knows where the whole list is. */
+export const LONG_LIST_NOTE = "(A long list: results name what changed and what comes next; list_todos shows it all.)";
+
+/**
+ * The body of a tool result after a change: the whole list while it fits the budget (the seed's format), else the
+ * progress and the next item, not the list again. `started` are the items this call started: naming the next item
+ * again would only repeat them.
+ */
+export function formatChangeBody(todos: readonly TodoItem[], started: readonly number[] = []): string {
+	const full = formatTodoListText(todos);
+	if (full.length <= CONTEXT_BUDGET_CHARS) return full;
+	const progress = `${finishedCount(todos)}/${todos.length} finished`;
+	const next = pickNextIndex(todos);
+	const todo = next === undefined ? undefined : todos[next];
+	if (next === undefined || todo === undefined || started.includes(next)) return progress;
+	return `${progress}; next: [${next}] ${prefix(oneLine(todo.text), NEXT_TEXT_CHARS)}${itemMarks(todo)}`;
+}
+
+/** Whether tool results show this list in full. */
+export function fitsInResults(todos: readonly TodoItem[]): boolean {
+	return formatTodoListText(todos).length <= CONTEXT_BUDGET_CHARS;
+}
+
 /** The remaining items at `indices` within `budget`, with a note of what was left out. */
 export function formatCompactList(todos: readonly TodoItem[], indices: readonly number[], budget: number): string {
 	const finished = finishedCount(todos);

@@ -5,7 +5,7 @@
  */
 
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
-import { formatCheckFailures, formatTodoListForModel } from "./formatting.ts";
+import { fitsInResults, formatChangeBody, formatCheckFailures, LONG_LIST_NOTE } from "./formatting.ts";
 import { type CheckEnv, itemsToCheck, modelChecksBlocked, runItemChecks } from "./item-checks.ts";
 import { tellUser } from "./notices.ts";
 import { droppedOpenItems, openItemsAt } from "./queries.ts";
@@ -31,10 +31,20 @@ export function errorResult(action: TodoDetails["action"], error: ParamError): T
 	return textResult(error.message, { action, todos: [], error: error.detail });
 }
 
-/** A successful change: the header, the list as the model should see it, and a full snapshot for replay. */
-export function changeResult(action: "write" | "edit", header: string, extra: object = {}): ToolResult<TodoDetails> {
+/**
+ * A successful change: the header, then the list while it is short, else what changed and what comes next (a write
+ * also says where the whole list is), and a full snapshot for replay.
+ */
+export function changeResult(
+	action: "write" | "edit",
+	header: string,
+	extra: object = {},
+	started: readonly number[] = [],
+): ToolResult<TodoDetails> {
 	const todos = getTodos();
-	return textResult(`${header}\n\n${formatTodoListForModel(todos)}`, { action, todos: cloneTodos(todos), ...extra });
+	const note = action === "write" && !fitsInResults(todos) ? `\n${LONG_LIST_NOTE}` : "";
+	const text = `${header}\n\n${formatChangeBody(todos, started)}${note}`;
+	return textResult(text, { action, todos: cloneTodos(todos), ...extra });
 }
 
 /** Longest item text a notice quotes. */
@@ -132,5 +142,6 @@ export async function runEdit(call: EditCall, env: CheckEnv): Promise<ToolResult
 		"edit",
 		header,
 		checked.length > 0 ? { checked: runs.map(([index, run]) => ({ index, ms: Math.round(run.ms) })) } : {},
+		call.action === "start" ? call.indices : [],
 	);
 }

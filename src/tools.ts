@@ -12,8 +12,6 @@ import { changeResult, errorResult, noticeDropped, runEdit, textResult } from ".
 import {
 	EDIT_ACTIONS,
 	INITIAL_STATUS,
-	MAX_CHECK_LENGTH,
-	MAX_EDIT_REASON_LENGTH,
 	MAX_INDICES,
 	MAX_TODO_TEXT_LENGTH,
 	MAX_TODOS,
@@ -50,19 +48,16 @@ export const WriteTodosParams = Type.Object({
 	todos: Type.Array(
 		Type.Object({
 			text: Type.String({ description: "Description of the task", maxLength: MAX_TODO_TEXT_LENGTH }),
-			check: Type.Optional(
-				Type.String({ description: "Shell command that exits 0 once the item is done", maxLength: MAX_CHECK_LENGTH }),
-			),
-			review: Type.Optional(Type.Boolean({ description: "Only the user may complete it" })),
+			// Limits without a schema bound are checked in `execute`, which says what is wrong in this extension's words.
+			check: Type.Optional(Type.String({ description: "Command that exits 0 when done" })),
+			review: Type.Optional(Type.Boolean({ description: "Only the user closes it" })),
 		}),
 		{ description: "Ordered list of todo items", maxItems: MAX_TODOS },
 	),
 });
 
 export const ListTodosParams = Type.Object({
-	offset: Type.Optional(
-		Type.Integer({ minimum: 0, description: "0-based index to start from, for a list too long for one page" }),
-	),
+	offset: Type.Optional(Type.Integer({ minimum: 0 })),
 });
 
 export const EditTodosParams = Type.Object({
@@ -74,7 +69,7 @@ export const EditTodosParams = Type.Object({
 		minItems: 1,
 		maxItems: MAX_INDICES,
 	}),
-	reason: Type.Optional(Type.String({ description: "Why, when abandoning", maxLength: MAX_EDIT_REASON_LENGTH })),
+	reason: Type.Optional(Type.String({ description: "Why, when abandoning" })),
 });
 
 /** What the tools need beyond the store: running the model's checks. Without it, no check can run. */
@@ -109,16 +104,15 @@ function toolTitle(name: string, theme: Theme): string {
 	return theme.fg("toolTitle", theme.bold(name));
 }
 
+/** What the three list tools declare alike: the shared prompt snippet, and one call at a time (they share one list). */
+function listTool<P>(name: string, label: string, description: string, parameters: P) {
+	return { name, label, description, promptSnippet: PROMPT_SNIPPET, parameters, executionMode: "sequential" as const };
+}
+
 export function createWriteTodosTool(env: CheckEnv = NO_CHECKS): ToolDefinition<typeof WriteTodosParams, TodoDetails> {
 	return {
-		name: "write_todos",
-		label: "Write Todos",
-		description:
-			"Manage the todo list with three modes: 'replace' (clears and replaces the entire list), 'append' (adds items to the end) and 'insert' (inserts items at 'index'). New items start as not_started. Plan with it for work of three or more steps; not for a single trivial step, a question or an explanation.",
-		promptSnippet: PROMPT_SNIPPET,
+		...listTool("write_todos", "Write Todos", "Write the todo list.", WriteTodosParams),
 		promptGuidelines: [...PROMPT_GUIDELINES],
-		parameters: WriteTodosParams,
-		executionMode: "sequential",
 		async execute(_toolCallId, params, _signal, _onUpdate, ctx) {
 			const error = checkWriteParams(params, getTodos().length) ?? checksNotAllowed(params.todos, env);
 			if (error) return errorResult("write", error);
@@ -149,12 +143,7 @@ export function createWriteTodosTool(env: CheckEnv = NO_CHECKS): ToolDefinition<
 
 export function createListTodosTool(): ToolDefinition<typeof ListTodosParams, ListDetails> {
 	return {
-		name: "list_todos",
-		label: "List Todos",
-		description: "View the current todo list with each item's index and status. Read-only.",
-		promptSnippet: PROMPT_SNIPPET,
-		parameters: ListTodosParams,
-		executionMode: "sequential",
+		...listTool("list_todos", "List Todos", "Show the todo list.", ListTodosParams),
 		async execute(_toolCallId, params) {
 			const todos = getTodos();
 			const offset = params?.offset;
@@ -172,13 +161,7 @@ export function createListTodosTool(): ToolDefinition<typeof ListTodosParams, Li
 
 export function createEditTodosTool(env: CheckEnv = NO_CHECKS): ToolDefinition<typeof EditTodosParams, TodoDetails> {
 	return {
-		name: "edit_todos",
-		label: "Edit Todos",
-		description:
-			"Apply a status action ('start', 'complete' or 'abandon') to one or more todo items by 0-based index. Atomic: if any index is invalid, nothing changes.",
-		promptSnippet: PROMPT_SNIPPET,
-		parameters: EditTodosParams,
-		executionMode: "sequential",
+		...listTool("edit_todos", "Edit Todos", "Start, complete or abandon todos by index; atomic.", EditTodosParams),
 		async execute(_toolCallId, params, signal, onUpdate, ctx) {
 			const error = checkEditParams(params, getTodos().length);
 			if (error) return errorResult("edit", error);
@@ -195,15 +178,11 @@ export function createEditTodosTool(env: CheckEnv = NO_CHECKS): ToolDefinition<t
 	};
 }
 
-/** Longest reason the model may give for pausing; the schema and the runtime check share it. */
+/** Longest reason the model may give for pausing; `execute` checks it (the schema leaves it out to stay short). */
 export const MAX_PAUSE_REASON_LENGTH = 500;
 
 export const PauseTodosParams = Type.Object({
-	reason: Type.String({
-		description: "What blocks you, or the question the user must answer first",
-		minLength: 1,
-		maxLength: MAX_PAUSE_REASON_LENGTH,
-	}),
+	reason: Type.String({ description: "What blocks you" }),
 });
 
 export interface PauseDetails {
@@ -217,12 +196,7 @@ export function createPauseTodosTool(): ToolDefinition<typeof PauseTodosParams, 
 	return {
 		name: "pause_todos",
 		label: "Pause Todos",
-		description:
-			"Pause the automatic continuation of the todo list when you are blocked or must wait for an answer from the user. The user sees the reason; their next message resumes it. Do not use it to skip work you can do.",
-		promptSnippet: "Pause the todo auto-continue with a reason when blocked or waiting for the user",
-		promptGuidelines: [
-			"Use `pause_todos` with a short reason when you are blocked or need the user's answer before you can go on; then stop and ask.",
-		],
+		description: "Pause the auto-continue when blocked or waiting for the user.",
 		parameters: PauseTodosParams,
 		executionMode: "sequential",
 		async execute(_toolCallId, params, _signal, _onUpdate, ctx) {
