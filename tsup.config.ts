@@ -7,6 +7,13 @@ export default defineConfig({
 	dts: true,
 	clean: true,
 	target: "node22",
+	// Every pi start compiles the bundle: minified, it is 45% smaller; the source map keeps stack traces readable.
+	minify: true,
+	sourcemap: true,
+	// The package ships src/, which the map points to.
+	esbuildOptions(options) {
+		options.sourcesContent = false;
+	},
 	external: ["@earendil-works/pi-coding-agent", "@earendil-works/pi-ai", "@earendil-works/pi-tui", "typebox"],
 	// pi's loader (jiti) imports a `.js` file natively when the nearest package.json says "type": "module"; native
 	// imports resolve pi-ai, pi-tui and typebox from node_modules, loading second copies of them (0.4 s per start).
