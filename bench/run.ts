@@ -21,6 +21,7 @@ import { createFakePi } from "../test/helpers/fake-pi.ts";
 import { createUiRecorder } from "../test/helpers/ui-recorder.ts";
 import { contextSection } from "./context.ts";
 import { buildDist, measureStartup } from "./startup.ts";
+import { verifiedSection } from "./verified.ts";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 /** Rounds of the start-up measurement: each arm runs once per round. */
@@ -189,6 +190,7 @@ async function main(): Promise<void> {
 	await runCostSection(out);
 	reconstructionSection(out);
 	await contextSection(out, quick);
+	await verifiedSection(out);
 	startupSection(out);
 	out("Command: `npm run bench` (= `node bench/run.ts`).");
 

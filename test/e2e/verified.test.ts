@@ -42,17 +42,17 @@ import {
 	UNVERIFIED_HEAD,
 	UNVERIFIED_TAKE_OVER,
 } from "../helpers/expected.ts";
+import {
+	ABANDONER,
+	abandonStep,
+	CHECK_LIAR,
+	DONE_CHECK_LIAR,
+	type LyingModel,
+	REVIEW_CLOSER,
+	writeChecked,
+} from "../helpers/lying-models.ts";
 import { type PiRpc, startRpc } from "../helpers/rpc.ts";
-import { completeStep, continuationCalls, sayStep, startStep, toolStep } from "../helpers/scripts.ts";
-
-const bash = (command: string): FakeStep => toolStep("bash", { command });
-const writeChecked = (items: { text: string; check?: string; review?: boolean }[]): FakeStep =>
-	toolStep("write_todos", { mode: "replace", todos: items });
-const abandonStep = (indices: number[], reason?: string): FakeStep =>
-	toolStep(
-		"edit_todos",
-		reason === undefined ? { action: "abandon", indices } : { action: "abandon", indices, reason },
-	);
+import { completeStep, continuationCalls, sayStep, startStep } from "../helpers/scripts.ts";
 
 let iso: IsolatedEnv | undefined;
 let rpc: PiRpc | undefined;
@@ -69,6 +69,8 @@ function setup(steps: FakeStep[], env: Record<string, string> = {}): IsolatedEnv
 	iso.writeScript(steps);
 	return iso;
 }
+
+const setupLiar = (model: LyingModel): IsolatedEnv => setup(model.steps, model.env);
 
 interface ToolResultEntry {
 	toolName: string;
@@ -102,23 +104,8 @@ async function print(host: PiHost, env: IsolatedEnv, prompt: string, piArgs: str
 describe.each(PI_HOSTS)("pi $version", (host) => {
 	describe("an item is completed only when its own check passes", () => {
 		it("refuses every false completion; the model fixes each item after seeing the failure", async () => {
-			const env = setup([
-				writeChecked([
-					{ text: "Create config.json", check: "test -f config.json" },
-					{ text: "Write README.md", check: "grep -q Usage README.md" },
-				]),
-				startStep(0),
-				completeStep(0),
-				bash("echo '{}' > config.json"),
-				completeStep(0),
-				sayStep("Item 0 is done."),
-				startStep(1),
-				completeStep(1),
-				bash("printf '# Project\\n\\nUsage: run it\\n' > README.md"),
-				completeStep(1),
-				sayStep("All done."),
-			]);
-			const result = await print(host, env, "Set up the project");
+			const env = setupLiar(CHECK_LIAR);
+			const result = await print(host, env, CHECK_LIAR.prompt);
 			expect(result.code).toBe(0);
 			expect(result.stderr).toBe(stderrLine(allVerified(2)));
 			expect(result.stdout).toBe("All done.\n");
@@ -138,18 +125,8 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 
 	describe("the list is done only when the user's done-check passes", () => {
 		it("a finished list whose done-check fails gets a continuation with the failure; once fixed it ends verified", async () => {
-			const env = setup(
-				[
-					writeChecked([{ text: "Write the code" }]),
-					startStep(0),
-					completeStep(0),
-					sayStep("Done, everything works."),
-					bash("echo 'notes' > RELEASE.md"),
-					sayStep("Added the release notes."),
-				],
-				{ TIL_DONE_CHECK: "test -f RELEASE.md && echo release notes found" },
-			);
-			const result = await print(host, env, "Ship it");
+			const env = setupLiar(DONE_CHECK_LIAR);
+			const result = await print(host, env, DONE_CHECK_LIAR.prompt);
 			expect(result.code).toBe(0);
 			expect(result.stderr).toBe(stderrLine(allVerified(1)));
 			const prompts = env
@@ -180,18 +157,10 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 
 	describe("an item the user must review is closed by the user", () => {
 		it("the model cannot complete it; the auto-continue waits; the user approves and the chain goes on", async () => {
-			const env = setup([
-				writeChecked([{ text: "Draft the migration", review: true }, { text: "Run it" }]),
-				startStep(0),
-				completeStep(0),
-				sayStep("The migration is drafted and ready for your review."),
-				startStep(1),
-				completeStep(1),
-				sayStep("Ran it."),
-			]);
+			const env = setup([...REVIEW_CLOSER.steps, startStep(1), completeStep(1), sayStep("Ran it.")]);
 			rpc = await startRpc({ host, env: env.env, extensions: [EXTENSION_ENTRY] });
 			const client = rpc;
-			await client.promptAndSettle("Migrate the database");
+			await client.promptAndSettle(REVIEW_CLOSER.prompt);
 			await client.waitFor(() => client.notifications.length > 0, 5000, "review notice");
 			expect(client.notifications).toEqual([{ message: reviewWait(0), type: "info" }]);
 			expect(client.statuses.get(KEY.review)).toBe(reviewWait(0));
@@ -260,17 +229,8 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		});
 
 		it("a model that abandons an item per continuation and completes none is stopped for no progress", async () => {
-			const env = setup([
-				writeChecked(["a", "b", "c", "d", "e"].map((text) => ({ text }))),
-				sayStep("Planned."),
-				abandonStep([0]),
-				sayStep("Dropped one."),
-				abandonStep([1]),
-				sayStep("Dropped another."),
-				abandonStep([2]),
-				sayStep("And another."),
-			]);
-			const result = await print(host, env, "Do the list");
+			const env = setupLiar(ABANDONER);
+			const result = await print(host, env, ABANDONER.prompt);
 			expect(result.stderr).toBe(
 				[abandoned("[0] a"), abandoned("[1] b"), abandoned("[2] c"), noProgress(3)].map(stderrLine).join(""),
 			);
