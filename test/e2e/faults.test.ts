@@ -8,35 +8,18 @@
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { fauxAssistantMessage, fauxToolCall, type JsonObject } from "@earendil-works/pi-ai";
 import fc from "fast-check";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
-import {
-	cleanupAll,
-	EXTENSION_ENTRY,
-	type IsolatedEnv,
-	isolatedEnv,
-	PI_HOSTS,
-	parseJsonLines,
-	runPrint,
-} from "../helpers/cli.ts";
+import { describe, expect, it } from "vitest";
+import { EXTENSION_ENTRY, type IsolatedEnv, PI_HOSTS, parseJsonLines, runPrint } from "../helpers/cli.ts";
 import { failures, KEY, listLines, MESSAGE_TYPE, progressStatus, stderrLine } from "../helpers/expected.ts";
 import { must } from "../helpers/must.ts";
-import { type PiRpc, startRpc } from "../helpers/rpc.ts";
+import { perTest } from "../helpers/per-test.ts";
+import type { PiRpc } from "../helpers/rpc.ts";
 import { continuationCalls } from "../helpers/scripts.ts";
 import { continuations, disposeAll, startTilDone } from "../helpers/til-done-pi.ts";
 import { say } from "../helpers/todo-model.ts";
 import { type Item, listOnBranch, modelEdit, modelWrite, schemaValidCall } from "../helpers/todo-oracle.ts";
 
-let rpc: PiRpc | undefined;
-let iso: IsolatedEnv | undefined;
-
-afterEach(async () => {
-	await disposeAll();
-	await rpc?.close();
-	iso?.cleanup();
-	rpc = undefined;
-	iso = undefined;
-});
-afterAll(() => cleanupAll());
+const pi = perTest({}, disposeAll);
 
 // ── Several todo calls in one assistant message ─────────────────────────────
 
@@ -110,12 +93,14 @@ describe("several todo tool calls in one assistant message", () => {
 describe("a provider that fails on every call", () => {
 	describe.each(PI_HOSTS)("pi $version", (host) => {
 		it("in print mode (real CLI): exits on its own without a stack trace", async () => {
-			iso = isolatedEnv({ TIL_DONE_BACKOFF_MS: "0" });
+			const iso = pi.env(
+				[
+					{ toolCalls: [{ name: "write_todos", arguments: { mode: "replace", todos: [{ text: "a" }] } }] },
+					...Array.from({ length: 6 }, () => ({ stopReason: "error" as const, errorMessage: "503 overloaded" })),
+				],
+				{ TIL_DONE_BACKOFF_MS: "0" },
+			);
 			writeFileSync(`${iso.agentDir}/settings.json`, JSON.stringify({ retry: { enabled: false } }));
-			iso.writeScript([
-				{ toolCalls: [{ name: "write_todos", arguments: { mode: "replace", todos: [{ text: "a" }] } }] },
-				...Array.from({ length: 6 }, () => ({ stopReason: "error" as const, errorMessage: "503 overloaded" })),
-			]);
 			const result = await runPrint(["-p", "go"], iso.env, { host, extensions: [EXTENSION_ENTRY], timeoutMs: 20_000 });
 			expect(result.timedOut).toBe(false);
 			expect(result.stderr).not.toMatch(/at .*\.ts:\d+|TypeError|ReferenceError|Unhandled/);
@@ -129,13 +114,17 @@ describe("a provider that fails on every call", () => {
 describe("a session file truncated in the middle of a line", () => {
 	describe.each(PI_HOSTS)("pi $version", (host) => {
 		it("the real CLI resumes a truncated file in print mode without crashing", async () => {
-			iso = isolatedEnv({ TIL_DONE_COUNTDOWN: "0" });
+			const iso = pi.env(
+				[
+					{
+						toolCalls: [{ name: "write_todos", arguments: { mode: "replace", todos: [{ text: "x" }, { text: "y" }] } }],
+					},
+					{ toolCalls: [{ name: "edit_todos", arguments: { action: "complete", indices: [0] } }] },
+					{ text: "Shall I stop?" },
+				],
+				{ TIL_DONE_COUNTDOWN: "0" },
+			);
 			const sessionDir = `${iso.root}/sessions`;
-			iso.writeScript([
-				{ toolCalls: [{ name: "write_todos", arguments: { mode: "replace", todos: [{ text: "x" }, { text: "y" }] } }] },
-				{ toolCalls: [{ name: "edit_todos", arguments: { action: "complete", indices: [0] } }] },
-				{ text: "Shall I stop?" },
-			]);
 			const first = await runPrint(["-p", "go"], iso.env, {
 				host,
 				extensions: [EXTENSION_ENTRY],
@@ -192,11 +181,14 @@ async function startWithSessions(
 	countdown: string,
 	steps: Parameters<IsolatedEnv["writeScript"]>[0],
 ): Promise<{ env: IsolatedEnv; client: PiRpc }> {
-	const env = isolatedEnv({ TIL_DONE_COUNTDOWN: countdown });
-	iso = env;
-	env.writeScript(steps);
-	rpc = await startRpc({ host, env: env.env, extensions: [EXTENSION_ENTRY], session: { dir: `${env.root}/sessions` } });
-	return { env, client: rpc };
+	const env = pi.env(steps, { TIL_DONE_COUNTDOWN: countdown });
+	const client = await pi.rpc({
+		host,
+		env: env.env,
+		extensions: [EXTENSION_ENTRY],
+		session: { dir: `${env.root}/sessions` },
+	});
+	return { env, client };
 }
 
 const WRITE_TWO = {

@@ -5,8 +5,8 @@
  * history read right after the last `agent_settled` shows whether anything can still follow. That nothing follows a
  * cancelled countdown or a tripped breaker later on is proven with fake timers in test/unit/quiet.test.ts.
  */
-import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { cleanupAll, EXTENSION_ENTRY, type IsolatedEnv, isolatedEnv, PI_HOSTS, type PiHost } from "../helpers/cli.ts";
+import { describe, expect, it } from "vitest";
+import { EXTENSION_ENTRY, type IsolatedEnv, PI_HOSTS, type PiHost } from "../helpers/cli.ts";
 import {
 	activeStatus,
 	allDone,
@@ -20,7 +20,8 @@ import {
 	noProgress,
 	progressStatus,
 } from "../helpers/expected.ts";
-import { type PiRpc, type RpcRecord, startRpc } from "../helpers/rpc.ts";
+import { perTest } from "../helpers/per-test.ts";
+import type { PiRpc, RpcRecord } from "../helpers/rpc.ts";
 import {
 	completeStep,
 	continuationCalls,
@@ -36,26 +37,17 @@ import {
 const FIVE = ["Read the spec", "Write the parser", "Write the printer", "Add tests", "Update the docs"];
 const WIDGET = KEY.countdown;
 
+const pi = perTest();
+/** The current test's environment, for its fake model's log. */
 let iso: IsolatedEnv | undefined;
-let rpc: PiRpc | undefined;
-
-afterEach(async () => {
-	await rpc?.close();
-	iso?.cleanup();
-	rpc = undefined;
-	iso = undefined;
-});
-afterAll(() => cleanupAll());
 
 async function begin(
 	host: PiHost,
 	steps: Parameters<IsolatedEnv["writeScript"]>[0],
 	env: Record<string, string>,
 ): Promise<PiRpc> {
-	iso = isolatedEnv(env);
-	iso.writeScript(steps);
-	rpc = await startRpc({ host, env: iso.env, extensions: [EXTENSION_ENTRY] });
-	return rpc;
+	iso = pi.env(steps, env);
+	return pi.rpc({ host, env: iso.env, extensions: [EXTENSION_ENTRY] });
 }
 
 /** Every value the `til-done` status took, consecutive repeats and clears dropped. */

@@ -6,13 +6,11 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
-	cleanupAll,
 	EXTENSION_ENTRY,
 	type FakeStep,
 	type IsolatedEnv,
-	isolatedEnv,
 	PI_HOSTS,
 	type PiHost,
 	parseJsonLines,
@@ -34,25 +32,13 @@ import {
 	whyLine,
 } from "../helpers/expected.ts";
 import { must } from "../helpers/must.ts";
-import { type PiRpc, startRpc } from "../helpers/rpc.ts";
+import { perTest } from "../helpers/per-test.ts";
+import type { PiRpc } from "../helpers/rpc.ts";
 import { completeStep, lazyScript, sayStep, startStep, toolStep, writeStep } from "../helpers/scripts.ts";
 import { usageOf } from "../helpers/usage.ts";
 
-let iso: IsolatedEnv | undefined;
-let rpc: PiRpc | undefined;
-afterEach(async () => {
-	await rpc?.close();
-	iso?.cleanup();
-	rpc = undefined;
-	iso = undefined;
-});
-afterAll(() => cleanupAll());
-
-function setup(steps: FakeStep[], env: Record<string, string> = {}): IsolatedEnv {
-	iso = isolatedEnv({ TIL_DONE_COUNTDOWN: "0.05", ...env });
-	iso.writeScript(steps);
-	return iso;
-}
+const pi = perTest({ TIL_DONE_COUNTDOWN: "0.05" });
+const setup = (steps: FakeStep[], env: Record<string, string> = {}): IsolatedEnv => pi.env(steps, env);
 
 const sum = (values: readonly number[]): number => values.reduce((total, value) => total + value, 0);
 
@@ -104,6 +90,9 @@ async function command(client: PiRpc, text: string): Promise<string> {
 	return must(client.notifications.at(-1), "the answer").message;
 }
 
+/** The counters when the progress breaker stops {@link BUSY_WITHOUT_PROGRESS}: after its 13 calls. */
+const stoppedAt = (tokens: number) => ({ continuations: 1, noProgress: 1, finished: 2, total: 3, tokens, calls: 13 });
+
 describe.each(PI_HOSTS)("pi $version", (host) => {
 	describe("the progress breaker stops a model that keeps working without finishing anything", () => {
 		it("print: the stop with its figures on stderr and in the session", async () => {
@@ -117,22 +106,12 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			expect(result.stderr).toBe(stderrLine(text));
 			expect(result.stdout).toBe("Still working on c.\n");
 			const ends = result.entries.filter((entry) => entry.customType === MESSAGE_TYPE.complete);
-			expect(ends.map((entry) => entry.data)).toEqual([
-				endData("warning", "spend", text, {
-					continuations: 1,
-					noProgress: 1,
-					finished: 2,
-					total: 3,
-					tokens: spent.tokens,
-					calls: 13,
-				}),
-			]);
+			expect(ends.map((entry) => entry.data)).toEqual([endData("warning", "spend", text, stoppedAt(spent.tokens))]);
 		});
 
 		it("RPC: a warning, the stop on the status bar, and /todos why gives every decision with its counters", async () => {
 			const env = setup(BUSY_WITHOUT_PROGRESS, SPEND_ENV);
-			rpc = await startRpc({ host, env: env.env, extensions: [EXTENSION_ENTRY] });
-			const client = rpc;
+			const client = await pi.rpc({ host, env: env.env, extensions: [EXTENSION_ENTRY] });
 			await client.promptAndSettle("Do the list");
 			await client.waitFor(() => client.notifications.length > 0, 10_000, "the stop warning");
 			const messages = client.events.filter((event) => event.type === "message_end").map((event) => event.message);
@@ -152,14 +131,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 					tokens: sum(spent.perCall.slice(0, 6)),
 					calls: 6,
 				}),
-				whyLine("spend", text, {
-					continuations: 1,
-					noProgress: 1,
-					finished: 2,
-					total: 3,
-					tokens: spent.tokens,
-					calls: 13,
-				}),
+				whyLine("spend", text, stoppedAt(spent.tokens)),
 			]);
 			const status = (await command(client, "/todos status")).split("\n");
 			expect([status[0], ...status.slice(4, 7)]).toEqual([

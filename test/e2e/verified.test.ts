@@ -6,13 +6,11 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
-	cleanupAll,
 	EXTENSION_ENTRY,
 	type FakeStep,
 	type IsolatedEnv,
-	isolatedEnv,
 	PI_HOSTS,
 	type PiHost,
 	parseJsonLines,
@@ -51,24 +49,11 @@ import {
 	REVIEW_CLOSER,
 	writeChecked,
 } from "../helpers/lying-models.ts";
-import { type PiRpc, startRpc } from "../helpers/rpc.ts";
+import { perTest } from "../helpers/per-test.ts";
 import { completeStep, continuationCalls, sayStep, startStep } from "../helpers/scripts.ts";
 
-let iso: IsolatedEnv | undefined;
-let rpc: PiRpc | undefined;
-afterEach(async () => {
-	await rpc?.close();
-	iso?.cleanup();
-	rpc = undefined;
-	iso = undefined;
-});
-afterAll(() => cleanupAll());
-
-function setup(steps: FakeStep[], env: Record<string, string> = {}): IsolatedEnv {
-	iso = isolatedEnv({ TIL_DONE_COUNTDOWN: "0.05", ...env });
-	iso.writeScript(steps);
-	return iso;
-}
+const pi = perTest({ TIL_DONE_COUNTDOWN: "0.05" });
+const setup = (steps: FakeStep[], env: Record<string, string> = {}): IsolatedEnv => pi.env(steps, env);
 
 const setupLiar = (model: LyingModel): IsolatedEnv => setup(model.steps, model.env);
 
@@ -158,8 +143,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 	describe("an item the user must review is closed by the user", () => {
 		it("the model cannot complete it; the auto-continue waits; the user approves and the chain goes on", async () => {
 			const env = setup([...REVIEW_CLOSER.steps, startStep(1), completeStep(1), sayStep("Ran it.")]);
-			rpc = await startRpc({ host, env: env.env, extensions: [EXTENSION_ENTRY] });
-			const client = rpc;
+			const client = await pi.rpc({ host, env: env.env, extensions: [EXTENSION_ENTRY] });
 			await client.promptAndSettle(REVIEW_CLOSER.prompt);
 			await client.waitFor(() => client.notifications.length > 0, 5000, "review notice");
 			expect(client.notifications).toEqual([{ message: reviewWait(0), type: "info" }]);

@@ -3,6 +3,10 @@
  * the user sees. pi's own wording is never asserted (it differs between the tested versions).
  */
 
+import type { Counters } from "../../src/reasons.ts";
+
+export type { Counters };
+
 // ── Keys and custom types ───────────────────────────────────────────────────
 
 /** Status-bar keys, widget keys and custom message types the extension uses. */
@@ -147,21 +151,7 @@ export const allVerified = (total: number): string =>
 export const ABORTED_WAIT = "The run was aborted: the auto-continue waits for you.";
 export const ASKS_USER = "The model asked a question: the auto-continue waits for your answer.";
 
-/** The counters a decision records (see src/reasons.ts), with the default limits unless given. */
-export interface Counters {
-	continuations: number;
-	maxContinuations: number;
-	noProgress: number;
-	maxNoProgress: number;
-	failures: number;
-	maxFailures: number;
-	finished: number;
-	total: number;
-	tokens: number;
-	cost: number;
-	calls: number;
-}
-
+/** The counters a decision records, with the default limits unless given (the type is the extension's own). */
 export const counters = (fields: Partial<Counters>): Counters => ({
 	continuations: 0,
 	maxContinuations: 20,

@@ -3,7 +3,6 @@ import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } fr
 import { DEFAULT_CONFIG, type TilDoneConfig } from "../../src/config.ts";
 import { createEngine, isHeadless } from "../../src/engine.ts";
 import { DEFAULT_LOOP_MARKER, type LoopSpec } from "../../src/loop.ts";
-import type { Counters } from "../../src/reasons.ts";
 import { NO_SPEND } from "../../src/spend.ts";
 import {
 	getChain,
@@ -18,6 +17,7 @@ import {
 	updateTodoStatus,
 } from "../../src/state.ts";
 import type { TodoItem, TodoStatus } from "../../src/types.ts";
+import { type Counters, endData } from "../helpers/expected.ts";
 import { createFakeCtx, type FakeCtxOptions } from "../helpers/fake-ctx.ts";
 import { createFakePi } from "../helpers/fake-pi.ts";
 import { must } from "../helpers/must.ts";
@@ -53,25 +53,9 @@ const TWO_ITEMS_PROMPT = [
 
 const TAKE_OVER = "Remaining todos were not completed. Take over manually.";
 
-/** Counters of a fresh chain with the default limits and no list. */
-const FRESH_COUNTERS: Counters = {
-	continuations: 0,
-	maxContinuations: 20,
-	noProgress: 0,
-	maxNoProgress: 3,
-	failures: 0,
-	maxFailures: 3,
-	finished: 0,
-	total: 0,
-	tokens: 0,
-	cost: 0,
-	calls: 0,
-};
-
 /** What a print or JSON invocation records when it ends: why, as a custom entry in the session. */
 function ended(level: "info" | "warning", code: string, text: string, counters: Partial<Counters> = {}) {
-	const data = { level, code, text, counters: { ...FRESH_COUNTERS, ...counters } };
-	return { entries: [{ type: "custom", customType: "til-done-complete", data }] };
+	return { entries: [{ type: "custom", customType: "til-done-complete", data: endData(level, code, text, counters) }] };
 }
 
 const HARD_CAP_2 =
