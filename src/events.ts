@@ -21,10 +21,12 @@ import {
 	COUNTDOWN_WIDGET_ID,
 	LOOP_MESSAGE_TYPE,
 } from "./keys.ts";
+import { canAct } from "./planner.ts";
 import { hasIncomplete } from "./queries.ts";
 import {
 	clearDecisions,
 	currentView,
+	getLoop,
 	getTodos,
 	pauseAutoContinue,
 	reconstructState,
@@ -108,15 +110,40 @@ function paintSession(ctx: ExtensionContext): () => void {
 	};
 }
 
+/**
+ * pi builds a context for each `agent_before_settle` listener at the end of every run (a few milliseconds of every
+ * `pi -p`), so the in-run adapter listens only while the planner can act: while there is a list or a loop.
+ */
+function listenBeforeSettle(pi: ExtensionAPI, engine: Engine): () => void {
+	let stopListening: (() => void) | undefined;
+	const follow = () => {
+		const wanted = canAct(getTodos(), getLoop());
+		if (wanted && !stopListening) {
+			stopListening = pi.on("agent_before_settle", (event, ctx) => engine.onBeforeSettle(event, ctx));
+		} else if (!wanted && stopListening) {
+			stopListening();
+			stopListening = undefined;
+		}
+	};
+	follow();
+	const unsubscribe = subscribe(follow);
+	return () => {
+		unsubscribe();
+		stopListening?.();
+		stopListening = undefined;
+	};
+}
+
 /** Registers every event handler; returns the engine and a live view of the configuration for the commands. */
 export function registerEventHandlers(pi: ExtensionAPI): { engine: Engine; getConfig: () => TilDoneConfig } {
 	let config: TilDoneConfig = { ...DEFAULT_CONFIG };
 	const getConfig = () => config;
 	const engine = createEngine(pi, getConfig);
-	let stopPainting: (() => void) | undefined;
+	/** Ends what follows the current session's store: the painter and the in-run adapter's listener. */
+	let stopFollowing: (() => void) | undefined;
 
 	pi.on("session_start", (event, ctx) => {
-		stopPainting?.();
+		stopFollowing?.();
 		engine.onSessionChange();
 		if (event.reason !== "reload") clearDecisions();
 		const resolved = resolveConfig(readFlags(pi), process.env);
@@ -125,7 +152,12 @@ export function registerEventHandlers(pi: ExtensionAPI): { engine: Engine; getCo
 		setPanelEnabled(config.panel);
 		reconstructState(ctx);
 		if (config.startPaused) pauseAutoContinue("user", "started with auto-continue off");
-		stopPainting = paintSession(ctx);
+		const stopPainting = paintSession(ctx);
+		const stopListening = listenBeforeSettle(pi, engine);
+		stopFollowing = () => {
+			stopPainting();
+			stopListening();
+		};
 	});
 	pi.on("session_tree", (_event, ctx) => {
 		engine.onSessionChange();
@@ -133,8 +165,8 @@ export function registerEventHandlers(pi: ExtensionAPI): { engine: Engine; getCo
 	});
 	pi.on("session_shutdown", (_event, ctx) => {
 		engine.onSessionChange();
-		stopPainting?.();
-		stopPainting = undefined;
+		stopFollowing?.();
+		stopFollowing = undefined;
 		quietly(() => {
 			if (ctx.hasUI) ctx.ui.setWidget(COUNTDOWN_WIDGET_ID, undefined);
 		});
@@ -143,7 +175,10 @@ export function registerEventHandlers(pi: ExtensionAPI): { engine: Engine; getCo
 	return { engine, getConfig };
 }
 
-/** The handlers around a run: the user's input, the injection before it, the engine after it. */
+/**
+ * The handlers around a run: the user's input, the injection before it, the engine after it (and, in print and JSON
+ * modes, before it settles: {@link listenBeforeSettle}).
+ */
 function registerRunHandlers(pi: ExtensionAPI, engine: Engine): void {
 	pi.on("input", (event, ctx) => {
 		if (event.source !== "extension") engine.onUserInput(ctx);
@@ -160,5 +195,4 @@ function registerRunHandlers(pi: ExtensionAPI, engine: Engine): void {
 	pi.on("message_end", (event) => recordUsage(event.message));
 	pi.on("agent_end", (event, ctx) => engine.onRunEnd(event.messages, ctx));
 	pi.on("agent_settled", (_event, ctx) => engine.onSettled(ctx));
-	pi.on("agent_before_settle", (event, ctx) => engine.onBeforeSettle(event, ctx));
 }

@@ -226,13 +226,18 @@ export function planNow(input: PlanInput): Plan {
 	return decide(input, undefined);
 }
 
+/** Whether any plan can be more than idle `no-todos`: only with a list or a loop. Adapters may skip asking otherwise. */
+export function canAct(todos: readonly TodoItem[], loop: LoopState | undefined): boolean {
+	return loop !== undefined || todos.length > 0;
+}
+
 function decide(input: PlanInput, outcome: RunOutcome | undefined): Plan {
+	if (!canAct(input.todos, input.loop)) return { kind: "idle", code: "no-todos" };
 	return input.loop ? decideLoop(input.loop, input, outcome) : decideTodos(input, outcome);
 }
 
 function decideTodos(input: PlanInput, outcome: RunOutcome | undefined): Plan {
 	const { todos, chain } = input;
-	if (todos.length === 0) return { kind: "idle", code: "no-todos" };
 	if (!hasIncomplete(todos)) return decideFinished(input, outcome);
 	if (outcome?.stopReason === "aborted") return { kind: "idle", code: "aborted" };
 	if (chain.paused) return { kind: "idle", code: "paused" };

@@ -2,6 +2,7 @@ import type { Component } from "@earendil-works/pi-tui";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { DEFAULT_CONFIG } from "../../src/config.ts";
 import { registerEventHandlers, registerFlags, registerMessageRenderers } from "../../src/events.ts";
+import { DEFAULT_LOOP_MARKER } from "../../src/loop.ts";
 import { initialChain, type PlanInput } from "../../src/planner.ts";
 import { countersOf } from "../../src/reasons.ts";
 import {
@@ -12,6 +13,7 @@ import {
 	pauseAutoContinue,
 	recordDecision,
 	resetState,
+	setLoop,
 	setTodos,
 } from "../../src/state.ts";
 import type { TodoItem, TodoStatus } from "../../src/types.ts";
@@ -79,9 +81,9 @@ describe("registerEventHandlers subscribes one handler to each event it needs", 
 			"message_end",
 			"agent_end",
 			"agent_settled",
-			"agent_before_settle",
 		];
 		expect(events.map((event) => pi.handlerCount(event))).toEqual(events.map(() => 1));
+		expect(pi.handlerCount("agent_before_settle")).toBe(0);
 		expect(pi.handlerCount("turn_end")).toBe(0);
 		expect(pi.handlerCount("tool_result")).toBe(0);
 	});
@@ -89,6 +91,46 @@ describe("registerEventHandlers subscribes one handler to each event it needs", 
 	it("starts from the default configuration", () => {
 		const { getConfig } = setup();
 		expect(getConfig()).toEqual(DEFAULT_CONFIG);
+	});
+});
+
+describe("agent_before_settle is listened to only while the planner can act: with a list or a loop", () => {
+	it("not with an empty list; from the moment a list is written until it is cleared", async () => {
+		const { pi, fire } = setup({ mode: "print", hasUI: false });
+		await fire("session_start", { reason: "startup" });
+		expect(pi.handlerCount("agent_before_settle")).toBe(0);
+		setTodos([todo("a")]);
+		expect(pi.handlerCount("agent_before_settle")).toBe(1);
+		setTodos([todo("b"), todo("c")]);
+		expect(pi.handlerCount("agent_before_settle")).toBe(1);
+		setTodos([]);
+		expect(pi.handlerCount("agent_before_settle")).toBe(0);
+	});
+
+	it("while a loop runs, with no list", async () => {
+		const { pi, fire } = setup({ mode: "print", hasUI: false });
+		await fire("session_start", { reason: "startup" });
+		setLoop({ prompt: "go", max: 3, marker: DEFAULT_LOOP_MARKER, iteration: 1 });
+		expect(pi.handlerCount("agent_before_settle")).toBe(1);
+		setLoop(undefined);
+		expect(pi.handlerCount("agent_before_settle")).toBe(0);
+	});
+
+	it("for a list rebuilt from the session, and no longer after the session shuts down", async () => {
+		const { pi, fire } = setup({ mode: "print", hasUI: false, branch: [written(TWO_ITEMS)] });
+		await fire("session_start", { reason: "startup" });
+		expect(pi.handlerCount("agent_before_settle")).toBe(1);
+		await fire("session_shutdown");
+		expect(pi.handlerCount("agent_before_settle")).toBe(0);
+		setTodos([todo("a")]);
+		expect(pi.handlerCount("agent_before_settle")).toBe(0);
+	});
+
+	it("once, however often the session starts again", async () => {
+		const { pi, fire } = setup({ mode: "print", hasUI: false, branch: [written(TWO_ITEMS)] });
+		await fire("session_start", { reason: "startup" });
+		await fire("session_start", { reason: "reload" });
+		expect(pi.handlerCount("agent_before_settle")).toBe(1);
 	});
 });
 

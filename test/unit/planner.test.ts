@@ -4,6 +4,7 @@ import {
 	assessRun,
 	backoffFor,
 	type ChainState,
+	canAct,
 	type EngineLimits,
 	endsWithQuestion,
 	initialChain,
@@ -102,6 +103,25 @@ describe("progress: an item newly completed in this chain", () => {
 	it("abandoning is no progress, and neither is rewriting the list without the item", () => {
 		expect(noteCompleted(initialChain(), [todo("a", "abandoned")]).progressed).toBe(false);
 		expect(noteCompleted(initialChain(), [todo("b")]).progressed).toBe(false);
+	});
+});
+
+describe("the planner can act only with a list or a loop", () => {
+	it.each<[string, TodoItem[], LoopState | undefined, boolean]>([
+		["no list and no loop", [], undefined, false],
+		["a list", [todo("a")], undefined, true],
+		["a finished list", [todo("a", "completed")], undefined, true],
+		["a loop without a list", [], loop(), true],
+	])("%s", (_name, todos, running, expected) => {
+		expect(canAct(todos, running)).toBe(expected);
+	});
+
+	it("without either, every plan is idle no-todos, whatever the run did", () => {
+		for (const outcome of [ran("stop"), ran("aborted"), ran("error"), ran("stop", "Shall I?")]) {
+			const empty = input({ todos: [], chain: chainWith({ continuations: 5, paused: true }) });
+			expect(planAfterRun(empty, outcome).plan).toEqual({ kind: "idle", code: "no-todos" });
+			expect(planNow(empty)).toEqual({ kind: "idle", code: "no-todos" });
+		}
 	});
 });
 
