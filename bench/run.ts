@@ -20,23 +20,13 @@ import type { TodoItem } from "../src/types.ts";
 import { createFakePi } from "../test/helpers/fake-pi.ts";
 import { createUiRecorder } from "../test/helpers/ui-recorder.ts";
 import { contextSection } from "./context.ts";
-import { buildDist, measureStartup } from "./startup.ts";
+import { buildDist, measureStartup, median } from "./startup.ts";
 import { verifiedSection } from "./verified.ts";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 /** Rounds of the start-up measurement: each arm runs once per round. */
 const STARTUP_ROUNDS = 60;
 const quick = process.argv.includes("--quick");
-
-function median(values: number[]): number {
-	const sorted = [...values].sort((a, b) => a - b);
-	const mid = Math.floor(sorted.length / 2);
-	const upper = sorted[mid];
-	if (upper === undefined) throw new Error("the median of no values");
-	// An odd count has one middle value; an even one (at least 2 here) has `lower` as well.
-	const lower = sorted[mid - 1];
-	return sorted.length % 2 || lower === undefined ? upper : (lower + upper) / 2;
-}
 
 /** Runs `fn` `warmup` times, then `samples` times, and returns the median duration in milliseconds. */
 function measure(fn: () => void, samples: number, warmup: number): number {
