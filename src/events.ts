@@ -40,28 +40,41 @@ import { createPainter } from "./ui.ts";
 
 type ThemeColor = Parameters<Theme["fg"]>[0];
 
-function iconRenderer(icon: string, iconColor: ThemeColor, textColor: ThemeColor): MessageRenderer {
-	return (message, _options, theme) =>
-		new Text(`${theme.fg(iconColor, icon)} ${theme.fg(textColor, textOfContent(message.content))}`, 0, 0);
+interface IconStyle {
+	icon: string;
+	iconColor: ThemeColor;
+	textColor: ThemeColor;
+}
+
+const SUCCESS: IconStyle = { icon: "✓", iconColor: "success", textColor: "text" };
+const WARNING: IconStyle = { icon: "⚠", iconColor: "warning", textColor: "warning" };
+
+function iconText(style: IconStyle, text: string, theme: Theme): Text {
+	return new Text(`${theme.fg(style.iconColor, style.icon)} ${theme.fg(style.textColor, text)}`, 0, 0);
+}
+
+function iconRenderer(style: IconStyle): MessageRenderer {
+	return (message, _options, theme) => iconText(style, textOfContent(message.content), theme);
 }
 
 export function registerMessageRenderers(pi: ExtensionAPI): void {
-	pi.registerMessageRenderer(CONTEXT_MESSAGE_TYPE, iconRenderer("📋", "accent", "dim"));
-	pi.registerMessageRenderer(COUNTDOWN_MESSAGE_TYPE, iconRenderer("⏳", "accent", "dim"));
-	pi.registerMessageRenderer(LOOP_MESSAGE_TYPE, iconRenderer("🔁", "accent", "text"));
-	const success = iconRenderer("✓", "success", "text");
-	const warning = iconRenderer("⚠", "warning", "warning");
+	pi.registerMessageRenderer(CONTEXT_MESSAGE_TYPE, iconRenderer({ icon: "📋", iconColor: "accent", textColor: "dim" }));
+	pi.registerMessageRenderer(
+		COUNTDOWN_MESSAGE_TYPE,
+		iconRenderer({ icon: "⏳", iconColor: "accent", textColor: "dim" }),
+	);
+	pi.registerMessageRenderer(LOOP_MESSAGE_TYPE, iconRenderer({ icon: "🔁", iconColor: "accent", textColor: "text" }));
 	// A tripped breaker is a warning, not a success: `details.level` says which one this message is.
-	pi.registerMessageRenderer(COMPLETE_MESSAGE_TYPE, (message, options, theme) => {
+	pi.registerMessageRenderer(COMPLETE_MESSAGE_TYPE, (message, _options, theme) => {
 		const level = (message.details as { level?: unknown } | undefined)?.level;
-		return (level === "warning" ? warning : success)(message, options, theme);
+		return iconText(level === "warning" ? WARNING : SUCCESS, textOfContent(message.content), theme);
 	});
 	// Print and JSON modes record why each invocation ended as a custom entry (headless.ts); show it on resume.
+	// Entries written before they carried a level were breaker stops: warnings.
 	pi.registerEntryRenderer(COMPLETE_MESSAGE_TYPE, (entry, _options, theme) => {
 		const data = entry.data as { text?: unknown; level?: unknown } | undefined;
 		const text = typeof data?.text === "string" ? data.text : "";
-		const [icon, color]: [string, ThemeColor] = data?.level === "info" ? ["✓", "text"] : ["⚠", "warning"];
-		return new Text(`${theme.fg(color === "text" ? "success" : "warning", icon)} ${theme.fg(color, text)}`, 0, 0);
+		return iconText(data?.level === "info" ? SUCCESS : WARNING, text, theme);
 	});
 }
 
