@@ -2,6 +2,17 @@
 
 import type { ExtensionAPI, ExtensionContext, MessageRenderer, Theme } from "@earendil-works/pi-coding-agent";
 import { Text } from "@earendil-works/pi-tui";
+import { createEngine, type Engine } from "./continue/engine.ts";
+import { canAct } from "./continue/planner.ts";
+import { buildContextInjection } from "./formatting.ts";
+import { hasIncomplete } from "./list/queries.ts";
+import {
+	COMPLETE_MESSAGE_TYPE,
+	CONTEXT_MESSAGE_TYPE,
+	COUNTDOWN_MESSAGE_TYPE,
+	COUNTDOWN_WIDGET_ID,
+	LOOP_MESSAGE_TYPE,
+} from "./session/keys.ts";
 import {
 	BOOLEAN_SETTINGS,
 	DEFAULT_CONFIG,
@@ -10,19 +21,7 @@ import {
 	resolveConfig,
 	TEXT_SETTINGS,
 	type TilDoneConfig,
-} from "./config.ts";
-import { createEngine, type Engine } from "./engine.ts";
-import { buildContextInjection } from "./formatting.ts";
-import { quietly } from "./guard.ts";
-import {
-	COMPLETE_MESSAGE_TYPE,
-	CONTEXT_MESSAGE_TYPE,
-	COUNTDOWN_MESSAGE_TYPE,
-	COUNTDOWN_WIDGET_ID,
-	LOOP_MESSAGE_TYPE,
-} from "./keys.ts";
-import { canAct } from "./planner.ts";
-import { hasIncomplete } from "./queries.ts";
+} from "./settings/config.ts";
 import {
 	clearDecisions,
 	currentView,
@@ -35,8 +34,9 @@ import {
 	subscribe,
 	takeUnreported,
 } from "./state.ts";
-import { textOfContent } from "./text.ts";
-import { createPainter } from "./ui.ts";
+import { textOfContent } from "./texts/data.ts";
+import { quietly } from "./ui/guard.ts";
+import { createPainter } from "./ui/painter.ts";
 
 type ThemeColor = Parameters<Theme["fg"]>[0];
 

@@ -2,8 +2,8 @@
 
 import type { Theme } from "@earendil-works/pi-coding-agent";
 import { Text } from "@earendil-works/pi-tui";
-import { finishedCount, incompleteIndices, pickNextIndex } from "./queries.ts";
-import { MAX_CHECK_OUTPUT_CHARS, oneLine, outputAsData, prefix, textOfContent } from "./text.ts";
+import { finishedCount, incompleteIndices, pickNextIndex } from "./list/queries.ts";
+import { MAX_CHECK_OUTPUT_CHARS, oneLine, outputAsData, prefix, textOfContent } from "./texts/data.ts";
 import { type CheckRun, STATUS_ICONS, type TodoDetails, type TodoItem, type TodoStatus } from "./types.ts";
 import { isFinished, isValidTodoItem } from "./validation.ts";
 

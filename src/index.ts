@@ -4,8 +4,8 @@
  */
 
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
-import { registerCommands } from "./commands.ts";
-import { checkEnv } from "./engine.ts";
+import { registerCommands } from "./commands/todos.ts";
+import { checkEnv } from "./continue/engine.ts";
 import { registerEventHandlers, registerFlags, registerMessageRenderers } from "./events.ts";
 import { createEditTodosTool, createListTodosTool, createPauseTodosTool, createWriteTodosTool } from "./tools.ts";
 
@@ -21,5 +21,5 @@ export default function tilDone(pi: ExtensionAPI): void {
 	registerCommands(pi, engine, getConfig);
 }
 
-export * from "./keys.ts";
+export * from "./session/keys.ts";
 export * from "./types.ts";

@@ -4,12 +4,12 @@
  */
 
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
-import type { LoopState } from "./loop.ts";
-import { type ChainState, initialChain, noteCompleted, type StopCode } from "./planner.ts";
-import { isAllFinished } from "./queries.ts";
-import type { Decision } from "./reasons.ts";
-import { lastDoneCheck, lastSnapshot } from "./snapshot.ts";
-import { addUsage, readUsage } from "./spend.ts";
+import type { LoopState } from "./continue/loop.ts";
+import { type ChainState, initialChain, noteCompleted, type StopCode } from "./continue/planner.ts";
+import type { Decision } from "./continue/reasons.ts";
+import { isAllFinished } from "./list/queries.ts";
+import { lastDoneCheck, lastSnapshot } from "./session/snapshot.ts";
+import { addUsage, readUsage } from "./spend/usage.ts";
 import type { TodoItem, TodoStatus } from "./types.ts";
 import { cloneTodos } from "./validation.ts";
 

@@ -5,10 +5,8 @@ import type { Theme, ToolDefinition } from "@earendil-works/pi-coding-agent";
 import { Text } from "@earendil-works/pi-tui";
 import { type Static, Type } from "typebox";
 import { formatListPage, type ListDetails, renderToolResult } from "./formatting.ts";
-import { type CheckEnv, modelChecksBlocked } from "./item-checks.ts";
 import { appendTodos, getTodos, insertTodos, pauseAutoContinue, setTodos } from "./state.ts";
-import { oneLine } from "./text.ts";
-import { changeResult, errorResult, noticeDropped, runEdit, textResult } from "./tool-edits.ts";
+import { oneLine } from "./texts/data.ts";
 import {
 	EDIT_ACTIONS,
 	INITIAL_STATUS,
@@ -20,6 +18,8 @@ import {
 	WRITE_MODES,
 } from "./types.ts";
 import { checkEditParams, checkWriteParams, cloneTodos, isTooLong, type ParamError } from "./validation.ts";
+import { changeResult, errorResult, noticeDropped, runEdit, textResult } from "./verify/edits.ts";
+import { type CheckEnv, modelChecksBlocked } from "./verify/item-checks.ts";
 
 export const PROMPT_SNIPPET =
 	"Manage a todo list: write (replace/append/insert), list, edit (start/complete/abandon by indices)";

@@ -1,6 +1,6 @@
 /** Pure checks on todo data and tool parameters. Nothing here mutates or touches the host. */
 
-import { oneLine } from "./text.ts";
+import { oneLine } from "./texts/data.ts";
 import {
 	EDIT_ACTIONS,
 	MAX_CHECK_LENGTH,

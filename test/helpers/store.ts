@@ -2,7 +2,7 @@
 
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { currentView, getChain, getLoop, recordSend, resetState, subscribe } from "../../src/state.ts";
-import { createPainter } from "../../src/ui.ts";
+import { createPainter } from "../../src/ui/painter.ts";
 
 /** Empties the store; with `ctx`, every later change is painted into its UI, as a session's painter does. */
 export function freshStore(ctx?: ExtensionContext): void {

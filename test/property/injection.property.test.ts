@@ -14,7 +14,7 @@ import {
 	formatTodoListForModel,
 	formatTodoListText,
 } from "../../src/formatting.ts";
-import { oneLine } from "../../src/text.ts";
+import { oneLine } from "../../src/texts/data.ts";
 import { must } from "../helpers/must.ts";
 import { codePoints, hostileText, type Item, LIMITS, type Status } from "../helpers/todo-oracle.ts";
 

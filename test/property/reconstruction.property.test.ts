@@ -14,7 +14,7 @@ function reconstructState(ctx: Parameters<typeof rebuild>[0]) {
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { SNAPSHOT_ENTRY_TYPE } from "../../src/keys.ts";
+import { SNAPSHOT_ENTRY_TYPE } from "../../src/session/keys.ts";
 import { getTodos, reconstructState as rebuild, resetState } from "../../src/state.ts";
 import type { TodoItem } from "../../src/types.ts";
 import { isValidTodoItem } from "../../src/validation.ts";

@@ -1,9 +1,14 @@
 import type { Theme } from "@earendil-works/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from "vitest";
-import { completeTodosArgs, formatStatusReport, registerCommands, TODOS_SUBCOMMANDS } from "../../src/commands.ts";
-import { DEFAULT_CONFIG, type TilDoneConfig } from "../../src/config.ts";
-import { createEngine } from "../../src/engine.ts";
-import { type ChainSpend, NO_SPEND } from "../../src/spend.ts";
+import {
+	completeTodosArgs,
+	formatStatusReport,
+	registerCommands,
+	TODOS_SUBCOMMANDS,
+} from "../../src/commands/todos.ts";
+import { createEngine } from "../../src/continue/engine.ts";
+import { DEFAULT_CONFIG, type TilDoneConfig } from "../../src/settings/config.ts";
+import { type ChainSpend, NO_SPEND } from "../../src/spend/usage.ts";
 import {
 	getChain,
 	getLoop,

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { BOOLEAN_SETTINGS, DEFAULT_CONFIG, NUMERIC_SETTINGS, resolveConfig, TEXT_SETTINGS } from "../../src/config.ts";
+import {
+	BOOLEAN_SETTINGS,
+	DEFAULT_CONFIG,
+	NUMERIC_SETTINGS,
+	resolveConfig,
+	TEXT_SETTINGS,
+} from "../../src/settings/config.ts";
 
 describe("defaults", () => {
 	it("uses the seed's limits and a 3-second countdown when nothing is set", () => {

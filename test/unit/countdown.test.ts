@@ -1,7 +1,7 @@
 import type { ExtensionUIContext, TerminalInputHandler } from "@earendil-works/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { startCountdown } from "../../src/countdown.ts";
-import { COUNTDOWN_WIDGET_ID } from "../../src/keys.ts";
+import { startCountdown } from "../../src/continue/countdown.ts";
+import { COUNTDOWN_WIDGET_ID } from "../../src/session/keys.ts";
 import { createFakeCtx, type FakeUi } from "../helpers/fake-ctx.ts";
 import { must } from "../helpers/must.ts";
 

@@ -1,9 +1,9 @@
 import type { AgentBeforeSettleEvent } from "@earendil-works/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from "vitest";
-import { DEFAULT_CONFIG, type TilDoneConfig } from "../../src/config.ts";
-import { createEngine, isHeadless } from "../../src/engine.ts";
-import { DEFAULT_LOOP_MARKER, type LoopSpec } from "../../src/loop.ts";
-import { NO_SPEND } from "../../src/spend.ts";
+import { createEngine, isHeadless } from "../../src/continue/engine.ts";
+import { DEFAULT_LOOP_MARKER, type LoopSpec } from "../../src/continue/loop.ts";
+import { DEFAULT_CONFIG, type TilDoneConfig } from "../../src/settings/config.ts";
+import { NO_SPEND } from "../../src/spend/usage.ts";
 import {
 	getChain,
 	getDecisions,

@@ -1,10 +1,10 @@
 import type { Component } from "@earendil-works/pi-tui";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { DEFAULT_CONFIG } from "../../src/config.ts";
+import { DEFAULT_LOOP_MARKER } from "../../src/continue/loop.ts";
+import { initialChain, type PlanInput } from "../../src/continue/planner.ts";
+import { countersOf } from "../../src/continue/reasons.ts";
 import { registerEventHandlers, registerFlags, registerMessageRenderers } from "../../src/events.ts";
-import { DEFAULT_LOOP_MARKER } from "../../src/loop.ts";
-import { initialChain, type PlanInput } from "../../src/planner.ts";
-import { countersOf } from "../../src/reasons.ts";
+import { DEFAULT_CONFIG } from "../../src/settings/config.ts";
 import {
 	getChain,
 	getDecisions,

@@ -32,10 +32,10 @@ import {
 	UNVERIFIED_ASK,
 	UNVERIFIED_HEAD,
 } from "../../src/formatting.ts";
-import { formatPanelLines } from "../../src/panel.ts";
-import { incompleteIndices, pickNextIndex } from "../../src/queries.ts";
-import { oneLine, prefix } from "../../src/text.ts";
+import { incompleteIndices, pickNextIndex } from "../../src/list/queries.ts";
+import { oneLine, prefix } from "../../src/texts/data.ts";
 import type { CheckRun, TodoItem, TodoStatus } from "../../src/types.ts";
+import { formatPanelLines } from "../../src/ui/panel.ts";
 import { must } from "../helpers/must.ts";
 import { plainTheme, taggingTheme, textOf } from "../helpers/theme.ts";
 

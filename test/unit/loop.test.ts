@@ -7,7 +7,7 @@ import {
 	loopStatusText,
 	MAX_LOOP_ITERATIONS,
 	parseLoopArgs,
-} from "../../src/loop.ts";
+} from "../../src/continue/loop.ts";
 
 const USAGE = "usage: /loop [--max N] [--until MARKER] <prompt>";
 const BAD_MAX = "--max takes a whole number from 1 to 1000";

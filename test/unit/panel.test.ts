@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { formatPanelLines, PANEL_MAX_ITEMS, panelStart } from "../../src/panel.ts";
 import type { TodoItem, TodoStatus } from "../../src/types.ts";
+import { formatPanelLines, PANEL_MAX_ITEMS, panelStart } from "../../src/ui/panel.ts";
 import { taggingTheme } from "../helpers/theme.ts";
 
 const todo = (text: string, status: TodoStatus = "not_started"): TodoItem => ({ text, status });

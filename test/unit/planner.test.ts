@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { LoopState } from "../../src/loop.ts";
+import type { LoopState } from "../../src/continue/loop.ts";
 import {
 	assessRun,
 	backoffFor,
@@ -19,8 +19,8 @@ import {
 	type RunOutcome,
 	type StopReason,
 	verificationChecks,
-} from "../../src/planner.ts";
-import { NO_SPEND } from "../../src/spend.ts";
+} from "../../src/continue/planner.ts";
+import { NO_SPEND } from "../../src/spend/usage.ts";
 import type { CheckRun, TodoItem, TodoStatus } from "../../src/types.ts";
 
 const todo = (text: string, status: TodoStatus = "not_started"): TodoItem => ({ text, status });

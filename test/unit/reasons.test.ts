@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { type ChainState, type EngineLimits, initialChain, type Plan, type PlanInput } from "../../src/planner.ts";
+import {
+	type ChainState,
+	type EngineLimits,
+	initialChain,
+	type Plan,
+	type PlanInput,
+} from "../../src/continue/planner.ts";
 import {
 	type Counters,
 	countersOf,
@@ -11,8 +17,8 @@ import {
 	formatDecision,
 	formatWhy,
 	WHY_SHOWN,
-} from "../../src/reasons.ts";
-import { NO_SPEND } from "../../src/spend.ts";
+} from "../../src/continue/reasons.ts";
+import { NO_SPEND } from "../../src/spend/usage.ts";
 import type { TodoItem, TodoStatus } from "../../src/types.ts";
 
 const todo = (text: string, status: TodoStatus = "not_started"): TodoItem => ({ text, status });

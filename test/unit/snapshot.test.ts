@@ -5,8 +5,8 @@
  */
 
 import { describe, expect, it } from "vitest";
-import { DONE_CHECK_ENTRY_TYPE, SNAPSHOT_ENTRY_TYPE } from "../../src/keys.ts";
-import { lastDoneCheck, lastSnapshot, snapshotFromEntry } from "../../src/snapshot.ts";
+import { DONE_CHECK_ENTRY_TYPE, SNAPSHOT_ENTRY_TYPE } from "../../src/session/keys.ts";
+import { lastDoneCheck, lastSnapshot, snapshotFromEntry } from "../../src/session/snapshot.ts";
 import type { TodoItem } from "../../src/types.ts";
 import { must } from "../helpers/must.ts";
 

@@ -1,9 +1,9 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { DEFAULT_CONFIG } from "../../src/config.ts";
-import { SNAPSHOT_ENTRY_TYPE } from "../../src/keys.ts";
-import { initialChain } from "../../src/planner.ts";
-import { countersOf } from "../../src/reasons.ts";
-import { NO_SPEND } from "../../src/spend.ts";
+import { initialChain } from "../../src/continue/planner.ts";
+import { countersOf } from "../../src/continue/reasons.ts";
+import { SNAPSHOT_ENTRY_TYPE } from "../../src/session/keys.ts";
+import { DEFAULT_CONFIG } from "../../src/settings/config.ts";
+import { NO_SPEND } from "../../src/spend/usage.ts";
 import {
 	appendTodos,
 	clearDecisions,

@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { NO_SPEND } from "../../src/spend.ts";
 import {
 	CHAIN_BUDGET,
 	costBudgetMessage,
@@ -11,7 +10,8 @@ import {
 	spendMessage,
 	tokenBudgetMessage,
 	UNVERIFIED_TAIL,
-} from "../../src/stop-texts.ts";
+} from "../../src/continue/stop-texts.ts";
+import { NO_SPEND } from "../../src/spend/usage.ts";
 
 const TAKE_OVER = "Remaining todos were not completed. Take over manually.";
 

@@ -1,10 +1,10 @@
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { beforeEach, describe, expect, it, vi } from "vitest";
-import { DEFAULT_CONFIG, type TilDoneConfig } from "../../src/config.ts";
-import type { CheckEnv } from "../../src/item-checks.ts";
+import { DEFAULT_CONFIG, type TilDoneConfig } from "../../src/settings/config.ts";
 import { getChain, getTodos, setChain, setTodos } from "../../src/state.ts";
 import { createEditTodosTool, createWriteTodosTool } from "../../src/tools.ts";
 import type { TodoItem, TodoStatus } from "../../src/types.ts";
+import type { CheckEnv } from "../../src/verify/item-checks.ts";
 import { createFakeCtx, type FakeUi } from "../helpers/fake-ctx.ts";
 import { freshStore } from "../helpers/store.ts";
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import type { LoopState } from "../../src/loop.ts";
-import { type ChainState, initialChain } from "../../src/planner.ts";
+import type { LoopState } from "../../src/continue/loop.ts";
+import { type ChainState, initialChain } from "../../src/continue/planner.ts";
 import type { UiView } from "../../src/state.ts";
 import type { TodoItem, TodoStatus } from "../../src/types.ts";
-import { createPainter } from "../../src/ui.ts";
+import { createPainter } from "../../src/ui/painter.ts";
 import { createFakeCtx, type FakeCtxOptions } from "../helpers/fake-ctx.ts";
 
 const todo = (text: string, status: TodoStatus = "not_started"): TodoItem => ({ text, status });

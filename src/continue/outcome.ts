@@ -1,7 +1,7 @@
 /** What a finished run says about itself, read from the messages pi hands over. Pure. */
 
+import { textOfContent } from "../texts/data.ts";
 import type { RunOutcome, StopReason } from "./planner.ts";
-import { textOfContent } from "./text.ts";
 
 const ABORTED_ERROR = /\babort(ed)?\b/i;
 

@@ -5,12 +5,10 @@
  */
 
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
-import { fitsInResults, formatChangeBody, formatCheckFailures, LONG_LIST_NOTE } from "./formatting.ts";
-import { type CheckEnv, itemsToCheck, modelChecksBlocked, runItemChecks } from "./item-checks.ts";
-import { tellUser } from "./notices.ts";
-import { droppedOpenItems, openItemsAt } from "./queries.ts";
-import { getChain, getTodos, updateTodoStatus } from "./state.ts";
-import { oneLine, prefix } from "./text.ts";
+import { fitsInResults, formatChangeBody, formatCheckFailures, LONG_LIST_NOTE } from "../formatting.ts";
+import { droppedOpenItems, openItemsAt } from "../list/queries.ts";
+import { getChain, getTodos, updateTodoStatus } from "../state.ts";
+import { oneLine, prefix } from "../texts/data.ts";
 import {
 	ACTION_LABELS,
 	ACTION_TO_STATUS,
@@ -18,8 +16,10 @@ import {
 	type EditAction,
 	type TodoDetails,
 	type TodoItem,
-} from "./types.ts";
-import { cloneTodos, type ParamError } from "./validation.ts";
+} from "../types.ts";
+import { tellUser } from "../ui/tell.ts";
+import { cloneTodos, type ParamError } from "../validation.ts";
+import { type CheckEnv, itemsToCheck, modelChecksBlocked, runItemChecks } from "./item-checks.ts";
 
 export type ToolResult<D> = { content: { type: "text"; text: string }[]; details: D };
 

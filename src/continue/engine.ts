@@ -10,18 +10,10 @@ import type {
 	ExtensionCommandContext,
 	ExtensionContext,
 } from "@earendil-works/pi-coding-agent";
-import type { TilDoneConfig } from "./config.ts";
-import { type Countdown, startCountdown } from "./countdown.ts";
-import { backoffMessage, completionNotice, reviewWaitText } from "./formatting.ts";
-import { quietly } from "./guard.ts";
-import { continueInRun } from "./headless.ts";
-import { type CheckEnv, modelChecksBlocked } from "./item-checks.ts";
-import { COMPLETE_MESSAGE_TYPE, LOOP_MESSAGE_TYPE } from "./keys.ts";
-import { LOOP_STOPPED_BY_USER, type LoopSpec, loopPrompt } from "./loop.ts";
-import { runOutcome } from "./outcome.ts";
-import { type Plan, type PlanInput, type PlannedCheck, planAfterRun, planNow } from "./planner.ts";
-import { decisionOf } from "./reasons.ts";
-import { modelInputPrice } from "./spend-report.ts";
+import { backoffMessage, completionNotice, reviewWaitText } from "../formatting.ts";
+import { COMPLETE_MESSAGE_TYPE, LOOP_MESSAGE_TYPE } from "../session/keys.ts";
+import type { TilDoneConfig } from "../settings/config.ts";
+import { modelInputPrice } from "../spend/report.ts";
 import {
 	effectiveDoneCheck,
 	getChain,
@@ -36,8 +28,16 @@ import {
 	resetChain,
 	setChain,
 	setLoop,
-} from "./state.ts";
-import { applyVerification, runVerification } from "./verification.ts";
+} from "../state.ts";
+import { quietly } from "../ui/guard.ts";
+import { type CheckEnv, modelChecksBlocked } from "../verify/item-checks.ts";
+import { applyVerification, runVerification } from "../verify/verification.ts";
+import { type Countdown, startCountdown } from "./countdown.ts";
+import { continueInRun } from "./in-run.ts";
+import { LOOP_STOPPED_BY_USER, type LoopSpec, loopPrompt } from "./loop.ts";
+import { runOutcome } from "./outcome.ts";
+import { type Plan, type PlanInput, type PlannedCheck, planAfterRun, planNow } from "./planner.ts";
+import { decisionOf } from "./reasons.ts";
 
 export interface Engine {
 	/** A run ended (TUI/RPC): plan what comes next, to be done once pi has settled. */

@@ -4,11 +4,11 @@
  */
 
 import type { AgentBeforeSettleEvent, BoundaryResult } from "@earendil-works/pi-coding-agent";
-import { COMPLETE_MESSAGE_TYPE } from "./keys.ts";
+import { COMPLETE_MESSAGE_TYPE } from "../session/keys.ts";
+import { markStopped, recordDecision, recordSend, setChain, setLoop } from "../state.ts";
 import { runOutcome } from "./outcome.ts";
 import { type Plan, type PlanInput, type PlannedCheck, type PlannedMessage, planAfterRun } from "./planner.ts";
 import { type Decision, decisionOf } from "./reasons.ts";
-import { markStopped, recordDecision, recordSend, setChain, setLoop } from "./state.ts";
 
 /** Exit status of `pi -p` when the list has a verification and did not end verified. */
 export const UNVERIFIED_EXIT_CODE = 3;

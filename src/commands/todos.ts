@@ -1,14 +1,14 @@
 /** The user's controls: `/todos` to see and change the list and the auto-continue, `/loop` to iterate a prompt. */
 
 import type { ExtensionAPI, ExtensionCommandContext } from "@earendil-works/pi-coding-agent";
-import type { TilDoneConfig } from "./config.ts";
-import type { Engine } from "./engine.ts";
-import { formatTodoListText, renderTodoList } from "./formatting.ts";
-import { DONE_CHECK_ENTRY_TYPE, SNAPSHOT_ENTRY_TYPE } from "./keys.ts";
-import { parseLoopArgs } from "./loop.ts";
-import type { ChainState } from "./planner.ts";
-import { formatWhy, stopWords } from "./reasons.ts";
-import { formatSpendLines, modelInputPrice } from "./spend-report.ts";
+import type { Engine } from "../continue/engine.ts";
+import { parseLoopArgs } from "../continue/loop.ts";
+import type { ChainState } from "../continue/planner.ts";
+import { formatWhy, stopWords } from "../continue/reasons.ts";
+import { formatTodoListText, renderTodoList } from "../formatting.ts";
+import { DONE_CHECK_ENTRY_TYPE, SNAPSHOT_ENTRY_TYPE } from "../session/keys.ts";
+import type { TilDoneConfig } from "../settings/config.ts";
+import { formatSpendLines, modelInputPrice } from "../spend/report.ts";
 import {
 	appendTodos,
 	effectiveDoneCheck,
@@ -24,10 +24,10 @@ import {
 	setPanelEnabled,
 	setTodos,
 	updateTodoStatus,
-} from "./state.ts";
-import { oneLine } from "./text.ts";
-import { ACTION_TO_STATUS, type EditAction, INITIAL_STATUS, MAX_CHECK_LENGTH, type TodoDetails } from "./types.ts";
-import { checkEditParams, checkWriteParams, cloneTodos, isValidCheck } from "./validation.ts";
+} from "../state.ts";
+import { oneLine } from "../texts/data.ts";
+import { ACTION_TO_STATUS, type EditAction, INITIAL_STATUS, MAX_CHECK_LENGTH, type TodoDetails } from "../types.ts";
+import { checkEditParams, checkWriteParams, cloneTodos, isValidCheck } from "../validation.ts";
 
 const SUBCOMMAND_TO_ACTION: Readonly<Record<string, EditAction>> = {
 	start: "start",

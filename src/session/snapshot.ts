@@ -3,9 +3,9 @@
  * malformed is skipped, never trusted.
  */
 
+import { MAX_TODOS, TOOL_NAMES, type TodoItem } from "../types.ts";
+import { cloneTodos, isValidCheck, isValidTodoItem } from "../validation.ts";
 import { DONE_CHECK_ENTRY_TYPE, SNAPSHOT_ENTRY_TYPE } from "./keys.ts";
-import { MAX_TODOS, TOOL_NAMES, type TodoItem } from "./types.ts";
-import { cloneTodos, isValidCheck, isValidTodoItem } from "./validation.ts";
 
 /** A snapshot we may trust: an array of valid items within the list limit. */
 function asSnapshot(value: unknown): TodoItem[] | undefined {

@@ -4,6 +4,8 @@
  */
 
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
+import { loopStatusText } from "../continue/loop.ts";
+import { formatStopStatus } from "../continue/reasons.ts";
 import {
 	formatActiveText,
 	formatCheckStatus,
@@ -12,8 +14,7 @@ import {
 	formatReviewStatus,
 	formatStatusText,
 	PLAIN_STYLE,
-} from "./formatting.ts";
-import { quietly } from "./guard.ts";
+} from "../formatting.ts";
 import {
 	ACTIVE_STATUS_KEY,
 	CHECK_STATUS_KEY,
@@ -24,11 +25,10 @@ import {
 	REVIEW_STATUS_KEY,
 	STATUS_KEY,
 	STOP_STATUS_KEY,
-} from "./keys.ts";
-import { loopStatusText } from "./loop.ts";
+} from "../session/keys.ts";
+import type { UiView } from "../state.ts";
+import { quietly } from "./guard.ts";
 import { formatPanelLines } from "./panel.ts";
-import { formatStopStatus } from "./reasons.ts";
-import type { UiView } from "./state.ts";
 
 /** Every status-bar value by key; undefined clears the key. */
 export function statusValues(view: UiView): [string, string | undefined][] {

@@ -1,9 +1,9 @@
 /** The optional todo panel above the editor: a short window onto the list. Pure; ui.ts draws it. */
 
-import { getStatusIcon, getTodoLabel, PLAIN_STYLE, renderMarks, type Styler } from "./formatting.ts";
-import { oneLine } from "./text.ts";
-import type { TodoItem } from "./types.ts";
-import { isIncomplete } from "./validation.ts";
+import { getStatusIcon, getTodoLabel, PLAIN_STYLE, renderMarks, type Styler } from "../formatting.ts";
+import { oneLine } from "../texts/data.ts";
+import type { TodoItem } from "../types.ts";
+import { isIncomplete } from "../validation.ts";
 
 /** Most items the panel shows before it summarises the rest as "+N more". */
 export const PANEL_MAX_ITEMS = 5;

@@ -1,8 +1,8 @@
 /** Settings with one precedence order: CLI flag, then environment variable, then default. Pure. */
 
-import type { EngineLimits } from "./planner.ts";
-import { DEFAULT_COUNTDOWN_SECONDS, MAX_AUTO_CONTINUE, MAX_NO_PROGRESS } from "./types.ts";
-import { isValidCheck } from "./validation.ts";
+import type { EngineLimits } from "../continue/planner.ts";
+import { DEFAULT_COUNTDOWN_SECONDS, MAX_AUTO_CONTINUE, MAX_NO_PROGRESS } from "../types.ts";
+import { isValidCheck } from "../validation.ts";
 
 export interface TilDoneConfig extends EngineLimits {
 	/** Seconds of countdown before a continuation; 0 sends at once. Fractions are allowed (tests use them). */

@@ -3,10 +3,9 @@
  * Pure: the adapters (engine.ts for the countdown, headless.ts for print and JSON modes) carry the plan out.
  */
 
-import { buildContinuationPrompt, describeCheckEnd, formatCheckFailures, reviewWaitIndex } from "./formatting.ts";
-import { COUNTDOWN_MESSAGE_TYPE, LOOP_MESSAGE_TYPE } from "./keys.ts";
-import { type LoopEndCode, type LoopState, loopEndMessage, loopPrompt } from "./loop.ts";
-import { countCompletedByText, hasIncomplete } from "./queries.ts";
+import { buildContinuationPrompt, describeCheckEnd, formatCheckFailures, reviewWaitIndex } from "../formatting.ts";
+import { countCompletedByText, hasIncomplete } from "../list/queries.ts";
+import { COUNTDOWN_MESSAGE_TYPE, LOOP_MESSAGE_TYPE } from "../session/keys.ts";
 import {
 	type ChainSpend,
 	forecastNext,
@@ -14,7 +13,9 @@ import {
 	noteFinished,
 	spendProgress,
 	spendsWithoutProgress,
-} from "./spend.ts";
+} from "../spend/usage.ts";
+import type { CheckRun, TodoItem } from "../types.ts";
+import { type LoopEndCode, type LoopState, loopEndMessage, loopPrompt } from "./loop.ts";
 import {
 	type BudgetSubject,
 	CHAIN_BUDGET,
@@ -29,7 +30,6 @@ import {
 	UNFINISHED_TAIL,
 	UNVERIFIED_TAIL,
 } from "./stop-texts.ts";
-import type { CheckRun, TodoItem } from "./types.ts";
 
 /** How the model's last message of a run ended, as pi reports it. */
 export type StopReason = "stop" | "toolUse" | "length" | "error" | "aborted";

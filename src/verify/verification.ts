@@ -5,12 +5,12 @@
  */
 
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
+import { type Plan, type PlanInput, type PlannedCheck, planAfterVerification } from "../continue/planner.ts";
+import { SNAPSHOT_ENTRY_TYPE } from "../session/keys.ts";
+import { getTodos, setChain, setChecking, setVerification, updateTodoStatus } from "../state.ts";
+import type { CheckRun, TodoDetails } from "../types.ts";
+import { cloneTodos } from "../validation.ts";
 import { type Exec, runCheck } from "./checks.ts";
-import { SNAPSHOT_ENTRY_TYPE } from "./keys.ts";
-import { type Plan, type PlanInput, type PlannedCheck, planAfterVerification } from "./planner.ts";
-import { getTodos, setChain, setChecking, setVerification, updateTodoStatus } from "./state.ts";
-import type { CheckRun, TodoDetails } from "./types.ts";
-import { cloneTodos } from "./validation.ts";
 
 export interface VerificationRun {
 	exec: Exec;

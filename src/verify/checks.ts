@@ -4,7 +4,7 @@
  */
 
 import type { ExecOptions, ExecResult } from "@earendil-works/pi-coding-agent";
-import type { CheckRun } from "./types.ts";
+import type { CheckRun } from "../types.ts";
 
 /** `pi.exec`, or a stand-in with its shape. */
 export type Exec = (command: string, args: string[], options?: ExecOptions) => Promise<ExecResult>;

@@ -1,9 +1,9 @@
 /** The spend lines of `/todos status`: what the chain cost, its budgets with the next forecast, the progress breaker. */
 
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
-import type { EngineLimits } from "./planner.ts";
-import { type ChainSpend, forecastNext, MIN_FINISHED_FOR_SPEND, spendProgress } from "./spend.ts";
-import { formatCost, formatTokens } from "./stop-texts.ts";
+import type { EngineLimits } from "../continue/planner.ts";
+import { formatCost, formatTokens } from "../continue/stop-texts.ts";
+import { type ChainSpend, forecastNext, MIN_FINISHED_FOR_SPEND, spendProgress } from "./usage.ts";
 
 function spentLine(spend: ChainSpend): string {
 	const cost = spend.cost > 0 ? `, cost ${formatCost(spend.cost)}` : "";

@@ -1,9 +1,9 @@
 /** The visible, interruptible countdown before a continuation: timers and the widget, nothing else. */
 
 import type { ExtensionUIContext } from "@earendil-works/pi-coding-agent";
-import { countdownText } from "./formatting.ts";
-import { quietly } from "./guard.ts";
-import { COUNTDOWN_WIDGET_ID } from "./keys.ts";
+import { countdownText } from "../formatting.ts";
+import { COUNTDOWN_WIDGET_ID } from "../session/keys.ts";
+import { quietly } from "../ui/guard.ts";
 
 export interface CountdownOptions {
 	/** Total length in seconds; fractions allowed. */

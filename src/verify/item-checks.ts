@@ -3,11 +3,11 @@
  * shown on the status bar and as the tool's partial result while it runs. Also who may run the model's checks at all.
  */
 
+import type { TilDoneConfig } from "../settings/config.ts";
+import { setChecking } from "../state.ts";
+import { oneLine } from "../texts/data.ts";
+import type { CheckRun, TodoItem } from "../types.ts";
 import { type Exec, runCheck } from "./checks.ts";
-import type { TilDoneConfig } from "./config.ts";
-import { setChecking } from "./state.ts";
-import { oneLine } from "./text.ts";
-import type { CheckRun, TodoItem } from "./types.ts";
 
 /** What running the model's checks needs from pi and the session. */
 export interface CheckEnv {

@@ -1,6 +1,6 @@
 /** Why a chain stops, in the words the user reads: the breakers, the progress breaker and the budgets. Pure. */
 
-import type { Forecast, SpendProgress } from "./spend.ts";
+import type { Forecast, SpendProgress } from "../spend/usage.ts";
 
 /** How a breaker's message ends: what was left undone. */
 export const UNFINISHED_TAIL = "Remaining todos were not completed. Take over manually.";

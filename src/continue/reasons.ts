@@ -3,11 +3,11 @@
  * it, for `/todos why`, the status bar and the stderr of print and JSON modes. Pure.
  */
 
-import { reviewWaitText } from "./formatting.ts";
+import { reviewWaitText } from "../formatting.ts";
+import { finishedCount } from "../list/queries.ts";
+import { oneLine } from "../texts/data.ts";
 import type { Plan, PlanInput, StopCode } from "./planner.ts";
-import { finishedCount } from "./queries.ts";
 import { formatCost, formatTokens } from "./stop-texts.ts";
-import { oneLine } from "./text.ts";
 
 /** The counters a decision was made on. */
 export interface Counters {
