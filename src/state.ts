@@ -1,6 +1,7 @@
 /**
- * The store: the todo list, the continuation chain, the `/loop` in progress and the panel switch. It stores and
- * tells its subscriber (the session's status-bar painter, ui.ts) about every change; it never touches the UI itself.
+ * The store, a module-scoped singleton: the todo list, the continuation chain, the `/loop` in progress, the checks
+ * and the decisions. Every write goes through one setter that tells the subscribers (the session's painter,
+ * ui/painter.ts, among them); it never touches the UI itself. It is rebuilt from the session branch.
  */
 
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
@@ -28,30 +29,43 @@ export interface Verification {
 	checks: number;
 }
 
-/** What the status bar and the panel show (ui.ts paints it). */
-export interface UiView {
+/** Everything the store holds. A new field is one line here and one in {@link initialState}. */
+export interface StoreState {
 	todos: readonly TodoItem[];
-	chain: Readonly<ChainState>;
-	loop: Readonly<LoopState> | undefined;
+	chain: ChainState;
+	loop: LoopState | undefined;
+	/** Set once the finished-list notice is shown; cleared when the list has work again. */
+	completionAnnounced: boolean;
 	panelEnabled: boolean;
 	checking: RunningCheck | undefined;
 	verification: Verification | undefined;
+	/** The done-check set with `/todos check` on the branch: a command, null for "off", undefined when never set. */
+	branchDoneCheck: string | null | undefined;
+	/** The latest decisions of the auto-continue, oldest first, at most {@link MAX_DECISIONS}. */
+	decisions: readonly Decision[];
+	/** Setting warnings already shown: flags and environment do not change while pi runs, so each is said once. */
+	reportedWarnings: ReadonlySet<string>;
 }
 
-let todos: TodoItem[] = [];
-let chain: ChainState = initialChain();
-let loop: LoopState | undefined;
-/** Set once the finished-list notice is shown; cleared when the list has work again. */
-let completionAnnounced = false;
-let panelEnabled = false;
-let checking: RunningCheck | undefined;
-let verification: Verification | undefined;
-/** The done-check set with `/todos check` on the branch: a command, null for "off", undefined when never set. */
-let branchDoneCheck: string | null | undefined;
-/** The latest decisions of the auto-continue, oldest first, at most {@link MAX_DECISIONS}. */
-let decisions: Decision[] = [];
-/** Setting warnings already shown: flags and environment do not change while pi runs, so each is said once. */
-const reportedWarnings = new Set<string>();
+/** What the status bar and the panel show (ui/painter.ts paints it). */
+export type UiView = Pick<StoreState, "todos" | "chain" | "loop" | "panelEnabled" | "checking" | "verification">;
+
+function initialState(): StoreState {
+	return {
+		todos: [],
+		chain: initialChain(),
+		loop: undefined,
+		completionAnnounced: false,
+		panelEnabled: false,
+		checking: undefined,
+		verification: undefined,
+		branchDoneCheck: undefined,
+		decisions: [],
+		reportedWarnings: new Set(),
+	};
+}
+
+let state: StoreState = initialState();
 const listeners = new Set<() => void>();
 
 /** Calls `listener` after every change; returns the unsubscribe function. */
@@ -60,192 +74,191 @@ export function subscribe(listener: () => void): () => void {
 	return () => listeners.delete(listener);
 }
 
-function changed(): void {
+/** The one way the store changes: every write goes through here, and every listener hears of it. */
+function setState(patch: Partial<StoreState>): void {
+	state = { ...state, ...patch };
 	for (const listener of [...listeners]) listener();
 }
 
-export function getTodos(): readonly TodoItem[] {
-	return todos;
+/** The whole state, as of now; never mutated in place, so a caller may keep it to compare. */
+export function getState(): Readonly<StoreState> {
+	return state;
 }
 
-/** A list change: noted as progress when an item is newly finished, and the completion notice re-armed. */
-function listChanged(): void {
-	if (!isAllFinished(todos)) completionAnnounced = false;
-	chain = noteCompleted(chain, todos);
-	// A pass no longer holds for a changed list; a failure stays on the status bar until the next verification.
-	if (verification?.passed) verification = undefined;
-	changed();
+export function getTodos(): readonly TodoItem[] {
+	return state.todos;
+}
+
+/**
+ * A new list, with what follows from it: an item newly finished is progress, the completion notice is re-armed for a
+ * list with work, and a pass no longer holds (a failure stays on the status bar until the next verification).
+ */
+function withList(todos: readonly TodoItem[]): Partial<StoreState> {
+	return {
+		todos,
+		chain: noteCompleted(state.chain, todos),
+		completionAnnounced: isAllFinished(todos) ? state.completionAnnounced : false,
+		verification: state.verification?.passed ? undefined : state.verification,
+	};
 }
 
 /** Replaces the whole list. */
 export function setTodos(newTodos: readonly TodoItem[]): void {
-	todos = cloneTodos(newTodos);
-	listChanged();
+	setState(withList(cloneTodos(newTodos)));
 }
 
 /** Sets the status of every item at `indices`; the caller has validated them. */
 export function updateTodoStatus(indices: readonly number[], newStatus: TodoStatus): void {
-	todos = todos.map((todo, index) => (indices.includes(index) ? { ...todo, status: newStatus } : todo));
-	listChanged();
+	setState(
+		withList(state.todos.map((todo, index) => (indices.includes(index) ? { ...todo, status: newStatus } : todo))),
+	);
 }
 
 export function appendTodos(newItems: readonly TodoItem[]): void {
-	todos = [...todos, ...cloneTodos(newItems)];
-	listChanged();
+	setState(withList([...state.todos, ...cloneTodos(newItems)]));
 }
 
 export function insertTodos(atIndex: number, newItems: readonly TodoItem[]): void {
-	todos = [...todos.slice(0, atIndex), ...cloneTodos(newItems), ...todos.slice(atIndex)];
-	listChanged();
+	const todos = state.todos;
+	setState(withList([...todos.slice(0, atIndex), ...cloneTodos(newItems), ...todos.slice(atIndex)]));
 }
 
 export function getChain(): Readonly<ChainState> {
-	return chain;
+	return state.chain;
 }
 
-export function setChain(next: ChainState): void {
-	chain = next;
-	changed();
+export function setChain(chain: ChainState): void {
+	setState({ chain });
 }
 
 /** The user took the wheel (a prompt, a command, a new session): every breaker counter starts again. */
 export function resetChain(): void {
+	setState({ chain: freshChain(state.chain, state.todos) });
+}
+
+/** A new chain over `todos`: what is completed now is not progress, and a pause of the user's lasts. */
+function freshChain(old: ChainState, todos: readonly TodoItem[]): ChainState {
 	const fresh = { ...initialChain(), completedByText: noteCompleted(initialChain(), todos).completedByText };
-	const keepPause = chain.paused && chain.pausedBy === "user";
-	setChain(keepPause ? { ...fresh, paused: true, pauseReason: chain.pauseReason, pausedBy: "user" } : fresh);
+	const keepPause = old.paused && old.pausedBy === "user";
+	return keepPause ? { ...fresh, paused: true, pauseReason: old.pauseReason, pausedBy: "user" } : fresh;
 }
 
 /** Switches auto-continue off; a model's pause ends with the user's next prompt, a user's with `resume`. */
 export function pauseAutoContinue(by: "user" | "model", reason?: string): void {
-	setChain({ ...chain, paused: true, pausedBy: by, pauseReason: reason });
+	setChain({ ...state.chain, paused: true, pausedBy: by, pauseReason: reason });
 }
 
 export function resumeAutoContinue(): void {
-	setChain({ ...chain, paused: false, pausedBy: undefined, pauseReason: undefined });
+	setChain({ ...state.chain, paused: false, pausedBy: undefined, pauseReason: undefined });
 }
 
 /** A model call ended: its usage counts in the chain's spend (a message without usage changes nothing). */
 export function recordUsage(message: unknown): void {
 	const usage = readUsage(message);
-	if (usage) setChain({ ...chain, spend: addUsage(chain.spend, usage) });
+	if (usage) setChain({ ...state.chain, spend: addUsage(state.chain.spend, usage) });
 }
 
 /** A breaker or a budget stopped the chain: the status bar says why until the user acts. */
 export function markStopped(code: StopCode): void {
-	setChain({ ...chain, stopped: code });
+	setChain({ ...state.chain, stopped: code });
 }
 
 /** Decisions kept for `/todos why`: enough for a long chain's end, bounded so a long session does not grow. */
 export const MAX_DECISIONS = 50;
 
 export function recordDecision(decision: Decision): void {
-	decisions = [...decisions.slice(-(MAX_DECISIONS - 1)), decision];
+	setState({ decisions: [...state.decisions.slice(-(MAX_DECISIONS - 1)), decision] });
 }
 
 export function getDecisions(): readonly Decision[] {
-	return decisions;
+	return state.decisions;
 }
 
 /** A new session (not a reload or a move in the tree): the old one's decisions are not its own. */
 export function clearDecisions(): void {
-	decisions = [];
+	setState({ decisions: [] });
 }
 
 /** The `/loop` in progress, if any. */
 export function getLoop(): Readonly<LoopState> | undefined {
-	return loop;
+	return state.loop;
 }
 
 export function setLoop(next: LoopState | undefined): void {
-	loop = next ? { ...next } : undefined;
-	changed();
+	setState({ loop: next ? { ...next } : undefined });
 }
 
 /** Stores what a sent continuation or loop iteration changes: the chain's counters and the loop. */
 export function recordSend(sent: { chain: ChainState; loop: LoopState | undefined }): void {
-	chain = sent.chain;
-	loop = sent.loop;
-	changed();
+	setState({ chain: sent.chain, loop: sent.loop });
 }
 
 /** Whether the "all done" notice was already shown for the current list. */
 export function isCompletionAnnounced(): boolean {
-	return completionAnnounced;
+	return state.completionAnnounced;
 }
 
 export function markCompletionAnnounced(): void {
-	completionAnnounced = true;
+	setState({ completionAnnounced: true });
 }
 
 /** The warnings among `warnings` not shown yet, now counted as shown. */
 export function takeUnreported(warnings: readonly string[]): string[] {
-	const fresh = warnings.filter((warning) => !reportedWarnings.has(warning));
-	for (const warning of fresh) reportedWarnings.add(warning);
+	const fresh = warnings.filter((warning) => !state.reportedWarnings.has(warning));
+	if (fresh.length > 0) setState({ reportedWarnings: new Set([...state.reportedWarnings, ...fresh]) });
 	return fresh;
 }
 
-export function setPanelEnabled(enabled: boolean): void {
-	panelEnabled = enabled;
-	changed();
+export function setPanelEnabled(panelEnabled: boolean): void {
+	setState({ panelEnabled });
 }
 
 export function isPanelEnabled(): boolean {
-	return panelEnabled;
+	return state.panelEnabled;
 }
 
 /** Shows a check as running (undefined: none is). */
-export function setChecking(next: RunningCheck | undefined): void {
-	checking = next;
-	changed();
+export function setChecking(checking: RunningCheck | undefined): void {
+	setState({ checking });
 }
 
 export function getVerification(): Verification | undefined {
-	return verification;
+	return state.verification;
 }
 
-export function setVerification(next: Verification | undefined): void {
-	verification = next;
-	changed();
+export function setVerification(verification: Verification | undefined): void {
+	setState({ verification });
 }
 
 /** The done-check the user set on this branch, if they did (null: they turned it off). */
 export function getBranchDoneCheck(): string | null | undefined {
-	return branchDoneCheck;
+	return state.branchDoneCheck;
 }
 
 /** The done-check in force: the one set on the branch (null: turned off there), else the configured one. */
 export function effectiveDoneCheck(configured: string | undefined): string | undefined {
-	return branchDoneCheck === undefined ? configured : (branchDoneCheck ?? undefined);
+	const branch = state.branchDoneCheck;
+	return branch === undefined ? configured : (branch ?? undefined);
 }
 
 /** `/todos check`: a new done-check (or null for none) also makes the finished list unverified again. */
 export function setBranchDoneCheck(command: string | null): void {
-	branchDoneCheck = command;
-	verification = undefined;
-	changed();
+	setState({ branchDoneCheck: command, verification: undefined });
 }
 
 /** What the status bar and the panel show, as of now. */
-export function currentView(): UiView {
-	return { todos, chain, loop, panelEnabled, checking, verification };
-}
+export const currentView: () => UiView = getState;
 
-/** Testing only: back to an empty list and fresh counters, with no subscriber. */
+/** Testing only: back to the initial state, with no subscriber. */
 export function resetState(): void {
-	todos = [];
-	chain = initialChain();
-	loop = undefined;
-	completionAnnounced = false;
-	panelEnabled = false;
-	checking = undefined;
-	verification = undefined;
-	branchDoneCheck = undefined;
-	decisions = [];
-	reportedWarnings.clear();
 	listeners.clear();
+	state = initialState();
 }
 
-/** Rebuilds the list from the last trustworthy snapshot on the current branch; an unreadable branch gives []. */
+/**
+ * Rebuilds the store from the current branch: the last trustworthy list and done-check, a fresh chain; an unreadable
+ * branch gives an empty list. What belongs to the process (decisions, warnings shown, the panel switch) is kept.
+ */
 export function reconstructState(ctx: ExtensionContext): void {
 	let branch: readonly unknown[] = [];
 	try {
@@ -253,11 +266,14 @@ export function reconstructState(ctx: ExtensionContext): void {
 	} catch {
 		branch = [];
 	}
-	todos = lastSnapshot(branch);
-	branchDoneCheck = lastDoneCheck(branch);
-	verification = undefined;
-	checking = undefined;
-	// A list that was already finished when the session was opened needs no fresh "all done" notice.
-	completionAnnounced = isAllFinished(todos);
-	resetChain();
+	const todos = lastSnapshot(branch);
+	setState({
+		todos,
+		chain: freshChain(state.chain, todos),
+		branchDoneCheck: lastDoneCheck(branch),
+		verification: undefined,
+		checking: undefined,
+		// A list that was already finished when the session was opened needs no fresh "all done" notice.
+		completionAnnounced: isAllFinished(todos),
+	});
 }

@@ -12,6 +12,7 @@ import {
 	getChain,
 	getDecisions,
 	getLoop,
+	getState,
 	getTodos,
 	getVerification,
 	insertTodos,
@@ -28,11 +29,13 @@ import {
 	resetState,
 	resumeAutoContinue,
 	setBranchDoneCheck,
+	setChecking,
 	setLoop,
 	setPanelEnabled,
 	setTodos,
 	setVerification,
 	subscribe,
+	takeUnreported,
 	updateTodoStatus,
 } from "../../src/state.ts";
 import type { TodoItem, TodoStatus } from "../../src/types.ts";
@@ -420,8 +423,16 @@ describe("the store tells its subscriber about every change, and nothing else", 
 		getTodos();
 		getChain();
 		getLoop();
-		markCompletionAnnounced();
+		getState();
 		expect(calls).toBe(0);
+	});
+
+	it("every write tells it, the completion mark included", () => {
+		let calls = 0;
+		subscribe(() => calls++);
+		markCompletionAnnounced();
+		setPanelEnabled(true);
+		expect(calls).toBe(2);
 	});
 });
 
@@ -482,5 +493,30 @@ describe("the verification of a finished list, and the done-check set on the bra
 		expect(getVerification()).toBeUndefined();
 		rebuild([write([todo("a")])]);
 		expect(getBranchDoneCheck()).toBeUndefined();
+	});
+});
+
+describe("resetting the store replaces the whole state", () => {
+	it("after writes to every part, a reset gives the same state as a fresh store", () => {
+		resetState();
+		const fresh = getState();
+		setTodos([{ text: "a", status: "completed" }]);
+		pauseAutoContinue("user", "why");
+		setLoop({ prompt: "p", max: 2, marker: "M", iteration: 1 });
+		recordDecision({
+			at: 1,
+			kind: "idle",
+			code: "paused",
+			text: "t",
+			counters: countersOf({ todos: [], chain: initialChain(), loop: undefined, limits: DEFAULT_CONFIG }),
+		});
+		setPanelEnabled(true);
+		setChecking({ what: "the done-check", command: "true" });
+		setVerification({ passed: false, failed: ["x"], checks: 1 });
+		setBranchDoneCheck("npm test");
+		markCompletionAnnounced();
+		takeUnreported(["a warning"]);
+		resetState();
+		expect(getState()).toEqual(fresh);
 	});
 });
