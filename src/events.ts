@@ -37,6 +37,7 @@ import {
 import { textOfContent } from "./texts/data.ts";
 import { quietly } from "./ui/guard.ts";
 import { createPainter } from "./ui/painter.ts";
+import { tell } from "./ui/tell.ts";
 
 type ThemeColor = Parameters<Theme["fg"]>[0];
 
@@ -107,9 +108,7 @@ export function startedByCustomMessage(event: object): boolean {
 /** Bad settings, said once: as notices where there is a UI, on stderr where there is none. */
 function reportSettingWarnings(ctx: ExtensionContext, warnings: readonly string[]): void {
 	for (const warning of takeUnreported(warnings)) {
-		const text = `pi-til-done: ${warning}`;
-		if (ctx.hasUI) quietly(() => ctx.ui.notify(text, "warning"));
-		else process.stderr.write(`[til-done] ${text}\n`);
+		tell(ctx, `pi-til-done: ${warning}`, "warning");
 	}
 }
 

@@ -4,7 +4,8 @@
  */
 
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
-import { registerCommands } from "./commands/todos.ts";
+import { registerLoopCommand } from "./commands/loop.ts";
+import { registerTodosCommand } from "./commands/todos.ts";
 import { checkEnv } from "./continue/engine.ts";
 import { registerEventHandlers, registerFlags, registerMessageRenderers } from "./events.ts";
 import { createEditTodosTool, createListTodosTool, createPauseTodosTool, createWriteTodosTool } from "./tools.ts";
@@ -18,7 +19,8 @@ export default function tilDone(pi: ExtensionAPI): void {
 	pi.registerTool(createListTodosTool());
 	pi.registerTool(createEditTodosTool(checks));
 	pi.registerTool(createPauseTodosTool());
-	registerCommands(pi, engine, getConfig);
+	registerTodosCommand(pi, engine, getConfig);
+	registerLoopCommand(pi, engine);
 }
 
 export * from "./session/keys.ts";

@@ -17,6 +17,7 @@ import {
 	type TodoItem,
 	WRITE_MODES,
 } from "./types.ts";
+import { tell } from "./ui/tell.ts";
 import { checkEditParams, checkWriteParams, cloneTodos, isTooLong, type ParamError } from "./validation.ts";
 import { changeResult, errorResult, noticeDropped, runEdit, textResult } from "./verify/edits.ts";
 import { type CheckEnv, modelChecksBlocked } from "./verify/item-checks.ts";
@@ -206,7 +207,7 @@ export function createPauseTodosTool(): ToolDefinition<typeof PauseTodosParams, 
 				return textResult(`Error: ${error}`, { action: "pause", reason: "", error });
 			}
 			pauseAutoContinue("model", reason);
-			if (ctx.hasUI) ctx.ui.notify(`Auto-continue paused by the model: ${oneLine(reason)}`, "warning");
+			tell(ctx, `Auto-continue paused by the model: ${oneLine(reason)}`, "warning");
 			return textResult("Auto-continue paused until the user replies.", { action: "pause", reason });
 		},
 		renderCall: (args, theme) =>

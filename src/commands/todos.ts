@@ -1,8 +1,7 @@
-/** The user's controls: `/todos` to see and change the list and the auto-continue, `/loop` to iterate a prompt. */
+/** `/todos`: the user's controls to see and change the list and the auto-continue. */
 
 import type { ExtensionAPI, ExtensionCommandContext } from "@earendil-works/pi-coding-agent";
 import type { Engine } from "../continue/engine.ts";
-import { parseLoopArgs } from "../continue/loop.ts";
 import type { ChainState } from "../continue/planner.ts";
 import { formatWhy, stopWords } from "../continue/reasons.ts";
 import { formatTodoListText, renderTodoList } from "../formatting.ts";
@@ -27,6 +26,7 @@ import {
 } from "../state.ts";
 import { oneLine } from "../texts/data.ts";
 import { ACTION_TO_STATUS, type EditAction, INITIAL_STATUS, MAX_CHECK_LENGTH, type TodoDetails } from "../types.ts";
+import { tell } from "../ui/tell.ts";
 import { checkEditParams, checkWriteParams, cloneTodos, isValidCheck } from "../validation.ts";
 
 const SUBCOMMAND_TO_ACTION: Readonly<Record<string, EditAction>> = {
@@ -85,7 +85,7 @@ export function formatStatusReport(config: TilDoneConfig, activeTools: readonly 
 	].join("\n");
 }
 
-export function registerCommands(pi: ExtensionAPI, engine: Engine, getConfig: () => TilDoneConfig): void {
+export function registerTodosCommand(pi: ExtensionAPI, engine: Engine, getConfig: () => TilDoneConfig): void {
 	pi.registerCommand("todos", {
 		description:
 			"Show or change the todo list and the auto-continue (add, start, done, abandon, review, approve, check, ...)",
@@ -97,21 +97,6 @@ export function registerCommands(pi: ExtensionAPI, engine: Engine, getConfig: ()
 			return runTodosCommand({ pi, engine, config: getConfig(), ctx, rest, sub });
 		},
 	});
-	pi.registerCommand("loop", {
-		description:
-			"Send a prompt again after every run until the answer holds a marker: /loop [--max N] [--until M] <prompt>",
-		handler: async (args, ctx) => {
-			const parsed = parseLoopArgs(args);
-			if (!parsed.spec) return tell(ctx, `/loop: ${parsed.error}`, "error");
-			await engine.startLoop(parsed.spec, ctx);
-		},
-	});
-}
-
-/** A notice where there is a UI; stderr in print and JSON modes, whose stdout belongs to pi (the answer, the events). */
-function tell(ctx: ExtensionCommandContext, text: string, level: "info" | "warning" | "error" = "info"): void {
-	if (ctx.hasUI) ctx.ui.notify(text, level);
-	else process.stderr.write(`${text}\n`);
 }
 
 /** Stores a list the user changed on the branch, so reload and tree moves replay it like a tool result. */

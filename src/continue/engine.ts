@@ -30,6 +30,7 @@ import {
 	setLoop,
 } from "../state.ts";
 import { quietly } from "../ui/guard.ts";
+import { tell } from "../ui/tell.ts";
 import { type CheckEnv, modelChecksBlocked } from "../verify/item-checks.ts";
 import { applyVerification, runVerification } from "../verify/verification.ts";
 import { type Countdown, startCountdown } from "./countdown.ts";
@@ -116,15 +117,9 @@ function cancelCountdown(engine: EngineContext): void {
 	engine.verifying = undefined;
 }
 
-function notify(ctx: ExtensionContext, text: string, level: "info" | "warning"): void {
-	quietly(() => {
-		if (ctx.hasUI) ctx.ui.notify(text, level);
-	});
-}
-
 function endLoop(ctx: ExtensionContext, text: string, level: "info" | "warning"): void {
 	setLoop(undefined);
-	notify(ctx, text, level);
+	tell(ctx, text, level);
 }
 
 /** A tripped breaker or budget: a warning notice, a warning message on the branch, and why on the status bar. */
@@ -134,7 +129,7 @@ function reportStop(
 	{ code, text }: Extract<Plan, { kind: "stop" }>,
 ): void {
 	markStopped(code);
-	notify(ctx, text, "warning");
+	tell(ctx, text, "warning");
 	quietly(() =>
 		engine.pi.sendMessage(
 			{ customType: COMPLETE_MESSAGE_TYPE, content: text, display: true, details: { level: "warning" } },
@@ -147,14 +142,14 @@ function reportStop(
 function announceCompletion(ctx: ExtensionContext, verified: boolean): void {
 	if (isCompletionAnnounced()) return;
 	markCompletionAnnounced();
-	notify(ctx, completionNotice(getTodos().length, verified ? getVerification()?.checks : undefined), "info");
+	tell(ctx, completionNotice(getTodos().length, verified ? getVerification()?.checks : undefined), "info");
 }
 
 /** Once per wait: the item the auto-continue waits on until the user approves it (or prompts). */
 function announceReviewWait(engine: EngineContext, ctx: ExtensionContext, index: number): void {
 	if (engine.reviewNotified === index) return;
 	engine.reviewNotified = index;
-	notify(ctx, reviewWaitText(index), "info");
+	tell(ctx, reviewWaitText(index), "info");
 }
 
 /** Runs a verification between runs, then carries out what follows from it, unless something came in between. */
@@ -198,7 +193,7 @@ function sendIfStillDue(engine: EngineContext, ctx: ExtensionContext): void {
 function schedule(engine: EngineContext, ctx: ExtensionContext, backoffMs: number): void {
 	cancelCountdown(engine);
 	const startedIn = engine.epoch;
-	if (backoffMs > 0) notify(ctx, backoffMessage(backoffMs), "warning");
+	if (backoffMs > 0) tell(ctx, backoffMessage(backoffMs), "warning");
 	let ui: ExtensionContext["ui"] | undefined;
 	quietly(() => {
 		ui = ctx.hasUI ? ctx.ui : undefined;

@@ -6,6 +6,7 @@
 import type { AgentBeforeSettleEvent, BoundaryResult } from "@earendil-works/pi-coding-agent";
 import { COMPLETE_MESSAGE_TYPE } from "../session/keys.ts";
 import { markStopped, recordDecision, recordSend, setChain, setLoop } from "../state.ts";
+import { stderrLines } from "../ui/tell.ts";
 import { runOutcome } from "./outcome.ts";
 import { type Plan, type PlanInput, type PlannedCheck, type PlannedMessage, planAfterRun } from "./planner.ts";
 import { type Decision, decisionOf } from "./reasons.ts";
@@ -26,11 +27,6 @@ export interface InRun {
 /** One more model call with the message shown in the transcript. */
 function continueWith(message: PlannedMessage): BoundaryResult {
 	return { entries: [{ type: "custom_message", ...message, display: true }], continue: true };
-}
-
-/** Print and JSON modes have no notices: what the user must know goes to stderr, apart from the model's answer. */
-function tellStderr(text: string): void {
-	process.stderr.write(`[til-done] ${text}\n`);
 }
 
 /** A script reads from `pi -p`'s exit status whether a list that has a verification ended verified. */
@@ -82,7 +78,7 @@ async function carryOut(plan: Plan, input: PlanInput, run: InRun): Promise<Bound
  */
 function recordEnd(decision: Decision, plan: Plan): BoundaryResult | undefined {
 	if (plan.kind === "idle" && plan.code === "no-todos") return undefined;
-	tellStderr(decision.text);
+	process.stderr.write(stderrLines(decision.text));
 	const level = plan.kind === "stop" || (plan.kind === "end-loop" && plan.level === "warning") ? "warning" : "info";
 	const data = { level, code: decision.code, text: decision.text, counters: decision.counters };
 	return { entries: [{ type: "custom", customType: COMPLETE_MESSAGE_TYPE, data }] };

@@ -1,14 +1,28 @@
-/** Telling the user something in any mode: a notice where there is a UI, a `[til-done]` line on stderr where not. */
+/**
+ * The one way to tell the user something, in every mode: a notice where there is a UI, `[til-done]` lines on stderr
+ * where there is none (print and JSON modes keep stdout for the model's answer and the event stream).
+ */
 
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { quietly } from "./guard.ts";
 
 export type NoticeLevel = "info" | "warning" | "error";
 
-/** Print and JSON modes keep stdout for the model's answer and the event stream; a notice goes to stderr there. */
-export function tellUser(ctx: ExtensionContext, text: string, level: NoticeLevel): void {
+/** What starts every stderr line of ours, so a script can tell them from pi's. */
+export const STDERR_PREFIX = "[til-done] ";
+
+/** Every line prefixed, so a script that keeps our lines keeps all of a several-line message. */
+export function stderrLines(text: string): string {
+	return text
+		.split("\n")
+		.map((line) => `${STDERR_PREFIX}${line}\n`)
+		.join("");
+}
+
+/** Tells the user; a context gone stale (its session was replaced) is nobody left to tell. */
+export function tell(ctx: ExtensionContext, text: string, level: NoticeLevel = "info"): void {
 	quietly(() => {
 		if (ctx.hasUI) ctx.ui.notify(text, level);
-		else process.stderr.write(`[til-done] ${text}\n`);
+		else process.stderr.write(stderrLines(text));
 	});
 }

@@ -17,7 +17,7 @@ import {
 	type TodoDetails,
 	type TodoItem,
 } from "../types.ts";
-import { tellUser } from "../ui/tell.ts";
+import { tell } from "../ui/tell.ts";
 import { cloneTodos, type ParamError } from "../validation.ts";
 import { type CheckEnv, itemsToCheck, modelChecksBlocked, runItemChecks } from "./item-checks.ts";
 
@@ -58,7 +58,7 @@ function describeItems(items: readonly [number, TodoItem][]): string {
 export function noticeAbandoned(ctx: ExtensionContext, items: readonly [number, TodoItem][], reason?: string): void {
 	if (items.length === 0 || getChain().continuations === 0) return;
 	const why = reason?.trim() ? `"${oneLine(reason.trim())}"` : "no reason given";
-	tellUser(ctx, `The model abandoned ${describeItems(items)} during the auto-continue (${why}).`, "warning");
+	tell(ctx, `The model abandoned ${describeItems(items)} during the auto-continue (${why}).`, "warning");
 }
 
 /** During an auto-continued chain, open items a rewrite of the list drops are shown to the user. */
@@ -67,7 +67,7 @@ export function noticeDropped(ctx: ExtensionContext, before: readonly TodoItem[]
 	if (dropped.length === 0 || getChain().continuations === 0) return;
 	const what = dropped.length === 1 ? "the open item" : "the open items";
 	const text = `The model's rewrite of the list dropped ${what} ${describeItems(dropped)} during the auto-continue (no reason given).`;
-	tellUser(ctx, text, "warning");
+	tell(ctx, text, "warning");
 }
 
 /** Items the model may not close because the user must review them; null when there are none. */

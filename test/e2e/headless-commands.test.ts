@@ -74,7 +74,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 				extensions: [EXTENSION_ENTRY],
 			});
 			expect(result.code).toBe(0);
-			expect(result.stderr).toBe(`${LOOP_BAD_MAX}\n`);
+			expect(result.stderr).toBe(stderrLine(LOOP_BAD_MAX));
 			expect(result.stdout).toBe("");
 			expect(env.readLog()).toEqual([]);
 		});
@@ -119,13 +119,13 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			});
 			// (stdout is pi's: with -c it prints the resumed session's last answer.)
 			expect(result.code).toBe(0);
-			expect(result.stderr).toBe(`${TODOS_ERRORS.notAnIndex("start", "abc", 1)}\n`);
+			expect(result.stderr).toBe(stderrLine(TODOS_ERRORS.notAnIndex("start", "abc", 1)));
 			const listed = await runPrint(["-c", "-p", "/todos"], env.env, {
 				host,
 				extensions: [EXTENSION_ENTRY],
 				session: { dir: sessionDir },
 			});
-			expect(listed.stderr).toBe(`${listLines("– [0] a", "– [1] b")}\n`);
+			expect(listed.stderr).toBe(stderrLine(listLines("– [0] a", "– [1] b")));
 		});
 	});
 });

@@ -192,7 +192,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 					[checksCannotRun(0, why), "checks not allowed", []],
 				]);
 				const status = await print(host, env, "/todos status", args);
-				expect(status.stderr.split("\n").filter(Boolean).at(-1)).toBe(statusLine);
+				expect(status.stderr.split("\n").filter(Boolean).at(-1)).toBe(stderrLine(statusLine).trimEnd());
 			},
 		);
 	});

@@ -111,8 +111,12 @@ export const failures = (limit: number): string =>
 /** The notice after a failed run; `seconds` as shown, with one decimal (`"0.1"`). */
 export const backoff = (seconds: string): string =>
 	`The last run failed; auto-continue waits ${seconds}s longer before continuing.`;
-/** A line the extension writes to stderr in print and JSON mode. */
-export const stderrLine = (text: string): string => `[til-done] ${text}\n`;
+/** What the extension writes to stderr in print and JSON mode: every line of `text` prefixed with `[til-done] `. */
+export const stderrLine = (text: string): string =>
+	text
+		.split("\n")
+		.map((line) => `[til-done] ${line}\n`)
+		.join("");
 
 // ── /todos and /loop ────────────────────────────────────────────────────────
 

@@ -1,9 +1,10 @@
 import type { Theme } from "@earendil-works/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from "vitest";
+import { registerLoopCommand } from "../../src/commands/loop.ts";
 import {
 	completeTodosArgs,
 	formatStatusReport,
-	registerCommands,
+	registerTodosCommand,
 	TODOS_SUBCOMMANDS,
 } from "../../src/commands/todos.ts";
 import { createEngine } from "../../src/continue/engine.ts";
@@ -20,7 +21,7 @@ import {
 	setTodos,
 } from "../../src/state.ts";
 import type { TodoItem, TodoStatus } from "../../src/types.ts";
-import { statusReport } from "../helpers/expected.ts";
+import { statusReport, stderrLine } from "../helpers/expected.ts";
 import { createFakeCtx, type FakeCtxOptions } from "../helpers/fake-ctx.ts";
 import { createFakePi } from "../helpers/fake-pi.ts";
 import { freshStore, sendContinuation } from "../helpers/store.ts";
@@ -36,7 +37,8 @@ function setup(options: FakeCtxOptions = {}, overrides: Partial<TilDoneConfig> =
 	const config: TilDoneConfig = { ...DEFAULT_CONFIG, ...overrides };
 	const pi = createFakePi();
 	const engine = createEngine(pi.api, () => config);
-	registerCommands(pi.api, engine, () => config);
+	registerTodosCommand(pi.api, engine, () => config);
+	registerLoopCommand(pi.api, engine);
 	const fake = createFakeCtx(options);
 	freshStore(fake.ctx);
 	const todos = (args: string) => pi.commands.get("todos")?.handler(args, fake.commandCtx);
@@ -58,7 +60,7 @@ afterEach(() => {
 	vi.restoreAllMocks();
 });
 
-describe("registerCommands registers /todos and /loop", () => {
+describe("the factory registers /todos and /loop", () => {
 	it("registers exactly the two commands with their descriptions", () => {
 		const { pi } = setup();
 		expect([...pi.commands.keys()]).toEqual(["todos", "loop"]);
@@ -134,10 +136,10 @@ describe("/todos with no subcommand shows the list", () => {
 		const { todos, ui } = setup({ hasUI: false, mode: "print" });
 		setTodos(TWO_ITEMS);
 		await todos("");
-		expect(stderr).toHaveBeenCalledWith("● [0] Write schema\n– [1] Write migration\n");
+		expect(stderr).toHaveBeenCalledWith(stderrLine("● [0] Write schema\n– [1] Write migration"));
 		expect(ui.notifications).toEqual([]);
 		await todos("clear");
-		expect(stderr).toHaveBeenLastCalledWith("Todo list cleared.\n");
+		expect(stderr).toHaveBeenLastCalledWith(stderrLine("Todo list cleared."));
 	});
 });
 
@@ -505,7 +507,7 @@ describe("/loop starts an iteration loop or explains its arguments", () => {
 	it("without a UI, writes the error to stderr", async () => {
 		const { loop } = setup({ hasUI: false, mode: "print" });
 		await loop("");
-		expect(stderr).toHaveBeenCalledWith("/loop: usage: /loop [--max N] [--until MARKER] <prompt>\n");
+		expect(stderr).toHaveBeenCalledWith(stderrLine("/loop: usage: /loop [--max N] [--until MARKER] <prompt>"));
 	});
 });
 
