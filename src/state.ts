@@ -5,8 +5,9 @@
  */
 
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
+import type { StopCode } from "./continue/breakers.ts";
+import { type ChainState, initialChain, noteCompleted } from "./continue/chain.ts";
 import type { LoopState } from "./continue/loop.ts";
-import { type ChainState, initialChain, noteCompleted, type StopCode } from "./continue/planner.ts";
 import type { Decision } from "./continue/reasons.ts";
 import { isAllFinished } from "./list/queries.ts";
 import { lastDoneCheck, lastSnapshot } from "./session/snapshot.ts";

@@ -1,13 +1,14 @@
 /** `/todos`: the user's controls to see and change the list and the auto-continue. */
 
 import type { ExtensionAPI, ExtensionCommandContext } from "@earendil-works/pi-coding-agent";
+import { breakerReport, stopWords } from "../continue/breakers.ts";
+import type { ChainState } from "../continue/chain.ts";
 import type { Engine } from "../continue/engine.ts";
-import type { ChainState } from "../continue/planner.ts";
-import { formatWhy, stopWords } from "../continue/reasons.ts";
+import { formatWhy } from "../continue/reasons.ts";
 import { formatTodoListText, renderTodoList } from "../formatting.ts";
 import { DONE_CHECK_ENTRY_TYPE, SNAPSHOT_ENTRY_TYPE } from "../session/keys.ts";
 import type { TilDoneConfig } from "../settings/config.ts";
-import { formatSpendLines, modelInputPrice } from "../spend/report.ts";
+import { modelInputPrice, spentLine } from "../spend/report.ts";
 import {
 	appendTodos,
 	effectiveDoneCheck,
@@ -72,13 +73,11 @@ function autoContinueState(chain: Readonly<ChainState>): string {
 export function formatStatusReport(config: TilDoneConfig, activeTools: readonly string[], inputPrice?: number): string {
 	const chain = getChain();
 	const doneCheck = effectiveDoneCheck(config.doneCheck);
-	const noProgress = config.maxNoProgress > 0 ? `${chain.noProgress}/${config.maxNoProgress}` : "off";
+	const next = getLoop() ? "loop iteration" : "continuation";
 	return [
 		`Auto-continue: ${autoContinueState(chain)}`,
-		`Continuations this prompt: ${chain.continuations}/${config.maxContinuations}`,
-		`Continuations without progress: ${noProgress}`,
-		`Failed runs in a row: ${chain.failures}/${config.maxFailures}`,
-		...formatSpendLines(chain.spend, config, inputPrice, getLoop() ? "loop iteration" : "continuation"),
+		spentLine(chain.spend),
+		...breakerReport({ chain, inputPrice, next, tail: "" }, config),
 		`Countdown: ${config.countdownSeconds}s`,
 		`Done-check: ${doneCheck === undefined ? "none" : oneLine(doneCheck)}`,
 		`Item checks: ${itemChecksState(config, activeTools)}, timeout ${config.checkTimeoutSeconds}s`,

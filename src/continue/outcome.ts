@@ -1,7 +1,27 @@
 /** What a finished run says about itself, read from the messages pi hands over. Pure. */
 
 import { textOfContent } from "../texts/data.ts";
-import type { RunOutcome, StopReason } from "./planner.ts";
+
+/** How the model's last message of a run ended, as pi reports it. */
+export type StopReason = "stop" | "toolUse" | "length" | "error" | "aborted";
+
+/** What a finished run tells the planner. */
+export interface RunOutcome {
+	stopReason: StopReason | undefined;
+	/** Text of the model's last answer in the run. */
+	answer: string;
+}
+
+/** A run that failed on the provider's side or at the output limit: retried after a back-off, and counted. */
+export function isFailedRun(stopReason: StopReason | undefined): boolean {
+	return stopReason === "error" || stopReason === "length";
+}
+
+/** True when the model's answer ends by asking the user something: continuing would talk over the question. */
+export function endsWithQuestion(text: string): boolean {
+	const trimmed = text.trimEnd();
+	return trimmed.endsWith("?") || trimmed.endsWith("？");
+}
 
 const ABORTED_ERROR = /\babort(ed)?\b/i;
 

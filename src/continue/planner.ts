@@ -4,101 +4,31 @@
  */
 
 import { buildContinuationPrompt, describeCheckEnd, formatCheckFailures, reviewWaitIndex } from "../formatting.ts";
-import { countCompletedByText, hasIncomplete } from "../list/queries.ts";
+import { hasIncomplete } from "../list/queries.ts";
 import { COUNTDOWN_MESSAGE_TYPE, LOOP_MESSAGE_TYPE } from "../session/keys.ts";
-import {
-	type ChainSpend,
-	forecastNext,
-	NO_SPEND,
-	noteFinished,
-	spendProgress,
-	spendsWithoutProgress,
-} from "../spend/usage.ts";
 import type { CheckRun, TodoItem } from "../types.ts";
-import { type LoopEndCode, type LoopState, loopEndMessage, loopPrompt } from "./loop.ts";
 import {
-	type BudgetSubject,
-	CHAIN_BUDGET,
-	costBudgetMessage,
-	errorLimitMessage,
-	hardCapMessage,
-	LOOP_BUDGET,
-	noProgressMessage,
-	repeatedAnswerMessage,
-	spendMessage,
-	tokenBudgetMessage,
+	type BreakerInput,
+	type BreakerLimits,
+	costBudgetStop,
+	type StopCode,
+	tokenBudgetStop,
+	trippedBreaker,
 	UNFINISHED_TAIL,
 	UNVERIFIED_TAIL,
-} from "./stop-texts.ts";
+} from "./breakers.ts";
+import { assessRun, type ChainState } from "./chain.ts";
+import { type LoopEndCode, type LoopState, loopEndMessage, loopPrompt } from "./loop.ts";
+import { endsWithQuestion, type RunOutcome } from "./outcome.ts";
 
-/** How the model's last message of a run ended, as pi reports it. */
-export type StopReason = "stop" | "toolUse" | "length" | "error" | "aborted";
-
-/** What a finished run tells the planner. */
-export interface RunOutcome {
-	stopReason: StopReason | undefined;
-	/** Text of the model's last answer in the run. */
-	answer: string;
-}
-
-/** Counters of the current continuation chain; a prompt of the user starts a new chain. */
-export interface ChainState {
-	/** Continuations sent since the user last prompted (the hard cap counts these). */
-	continuations: number;
-	/** Consecutive continuation runs after which no new item was completed. */
-	noProgress: number;
-	/** Consecutive runs, of the todo chain or a `/loop`, that ended in a provider error or at the output limit. */
-	failures: number;
-	/** Whether an item was newly completed since the last continuation was sent (abandoning is no progress). */
-	progressed: boolean;
-	/** Continued runs in a row that completed nothing and ended with the same answer, and that answer. */
-	sameAnswers: number;
-	lastAnswer?: string;
-	/** What a failed verification found, for the next continuation prompt; cleared once that prompt is sent. */
-	verificationReport?: string;
-	/** For each text, the most items with it completed at once in this chain: completing one again is churn. */
-	completedByText: ReadonlyMap<string, number>;
-	/** Auto-continue switched off, and why (shown to the user). */
-	paused: boolean;
-	pauseReason?: string;
-	/** The user's pause lasts for the session; the model's lasts until the user prompts again. */
-	pausedBy?: "user" | "model";
-	/** What the chain's model calls cost, and what each finished item took. */
-	spend: ChainSpend;
-	/** Why the chain stopped, shown until the user acts (which starts a new chain). */
-	stopped?: StopCode;
-}
-
-export interface EngineLimits {
-	maxContinuations: number;
-	/** Continued runs in a row with the same answer after which the chain stops. */
-	maxSameAnswers?: number;
-	/** 0 turns the no-progress breaker off. */
-	maxNoProgress: number;
-	/** Consecutive failed runs (provider error, output limit) after which the engine gives up. */
-	maxFailures: number;
+/** The limits the planner decides with: every breaker's, and the first back-off after a failed run. */
+export type EngineLimits = BreakerLimits & {
 	/** First back-off after a failed run; doubles with each further failure. */
 	failureBackoffMs: number;
-	/** Tokens a chain may spend, forecast before each continuation; 0 or absent: no budget. */
-	budgetTokens?: number;
-	/** Cost a chain may reach, in the provider's currency, forecast the same way; 0 or absent: no budget. */
-	budgetCost?: number;
-	/** Stop when the tokens since the last finished item exceed this many times the median per item; 0: off. */
-	spendFactor?: number;
-}
+};
 
 /** Why nothing is sent: the list needs nothing, or the user or the model said not to, or the user must review. */
 export type IdleCode = "no-todos" | "all-done" | "aborted" | "paused" | "asks-user" | "review-wait";
-/** A breaker that ends the chain with a warning. */
-export type StopCode =
-	| "hard-cap"
-	| "no-progress"
-	| "failures"
-	| "repeated-answer"
-	| "spend"
-	| "budget-tokens"
-	| "budget-cost";
-
 /** One check of a verification: the done-check, or a completed item's own check (regressions). */
 export interface PlannedCheck {
 	/** How the check is named to the user and the model: `the done-check`, `the check of [2]`. */
@@ -146,73 +76,9 @@ export interface PlanInput {
 	inputPrice?: number;
 }
 
-/** Continued runs in a row with the same answer after which the chain stops, unless the limits say otherwise. */
-export const DEFAULT_MAX_SAME_ANSWERS = 3;
-
-export function initialChain(): ChainState {
-	return {
-		continuations: 0,
-		noProgress: 0,
-		failures: 0,
-		progressed: false,
-		sameAnswers: 0,
-		completedByText: new Map(),
-		paused: false,
-		spend: NO_SPEND,
-	};
-}
-
-/** A run that failed on the provider's side or at the output limit: retried after a back-off, and counted. */
-export function isFailedRun(stopReason: StopReason | undefined): boolean {
-	return stopReason === "error" || stopReason === "length";
-}
-
 /** The back-off before retrying after `failures` failed runs in a row: doubling from the configured first wait. */
 export function backoffFor(failures: number, limits: EngineLimits): number {
 	return failures > 0 ? limits.failureBackoffMs * 2 ** (failures - 1) : 0;
-}
-
-/** True when the model's answer ends by asking the user something: continuing would talk over the question. */
-export function endsWithQuestion(text: string): boolean {
-	const trimmed = text.trimEnd();
-	return trimmed.endsWith("?") || trimmed.endsWith("？");
-}
-
-/**
- * Notes items newly completed in this chain (more items with some text completed than ever before in it), and the
- * tokens they took. Only a completion is progress: abandoning work, or rewriting the list without it, is not.
- */
-export function noteCompleted(chain: ChainState, todos: readonly TodoItem[]): ChainState {
-	let completedByText: Map<string, number> | undefined;
-	let finished = 0;
-	for (const [text, count] of countCompletedByText(todos)) {
-		const before = chain.completedByText.get(text) ?? 0;
-		if (count <= before) continue;
-		completedByText ??= new Map(chain.completedByText);
-		completedByText.set(text, count);
-		finished += count - before;
-	}
-	if (!completedByText) return chain;
-	return { ...chain, completedByText, progressed: true, spend: noteFinished(chain.spend, finished) };
-}
-
-/**
- * The counters after a run: failures in a row, continuation runs in a row that completed nothing, and of those the
- * ones in a row that ended with the same non-empty answer (a model repeating itself; one that completes items is not
- * stuck, and a run that ends without words has said nothing to repeat).
- */
-export function assessRun(chain: ChainState, outcome: RunOutcome): ChainState {
-	const failed = isFailedRun(outcome.stopReason);
-	const stuck = chain.continuations > 0 && !chain.progressed;
-	const answered = stuck && outcome.answer.trim() !== "";
-	const repeated = answered && chain.sameAnswers > 0 && outcome.answer === chain.lastAnswer;
-	return {
-		...chain,
-		failures: failed ? chain.failures + 1 : 0,
-		noProgress: chain.progressed ? 0 : stuck && !failed ? chain.noProgress + 1 : chain.noProgress,
-		sameAnswers: answered ? (repeated ? chain.sameAnswers + 1 : 1) : 0,
-		lastAnswer: answered ? outcome.answer : undefined,
-	};
 }
 
 /** After a run: the counters to store now, and what to do next. */
@@ -247,42 +113,24 @@ function decideTodos(input: PlanInput, outcome: RunOutcome | undefined): Plan {
 	return tripped(input) ?? continuation(input);
 }
 
-/** A breaker that trips now, checked in this order, then the budgets; undefined when the continuation may go. */
-function tripped(input: PlanInput): Plan | undefined {
-	const { todos, chain, limits } = input;
-	const tail = hasIncomplete(todos) ? UNFINISHED_TAIL : UNVERIFIED_TAIL;
-	if (chain.failures >= limits.maxFailures) return stop("failures", errorLimitMessage(limits.maxFailures, tail));
-	// Before no-progress, which trips on the same runs: it names the more particular reason.
-	const maxSame = limits.maxSameAnswers ?? DEFAULT_MAX_SAME_ANSWERS;
-	if (chain.sameAnswers >= maxSame) return stop("repeated-answer", repeatedAnswerMessage(maxSame, tail));
-	if (limits.maxNoProgress > 0 && chain.noProgress >= limits.maxNoProgress) {
-		return stop("no-progress", noProgressMessage(limits.maxNoProgress, tail));
-	}
-	const factor = limits.spendFactor ?? 0;
-	if (spendsWithoutProgress(chain.spend, factor)) {
-		return stop("spend", spendMessage(spendProgress(chain.spend), factor, tail));
-	}
-	if (chain.continuations >= limits.maxContinuations) {
-		return stop("hard-cap", hardCapMessage(limits.maxContinuations, tail));
-	}
-	const overBudget = budgetCrossed(input, { ...CHAIN_BUDGET, tail });
-	return overBudget ? stop(overBudget.code, overBudget.text) : undefined;
+/** What the breakers are asked about a chain's next continuation (or a loop's next iteration). */
+function breakerInput({ todos, chain, inputPrice }: PlanInput, next = "continuation"): BreakerInput {
+	return { chain, inputPrice, next, tail: hasIncomplete(todos) ? UNFINISHED_TAIL : UNVERIFIED_TAIL };
 }
 
-/** The budget the next message would cross, by the forecast of its first call; undefined when none. */
-export function budgetCrossed(
-	{ chain, limits, inputPrice }: PlanInput,
-	subject: BudgetSubject,
-): { code: "budget-tokens" | "budget-cost"; text: string } | undefined {
-	const forecast = forecastNext(chain.spend, inputPrice);
-	const { budgetTokens = 0, budgetCost = 0 } = limits;
-	if (budgetTokens > 0 && forecast.tokens > budgetTokens) {
-		return { code: "budget-tokens", text: tokenBudgetMessage(forecast, budgetTokens, chain.spend.tokens, subject) };
-	}
-	if (budgetCost > 0 && forecast.cost > budgetCost) {
-		return { code: "budget-cost", text: costBudgetMessage(forecast, budgetCost, chain.spend.cost, subject) };
-	}
-	return undefined;
+/** A breaker that trips now, in the table's order; undefined when the continuation may go. */
+function tripped(input: PlanInput): Plan | undefined {
+	const stop = trippedBreaker(breakerInput(input), input.limits);
+	return stop ? { kind: "stop", ...stop } : undefined;
+}
+
+/** The budget a loop's next iteration would cross, by the forecast of its first call; undefined when none. */
+function loopBudgetStop(input: PlanInput): string | undefined {
+	const subject = { ...breakerInput(input, "loop iteration"), tail: "" };
+	return (
+		tokenBudgetStop(subject, input.limits.budgetTokens, "Loop stopped") ??
+		costBudgetStop(subject, input.limits.budgetCost, "Loop stopped")
+	);
 }
 
 function continuation({ todos, chain, limits }: PlanInput): Plan {
@@ -370,8 +218,8 @@ function decideLoop(loop: LoopState, input: PlanInput, outcome: RunOutcome | und
 	if (outcome?.answer.includes(loop.marker)) return endLoop(loop, "loop-done");
 	if (chain.failures >= limits.maxFailures) return endLoop(loop, "loop-failures", chain.failures);
 	if (loop.iteration >= loop.max) return endLoop(loop, "loop-limit");
-	const overBudget = budgetCrossed(input, LOOP_BUDGET);
-	if (overBudget) return { kind: "end-loop", code: "loop-budget", text: overBudget.text, level: "warning" };
+	const overBudget = loopBudgetStop(input);
+	if (overBudget) return { kind: "end-loop", code: "loop-budget", text: overBudget, level: "warning" };
 	const next = { ...loop, iteration: loop.iteration + 1 };
 	return {
 		kind: "send",
@@ -381,10 +229,6 @@ function decideLoop(loop: LoopState, input: PlanInput, outcome: RunOutcome | und
 		chain,
 		loop: next,
 	};
-}
-
-function stop(code: StopCode, text: string): Plan {
-	return { kind: "stop", code, text };
 }
 
 function endLoop(loop: LoopState, code: Exclude<LoopEndCode, "loop-budget">, failures = 0): Plan {

@@ -6,8 +6,9 @@
 import { reviewWaitText } from "../formatting.ts";
 import { finishedCount } from "../list/queries.ts";
 import { oneLine } from "../texts/data.ts";
-import type { Plan, PlanInput, StopCode } from "./planner.ts";
-import { formatCost, formatTokens } from "./stop-texts.ts";
+import { formatCost, formatTokens } from "../texts/user.ts";
+import { type StopCode, stopWords } from "./breakers.ts";
+import type { Plan, PlanInput } from "./planner.ts";
 
 /** The counters a decision was made on. */
 export interface Counters {
@@ -132,20 +133,7 @@ export function formatWhy(decisions: readonly Decision[]): string {
 	);
 }
 
-/** Why the chain stopped, in a few words for the status bar. */
-const STOP_WORDS: Readonly<Record<StopCode, string>> = {
-	"hard-cap": "continuation limit reached",
-	"no-progress": "no todo completed",
-	failures: "failed runs",
-	"repeated-answer": "the same answer again and again",
-	spend: "spending without progress",
-	"budget-tokens": "token budget",
-	"budget-cost": "cost budget",
-};
-
-export const stopWords = (code: StopCode): string => STOP_WORDS[code];
-
 /** The status bar while a stopped chain waits for the user: why, and where the figures are. */
 export function formatStopStatus(code: StopCode | undefined): string | undefined {
-	return code === undefined ? undefined : `⏹ auto-continue stopped: ${STOP_WORDS[code]} (/todos why)`;
+	return code === undefined ? undefined : `⏹ auto-continue stopped: ${stopWords(code)} (/todos why)`;
 }

@@ -1,8 +1,10 @@
 /** Settings with one precedence order: CLI flag, then environment variable, then default. Pure. */
 
+import { BREAKERS } from "../continue/breakers.ts";
 import type { EngineLimits } from "../continue/planner.ts";
-import { DEFAULT_COUNTDOWN_SECONDS, MAX_AUTO_CONTINUE, MAX_NO_PROGRESS } from "../types.ts";
+import { DEFAULT_COUNTDOWN_SECONDS } from "../types.ts";
 import { isValidCheck } from "../validation.ts";
+import type { NumericSetting, Setting } from "./setting.ts";
 
 export interface TilDoneConfig extends EngineLimits {
 	/** Seconds of countdown before a continuation; 0 sends at once. Fractions are allowed (tests use them). */
@@ -19,97 +21,28 @@ export interface TilDoneConfig extends EngineLimits {
 	doneCheck: string | undefined;
 }
 
-export const DEFAULT_MAX_FAILURES = 3;
-export const DEFAULT_FAILURE_BACKOFF_MS = 5000;
-export const DEFAULT_CHECK_TIMEOUT_SECONDS = 120;
-/** Generous: an item may take five times the chain's median before the progress breaker calls it no progress. */
-export const DEFAULT_SPEND_FACTOR = 5;
-
-export const DEFAULT_CONFIG: Readonly<TilDoneConfig> = {
-	countdownSeconds: DEFAULT_COUNTDOWN_SECONDS,
-	maxContinuations: MAX_AUTO_CONTINUE,
-	maxNoProgress: MAX_NO_PROGRESS,
-	maxFailures: DEFAULT_MAX_FAILURES,
-	failureBackoffMs: DEFAULT_FAILURE_BACKOFF_MS,
-	startPaused: false,
-	panel: false,
-	checkTimeoutSeconds: DEFAULT_CHECK_TIMEOUT_SECONDS,
-	modelChecks: true,
-	doneCheck: undefined,
-	budgetTokens: 0,
-	budgetCost: 0,
-	spendFactor: DEFAULT_SPEND_FACTOR,
-};
-
-type NumericKey =
-	| "countdownSeconds"
-	| "maxContinuations"
-	| "maxNoProgress"
-	| "maxFailures"
-	| "failureBackoffMs"
-	| "checkTimeoutSeconds"
-	| "budgetTokens"
-	| "budgetCost"
-	| "spendFactor";
+type GeneralKey = "countdownSeconds" | "failureBackoffMs" | "checkTimeoutSeconds";
 type TextKey = "modelChecks" | "doneCheck";
 type BooleanKey = "startPaused" | "panel";
 
-interface Setting<K> {
-	key: K;
-	flag: string;
-	env: string;
-	description: string;
-}
-
-interface NumericSetting extends Setting<NumericKey> {
-	min: number;
-	max: number;
-	integer: boolean;
-}
-
-/** Every numeric setting: its flag (without `--`), environment variable and accepted range. */
-export const NUMERIC_SETTINGS: readonly NumericSetting[] = [
+/** The numeric settings that are not a breaker's limit (those are rows of the breaker table). */
+const GENERAL_SETTINGS: readonly NumericSetting<GeneralKey>[] = [
 	{
 		key: "countdownSeconds",
 		flag: "til-done-countdown",
 		env: "TIL_DONE_COUNTDOWN",
 		description: "Seconds of countdown before auto-continuing (0 = none)",
+		default: DEFAULT_COUNTDOWN_SECONDS,
 		min: 0,
 		max: 600,
 		integer: false,
-	},
-	{
-		key: "maxContinuations",
-		flag: "til-done-max-continue",
-		env: "TIL_DONE_MAX_CONTINUE",
-		description: "Hard cap on continuations per user prompt",
-		min: 1,
-		max: 10_000,
-		integer: true,
-	},
-	{
-		key: "maxNoProgress",
-		flag: "til-done-max-no-progress",
-		env: "TIL_DONE_MAX_NO_PROGRESS",
-		description: "Stop after this many continuations in a row complete no item (0 = off)",
-		min: 0,
-		max: 10_000,
-		integer: true,
-	},
-	{
-		key: "maxFailures",
-		flag: "til-done-max-failures",
-		env: "TIL_DONE_MAX_FAILURES",
-		description: "Give up after this many failed runs in a row (provider error, output limit)",
-		min: 1,
-		max: 100,
-		integer: true,
 	},
 	{
 		key: "failureBackoffMs",
 		flag: "til-done-backoff-ms",
 		env: "TIL_DONE_BACKOFF_MS",
 		description: "First back-off after a failed run, in milliseconds; doubles per failure",
+		default: 5000,
 		min: 0,
 		max: 600_000,
 		integer: true,
@@ -119,39 +52,28 @@ export const NUMERIC_SETTINGS: readonly NumericSetting[] = [
 		flag: "til-done-check-timeout",
 		env: "TIL_DONE_CHECK_TIMEOUT",
 		description: "Seconds one check may run before it is killed and counts as failed",
+		default: 120,
 		min: 0.1,
 		max: 3600,
 		integer: false,
 	},
-	{
-		key: "budgetTokens",
-		flag: "til-done-budget-tokens",
-		env: "TIL_DONE_BUDGET_TOKENS",
-		description: "Tokens a chain may spend; a continuation forecast to cross it is not sent (0 = no budget)",
-		min: 0,
-		max: 1e12,
-		integer: true,
-	},
-	{
-		key: "budgetCost",
-		flag: "til-done-budget-cost",
-		env: "TIL_DONE_BUDGET_COST",
-		description: "Cost a chain may reach, in the provider's currency; forecast the same way (0 = no budget)",
-		min: 0,
-		max: 1e6,
-		integer: false,
-	},
-	{
-		key: "spendFactor",
-		flag: "til-done-spend-factor",
-		env: "TIL_DONE_SPEND_FACTOR",
-		description:
-			"Stop when the tokens since the last finished item exceed this many times the median per item (0 = off)",
-		min: 0,
-		max: 1000,
-		integer: false,
-	},
 ];
+
+/** Every numeric setting: its flag (without `--`), environment variable, default and accepted range. */
+export const NUMERIC_SETTINGS: readonly NumericSetting<GeneralKey | (typeof BREAKERS)[number]["setting"]["key"]>[] = [
+	...GENERAL_SETTINGS,
+	...BREAKERS.map((row) => row.setting),
+];
+
+const numericDefaults = Object.fromEntries(NUMERIC_SETTINGS.map((setting) => [setting.key, setting.default]));
+
+export const DEFAULT_CONFIG: Readonly<TilDoneConfig> = {
+	...(numericDefaults as Pick<TilDoneConfig, GeneralKey | keyof EngineLimits>),
+	startPaused: false,
+	panel: false,
+	modelChecks: true,
+	doneCheck: undefined,
+};
 
 interface TextSetting extends Setting<TextKey> {
 	/** The value the text stands for, or undefined when it is not acceptable. */

@@ -134,11 +134,12 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 				whyLine("spend", text, stoppedAt(spent.tokens)),
 			]);
 			const status = (await command(client, "/todos status")).split("\n");
-			expect([status[0], ...status.slice(4, 7)]).toEqual([
+			expect([status[0], status[1], status[5], status[7], status[8]]).toEqual([
 				STOPPED_SPENDING,
 				spentLine(spent.tokens, 13),
-				"Budget: none",
 				progressBreakerLine(2, median, since),
+				"Token budget: none",
+				"Cost budget: none",
 			]);
 			// The user acting (a prompt) starts a new chain: the stop leaves the status bar.
 			await client.promptAndSettle("Thanks, I will take it from here.");

@@ -135,12 +135,14 @@ export const TODOS_ERRORS = {
 export const statusReport = (countdownSeconds: number): string =>
 	[
 		"Auto-continue: on",
-		"Continuations this prompt: 0/20",
-		"Continuations without progress: 0/3",
-		"Failed runs in a row: 0/3",
 		"Spent this chain: 0 tokens in 0 call(s)",
-		"Budget: none",
+		"Failed runs in a row: 0/3",
+		"Same answer in a row: 0/3",
+		"Continuations without progress: 0/3",
 		"Progress breaker: 5 × the median tokens per finished todo; armed once 2 todos are finished, 0 so far",
+		"Continuations this prompt: 0/20",
+		"Token budget: none",
+		"Cost budget: none",
 		`Countdown: ${countdownSeconds}s`,
 		"Done-check: none",
 		"Item checks: on, timeout 120s",

@@ -331,12 +331,14 @@ describe("pause, resume and status control the auto-continue", () => {
 		expect(formatStatusReport(config, ["read", "bash"])).toBe(
 			[
 				"Auto-continue: paused (waiting for review)",
-				"Continuations this prompt: 1/5",
-				"Continuations without progress: off",
-				"Failed runs in a row: 0/3",
 				"Spent this chain: 0 tokens in 0 call(s)",
-				"Budget: none",
+				"Failed runs in a row: 0/3",
+				"Same answer in a row: 0/3",
+				"Continuations without progress: off",
 				"Progress breaker: 5 × the median tokens per finished todo; armed once 2 todos are finished, 0 so far",
+				"Continuations this prompt: 1/5",
+				"Token budget: none",
+				"Cost budget: none",
 				"Countdown: 0.5s",
 				"Done-check: none",
 				"Item checks: on, timeout 120s",
@@ -369,7 +371,8 @@ describe("pause, resume and status control the auto-continue", () => {
 });
 
 describe("status shows what the chain spent, its budgets and the progress breaker", () => {
-	const spendLines = (report: string) => report.split("\n").slice(4, 7);
+	/** The spend line, then the progress breaker's and the budgets' lines. */
+	const spendLines = (report: string) => report.split("\n").filter((line) => /^(Spent|Progress|Token|Cost)/.test(line));
 	const spent = (fields: Partial<ChainSpend>) => setChain({ ...getChain(), spend: { ...NO_SPEND, ...fields } });
 
 	it("the spend, the budgets with the next continuation's forecast, and the breaker's figures", () => {
@@ -377,8 +380,9 @@ describe("status shows what the chain spent, its budgets and the progress breake
 		const config = { ...DEFAULT_CONFIG, budgetTokens: 100_000, budgetCost: 2 };
 		expect(spendLines(formatStatusReport(config, ["bash"], 3))).toEqual([
 			"Spent this chain: 54,321 tokens in 9 call(s), cost 0.4321",
-			"Budget: 100,000 tokens (next continuation: about 60,321); cost 2.0000 (next continuation: about 0.4501)",
 			"Progress breaker: 5 × the median tokens per finished todo; median 3,000, 4,321 since the last finished todo",
+			"Token budget: 100,000 (next continuation: about 60,321)",
+			"Cost budget: 2.0000 (next continuation: about 0.4501)",
 		]);
 	});
 
@@ -387,8 +391,9 @@ describe("status shows what the chain spent, its budgets and the progress breake
 		const config = { ...DEFAULT_CONFIG, budgetCost: 1, spendFactor: 0 };
 		expect(spendLines(formatStatusReport(config, ["bash"]))).toEqual([
 			"Spent this chain: 1,000 tokens in 1 call(s)",
-			"Budget: cost 1.0000 (next continuation: about 0.0000, the next call's price unknown)",
 			"Progress breaker: off",
+			"Token budget: none",
+			"Cost budget: 1.0000 (next continuation: about 0.0000, the next call's price unknown)",
 		]);
 	});
 

@@ -15,6 +15,7 @@ describe("defaults", () => {
 				maxContinuations: 20,
 				maxNoProgress: 3,
 				maxFailures: 3,
+				maxSameAnswers: 3,
 				failureBackoffMs: 5000,
 				startPaused: false,
 				panel: false,
@@ -32,14 +33,15 @@ describe("defaults", () => {
 	it("names every numeric flag and variable", () => {
 		expect(NUMERIC_SETTINGS.map((s) => [s.key, s.flag, s.env])).toEqual([
 			["countdownSeconds", "til-done-countdown", "TIL_DONE_COUNTDOWN"],
-			["maxContinuations", "til-done-max-continue", "TIL_DONE_MAX_CONTINUE"],
-			["maxNoProgress", "til-done-max-no-progress", "TIL_DONE_MAX_NO_PROGRESS"],
-			["maxFailures", "til-done-max-failures", "TIL_DONE_MAX_FAILURES"],
 			["failureBackoffMs", "til-done-backoff-ms", "TIL_DONE_BACKOFF_MS"],
 			["checkTimeoutSeconds", "til-done-check-timeout", "TIL_DONE_CHECK_TIMEOUT"],
+			["maxFailures", "til-done-max-failures", "TIL_DONE_MAX_FAILURES"],
+			["maxSameAnswers", "til-done-max-same-answers", "TIL_DONE_MAX_SAME_ANSWERS"],
+			["maxNoProgress", "til-done-max-no-progress", "TIL_DONE_MAX_NO_PROGRESS"],
+			["spendFactor", "til-done-spend-factor", "TIL_DONE_SPEND_FACTOR"],
+			["maxContinuations", "til-done-max-continue", "TIL_DONE_MAX_CONTINUE"],
 			["budgetTokens", "til-done-budget-tokens", "TIL_DONE_BUDGET_TOKENS"],
 			["budgetCost", "til-done-budget-cost", "TIL_DONE_BUDGET_COST"],
-			["spendFactor", "til-done-spend-factor", "TIL_DONE_SPEND_FACTOR"],
 		]);
 		expect(TEXT_SETTINGS.map((s) => [s.key, s.flag, s.env])).toEqual([
 			["modelChecks", "til-done-model-checks", "TIL_DONE_MODEL_CHECKS"],

@@ -1,7 +1,8 @@
 import type { Component } from "@earendil-works/pi-tui";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { initialChain } from "../../src/continue/chain.ts";
 import { DEFAULT_LOOP_MARKER } from "../../src/continue/loop.ts";
-import { initialChain, type PlanInput } from "../../src/continue/planner.ts";
+import type { PlanInput } from "../../src/continue/planner.ts";
 import { countersOf } from "../../src/continue/reasons.ts";
 import { registerEventHandlers, registerFlags, registerMessageRenderers } from "../../src/events.ts";
 import { DEFAULT_CONFIG } from "../../src/settings/config.ts";
@@ -425,19 +426,20 @@ describe("the decisions for /todos why belong to a session", () => {
 });
 
 describe("registerFlags registers every setting as a CLI flag", () => {
-	it("registers eleven string flags and two boolean flags", () => {
+	it("registers every setting's flag: twelve taking a value and two switches", () => {
 		const pi = createFakePi();
 		registerFlags(pi.api);
 		expect(Object.fromEntries([...pi.flags].map(([name, flag]) => [name, flag.type]))).toEqual({
 			"til-done-countdown": "string",
-			"til-done-max-continue": "string",
-			"til-done-max-no-progress": "string",
-			"til-done-max-failures": "string",
 			"til-done-backoff-ms": "string",
 			"til-done-check-timeout": "string",
+			"til-done-max-failures": "string",
+			"til-done-max-same-answers": "string",
+			"til-done-max-no-progress": "string",
+			"til-done-spend-factor": "string",
+			"til-done-max-continue": "string",
 			"til-done-budget-tokens": "string",
 			"til-done-budget-cost": "string",
-			"til-done-spend-factor": "string",
 			"til-done-model-checks": "string",
 			"til-done-check": "string",
 			"til-done-paused": "boolean",

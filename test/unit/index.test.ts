@@ -19,24 +19,6 @@ describe("the extension factory only registers", () => {
 		expect([...pi.commands.keys()]).toEqual(["todos", "loop"]);
 	});
 
-	it("registers the thirteen flags", () => {
-		expect([...pi.flags.keys()]).toEqual([
-			"til-done-countdown",
-			"til-done-max-continue",
-			"til-done-max-no-progress",
-			"til-done-max-failures",
-			"til-done-backoff-ms",
-			"til-done-check-timeout",
-			"til-done-budget-tokens",
-			"til-done-budget-cost",
-			"til-done-spend-factor",
-			"til-done-model-checks",
-			"til-done-check",
-			"til-done-paused",
-			"til-done-panel",
-		]);
-	});
-
 	it("registers a renderer for each custom message type and one for the headless stop entry", () => {
 		expect([...pi.renderers.keys()]).toEqual([
 			"til-done-context",

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { lastAssistantText, lastStopReason, runOutcome } from "../../src/continue/outcome.ts";
-import type { StopReason } from "../../src/continue/planner.ts";
+import { lastAssistantText, lastStopReason, runOutcome, type StopReason } from "../../src/continue/outcome.ts";
 
 describe("lastStopReason reads the last assistant message of the run", () => {
 	const assistant = (stopReason: unknown, errorMessage?: string) => ({ role: "assistant", stopReason, errorMessage });

@@ -1,30 +1,33 @@
 import { describe, expect, it } from "vitest";
+import { assessRun, type ChainState, initialChain, noteCompleted } from "../../src/continue/chain.ts";
 import type { LoopState } from "../../src/continue/loop.ts";
+import { endsWithQuestion, isFailedRun, type RunOutcome, type StopReason } from "../../src/continue/outcome.ts";
 import {
-	assessRun,
 	backoffFor,
-	type ChainState,
 	canAct,
 	type EngineLimits,
-	endsWithQuestion,
-	initialChain,
-	isFailedRun,
-	noteCompleted,
 	type Plan,
 	type PlanInput,
 	type PlannedCheck,
 	planAfterRun,
 	planAfterVerification,
 	planNow,
-	type RunOutcome,
-	type StopReason,
 	verificationChecks,
 } from "../../src/continue/planner.ts";
 import { NO_SPEND } from "../../src/spend/usage.ts";
 import type { CheckRun, TodoItem, TodoStatus } from "../../src/types.ts";
 
 const todo = (text: string, status: TodoStatus = "not_started"): TodoItem => ({ text, status });
-const limits: EngineLimits = { maxContinuations: 20, maxNoProgress: 3, maxFailures: 3, failureBackoffMs: 5000 };
+const limits: EngineLimits = {
+	maxContinuations: 20,
+	maxNoProgress: 3,
+	maxFailures: 3,
+	maxSameAnswers: 3,
+	spendFactor: 0,
+	budgetTokens: 0,
+	budgetCost: 0,
+	failureBackoffMs: 5000,
+};
 const OPEN: TodoItem[] = [todo("a", "completed"), todo("b"), todo("c", "in_progress")];
 const chainWith = (fields: Partial<ChainState>): ChainState => ({ ...initialChain(), ...fields });
 const ran = (stopReason: StopReason | undefined, answer = "Done with that."): RunOutcome => ({ stopReason, answer });

@@ -1,11 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-	type ChainState,
-	type EngineLimits,
-	initialChain,
-	type Plan,
-	type PlanInput,
-} from "../../src/continue/planner.ts";
+import { type ChainState, initialChain } from "../../src/continue/chain.ts";
+import type { EngineLimits, Plan, PlanInput } from "../../src/continue/planner.ts";
 import {
 	type Counters,
 	countersOf,
@@ -18,11 +13,12 @@ import {
 	formatWhy,
 	WHY_SHOWN,
 } from "../../src/continue/reasons.ts";
+import { DEFAULT_CONFIG } from "../../src/settings/config.ts";
 import { NO_SPEND } from "../../src/spend/usage.ts";
 import type { TodoItem, TodoStatus } from "../../src/types.ts";
 
 const todo = (text: string, status: TodoStatus = "not_started"): TodoItem => ({ text, status });
-const limits: EngineLimits = { maxContinuations: 20, maxNoProgress: 3, maxFailures: 3, failureBackoffMs: 5000 };
+const limits: EngineLimits = { ...DEFAULT_CONFIG, spendFactor: 0 };
 const LIST = [todo("a", "completed"), todo("b", "in_progress"), todo("c")];
 const input = (fields: Partial<PlanInput> = {}): PlanInput => ({
 	todos: LIST,

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { initialChain } from "../../src/continue/planner.ts";
+import { initialChain } from "../../src/continue/chain.ts";
 import { countersOf } from "../../src/continue/reasons.ts";
 import { SNAPSHOT_ENTRY_TYPE } from "../../src/session/keys.ts";
 import { DEFAULT_CONFIG } from "../../src/settings/config.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { type ChainState, initialChain } from "../../src/continue/chain.ts";
 import type { LoopState } from "../../src/continue/loop.ts";
-import { type ChainState, initialChain } from "../../src/continue/planner.ts";
 import type { UiView } from "../../src/state.ts";
 import type { TodoItem, TodoStatus } from "../../src/types.ts";
 import { createPainter } from "../../src/ui/painter.ts";
