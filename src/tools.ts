@@ -7,10 +7,12 @@ import { type Static, Type } from "typebox";
 import { formatListPage, type ListDetails, renderToolResult } from "./formatting.ts";
 import { appendTodos, getTodos, insertTodos, pauseAutoContinue, setTodos } from "./state.ts";
 import { oneLine } from "./texts/data.ts";
+import { RESULT_HEADERS, TOOL_ERRORS } from "./texts/model.ts";
 import {
 	EDIT_ACTIONS,
 	INITIAL_STATUS,
 	MAX_INDICES,
+	MAX_PAUSE_REASON_LENGTH,
 	MAX_TODO_TEXT_LENGTH,
 	MAX_TODOS,
 	type TodoDetails,
@@ -95,10 +97,7 @@ function checksNotAllowed(todos: readonly { check?: string }[], env: CheckEnv): 
 	const first = todos.findIndex((todo) => todo.check !== undefined);
 	const why = first === -1 ? undefined : modelChecksBlocked(env);
 	if (!why) return null;
-	return {
-		message: `Error: todo item at index ${first} has a check, but checks cannot run here: ${why}`,
-		detail: "checks not allowed",
-	};
+	return TOOL_ERRORS.checksNotAllowed(first, why);
 }
 
 function toolTitle(name: string, theme: Theme): string {
@@ -122,15 +121,15 @@ export function createWriteTodosTool(env: CheckEnv = NO_CHECKS): ToolDefinition<
 				const before = getTodos();
 				setTodos(items);
 				noticeDropped(ctx, before);
-				return changeResult("write", `Wrote ${items.length} todo item(s)`);
+				return changeResult("write", RESULT_HEADERS.wrote(items.length));
 			}
 			if (params.mode === "append") {
 				appendTodos(items);
-				return changeResult("write", `Appended ${items.length} item(s)`);
+				return changeResult("write", RESULT_HEADERS.appended(items.length));
 			}
 			const index = params.index as number;
 			insertTodos(index, items);
-			return changeResult("write", `Inserted ${items.length} item(s) at index ${index}`);
+			return changeResult("write", RESULT_HEADERS.inserted(items.length, index));
 		},
 		renderCall(args, theme) {
 			const count = Array.isArray(args?.todos) ? args.todos.length : 0;
@@ -149,8 +148,8 @@ export function createListTodosTool(): ToolDefinition<typeof ListTodosParams, Li
 			const todos = getTodos();
 			const offset = params?.offset;
 			if (offset !== undefined && (!Number.isSafeInteger(offset) || offset < 0 || offset > todos.length)) {
-				const error = `offset ${String(offset)} out of range (0 to ${todos.length})`;
-				return textResult(`Error: ${error}`, { action: "list", todos: [], error });
+				const error = TOOL_ERRORS.offsetOutOfRange(String(offset), todos.length);
+				return textResult(error.message, { action: "list", todos: [], error: error.detail });
 			}
 			// `todos` stays empty so a list result is never replayed; `view` lets the TUI show what was listed.
 			return textResult(formatListPage(todos, offset ?? 0), { action: "list", todos: [], view: cloneTodos(todos) });
@@ -179,9 +178,6 @@ export function createEditTodosTool(env: CheckEnv = NO_CHECKS): ToolDefinition<t
 	};
 }
 
-/** Longest reason the model may give for pausing; `execute` checks it (the schema leaves it out to stay short). */
-export const MAX_PAUSE_REASON_LENGTH = 500;
-
 export const PauseTodosParams = Type.Object({
 	reason: Type.String({ description: "What blocks you" }),
 });
@@ -203,12 +199,12 @@ export function createPauseTodosTool(): ToolDefinition<typeof PauseTodosParams, 
 		async execute(_toolCallId, params, _signal, _onUpdate, ctx) {
 			const reason = typeof params?.reason === "string" ? params.reason.trim() : "";
 			if (reason.length === 0 || isTooLong(reason, MAX_PAUSE_REASON_LENGTH)) {
-				const error = `reason must be 1 to ${MAX_PAUSE_REASON_LENGTH} characters`;
-				return textResult(`Error: ${error}`, { action: "pause", reason: "", error });
+				const error = TOOL_ERRORS.pauseReason;
+				return textResult(error.message, { action: "pause", reason: "", error: error.detail });
 			}
 			pauseAutoContinue("model", reason);
 			tell(ctx, `Auto-continue paused by the model: ${oneLine(reason)}`, "warning");
-			return textResult("Auto-continue paused until the user replies.", { action: "pause", reason });
+			return textResult(RESULT_HEADERS.paused, { action: "pause", reason });
 		},
 		renderCall: (args, theme) =>
 			new Text(`${toolTitle("pause_todos", theme)} ${theme.fg("muted", String(args?.reason ?? ""))}`, 0, 0),

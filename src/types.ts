@@ -51,6 +51,8 @@ export const MAX_INDICES = 50;
 export const MAX_CHECK_LENGTH = 500;
 /** Longest reason the model may give with `edit_todos`; `execute` checks it (the schema leaves it out to stay short). */
 export const MAX_EDIT_REASON_LENGTH = 500;
+/** Longest reason the model may give for pausing; `execute` checks it (the schema leaves it out to stay short). */
+export const MAX_PAUSE_REASON_LENGTH = 500;
 /** Seconds the countdown shows before a continuation is sent. */
 export const DEFAULT_COUNTDOWN_SECONDS = 3;
 

@@ -1,6 +1,10 @@
 /** Pure checks on todo data and tool parameters. Nothing here mutates or touches the host. */
 
 import { oneLine } from "./texts/data.ts";
+import { PARAM_ERRORS, type ParamError } from "./texts/model.ts";
+
+export type { ParamError };
+
 import {
 	EDIT_ACTIONS,
 	MAX_CHECK_LENGTH,
@@ -14,12 +18,6 @@ import {
 	WRITE_MODES,
 	type WriteMode,
 } from "./types.ts";
-
-/** A tool-parameter problem: the text the model reads and the short `details.error`. */
-export interface ParamError {
-	message: string;
-	detail: string;
-}
 
 /** Made on first use: creating a segmenter loads ICU data, about 7 ms of every pi start-up otherwise. */
 let graphemes: Intl.Segmenter | undefined;
@@ -106,21 +104,13 @@ function isWholeNumber(value: unknown): value is number {
 export function checkWriteParams(params: unknown, currentLength: number): ParamError | null {
 	const { mode, index, todos } = (params ?? {}) as { mode?: unknown; index?: unknown; todos?: unknown };
 	if (typeof mode !== "string" || !(WRITE_MODES as readonly string[]).includes(mode)) {
-		return {
-			message: `Error: unknown mode '${shortValue(mode)}' (expected replace, append or insert)`,
-			detail: "invalid mode",
-		};
+		return PARAM_ERRORS.unknownMode(shortValue(mode));
 	}
-	if (!Array.isArray(todos)) return { message: "Error: 'todos' must be an array of { text }", detail: "invalid todos" };
+	if (!Array.isArray(todos)) return PARAM_ERRORS.todosNotArray;
 	const blank = findBlankItem(todos);
-	if (blank !== -1) return { message: `Error: todo item at index ${blank} has empty text`, detail: "empty text" };
+	if (blank !== -1) return PARAM_ERRORS.emptyText(blank);
 	const oversized = findOversizedItem(todos as { text: string }[], MAX_TODO_TEXT_LENGTH);
-	if (oversized !== -1) {
-		return {
-			message: `Error: todo item at index ${oversized} exceeds maximum text length (${MAX_TODO_TEXT_LENGTH} characters)`,
-			detail: "text too long",
-		};
-	}
+	if (oversized !== -1) return PARAM_ERRORS.textTooLong(oversized);
 	return checkItemFields(todos) ?? checkWritePlacement(mode as WriteMode, index, todos.length, currentLength);
 }
 
@@ -129,83 +119,42 @@ function checkItemFields(todos: readonly unknown[]): ParamError | null {
 	for (const [index, item] of todos.entries()) {
 		const { check, review } = item as { check?: unknown; review?: unknown };
 		if (check !== undefined && (typeof check !== "string" || check.trim().length === 0)) {
-			return { message: `Error: todo item at index ${index} has an empty check`, detail: "empty check" };
+			return PARAM_ERRORS.emptyCheck(index);
 		}
-		if (typeof check === "string" && isTooLong(check, MAX_CHECK_LENGTH)) {
-			return {
-				message: `Error: todo item at index ${index} has a check longer than ${MAX_CHECK_LENGTH} characters`,
-				detail: "check too long",
-			};
-		}
-		if (review !== undefined && typeof review !== "boolean") {
-			return {
-				message: `Error: todo item at index ${index} has a review mark that is not true or false`,
-				detail: "invalid review",
-			};
-		}
+		if (typeof check === "string" && isTooLong(check, MAX_CHECK_LENGTH)) return PARAM_ERRORS.checkTooLong(index);
+		if (review !== undefined && typeof review !== "boolean") return PARAM_ERRORS.badReview(index);
 	}
 	return null;
 }
 
 function checkWritePlacement(mode: WriteMode, index: unknown, count: number, currentLength: number): ParamError | null {
 	if (mode === "replace") {
-		if (count <= MAX_TODOS) return null;
-		return {
-			message: `Error: writing ${count} item(s) would exceed maximum of ${MAX_TODOS} todos`,
-			detail: "max todos exceeded",
-		};
+		return count <= MAX_TODOS ? null : PARAM_ERRORS.tooManyWritten(count);
 	}
 	if (mode === "insert") {
-		if (index === undefined || index === null) {
-			return { message: "Error: 'index' is required for the 'insert' mode", detail: "index required for insert" };
-		}
+		if (index === undefined || index === null) return PARAM_ERRORS.insertIndexRequired;
 		if (!isWholeNumber(index) || index < 0 || index > currentLength) {
-			const range = `index ${String(index)} out of range (0 to ${currentLength})`;
-			return { message: `Error: ${range}`, detail: range };
+			return PARAM_ERRORS.insertOutOfRange(String(index), currentLength);
 		}
 	}
-	if (currentLength + count > MAX_TODOS) {
-		const verb = mode === "append" ? "appending" : "inserting";
-		return {
-			message: `Error: ${verb} ${count} item(s) would exceed maximum of ${MAX_TODOS} todos (currently ${currentLength})`,
-			detail: "max todos exceeded",
-		};
-	}
-	return null;
+	return currentLength + count > MAX_TODOS ? PARAM_ERRORS.tooManyAdded(mode, count, currentLength) : null;
 }
 
 /** Checks `edit_todos` parameters against the current list length; null when they are fine. */
 export function checkEditParams(params: unknown, currentLength: number): ParamError | null {
 	const { action, indices } = (params ?? {}) as { action?: unknown; indices?: unknown };
 	if (typeof action !== "string" || !(EDIT_ACTIONS as readonly string[]).includes(action)) {
-		return {
-			message: `Error: unknown action '${shortValue(action)}' (expected start, complete or abandon)`,
-			detail: "invalid action",
-		};
+		return PARAM_ERRORS.unknownAction(shortValue(action));
 	}
-	if (!Array.isArray(indices) || indices.length === 0) {
-		return {
-			message: "Error: 'indices' is required for start/complete/abandon actions",
-			detail: "indices required",
-		};
-	}
-	if (indices.length > MAX_INDICES) {
-		return {
-			message: `Error: at most ${MAX_INDICES} indices per call (got ${indices.length})`,
-			detail: "too many indices",
-		};
-	}
+	if (!Array.isArray(indices) || indices.length === 0) return PARAM_ERRORS.indicesRequired;
+	if (indices.length > MAX_INDICES) return PARAM_ERRORS.tooManyIndices(indices.length);
 	const { reason } = (params ?? {}) as { reason?: unknown };
 	if (reason !== undefined && (typeof reason !== "string" || isTooLong(reason, MAX_EDIT_REASON_LENGTH))) {
-		const limit = `reason must be text of at most ${MAX_EDIT_REASON_LENGTH} characters`;
-		return { message: `Error: ${limit}`, detail: limit };
+		return PARAM_ERRORS.reasonTooLong;
 	}
-	if (currentLength === 0) return { message: "Error: no todos exist", detail: "no todos exist" };
+	if (currentLength === 0) return PARAM_ERRORS.noTodos;
 	const invalid = indices.filter((i) => !isWholeNumber(i) || i < 0 || i >= currentLength);
-	if (invalid.length > 0) {
-		const range = `indices [${invalid.map((i) => formatIndexValue(i)).join(", ")}] out of range (0 to ${currentLength - 1})`;
-		return { message: `Error: ${range}`, detail: range };
-	}
+	if (invalid.length > 0) return PARAM_ERRORS.indicesOutOfRange(invalid.map(formatIndexValue), currentLength);
 	return null;
 }
 

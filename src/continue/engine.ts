@@ -29,13 +29,14 @@ import {
 	setChain,
 	setLoop,
 } from "../state.ts";
+import { loopPrompt } from "../texts/model.ts";
 import { quietly } from "../ui/guard.ts";
 import { tell } from "../ui/tell.ts";
 import { type CheckEnv, modelChecksBlocked } from "../verify/item-checks.ts";
 import { applyVerification, runVerification } from "../verify/verification.ts";
 import { type Countdown, startCountdown } from "./countdown.ts";
 import { continueInRun } from "./in-run.ts";
-import { LOOP_STOPPED_BY_USER, type LoopSpec, loopPrompt } from "./loop.ts";
+import { LOOP_STOPPED_BY_USER, type LoopSpec } from "./loop.ts";
 import { runOutcome } from "./outcome.ts";
 import { type Plan, type PlanInput, type PlannedCheck, planAfterRun, planNow } from "./planner.ts";
 import { decisionOf } from "./reasons.ts";

@@ -47,11 +47,6 @@ export function parseLoopArgs(args: string): { spec?: LoopSpec; error?: string }
 	return { spec: { prompt, max, marker } };
 }
 
-/** The message sent on each iteration: the user's prompt, then how to end the loop. */
-export function loopPrompt(loop: LoopState): string {
-	return `${loop.prompt}\n\n(Loop iteration ${loop.iteration} of ${loop.max}. When the task is fully complete, include ${loop.marker} in your answer.)`;
-}
-
 export function loopStatusText(loop: LoopState): string {
 	return `🔁 loop ${loop.iteration}/${loop.max}`;
 }

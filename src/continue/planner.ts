@@ -3,9 +3,10 @@
  * Pure: the adapters (engine.ts for the countdown, headless.ts for print and JSON modes) carry the plan out.
  */
 
-import { buildContinuationPrompt, describeCheckEnd, formatCheckFailures, reviewWaitIndex } from "../formatting.ts";
+import { reviewWaitIndex } from "../formatting.ts";
 import { hasIncomplete } from "../list/queries.ts";
 import { COUNTDOWN_MESSAGE_TYPE, LOOP_MESSAGE_TYPE } from "../session/keys.ts";
+import { buildContinuationPrompt, describeCheckEnd, formatCheckFailures, loopPrompt } from "../texts/model.ts";
 import type { CheckRun, TodoItem } from "../types.ts";
 import {
 	type BreakerInput,
@@ -18,7 +19,7 @@ import {
 	UNVERIFIED_TAIL,
 } from "./breakers.ts";
 import { assessRun, type ChainState } from "./chain.ts";
-import { type LoopEndCode, type LoopState, loopEndMessage, loopPrompt } from "./loop.ts";
+import { type LoopEndCode, type LoopState, loopEndMessage } from "./loop.ts";
 import { endsWithQuestion, type RunOutcome } from "./outcome.ts";
 
 /** The limits the planner decides with: every breaker's, and the first back-off after a failed run. */

@@ -5,10 +5,10 @@
  */
 
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
-import { fitsInResults, formatChangeBody, formatCheckFailures, LONG_LIST_NOTE } from "../formatting.ts";
 import { droppedOpenItems, openItemsAt } from "../list/queries.ts";
 import { getChain, getTodos, updateTodoStatus } from "../state.ts";
 import { oneLine, prefix } from "../texts/data.ts";
+import { fitsInResults, formatChangeBody, LONG_LIST_NOTE, RESULT_HEADERS, TOOL_ERRORS } from "../texts/model.ts";
 import {
 	ACTION_LABELS,
 	ACTION_TO_STATUS,
@@ -75,24 +75,14 @@ export function reviewError(action: EditAction, indices: readonly number[]): Par
 	if (action === "start") return null;
 	const review = [...new Set(indices)].sort((a, b) => a - b).filter((index) => getTodos()[index]?.review);
 	if (review.length === 0) return null;
-	const which = review.length === 1 ? `item [${review[0]}] is` : `items [${review.join(", ")}] are`;
-	return {
-		message: `Error: ${which} for the user's review: only the user closes it (/todos approve). Stop and tell the user it is ready.`,
-		detail: "review item",
-	};
+	return TOOL_ERRORS.reviewItems(review);
 }
 
 function checkFailureError(runs: readonly [number, CheckRun][], timeoutSeconds: number): ParamError {
-	const failed = runs.filter(([, run]) => !run.passed);
-	const which =
-		failed.length === 1
-			? `the check of item [${failed[0]?.[0]}]`
-			: `the checks of items [${failed.map(([i]) => i).join(", ")}]`;
-	const labelled = failed.map(([index, run]): [string, CheckRun] => [`the check of [${index}]`, run]);
-	return {
-		message: `Error: ${which} failed, so nothing was changed.\n${formatCheckFailures(labelled, timeoutSeconds)}`,
-		detail: `check failed: ${failed.map(([index]) => `[${index}]`).join(", ")}`,
-	};
+	return TOOL_ERRORS.checksFailed(
+		runs.filter(([, run]) => !run.passed),
+		timeoutSeconds,
+	);
 }
 
 /** What running an edit needs from the tool call. */
@@ -113,8 +103,7 @@ export async function runEdit(call: EditCall, env: CheckEnv): Promise<ToolResult
 	const toCheck = call.action === "complete" ? itemsToCheck(list, call.indices) : [];
 	const checkBlock = toCheck.length > 0 ? modelChecksBlocked(env) : undefined;
 	if (checkBlock) {
-		const detail = `the check of [${toCheck[0]}] cannot run here: ${checkBlock}`;
-		return errorResult("edit", { message: `Error: ${detail}; the user can complete it with /todos done`, detail });
+		return errorResult("edit", TOOL_ERRORS.checkCannotRun(toCheck[0] ?? 0, checkBlock));
 	}
 	const runs = await runItemChecks(list, toCheck, env, {
 		cwd: call.ctx.cwd,
@@ -124,20 +113,13 @@ export async function runEdit(call: EditCall, env: CheckEnv): Promise<ToolResult
 	if (runs.some(([, run]) => !run.passed))
 		return errorResult("edit", checkFailureError(runs, env.getConfig().checkTimeoutSeconds));
 	if (getTodos() !== list) {
-		return errorResult("edit", {
-			message: "Error: the list changed while the checks ran; nothing was changed",
-			detail: "list changed",
-		});
+		return errorResult("edit", TOOL_ERRORS.listChanged);
 	}
 	const abandoned = call.action === "abandon" ? openItemsAt(list, call.indices) : [];
 	updateTodoStatus(call.indices, ACTION_TO_STATUS[call.action]);
 	noticeAbandoned(call.ctx, abandoned, call.reason);
 	const checked = runs.map(([index]) => index);
-	const note =
-		checked.length === 0
-			? ""
-			: `; ${checked.length === 1 ? "the check of" : "the checks of"} [${checked.join(", ")}] passed`;
-	const header = `${ACTION_LABELS[call.action]} [${call.indices.join(", ")}]${note}`;
+	const header = RESULT_HEADERS.edited(ACTION_LABELS[call.action], call.indices, checked);
 	return changeResult(
 		"edit",
 		header,

@@ -7,8 +7,13 @@
 
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { buildContinuationPrompt, formatCheckFailures, UNVERIFIED_ASK, UNVERIFIED_HEAD } from "../../src/formatting.ts";
 import { MAX_CHECK_OUTPUT_CHARS, outputAsData } from "../../src/texts/data.ts";
+import {
+	buildContinuationPrompt,
+	formatCheckFailures,
+	UNVERIFIED_ASK,
+	UNVERIFIED_HEAD,
+} from "../../src/texts/model.ts";
 import type { CheckRun, TodoItem, TodoStatus } from "../../src/types.ts";
 import { hostileText, INJECTIONS } from "../helpers/todo-oracle.ts";
 

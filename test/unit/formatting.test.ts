@@ -1,14 +1,10 @@
 import { describe, expect, it } from "vitest";
 import {
 	backoffMessage,
-	buildContextInjection,
-	buildContinuationPrompt,
 	CONTEXT_BUDGET_CHARS,
 	completionNotice,
 	countdownText,
-	describeCheckEnd,
 	formatActiveText,
-	formatCheckFailures,
 	formatCheckStatus,
 	formatCompactList,
 	formatListPage,
@@ -29,11 +25,17 @@ import {
 	renderToolResult,
 	reviewWaitIndex,
 	reviewWaitText,
-	UNVERIFIED_ASK,
-	UNVERIFIED_HEAD,
 } from "../../src/formatting.ts";
 import { incompleteIndices, pickNextIndex } from "../../src/list/queries.ts";
 import { oneLine, prefix } from "../../src/texts/data.ts";
+import {
+	buildContextInjection,
+	buildContinuationPrompt,
+	describeCheckEnd,
+	formatCheckFailures,
+	UNVERIFIED_ASK,
+	UNVERIFIED_HEAD,
+} from "../../src/texts/model.ts";
 import type { CheckRun, TodoItem, TodoStatus } from "../../src/types.ts";
 import { formatPanelLines } from "../../src/ui/panel.ts";
 import { must } from "../helpers/must.ts";

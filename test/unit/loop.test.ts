@@ -3,11 +3,11 @@ import {
 	DEFAULT_LOOP_MARKER,
 	DEFAULT_LOOP_MAX,
 	type LoopState,
-	loopPrompt,
 	loopStatusText,
 	MAX_LOOP_ITERATIONS,
 	parseLoopArgs,
 } from "../../src/continue/loop.ts";
+import { loopPrompt } from "../../src/texts/model.ts";
 
 const USAGE = "usage: /loop [--max N] [--until MARKER] <prompt>";
 const BAD_MAX = "--max takes a whole number from 1 to 1000";

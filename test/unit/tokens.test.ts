@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { buildContextInjection, buildContinuationPrompt, formatTodoListText } from "../../src/formatting.ts";
+import { formatTodoListText } from "../../src/formatting.ts";
 import { getTodos, resetState } from "../../src/state.ts";
+import { buildContextInjection, buildContinuationPrompt } from "../../src/texts/model.ts";
 import { createEditTodosTool, createWriteTodosTool } from "../../src/tools.ts";
 import { createFakeCtx } from "../helpers/fake-ctx.ts";
 
