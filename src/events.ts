@@ -35,6 +35,7 @@ import {
 } from "./state.ts";
 import { textOfContent } from "./texts/data.ts";
 import { buildContextInjection } from "./texts/model.ts";
+import { NOTICES } from "./texts/user.ts";
 import { quietly } from "./ui/guard.ts";
 import { createPainter } from "./ui/painter.ts";
 import { tell } from "./ui/tell.ts";
@@ -108,7 +109,7 @@ export function startedByCustomMessage(event: object): boolean {
 /** Bad settings, said once: as notices where there is a UI, on stderr where there is none. */
 function reportSettingWarnings(ctx: ExtensionContext, warnings: readonly string[]): void {
 	for (const warning of takeUnreported(warnings)) {
-		tell(ctx, `pi-til-done: ${warning}`, "warning");
+		tell(ctx, NOTICES.settingWarning(warning), "warning");
 	}
 }
 

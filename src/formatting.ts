@@ -2,7 +2,7 @@
 
 import type { Theme } from "@earendil-works/pi-coding-agent";
 import { Text } from "@earendil-works/pi-tui";
-import { finishedCount, incompleteIndices, pickNextIndex } from "./list/queries.ts";
+import { finishedCount, incompleteIndices } from "./list/queries.ts";
 import { oneLine, prefix, textOfContent } from "./texts/data.ts";
 import { STATUS_ICONS, type TodoDetails, type TodoItem, type TodoStatus } from "./types.ts";
 import { isFinished, isValidTodoItem } from "./validation.ts";
@@ -93,83 +93,6 @@ export function formatListPage(todos: readonly TodoItem[], offset = 0, pageChars
 	if (lines.length === 0) return `No todos from index ${offset} (the list has ${todos.length})`;
 	const more = index < todos.length ? `; call list_todos with offset ${index} for more` : "";
 	return `${lines.join("\n")}\n(items ${offset} to ${index - 1} of ${todos.length}${more})`;
-}
-
-export function countdownText(seconds: number): string {
-	return `⏳ Auto-continuing in ${seconds}s... (type anything to interrupt)`;
-}
-
-export function backoffMessage(backoffMs: number): string {
-	return `The last run failed; auto-continue waits ${(backoffMs / 1000).toFixed(1)}s longer before continuing.`;
-}
-
-/** Longest command shown on the status bar while its check runs. */
-const STATUS_COMMAND_CHARS = 60;
-
-/** The check status: a check running, else what the last verification found; nothing otherwise. */
-export function formatCheckStatus(
-	checking: { what: string; command: string } | undefined,
-	verification: { passed: boolean; failed: readonly string[]; checks: number } | undefined,
-): string | undefined {
-	if (checking) return `🔎 checking ${checking.what}: ${prefix(oneLine(checking.command), STATUS_COMMAND_CHARS)}`;
-	if (!verification) return undefined;
-	if (verification.passed) return `✓ verified (${verification.checks} check(s) passed)`;
-	return `✗ not verified: ${verification.failed.join("; ")}`;
-}
-
-/** The item in progress that only the user may complete, when the auto-continue would name it next. */
-export function reviewWaitIndex(todos: readonly TodoItem[]): number | undefined {
-	const next = pickNextIndex(todos);
-	const todo = next === undefined ? undefined : todos[next];
-	return todo?.review && todo.status === "in_progress" ? next : undefined;
-}
-
-/** `👁 [i] waits for your review` while the auto-continue waits on that item. */
-export function formatReviewStatus(todos: readonly TodoItem[]): string | undefined {
-	const index = reviewWaitIndex(todos);
-	return index === undefined ? undefined : reviewWaitText(index);
-}
-
-/** The one notice a finished list gets: verified when a verification passed (`checks` of them). */
-export function completionNotice(items: number, checks?: number): string {
-	if (checks === undefined) return `✓ All ${items} todos are done.`;
-	return `✓ All ${items} todos are done and verified (${checks} check(s) passed).`;
-}
-
-export function reviewWaitText(index: number): string {
-	return `👁 [${index}] waits for your review`;
-}
-
-/** `📋 done/total` while items remain, `✓ Done (N items)` when all are finished, nothing for an empty list. */
-export function formatStatusText(todos: readonly TodoItem[]): string | undefined {
-	if (todos.length === 0) return undefined;
-	const finished = finishedCount(todos);
-	if (finished === todos.length) return `✓ Done (${todos.length} items)`;
-	return `📋 ${finished}/${todos.length}`;
-}
-
-/** Width of the status-bar progress bar, in cells. */
-export const PROGRESS_BAR_CELLS = 10;
-
-/** A compact bar such as `[████░░░░░░] 4/10`; nothing for an empty list. */
-export function formatProgressBar(todos: readonly TodoItem[]): string | undefined {
-	if (todos.length === 0) return undefined;
-	const finished = finishedCount(todos);
-	const filled = Math.round((finished / todos.length) * PROGRESS_BAR_CELLS);
-	return `[${"█".repeat(filled)}${"░".repeat(PROGRESS_BAR_CELLS - filled)}] ${finished}/${todos.length}`;
-}
-
-/** Status text while auto-continue is paused, with the reason the user or the model gave. */
-export function formatPausedText(reason: string | undefined): string {
-	return reason ? `⏸ auto-continue paused: ${oneLine(reason)}` : "⏸ auto-continue paused";
-}
-
-/** One `[i] text` line per item in progress, or nothing. */
-export function formatActiveText(todos: readonly TodoItem[]): string | undefined {
-	const lines = todos.flatMap((todo, index) =>
-		todo.status === "in_progress" ? [`[${index}] ${oneLine(todo.text)}`] : [],
-	);
-	return lines.length > 0 ? lines.join("\n") : undefined;
 }
 
 // ── Themed rendering for the TUI ────────────────────────────────────────────

@@ -7,12 +7,11 @@
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import type { StopCode } from "./continue/breakers.ts";
 import { type ChainState, initialChain, noteCompleted } from "./continue/chain.ts";
-import type { LoopState } from "./continue/loop.ts";
 import type { Decision } from "./continue/reasons.ts";
 import { isAllFinished } from "./list/queries.ts";
 import { lastDoneCheck, lastSnapshot } from "./session/snapshot.ts";
 import { addUsage, readUsage } from "./spend/usage.ts";
-import type { TodoItem, TodoStatus } from "./types.ts";
+import type { LoopState, TodoItem, TodoStatus } from "./types.ts";
 import { cloneTodos } from "./validation.ts";
 
 /** A check that is running, for the status bar: which one (`[2]`, `the done-check`) and its command. */

@@ -6,8 +6,8 @@ import { Text } from "@earendil-works/pi-tui";
 import { type Static, Type } from "typebox";
 import { formatListPage, type ListDetails, renderToolResult } from "./formatting.ts";
 import { appendTodos, getTodos, insertTodos, pauseAutoContinue, setTodos } from "./state.ts";
-import { oneLine } from "./texts/data.ts";
 import { RESULT_HEADERS, TOOL_ERRORS } from "./texts/model.ts";
+import { NOTICES } from "./texts/user.ts";
 import {
 	EDIT_ACTIONS,
 	INITIAL_STATUS,
@@ -203,7 +203,7 @@ export function createPauseTodosTool(): ToolDefinition<typeof PauseTodosParams, 
 				return textResult(error.message, { action: "pause", reason: "", error: error.detail });
 			}
 			pauseAutoContinue("model", reason);
-			tell(ctx, `Auto-continue paused by the model: ${oneLine(reason)}`, "warning");
+			tell(ctx, NOTICES.pausedByModel(reason), "warning");
 			return textResult(RESULT_HEADERS.paused, { action: "pause", reason });
 		},
 		renderCall: (args, theme) =>

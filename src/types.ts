@@ -34,6 +34,34 @@ export interface TodoDetails {
 	checked?: { index: number; ms: number }[];
 }
 
+/** The counters a decision of the auto-continue was made on. */
+export interface Counters {
+	continuations: number;
+	maxContinuations: number;
+	noProgress: number;
+	/** 0: the no-progress breaker is off. */
+	maxNoProgress: number;
+	failures: number;
+	maxFailures: number;
+	finished: number;
+	total: number;
+	tokens: number;
+	cost: number;
+	calls: number;
+}
+
+/** One decision of the auto-continue: what it did, why, and on which counters. */
+export interface Decision {
+	/** When it was made, in milliseconds since the epoch. */
+	at: number;
+	kind: "send" | "stop" | "end-loop" | "verify" | "idle";
+	/** The reason code. */
+	code: string;
+	/** The sentence the user reads. */
+	text: string;
+	counters: Counters;
+}
+
 export type WriteMode = "replace" | "append" | "insert";
 export type EditAction = "start" | "complete" | "abandon";
 
@@ -90,3 +118,14 @@ export const ACTION_LABELS: Readonly<Record<EditAction, string>> = {
 	complete: "Completed",
 	abandon: "Abandoned",
 };
+
+export interface LoopSpec {
+	prompt: string;
+	max: number;
+	marker: string;
+}
+
+export interface LoopState extends LoopSpec {
+	/** Iterations sent so far (the first one included). */
+	iteration: number;
+}

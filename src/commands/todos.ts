@@ -4,11 +4,10 @@ import type { ExtensionAPI, ExtensionCommandContext } from "@earendil-works/pi-c
 import { breakerReport, stopWords } from "../continue/breakers.ts";
 import type { ChainState } from "../continue/chain.ts";
 import type { Engine } from "../continue/engine.ts";
-import { formatWhy } from "../continue/reasons.ts";
 import { formatTodoListText, renderTodoList } from "../formatting.ts";
 import { DONE_CHECK_ENTRY_TYPE, SNAPSHOT_ENTRY_TYPE } from "../session/keys.ts";
 import type { TilDoneConfig } from "../settings/config.ts";
-import { modelInputPrice, spentLine } from "../spend/report.ts";
+import { modelInputPrice } from "../spend/report.ts";
 import {
 	appendTodos,
 	effectiveDoneCheck,
@@ -26,6 +25,7 @@ import {
 	updateTodoStatus,
 } from "../state.ts";
 import { oneLine } from "../texts/data.ts";
+import { formatWhy, spentLine } from "../texts/user.ts";
 import { ACTION_TO_STATUS, type EditAction, INITIAL_STATUS, MAX_CHECK_LENGTH, type TodoDetails } from "../types.ts";
 import { tell } from "../ui/tell.ts";
 import { checkEditParams, checkWriteParams, cloneTodos, isValidCheck } from "../validation.ts";

@@ -1,8 +1,8 @@
 /** The visible, interruptible countdown before a continuation: timers and the widget, nothing else. */
 
 import type { ExtensionUIContext } from "@earendil-works/pi-coding-agent";
-import { countdownText } from "../formatting.ts";
 import { COUNTDOWN_WIDGET_ID } from "../session/keys.ts";
+import { countdownText } from "../texts/user.ts";
 import { quietly } from "../ui/guard.ts";
 
 export interface CountdownOptions {

@@ -10,7 +10,6 @@ import type {
 	ExtensionCommandContext,
 	ExtensionContext,
 } from "@earendil-works/pi-coding-agent";
-import { backoffMessage, completionNotice, reviewWaitText } from "../formatting.ts";
 import { COMPLETE_MESSAGE_TYPE, LOOP_MESSAGE_TYPE } from "../session/keys.ts";
 import type { TilDoneConfig } from "../settings/config.ts";
 import { modelInputPrice } from "../spend/report.ts";
@@ -30,13 +29,14 @@ import {
 	setLoop,
 } from "../state.ts";
 import { loopPrompt } from "../texts/model.ts";
+import { backoffMessage, completionNotice, LOOP_ENDS, reviewWaitText } from "../texts/user.ts";
+import type { LoopSpec } from "../types.ts";
 import { quietly } from "../ui/guard.ts";
 import { tell } from "../ui/tell.ts";
 import { type CheckEnv, modelChecksBlocked } from "../verify/item-checks.ts";
 import { applyVerification, runVerification } from "../verify/verification.ts";
 import { type Countdown, startCountdown } from "./countdown.ts";
 import { continueInRun } from "./in-run.ts";
-import { LOOP_STOPPED_BY_USER, type LoopSpec } from "./loop.ts";
 import { runOutcome } from "./outcome.ts";
 import { type Plan, type PlanInput, type PlannedCheck, planAfterRun, planNow } from "./planner.ts";
 import { decisionOf } from "./reasons.ts";
@@ -203,7 +203,7 @@ function schedule(engine: EngineContext, ctx: ExtensionContext, backoffMs: numbe
 	engine.countdown = startCountdown({
 		seconds: engine.getConfig().countdownSeconds + backoffMs / 1000,
 		ui,
-		onInterrupt: stoppingLoop ? () => endLoop(ctx, LOOP_STOPPED_BY_USER, "info") : undefined,
+		onInterrupt: stoppingLoop ? () => endLoop(ctx, LOOP_ENDS.byUser, "info") : undefined,
 		onFinish: () => {
 			engine.countdown = undefined;
 			if (startedIn === engine.epoch) sendIfStillDue(engine, ctx);
@@ -288,7 +288,7 @@ export function createEngine(pi: ExtensionAPI, getConfig: () => TilDoneConfig): 
 			engine.pending = undefined;
 			engine.reviewNotified = undefined;
 			resetChain();
-			if (getLoop()) endLoop(ctx, LOOP_STOPPED_BY_USER, "info");
+			if (getLoop()) endLoop(ctx, LOOP_ENDS.byUser, "info");
 		},
 		onSessionChange() {
 			engine.epoch++;
@@ -308,7 +308,7 @@ export function createEngine(pi: ExtensionAPI, getConfig: () => TilDoneConfig): 
 		pause(ctx) {
 			cancelCountdown(engine);
 			engine.pending = undefined;
-			if (getLoop()) endLoop(ctx, LOOP_STOPPED_BY_USER, "info");
+			if (getLoop()) endLoop(ctx, LOOP_ENDS.byUser, "info");
 		},
 		get counting() {
 			return engine.countdown?.active ?? false;

@@ -1,22 +1,13 @@
-/** `/loop`: its arguments, the prompt of each iteration and the texts that end it. Pure; planner.ts decides. */
+/** `/loop`: its arguments and defaults. Pure; planner.ts decides what follows each iteration. */
+
+import type { LoopSpec } from "../types.ts";
 
 export const DEFAULT_LOOP_MAX = 10;
 export const MAX_LOOP_ITERATIONS = 1000;
 export const DEFAULT_LOOP_MARKER = "LOOP_DONE";
 
-export interface LoopSpec {
-	prompt: string;
-	max: number;
-	marker: string;
-}
-
 /** Why a `/loop` ends. */
 export type LoopEndCode = "loop-done" | "loop-limit" | "loop-aborted" | "loop-failures" | "loop-budget";
-
-export interface LoopState extends LoopSpec {
-	/** Iterations sent so far (the first one included). */
-	iteration: number;
-}
 
 const MAX_FLAG = /(?:^|\s)--max\s+(\S+)/;
 const UNTIL_FLAG = /(?:^|\s)--until\s+(?:"([^"]*)"|'([^']*)'|(\S+))/;
@@ -46,18 +37,3 @@ export function parseLoopArgs(args: string): { spec?: LoopSpec; error?: string }
 	if (prompt.length === 0) return { error: "usage: /loop [--max N] [--until MARKER] <prompt>" };
 	return { spec: { prompt, max, marker } };
 }
-
-export function loopStatusText(loop: LoopState): string {
-	return `🔁 loop ${loop.iteration}/${loop.max}`;
-}
-
-/** What the user reads when a loop ends. */
-export function loopEndMessage(loop: LoopState, code: Exclude<LoopEndCode, "loop-budget">, failures: number): string {
-	if (code === "loop-done") return `Loop finished: ${loop.marker} found after ${loop.iteration} iteration(s).`;
-	if (code === "loop-limit") return `Loop stopped: ${loop.max} iteration(s) without ${loop.marker}.`;
-	if (code === "loop-failures") return `Loop stopped after ${failures} failed runs in a row.`;
-	return "Loop stopped: the run was aborted.";
-}
-
-/** The user interrupted the loop (a key during its countdown, or a prompt). */
-export const LOOP_STOPPED_BY_USER = "Loop stopped by the user.";

@@ -3,11 +3,11 @@
  * Pure: the adapters (engine.ts for the countdown, headless.ts for print and JSON modes) carry the plan out.
  */
 
-import { reviewWaitIndex } from "../formatting.ts";
-import { hasIncomplete } from "../list/queries.ts";
+import { hasIncomplete, reviewWaitIndex } from "../list/queries.ts";
 import { COUNTDOWN_MESSAGE_TYPE, LOOP_MESSAGE_TYPE } from "../session/keys.ts";
 import { buildContinuationPrompt, describeCheckEnd, formatCheckFailures, loopPrompt } from "../texts/model.ts";
-import type { CheckRun, TodoItem } from "../types.ts";
+import { LOOP_ENDS } from "../texts/user.ts";
+import type { CheckRun, LoopState, TodoItem } from "../types.ts";
 import {
 	type BreakerInput,
 	type BreakerLimits,
@@ -19,7 +19,7 @@ import {
 	UNVERIFIED_TAIL,
 } from "./breakers.ts";
 import { assessRun, type ChainState } from "./chain.ts";
-import { type LoopEndCode, type LoopState, loopEndMessage } from "./loop.ts";
+import type { LoopEndCode } from "./loop.ts";
 import { endsWithQuestion, type RunOutcome } from "./outcome.ts";
 
 /** The limits the planner decides with: every breaker's, and the first back-off after a failed run. */
@@ -215,10 +215,10 @@ export function planAfterVerification(
 
 function decideLoop(loop: LoopState, input: PlanInput, outcome: RunOutcome | undefined): Plan {
 	const { chain, limits } = input;
-	if (outcome?.stopReason === "aborted") return endLoop(loop, "loop-aborted");
-	if (outcome?.answer.includes(loop.marker)) return endLoop(loop, "loop-done");
-	if (chain.failures >= limits.maxFailures) return endLoop(loop, "loop-failures", chain.failures);
-	if (loop.iteration >= loop.max) return endLoop(loop, "loop-limit");
+	if (outcome?.stopReason === "aborted") return endLoop("loop-aborted", LOOP_ENDS.aborted);
+	if (outcome?.answer.includes(loop.marker)) return endLoop("loop-done", LOOP_ENDS.done(loop.marker, loop.iteration));
+	if (chain.failures >= limits.maxFailures) return endLoop("loop-failures", LOOP_ENDS.failures(chain.failures));
+	if (loop.iteration >= loop.max) return endLoop("loop-limit", LOOP_ENDS.limit(loop.max, loop.marker));
 	const overBudget = loopBudgetStop(input);
 	if (overBudget) return { kind: "end-loop", code: "loop-budget", text: overBudget, level: "warning" };
 	const next = { ...loop, iteration: loop.iteration + 1 };
@@ -232,7 +232,6 @@ function decideLoop(loop: LoopState, input: PlanInput, outcome: RunOutcome | und
 	};
 }
 
-function endLoop(loop: LoopState, code: Exclude<LoopEndCode, "loop-budget">, failures = 0): Plan {
-	const level = code === "loop-done" ? "info" : "warning";
-	return { kind: "end-loop", code, text: loopEndMessage(loop, code, failures), level };
+function endLoop(code: Exclude<LoopEndCode, "loop-budget">, text: string): Plan {
+	return { kind: "end-loop", code, text, level: code === "loop-done" ? "info" : "warning" };
 }

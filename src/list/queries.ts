@@ -54,3 +54,10 @@ export function droppedOpenItems(before: readonly TodoItem[], after: readonly To
 		isIncomplete(todo.status) && !kept.has(todo.text) ? [[index, todo] as [number, TodoItem]] : [],
 	);
 }
+
+/** The item in progress that only the user may complete, when the auto-continue would name it next. */
+export function reviewWaitIndex(todos: readonly TodoItem[]): number | undefined {
+	const next = pickNextIndex(todos);
+	const todo = next === undefined ? undefined : todos[next];
+	return todo?.review && todo.status === "in_progress" ? next : undefined;
+}

@@ -4,7 +4,6 @@
  * Instructions are fixed strings; todo text and command output appear only as data.
  */
 
-import type { LoopState } from "../continue/loop.ts";
 import {
 	CONTEXT_BUDGET_CHARS,
 	formatCompactList,
@@ -16,6 +15,7 @@ import {
 import { finishedCount, incompleteIndices, pickNextIndex } from "../list/queries.ts";
 import {
 	type CheckRun,
+	type LoopState,
 	MAX_CHECK_LENGTH,
 	MAX_EDIT_REASON_LENGTH,
 	MAX_INDICES,

@@ -1,6 +1,188 @@
-/** Texts the user reads: notices, the status bar, `/todos` answers. Pure. */
+/**
+ * Texts the user reads: the status bar, notices, the sentence of each decision, `/todos why` and `/todos status`,
+ * a `/loop`'s end. A breaker's stop text is in its row (continue/breakers.ts); a command's usage is in its table.
+ * Pure.
+ */
+
+import { finishedCount, reviewWaitIndex } from "../list/queries.ts";
+import type { ChainSpend } from "../spend/usage.ts";
+import type { Counters, Decision, TodoItem } from "../types.ts";
+import { oneLine, prefix } from "./data.ts";
 
 /** Tokens as the user reads them: rounded, with thousands separators. */
 export const formatTokens = (tokens: number): string => Math.round(tokens).toLocaleString("en-US");
 /** Money in the provider's currency (pi does not say which), to four decimals. */
 export const formatCost = (cost: number): string => cost.toFixed(4);
+
+export function countdownText(seconds: number): string {
+	return `⏳ Auto-continuing in ${seconds}s... (type anything to interrupt)`;
+}
+
+export function backoffMessage(backoffMs: number): string {
+	return `The last run failed; auto-continue waits ${(backoffMs / 1000).toFixed(1)}s longer before continuing.`;
+}
+
+/** Longest command shown on the status bar while its check runs. */
+const STATUS_COMMAND_CHARS = 60;
+
+/** The check status: a check running, else what the last verification found; nothing otherwise. */
+export function formatCheckStatus(
+	checking: { what: string; command: string } | undefined,
+	verification: { passed: boolean; failed: readonly string[]; checks: number } | undefined,
+): string | undefined {
+	if (checking) return `🔎 checking ${checking.what}: ${prefix(oneLine(checking.command), STATUS_COMMAND_CHARS)}`;
+	if (!verification) return undefined;
+	if (verification.passed) return `✓ verified (${verification.checks} check(s) passed)`;
+	return `✗ not verified: ${verification.failed.join("; ")}`;
+}
+
+/** `👁 [i] waits for your review` while the auto-continue waits on that item. */
+export function formatReviewStatus(todos: readonly TodoItem[]): string | undefined {
+	const index = reviewWaitIndex(todos);
+	return index === undefined ? undefined : reviewWaitText(index);
+}
+
+/** The one notice a finished list gets: verified when a verification passed (`checks` of them). */
+export function completionNotice(items: number, checks?: number): string {
+	if (checks === undefined) return `✓ All ${items} todos are done.`;
+	return `✓ All ${items} todos are done and verified (${checks} check(s) passed).`;
+}
+
+export function reviewWaitText(index: number): string {
+	return `👁 [${index}] waits for your review`;
+}
+
+/** `📋 done/total` while items remain, `✓ Done (N items)` when all are finished, nothing for an empty list. */
+export function formatStatusText(todos: readonly TodoItem[]): string | undefined {
+	if (todos.length === 0) return undefined;
+	const finished = finishedCount(todos);
+	if (finished === todos.length) return `✓ Done (${todos.length} items)`;
+	return `📋 ${finished}/${todos.length}`;
+}
+
+/** Width of the status-bar progress bar, in cells. */
+export const PROGRESS_BAR_CELLS = 10;
+
+/** A compact bar such as `[████░░░░░░] 4/10`; nothing for an empty list. */
+export function formatProgressBar(todos: readonly TodoItem[]): string | undefined {
+	if (todos.length === 0) return undefined;
+	const finished = finishedCount(todos);
+	const filled = Math.round((finished / todos.length) * PROGRESS_BAR_CELLS);
+	return `[${"█".repeat(filled)}${"░".repeat(PROGRESS_BAR_CELLS - filled)}] ${finished}/${todos.length}`;
+}
+
+/** Status text while auto-continue is paused, with the reason the user or the model gave. */
+export function formatPausedText(reason: string | undefined): string {
+	return reason ? `⏸ auto-continue paused: ${oneLine(reason)}` : "⏸ auto-continue paused";
+}
+
+/** One `[i] text` line per item in progress, or nothing. */
+export function formatActiveText(todos: readonly TodoItem[]): string | undefined {
+	const lines = todos.flatMap((todo, index) =>
+		todo.status === "in_progress" ? [`[${index}] ${oneLine(todo.text)}`] : [],
+	);
+	return lines.length > 0 ? lines.join("\n") : undefined;
+}
+
+/** The sentence of each decision that is not a stop (a stop's sentence is its stop text): what follows, and why. */
+export const SENTENCES = {
+	verify: (checks: number) => `Every todo is finished: ${checks} check(s) verify the list.`,
+	loopNext: (iteration: number, max: number, marker: string) =>
+		`Loop iteration ${iteration} of ${max} follows: the answer did not hold ${marker}.`,
+	continuation: (remaining: number, total: number, next: number, max: number) =>
+		`${remaining} of ${total} todos remain: continuation ${next} of ${max} follows.`,
+	fixContinuation: (next: number, max: number) =>
+		`Every todo is finished, but the list did not pass its verification: continuation ${next} of ${max} asks for the fix.`,
+	noTodos: "No todo list: nothing to continue.",
+	allDone: (total: number, verified: boolean) =>
+		verified
+			? `Every todo is finished (${total}) and the list passed its verification: nothing to continue.`
+			: `Every todo is finished (${total}): nothing to continue.`,
+	aborted: "The run was aborted: the auto-continue waits for you.",
+	paused: (reason: string | undefined) =>
+		`Auto-continue is paused${reason ? ` (${oneLine(reason)})` : ""}: it waits for you.`,
+	asksUser: "The model asked a question: the auto-continue waits for your answer.",
+	reviewWait: (index: number) => `${reviewWaitText(index)}: /todos approve ${index} completes it and goes on.`,
+} as const;
+
+/** The counters as one bracketed line; the cost only when pi reported any. */
+export function formatCounters(counters: Counters): string {
+	const parts = [
+		`continuations ${counters.continuations}/${counters.maxContinuations}`,
+		`no progress ${counters.maxNoProgress > 0 ? `${counters.noProgress}/${counters.maxNoProgress}` : "off"}`,
+		`failures ${counters.failures}/${counters.maxFailures}`,
+		`${counters.finished}/${counters.total} finished`,
+		`${formatTokens(counters.tokens)} tokens in ${counters.calls} call(s)`,
+	];
+	if (counters.cost > 0) parts.push(`cost ${formatCost(counters.cost)}`);
+	return `[${parts.join(", ")}]`;
+}
+
+const twoDigits = (value: number): string => String(value).padStart(2, "0");
+
+/** Local time of day, `HH:MM:SS`. */
+export function formatClock(at: number): string {
+	const date = new Date(at);
+	return `${twoDigits(date.getHours())}:${twoDigits(date.getMinutes())}:${twoDigits(date.getSeconds())}`;
+}
+
+export function formatDecision(decision: Decision): string {
+	return `${formatClock(decision.at)} ${decision.code}: ${decision.text} ${formatCounters(decision.counters)}`;
+}
+
+/** Decisions `/todos why` shows, the newest last. */
+export const WHY_SHOWN = 10;
+
+/** `/todos why`: the last decisions, the newest last. */
+export function formatWhy(decisions: readonly Decision[]): string {
+	if (decisions.length === 0) return "No decision yet in this session: the auto-continue has not acted.";
+	const shown = decisions.slice(-WHY_SHOWN);
+	return [`The auto-continue's last ${shown.length} decision(s), the newest last:`, ...shown.map(formatDecision)].join(
+		"\n",
+	);
+}
+
+/** The status bar while a stopped chain waits for the user: why (`words`), and where the figures are. */
+export function formatStopStatus(words: string | undefined): string | undefined {
+	return words === undefined ? undefined : `⏹ auto-continue stopped: ${words} (/todos why)`;
+}
+
+export function loopStatusText(iteration: number, max: number): string {
+	return `🔁 loop ${iteration}/${max}`;
+}
+
+/** What the user reads when a `/loop` ends (a budget's end is that budget's stop text). */
+export const LOOP_ENDS = {
+	done: (marker: string, iterations: number) => `Loop finished: ${marker} found after ${iterations} iteration(s).`,
+	limit: (max: number, marker: string) => `Loop stopped: ${max} iteration(s) without ${marker}.`,
+	failures: (failures: number) => `Loop stopped after ${failures} failed runs in a row.`,
+	aborted: "Loop stopped: the run was aborted.",
+	/** A key during its countdown, or a prompt. */
+	byUser: "Loop stopped by the user.",
+} as const;
+
+export function spentLine(spend: ChainSpend): string {
+	const cost = spend.cost > 0 ? `, cost ${formatCost(spend.cost)}` : "";
+	return `Spent this chain: ${formatTokens(spend.tokens)} tokens in ${spend.calls} call(s)${cost}`;
+}
+
+/** Longest item text a notice quotes. */
+const NOTICE_TEXT_CHARS = 60;
+
+function describeItems(items: readonly [number, TodoItem][]): string {
+	return items.map(([index, todo]) => `[${index}] ${prefix(oneLine(todo.text), NOTICE_TEXT_CHARS)}`).join(", ");
+}
+
+/** Notices: what the model did that the user must know of, and a setting that was not taken. */
+export const NOTICES = {
+	abandoned: (items: readonly [number, TodoItem][], reason: string | undefined) => {
+		const why = reason?.trim() ? `"${oneLine(reason.trim())}"` : "no reason given";
+		return `The model abandoned ${describeItems(items)} during the auto-continue (${why}).`;
+	},
+	dropped: (items: readonly [number, TodoItem][]) => {
+		const what = items.length === 1 ? "the open item" : "the open items";
+		return `The model's rewrite of the list dropped ${what} ${describeItems(items)} during the auto-continue (no reason given).`;
+	},
+	pausedByModel: (reason: string) => `Auto-continue paused by the model: ${oneLine(reason)}`,
+	settingWarning: (warning: string) => `pi-til-done: ${warning}`,
+} as const;

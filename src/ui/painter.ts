@@ -4,17 +4,8 @@
  */
 
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
-import { loopStatusText } from "../continue/loop.ts";
-import { formatStopStatus } from "../continue/reasons.ts";
-import {
-	formatActiveText,
-	formatCheckStatus,
-	formatPausedText,
-	formatProgressBar,
-	formatReviewStatus,
-	formatStatusText,
-	PLAIN_STYLE,
-} from "../formatting.ts";
+import { stopWords } from "../continue/breakers.ts";
+import { PLAIN_STYLE } from "../formatting.ts";
 import {
 	ACTIVE_STATUS_KEY,
 	CHECK_STATUS_KEY,
@@ -27,6 +18,16 @@ import {
 	STOP_STATUS_KEY,
 } from "../session/keys.ts";
 import type { UiView } from "../state.ts";
+import {
+	formatActiveText,
+	formatCheckStatus,
+	formatPausedText,
+	formatProgressBar,
+	formatReviewStatus,
+	formatStatusText,
+	formatStopStatus,
+	loopStatusText,
+} from "../texts/user.ts";
 import { quietly } from "./guard.ts";
 import { formatPanelLines } from "./panel.ts";
 
@@ -37,10 +38,10 @@ export function statusValues(view: UiView): [string, string | undefined][] {
 		[ACTIVE_STATUS_KEY, formatActiveText(view.todos)],
 		[PROGRESS_STATUS_KEY, formatProgressBar(view.todos)],
 		[PAUSED_STATUS_KEY, view.chain.paused ? formatPausedText(view.chain.pauseReason) : undefined],
-		[LOOP_STATUS_KEY, view.loop ? loopStatusText(view.loop) : undefined],
+		[LOOP_STATUS_KEY, view.loop ? loopStatusText(view.loop.iteration, view.loop.max) : undefined],
 		[CHECK_STATUS_KEY, formatCheckStatus(view.checking, view.verification)],
 		[REVIEW_STATUS_KEY, formatReviewStatus(view.todos)],
-		[STOP_STATUS_KEY, formatStopStatus(view.chain.stopped)],
+		[STOP_STATUS_KEY, formatStopStatus(view.chain.stopped && stopWords(view.chain.stopped))],
 	];
 }
 

@@ -7,8 +7,8 @@
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { droppedOpenItems, openItemsAt } from "../list/queries.ts";
 import { getChain, getTodos, updateTodoStatus } from "../state.ts";
-import { oneLine, prefix } from "../texts/data.ts";
 import { fitsInResults, formatChangeBody, LONG_LIST_NOTE, RESULT_HEADERS, TOOL_ERRORS } from "../texts/model.ts";
+import { NOTICES } from "../texts/user.ts";
 import {
 	ACTION_LABELS,
 	ACTION_TO_STATUS,
@@ -47,27 +47,17 @@ export function changeResult(
 	return textResult(text, { action, todos: cloneTodos(todos), ...extra });
 }
 
-/** Longest item text a notice quotes. */
-const NOTICE_TEXT_CHARS = 60;
-
-function describeItems(items: readonly [number, TodoItem][]): string {
-	return items.map(([index, todo]) => `[${index}] ${prefix(oneLine(todo.text), NOTICE_TEXT_CHARS)}`).join(", ");
-}
-
 /** During an auto-continued chain, open items the model abandons are shown to the user with its reason. */
 export function noticeAbandoned(ctx: ExtensionContext, items: readonly [number, TodoItem][], reason?: string): void {
 	if (items.length === 0 || getChain().continuations === 0) return;
-	const why = reason?.trim() ? `"${oneLine(reason.trim())}"` : "no reason given";
-	tell(ctx, `The model abandoned ${describeItems(items)} during the auto-continue (${why}).`, "warning");
+	tell(ctx, NOTICES.abandoned(items, reason), "warning");
 }
 
 /** During an auto-continued chain, open items a rewrite of the list drops are shown to the user. */
 export function noticeDropped(ctx: ExtensionContext, before: readonly TodoItem[]): void {
 	const dropped = droppedOpenItems(before, getTodos());
 	if (dropped.length === 0 || getChain().continuations === 0) return;
-	const what = dropped.length === 1 ? "the open item" : "the open items";
-	const text = `The model's rewrite of the list dropped ${what} ${describeItems(dropped)} during the auto-continue (no reason given).`;
-	tell(ctx, text, "warning");
+	tell(ctx, NOTICES.dropped(dropped), "warning");
 }
 
 /** Items the model may not close because the user must review them; null when there are none. */

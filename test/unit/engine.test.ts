@@ -1,7 +1,7 @@
 import type { AgentBeforeSettleEvent } from "@earendil-works/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from "vitest";
 import { createEngine, isHeadless } from "../../src/continue/engine.ts";
-import { DEFAULT_LOOP_MARKER, type LoopSpec } from "../../src/continue/loop.ts";
+import { DEFAULT_LOOP_MARKER } from "../../src/continue/loop.ts";
 import { DEFAULT_CONFIG, type TilDoneConfig } from "../../src/settings/config.ts";
 import { NO_SPEND } from "../../src/spend/usage.ts";
 import {
@@ -16,7 +16,7 @@ import {
 	setTodos,
 	updateTodoStatus,
 } from "../../src/state.ts";
-import type { TodoItem, TodoStatus } from "../../src/types.ts";
+import type { LoopSpec, TodoItem, TodoStatus } from "../../src/types.ts";
 import { type Counters, endData } from "../helpers/expected.ts";
 import { createFakeCtx, type FakeCtxOptions } from "../helpers/fake-ctx.ts";
 import { createFakePi } from "../helpers/fake-pi.ts";

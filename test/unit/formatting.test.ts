@@ -1,18 +1,9 @@
 import { describe, expect, it } from "vitest";
 import {
-	backoffMessage,
 	CONTEXT_BUDGET_CHARS,
-	completionNotice,
-	countdownText,
-	formatActiveText,
-	formatCheckStatus,
 	formatCompactList,
 	formatListPage,
-	formatPausedText,
-	formatProgressBar,
 	formatRemainingList,
-	formatReviewStatus,
-	formatStatusText,
 	formatTodoListForModel,
 	formatTodoListText,
 	getPlainIcon,
@@ -23,10 +14,8 @@ import {
 	renderMarks,
 	renderTodoList,
 	renderToolResult,
-	reviewWaitIndex,
-	reviewWaitText,
 } from "../../src/formatting.ts";
-import { incompleteIndices, pickNextIndex } from "../../src/list/queries.ts";
+import { incompleteIndices, pickNextIndex, reviewWaitIndex } from "../../src/list/queries.ts";
 import { oneLine, prefix } from "../../src/texts/data.ts";
 import {
 	buildContextInjection,
@@ -36,6 +25,18 @@ import {
 	UNVERIFIED_ASK,
 	UNVERIFIED_HEAD,
 } from "../../src/texts/model.ts";
+import {
+	backoffMessage,
+	completionNotice,
+	countdownText,
+	formatActiveText,
+	formatCheckStatus,
+	formatPausedText,
+	formatProgressBar,
+	formatReviewStatus,
+	formatStatusText,
+	reviewWaitText,
+} from "../../src/texts/user.ts";
 import type { CheckRun, TodoItem, TodoStatus } from "../../src/types.ts";
 import { formatPanelLines } from "../../src/ui/panel.ts";
 import { must } from "../helpers/must.ts";

@@ -1,13 +1,8 @@
 import { describe, expect, it } from "vitest";
-import {
-	DEFAULT_LOOP_MARKER,
-	DEFAULT_LOOP_MAX,
-	type LoopState,
-	loopStatusText,
-	MAX_LOOP_ITERATIONS,
-	parseLoopArgs,
-} from "../../src/continue/loop.ts";
+import { DEFAULT_LOOP_MARKER, DEFAULT_LOOP_MAX, MAX_LOOP_ITERATIONS, parseLoopArgs } from "../../src/continue/loop.ts";
 import { loopPrompt } from "../../src/texts/model.ts";
+import { loopStatusText } from "../../src/texts/user.ts";
+import type { LoopState } from "../../src/types.ts";
 
 const USAGE = "usage: /loop [--max N] [--until MARKER] <prompt>";
 const BAD_MAX = "--max takes a whole number from 1 to 1000";
@@ -96,6 +91,6 @@ describe("loopPrompt appends the iteration and how to end the loop", () => {
 
 describe("loopStatusText", () => {
 	it("shows `🔁 loop i/N`", () => {
-		expect(loopStatusText(state({ iteration: 3, max: 7 }))).toBe("🔁 loop 3/7");
+		expect(loopStatusText(3, 7)).toBe("🔁 loop 3/7");
 	});
 });

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { assessRun, type ChainState, initialChain, noteCompleted } from "../../src/continue/chain.ts";
-import type { LoopState } from "../../src/continue/loop.ts";
 import { endsWithQuestion, isFailedRun, type RunOutcome, type StopReason } from "../../src/continue/outcome.ts";
 import {
 	backoffFor,
@@ -15,7 +14,7 @@ import {
 	verificationChecks,
 } from "../../src/continue/planner.ts";
 import { NO_SPEND } from "../../src/spend/usage.ts";
-import type { CheckRun, TodoItem, TodoStatus } from "../../src/types.ts";
+import type { CheckRun, LoopState, TodoItem, TodoStatus } from "../../src/types.ts";
 
 const todo = (text: string, status: TodoStatus = "not_started"): TodoItem => ({ text, status });
 const limits: EngineLimits = {

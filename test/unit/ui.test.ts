@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { type ChainState, initialChain } from "../../src/continue/chain.ts";
-import type { LoopState } from "../../src/continue/loop.ts";
 import type { UiView } from "../../src/state.ts";
-import type { TodoItem, TodoStatus } from "../../src/types.ts";
+import type { LoopState, TodoItem, TodoStatus } from "../../src/types.ts";
 import { createPainter } from "../../src/ui/painter.ts";
 import { createFakeCtx, type FakeCtxOptions } from "../helpers/fake-ctx.ts";
 
