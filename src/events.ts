@@ -157,16 +157,16 @@ export function registerEventHandlers(pi: ExtensionAPI): { engine: Engine; getCo
 
 	pi.on("session_start", (event, ctx) => {
 		stopFollowing?.();
-		engine.onSessionChange();
 		if (event.reason !== "reload") clearDecisions();
 		const resolved = resolveConfig(readFlags(pi), process.env);
 		config = resolved.config;
+		engine.onSessionStart(ctx);
 		reportSettingWarnings(ctx, resolved.warnings);
 		setPanelEnabled(config.panel);
 		reconstructState(ctx);
 		if (config.startPaused) pauseAutoContinue("user", "started with auto-continue off");
 		const stopPainting = paintSession(ctx);
-		const stopListening = listenBeforeSettle(pi, engine);
+		const stopListening = engine.actsBeforeSettle ? listenBeforeSettle(pi, engine) : () => {};
 		stopFollowing = () => {
 			stopPainting();
 			stopListening();

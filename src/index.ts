@@ -6,9 +6,9 @@
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { registerLoopCommand } from "./commands/loop.ts";
 import { registerTodosCommand } from "./commands/todos.ts";
-import { checkEnv } from "./continue/engine.ts";
 import { registerEventHandlers, registerFlags, registerMessageRenderers } from "./events.ts";
 import { createEditTodosTool, createListTodosTool, createPauseTodosTool, createWriteTodosTool } from "./tools.ts";
+import { checkEnv } from "./verify/item-checks.ts";
 
 export default function tilDone(pi: ExtensionAPI): void {
 	registerFlags(pi);

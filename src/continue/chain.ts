@@ -33,6 +33,8 @@ export interface ChainState {
 	pausedBy?: "user" | "model";
 	/** What the chain's model calls cost, and what each finished item took. */
 	spend: ChainSpend;
+	/** The review item the user was last told the chain waits on, so a wait is announced once. */
+	reviewAnnounced?: number;
 	/** The code of the breaker that stopped the chain, shown until the user acts (which starts a new chain). */
 	stopped?: StopCode;
 }

@@ -3,6 +3,7 @@
  * shown on the status bar and as the tool's partial result while it runs. Also who may run the model's checks at all.
  */
 
+import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import type { TilDoneConfig } from "../settings/config.ts";
 import { setChecking } from "../state.ts";
 import { oneLine } from "../texts/data.ts";
@@ -15,6 +16,15 @@ export interface CheckEnv {
 	getConfig: () => TilDoneConfig;
 	/** The names of pi's active tools. */
 	activeTools: () => string[];
+}
+
+/** What running checks needs from pi. */
+export function checkEnv(pi: ExtensionAPI, getConfig: () => TilDoneConfig): CheckEnv {
+	return {
+		exec: (command, args, options) => pi.exec(command, args, options),
+		getConfig,
+		activeTools: () => pi.getActiveTools(),
+	};
 }
 
 /**

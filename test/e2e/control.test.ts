@@ -205,8 +205,8 @@ describe("/loop", () => {
 		expect(status(harness, KEY.loop)).toBe(loopStatus(1, 10));
 		harness.ui.pressKey("q");
 		expect(harness.ui.widgets.has(KEY.countdown)).toBe(false);
+		await harness.waitFor(() => notices(harness).includes(LOOP_STOPPED_BY_USER), 5000, "the loop's end");
 		expect(harness.agentRuns()).toBe(1);
-		expect(notices(harness)).toContain(LOOP_STOPPED_BY_USER);
 		expect(status(harness, KEY.loop)).toBeUndefined();
 	});
 

@@ -83,7 +83,8 @@ export function createFakeCtx(options: FakeCtxOptions = {}): FakeCtx {
 	};
 	const branch = options.branch ?? [];
 	const ctx = {
-		hasUI: options.hasUI ?? true,
+		// Like pi: a UI in the TUI and over RPC, none in print and JSON modes.
+		hasUI: options.hasUI ?? (options.mode === undefined || options.mode === "tui" || options.mode === "rpc"),
 		mode: options.mode ?? "tui",
 		cwd: "/tmp",
 		ui: uiContext,

@@ -8,6 +8,7 @@ import {
 	TODOS_SUBCOMMANDS,
 } from "../../src/commands/todos.ts";
 import { createEngine } from "../../src/continue/engine.ts";
+import { COUNTDOWN_WIDGET_ID } from "../../src/session/keys.ts";
 import { DEFAULT_CONFIG, type TilDoneConfig } from "../../src/settings/config.ts";
 import { type ChainSpend, NO_SPEND } from "../../src/spend/usage.ts";
 import {
@@ -41,11 +42,14 @@ function setup(options: FakeCtxOptions = {}, overrides: Partial<TilDoneConfig> =
 	registerLoopCommand(pi.api, engine);
 	const fake = createFakeCtx(options);
 	freshStore(fake.ctx);
+	engine.onSessionStart(fake.ctx);
+	/** Whether a countdown shows. */
+	const counting = () => fake.ui.widgets.has(COUNTDOWN_WIDGET_ID);
 	const todos = (args: string) => pi.commands.get("todos")?.handler(args, fake.commandCtx);
 	const loop = (args: string) => pi.commands.get("loop")?.handler(args, fake.commandCtx);
 	/** The messages told to the user, in order. */
 	const told = () => fake.ui.notifications.map((n) => n.message);
-	return { config, pi, engine, ...fake, todos, loop, told };
+	return { config, pi, engine, ...fake, todos, loop, told, counting };
 }
 
 let stderr: MockInstance<typeof process.stderr.write>;
@@ -61,7 +65,7 @@ afterEach(() => {
 });
 
 describe("the factory registers /todos and /loop", () => {
-	it("registers exactly the two commands with their descriptions", () => {
+	it("registers exactly the two commands with their descriptions", async () => {
 		const { pi } = setup();
 		expect([...pi.commands.keys()]).toEqual(["todos", "loop"]);
 		expect(pi.commands.get("todos")?.description).toBe(
@@ -72,7 +76,7 @@ describe("the factory registers /todos and /loop", () => {
 		);
 	});
 
-	it("offers the subcommand completions for /todos", () => {
+	it("offers the subcommand completions for /todos", async () => {
 		const { pi } = setup();
 		expect(pi.commands.get("todos")?.getArgumentCompletions?.("cl")).toEqual([
 			{ value: "clear", label: "clear", description: "empty the list" },
@@ -81,11 +85,11 @@ describe("the factory registers /todos and /loop", () => {
 });
 
 describe("argument completion covers the first word only", () => {
-	it("offers every subcommand for an empty prefix, in order", () => {
+	it("offers every subcommand for an empty prefix, in order", async () => {
 		expect(completeTodosArgs("")?.map((c) => c.value)).toEqual(TODOS_SUBCOMMANDS.map((s) => s.name));
 	});
 
-	it("offers the subcommands that start with the prefix, with their help", () => {
+	it("offers the subcommands that start with the prefix, with their help", async () => {
 		expect(completeTodosArgs("st")).toEqual([
 			{ value: "start", label: "start", description: "start <i>: mark item i in progress" },
 			{ value: "status", label: "status", description: "auto-continue state, counters, spend and limits" },
@@ -93,11 +97,11 @@ describe("argument completion covers the first word only", () => {
 		expect(completeTodosArgs("pa")?.map((c) => c.value)).toEqual(["pause", "panel"]);
 	});
 
-	it("offers nothing for a prefix no subcommand starts with", () => {
+	it("offers nothing for a prefix no subcommand starts with", async () => {
 		expect(completeTodosArgs("x")).toBeNull();
 	});
 
-	it("offers nothing once the first word is complete", () => {
+	it("offers nothing once the first word is complete", async () => {
 		expect(completeTodosArgs("done ")).toBeNull();
 		expect(completeTodosArgs("panel o")).toBeNull();
 	});
@@ -278,16 +282,16 @@ describe("start, done and abandon take whole-number indices; anything else is na
 
 describe("pause, resume and status control the auto-continue", () => {
 	it("pause stops a showing countdown, pauses with the reason and shows it", async () => {
-		const { pi, engine, ctx, todos, told, ui } = setup();
+		const { pi, engine, ctx, todos, told, ui, counting } = setup();
 		setTodos(TWO_ITEMS);
 		engine.onRunEnd(WORKING, ctx);
 		engine.onSettled(ctx);
 		await todos("pause   reviewing the plan ");
 		expect(told()).toEqual(["Auto-continue paused for this session. /todos resume turns it back on."]);
-		expect(engine.counting).toBe(false);
+		expect(counting()).toBe(false);
 		expect(getChain()).toMatchObject({ paused: true, pausedBy: "user", pauseReason: "reviewing the plan" });
 		expect(ui.status.get("til-done-paused")).toBe("⏸ auto-continue paused: reviewing the plan");
-		vi.advanceTimersByTime(60_000);
+		await vi.advanceTimersByTimeAsync(60_000);
 		expect(pi.sent).toEqual([]);
 	});
 
@@ -299,23 +303,23 @@ describe("pause, resume and status control the auto-continue", () => {
 	});
 
 	it("resume turns auto-continue on, clears the status and continues at once when items remain", async () => {
-		const { pi, engine, todos, told, ui } = setup();
+		const { pi, engine, todos, told, ui, counting } = setup();
 		setTodos(TWO_ITEMS);
 		await todos("pause");
 		await todos("resume");
 		expect(told().at(-1)).toBe("Auto-continue is on.");
 		expect(getChain().paused).toBe(false);
 		expect(ui.status.has("til-done-paused")).toBe(false);
-		expect(engine.counting).toBe(true);
-		vi.advanceTimersByTime(3000);
+		expect(counting()).toBe(true);
+		await vi.advanceTimersByTimeAsync(3000);
 		expect(pi.sent.map((sent) => sent.message.customType)).toEqual(["til-done-countdown"]);
 	});
 
 	it("resume with nothing left to do only says so", async () => {
-		const { engine, todos, told } = setup();
+		const { engine, todos, told, counting } = setup();
 		await todos("resume");
 		expect(told()).toEqual(["Auto-continue is on."]);
-		expect(engine.counting).toBe(false);
+		expect(counting()).toBe(false);
 	});
 
 	it("status reports the state, the counters and the limits", async () => {
@@ -324,7 +328,7 @@ describe("pause, resume and status control the auto-continue", () => {
 		expect(told()).toEqual([statusReport(3)]);
 	});
 
-	it("status shows a pause with its reason on one line, and the configured limits", () => {
+	it("status shows a pause with its reason on one line, and the configured limits", async () => {
 		pauseAutoContinue("model", "waiting\nfor review");
 		sendContinuation();
 		const config = { ...DEFAULT_CONFIG, maxContinuations: 5, maxNoProgress: 0, countdownSeconds: 0.5 };
@@ -346,7 +350,7 @@ describe("pause, resume and status control the auto-continue", () => {
 		);
 	});
 
-	it("status shows a pause without a reason", () => {
+	it("status shows a pause without a reason", async () => {
 		pauseAutoContinue("user");
 		expect(formatStatusReport(DEFAULT_CONFIG, ["bash"]).split("\n")[0]).toBe("Auto-continue: paused");
 	});
@@ -375,7 +379,7 @@ describe("status shows what the chain spent, its budgets and the progress breake
 	const spendLines = (report: string) => report.split("\n").filter((line) => /^(Spent|Progress|Token|Cost)/.test(line));
 	const spent = (fields: Partial<ChainSpend>) => setChain({ ...getChain(), spend: { ...NO_SPEND, ...fields } });
 
-	it("the spend, the budgets with the next continuation's forecast, and the breaker's figures", () => {
+	it("the spend, the budgets with the next continuation's forecast, and the breaker's figures", async () => {
 		spent({ tokens: 54_321, cost: 0.4321, calls: 9, lastContext: 6000, perItem: [2000, 4000], tokensAtFinish: 50_000 });
 		const config = { ...DEFAULT_CONFIG, budgetTokens: 100_000, budgetCost: 2 };
 		expect(spendLines(formatStatusReport(config, ["bash"], 3))).toEqual([
@@ -386,7 +390,7 @@ describe("status shows what the chain spent, its budgets and the progress breake
 		]);
 	});
 
-	it("says when the model's price is unknown, and when the breaker is off", () => {
+	it("says when the model's price is unknown, and when the breaker is off", async () => {
 		spent({ tokens: 1000, calls: 1, lastContext: 800 });
 		const config = { ...DEFAULT_CONFIG, budgetCost: 1, spendFactor: 0 };
 		expect(spendLines(formatStatusReport(config, ["bash"]))).toEqual([
@@ -544,12 +548,12 @@ describe("review and approve: items only the user closes", () => {
 	});
 
 	it("approve completes the item and the chain goes on at once", async () => {
-		const { pi, todos, engine } = setup();
+		const { pi, todos, engine, counting } = setup();
 		setTodos([{ text: "a", status: "in_progress", review: true }, todo("b")]);
 		await todos("approve 0");
 		expect(getTodos()[0]).toEqual({ text: "a", status: "completed", review: true });
-		expect(engine.counting).toBe(true);
-		vi.advanceTimersByTime(3000);
+		expect(counting()).toBe(true);
+		await vi.advanceTimersByTimeAsync(3000);
 		expect(pi.sent.map((sent) => sent.message.customType)).toEqual(["til-done-countdown"]);
 	});
 });

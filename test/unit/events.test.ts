@@ -71,7 +71,7 @@ afterEach(() => {
 });
 
 describe("registerEventHandlers subscribes one handler to each event it needs", () => {
-	it("registers exactly these handlers", () => {
+	it("registers exactly these handlers", async () => {
 		const { pi } = setup();
 		const events = [
 			"session_start",
@@ -89,7 +89,7 @@ describe("registerEventHandlers subscribes one handler to each event it needs", 
 		expect(pi.handlerCount("tool_result")).toBe(0);
 	});
 
-	it("starts from the default configuration", () => {
+	it("starts from the default configuration", async () => {
 		const { getConfig } = setup();
 		expect(getConfig()).toEqual(DEFAULT_CONFIG);
 	});
@@ -223,14 +223,14 @@ describe("session_start reads the configuration, rebuilds the list and draws the
 	});
 
 	it("forgets the countdown of the session before", async () => {
-		const { pi, fire, engine } = setup({ branch: [written(TWO_ITEMS)] });
+		const { pi, fire, engine, ui } = setup({ branch: [written(TWO_ITEMS)] });
 		await fire("session_start", { reason: "startup" });
 		await fire("agent_end", { messages: WORKING });
 		await fire("agent_settled");
-		expect(engine.counting).toBe(true);
+		expect(ui.widgets.has("til-done-countdown")).toBe(true);
 		await fire("session_start", { reason: "new" });
-		expect(engine.counting).toBe(false);
-		vi.advanceTimersByTime(60_000);
+		expect(ui.widgets.has("til-done-countdown")).toBe(false);
+		await vi.advanceTimersByTimeAsync(60_000);
 		expect(pi.sent).toEqual([]);
 	});
 });
@@ -246,8 +246,8 @@ describe("session_tree rebuilds from the new branch", () => {
 		await fire("session_tree", {});
 		expect(getTodos()).toEqual([todo("Other", "completed")]);
 		expect(ui.status.get("til-done")).toBe("✓ Done (1 items)");
-		expect(engine.counting).toBe(false);
-		vi.advanceTimersByTime(60_000);
+		expect(ui.widgets.has("til-done-countdown")).toBe(false);
+		await vi.advanceTimersByTimeAsync(60_000);
 		expect(pi.sent).toEqual([]);
 	});
 });
@@ -261,7 +261,7 @@ describe("session_shutdown stops everything", () => {
 		await fire("session_shutdown");
 		expect(ui.widgets.has("til-done-countdown")).toBe(false);
 		expect(ui.widgetCalls.at(-1)).toEqual({ key: "til-done-countdown", content: undefined, options: undefined });
-		vi.advanceTimersByTime(60_000);
+		await vi.advanceTimersByTimeAsync(60_000);
 		expect(pi.sent).toEqual([]);
 	});
 
@@ -285,18 +285,18 @@ describe("input: a prompt from the user takes over, one from an extension does n
 		await fire("agent_end", { messages: WORKING });
 		await fire("agent_settled");
 		expect(await fire("input", { text: "x", source: "extension" })).toEqual([{ action: "continue" }]);
-		vi.advanceTimersByTime(3000);
+		await vi.advanceTimersByTimeAsync(3000);
 		expect(pi.sent.map((sent) => sent.message.customType)).toEqual(["til-done-countdown"]);
 	});
 
 	it.each(["interactive", "rpc"])("input from %s cancels the countdown and lets the prompt through", async (source) => {
-		const { pi, fire, engine } = setup({ branch: [written(TWO_ITEMS)] });
+		const { pi, fire, engine, ui } = setup({ branch: [written(TWO_ITEMS)] });
 		await fire("session_start", { reason: "startup" });
 		await fire("agent_end", { messages: WORKING });
 		await fire("agent_settled");
 		expect(await fire("input", { text: "stop", source })).toEqual([{ action: "continue" }]);
-		expect(engine.counting).toBe(false);
-		vi.advanceTimersByTime(60_000);
+		expect(ui.widgets.has("til-done-countdown")).toBe(false);
+		await vi.advanceTimersByTimeAsync(60_000);
 		expect(pi.sent).toEqual([]);
 	});
 
@@ -365,7 +365,7 @@ describe("agent_end, agent_settled and agent_before_settle reach the engine", ()
 		await fire("session_start", { reason: "startup" });
 		await fire("agent_end", { messages: WORKING });
 		await fire("agent_settled");
-		vi.advanceTimersByTime(3000);
+		await vi.advanceTimersByTimeAsync(3000);
 		expect(pi.sent).toHaveLength(1);
 		expect(must(pi.sent[0], "a sent message").options).toEqual({ triggerTurn: true });
 	});
@@ -426,7 +426,7 @@ describe("the decisions for /todos why belong to a session", () => {
 });
 
 describe("registerFlags registers every setting as a CLI flag", () => {
-	it("registers every setting's flag: twelve taking a value and two switches", () => {
+	it("registers every setting's flag: twelve taking a value and two switches", async () => {
 		const pi = createFakePi();
 		registerFlags(pi.api);
 		expect(Object.fromEntries([...pi.flags].map(([name, flag]) => [name, flag.type]))).toEqual({
@@ -461,7 +461,7 @@ describe("renderers show each custom message with its icon", () => {
 			) as Component,
 		);
 
-	it("registers four message renderers and one entry renderer", () => {
+	it("registers four message renderers and one entry renderer", async () => {
 		expect([...pi.renderers.keys()]).toEqual([
 			"til-done-context",
 			"til-done-countdown",
@@ -471,30 +471,30 @@ describe("renderers show each custom message with its icon", () => {
 		expect([...pi.entryRenderers.keys()]).toEqual(["til-done-complete"]);
 	});
 
-	it("📋 for the context injection, dimmed", () => {
+	it("📋 for the context injection, dimmed", async () => {
 		expect(render("til-done-context", "list")).toBe("<accent>📋</accent> <dim>list</dim>");
 	});
 
-	it("⏳ for a continuation, dimmed", () => {
+	it("⏳ for a continuation, dimmed", async () => {
 		expect(render("til-done-countdown", "go on")).toBe("<accent>⏳</accent> <dim>go on</dim>");
 	});
 
-	it("🔁 for a loop iteration, in the text colour", () => {
+	it("🔁 for a loop iteration, in the text colour", async () => {
 		expect(render("til-done-loop", "again")).toBe("<accent>🔁</accent> <text>again</text>");
 	});
 
-	it("⚠ for a completion message whose details.level is warning", () => {
+	it("⚠ for a completion message whose details.level is warning", async () => {
 		expect(render("til-done-complete", "limit", { level: "warning" })).toBe(
 			"<warning>⚠</warning> <warning>limit</warning>",
 		);
 	});
 
-	it("✓ for a completion message with any other or no level", () => {
+	it("✓ for a completion message with any other or no level", async () => {
 		expect(render("til-done-complete", "done", { level: "success" })).toBe("<success>✓</success> <text>done</text>");
 		expect(render("til-done-complete", "done")).toBe("<success>✓</success> <text>done</text>");
 	});
 
-	it("joins the text blocks of array content and skips the others", () => {
+	it("joins the text blocks of array content and skips the others", async () => {
 		const content = [
 			{ type: "text", text: "one" },
 			{ type: "image", data: "…" },
@@ -505,11 +505,11 @@ describe("renderers show each custom message with its icon", () => {
 		expect(render("til-done-countdown", content)).toBe("<accent>⏳</accent> <dim>one\ntwo</dim>");
 	});
 
-	it("shows empty text for content that is neither a string nor an array", () => {
+	it("shows empty text for content that is neither a string nor an array", async () => {
 		expect(render("til-done-loop", { text: "x" })).toBe("<accent>🔁</accent> <text></text>");
 	});
 
-	it("the entry renderer shows a headless breaker stop with ⚠", () => {
+	it("the entry renderer shows a headless breaker stop with ⚠", async () => {
 		const renderEntry = (data: unknown) =>
 			textOf(
 				pi.entryRenderers.get("til-done-complete")?.(

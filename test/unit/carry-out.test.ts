@@ -1,6 +1,6 @@
 import type { AgentBeforeSettleEvent } from "@earendil-works/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from "vitest";
-import { createEngine, isHeadless } from "../../src/continue/engine.ts";
+import { createEngine } from "../../src/continue/engine.ts";
 import { DEFAULT_LOOP_MARKER } from "../../src/continue/loop.ts";
 import { DEFAULT_CONFIG, type TilDoneConfig } from "../../src/settings/config.ts";
 import { NO_SPEND } from "../../src/spend/usage.ts";
@@ -73,6 +73,9 @@ function setup(options: FakeCtxOptions = {}, overrides: Partial<TilDoneConfig> =
 	const engine = createEngine(pi.api, () => config);
 	const fake = createFakeCtx(options);
 	freshStore(fake.ctx);
+	engine.onSessionStart(fake.ctx);
+	/** Whether a countdown shows. */
+	const counting = () => fake.ui.widgets.has(COUNTDOWN_WIDGET);
 	/** One run ends and pi settles (TUI/RPC). */
 	const endRun = (messages: readonly unknown[] = WORKING) => {
 		engine.onRunEnd(messages, fake.ctx);
@@ -100,7 +103,7 @@ function setup(options: FakeCtxOptions = {}, overrides: Partial<TilDoneConfig> =
 			fake.ctx,
 		);
 	const sentTypes = () => pi.sent.map((sent) => sent.message.customType);
-	return { config, pi, engine, ...fake, endRun, beforeSettle, sentTypes };
+	return { config, pi, engine, ...fake, endRun, beforeSettle, sentTypes, counting };
 }
 
 let stderr: MockInstance<typeof process.stderr.write>;
@@ -116,231 +119,222 @@ afterEach(() => {
 	vi.restoreAllMocks();
 });
 
-describe("helpers", () => {
-	it("isHeadless is true for print and json modes only", () => {
-		expect(isHeadless(createFakeCtx({ mode: "print" }).ctx)).toBe(true);
-		expect(isHeadless(createFakeCtx({ mode: "json" }).ctx)).toBe(true);
-		expect(isHeadless(createFakeCtx({ mode: "tui" }).ctx)).toBe(false);
-		expect(isHeadless(createFakeCtx({ mode: "rpc" }).ctx)).toBe(false);
-	});
-});
-
 describe("with items left, a settled run is followed by a countdown and one continuation", () => {
-	it("shows the countdown after agent_settled, then sends the exact prompt with triggerTurn once", () => {
-		const { pi, engine, ui, endRun } = setup();
+	it("shows the countdown after agent_settled, then sends the exact prompt with triggerTurn once", async () => {
+		const { pi, engine, ui, endRun, counting } = setup();
 		setTodos(TWO_ITEMS);
 		endRun();
-		expect(engine.counting).toBe(true);
+		expect(counting()).toBe(true);
 		expect(ui.widgets.get(COUNTDOWN_WIDGET)).toEqual(countdownLine(3));
 		expect(pi.sent).toEqual([]);
-		vi.advanceTimersByTime(2999);
+		await vi.advanceTimersByTimeAsync(2999);
 		expect(pi.sent).toEqual([]);
-		vi.advanceTimersByTime(1);
+		await vi.advanceTimersByTimeAsync(1);
 		expect(pi.sent).toEqual([
 			{
 				message: { customType: "til-done-countdown", content: TWO_ITEMS_PROMPT, display: true },
 				options: { triggerTurn: true },
 			},
 		]);
-		expect(engine.counting).toBe(false);
+		expect(counting()).toBe(false);
 		expect(ui.widgets.has(COUNTDOWN_WIDGET)).toBe(false);
 		expect(getChain().continuations).toBe(1);
-		vi.advanceTimersByTime(60_000);
+		await vi.advanceTimersByTimeAsync(60_000);
 		expect(pi.sent).toHaveLength(1);
 	});
 
-	it("does nothing at agent_end alone: it waits for agent_settled", () => {
-		const { pi, engine, ctx, ui } = setup();
+	it("does nothing at agent_end alone: it waits for agent_settled", async () => {
+		const { pi, engine, ctx, ui, counting } = setup();
 		setTodos(TWO_ITEMS);
 		engine.onRunEnd(WORKING, ctx);
-		expect(engine.counting).toBe(false);
+		expect(counting()).toBe(false);
 		expect(ui.widgetCalls).toEqual([]);
-		vi.advanceTimersByTime(60_000);
+		await vi.advanceTimersByTimeAsync(60_000);
 		expect(pi.sent).toEqual([]);
 	});
 
-	it("acts on a settled run only once", () => {
+	it("acts on a settled run only once", async () => {
 		const { pi, engine, ctx, endRun } = setup();
 		setTodos(TWO_ITEMS);
 		endRun();
-		vi.advanceTimersByTime(3000);
+		await vi.advanceTimersByTimeAsync(3000);
 		engine.onSettled(ctx);
-		vi.advanceTimersByTime(60_000);
+		await vi.advanceTimersByTimeAsync(60_000);
 		expect(pi.sent).toHaveLength(1);
 	});
 
-	it("counts down without a UI and still sends", () => {
+	it("counts down without a UI and still sends", async () => {
 		const { pi, ui, endRun } = setup({ hasUI: false, mode: "rpc" });
 		setTodos(TWO_ITEMS);
 		endRun();
 		expect(ui.widgetCalls).toEqual([]);
-		vi.advanceTimersByTime(3000);
+		await vi.advanceTimersByTimeAsync(3000);
 		expect(pi.sent).toHaveLength(1);
 	});
 
-	it("sends nothing when pi is not idle at zero", () => {
+	it("sends nothing when pi is not idle at zero", async () => {
 		const { pi, setIdle, endRun } = setup();
 		setTodos(TWO_ITEMS);
 		endRun();
 		setIdle(false);
-		vi.advanceTimersByTime(3000);
+		await vi.advanceTimersByTimeAsync(3000);
 		expect(pi.sent).toEqual([]);
 		expect(getChain().continuations).toBe(0);
 	});
 
-	it("sends nothing when a message is queued at zero", () => {
+	it("sends nothing when a message is queued at zero", async () => {
 		const { pi, setPendingMessages, endRun } = setup();
 		setTodos(TWO_ITEMS);
 		endRun();
 		setPendingMessages(true);
-		vi.advanceTimersByTime(3000);
+		await vi.advanceTimersByTimeAsync(3000);
 		expect(pi.sent).toEqual([]);
 	});
 
-	it("sends nothing when the list was finished during the countdown", () => {
+	it("sends nothing when the list was finished during the countdown", async () => {
 		const { pi, endRun } = setup();
 		setTodos(TWO_ITEMS);
 		endRun();
 		updateTodoStatus([0, 1], "completed");
-		vi.advanceTimersByTime(3000);
+		await vi.advanceTimersByTimeAsync(3000);
 		expect(pi.sent).toEqual([]);
 	});
 
-	it("sends nothing when the context went stale during the countdown", () => {
+	it("sends nothing when the context went stale during the countdown", async () => {
 		const { pi, makeStale, endRun } = setup();
 		setTodos(TWO_ITEMS);
 		endRun();
 		makeStale();
-		expect(() => vi.advanceTimersByTime(3000)).not.toThrow();
+		await expect(vi.advanceTimersByTimeAsync(3000)).resolves.not.toThrow();
 		expect(pi.sent).toEqual([]);
 	});
 
-	it("sends nothing after a session change during the countdown", () => {
-		const { pi, engine, ui, endRun } = setup();
+	it("sends nothing after a session change during the countdown", async () => {
+		const { pi, engine, ui, endRun, counting } = setup();
 		setTodos(TWO_ITEMS);
 		endRun();
 		engine.onSessionChange();
-		expect(engine.counting).toBe(false);
+		expect(counting()).toBe(false);
 		expect(ui.widgets.has(COUNTDOWN_WIDGET)).toBe(false);
-		vi.advanceTimersByTime(60_000);
+		await vi.advanceTimersByTimeAsync(60_000);
 		expect(pi.sent).toEqual([]);
 	});
 
-	it("forgets a decision still waiting for agent_settled when the session changes", () => {
+	it("forgets a decision still waiting for agent_settled when the session changes", async () => {
 		const { pi, engine, ctx } = setup();
 		setTodos(TWO_ITEMS);
 		engine.onRunEnd(WORKING, ctx);
 		engine.onSessionChange();
 		engine.onSettled(ctx);
-		vi.advanceTimersByTime(60_000);
+		await vi.advanceTimersByTimeAsync(60_000);
 		expect(pi.sent).toEqual([]);
 	});
 
-	it("replaces the countdown when another run ends", () => {
-		const { pi, engine, ctx, ui, endRun } = setup();
+	it("replaces the countdown when another run ends", async () => {
+		const { pi, engine, ctx, ui, endRun, counting } = setup();
 		setTodos(TWO_ITEMS);
 		endRun();
-		vi.advanceTimersByTime(2000);
+		await vi.advanceTimersByTimeAsync(2000);
 		engine.onRunEnd(WORKING, ctx);
-		expect(engine.counting).toBe(false);
+		expect(counting()).toBe(false);
 		engine.onSettled(ctx);
 		expect(ui.widgets.get(COUNTDOWN_WIDGET)).toEqual(countdownLine(3));
-		vi.advanceTimersByTime(2999);
+		await vi.advanceTimersByTimeAsync(2999);
 		expect(pi.sent).toEqual([]);
-		vi.advanceTimersByTime(1);
+		await vi.advanceTimersByTimeAsync(1);
 		expect(pi.sent).toHaveLength(1);
 	});
 
-	it("uses the configured countdown length, read when the countdown starts", () => {
+	it("uses the configured countdown length, read when the countdown starts", async () => {
 		const { pi, config, ui, endRun } = setup();
 		config.countdownSeconds = 1;
 		setTodos(TWO_ITEMS);
 		endRun();
 		expect(ui.widgets.get(COUNTDOWN_WIDGET)).toEqual(countdownLine(1));
-		vi.advanceTimersByTime(1000);
+		await vi.advanceTimersByTimeAsync(1000);
 		expect(pi.sent).toHaveLength(1);
 	});
 });
 
 describe("the user takes over", () => {
-	it("a keypress during the countdown stops it and nothing is sent", () => {
-		const { pi, engine, ui, endRun } = setup();
+	it("a keypress during the countdown stops it and nothing is sent", async () => {
+		const { pi, engine, ui, endRun, counting } = setup();
 		setTodos(TWO_ITEMS);
 		endRun();
 		for (const handler of [...ui.inputHandlers]) expect(handler("x")).toBeUndefined();
-		expect(engine.counting).toBe(false);
-		vi.advanceTimersByTime(60_000);
+		expect(counting()).toBe(false);
+		await vi.advanceTimersByTimeAsync(60_000);
 		expect(pi.sent).toEqual([]);
 		expect(ui.notifications).toEqual([]);
 	});
 
-	it("user input cancels the countdown and resets the chain", () => {
-		const { pi, engine, ctx, ui, endRun } = setup();
+	it("user input cancels the countdown and resets the chain", async () => {
+		const { pi, engine, ctx, ui, endRun, counting } = setup();
 		setTodos(TWO_ITEMS);
 		endRun();
-		vi.advanceTimersByTime(3000);
+		await vi.advanceTimersByTimeAsync(3000);
 		endRun([assistant("", "error", "overloaded")]);
 		expect(getChain()).toMatchObject({ continuations: 1, failures: 1 });
 		engine.onUserInput(ctx);
-		expect(engine.counting).toBe(false);
+		expect(counting()).toBe(false);
 		expect(ui.widgets.has(COUNTDOWN_WIDGET)).toBe(false);
 		expect(getChain()).toMatchObject({ continuations: 0, failures: 0, noProgress: 0, progressed: false });
-		vi.advanceTimersByTime(60_000);
+		await vi.advanceTimersByTimeAsync(60_000);
 		expect(pi.sent).toHaveLength(1);
 	});
 
-	it("user input drops a decision still waiting for agent_settled", () => {
+	it("user input drops a decision still waiting for agent_settled", async () => {
 		const { pi, engine, ctx } = setup();
 		setTodos(TWO_ITEMS);
 		engine.onRunEnd(WORKING, ctx);
 		engine.onUserInput(ctx);
 		engine.onSettled(ctx);
-		vi.advanceTimersByTime(60_000);
+		await vi.advanceTimersByTimeAsync(60_000);
 		expect(pi.sent).toEqual([]);
 	});
 
-	it("user input keeps the user's own pause", () => {
+	it("user input keeps the user's own pause", async () => {
 		const { engine, ctx } = setup();
 		pauseAutoContinue("user", "reviewing");
 		engine.onUserInput(ctx);
 		expect(getChain()).toMatchObject({ paused: true, pausedBy: "user", pauseReason: "reviewing" });
 	});
 
-	it("pause stops a showing countdown and is safe without one", () => {
-		const { pi, engine, ctx, endRun } = setup();
+	it("pause stops a showing countdown and is safe without one", async () => {
+		const { pi, engine, ctx, endRun, counting } = setup();
 		engine.pause(ctx);
 		setTodos(TWO_ITEMS);
 		endRun();
 		engine.pause(ctx);
-		expect(engine.counting).toBe(false);
-		vi.advanceTimersByTime(60_000);
+		expect(counting()).toBe(false);
+		await vi.advanceTimersByTimeAsync(60_000);
 		expect(pi.sent).toEqual([]);
 	});
 });
 
 describe("a skip sends nothing and shows nothing", () => {
-	const quiet = (s: ReturnType<typeof setup>) => {
-		expect(s.engine.counting).toBe(false);
-		vi.advanceTimersByTime(60_000);
+	const quiet = async (s: ReturnType<typeof setup>) => {
+		expect(s.counting()).toBe(false);
+		await vi.advanceTimersByTimeAsync(60_000);
 		expect(s.pi.sent).toEqual([]);
 		expect(s.ui.widgetCalls).toEqual([]);
 		expect(s.ui.notifications).toEqual([]);
 	};
 
-	it("no-todos: the list is empty", () => {
+	it("no-todos: the list is empty", async () => {
 		const s = setup();
 		s.endRun();
 		quiet(s);
 	});
 
-	it("aborted: the last assistant message stopped with aborted", () => {
+	it("aborted: the last assistant message stopped with aborted", async () => {
 		const s = setup();
 		setTodos(TWO_ITEMS);
 		s.endRun([assistant("", "aborted")]);
 		quiet(s);
 	});
 
-	it("aborted: an error that says it was aborted counts as aborted, not as a failure", () => {
+	it("aborted: an error that says it was aborted counts as aborted, not as a failure", async () => {
 		const s = setup();
 		setTodos(TWO_ITEMS);
 		s.endRun([assistant("", "error", "Request was aborted")]);
@@ -348,7 +342,7 @@ describe("a skip sends nothing and shows nothing", () => {
 		expect(getChain().failures).toBe(0);
 	});
 
-	it("paused: auto-continue is off", () => {
+	it("paused: auto-continue is off", async () => {
 		const s = setup();
 		setTodos(TWO_ITEMS);
 		pauseAutoContinue("model", "needs a decision");
@@ -356,40 +350,40 @@ describe("a skip sends nothing and shows nothing", () => {
 		quiet(s);
 	});
 
-	it("asks-user: the answer ends with a question mark", () => {
+	it("asks-user: the answer ends with a question mark", async () => {
 		const s = setup();
 		setTodos(TWO_ITEMS);
 		s.endRun([assistant("Should I use Postgres or SQLite?  ")]);
 		quiet(s);
 	});
 
-	it("asks-user also takes the full-width question mark", () => {
+	it("asks-user also takes the full-width question mark", async () => {
 		const s = setup();
 		setTodos(TWO_ITEMS);
 		s.endRun([assistant("続けますか？")]);
 		quiet(s);
 	});
 
-	it("a question that ends a failed run is not asking the user: the run is retried", () => {
+	it("a question that ends a failed run is not asking the user: the run is retried", async () => {
 		const s = setup();
 		setTodos(TWO_ITEMS);
 		s.endRun([assistant("Should I?", "length")]);
-		expect(s.engine.counting).toBe(true);
+		expect(s.counting()).toBe(true);
 	});
 });
 
 describe("all-done: the completion notice comes exactly once per list", () => {
-	it("notifies `✓ All N todos are done.` once, with info level, and sends nothing", () => {
+	it("notifies `✓ All N todos are done.` once, with info level, and sends nothing", async () => {
 		const { pi, ui, endRun } = setup();
 		setTodos([todo("a", "completed"), todo("b", "abandoned")]);
 		endRun();
 		endRun();
 		expect(ui.notifications).toEqual([{ message: "✓ All 2 todos are done.", type: "info" }]);
-		vi.advanceTimersByTime(60_000);
+		await vi.advanceTimersByTimeAsync(60_000);
 		expect(pi.sent).toEqual([]);
 	});
 
-	it("notifies again once the list had work again and was finished again", () => {
+	it("notifies again once the list had work again and was finished again", async () => {
 		const { ui, endRun } = setup();
 		setTodos([todo("a", "completed")]);
 		endRun();
@@ -399,7 +393,7 @@ describe("all-done: the completion notice comes exactly once per list", () => {
 		expect(ui.notifications.map((n) => n.message)).toEqual(["✓ All 1 todos are done.", "✓ All 2 todos are done."]);
 	});
 
-	it("shows no notice without a UI but still counts it as shown", () => {
+	it("shows no notice without a UI but still counts it as shown", async () => {
 		const { ui, endRun } = setup({ hasUI: false });
 		setTodos([todo("a", "completed")]);
 		endRun();
@@ -408,7 +402,7 @@ describe("all-done: the completion notice comes exactly once per list", () => {
 });
 
 describe("a budget or the progress breaker stops the chain, says why on the status bar, and keeps the decision", () => {
-	it("a token budget the next continuation would cross: no countdown, a warning, the stop status", () => {
+	it("a token budget the next continuation would cross: no countdown, a warning, the stop status", async () => {
 		const s = setup({}, { budgetTokens: 10_000 });
 		setTodos(TWO_ITEMS);
 		setChain({ ...getChain(), spend: { ...NO_SPEND, tokens: 9000, calls: 3, lastContext: 1500 } });
@@ -420,7 +414,7 @@ describe("a budget or the progress breaker stops the chain, says why on the stat
 		expect(getDecisions().map((decision) => [decision.code, decision.text])).toEqual([["budget-tokens", text]]);
 	});
 
-	it("the user's next prompt clears the stop status", () => {
+	it("the user's next prompt clears the stop status", async () => {
 		const s = setup({}, { budgetTokens: 1 });
 		setTodos(TWO_ITEMS);
 		setChain({ ...getChain(), spend: { ...NO_SPEND, tokens: 5, lastContext: 5 } });
@@ -429,11 +423,11 @@ describe("a budget or the progress breaker stops the chain, says why on the stat
 		expect(s.ui.status.has("til-done-stop")).toBe(false);
 	});
 
-	it("every decision after a run is kept, with its counters", () => {
+	it("every decision after a run is kept, with its counters", async () => {
 		const s = setup();
 		setTodos(TWO_ITEMS);
 		s.endRun();
-		vi.advanceTimersByTime(3000);
+		await vi.advanceTimersByTimeAsync(3000);
 		updateTodoStatus([0, 1], "completed");
 		s.endRun();
 		expect(getDecisions().map((decision) => [decision.code, decision.counters.continuations])).toEqual([
@@ -450,15 +444,15 @@ describe("a tripped breaker warns and posts a til-done-complete message", () => 
 			message: { customType: "til-done-complete", content: text, display: true, details: { level: "warning" } },
 			options: { triggerTurn: false },
 		});
-		expect(s.engine.counting).toBe(false);
+		expect(s.counting()).toBe(false);
 	};
 
-	it("hard-cap: after maxContinuations continuations with progress", () => {
+	it("hard-cap: after maxContinuations continuations with progress", async () => {
 		const s = setup({}, { maxContinuations: 2 });
 		setTodos([todo("a"), todo("b"), todo("c"), todo("d")]);
 		for (let i = 0; i < 2; i++) {
 			s.endRun();
-			vi.advanceTimersByTime(3000);
+			await vi.advanceTimersByTimeAsync(3000);
 			updateTodoStatus([i], "completed");
 		}
 		s.endRun();
@@ -466,12 +460,12 @@ describe("a tripped breaker warns and posts a til-done-complete message", () => 
 		expectStop(s, HARD_CAP_2);
 	});
 
-	it("no-progress: after three continuations that finished nothing", () => {
+	it("no-progress: after three continuations that finished nothing", async () => {
 		const s = setup();
 		setTodos(TWO_ITEMS);
 		for (let i = 0; i < 3; i++) {
 			s.endRun([assistant(`Still working (${i}).`)]);
-			vi.advanceTimersByTime(3000);
+			await vi.advanceTimersByTimeAsync(3000);
 		}
 		s.endRun([assistant("Still working (3).")]);
 		expect(s.sentTypes()).toEqual([
@@ -483,12 +477,12 @@ describe("a tripped breaker warns and posts a til-done-complete message", () => 
 		expectStop(s, NO_PROGRESS_3);
 	});
 
-	it("repeated-answer: after three continuations that finished nothing and ended with the same answer", () => {
+	it("repeated-answer: after three continuations that finished nothing and ended with the same answer", async () => {
 		const s = setup();
 		setTodos(TWO_ITEMS);
 		for (let i = 0; i < 3; i++) {
 			s.endRun();
-			vi.advanceTimersByTime(3000);
+			await vi.advanceTimersByTimeAsync(3000);
 		}
 		s.endRun();
 		expect(s.sentTypes()).toEqual([
@@ -500,19 +494,19 @@ describe("a tripped breaker warns and posts a til-done-complete message", () => 
 		expectStop(s, REPEATED_3);
 	});
 
-	it("failures: after three failed runs in a row", () => {
+	it("failures: after three failed runs in a row", async () => {
 		const s = setup();
 		setTodos(TWO_ITEMS);
 		s.endRun(FAILED);
-		vi.advanceTimersByTime(8000);
+		await vi.advanceTimersByTimeAsync(8000);
 		s.endRun([assistant("", "length")]);
-		vi.advanceTimersByTime(13_000);
+		await vi.advanceTimersByTimeAsync(13_000);
 		s.endRun(FAILED);
 		expect(s.sentTypes()).toEqual(["til-done-countdown", "til-done-countdown", "til-done-complete"]);
 		expectStop(s, FAILURES_3);
 	});
 
-	it("posts the message without a UI, and notifies nobody", () => {
+	it("posts the message without a UI, and notifies nobody", async () => {
 		const s = setup({ hasUI: false, mode: "rpc" }, { maxContinuations: 1 });
 		setTodos(TWO_ITEMS);
 		sendContinuation();
@@ -522,7 +516,7 @@ describe("a tripped breaker warns and posts a til-done-complete message", () => 
 		expect(s.sentTypes()).toEqual(["til-done-complete"]);
 	});
 
-	it("stays quiet when the context is stale", () => {
+	it("stays quiet when the context is stale", async () => {
 		const s = setup({}, { maxContinuations: 1 });
 		setTodos(TWO_ITEMS);
 		sendContinuation();
@@ -532,7 +526,7 @@ describe("a tripped breaker warns and posts a til-done-complete message", () => 
 		expect(s.sentTypes()).toEqual(["til-done-complete"]);
 	});
 
-	it("swallows a sendMessage that throws on a replaced session", () => {
+	it("swallows a sendMessage that throws on a replaced session", async () => {
 		const s = setup({}, { maxContinuations: 1 });
 		s.pi.api.sendMessage = () => {
 			throw new Error("stale");
@@ -551,7 +545,7 @@ describe("a tripped breaker warns and posts a til-done-complete message", () => 
 });
 
 describe("after a failed run the countdown backs off, doubling per failure", () => {
-	it("warns with the extra wait and adds it to the countdown: 5.0s, then 10.0s", () => {
+	it("warns with the extra wait and adds it to the countdown: 5.0s, then 10.0s", async () => {
 		const { pi, ui, endRun } = setup();
 		setTodos(TWO_ITEMS);
 		endRun(FAILED);
@@ -559,9 +553,9 @@ describe("after a failed run the countdown backs off, doubling per failure", () 
 			{ message: "The last run failed; auto-continue waits 5.0s longer before continuing.", type: "warning" },
 		]);
 		expect(ui.widgets.get(COUNTDOWN_WIDGET)).toEqual(countdownLine(8));
-		vi.advanceTimersByTime(7999);
+		await vi.advanceTimersByTimeAsync(7999);
 		expect(pi.sent).toEqual([]);
-		vi.advanceTimersByTime(1);
+		await vi.advanceTimersByTimeAsync(1);
 		expect(pi.sent).toHaveLength(1);
 		endRun(FAILED);
 		expect(ui.notifications.at(-1)).toEqual({
@@ -571,17 +565,17 @@ describe("after a failed run the countdown backs off, doubling per failure", () 
 		expect(ui.widgets.get(COUNTDOWN_WIDGET)).toEqual(countdownLine(13));
 	});
 
-	it("drops the back-off after a run that did not fail", () => {
+	it("drops the back-off after a run that did not fail", async () => {
 		const { ui, endRun } = setup();
 		setTodos(TWO_ITEMS);
 		endRun(FAILED);
-		vi.advanceTimersByTime(8000);
+		await vi.advanceTimersByTimeAsync(8000);
 		endRun();
 		expect(ui.notifications).toHaveLength(1);
 		expect(ui.widgets.get(COUNTDOWN_WIDGET)).toEqual(countdownLine(3));
 	});
 
-	it("uses the configured first back-off", () => {
+	it("uses the configured first back-off", async () => {
 		const { ui, endRun } = setup({}, { failureBackoffMs: 1500 });
 		setTodos(TWO_ITEMS);
 		endRun(FAILED);
@@ -593,44 +587,44 @@ describe("after a failed run the countdown backs off, doubling per failure", () 
 });
 
 describe("resume continues at once when the list calls for it", () => {
-	it("starts a countdown when idle with items left", () => {
-		const { pi, engine, ctx } = setup();
+	it("starts a countdown when idle with items left", async () => {
+		const { pi, engine, ctx, counting } = setup();
 		setTodos(TWO_ITEMS);
 		engine.resume(ctx);
-		expect(engine.counting).toBe(true);
-		vi.advanceTimersByTime(3000);
+		expect(counting()).toBe(true);
+		await vi.advanceTimersByTimeAsync(3000);
 		expect(pi.sent.map((s) => s.message.content)).toEqual([TWO_ITEMS_PROMPT]);
 	});
 
-	it("does nothing while pi is busy: the run's end will decide", () => {
-		const { engine, ctx } = setup({ idle: false });
+	it("does nothing while pi is busy: the run's end will decide", async () => {
+		const { engine, ctx, counting } = setup({ idle: false });
 		setTodos(TWO_ITEMS);
 		engine.resume(ctx);
-		expect(engine.counting).toBe(false);
+		expect(counting()).toBe(false);
 	});
 
-	it("does nothing when the list needs no continuation", () => {
-		const { engine, ctx } = setup();
+	it("does nothing when the list needs no continuation", async () => {
+		const { engine, ctx, counting } = setup();
 		setTodos([todo("a", "completed")]);
 		engine.resume(ctx);
-		expect(engine.counting).toBe(false);
+		expect(counting()).toBe(false);
 	});
 
-	it("does nothing on a stale context", () => {
-		const { engine, ctx, makeStale } = setup();
+	it("does nothing on a stale context", async () => {
+		const { engine, ctx, makeStale, counting } = setup();
 		setTodos(TWO_ITEMS);
 		makeStale();
 		expect(() => engine.resume(ctx)).not.toThrow();
-		expect(engine.counting).toBe(false);
+		expect(counting()).toBe(false);
 	});
 });
 
 describe("headless modes (print, json) continue inside the run", () => {
-	it.each(["print", "json"] as const)("%s: agent_end and agent_settled do nothing", (mode) => {
-		const { pi, engine, ctx, endRun } = setup({ mode });
+	it.each(["print", "json"] as const)("%s: agent_end and agent_settled do nothing", async (mode) => {
+		const { pi, engine, ctx, endRun, counting } = setup({ mode });
 		setTodos(TWO_ITEMS);
 		endRun();
-		expect(engine.counting).toBe(false);
+		expect(counting()).toBe(false);
 		expect(vi.getTimerCount()).toBe(0);
 		expect(pi.sent).toEqual([]);
 		expect(getChain().continuations).toBe(0);
@@ -653,13 +647,6 @@ describe("headless modes (print, json) continue inside the run", () => {
 			expect(pi.sent).toEqual([]);
 		},
 	);
-
-	it("agent_before_settle does nothing in the TUI", async () => {
-		const { beforeSettle } = setup({ mode: "tui" });
-		setTodos(TWO_ITEMS);
-		expect(await beforeSettle()).toBeUndefined();
-		expect(getChain().continuations).toBe(0);
-	});
 
 	it("an aborted run ends the invocation with its reason on stderr and in the session", async () => {
 		const { beforeSettle } = setup({ mode: "print" });
@@ -777,12 +764,12 @@ describe("/loop in the TUI", () => {
 	});
 
 	it("start cancels a todo countdown and drops a pending decision", async () => {
-		const { pi, engine, commandCtx, endRun } = setup();
+		const { pi, engine, commandCtx, endRun, counting } = setup();
 		setTodos(TWO_ITEMS);
 		endRun();
 		await engine.startLoop(spec(), commandCtx);
-		expect(engine.counting).toBe(false);
-		vi.advanceTimersByTime(60_000);
+		expect(counting()).toBe(false);
+		await vi.advanceTimersByTimeAsync(60_000);
 		expect(pi.sent.map((sent) => sent.message.content)).toEqual([loopText(1)]);
 	});
 
@@ -800,7 +787,7 @@ describe("/loop in the TUI", () => {
 		await engine.startLoop(spec(), commandCtx);
 		endRun([assistant("Still two failures.")]);
 		expect(ui.widgets.get(COUNTDOWN_WIDGET)).toEqual(countdownLine(3));
-		vi.advanceTimersByTime(3000);
+		await vi.advanceTimersByTimeAsync(3000);
 		expect(pi.sent.at(-1)).toEqual({ message: loopMessage(2), options: { triggerTurn: true } });
 		expect(pi.sent).toHaveLength(2);
 		expect(ui.status.get("til-done-loop")).toBe("🔁 loop 2/10");
@@ -808,7 +795,7 @@ describe("/loop in the TUI", () => {
 	});
 
 	it("the marker in the answer ends the loop with an info notice", async () => {
-		const { engine, commandCtx, ui, endRun } = setup();
+		const { engine, commandCtx, ui, endRun, counting } = setup();
 		await engine.startLoop(spec(), commandCtx);
 		endRun([assistant("All green. LOOP_DONE")]);
 		expect(ui.notifications).toEqual([
@@ -816,14 +803,14 @@ describe("/loop in the TUI", () => {
 		]);
 		expect(ui.status.has("til-done-loop")).toBe(false);
 		expect(getLoop()).toBeUndefined();
-		expect(engine.counting).toBe(false);
+		expect(counting()).toBe(false);
 	});
 
 	it("reaching the maximum ends the loop with a warning", async () => {
 		const { pi, engine, commandCtx, ui, endRun } = setup();
 		await engine.startLoop(spec({ max: 2 }), commandCtx);
 		endRun();
-		vi.advanceTimersByTime(3000);
+		await vi.advanceTimersByTimeAsync(3000);
 		endRun();
 		expect(pi.sent.map((sent) => sent.message.content)).toEqual([loopText(1, 2), loopText(2, 2)]);
 		expect(ui.notifications).toEqual([{ message: "Loop stopped: 2 iteration(s) without LOOP_DONE.", type: "warning" }]);
@@ -843,9 +830,9 @@ describe("/loop in the TUI", () => {
 		endRun(FAILED);
 		expect(getChain().failures).toBe(1);
 		expect(ui.widgets.get(COUNTDOWN_WIDGET)).toEqual(countdownLine(8));
-		vi.advanceTimersByTime(8000);
+		await vi.advanceTimersByTimeAsync(8000);
 		endRun(FAILED);
-		vi.advanceTimersByTime(13_000);
+		await vi.advanceTimersByTimeAsync(13_000);
 		endRun(FAILED);
 		expect(ui.notifications.map((n) => n.message)).toEqual([
 			"The last run failed; auto-continue waits 5.0s longer before continuing.",
@@ -859,7 +846,7 @@ describe("/loop in the TUI", () => {
 		const { engine, commandCtx, endRun } = setup();
 		await engine.startLoop(spec(), commandCtx);
 		endRun(FAILED);
-		vi.advanceTimersByTime(8000);
+		await vi.advanceTimersByTimeAsync(8000);
 		endRun();
 		expect(getChain().failures).toBe(0);
 	});
@@ -869,10 +856,11 @@ describe("/loop in the TUI", () => {
 		await engine.startLoop(spec(), commandCtx);
 		endRun();
 		for (const handler of [...ui.inputHandlers]) handler("x");
+		await vi.advanceTimersByTimeAsync(0);
 		expect(ui.notifications).toEqual([{ message: "Loop stopped by the user.", type: "info" }]);
 		expect(ui.status.has("til-done-loop")).toBe(false);
 		expect(getLoop()).toBeUndefined();
-		vi.advanceTimersByTime(60_000);
+		await vi.advanceTimersByTimeAsync(60_000);
 		expect(pi.sent.map((sent) => sent.message.content)).toEqual([loopText(1)]);
 	});
 
@@ -883,7 +871,7 @@ describe("/loop in the TUI", () => {
 		engine.onUserInput(commandCtx);
 		expect(ui.notifications).toEqual([{ message: "Loop stopped by the user.", type: "info" }]);
 		expect(getLoop()).toBeUndefined();
-		vi.advanceTimersByTime(60_000);
+		await vi.advanceTimersByTimeAsync(60_000);
 		expect(pi.sent.map((sent) => sent.message.content)).toEqual([loopText(1)]);
 	});
 
@@ -894,7 +882,7 @@ describe("/loop in the TUI", () => {
 		engine.pause(commandCtx);
 		expect(ui.notifications).toEqual([{ message: "Loop stopped by the user.", type: "info" }]);
 		expect(ui.status.has("til-done-loop")).toBe(false);
-		vi.advanceTimersByTime(60_000);
+		await vi.advanceTimersByTimeAsync(60_000);
 		expect(pi.sent).toHaveLength(1);
 	});
 
@@ -918,7 +906,7 @@ describe("/loop in the TUI", () => {
 		await engine.startLoop(spec(), commandCtx);
 		endRun();
 		setLoop(undefined);
-		vi.advanceTimersByTime(3000);
+		await vi.advanceTimersByTimeAsync(3000);
 		expect(pi.sent.map((sent) => sent.message.content)).toEqual([loopText(1)]);
 	});
 
@@ -1050,8 +1038,8 @@ describe("a finished list is verified between runs before it counts as done", ()
 			{ customType: "til-done-snapshot", data: { action: "write", todos: [DONE[0], getTodos()[1]] } },
 		]);
 		expect(s.ui.status.get("til-done-check")).toBe("✗ not verified: the check of [1] (exit code 1)");
-		expect(s.engine.counting).toBe(true);
-		vi.advanceTimersByTime(3000);
+		expect(s.counting()).toBe(true);
+		await vi.advanceTimersByTimeAsync(3000);
 		const prompt = String(s.pi.sent[0]?.message.content);
 		expect(prompt).toContain("- the check of [1] failed (exit code 1)");
 		expect(prompt).toContain("«ran test -f b»");
@@ -1064,7 +1052,7 @@ describe("a finished list is verified between runs before it counts as done", ()
 		setTodos([todo("a", "completed")]);
 		s.endRun();
 		await vi.advanceTimersByTimeAsync(0);
-		vi.advanceTimersByTime(3000);
+		await vi.advanceTimersByTimeAsync(3000);
 		expect(s.pi.sent).toHaveLength(1);
 		expect(String(s.pi.sent[0]?.message.content).split("\n")[0]).toBe(
 			"Every todo is finished, but the list did not pass its verification:",
@@ -1102,15 +1090,15 @@ describe("a finished list is verified between runs before it counts as done", ()
 describe("the auto-continue waits on an item the user must review", () => {
 	const WAITING: TodoItem[] = [todo("a", "completed"), { text: "b", status: "in_progress", review: true }, todo("c")];
 
-	it("says once that the item waits for the user's review, and counts nothing down", () => {
+	it("says once that the item waits for the user's review, and counts nothing down", async () => {
 		const s = setup();
 		setTodos(WAITING);
 		s.endRun();
 		s.endRun();
 		expect(s.ui.notifications).toEqual([{ message: "👁 [1] waits for your review", type: "info" }]);
 		expect(s.ui.status.get("til-done-review")).toBe("👁 [1] waits for your review");
-		expect(s.engine.counting).toBe(false);
-		vi.advanceTimersByTime(60_000);
+		expect(s.counting()).toBe(false);
+		await vi.advanceTimersByTimeAsync(60_000);
 		expect(s.pi.sent).toEqual([]);
 	});
 });

@@ -1,0 +1,109 @@
+/**
+ * Carrying a plan out: the one place that does the bookkeeping of a decision, whichever mode acts on it. It keeps the
+ * decision for `/todos why`, marks a stop, ends a loop, waits and sends a continuation, records the send, and runs a
+ * verification and carries out what follows from it. What the user sees and how a message goes out is the mode's.
+ */
+
+import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
+import type { TilDoneConfig } from "../settings/config.ts";
+import { modelInputPrice } from "../spend/report.ts";
+import {
+	effectiveDoneCheck,
+	getChain,
+	getLoop,
+	getState,
+	getTodos,
+	getVerification,
+	markStopped,
+	recordDecision,
+	recordSend,
+	setChain,
+	setLoop,
+} from "../state.ts";
+import { LOOP_ENDS } from "../texts/user.ts";
+import { tell } from "../ui/tell.ts";
+import { checkEnv, modelChecksBlocked } from "../verify/item-checks.ts";
+import { applyVerification, runVerification } from "../verify/verification.ts";
+import type { Mode } from "./modes.ts";
+import type { RunOutcome } from "./outcome.ts";
+import { type Plan, type PlanInput, planAfterRun, planNow } from "./planner.ts";
+import { decisionOf } from "./reasons.ts";
+
+/** What follows one run (or one command): where it happens, and the signal that cancels it. */
+export interface FollowUp {
+	pi: ExtensionAPI;
+	ctx: ExtensionContext;
+	config: TilDoneConfig;
+	mode: Mode;
+	/** Aborted when the user acts, a new run ends or the session changes: nothing planned before may go on. */
+	signal: AbortSignal;
+}
+
+/** The state a plan is made from, as it is now. */
+export function currentInput({ pi, ctx, config }: Pick<FollowUp, "pi" | "ctx" | "config">): PlanInput {
+	return {
+		todos: getTodos(),
+		chain: getChain(),
+		loop: getLoop(),
+		limits: config,
+		doneCheck: effectiveDoneCheck(config.doneCheck),
+		verified: getVerification()?.passed === true,
+		modelChecks: modelChecksBlocked(checkEnv(pi, () => config)) === undefined,
+		inputPrice: modelInputPrice(ctx),
+	};
+}
+
+/** A run ended: its counters are stored, then what it calls for is carried out. */
+export async function afterRun(outcome: RunOutcome, run: FollowUp): Promise<void> {
+	const input = currentInput(run);
+	const { chain, plan } = planAfterRun(input, outcome);
+	setChain(chain);
+	await carryOut(plan, { ...input, chain }, run);
+}
+
+/** Carries out a plan made from `input`, and keeps it with its reason for `/todos why`. */
+export async function carryOut(plan: Plan, input: PlanInput, run: FollowUp): Promise<void> {
+	const decision = decisionOf(plan, input, Date.now());
+	recordDecision(decision);
+	if (plan.kind === "send") return send(plan, run);
+	if (plan.kind === "verify") return verify(plan, run);
+	if (plan.kind === "stop") markStopped(plan.code);
+	if (plan.kind === "end-loop") setLoop(undefined);
+	run.mode.show(plan, decision, input);
+}
+
+/**
+ * Waits as the mode does, then sends the planned message. When anything changed the store during the wait (a
+ * command of the user, say), the message is planned again at send time, and that decision is kept too.
+ */
+async function send(plan: Extract<Plan, { kind: "send" }>, run: FollowUp): Promise<void> {
+	const planned = getState();
+	const waited = await run.mode.wait(plan.backoffMs, run.signal);
+	if (waited === "interrupted") return interrupted(run);
+	if (waited === "cancelled" || run.signal.aborted) return;
+	let due: Plan = plan;
+	if (getState() !== planned) {
+		const input = currentInput(run);
+		due = planNow(input);
+		if (due.kind !== "send") return carryOut(due, input, run);
+		recordDecision(decisionOf(due, input, Date.now()));
+	}
+	if (run.mode.deliver(due.message)) recordSend(due);
+}
+
+/** The user interrupted a countdown: nothing is sent, and a `/loop` that was waiting for it ends. */
+function interrupted(run: FollowUp): void {
+	if (getLoop() === undefined) return;
+	setLoop(undefined);
+	tell(run.ctx, LOOP_ENDS.byUser, "info");
+}
+
+/** Runs the checks a `verify` plan names, stores what they found, and carries out what follows. */
+async function verify(plan: Extract<Plan, { kind: "verify" }>, run: FollowUp): Promise<void> {
+	const timeoutSeconds = run.config.checkTimeoutSeconds;
+	const exec = checkEnv(run.pi, () => run.config).exec;
+	const results = await runVerification(plan.checks, { exec, cwd: run.ctx.cwd, timeoutSeconds, signal: run.signal });
+	if (run.signal.aborted) return;
+	const next = applyVerification(run.pi, currentInput(run), results, timeoutSeconds);
+	await carryOut(next, currentInput(run), run);
+}

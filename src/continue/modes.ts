@@ -1,0 +1,191 @@
+/**
+ * What carrying out a plan does in each mode, chosen once when a session starts. Interactive (TUI, RPC): a countdown
+ * the user can interrupt, a message that starts a new turn, notices. In-run (print, JSON; nobody can interrupt and
+ * the process exits when the run ends): a back-off inside the run, one more model call through
+ * `agent_before_settle`, a `[til-done]` line on stderr and a session entry.
+ */
+
+import type {
+	BoundaryResult,
+	ExtensionAPI,
+	ExtensionCommandContext,
+	ExtensionContext,
+} from "@earendil-works/pi-coding-agent";
+import { COMPLETE_MESSAGE_TYPE } from "../session/keys.ts";
+import type { TilDoneConfig } from "../settings/config.ts";
+import { getChain, getVerification, isCompletionAnnounced, markCompletionAnnounced, setChain } from "../state.ts";
+import { backoffMessage, completionNotice, reviewWaitText } from "../texts/user.ts";
+import type { Decision } from "../types.ts";
+import { quietly } from "../ui/guard.ts";
+import { tell } from "../ui/tell.ts";
+import { startCountdown } from "./countdown.ts";
+import type { Plan, PlanInput, PlannedMessage } from "./planner.ts";
+
+/** How a wait before a send ended: it ran out, the user interrupted it, or it was cancelled (the user acted, the session changed). */
+export type WaitEnd = "go" | "interrupted" | "cancelled";
+
+/** A plan that ends what follows a run, or waits: shown to the user, never sent. */
+export type EndPlan = Extract<Plan, { kind: "stop" | "end-loop" | "idle" }>;
+
+export interface Mode {
+	/** Whether plans are carried out inside the run, in `agent_before_settle`, rather than once pi has settled. */
+	readonly actsBeforeSettle: boolean;
+	/** Waits before a planned message goes out (a countdown, longer by the back-off; or the back-off alone). */
+	wait(backoffMs: number, signal: AbortSignal): Promise<WaitEnd>;
+	/** Sends a planned message as the next turn; false when pi cannot take it now. */
+	deliver(message: PlannedMessage): boolean;
+	/** Shows the user how the chain ended, or why it waits. */
+	show(plan: EndPlan, decision: Decision, input: PlanInput): void;
+	/** Starts a run from a command, and returns once pi has it (in-run: once it ran, since the process then ends). */
+	startRun(message: PlannedMessage, ctx: ExtensionCommandContext): Promise<boolean>;
+	/** In-run only: what `agent_before_settle` returns for the plan just carried out. */
+	takeResult(): BoundaryResult | undefined;
+}
+
+/** What a mode needs from the extension. */
+export interface ModeEnv {
+	pi: ExtensionAPI;
+	ctx: ExtensionContext;
+	config: TilDoneConfig;
+}
+
+/** Modes in which the process exits when the run ends, so nobody can watch or interrupt a countdown. */
+export function runsInRun(ctx: ExtensionContext): boolean {
+	return ctx.mode === "print" || ctx.mode === "json";
+}
+
+/** The mode of a session, chosen once when it starts. */
+export function modeFor(env: ModeEnv): Mode {
+	return runsInRun(env.ctx) ? inRunMode(env) : interactiveMode(env);
+}
+
+/** A custom message that starts a turn: at once when pi is idle, else after the current run. */
+function sendTurn(pi: ExtensionAPI, ctx: ExtensionContext, message: PlannedMessage): boolean {
+	return quietly(() =>
+		pi.sendMessage(
+			{ ...message, display: true },
+			ctx.isIdle() ? { triggerTurn: true } : { triggerTurn: true, deliverAs: "followUp" },
+		),
+	);
+}
+
+function interactiveMode({ pi, ctx, config }: ModeEnv): Mode {
+	return {
+		actsBeforeSettle: false,
+		wait(backoffMs, signal) {
+			if (backoffMs > 0) tell(ctx, backoffMessage(backoffMs), "warning");
+			let ui: ExtensionContext["ui"] | undefined;
+			quietly(() => {
+				ui = ctx.hasUI ? ctx.ui : undefined;
+			});
+			return new Promise((resolve) => {
+				const countdown = startCountdown({
+					seconds: config.countdownSeconds + backoffMs / 1000,
+					ui,
+					onFinish: () => resolve("go"),
+					onInterrupt: () => resolve("interrupted"),
+				});
+				signal.addEventListener("abort", () => {
+					countdown.cancel();
+					resolve("cancelled");
+				});
+			});
+		},
+		deliver(message) {
+			let sent = false;
+			quietly(() => {
+				// Sent only if pi is idle right now; otherwise it is decided again after the next settle.
+				if (!ctx.isIdle() || ctx.hasPendingMessages()) return;
+				pi.sendMessage({ ...message, display: true }, { triggerTurn: true });
+				sent = true;
+			});
+			return sent;
+		},
+		show(plan, _decision, input) {
+			if (plan.kind === "stop") showStop(pi, ctx, plan.text);
+			else if (plan.kind === "end-loop") tell(ctx, plan.text, plan.level);
+			else if (plan.code === "all-done") announceCompletion(ctx, input, plan.verified === true);
+			else if (plan.code === "review-wait" && plan.index !== undefined) announceReviewWait(ctx, plan.index);
+		},
+		startRun: async (message) => sendTurn(pi, ctx, message),
+		takeResult: () => undefined,
+	};
+}
+
+/** A tripped breaker or budget: a warning notice, and a warning message on the branch. */
+function showStop(pi: ExtensionAPI, ctx: ExtensionContext, text: string): void {
+	tell(ctx, text, "warning");
+	quietly(() =>
+		pi.sendMessage(
+			{ customType: COMPLETE_MESSAGE_TYPE, content: text, display: true, details: { level: "warning" } },
+			{ triggerTurn: false },
+		),
+	);
+}
+
+/** Once per list. A notice, not a message: the TUI shows it in the chat, and the model needs no tokens for it. */
+function announceCompletion(ctx: ExtensionContext, input: PlanInput, verified: boolean): void {
+	if (isCompletionAnnounced()) return;
+	markCompletionAnnounced();
+	tell(ctx, completionNotice(input.todos.length, verified ? getVerification()?.checks : undefined), "info");
+}
+
+/** Once per wait in a chain: the item the auto-continue waits on until the user approves it (or prompts). */
+function announceReviewWait(ctx: ExtensionContext, index: number): void {
+	if (getChain().reviewAnnounced === index) return;
+	setChain({ ...getChain(), reviewAnnounced: index });
+	tell(ctx, reviewWaitText(index), "info");
+}
+
+/** Exit status of `pi -p` when the list has a verification and did not end verified. */
+export const UNVERIFIED_EXIT_CODE = 3;
+
+function inRunMode({ pi, ctx }: ModeEnv): Mode {
+	let result: BoundaryResult | undefined;
+	return {
+		actsBeforeSettle: true,
+		async wait(backoffMs, signal) {
+			if (backoffMs > 0) await new Promise((resolve) => setTimeout(resolve, backoffMs));
+			return signal.aborted ? "cancelled" : "go";
+		},
+		deliver(message) {
+			result = { entries: [{ type: "custom_message", ...message, display: true }], continue: true };
+			return true;
+		},
+		show(plan, decision, input) {
+			// Without a list or a loop the extension had nothing to do with how the invocation ended.
+			if (plan.kind === "idle" && plan.code === "no-todos") return;
+			tell(ctx, decision.text, "info");
+			setExitStatus(plan, input);
+			result = { entries: [{ type: "custom", customType: COMPLETE_MESSAGE_TYPE, data: endData(plan, decision) }] };
+		},
+		async startRun(message, command) {
+			if (!sendTurn(pi, command, message)) return false;
+			// The process ends when the command returns: the run happens inside this one invocation.
+			await command.waitForIdle();
+			return true;
+		},
+		takeResult() {
+			const taken = result;
+			result = undefined;
+			return taken;
+		},
+	};
+}
+
+/**
+ * Why the invocation ended, as a session entry a script can read (an entry, not a message: print mode prints the
+ * last message, which must stay the model's answer).
+ */
+function endData(plan: EndPlan, decision: Decision) {
+	const level = plan.kind === "stop" || (plan.kind === "end-loop" && plan.level === "warning") ? "warning" : "info";
+	return { level, code: decision.code, text: decision.text, counters: decision.counters };
+}
+
+/** A script reads from `pi -p`'s exit status whether a list that has a verification ended verified. */
+function setExitStatus(plan: EndPlan, { todos, doneCheck, modelChecks }: PlanInput): void {
+	const itemChecks = modelChecks === true && todos.some((todo) => todo.check !== undefined);
+	if (todos.length === 0 || (doneCheck === undefined && !itemChecks)) return;
+	const verified = plan.kind === "idle" && plan.code === "all-done" && plan.verified === true;
+	process.exitCode = verified ? 0 : UNVERIFIED_EXIT_CODE;
+}
