@@ -4,6 +4,7 @@ import type { ExtensionAPI, ExtensionContext, MessageRenderer, Theme } from "@ea
 import { Text } from "@earendil-works/pi-tui";
 import { createEngine, type Engine } from "./continue/engine.ts";
 import { canAct } from "./continue/planner.ts";
+import { buildContextInjection } from "./formatting.ts";
 import { hasIncomplete } from "./list/queries.ts";
 import {
 	COMPLETE_MESSAGE_TYPE,
@@ -34,7 +35,6 @@ import {
 	takeUnreported,
 } from "./state.ts";
 import { textOfContent } from "./texts/data.ts";
-import { buildContextInjection } from "./texts/model.ts";
 import { NOTICES } from "./texts/user.ts";
 import { quietly } from "./ui/guard.ts";
 import { createPainter } from "./ui/painter.ts";

@@ -2,8 +2,9 @@
 
 import type { Theme } from "@earendil-works/pi-coding-agent";
 import { Text } from "@earendil-works/pi-tui";
-import { finishedCount, incompleteIndices } from "./list/queries.ts";
+import { finishedCount, incompleteIndices, pickNextIndex } from "./list/queries.ts";
 import { oneLine, prefix, textOfContent } from "./texts/data.ts";
+import { MODEL_TEXTS, NEXT_TEXT_CHARS } from "./texts/model.ts";
 import { STATUS_ICONS, type TodoDetails, type TodoItem, type TodoStatus } from "./types.ts";
 import { isFinished, isValidTodoItem } from "./validation.ts";
 
@@ -57,8 +58,8 @@ export function formatTodoListForModel(todos: readonly TodoItem[], budget = CONT
 export function formatCompactList(todos: readonly TodoItem[], indices: readonly number[], budget: number): string {
 	const finished = finishedCount(todos);
 	const lines: string[] = [];
-	if (finished > 0) lines.push(`✓ ${finished} finished item(s) not shown`);
-	const footer = "(compact view; call list_todos for the full list)";
+	if (finished > 0) lines.push(MODEL_TEXTS.finishedNotShown(finished));
+	const footer = MODEL_TEXTS.compactFooter;
 	// What the summary, the footer and the line breaks take is not left for item lines.
 	const overhead = (lines[0]?.length ?? 0) + footer.length + indices.length + 2;
 	const perLine = Math.floor(Math.max(0, budget - overhead) / Math.max(1, indices.length));
@@ -90,9 +91,8 @@ export function formatListPage(todos: readonly TodoItem[], offset = 0, pageChars
 		lines.push(line);
 		used += line.length + 1;
 	}
-	if (lines.length === 0) return `No todos from index ${offset} (the list has ${todos.length})`;
-	const more = index < todos.length ? `; call list_todos with offset ${index} for more` : "";
-	return `${lines.join("\n")}\n(items ${offset} to ${index - 1} of ${todos.length}${more})`;
+	if (lines.length === 0) return MODEL_TEXTS.noItemsFrom(offset, todos.length);
+	return `${lines.join("\n")}\n${MODEL_TEXTS.pageFooter(offset, index - 1, todos.length)}`;
 }
 
 // ── Themed rendering for the TUI ────────────────────────────────────────────
@@ -171,4 +171,67 @@ export function renderToolResult(
 	// Details come from the session file: render only well-formed items.
 	const valid = Array.isArray(todos) ? todos.filter(isValidTodoItem) : [];
 	return new Text(renderTodoList(valid, theme), 0, 0);
+}
+
+/**
+ * The body of a tool result after a change: the whole list while it fits the budget (the seed's format), else the
+ * progress and the next item, not the list again. `started` are the items this call started: naming the next item
+ * again would only repeat them.
+ */
+export function formatChangeBody(todos: readonly TodoItem[], started: readonly number[] = []): string {
+	const full = formatTodoListText(todos);
+	if (full.length <= CONTEXT_BUDGET_CHARS) return full;
+	const progress = MODEL_TEXTS.progress(finishedCount(todos), todos.length);
+	const next = pickNextIndex(todos);
+	const todo = next === undefined ? undefined : todos[next];
+	if (next === undefined || todo === undefined || started.includes(next)) return progress;
+	return MODEL_TEXTS.progressAndNext(progress, next, prefix(oneLine(todo.text), NEXT_TEXT_CHARS) + itemMarks(todo));
+}
+
+/** Whether tool results show this list in full. */
+export function fitsInResults(todos: readonly TodoItem[]): boolean {
+	return formatTodoListText(todos).length <= CONTEXT_BUDGET_CHARS;
+}
+
+/**
+ * The continuation prompt: static instructions, todo text only inside the `Remaining items:` block. After a failed
+ * verification, `report` (what failed, and the end of each output as data) comes before the next action.
+ */
+export function buildContinuationPrompt(
+	todos: readonly TodoItem[],
+	budget = CONTEXT_BUDGET_CHARS,
+	report?: string,
+): string {
+	const remaining = incompleteIndices(todos);
+	if (remaining.length === 0 && report !== undefined) {
+		return [MODEL_TEXTS.unverifiedHead, report, "", MODEL_TEXTS.unverifiedAsk].join("\n");
+	}
+	const next = pickNextIndex(todos);
+	const full = formatRemainingList(todos, remaining);
+	const list = full.length <= budget ? full : formatCompactList(todos, remaining, budget);
+	const action = next !== undefined && todos[next]?.status === "in_progress" ? "complete" : "start";
+	const verification =
+		report === undefined ? [] : ["", MODEL_TEXTS.verificationFailed, report, MODEL_TEXTS.unverifiedAsk];
+	return [
+		MODEL_TEXTS.continuationHead,
+		"",
+		MODEL_TEXTS.remainingItems,
+		list,
+		...verification,
+		"",
+		MODEL_TEXTS.nextAction(action, next),
+	].join("\n");
+}
+
+/** The hidden context message sent before a run while items remain. */
+export function buildContextInjection(todos: readonly TodoItem[], budget = CONTEXT_BUDGET_CHARS): string {
+	const remaining = incompleteIndices(todos).length;
+	return [
+		MODEL_TEXTS.injectionHead,
+		"",
+		MODEL_TEXTS.currentList,
+		formatTodoListForModel(todos, budget),
+		"",
+		MODEL_TEXTS.injectionAsk(remaining),
+	].join("\n");
 }

@@ -47,84 +47,95 @@ export interface Engine {
 	pause(ctx: ExtensionContext): void;
 }
 
-export function createEngine(pi: ExtensionAPI, getConfig: () => TilDoneConfig): Engine {
-	let mode: Mode | undefined;
+/** What the engine keeps between events, for one extension instance. */
+interface EngineState {
+	pi: ExtensionAPI;
+	getConfig: () => TilDoneConfig;
+	mode?: Mode;
 	/** The outcome of the run that ended, waiting for pi to settle. */
-	let ended: RunOutcome | undefined;
+	ended?: RunOutcome;
 	/** Cancels what follows the last run: a countdown, a verification, a back-off. */
-	let following = new AbortController();
+	following: AbortController;
+}
 
-	/** Cancels what was to follow, and returns a fresh follow-up in this session's mode. */
-	const follow = (ctx: ExtensionContext): FollowUp | undefined => {
-		following.abort();
-		following = new AbortController();
-		return mode && { pi, ctx, config: getConfig(), mode, signal: following.signal };
-	};
-	const stopLoop = (ctx: ExtensionContext) => {
-		if (!getLoop()) return;
-		setLoop(undefined);
-		tell(ctx, LOOP_ENDS.byUser, "info");
-	};
+/** Cancels what was to follow, and returns a fresh follow-up in the session's mode (none before a session starts). */
+function follow(engine: EngineState, ctx: ExtensionContext): FollowUp | undefined {
+	engine.following.abort();
+	engine.following = new AbortController();
+	const { pi, getConfig, mode } = engine;
+	return mode && { pi, ctx, config: getConfig(), mode, signal: engine.following.signal };
+}
 
+/** The user took the wheel: what was to follow is dropped, and a `/loop` ends with a notice. */
+function takeOver(engine: EngineState, ctx: ExtensionContext): void {
+	follow(engine, ctx);
+	engine.ended = undefined;
+	if (!getLoop()) return;
+	setLoop(undefined);
+	tell(ctx, LOOP_ENDS.byUser, "info");
+}
+
+async function startLoop(engine: EngineState, spec: LoopSpec, ctx: ExtensionCommandContext): Promise<void> {
+	const run = follow(engine, ctx);
+	engine.ended = undefined;
+	// A loop is the user's new start: its runs count in a fresh chain (they share its failure count and back-off).
+	resetChain();
+	const first = { ...spec, iteration: 1 };
+	setLoop(first);
+	const message = { customType: LOOP_MESSAGE_TYPE, content: loopPrompt(first) };
+	if (!(await run?.mode.startRun(message, ctx))) setLoop(undefined);
+}
+
+/** Continues now if the list calls for it and pi is idle; otherwise the next run's end decides. */
+function resume(engine: EngineState, ctx: ExtensionContext): void {
+	quietly(() => {
+		if (!ctx.isIdle()) return;
+		const run = follow(engine, ctx);
+		if (!run) return;
+		const input = currentInput(run);
+		const plan = planNow(input);
+		if (plan.kind === "send" || plan.kind === "verify") void carryOut(plan, input, run);
+	});
+}
+
+export function createEngine(pi: ExtensionAPI, getConfig: () => TilDoneConfig): Engine {
+	const engine: EngineState = { pi, getConfig, following: new AbortController() };
+	const forget = () => {
+		engine.following.abort();
+		engine.ended = undefined;
+		if (getLoop()) setLoop(undefined);
+	};
 	return {
 		onSessionStart(ctx) {
-			this.onSessionChange();
-			mode = modeFor({ pi, ctx, config: getConfig() });
+			forget();
+			engine.mode = modeFor({ pi, ctx, config: getConfig() });
 		},
 		onRunEnd(messages, ctx) {
-			follow(ctx);
-			ended = mode?.actsBeforeSettle ? undefined : runOutcome(messages);
+			follow(engine, ctx);
+			engine.ended = engine.mode?.actsBeforeSettle ? undefined : runOutcome(messages);
 		},
 		onSettled(ctx) {
-			const outcome = ended;
-			ended = undefined;
-			const run = outcome && follow(ctx);
+			const outcome = engine.ended;
+			engine.ended = undefined;
+			const run = outcome && follow(engine, ctx);
 			if (outcome && run) void afterRun(outcome, run);
 		},
 		async onBeforeSettle(event, ctx) {
-			const run = follow(ctx);
+			const run = follow(engine, ctx);
 			if (!run) return undefined;
 			await afterRun(runOutcome(event.context.contextMessages, event.outcome === "aborted"), run);
 			return run.signal.aborted ? undefined : run.mode.takeResult();
 		},
 		get actsBeforeSettle() {
-			return mode?.actsBeforeSettle ?? false;
+			return engine.mode?.actsBeforeSettle ?? false;
 		},
 		onUserInput(ctx) {
-			follow(ctx);
-			ended = undefined;
+			takeOver(engine, ctx);
 			resetChain();
-			stopLoop(ctx);
 		},
-		onSessionChange() {
-			following.abort();
-			ended = undefined;
-			if (getLoop()) setLoop(undefined);
-		},
-		async startLoop(spec, ctx) {
-			const run = follow(ctx);
-			ended = undefined;
-			// A loop is the user's new start: its runs count in a fresh chain (they share its failure count and back-off).
-			resetChain();
-			const first = { ...spec, iteration: 1 };
-			setLoop(first);
-			const message = { customType: LOOP_MESSAGE_TYPE, content: loopPrompt(first) };
-			if (!(await run?.mode.startRun(message, ctx))) setLoop(undefined);
-		},
-		resume(ctx) {
-			quietly(() => {
-				if (!ctx.isIdle()) return;
-				const run = follow(ctx);
-				if (!run) return;
-				const input = currentInput(run);
-				const plan = planNow(input);
-				if (plan.kind === "send" || plan.kind === "verify") void carryOut(plan, input, run);
-			});
-		},
-		pause(ctx) {
-			follow(ctx);
-			ended = undefined;
-			stopLoop(ctx);
-		},
+		onSessionChange: forget,
+		startLoop: (spec, ctx) => startLoop(engine, spec, ctx),
+		resume: (ctx) => resume(engine, ctx),
+		pause: (ctx) => takeOver(engine, ctx),
 	};
 }

@@ -3,9 +3,10 @@
  * Pure: the adapters (engine.ts for the countdown, headless.ts for print and JSON modes) carry the plan out.
  */
 
+import { buildContinuationPrompt } from "../formatting.ts";
 import { hasIncomplete, reviewWaitIndex } from "../list/queries.ts";
 import { COUNTDOWN_MESSAGE_TYPE, LOOP_MESSAGE_TYPE } from "../session/keys.ts";
-import { buildContinuationPrompt, describeCheckEnd, formatCheckFailures, loopPrompt } from "../texts/model.ts";
+import { describeCheckEnd, formatCheckFailures, loopPrompt } from "../texts/model.ts";
 import { LOOP_ENDS } from "../texts/user.ts";
 import type { CheckRun, LoopState, TodoItem } from "../types.ts";
 import {

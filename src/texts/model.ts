@@ -1,18 +1,9 @@
 /**
- * Texts the model reads, beyond the list lines themselves (formatting.ts): the continuation prompt, the injection
- * before a prompt of the user, tool results and their errors, a failed check's report, a `/loop` iteration. Pure.
- * Instructions are fixed strings; todo text and command output appear only as data.
+ * Every text the model reads beyond the list lines: the words of the continuation prompt and the injection (which
+ * formatting.ts fills with the list), tool result headers and errors, a failed check's report, a `/loop` iteration.
+ * Pure. Instructions are fixed strings; todo text and command output appear only as data.
  */
 
-import {
-	CONTEXT_BUDGET_CHARS,
-	formatCompactList,
-	formatRemainingList,
-	formatTodoListForModel,
-	formatTodoListText,
-	itemMarks,
-} from "../formatting.ts";
-import { finishedCount, incompleteIndices, pickNextIndex } from "../list/queries.ts";
 import {
 	type CheckRun,
 	type LoopState,
@@ -32,72 +23,29 @@ export const NEXT_TEXT_CHARS = 60;
 /** What a write to a long list says once, so the model knows where the whole list is. */
 export const LONG_LIST_NOTE = "(A long list: results name what changed and what comes next; list_todos shows it all.)";
 
-/**
- * The body of a tool result after a change: the whole list while it fits the budget (the seed's format), else the
- * progress and the next item, not the list again. `started` are the items this call started: naming the next item
- * again would only repeat them.
- */
-export function formatChangeBody(todos: readonly TodoItem[], started: readonly number[] = []): string {
-	const full = formatTodoListText(todos);
-	if (full.length <= CONTEXT_BUDGET_CHARS) return full;
-	const progress = `${finishedCount(todos)}/${todos.length} finished`;
-	const next = pickNextIndex(todos);
-	const todo = next === undefined ? undefined : todos[next];
-	if (next === undefined || todo === undefined || started.includes(next)) return progress;
-	return `${progress}; next: [${next}] ${prefix(oneLine(todo.text), NEXT_TEXT_CHARS)}${itemMarks(todo)}`;
-}
-
-/** Whether tool results show this list in full. */
-export function fitsInResults(todos: readonly TodoItem[]): boolean {
-	return formatTodoListText(todos).length <= CONTEXT_BUDGET_CHARS;
-}
-
-/** First line of the prompt sent when every item is finished but the list failed its verification. */
-export const UNVERIFIED_HEAD = "Every todo is finished, but the list did not pass its verification:";
-/** What the model is asked to do about a failed verification. */
-export const UNVERIFIED_ASK =
-	"Fix what failed, and add items with write_todos (mode 'append') for any work still needed.";
-
-/**
- * The continuation prompt: static instructions, todo text only inside the `Remaining items:` block. After a failed
- * verification, `report` (what failed, and the end of each output as data) comes before the next action.
- */
-export function buildContinuationPrompt(
-	todos: readonly TodoItem[],
-	budget = CONTEXT_BUDGET_CHARS,
-	report?: string,
-): string {
-	const remaining = incompleteIndices(todos);
-	if (remaining.length === 0 && report !== undefined) return [UNVERIFIED_HEAD, report, "", UNVERIFIED_ASK].join("\n");
-	const next = pickNextIndex(todos);
-	const full = formatRemainingList(todos, remaining);
-	const list = full.length <= budget ? full : formatCompactList(todos, remaining, budget);
-	const action = next !== undefined && todos[next]?.status === "in_progress" ? "complete" : "start";
-	const verification =
-		report === undefined ? [] : ["", "The finished list did not pass its verification:", report, UNVERIFIED_ASK];
-	return [
-		"There are still incomplete todos. Continue working on the remaining todos.",
-		"",
-		"Remaining items:",
-		list,
-		...verification,
-		"",
-		`Next action: edit_todos with action '${action}' and indices [${next ?? ""}]`,
-	].join("\n");
-}
-
-/** The hidden context message sent before a run while items remain. */
-export function buildContextInjection(todos: readonly TodoItem[], budget = CONTEXT_BUDGET_CHARS): string {
-	const remaining = incompleteIndices(todos).length;
-	return [
-		"[TILL-DONE ACTIVE]",
-		"",
-		"Current todo list:",
-		formatTodoListForModel(todos, budget),
-		"",
+/** The fixed words of the continuation prompt, the injection and the list views; formatting.ts puts the list in. */
+export const MODEL_TEXTS = {
+	continuationHead: "There are still incomplete todos. Continue working on the remaining todos.",
+	remainingItems: "Remaining items:",
+	nextAction: (action: "start" | "complete", index: number | undefined) =>
+		`Next action: edit_todos with action '${action}' and indices [${index ?? ""}]`,
+	/** First line of the prompt sent when every item is finished but the list failed its verification. */
+	unverifiedHead: "Every todo is finished, but the list did not pass its verification:",
+	verificationFailed: "The finished list did not pass its verification:",
+	/** What the model is asked to do about a failed verification. */
+	unverifiedAsk: "Fix what failed, and add items with write_todos (mode 'append') for any work still needed.",
+	injectionHead: "[TILL-DONE ACTIVE]",
+	currentList: "Current todo list:",
+	injectionAsk: (remaining: number) =>
 		`${remaining} item(s) remaining. Continue working through the list. Call edit_todos with action 'start' on the next item before working on it, then 'complete' when done.`,
-	].join("\n");
-}
+	progress: (finished: number, total: number) => `${finished}/${total} finished`,
+	progressAndNext: (progress: string, index: number, text: string) => `${progress}; next: [${index}] ${text}`,
+	finishedNotShown: (finished: number) => `✓ ${finished} finished item(s) not shown`,
+	compactFooter: "(compact view; call list_todos for the full list)",
+	noItemsFrom: (offset: number, length: number) => `No todos from index ${offset} (the list has ${length})`,
+	pageFooter: (first: number, last: number, length: number) =>
+		`(items ${first} to ${last} of ${length}${last + 1 < length ? `; call list_todos with offset ${last + 1} for more` : ""})`,
+} as const;
 
 // ── Checks ──────────────────────────────────────────────────────────────────
 

@@ -5,9 +5,10 @@
  */
 
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
+import { fitsInResults, formatChangeBody } from "../formatting.ts";
 import { droppedOpenItems, openItemsAt } from "../list/queries.ts";
 import { getChain, getTodos, updateTodoStatus } from "../state.ts";
-import { fitsInResults, formatChangeBody, LONG_LIST_NOTE, RESULT_HEADERS, TOOL_ERRORS } from "../texts/model.ts";
+import { LONG_LIST_NOTE, RESULT_HEADERS, TOOL_ERRORS } from "../texts/model.ts";
 import { NOTICES } from "../texts/user.ts";
 import {
 	ACTION_LABELS,

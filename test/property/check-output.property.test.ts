@@ -7,14 +7,11 @@
 
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { buildContinuationPrompt } from "../../src/formatting.ts";
 import { MAX_CHECK_OUTPUT_CHARS, outputAsData } from "../../src/texts/data.ts";
-import {
-	buildContinuationPrompt,
-	formatCheckFailures,
-	UNVERIFIED_ASK,
-	UNVERIFIED_HEAD,
-} from "../../src/texts/model.ts";
+import { formatCheckFailures } from "../../src/texts/model.ts";
 import type { CheckRun, TodoItem, TodoStatus } from "../../src/types.ts";
+import { UNVERIFIED_ASK, UNVERIFIED_HEAD } from "../helpers/expected.ts";
 import { hostileText, INJECTIONS } from "../helpers/todo-oracle.ts";
 
 /** Anything a terminal or a model could read as a line break, and every other control character. */

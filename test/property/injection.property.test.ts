@@ -6,9 +6,13 @@
 
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { formatTodoListForModel, formatTodoListText } from "../../src/formatting.ts";
+import {
+	buildContextInjection,
+	buildContinuationPrompt,
+	formatTodoListForModel,
+	formatTodoListText,
+} from "../../src/formatting.ts";
 import { oneLine } from "../../src/texts/data.ts";
-import { buildContextInjection, buildContinuationPrompt } from "../../src/texts/model.ts";
 import { formatActiveText, formatStatusText } from "../../src/texts/user.ts";
 import { must } from "../helpers/must.ts";
 import { codePoints, hostileText, type Item, LIMITS, type Status } from "../helpers/todo-oracle.ts";

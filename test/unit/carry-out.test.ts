@@ -121,7 +121,7 @@ afterEach(() => {
 
 describe("with items left, a settled run is followed by a countdown and one continuation", () => {
 	it("shows the countdown after agent_settled, then sends the exact prompt with triggerTurn once", async () => {
-		const { pi, engine, ui, endRun, counting } = setup();
+		const { pi, ui, endRun, counting } = setup();
 		setTodos(TWO_ITEMS);
 		endRun();
 		expect(counting()).toBe(true);
@@ -258,7 +258,7 @@ describe("with items left, a settled run is followed by a countdown and one cont
 
 describe("the user takes over", () => {
 	it("a keypress during the countdown stops it and nothing is sent", async () => {
-		const { pi, engine, ui, endRun, counting } = setup();
+		const { pi, ui, endRun, counting } = setup();
 		setTodos(TWO_ITEMS);
 		endRun();
 		for (const handler of [...ui.inputHandlers]) expect(handler("x")).toBeUndefined();

@@ -303,7 +303,7 @@ describe("pause, resume and status control the auto-continue", () => {
 	});
 
 	it("resume turns auto-continue on, clears the status and continues at once when items remain", async () => {
-		const { pi, engine, todos, told, ui, counting } = setup();
+		const { pi, todos, told, ui, counting } = setup();
 		setTodos(TWO_ITEMS);
 		await todos("pause");
 		await todos("resume");
@@ -316,7 +316,7 @@ describe("pause, resume and status control the auto-continue", () => {
 	});
 
 	it("resume with nothing left to do only says so", async () => {
-		const { engine, todos, told, counting } = setup();
+		const { todos, told, counting } = setup();
 		await todos("resume");
 		expect(told()).toEqual(["Auto-continue is on."]);
 		expect(counting()).toBe(false);
@@ -548,7 +548,7 @@ describe("review and approve: items only the user closes", () => {
 	});
 
 	it("approve completes the item and the chain goes on at once", async () => {
-		const { pi, todos, engine, counting } = setup();
+		const { pi, todos, counting } = setup();
 		setTodos([{ text: "a", status: "in_progress", review: true }, todo("b")]);
 		await todos("approve 0");
 		expect(getTodos()[0]).toEqual({ text: "a", status: "completed", review: true });

@@ -223,7 +223,7 @@ describe("session_start reads the configuration, rebuilds the list and draws the
 	});
 
 	it("forgets the countdown of the session before", async () => {
-		const { pi, fire, engine, ui } = setup({ branch: [written(TWO_ITEMS)] });
+		const { pi, fire, ui } = setup({ branch: [written(TWO_ITEMS)] });
 		await fire("session_start", { reason: "startup" });
 		await fire("agent_end", { messages: WORKING });
 		await fire("agent_settled");
@@ -238,7 +238,7 @@ describe("session_start reads the configuration, rebuilds the list and draws the
 describe("session_tree rebuilds from the new branch", () => {
 	it("replaces the list, redraws the status bar and cancels the countdown", async () => {
 		let branch: unknown[] = [written(TWO_ITEMS)];
-		const { pi, fire, ui, engine } = setup({ branch: () => branch });
+		const { pi, fire, ui } = setup({ branch: () => branch });
 		await fire("session_start", { reason: "startup" });
 		await fire("agent_end", { messages: WORKING });
 		await fire("agent_settled");
@@ -290,7 +290,7 @@ describe("input: a prompt from the user takes over, one from an extension does n
 	});
 
 	it.each(["interactive", "rpc"])("input from %s cancels the countdown and lets the prompt through", async (source) => {
-		const { pi, fire, engine, ui } = setup({ branch: [written(TWO_ITEMS)] });
+		const { pi, fire, ui } = setup({ branch: [written(TWO_ITEMS)] });
 		await fire("session_start", { reason: "startup" });
 		await fire("agent_end", { messages: WORKING });
 		await fire("agent_settled");

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
+	buildContextInjection,
+	buildContinuationPrompt,
 	CONTEXT_BUDGET_CHARS,
 	formatCompactList,
 	formatListPage,
@@ -17,14 +19,7 @@ import {
 } from "../../src/formatting.ts";
 import { incompleteIndices, pickNextIndex, reviewWaitIndex } from "../../src/list/queries.ts";
 import { oneLine, prefix } from "../../src/texts/data.ts";
-import {
-	buildContextInjection,
-	buildContinuationPrompt,
-	describeCheckEnd,
-	formatCheckFailures,
-	UNVERIFIED_ASK,
-	UNVERIFIED_HEAD,
-} from "../../src/texts/model.ts";
+import { describeCheckEnd, formatCheckFailures } from "../../src/texts/model.ts";
 import {
 	backoffMessage,
 	completionNotice,
@@ -39,6 +34,7 @@ import {
 } from "../../src/texts/user.ts";
 import type { CheckRun, TodoItem, TodoStatus } from "../../src/types.ts";
 import { formatPanelLines } from "../../src/ui/panel.ts";
+import { UNVERIFIED_ASK, UNVERIFIED_HEAD } from "../helpers/expected.ts";
 import { must } from "../helpers/must.ts";
 import { plainTheme, taggingTheme, textOf } from "../helpers/theme.ts";
 

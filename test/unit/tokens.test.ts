@@ -1,7 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { formatTodoListText } from "../../src/formatting.ts";
+import { buildContextInjection, buildContinuationPrompt, formatTodoListText } from "../../src/formatting.ts";
 import { getTodos, resetState } from "../../src/state.ts";
-import { buildContextInjection, buildContinuationPrompt } from "../../src/texts/model.ts";
 import { createEditTodosTool, createWriteTodosTool } from "../../src/tools.ts";
 import { createFakeCtx } from "../helpers/fake-ctx.ts";
 
