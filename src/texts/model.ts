@@ -13,10 +13,9 @@ import {
 	MAX_PAUSE_REASON_LENGTH,
 	MAX_TODO_TEXT_LENGTH,
 	MAX_TODOS,
-	type TodoItem,
 	type WriteMode,
 } from "../types.ts";
-import { MAX_CHECK_OUTPUT_CHARS, oneLine, outputAsData, prefix } from "./data.ts";
+import { MAX_CHECK_OUTPUT_CHARS, outputAsData } from "./data.ts";
 
 /** Longest part of the next item's text a long list's tool result quotes: the model wrote the text itself. */
 export const NEXT_TEXT_CHARS = 60;

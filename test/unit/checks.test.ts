@@ -138,6 +138,56 @@ describe("a check that runs past its timeout is stopped with everything it start
 	}, 15_000);
 });
 
+describe("a check ends when its shell exits, and everything it started goes with it", () => {
+	/** Starts an ordinary background job, a `nohup` one and a `setsid` one, each writing its pid to a file. */
+	const STARTS_THREE =
+		"sleep 300 & echo $! > plain; nohup sleep 300 >/dev/null 2>&1 & echo $! > nohup; setsid sleep 300 & echo $! > setsid";
+
+	it("a job left in the background holding the output open does not hold the verdict: it passes, not times out", async () => {
+		const run = await runCheck(exec, "sleep 300 & echo $! > plain; echo started", { cwd: dir, timeoutSeconds: 20 });
+		expect(run).toMatchObject({ passed: true, code: 0, timedOut: false, aborted: false, output: "started\n" });
+		await expectGone(pidIn("plain"));
+	});
+
+	it("after a pass, its ordinary, nohup and setsid children are gone", async () => {
+		const run = await runCheck(exec, `${STARTS_THREE}; echo started`, { cwd: dir, timeoutSeconds: 20 });
+		expect(run).toMatchObject({ passed: true, timedOut: false, output: "started\n" });
+		for (const file of ["plain", "nohup", "setsid"]) await expectGone(pidIn(file));
+	});
+
+	it("after a failure, the same", async () => {
+		const run = await runCheck(exec, `${STARTS_THREE}; exit 2`, { cwd: dir, timeoutSeconds: 20 });
+		expect(run).toMatchObject({ passed: false, code: 2, timedOut: false });
+		for (const file of ["plain", "nohup", "setsid"]) await expectGone(pidIn(file));
+	});
+
+	it("after a timeout, the same", async () => {
+		const run = await runCheck(exec, `${STARTS_THREE}; wait`, { cwd: dir, timeoutSeconds: 1 });
+		expect(run).toMatchObject({ passed: false, code: null, timedOut: true });
+		for (const file of ["plain", "nohup", "setsid"]) await expectGone(pidIn(file));
+	});
+
+	it("after an abort, the same", async () => {
+		const controller = new AbortController();
+		const running = runCheck(exec, `${STARTS_THREE}; echo started; wait`, {
+			cwd: dir,
+			timeoutSeconds: 20,
+			signal: controller.signal,
+		});
+		await vi.waitFor(() => expect(pidIn("setsid")).toBeGreaterThan(0), { timeout: 1500, interval: 20 });
+		controller.abort();
+		expect(await running).toMatchObject({ passed: false, aborted: true });
+		for (const file of ["plain", "nohup", "setsid"]) await expectGone(pidIn(file));
+	});
+
+	it("isRunning sees a setsid process, so the test above could fail", async () => {
+		const sleeper = spawn("setsid", ["sleep", "30"], { stdio: "ignore" });
+		await vi.waitFor(() => expect(isRunning(sleeper.pid!)).toBe(true), { timeout: 1000, interval: 10 });
+		process.kill(sleeper.pid!, "SIGKILL");
+		await expectGone(sleeper.pid!);
+	});
+});
+
 describe("an aborted run stops its check", () => {
 	it("stops a running check when the signal fires: aborted, not passed, no code, nothing left running", async () => {
 		const controller = new AbortController();
