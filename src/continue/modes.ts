@@ -11,6 +11,7 @@ import type {
 	ExtensionCommandContext,
 	ExtensionContext,
 } from "@earendil-works/pi-coding-agent";
+import { hasIncomplete } from "../list/queries.ts";
 import { COMPLETE_MESSAGE_TYPE } from "../session/keys.ts";
 import type { TilDoneConfig } from "../settings/config.ts";
 import { getChain, getVerification, isCompletionAnnounced, markCompletionAnnounced, setChain } from "../state.ts";
@@ -137,8 +138,10 @@ function announceReviewWait(ctx: ExtensionContext, index: number): void {
 	tell(ctx, reviewWaitText(index), "info");
 }
 
-/** Exit status of `pi -p` when the list has a verification and did not end verified. */
+/** Exit status of `pi -p` when every item is finished but the list did not pass its verification. */
 export const UNVERIFIED_EXIT_CODE = 3;
+/** Exit status of `pi -p` when the list it worked on ends with items open, whatever stopped it. */
+export const OPEN_ITEMS_EXIT_CODE = 4;
 
 function inRunMode({ pi, ctx }: ModeEnv): Mode {
 	let result: BoundaryResult | undefined;
@@ -182,10 +185,18 @@ function endData(plan: EndPlan, decision: Decision) {
 	return { level, code: decision.code, text: decision.text, counters: decision.counters };
 }
 
-/** A script reads from `pi -p`'s exit status whether a list that has a verification ended verified. */
+/**
+ * What a script reads from `pi -p`'s exit status: 0 when the list is finished (and verified where it has a
+ * verification), 3 when it is finished but unverified, 4 when items are open. A `/loop` or no list leaves it alone,
+ * and pi's own failure (an error answer) sets its own status after this.
+ */
 function setExitStatus(plan: EndPlan, { todos, doneCheck, modelChecks }: PlanInput): void {
+	if (plan.kind === "end-loop" || todos.length === 0) return;
+	if (hasIncomplete(todos)) {
+		process.exitCode = OPEN_ITEMS_EXIT_CODE;
+		return;
+	}
 	const itemChecks = modelChecks === true && todos.some((todo) => todo.check !== undefined);
-	if (todos.length === 0 || (doneCheck === undefined && !itemChecks)) return;
 	const verified = plan.kind === "idle" && plan.code === "all-done" && plan.verified === true;
-	process.exitCode = verified ? 0 : UNVERIFIED_EXIT_CODE;
+	process.exitCode = doneCheck === undefined && !itemChecks ? 0 : verified ? 0 : UNVERIFIED_EXIT_CODE;
 }

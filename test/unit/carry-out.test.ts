@@ -1103,7 +1103,7 @@ describe("the auto-continue waits on an item the user must review", () => {
 	});
 });
 
-describe("print and JSON modes verify inside the run, and the exit status says whether the list ended verified", () => {
+describe("print and JSON modes verify inside the run, and the exit status says how the list ended", () => {
 	const DONE: TodoItem[] = [todo("a", "completed")];
 	let exitCode: typeof process.exitCode;
 	beforeEach(() => {
@@ -1150,18 +1150,21 @@ describe("print and JSON modes verify inside the run, and the exit status says w
 		expect(process.exitCode).toBe(3);
 	});
 
-	it("a list without any verification leaves the exit status alone", async () => {
+	it("a finished list without any verification exits 0; no list leaves the exit status alone", async () => {
 		const s = setup({ mode: "print" });
-		setTodos(DONE);
 		await s.beforeSettle();
 		expect(process.exitCode).toBeUndefined();
+		setTodos(DONE);
+		await s.beforeSettle();
+		expect(process.exitCode).toBe(0);
 	});
 
-	it("a review wait is a line on stderr and its reason in the session", async () => {
+	it("a review wait is a line on stderr and its reason in the session, and exits 4: an item is open", async () => {
 		const s = setup({ mode: "print" });
 		setTodos([{ text: "b", status: "in_progress", review: true }]);
 		const waits = "👁 [0] waits for your review: /todos approve 0 completes it and goes on.";
 		expect(await s.beforeSettle()).toEqual(ended("info", "review-wait", waits, { total: 1 }));
 		expect(stderr.mock.calls.map((call) => call[0])).toEqual([`[til-done] ${waits}\n`]);
+		expect(process.exitCode).toBe(4);
 	});
 });
