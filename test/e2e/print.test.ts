@@ -118,7 +118,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			const result = await runPrint(["-p", "Do the list"], env.env, { host, extensions: [EXTENSION_ENTRY] });
 
 			expect(result.timedOut).toBe(false);
-			expect(result.code).toBe(0);
+			expect(result.code).toBe(4);
 			expect(result.stderr).toBe(stderrLine(noProgress(3)));
 			// pi's print mode prints the last message; the breaker's record is a custom entry so the answer stays last.
 			expect(result.stdout).toBe("Still looking at it (run 4).\n");
@@ -136,7 +136,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			const result = await runJson(["Do the list"], env.env, { host, extensions: [EXTENSION_ENTRY] });
 
 			expect(result.timedOut).toBe(false);
-			expect(result.code).toBe(0);
+			expect(result.code).toBe(4);
 			expect(result.stderr).toBe(stderrLine(noProgress(3)));
 			const types = result.events.map((e) => e.type);
 			expect(types.filter((t) => t === "agent_start")).toHaveLength(4);
