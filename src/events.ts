@@ -2,10 +2,11 @@
 
 import type { ExtensionAPI, ExtensionContext, MessageRenderer, Theme } from "@earendil-works/pi-coding-agent";
 import { Text } from "@earendil-works/pi-tui";
+import { currentInput } from "./continue/carry-out.ts";
 import { createEngine, type Engine } from "./continue/engine.ts";
-import { canAct } from "./continue/planner.ts";
+import { canAct, verificationChecks } from "./continue/planner.ts";
 import { buildContextInjection } from "./formatting.ts";
-import { hasIncomplete } from "./list/queries.ts";
+import { hasIncomplete, isAllFinished } from "./list/queries.ts";
 import {
 	COMPLETE_MESSAGE_TYPE,
 	CONTEXT_MESSAGE_TYPE,
@@ -24,8 +25,8 @@ import {
 } from "./settings/config.ts";
 import {
 	clearDecisions,
-	currentView,
 	getLoop,
+	getState,
 	getTodos,
 	pauseAutoContinue,
 	reconstructState,
@@ -33,6 +34,7 @@ import {
 	setPanelEnabled,
 	subscribe,
 	takeUnreported,
+	type UiView,
 } from "./state.ts";
 import { textOfContent } from "./texts/data.ts";
 import { NOTICES } from "./texts/user.ts";
@@ -114,13 +116,16 @@ function reportSettingWarnings(ctx: ExtensionContext, warnings: readonly string[
 }
 
 /** The session's UI follows the store from now on; returns the function that stops it. */
-function paintSession(ctx: ExtensionContext): () => void {
-	const paint = createPainter(ctx, currentView);
-	paint();
-	const unsubscribe = subscribe(paint);
-	return () => {
-		unsubscribe();
+function paintSession(pi: ExtensionAPI, ctx: ExtensionContext, config: TilDoneConfig): () => void {
+	const view = (): UiView => {
+		const state = getState();
+		// Only a finished list asks what verifies it (the bash tool may have been switched on or off meanwhile).
+		const finished = isAllFinished(state.todos);
+		return { ...state, toVerify: finished && verificationChecks(currentInput({ pi, ctx, config })).length > 0 };
 	};
+	const paint = createPainter(ctx, view);
+	paint();
+	return subscribe(paint);
 }
 
 /**
@@ -165,7 +170,7 @@ export function registerEventHandlers(pi: ExtensionAPI): { engine: Engine; getCo
 		setPanelEnabled(config.panel);
 		reconstructState(ctx);
 		if (config.startPaused) pauseAutoContinue("user", "started with auto-continue off");
-		const stopPainting = paintSession(ctx);
+		const stopPainting = paintSession(pi, ctx, config);
 		const stopListening = engine.actsBeforeSettle ? listenBeforeSettle(pi, engine) : () => {};
 		stopFollowing = () => {
 			stopPainting();

@@ -13,20 +13,14 @@ import { lastDoneCheck, lastSnapshot } from "./session/snapshot.ts";
 import { addUsage, readUsage } from "./spend/usage.ts";
 import type { LoopState, TodoItem, TodoStatus } from "./types.ts";
 import { cloneTodos } from "./validation.ts";
+import { passesFor, type Verification } from "./verify/verdict.ts";
+
+export type { Verification };
 
 /** A check that is running, for the status bar: which one (`[2]`, `the done-check`) and its command. */
 export interface RunningCheck {
 	what: string;
 	command: string;
-}
-
-/** What the last verification of the finished list found, until the list or the done-check changes. */
-export interface Verification {
-	passed: boolean;
-	/** Which checks failed, e.g. `the done-check (exit code 1)`, `the check of [2] (timed out after 120 s)`. */
-	failed: string[];
-	/** How many checks ran. */
-	checks: number;
 }
 
 /** Everything the store holds. A new field is one line here and one in {@link initialState}. */
@@ -48,7 +42,11 @@ export interface StoreState {
 }
 
 /** What the status bar and the panel show (ui/painter.ts paints it). */
-export type UiView = Pick<StoreState, "todos" | "chain" | "loop" | "panelEnabled" | "checking" | "verification">;
+export interface UiView
+	extends Pick<StoreState, "todos" | "chain" | "loop" | "panelEnabled" | "checking" | "verification"> {
+	/** Whether a finished list has a verification to pass before it is done (a done-check, or item checks that run). */
+	toVerify: boolean;
+}
 
 function initialState(): StoreState {
 	return {
@@ -226,8 +224,15 @@ export function getVerification(): Verification | undefined {
 	return state.verification;
 }
 
+/** Keeps a verdict; a pass for another list, or for a list with an item open, says nothing and is not kept. */
 export function setVerification(verification: Verification | undefined): void {
+	if (verification?.passed && !passesFor(verification, state.todos)) return;
 	setState({ verification });
+}
+
+/** Whether the list, as it is now, passed its verification. */
+export function isVerified(): boolean {
+	return passesFor(state.verification, state.todos);
 }
 
 /** The done-check the user set on this branch, if they did (null: they turned it off). */
@@ -245,9 +250,6 @@ export function effectiveDoneCheck(configured: string | undefined): string | und
 export function setBranchDoneCheck(command: string | null): void {
 	setState({ branchDoneCheck: command, verification: undefined });
 }
-
-/** What the status bar and the panel show, as of now. */
-export const currentView: () => UiView = getState;
 
 /** Testing only: back to the initial state, with no subscriber. */
 export function resetState(): void {

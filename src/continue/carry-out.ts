@@ -13,12 +13,13 @@ import {
 	getLoop,
 	getState,
 	getTodos,
-	getVerification,
+	isVerified,
 	markStopped,
 	recordDecision,
 	recordSend,
 	setChain,
 	setLoop,
+	subscribe,
 } from "../state.ts";
 import { LOOP_ENDS } from "../texts/user.ts";
 import { tell } from "../ui/tell.ts";
@@ -47,7 +48,7 @@ export function currentInput({ pi, ctx, config }: Pick<FollowUp, "pi" | "ctx" | 
 		loop: getLoop(),
 		limits: config,
 		doneCheck: effectiveDoneCheck(config.doneCheck),
-		verified: getVerification()?.passed === true,
+		verified: isVerified(),
 		modelChecks: modelChecksBlocked(checkEnv(pi, () => config)) === undefined,
 		inputPrice: modelInputPrice(ctx),
 	};
@@ -98,12 +99,46 @@ function interrupted(run: FollowUp): void {
 	tell(run.ctx, LOOP_ENDS.byUser, "info");
 }
 
-/** Runs the checks a `verify` plan names, stores what they found, and carries out what follows. */
+/**
+ * Runs the checks a `verify` plan names, stores what they found, and carries out what follows, planned from the store.
+ * A verdict holds for the list it checked only: any change to the list while a check runs (a command of the user, a
+ * move in the tree) cancels the checks, and the list is verified again when it is next finished.
+ */
 async function verify(plan: Extract<Plan, { kind: "verify" }>, run: FollowUp): Promise<void> {
 	const timeoutSeconds = run.config.checkTimeoutSeconds;
 	const exec = checkEnv(run.pi, () => run.config).exec;
-	const results = await runVerification(plan.checks, { exec, cwd: run.ctx.cwd, timeoutSeconds, signal: run.signal });
-	if (run.signal.aborted) return;
-	const next = applyVerification(run.pi, currentInput(run), results, timeoutSeconds);
-	await carryOut(next, currentInput(run), run);
+	const checked = getTodos();
+	const checking = cancelledBy(run.signal, () => getTodos() !== checked);
+	try {
+		const results = await runVerification(plan.checks, {
+			exec,
+			cwd: run.ctx.cwd,
+			timeoutSeconds,
+			signal: checking.signal,
+		});
+		if (checking.signal.aborted) return;
+		applyVerification(run.pi, currentInput(run), results, timeoutSeconds, checked);
+	} finally {
+		checking.release();
+	}
+	const input = currentInput(run);
+	await carryOut(planNow(input), input, run);
+}
+
+/** A signal aborted with `parent`, or as soon as a change of the store makes `changed` true. */
+function cancelledBy(parent: AbortSignal, changed: () => boolean): { signal: AbortSignal; release: () => void } {
+	const controller = new AbortController();
+	const abort = () => controller.abort();
+	parent.addEventListener("abort", abort);
+	const unsubscribe = subscribe(() => {
+		if (changed()) abort();
+	});
+	if (parent.aborted) abort();
+	return {
+		signal: controller.signal,
+		release: () => {
+			unsubscribe();
+			parent.removeEventListener("abort", abort);
+		},
+	};
 }

@@ -181,37 +181,27 @@ export interface VerificationPlan {
 	reopen: number[];
 	/** The counters to store: a failure report for the next continuation prompt. */
 	chain: ChainState;
-	/** Made from the state after the items were reopened. */
-	plan: Plan;
 }
 
-/** After a verification: done and verified, or the items to reopen and a continuation that asks for the fix. */
+/**
+ * What a verification found: passed, or which checks failed, the items to reopen and the report the next continuation
+ * carries. What follows is planned from the store once the verdict is kept (the store decides whether a pass holds).
+ */
 export function planAfterVerification(
 	input: PlanInput,
 	results: readonly [PlannedCheck, CheckRun][],
 	timeoutSeconds: number,
 ): VerificationPlan {
 	const failures = results.filter(([, run]) => !run.passed);
-	if (failures.length === 0) {
-		return {
-			passed: true,
-			failed: [],
-			reopen: [],
-			chain: input.chain,
-			plan: { kind: "idle", code: "all-done", verified: true },
-		};
-	}
+	if (failures.length === 0) return { passed: true, failed: [], reopen: [], chain: input.chain };
 	const reopen = failures.flatMap(([check]) => (check.index === undefined ? [] : [check.index]));
-	const todos = input.todos.map((todo, index) =>
-		reopen.includes(index) ? { ...todo, status: "in_progress" as const } : todo,
-	);
 	const report = formatCheckFailures(
 		failures.map(([check, run]): [string, CheckRun] => [check.what, run]),
 		timeoutSeconds,
 	);
 	const chain = { ...input.chain, verificationReport: report };
 	const failed = failures.map(([check, run]) => `${check.what} (${describeCheckEnd(run, timeoutSeconds)})`);
-	return { passed: false, failed, reopen, chain, plan: planNow({ ...input, todos, chain }) };
+	return { passed: false, failed, reopen, chain };
 }
 
 function decideLoop(loop: LoopState, input: PlanInput, outcome: RunOutcome | undefined): Plan {

@@ -18,7 +18,6 @@ export const DONE_CHECK_ENTRY_TYPE = "til-done-check";
 export const STATUS_KEY = "til-done";
 /** `[i] text` per item in progress. */
 export const ACTIVE_STATUS_KEY = "til-done-active";
-export const PROGRESS_STATUS_KEY = "til-done-progress";
 export const PAUSED_STATUS_KEY = "til-done-paused";
 export const LOOP_STATUS_KEY = "til-done-loop";
 /** A check running, or what the last verification of the finished list found. */

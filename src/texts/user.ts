@@ -25,13 +25,20 @@ export function backoffMessage(backoffMs: number): string {
 /** Longest command shown on the status bar while its check runs. */
 const STATUS_COMMAND_CHARS = 60;
 
-/** The check status: a check running, else what the last verification found; nothing otherwise. */
+/** The check status while a finished list waits for its verification. */
+export const VERIFICATION_PENDING = "🔎 not verified yet";
+
+/**
+ * The check status: a check running, else what the last verification found, else `pending` when a finished list
+ * waits for one; nothing otherwise.
+ */
 export function formatCheckStatus(
 	checking: { what: string; command: string } | undefined,
 	verification: { passed: boolean; failed: readonly string[]; checks: number } | undefined,
+	pending = false,
 ): string | undefined {
 	if (checking) return `🔎 checking ${checking.what}: ${prefix(oneLine(checking.command), STATUS_COMMAND_CHARS)}`;
-	if (!verification) return undefined;
+	if (!verification) return pending ? VERIFICATION_PENDING : undefined;
 	if (verification.passed) return `✓ verified (${verification.checks} check(s) passed)`;
 	return `✗ not verified: ${verification.failed.join("; ")}`;
 }
@@ -52,24 +59,21 @@ export function reviewWaitText(index: number): string {
 	return `👁 [${index}] waits for your review`;
 }
 
-/** `📋 done/total` while items remain, `✓ Done (N items)` when all are finished, nothing for an empty list. */
-export function formatStatusText(todos: readonly TodoItem[]): string | undefined {
+/**
+ * The list's status: `📋 2/5 [████░░░░░░]` (progress, once) while items remain or the finished list is not yet known
+ * to be done, `✓ Done (N items)` once it is (`done`: finished, and verified where it has a verification); nothing for
+ * an empty list.
+ */
+export function formatStatusText(todos: readonly TodoItem[], done: boolean): string | undefined {
 	if (todos.length === 0) return undefined;
+	if (done) return `✓ Done (${todos.length} items)`;
 	const finished = finishedCount(todos);
-	if (finished === todos.length) return `✓ Done (${todos.length} items)`;
-	return `📋 ${finished}/${todos.length}`;
+	const filled = Math.round((finished / todos.length) * PROGRESS_BAR_CELLS);
+	return `📋 ${finished}/${todos.length} [${"█".repeat(filled)}${"░".repeat(PROGRESS_BAR_CELLS - filled)}]`;
 }
 
 /** Width of the status-bar progress bar, in cells. */
 export const PROGRESS_BAR_CELLS = 10;
-
-/** A compact bar such as `[████░░░░░░] 4/10`; nothing for an empty list. */
-export function formatProgressBar(todos: readonly TodoItem[]): string | undefined {
-	if (todos.length === 0) return undefined;
-	const finished = finishedCount(todos);
-	const filled = Math.round((finished / todos.length) * PROGRESS_BAR_CELLS);
-	return `[${"█".repeat(filled)}${"░".repeat(PROGRESS_BAR_CELLS - filled)}] ${finished}/${todos.length}`;
-}
 
 /** Status text while auto-continue is paused, with the reason the user or the model gave. */
 export function formatPausedText(reason: string | undefined): string {

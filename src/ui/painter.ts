@@ -6,43 +6,52 @@
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { stopWords } from "../continue/breakers.ts";
 import { PLAIN_STYLE } from "../formatting.ts";
+import { isAllFinished } from "../list/queries.ts";
 import {
 	ACTIVE_STATUS_KEY,
 	CHECK_STATUS_KEY,
 	LOOP_STATUS_KEY,
 	PANEL_WIDGET_ID,
 	PAUSED_STATUS_KEY,
-	PROGRESS_STATUS_KEY,
 	REVIEW_STATUS_KEY,
 	STATUS_KEY,
 	STOP_STATUS_KEY,
 } from "../session/keys.ts";
-import type { UiView } from "../state.ts";
+import type { UiView, Verification } from "../state.ts";
 import {
 	formatActiveText,
 	formatCheckStatus,
 	formatPausedText,
-	formatProgressBar,
 	formatReviewStatus,
 	formatStatusText,
 	formatStopStatus,
 	loopStatusText,
 } from "../texts/user.ts";
+import { passesFor } from "../verify/verdict.ts";
 import { quietly } from "./guard.ts";
 import { formatPanelLines } from "./panel.ts";
 
-/** Every status-bar value by key; undefined clears the key. */
+/**
+ * Every status-bar value by key; undefined clears the key. pi's footer shows them sorted by key, which is this order:
+ * what is open or done (progress once), the item in progress, the verification, then why the chain waits or stopped.
+ */
 export function statusValues(view: UiView): [string, string | undefined][] {
+	const verified = passesFor(view.verification, view.todos);
+	const waitsForVerification = isAllFinished(view.todos) && view.toVerify && !verified;
 	return [
-		[STATUS_KEY, formatStatusText(view.todos)],
+		[STATUS_KEY, formatStatusText(view.todos, isAllFinished(view.todos) && !waitsForVerification)],
 		[ACTIVE_STATUS_KEY, formatActiveText(view.todos)],
-		[PROGRESS_STATUS_KEY, formatProgressBar(view.todos)],
-		[PAUSED_STATUS_KEY, view.chain.paused ? formatPausedText(view.chain.pauseReason) : undefined],
+		[CHECK_STATUS_KEY, formatCheckStatus(view.checking, verdictToShow(view, verified), waitsForVerification)],
 		[LOOP_STATUS_KEY, view.loop ? loopStatusText(view.loop.iteration, view.loop.max) : undefined],
-		[CHECK_STATUS_KEY, formatCheckStatus(view.checking, view.verification)],
+		[PAUSED_STATUS_KEY, view.chain.paused ? formatPausedText(view.chain.pauseReason) : undefined],
 		[REVIEW_STATUS_KEY, formatReviewStatus(view.todos)],
 		[STOP_STATUS_KEY, formatStopStatus(view.chain.stopped && stopWords(view.chain.stopped))],
 	];
+}
+
+/** The verdict the status bar may show: a failure, or a pass that holds for the list as it is now. */
+function verdictToShow({ verification }: UiView, verified: boolean): Verification | undefined {
+	return verification?.passed && !verified ? undefined : verification;
 }
 
 /**

@@ -5,10 +5,10 @@
  */
 
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
-import { type Plan, type PlanInput, type PlannedCheck, planAfterVerification } from "../continue/planner.ts";
+import { type PlanInput, type PlannedCheck, planAfterVerification } from "../continue/planner.ts";
 import { SNAPSHOT_ENTRY_TYPE } from "../session/keys.ts";
 import { getTodos, setChain, setChecking, setVerification, updateTodoStatus } from "../state.ts";
-import type { CheckRun, TodoDetails } from "../types.ts";
+import type { CheckRun, TodoDetails, TodoItem } from "../types.ts";
 import { cloneTodos } from "../validation.ts";
 import { type Exec, runCheck } from "./checks.ts";
 
@@ -38,22 +38,22 @@ export async function runVerification(
 }
 
 /**
- * Stores what a verification found and returns the plan that follows. Items whose own check failed go back to in
- * progress, recorded on the branch like a `/todos` change, so a reload shows them reopened.
+ * Stores what a verification of `checked` (the list as it was checked) found. Items whose own check failed go back to
+ * in progress, recorded on the branch like a `/todos` change, so a reload shows them reopened.
  */
 export function applyVerification(
 	pi: ExtensionAPI,
 	input: PlanInput,
 	results: readonly [PlannedCheck, CheckRun][],
 	timeoutSeconds: number,
-): Plan {
+	checked: readonly TodoItem[],
+): void {
 	const verdict = planAfterVerification(input, results, timeoutSeconds);
 	if (verdict.reopen.length > 0) {
 		updateTodoStatus(verdict.reopen, "in_progress");
 		const details: TodoDetails = { action: "write", todos: cloneTodos(getTodos()) };
 		pi.appendEntry(SNAPSHOT_ENTRY_TYPE, details);
 	}
-	setVerification({ passed: verdict.passed, failed: verdict.failed, checks: results.length });
+	setVerification({ passed: verdict.passed, failed: verdict.failed, checks: results.length, of: checked });
 	setChain(verdict.chain);
-	return verdict.plan;
 }

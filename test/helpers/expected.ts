@@ -13,7 +13,6 @@ export type { Counters };
 export const KEY = {
 	status: "til-done",
 	active: "til-done-active",
-	progress: "til-done-progress",
 	paused: "til-done-paused",
 	loop: "til-done-loop",
 	countdown: "til-done-countdown",
@@ -72,15 +71,16 @@ export const listLines = (...lines: string[]): string => lines.join("\n");
 export const countdownLine = (seconds: number): string =>
 	`⏳ Auto-continuing in ${seconds}s... (type anything to interrupt)`;
 
-/** The status bar: `📋 2/5` while items remain, `✓ Done (5 items)` when all are finished. */
-export const progressStatus = (finished: number, total: number): string => `📋 ${finished}/${total}`;
-export const doneStatus = (total: number): string => `✓ Done (${total} items)`;
-
-/** The progress bar beside the status: ten cells, filled in proportion (rounded). */
+/** The progress bar of the status: ten cells, filled in proportion (rounded). */
 export function progressBar(finished: number, total: number): string {
 	const filled = Math.round((finished / total) * 10);
-	return `[${"█".repeat(filled)}${"░".repeat(10 - filled)}] ${finished}/${total}`;
+	return `[${"█".repeat(filled)}${"░".repeat(10 - filled)}]`;
 }
+
+/** The status bar: `📋 2/5 [████░░░░░░]` while items remain, `✓ Done (5 items)` when the list is done. */
+export const progressStatus = (finished: number, total: number): string =>
+	`📋 ${finished}/${total} ${progressBar(finished, total)}`;
+export const doneStatus = (total: number): string => `✓ Done (${total} items)`;
 
 /** The last line of the todo panel when it holds more items than it shows. */
 export const panelMore = (hidden: number): string => `+${hidden} more`;

@@ -12,6 +12,7 @@ import {
 	formatTodoListForModel,
 	formatTodoListText,
 } from "../../src/formatting.ts";
+import { isAllFinished } from "../../src/list/queries.ts";
 import { oneLine } from "../../src/texts/data.ts";
 import { formatActiveText, formatStatusText } from "../../src/texts/user.ts";
 import { must } from "../helpers/must.ts";
@@ -115,8 +116,8 @@ describe("hostile todo text never changes the structure of what the extension wr
 	it("status bar texts: one counter line, one `[i] text` line per item in progress", () => {
 		fc.assert(
 			fc.property(list, (todos) => {
-				const status = formatStatusText(todos)!;
-				expect(status).toMatch(/^(📋 \d+\/\d+|✓ Done \(\d+ items\))$/);
+				const status = formatStatusText(todos, isAllFinished(todos))!;
+				expect(status).toMatch(/^(📋 \d+\/\d+ \[[█░]{10}\]|✓ Done \(\d+ items\))$/);
 				const active = formatActiveText(todos);
 				const started = todos.flatMap((t, i) => (t.status === "in_progress" ? [{ index: i, text: t.text }] : []));
 				if (started.length === 0) expect(active).toBeUndefined();

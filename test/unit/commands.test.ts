@@ -159,7 +159,7 @@ describe("changing the list records a til-done-snapshot entry with the full list
 				data: { action: "write", todos: [...TWO_ITEMS, todo("Write   docs")] },
 			},
 		]);
-		expect(ui.status.get("til-done")).toBe("📋 0/3");
+		expect(ui.status.get("til-done")).toBe("📋 0/3 [░░░░░░░░░░]");
 	});
 
 	it("the recorded list is a copy, not the live list", async () => {

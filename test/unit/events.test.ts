@@ -188,9 +188,8 @@ describe("session_start reads the configuration, rebuilds the list and draws the
 		await fire("session_start", { reason: "resume" });
 		expect(getTodos()).toEqual(TWO_ITEMS);
 		expect(Object.fromEntries(ui.status)).toEqual({
-			"til-done": "📋 0/2",
+			"til-done": "📋 0/2 [░░░░░░░░░░]",
 			"til-done-active": "[0] Write schema",
-			"til-done-progress": "[░░░░░░░░░░] 0/2",
 		});
 		expect(ui.widgets.has("til-done-panel")).toBe(false);
 	});

@@ -27,7 +27,6 @@ import {
 	formatActiveText,
 	formatCheckStatus,
 	formatPausedText,
-	formatProgressBar,
 	formatReviewStatus,
 	formatStatusText,
 	reviewWaitText,
@@ -181,22 +180,22 @@ describe("countdown text", () => {
 
 describe("status bar texts: abandoned counts as done", () => {
 	it("clears the status for an empty list", () => {
-		expect(formatStatusText([])).toBeUndefined();
+		expect(formatStatusText([], false)).toBeUndefined();
 	});
 
-	it("shows finished/total while items remain", () => {
-		expect(formatStatusText([todo("a", "completed"), todo("b"), todo("c")])).toBe("📋 1/3");
+	it("shows finished/total with a bar of ten cells while items remain: progress once", () => {
+		expect(formatStatusText([todo("a", "completed"), todo("b"), todo("c")], false)).toBe("📋 1/3 [███░░░░░░░]");
 	});
 
 	it("counts completed and abandoned items together", () => {
 		const list = [todo("a", "completed"), todo("b", "abandoned"), todo("c", "in_progress"), todo("d"), todo("e")];
-		expect(formatStatusText(list)).toBe("📋 2/5");
+		expect(formatStatusText(list, false)).toBe("📋 2/5 [████░░░░░░]");
 	});
 
-	it("shows ✓ Done (N items) when every item is completed or abandoned", () => {
-		expect(formatStatusText([todo("a", "completed"), todo("b", "abandoned"), todo("c", "completed")])).toBe(
-			"✓ Done (3 items)",
-		);
+	it("shows ✓ Done (N items) once the list is done, and a full bar while a finished list is not", () => {
+		const finished = [todo("a", "completed"), todo("b", "abandoned"), todo("c", "completed")];
+		expect(formatStatusText(finished, true)).toBe("✓ Done (3 items)");
+		expect(formatStatusText(finished, false)).toBe("📋 3/3 [██████████]");
 	});
 
 	it("lists each in-progress item as `[i] text` on the active line", () => {
@@ -425,17 +424,7 @@ describe("back-off messages", () => {
 	});
 });
 
-describe("progress bar and paused status (beyond the seed)", () => {
-	it("draws ten cells filled in proportion to finished items", () => {
-		const list = [todo("a", "completed"), todo("b", "abandoned"), todo("c"), todo("d"), todo("e")];
-		expect(formatProgressBar(list)).toBe("[████░░░░░░] 2/5");
-	});
-
-	it("is full when every item is finished and absent for an empty list", () => {
-		expect(formatProgressBar([todo("a", "completed")])).toBe("[██████████] 1/1");
-		expect(formatProgressBar([])).toBeUndefined();
-	});
-
+describe("paused status (beyond the seed)", () => {
 	it("shows the pause reason on one line", () => {
 		expect(formatPausedText("waiting\nfor you")).toBe("⏸ auto-continue paused: waiting for you");
 		expect(formatPausedText(undefined)).toBe("⏸ auto-continue paused");

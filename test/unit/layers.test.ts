@@ -28,6 +28,7 @@ const LAYERS: readonly { name: string; modules: readonly string[] }[] = [
 			"settings/config.ts",
 			"session/snapshot.ts",
 			"ui/panel.ts",
+			"verify/verdict.ts",
 		],
 	},
 	{ name: "store", modules: ["state.ts"] },

@@ -447,6 +447,15 @@ describe("a finished list is verified before it is done", () => {
 		ms: 5,
 	});
 
+	/** The state once a verdict is kept: its items reopened, its counters stored. */
+	const afterVerdict = (state: PlanInput, verdict: ReturnType<typeof planAfterVerification>): PlanInput => ({
+		...state,
+		todos: state.todos.map((item, index) =>
+			verdict.reopen.includes(index) ? { ...item, status: "in_progress" } : item,
+		),
+		chain: verdict.chain,
+	});
+
 	it("verifies with the done-check first, then every completed item's own check", () => {
 		expect(after(verifying())).toEqual({
 			kind: "verify",
@@ -481,12 +490,12 @@ describe("a finished list is verified before it is done", () => {
 			checks.map((check): [PlannedCheck, CheckRun] => [check, run(true)]),
 			120,
 		);
-		expect(verdict).toEqual({
-			passed: true,
-			failed: [],
-			reopen: [],
-			chain: initialChain(),
-			plan: { kind: "idle", code: "all-done", verified: true },
+		expect(verdict).toEqual({ passed: true, failed: [], reopen: [], chain: initialChain() });
+		// Kept by the store, the pass makes the list verified: done.
+		expect(planNow(afterVerdict(verifying({ verified: true }), verdict))).toEqual({
+			kind: "idle",
+			code: "all-done",
+			verified: true,
 		});
 	});
 
@@ -501,8 +510,9 @@ describe("a finished list is verified before it is done", () => {
 			120,
 		);
 		expect(verdict).toMatchObject({ passed: false, failed: ["the check of [1] (exit code 2)"], reopen: [1] });
-		expect(verdict.plan).toMatchObject({ kind: "send", code: "continue" });
-		const content = verdict.plan.kind === "send" ? verdict.plan.message.content : "";
+		const next = planNow(afterVerdict(verifying(), verdict));
+		expect(next).toMatchObject({ kind: "send", code: "continue" });
+		const content = next.kind === "send" ? next.message.content : "";
 		expect(content).toBe(
 			[
 				"There are still incomplete todos. Continue working on the remaining todos.",
@@ -519,25 +529,26 @@ describe("a finished list is verified before it is done", () => {
 			].join("\n"),
 		);
 		// Sending it clears the report: the next prompt is an ordinary one.
-		expect(verdict.plan.kind === "send" && verdict.plan.chain.verificationReport).toBeUndefined();
+		expect(next.kind === "send" && next.chain.verificationReport).toBeUndefined();
 	});
 
 	it("a failed done-check alone asks for the fix with no item reopened, between runs too", () => {
 		const [doneCheck] = verificationChecks(verifying()) as [PlannedCheck];
 		const verdict = planAfterVerification(verifying(), [[doneCheck, run(false, null)]], 120);
-		const content = verdict.plan.kind === "send" ? verdict.plan.message.content : "";
+		const next = planNow(afterVerdict(verifying(), verdict));
+		const content = next.kind === "send" ? next.message.content : "";
 		expect(content.split("\n")[0]).toBe("Every todo is finished, but the list did not pass its verification:");
 		expect(content.split("\n").at(-1)).toBe(
 			"Fix what failed, and add items with write_todos (mode 'append') for any work still needed.",
 		);
 		// A countdown that runs out plans again: the same prompt, as long as the report was not sent.
-		expect(planNow(verifying({ chain: verdict.chain }))).toEqual(verdict.plan);
+		expect(planNow(verifying({ chain: verdict.chain }))).toEqual(next);
 	});
 
 	it("a failed verification is still bound by the breakers", () => {
 		const [doneCheck] = verificationChecks(verifying()) as [PlannedCheck];
 		const tired = verifying({ chain: chainWith({ noProgress: 3 }) });
-		expect(planAfterVerification(tired, [[doneCheck, run(false)]], 120).plan).toMatchObject({
+		expect(planNow(afterVerdict(tired, planAfterVerification(tired, [[doneCheck, run(false)]], 120)))).toMatchObject({
 			kind: "stop",
 			code: "no-progress",
 		});

@@ -17,6 +17,7 @@ import {
 	getVerification,
 	insertTodos,
 	isCompletionAnnounced,
+	isVerified,
 	MAX_DECISIONS,
 	markCompletionAnnounced,
 	markStopped,
@@ -463,12 +464,28 @@ describe("progress counts items, not just texts", () => {
 describe("the verification of a finished list, and the done-check set on the branch", () => {
 	it("a passed verification is forgotten when the list changes; a failed one stays on show", () => {
 		setTodos([todo("a", "completed")]);
-		setVerification({ passed: true, failed: [], checks: 1 });
+		setVerification({ passed: true, failed: [], checks: 1, of: getTodos() });
+		expect(isVerified()).toBe(true);
 		updateTodoStatus([0], "in_progress");
 		expect(getVerification()).toBeUndefined();
-		setVerification({ passed: false, failed: ["the done-check (exit code 1)"], checks: 1 });
+		expect(isVerified()).toBe(false);
+		const failed = { passed: false, failed: ["the done-check (exit code 1)"], checks: 1, of: getTodos() };
+		setVerification(failed);
 		updateTodoStatus([0], "completed");
-		expect(getVerification()).toEqual({ passed: false, failed: ["the done-check (exit code 1)"], checks: 1 });
+		expect(getVerification()).toEqual(failed);
+		expect(isVerified()).toBe(false);
+	});
+
+	it("a pass for another list, or for a list with an item open, is not kept: verified is never true then", () => {
+		setTodos([todo("a", "completed")]);
+		const checked = getTodos();
+		setTodos([todo("a", "completed")]);
+		setVerification({ passed: true, failed: [], checks: 1, of: checked });
+		expect(getVerification()).toBeUndefined();
+		setTodos([todo("a", "completed"), todo("b")]);
+		setVerification({ passed: true, failed: [], checks: 1, of: getTodos() });
+		expect(getVerification()).toBeUndefined();
+		expect(isVerified()).toBe(false);
 	});
 
 	it("the done-check on the branch wins over the configured one; off there means none", () => {
@@ -480,13 +497,13 @@ describe("the verification of a finished list, and the done-check set on the bra
 	});
 
 	it("setting a done-check makes the finished list unverified again", () => {
-		setVerification({ passed: true, failed: [], checks: 1 });
+		setVerification({ passed: true, failed: [], checks: 1, of: getTodos() });
 		setBranchDoneCheck("npm test");
 		expect(getVerification()).toBeUndefined();
 	});
 
 	it("a rebuild from the branch reads the last done-check entry and forgets the verification", () => {
-		setVerification({ passed: false, failed: ["x"], checks: 1 });
+		setVerification({ passed: false, failed: ["x"], checks: 1, of: getTodos() });
 		setBranchDoneCheck("old");
 		rebuild([write([todo("a")]), { type: "custom", customType: "til-done-check", data: { command: "npm test" } }]);
 		expect(getBranchDoneCheck()).toBe("npm test");
@@ -512,7 +529,7 @@ describe("resetting the store replaces the whole state", () => {
 		});
 		setPanelEnabled(true);
 		setChecking({ what: "the done-check", command: "true" });
-		setVerification({ passed: false, failed: ["x"], checks: 1 });
+		setVerification({ passed: false, failed: ["x"], checks: 1, of: getTodos() });
 		setBranchDoneCheck("npm test");
 		markCompletionAnnounced();
 		takeUnreported(["a warning"]);

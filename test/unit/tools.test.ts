@@ -191,7 +191,7 @@ describe("write_todos replace", () => {
 
 	it("shows the status bar progress", async () => {
 		await write({ mode: "replace", todos: items(...SEED_TEXTS) });
-		expect(ui.status.get("til-done")).toBe("📋 0/3");
+		expect(ui.status.get("til-done")).toBe("📋 0/3 [░░░░░░░░░░]");
 		expect(ui.status.has("til-done-active")).toBe(false);
 	});
 
@@ -286,7 +286,7 @@ describe("write_todos append", () => {
 		setTodos([todo("a", "completed"), todo("b", "in_progress")]);
 		await write({ mode: "append", todos: items("c") });
 		expect(getTodos()).toEqual([todo("a", "completed"), todo("b", "in_progress"), todo("c")]);
-		expect(ui.status.get("til-done")).toBe("📋 1/3");
+		expect(ui.status.get("til-done")).toBe("📋 1/3 [███░░░░░░░]");
 		expect(ui.status.get("til-done-active")).toBe("[1] b");
 	});
 
@@ -561,7 +561,7 @@ describe("edit_todos actions", () => {
 			action: "edit",
 			todos: [todo(SEED_TEXTS[0], "in_progress"), todo(SEED_TEXTS[1], "in_progress"), todo(SEED_TEXTS[2])],
 		});
-		expect(ui.status.get("til-done")).toBe("📋 0/3");
+		expect(ui.status.get("til-done")).toBe("📋 0/3 [░░░░░░░░░░]");
 		expect(ui.status.get("til-done-active")).toBe("[0] Write database schema\n[1] Implement migration script");
 	});
 
@@ -571,7 +571,7 @@ describe("edit_todos actions", () => {
 			"Completed [2]\n\n– [0] Write database schema\n– [1] Implement migration script\n✓ [2] Add API endpoints",
 		);
 		expect(must(getTodos()[2], "item 2").status).toBe("completed");
-		expect(ui.status.get("til-done")).toBe("📋 1/3");
+		expect(ui.status.get("til-done")).toBe("📋 1/3 [███░░░░░░░]");
 	});
 
 	it("abandons items with the label Abandoned", async () => {

@@ -17,6 +17,7 @@ function painter(options: FakeCtxOptions = {}) {
 		panelEnabled: false,
 		checking: undefined,
 		verification: undefined,
+		toVerify: false,
 	};
 	const paint = createPainter(fake.ctx, () => view);
 	const show = (fields: Partial<UiView>) => {
@@ -33,9 +34,8 @@ describe("the status bar shows the list, its progress, the pause and the loop", 
 		const { ui, show } = painter();
 		show({ todos: [todo("a", "completed"), todo("b", "in_progress"), todo("c")] });
 		expect(Object.fromEntries(ui.status)).toEqual({
-			"til-done": "📋 1/3",
+			"til-done": "📋 1/3 [███░░░░░░░]",
 			"til-done-active": "[1] b",
-			"til-done-progress": "[███░░░░░░░] 1/3",
 		});
 	});
 
@@ -79,20 +79,57 @@ describe("the status bar shows checks and the review wait", () => {
 		expect(ui.status.get("til-done-check")).toBe(`🔎 checking [2]: npm test -- auth ${"x".repeat(42)}…`);
 	});
 
-	it("shows what a failed verification found, and a passed one", () => {
+	const FINISHED = [todo("a", "completed"), todo("b", "abandoned"), todo("c", "completed")];
+
+	it("a finished list that fails its verification is not Done: the bar, then what failed", () => {
 		const { ui, show } = painter();
-		show({
-			verification: {
-				passed: false,
-				failed: ["the done-check (exit code 1)", "the check of [2] (timed out after 120 s)"],
-				checks: 3,
-			},
+		const failed = ["the done-check (exit code 1)", "the check of [2] (timed out after 120 s)"];
+		show({ todos: FINISHED, toVerify: true, verification: { passed: false, failed, checks: 3, of: FINISHED } });
+		expect(Object.fromEntries(ui.status)).toEqual({
+			"til-done": "📋 3/3 [██████████]",
+			"til-done-check": "✗ not verified: the done-check (exit code 1); the check of [2] (timed out after 120 s)",
 		});
-		expect(ui.status.get("til-done-check")).toBe(
-			"✗ not verified: the done-check (exit code 1); the check of [2] (timed out after 120 s)",
-		);
-		show({ verification: { passed: true, failed: [], checks: 3 } });
-		expect(ui.status.get("til-done-check")).toBe("✓ verified (3 check(s) passed)");
+	});
+
+	it("nor while its verification runs, or before it ran", () => {
+		const { ui, show } = painter();
+		show({ todos: FINISHED, toVerify: true, checking: { what: "the done-check", command: "npm test" } });
+		expect(Object.fromEntries(ui.status)).toEqual({
+			"til-done": "📋 3/3 [██████████]",
+			"til-done-check": "🔎 checking the done-check: npm test",
+		});
+		show({ checking: undefined });
+		expect(Object.fromEntries(ui.status)).toEqual({
+			"til-done": "📋 3/3 [██████████]",
+			"til-done-check": "🔎 not verified yet",
+		});
+	});
+
+	it("is Done and verified once a pass holds for this very list", () => {
+		const { ui, show } = painter();
+		show({ todos: FINISHED, toVerify: true, verification: { passed: true, failed: [], checks: 3, of: FINISHED } });
+		expect(Object.fromEntries(ui.status)).toEqual({
+			"til-done": "✓ Done (3 items)",
+			"til-done-check": "✓ verified (3 check(s) passed)",
+		});
+	});
+
+	it("never shows a pass for another list, or with an item open", () => {
+		const { ui, show } = painter();
+		const open = [todo("a", "completed"), todo("b")];
+		show({ todos: open, toVerify: true, verification: { passed: true, failed: [], checks: 1, of: open } });
+		expect(Object.fromEntries(ui.status)).toEqual({ "til-done": "📋 1/2 [█████░░░░░]" });
+		show({ todos: [...FINISHED], verification: { passed: true, failed: [], checks: 1, of: FINISHED } });
+		expect(Object.fromEntries(ui.status)).toEqual({
+			"til-done": "📋 3/3 [██████████]",
+			"til-done-check": "🔎 not verified yet",
+		});
+	});
+
+	it("a finished list with nothing to verify is Done", () => {
+		const { ui, show } = painter();
+		show({ todos: FINISHED, toVerify: false });
+		expect(Object.fromEntries(ui.status)).toEqual({ "til-done": "✓ Done (3 items)" });
 	});
 
 	it("shows the item the auto-continue waits on for the user's review", () => {
@@ -129,10 +166,9 @@ describe("the painter sets every key once, then only what changed", () => {
 		expect(ui.statusCalls.map((call) => call.key)).toEqual([
 			"til-done",
 			"til-done-active",
-			"til-done-progress",
-			"til-done-paused",
-			"til-done-loop",
 			"til-done-check",
+			"til-done-loop",
+			"til-done-paused",
 			"til-done-review",
 			"til-done-stop",
 		]);

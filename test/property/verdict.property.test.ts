@@ -1,0 +1,101 @@
+/**
+ * "Done and verified" is never shown, stored or announced for a list with an open item, whatever the user and the model
+ * do while a verification runs. Random interleavings of list changes (the model's tools, the user's /todos), run ends
+ * and check completions drive the real extension through its factory, with a done-check whose runs the test finishes.
+ */
+
+import fc from "fast-check";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import tilDone from "../../src/index.ts";
+import { hasIncomplete } from "../../src/list/queries.ts";
+import { getTodos, isVerified, resetState } from "../../src/state.ts";
+import { createFakeCtx } from "../helpers/fake-ctx.ts";
+import { createFakePi } from "../helpers/fake-pi.ts";
+
+type Action = "finish" | "add" | "start" | "runEnd" | "pass" | "fail" | "tick";
+const ACTIONS: readonly Action[] = ["finish", "add", "start", "runEnd", "pass", "fail", "tick"];
+
+/** The extension after `session_start`, with a done-check whose every run waits until the test ends it. */
+async function start() {
+	resetState();
+	const pi = createFakePi();
+	pi.flagValues.set("til-done-check", "npm test");
+	pi.flagValues.set("til-done-countdown", "1");
+	const pending: ((code: number) => void)[] = [];
+	pi.onExec = () =>
+		new Promise((resolve) => pending.push((code) => resolve({ stdout: "", stderr: "", code, killed: false })));
+	tilDone(pi.api);
+	const fake = createFakeCtx({ mode: "rpc" });
+	const fire = (event: string, payload: Record<string, unknown> = {}) => pi.fire(event, payload, fake.ctx);
+	const tool = (name: string, params: Record<string, unknown>) =>
+		pi.tools.get(name)?.execute("call", params as never, undefined, undefined, fake.ctx);
+	const command = (args: string) => pi.commands.get("todos")?.handler(args, fake.commandCtx);
+	await fire("session_start", { reason: "startup" });
+	await fire("input", { source: "rpc", text: "go" });
+	await tool("write_todos", { mode: "replace", todos: [{ text: "a" }, { text: "b" }] });
+	const open = () => getTodos().flatMap((todo, index) => (todo.status === "completed" ? [] : [index]));
+	const steps: Record<Action, () => Promise<unknown>> = {
+		finish: async () => (open().length > 0 ? tool("edit_todos", { action: "complete", indices: open() }) : undefined),
+		add: async () => command("add another"),
+		start: async () => command("start 0"),
+		runEnd: async () => {
+			const message = { role: "assistant", stopReason: "stop", content: [{ type: "text", text: "Done." }] };
+			await fire("agent_end", { messages: [message] });
+			await fire("agent_settled");
+		},
+		pass: async () => pending.shift()?.(0),
+		fail: async () => pending.shift()?.(1),
+		tick: () => vi.advanceTimersByTimeAsync(1100),
+	};
+	return { pi, ui: fake.ui, steps };
+}
+
+beforeEach(() => {
+	vi.useFakeTimers();
+	vi.spyOn(process.stderr, "write").mockImplementation(() => true);
+});
+
+afterEach(() => {
+	vi.clearAllTimers();
+	vi.useRealTimers();
+	vi.restoreAllMocks();
+});
+
+describe("no verified verdict for a list with an open item, in any interleaving", () => {
+	it("is never kept in the store, shown on the status bar or announced", async () => {
+		await fc.assert(
+			fc.asyncProperty(fc.array(fc.constantFrom(...ACTIONS), { minLength: 1, maxLength: 25 }), async (actions) => {
+				const { ui, steps } = await start();
+				for (const action of actions) {
+					const told = ui.notifications.length;
+					await steps[action]();
+					await vi.advanceTimersByTimeAsync(0);
+					const open = hasIncomplete(getTodos());
+					if (!open) continue;
+					expect(isVerified(), action).toBe(false);
+					expect(ui.status.get("til-done-check") ?? "", action).not.toMatch(/verified \(/);
+					expect(ui.status.get("til-done") ?? "", action).not.toMatch(/Done/);
+					const announced = ui.notifications.slice(told).map((notice) => notice.message);
+					expect(
+						announced.filter((message) => message.includes("verified")),
+						action,
+					).toEqual([]);
+				}
+			}),
+			{ numRuns: 150 },
+		);
+	});
+
+	it("the passes it lets through are real: a finished list whose check passed is verified and announced once", async () => {
+		const { ui, steps } = await start();
+		await steps.finish();
+		await steps.runEnd();
+		await steps.pass();
+		await vi.advanceTimersByTimeAsync(0);
+		expect(isVerified()).toBe(true);
+		expect(ui.status.get("til-done-check")).toBe("✓ verified (1 check(s) passed)");
+		expect(ui.notifications.filter((notice) => notice.message.includes("verified")).map((n) => n.message)).toEqual([
+			"✓ All 2 todos are done and verified (1 check(s) passed).",
+		]);
+	});
+});
