@@ -9,7 +9,7 @@ import type { StopCode } from "./continue/breakers.ts";
 import { type ChainState, initialChain, noteCompleted } from "./continue/chain.ts";
 import type { Decision } from "./continue/reasons.ts";
 import { isAllFinished } from "./list/queries.ts";
-import { lastDoneCheck, lastSnapshot } from "./session/snapshot.ts";
+import { lastDoneCheck, lastSnapshot, lastVerdict } from "./session/snapshot.ts";
 import { addUsage, readUsage } from "./spend/usage.ts";
 import type { LoopState, TodoItem, TodoStatus } from "./types.ts";
 import { cloneTodos } from "./validation.ts";
@@ -224,10 +224,13 @@ export function getVerification(): Verification | undefined {
 	return state.verification;
 }
 
-/** Keeps a verdict; a pass for another list, or for a list with an item open, says nothing and is not kept. */
+/**
+ * Keeps a verdict, which ends the check on show; a pass for another list, or for a list with an item open, says
+ * nothing and is not kept.
+ */
 export function setVerification(verification: Verification | undefined): void {
-	if (verification?.passed && !passesFor(verification, state.todos)) return;
-	setState({ verification });
+	if (verification?.passed && !passesFor(verification, state.todos)) return setChecking(undefined);
+	setState({ verification, checking: undefined });
 }
 
 /** Whether the list, as it is now, passed its verification. */
@@ -269,13 +272,16 @@ export function reconstructState(ctx: ExtensionContext): void {
 		branch = [];
 	}
 	const todos = lastSnapshot(branch);
+	const verdict = lastVerdict(branch);
+	const verification = verdict && { ...verdict, of: todos };
 	setState({
 		todos,
 		chain: freshChain(state.chain, todos),
 		branchDoneCheck: lastDoneCheck(branch),
-		verification: undefined,
+		// The last verdict of this very list; a pass the rule does not let through (an item open) says nothing.
+		verification: verification?.passed && !passesFor(verification, todos) ? undefined : verification,
 		checking: undefined,
-		// A list that was already finished when the session was opened needs no fresh "all done" notice.
-		completionAnnounced: isAllFinished(todos),
+		// A finished list needs no fresh "all done" notice, unless it failed its verification: its pass is news.
+		completionAnnounced: isAllFinished(todos) && verdict?.passed !== false,
 	});
 }

@@ -18,6 +18,7 @@ import {
 	recordDecision,
 	recordSend,
 	setChain,
+	setChecking,
 	setLoop,
 	subscribe,
 } from "../state.ts";
@@ -116,7 +117,7 @@ async function verify(plan: Extract<Plan, { kind: "verify" }>, run: FollowUp): P
 			timeoutSeconds,
 			signal: checking.signal,
 		});
-		if (checking.signal.aborted) return;
+		if (checking.signal.aborted) return setChecking(undefined);
 		applyVerification(run.pi, currentInput(run), results, timeoutSeconds, checked);
 	} finally {
 		checking.release();

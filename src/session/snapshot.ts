@@ -5,7 +5,7 @@
 
 import { MAX_TODOS, TOOL_NAMES, type TodoItem } from "../types.ts";
 import { cloneTodos, isValidCheck, isValidTodoItem } from "../validation.ts";
-import { DONE_CHECK_ENTRY_TYPE, SNAPSHOT_ENTRY_TYPE } from "./keys.ts";
+import { DONE_CHECK_ENTRY_TYPE, SNAPSHOT_ENTRY_TYPE, VERDICT_ENTRY_TYPE } from "./keys.ts";
 
 /** A snapshot we may trust: an array of valid items within the list limit. */
 function asSnapshot(value: unknown): TodoItem[] | undefined {
@@ -54,6 +54,38 @@ export function lastDoneCheck(branch: readonly unknown[]): string | null | undef
 		const command = (entry.data as { command?: unknown } | null)?.command;
 		if (command === null) return null;
 		if (isValidCheck(command)) return command;
+	}
+	return undefined;
+}
+
+/** What a verification found, as a session entry keeps it. */
+export interface StoredVerdict {
+	passed: boolean;
+	failed: string[];
+	checks: number;
+}
+
+function asVerdict(data: unknown): StoredVerdict | undefined {
+	const { passed, failed, checks } = (data ?? {}) as Record<string, unknown>;
+	if (typeof passed !== "boolean" || !Number.isSafeInteger(checks) || (checks as number) < 0) return undefined;
+	if (!Array.isArray(failed) || !failed.every((what) => typeof what === "string")) return undefined;
+	if (passed !== (failed.length === 0)) return undefined;
+	return { passed, failed: [...failed], checks: checks as number };
+}
+
+/**
+ * The verdict of the list as the branch leaves it: the last `til-done-verdict` entry, unless a later entry changed the
+ * list or the done-check (then the list has not been verified since). A malformed entry is skipped.
+ */
+export function lastVerdict(branch: readonly unknown[]): StoredVerdict | undefined {
+	for (let i = branch.length - 1; i >= 0; i--) {
+		const entry = branch[i] as { type?: unknown; customType?: unknown; data?: unknown } | null;
+		if (snapshotFromEntry(entry) !== undefined) return undefined;
+		if (entry?.type !== "custom") continue;
+		if (entry.customType === DONE_CHECK_ENTRY_TYPE) return undefined;
+		if (entry.customType !== VERDICT_ENTRY_TYPE) continue;
+		const verdict = asVerdict(entry.data);
+		if (verdict) return verdict;
 	}
 	return undefined;
 }

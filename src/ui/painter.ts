@@ -37,7 +37,9 @@ import { formatPanelLines } from "./panel.ts";
  */
 export function statusValues(view: UiView): [string, string | undefined][] {
 	const verified = passesFor(view.verification, view.todos);
-	const waitsForVerification = isAllFinished(view.todos) && view.toVerify && !verified;
+	// A finished list waits while it has a verification to pass, or failed its last one, whatever the settings say now.
+	const unverified = view.toVerify || view.verification?.passed === false;
+	const waitsForVerification = isAllFinished(view.todos) && unverified && !verified;
 	return [
 		[STATUS_KEY, formatStatusText(view.todos, isAllFinished(view.todos) && !waitsForVerification)],
 		[ACTIVE_STATUS_KEY, formatActiveText(view.todos)],

@@ -6,8 +6,8 @@
 
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { type PlanInput, type PlannedCheck, planAfterVerification } from "../continue/planner.ts";
-import { SNAPSHOT_ENTRY_TYPE } from "../session/keys.ts";
-import { getTodos, setChain, setChecking, setVerification, updateTodoStatus } from "../state.ts";
+import { SNAPSHOT_ENTRY_TYPE, VERDICT_ENTRY_TYPE } from "../session/keys.ts";
+import { getTodos, getVerification, setChain, setChecking, setVerification, updateTodoStatus } from "../state.ts";
 import type { CheckRun, TodoDetails, TodoItem } from "../types.ts";
 import { cloneTodos } from "../validation.ts";
 import { type Exec, runCheck } from "./checks.ts";
@@ -19,7 +19,11 @@ export interface VerificationRun {
 	signal?: AbortSignal;
 }
 
-/** Runs the checks one after another, showing each on the status bar; stops early only when aborted. */
+/**
+ * Runs the checks one after another, showing each on the status bar; stops early only when aborted. The last one stays
+ * on show until its verdict is kept (the verdict replaces it at once: no old verdict shows in between), or, aborted,
+ * until the caller clears it.
+ */
 export async function runVerification(
 	checks: readonly PlannedCheck[],
 	run: VerificationRun,
@@ -27,11 +31,7 @@ export async function runVerification(
 	const results: [PlannedCheck, CheckRun][] = [];
 	for (const check of checks) {
 		setChecking({ what: check.what, command: check.command });
-		try {
-			results.push([check, await runCheck(run.exec, check.command, run)]);
-		} finally {
-			setChecking(undefined);
-		}
+		results.push([check, await runCheck(run.exec, check.command, run)]);
 		if (run.signal?.aborted) break;
 	}
 	return results;
@@ -54,6 +54,11 @@ export function applyVerification(
 		const details: TodoDetails = { action: "write", todos: cloneTodos(getTodos()) };
 		pi.appendEntry(SNAPSHOT_ENTRY_TYPE, details);
 	}
-	setVerification({ passed: verdict.passed, failed: verdict.failed, checks: results.length, of: checked });
+	const kept = { passed: verdict.passed, failed: verdict.failed, checks: results.length, of: checked };
+	setVerification(kept);
+	// On the branch, so a restart, a resume or a move in the tree shows this list's verdict.
+	if (getVerification() === kept) {
+		pi.appendEntry(VERDICT_ENTRY_TYPE, { passed: kept.passed, failed: kept.failed, checks: kept.checks });
+	}
 	setChain(verdict.chain);
 }

@@ -1036,6 +1036,10 @@ describe("a finished list is verified between runs before it counts as done", ()
 		expect(getTodos()[1]).toEqual({ text: "b", status: "in_progress", check: "test -f b" });
 		expect(s.pi.entries).toEqual([
 			{ customType: "til-done-snapshot", data: { action: "write", todos: [DONE[0], getTodos()[1]] } },
+			{
+				customType: "til-done-verdict",
+				data: { passed: false, failed: ["the check of [1] (exit code 1)"], checks: 1 },
+			},
 		]);
 		expect(s.ui.status.get("til-done-check")).toBe("✗ not verified: the check of [1] (exit code 1)");
 		expect(s.counting()).toBe(true);

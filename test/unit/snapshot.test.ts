@@ -5,8 +5,8 @@
  */
 
 import { describe, expect, it } from "vitest";
-import { DONE_CHECK_ENTRY_TYPE, SNAPSHOT_ENTRY_TYPE } from "../../src/session/keys.ts";
-import { lastDoneCheck, lastSnapshot, snapshotFromEntry } from "../../src/session/snapshot.ts";
+import { DONE_CHECK_ENTRY_TYPE, SNAPSHOT_ENTRY_TYPE, VERDICT_ENTRY_TYPE } from "../../src/session/keys.ts";
+import { lastDoneCheck, lastSnapshot, lastVerdict, snapshotFromEntry } from "../../src/session/snapshot.ts";
 import type { TodoItem } from "../../src/types.ts";
 import { must } from "../helpers/must.ts";
 
@@ -204,5 +204,35 @@ describe("lastDoneCheck: the last well-formed til-done-check entry on the branch
 
 	it("accepts a command of exactly 500 characters", () => {
 		expect(lastDoneCheck([doneCheckEntry({ command: "x".repeat(500) })])).toBe("x".repeat(500));
+	});
+});
+
+describe("lastVerdict: the verdict of the list as the branch leaves it", () => {
+	const verdict = (data: unknown) => ({ type: "custom", id: "v-1", customType: VERDICT_ENTRY_TYPE, data });
+	const failed = { passed: false, failed: ["the done-check (exit code 1)"], checks: 1 };
+	const passed = { passed: true, failed: [], checks: 2 };
+	const list = toolResult([{ text: "a", status: "completed" }]);
+
+	it("is the last verdict after the last list", () => {
+		expect(lastVerdict([list, verdict(failed)])).toEqual(failed);
+		expect(lastVerdict([list, verdict(failed), verdict(passed)])).toEqual(passed);
+	});
+
+	it("is none once the list or the done-check changed after it", () => {
+		expect(lastVerdict([verdict(passed), list])).toBeUndefined();
+		expect(lastVerdict([list, verdict(passed), snapshotEntry([{ text: "a", status: "completed" }])])).toBeUndefined();
+		expect(lastVerdict([list, verdict(passed), doneCheckEntry({ command: "make check" })])).toBeUndefined();
+		expect(lastVerdict([])).toBeUndefined();
+	});
+
+	it.each([
+		["no passed", { failed: [], checks: 1 }],
+		["a pass with failures", { passed: true, failed: ["x"], checks: 1 }],
+		["a failure without any", { passed: false, failed: [], checks: 1 }],
+		["failures that are not text", { passed: false, failed: [1], checks: 1 }],
+		["a negative count", { passed: true, failed: [], checks: -1 }],
+		["no data", undefined],
+	])("skips a malformed entry (%s) for the one before it", (_name, data) => {
+		expect(lastVerdict([list, verdict(failed), verdict(data)])).toEqual(failed);
 	});
 });

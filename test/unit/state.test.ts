@@ -537,3 +537,31 @@ describe("resetting the store replaces the whole state", () => {
 		expect(getState()).toEqual(fresh);
 	});
 });
+
+describe("a rebuild restores the last verdict of the list", () => {
+	const verdict = (data: object) => ({ type: "custom", customType: "til-done-verdict", data });
+	const FINISHED = [todo("a", "completed"), todo("b", "completed")];
+
+	it("a failed verdict is shown again, and a later pass will be announced", () => {
+		rebuild([write(FINISHED), verdict({ passed: false, failed: ["the done-check (exit code 1)"], checks: 1 })]);
+		expect(getVerification()).toEqual({
+			passed: false,
+			failed: ["the done-check (exit code 1)"],
+			checks: 1,
+			of: getTodos(),
+		});
+		expect(isCompletionAnnounced()).toBe(false);
+	});
+
+	it("a pass holds for the rebuilt list: verified, and already announced", () => {
+		rebuild([write(FINISHED), verdict({ passed: true, failed: [], checks: 2 })]);
+		expect(isVerified()).toBe(true);
+		expect(isCompletionAnnounced()).toBe(true);
+	});
+
+	it("a pass stored beside a list with an open item is not trusted", () => {
+		rebuild([write([todo("a", "completed"), todo("b")]), verdict({ passed: true, failed: [], checks: 2 })]);
+		expect(getVerification()).toBeUndefined();
+		expect(isVerified()).toBe(false);
+	});
+});

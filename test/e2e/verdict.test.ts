@@ -1,0 +1,149 @@
+/**
+ * "Done and verified" is true every time, in the real pi over RPC on every tested version: a change of the list while
+ * the done-check runs cancels its verdict; the verdict survives a restart, and the first pass after a failure is
+ * announced; the status bar never says Done while the list is not; a check that leaves a job in the background still
+ * ends when its shell does, and takes the job with it.
+ */
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { EXTENSION_ENTRY, type FakeStep, type IsolatedEnv, PI_HOSTS } from "../helpers/cli.ts";
+import { allDone, doneStatus, KEY, progressStatus } from "../helpers/expected.ts";
+import { must } from "../helpers/must.ts";
+import { perTest } from "../helpers/per-test.ts";
+import type { PiRpc } from "../helpers/rpc.ts";
+import { completeStep, sayStep, startStep, writeStep } from "../helpers/scripts.ts";
+
+const pi = perTest({ TIL_DONE_COUNTDOWN: "600" });
+const setup = (steps: FakeStep[], env: Record<string, string> = {}): IsolatedEnv => pi.env(steps, env);
+
+const TWO = ["Write the code", "Write the docs"];
+/** The model finishes both items in its first run. */
+const FINISHES_BOTH: FakeStep[] = [
+	writeStep(TWO),
+	startStep(0),
+	completeStep(0),
+	startStep(1),
+	completeStep(1),
+	sayStep("Both done."),
+];
+const doneAndVerified = (total: number, checks: number) =>
+	`✓ All ${total} todos are done and verified (${checks} check(s) passed).`;
+const verified = (checks: number) => `✓ verified (${checks} check(s) passed)`;
+const notVerified = (what: string) => `✗ not verified: ${what}`;
+
+/** Runs a command, which starts no run, and returns once the notice it answers with has come. */
+async function command(client: PiRpc, text: string): Promise<void> {
+	const before = client.notifications.length;
+	await client.prompt(text);
+	await client.waitFor(() => client.notifications.length > before, 5000, `the answer to ${text}`);
+}
+
+const messages = (client: PiRpc) => client.notifications.map((notice) => notice.message);
+
+describe.each(PI_HOSTS)("pi $version", (host) => {
+	const rpc = (env: IsolatedEnv, session: { dir: string } | { file: string } = { dir: join(env.root, "sessions") }) =>
+		pi.rpc({ host, env: env.env, extensions: [EXTENSION_ENTRY], session });
+
+	describe("a verdict applies only to the list it verified", () => {
+		/** A done-check that passes once the test lets it: it waits for the file `go`. */
+		const GATED = "while [ ! -f go ]; do sleep 0.02; done; echo checked";
+
+		it.each([
+			["/todos add Write the changelog", progressStatus(2, 3)],
+			["/todos start 1", progressStatus(1, 2)],
+		])("%s while a passing done-check runs: no verdict, no notice, the list is not done", async (change, status) => {
+			const env = setup(FINISHES_BOTH, { TIL_DONE_CHECK: GATED });
+			const client = await rpc(env);
+			await client.promptAndSettle("Do the list");
+			await client.waitFor(() => client.statuses.get(KEY.check)?.startsWith("🔎 checking"), 10_000, "the check");
+			await command(client, change);
+			writeFileSync(join(env.cwd, "go"), "");
+			await client.waitFor(() => client.statuses.get(KEY.check) === undefined, 10_000, "the check's end");
+			expect(client.statuses.get(KEY.status)).toBe(status);
+			expect(messages(client).filter((message) => message.includes("verified"))).toEqual([]);
+		});
+	});
+
+	describe("the verdict lives on the branch", () => {
+		it("a restart shows the failed verdict; the first pass after it is announced once", async () => {
+			const env = setup(FINISHES_BOTH, { TIL_DONE_CHECK: "test -f fixed" });
+			const first = await rpc(env);
+			await first.promptAndSettle("Do the list");
+			const failed = notVerified("the done-check (exit code 1)");
+			await first.waitFor(() => first.statuses.get(KEY.check) === failed, 10_000, "the failed verdict");
+			await first.close();
+			// The model of the restarted pi only answers: the list it works on is the one the session holds.
+			env.writeScript([sayStep("The build is fixed.")]);
+
+			const again = await rpc(env, { file: sessionFile(env) });
+			await again.waitFor(() => again.statuses.get(KEY.check) === failed, 10_000, "the verdict after a restart");
+			expect(again.statuses.get(KEY.status)).toBe(progressStatus(2, 2));
+
+			writeFileSync(join(env.cwd, "fixed"), "");
+			await again.promptAndSettle("I fixed the build; check again");
+			await again.waitFor(() => messages(again).includes(doneAndVerified(2, 1)), 10_000, "the pass announced");
+			expect(again.statuses.get(KEY.check)).toBe(verified(1));
+			expect(again.statuses.get(KEY.status)).toBe(doneStatus(2));
+			expect(messages(again).filter((message) => message.includes("verified"))).toEqual([doneAndVerified(2, 1)]);
+			// Once the check ran, only its own verdict was shown: never the old failure again.
+			const shown = again.uiRequests.flatMap((request) =>
+				request.method === "setStatus" && request.statusKey === KEY.check ? [request.statusText] : [],
+			);
+			expect(shown.slice(shown.indexOf("🔎 checking the done-check: test -f fixed"))).toEqual([
+				"🔎 checking the done-check: test -f fixed",
+				verified(1),
+			]);
+		});
+	});
+
+	describe("the status bar never says Done while the list is not", () => {
+		it("while the done-check runs, and after it failed: the bar, then what happens to the verification", async () => {
+			const env = setup(FINISHES_BOTH, { TIL_DONE_CHECK: "while [ ! -f go ]; do sleep 0.02; done; exit 1" });
+			const client = await rpc(env);
+			await client.promptAndSettle("Do the list");
+			await client.waitFor(() => client.statuses.get(KEY.check)?.startsWith("🔎 checking"), 10_000, "the check");
+			expect(client.statuses.get(KEY.status)).toBe(progressStatus(2, 2));
+			writeFileSync(join(env.cwd, "go"), "");
+			const failed = notVerified("the done-check (exit code 1)");
+			await client.waitFor(() => client.statuses.get(KEY.check) === failed, 10_000, "the failure");
+			expect(client.statuses.get(KEY.status)).toBe(progressStatus(2, 2));
+			expect([...client.statuses.keys()].filter((key) => key.startsWith("til-done"))).toEqual([KEY.status, KEY.check]);
+			expect(messages(client)).not.toContain(allDone(2));
+		});
+	});
+
+	describe("a check ends when its shell exits", () => {
+		it("a done-check that starts a job in the background passes at once, and the job is gone", async () => {
+			const check = "sleep 300 & echo $! > job.pid; echo started";
+			const env = setup(FINISHES_BOTH, { TIL_DONE_CHECK: check, TIL_DONE_CHECK_TIMEOUT: "3600" });
+			const client = await rpc(env);
+			await client.promptAndSettle("Do the list");
+			await client.waitFor(() => client.statuses.get(KEY.check) === verified(1), 20_000, "the pass");
+			const pid = Number(readFileSync(join(env.cwd, "job.pid"), "utf8"));
+			expect(pid).toBeGreaterThan(0);
+			expect(existsSync(`/proc/${pid}`) && !isZombie(pid)).toBe(false);
+		});
+	});
+});
+
+/** The one session file the first pi wrote. */
+function sessionFile(env: IsolatedEnv): string {
+	const dir = join(env.root, "sessions");
+	return join(
+		dir,
+		must(
+			readdirSync(dir).find((name) => name.endsWith(".jsonl")),
+			"a session file",
+		),
+	);
+}
+
+/** A killed process whose exit its parent has not collected yet: it runs nothing. */
+function isZombie(pid: number): boolean {
+	try {
+		return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0] === "Z";
+	} catch {
+		return true;
+	}
+}
