@@ -21,7 +21,7 @@ import {
 } from "./types.ts";
 import { tell } from "./ui/tell.ts";
 import { checkEditParams, checkWriteParams, cloneTodos, isTooLong, type ParamError } from "./validation.ts";
-import { changeResult, errorResult, noticeDropped, runEdit, textResult } from "./verify/edits.ts";
+import { changeResult, errorResult, noticeDropped, rewriteReviewError, runEdit, textResult } from "./verify/edits.ts";
 import { type CheckEnv, modelChecksBlocked } from "./verify/item-checks.ts";
 
 export const PROMPT_SNIPPET =
@@ -119,6 +119,8 @@ export function createWriteTodosTool(env: CheckEnv = NO_CHECKS): ToolDefinition<
 			const items = newItems(params.todos);
 			if (params.mode === "replace") {
 				const before = getTodos();
+				const reviewLost = rewriteReviewError(before, items);
+				if (reviewLost) return errorResult("write", reviewLost);
 				setTodos(items);
 				noticeDropped(ctx, before);
 				return changeResult("write", RESULT_HEADERS.wrote(items.length));

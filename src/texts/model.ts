@@ -13,9 +13,10 @@ import {
 	MAX_PAUSE_REASON_LENGTH,
 	MAX_TODO_TEXT_LENGTH,
 	MAX_TODOS,
+	type TodoItem,
 	type WriteMode,
 } from "../types.ts";
-import { MAX_CHECK_OUTPUT_CHARS, outputAsData } from "./data.ts";
+import { MAX_CHECK_OUTPUT_CHARS, oneLine, outputAsData, prefix } from "./data.ts";
 
 /** Longest part of the next item's text a long list's tool result quotes: the model wrote the text itself. */
 export const NEXT_TEXT_CHARS = 60;
@@ -167,6 +168,16 @@ export const TOOL_ERRORS = {
 		return {
 			message: `Error: ${which} failed, so nothing was changed.\n${formatCheckFailures(labelled, timeoutSeconds)}`,
 			detail: `check failed: ${indices.map((index) => `[${index}]`).join(", ")}`,
+		};
+	},
+	/** A rewrite dropped or unmarked open items the user must review: named, with how the user closes them. */
+	reviewRewritten: (items: readonly [number, TodoItem][]): ParamError => {
+		const named = items.map(([index, todo]) => `[${index}] "${prefix(oneLine(todo.text), 60)}"`).join(", ");
+		const which = items.length === 1 ? `item ${named} is` : `items ${named} are`;
+		const first = items[0]?.[0] ?? 0;
+		return {
+			message: `Error: ${which} for the user's review: a rewrite must keep ${items.length === 1 ? "it" : "them"}, with the same text and review: true. Only the user closes a review item (/todos approve ${first}); nothing was changed.`,
+			detail: "review item dropped",
 		};
 	},
 	listChanged: { message: "Error: the list changed while the checks ran; nothing was changed", detail: "list changed" },

@@ -19,7 +19,7 @@ import {
 	type TodoItem,
 } from "../types.ts";
 import { tell } from "../ui/tell.ts";
-import { cloneTodos, type ParamError } from "../validation.ts";
+import { cloneTodos, isIncomplete, type ParamError } from "../validation.ts";
 import { type CheckEnv, itemsToCheck, modelChecksBlocked, runItemChecks } from "./item-checks.ts";
 
 export type ToolResult<D> = { content: { type: "text"; text: string }[]; details: D };
@@ -67,6 +67,22 @@ export function reviewError(action: EditAction, indices: readonly number[]): Par
 	const review = [...new Set(indices)].sort((a, b) => a - b).filter((index) => getTodos()[index]?.review);
 	if (review.length === 0) return null;
 	return TOOL_ERRORS.reviewItems(review);
+}
+
+/**
+ * A rewrite may not drop or unmark an open item the user must review: each needs an item with its text and the review
+ * mark in the new list (new items start not started, so a rewrite cannot complete one). Null when every one is kept.
+ */
+export function rewriteReviewError(before: readonly TodoItem[], after: readonly TodoItem[]): ParamError | null {
+	const kept = new Map<string, number>();
+	for (const todo of after) if (todo.review) kept.set(todo.text, (kept.get(todo.text) ?? 0) + 1);
+	const lost = before.flatMap((todo, index): [number, TodoItem][] => {
+		if (!todo.review || !isIncomplete(todo.status)) return [];
+		const left = kept.get(todo.text) ?? 0;
+		kept.set(todo.text, left - 1);
+		return left > 0 ? [] : [[index, todo]];
+	});
+	return lost.length === 0 ? null : TOOL_ERRORS.reviewRewritten(lost);
 }
 
 function checkFailureError(runs: readonly [number, CheckRun][], timeoutSeconds: number): ParamError {

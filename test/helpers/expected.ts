@@ -251,6 +251,12 @@ export const itemChecksLine = (state: string, timeoutSeconds = 120): string =>
 	`Item checks: ${state}, timeout ${timeoutSeconds}s`;
 /** The notice and status while the next item waits for the user's review. */
 export const reviewWait = (index: number): string => `👁 [${index}] waits for your review`;
+/** A rewrite refused because it drops or unmarks one open review item. */
+export const reviewRewritten = (index: number, text: string): string =>
+	`Error: item [${index}] "${text}" is for the user's review: a rewrite must keep it, with the same text and review: true. Only the user closes a review item (/todos approve ${index}); nothing was changed.`;
+/** A completion refused because the item is the user's to close. */
+export const reviewRefused = (index: number): string =>
+	`Error: item [${index}] is for the user's review: only the user closes it (/todos approve). Stop and tell the user it is ready.`;
 /** The notice when the model abandons open items during the auto-continue. */
 export const abandoned = (items: string, reason?: string): string =>
 	`The model abandoned ${items} during the auto-continue (${reason === undefined ? "no reason given" : `"${reason}"`}).`;

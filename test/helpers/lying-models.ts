@@ -75,6 +75,21 @@ export const REVIEW_CLOSER: LyingModel = {
 	],
 };
 
+/** Refused the close of a review item, rewrites the list without the review mark and tries again. */
+export const REVIEW_REWRITER: LyingModel = {
+	name: "rewrites the list to drop a review mark",
+	prompt: "Prepare the release",
+	env: {},
+	steps: [
+		writeChecked([{ text: "Write the release notes", review: true }, { text: "Tag the release" }]),
+		startStep(0),
+		completeStep(0),
+		writeChecked([{ text: "Write the release notes" }, { text: "Tag the release" }]),
+		completeStep(0),
+		sayStep("The release notes are written."),
+	],
+};
+
 /** Walks away from its work: abandons an item per continuation and completes none. */
 export const ABANDONER: LyingModel = {
 	name: "abandons an item per continuation",
@@ -92,4 +107,10 @@ export const ABANDONER: LyingModel = {
 	],
 };
 
-export const LYING_MODELS: readonly LyingModel[] = [CHECK_LIAR, DONE_CHECK_LIAR, REVIEW_CLOSER, ABANDONER];
+export const LYING_MODELS: readonly LyingModel[] = [
+	CHECK_LIAR,
+	DONE_CHECK_LIAR,
+	REVIEW_CLOSER,
+	REVIEW_REWRITER,
+	ABANDONER,
+];
