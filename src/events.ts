@@ -23,6 +23,7 @@ import {
 	TEXT_SETTINGS,
 	type TilDoneConfig,
 } from "./settings/config.ts";
+import { warnOfInertBudget } from "./spend/report.ts";
 import {
 	clearDecisions,
 	getLoop,
@@ -189,7 +190,7 @@ export function registerEventHandlers(pi: ExtensionAPI): { engine: Engine; getCo
 			if (ctx.hasUI) ctx.ui.setWidget(COUNTDOWN_WIDGET_ID, undefined);
 		});
 	});
-	registerRunHandlers(pi, engine);
+	registerRunHandlers(pi, engine, getConfig);
 	return { engine, getConfig };
 }
 
@@ -197,15 +198,17 @@ export function registerEventHandlers(pi: ExtensionAPI): { engine: Engine; getCo
  * The handlers around a run: the user's input, the injection before it, the engine after it (and, in print and JSON
  * modes, before it settles: {@link listenBeforeSettle}).
  */
-function registerRunHandlers(pi: ExtensionAPI, engine: Engine): void {
+function registerRunHandlers(pi: ExtensionAPI, engine: Engine, getConfig: () => TilDoneConfig): void {
 	pi.on("input", (event, ctx) => {
 		if (event.source !== "extension") engine.onUserInput(ctx);
 		return { action: "continue" };
 	});
-	pi.on("before_agent_start", (event) => {
+	pi.on("before_agent_start", (event, ctx) => {
 		// pi 1.2+ also fires this for runs a custom message starts (continuations, /loop), and says so in `messageType`;
 		// their prompt already carries the current list, so a second copy would only cost tokens and bury the prompt.
 		if (startedByCustomMessage(event)) return undefined;
+		// A prompt of the user starts a chain: a budget that cannot apply is said before it runs.
+		warnOfInertBudget(ctx, getConfig());
 		const todos = getTodos();
 		if (!hasIncomplete(todos)) return undefined;
 		return { message: { customType: CONTEXT_MESSAGE_TYPE, content: buildContextInjection(todos), display: false } };

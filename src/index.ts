@@ -20,7 +20,7 @@ export default function tilDone(pi: ExtensionAPI): void {
 	pi.registerTool(createEditTodosTool(checks));
 	pi.registerTool(createPauseTodosTool());
 	registerTodosCommand(pi, engine, getConfig);
-	registerLoopCommand(pi, engine);
+	registerLoopCommand(pi, engine, getConfig);
 }
 
 export * from "./session/keys.ts";

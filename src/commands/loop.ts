@@ -3,15 +3,18 @@
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import type { Engine } from "../continue/engine.ts";
 import { parseLoopArgs } from "../continue/loop.ts";
+import type { TilDoneConfig } from "../settings/config.ts";
+import { warnOfInertBudget } from "../spend/report.ts";
 import { tell } from "../ui/tell.ts";
 
-export function registerLoopCommand(pi: ExtensionAPI, engine: Engine): void {
+export function registerLoopCommand(pi: ExtensionAPI, engine: Engine, getConfig: () => TilDoneConfig): void {
 	pi.registerCommand("loop", {
 		description:
 			"Send a prompt again after every run until the answer holds a marker: /loop [--max N] [--until M] <prompt>",
 		handler: async (args, ctx) => {
 			const parsed = parseLoopArgs(args);
 			if (!parsed.spec) return tell(ctx, `/loop: ${parsed.error}`, "error");
+			warnOfInertBudget(ctx, getConfig());
 			await engine.startLoop(parsed.spec, ctx);
 		},
 	});

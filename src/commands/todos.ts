@@ -7,7 +7,7 @@ import type { Engine } from "../continue/engine.ts";
 import { formatTodoListText, renderTodoList } from "../formatting.ts";
 import { DONE_CHECK_ENTRY_TYPE, SNAPSHOT_ENTRY_TYPE } from "../session/keys.ts";
 import type { TilDoneConfig } from "../settings/config.ts";
-import { modelInputPrice } from "../spend/report.ts";
+import { modelInputPrice, modelPriced } from "../spend/report.ts";
 import {
 	appendTodos,
 	effectiveDoneCheck,
@@ -70,14 +70,19 @@ function autoContinueState(chain: Readonly<ChainState>): string {
 }
 
 /** A one-paragraph account of the auto-continue for `/todos status`. */
-export function formatStatusReport(config: TilDoneConfig, activeTools: readonly string[], inputPrice?: number): string {
+export function formatStatusReport(
+	config: TilDoneConfig,
+	activeTools: readonly string[],
+	inputPrice?: number,
+	priced = true,
+): string {
 	const chain = getChain();
 	const doneCheck = effectiveDoneCheck(config.doneCheck);
 	const next = getLoop() ? "loop iteration" : "continuation";
 	return [
 		`Auto-continue: ${autoContinueState(chain)}`,
 		spentLine(chain.spend),
-		...breakerReport({ chain, inputPrice, next, tail: "" }, config),
+		...breakerReport({ chain, inputPrice, priced, next, tail: "" }, config),
 		`Countdown: ${config.countdownSeconds}s`,
 		`Done-check: ${doneCheck === undefined ? "none" : oneLine(doneCheck)}`,
 		`Item checks: ${itemChecksState(config, activeTools)}, timeout ${config.checkTimeoutSeconds}s`,
@@ -153,7 +158,8 @@ const SUBCOMMANDS: Readonly<Record<string, Subcommand>> = {
 	},
 	status: {
 		help: "auto-continue state, counters, spend and limits",
-		run: ({ pi, ctx, config }) => tell(ctx, formatStatusReport(config, pi.getActiveTools(), modelInputPrice(ctx))),
+		run: ({ pi, ctx, config }) =>
+			tell(ctx, formatStatusReport(config, pi.getActiveTools(), modelInputPrice(ctx), modelPriced(ctx))),
 	},
 	why: {
 		help: "why the auto-continue went on or stopped: its last decisions",

@@ -35,6 +35,8 @@ export interface BreakerInput {
 	chain: ChainCounters;
 	/** The model's price per million input tokens, when pi knows it. */
 	inputPrice?: number;
+	/** False when pi knows no price at all for the model: every call costs 0, so a cost budget cannot apply. */
+	priced?: boolean;
 	/** How the stop text ends. */
 	tail: string;
 	/** What a budget forecasts: the chain's next `continuation`, or a `/loop`'s next `loop iteration`. */
@@ -198,11 +200,13 @@ export const BREAKERS = [
 			integer: false,
 		},
 		trip: (input, budget) => costBudgetStop(input, budget, "Auto-continue stopped"),
-		report: ({ chain, inputPrice, next }, budget) => {
+		report: ({ chain, inputPrice, next, priced }, budget) => {
 			if (budget <= 0) return "Cost budget: none";
+			if (priced === false)
+				return `Cost budget: ${formatCost(budget)} (cannot apply: pi knows no price for this model)`;
 			const forecast = forecastNext(chain.spend, inputPrice);
-			const priced = forecast.nextCost === undefined ? ", the next call's price unknown" : "";
-			return `Cost budget: ${formatCost(budget)} (next ${next}: about ${formatCost(forecast.cost)}${priced})`;
+			const unknown = forecast.nextCost === undefined ? ", the next call's price unknown" : "";
+			return `Cost budget: ${formatCost(budget)} (next ${next}: about ${formatCost(forecast.cost)}${unknown})`;
 		},
 	}),
 ] as const;

@@ -223,6 +223,11 @@ export const progressBreakerLine = (factor: number, median: number, since: numbe
 	`Progress breaker: ${factor} × the median tokens per finished todo; median ${tokens(median)}, ${tokens(since)} since the last finished todo`;
 export const STOPPED_SPENDING = "Auto-continue: stopped: spending without progress (/todos why)";
 
+/** Said once when a chain starts with a cost budget for a model pi knows no price for. */
+export const inertCostBudget = (budget: string, model: string, tokenBudget?: string): string =>
+	`pi-til-done: the cost budget of ${budget} cannot apply: pi knows no price for ${model}, so its calls cost 0 here. Still in force: ${tokenBudget === undefined ? "" : `the token budget of ${tokenBudget} and `}the breakers.`;
+export const FAKE_MODEL = "til-done-fake/scripted";
+
 /** The status bar while a stopped chain waits for the user. */
 export const stopStatus = (words: string): string => `⏹ auto-continue stopped: ${words} (/todos why)`;
 

@@ -137,6 +137,11 @@ describe("a budget stops the message whose first call, forecast, would cross it"
 });
 
 describe("every breaker has its setting, its status-bar words and its /todos status line", () => {
+	it("a cost budget for a model without a price says it cannot apply", () => {
+		const lines = breakerReport(input({}, { priced: false }), { ...QUIET, budgetCost: 0.5 });
+		expect(lines.at(-1)).toBe("Cost budget: 0.5000 (cannot apply: pi knows no price for this model)");
+	});
+
 	it("each row's setting is a numeric setting of the configuration", () => {
 		for (const row of BREAKERS) expect(NUMERIC_SETTINGS).toContainEqual(row.setting);
 	});

@@ -39,7 +39,7 @@ function setup(options: FakeCtxOptions = {}, overrides: Partial<TilDoneConfig> =
 	const pi = createFakePi();
 	const engine = createEngine(pi.api, () => config);
 	registerTodosCommand(pi.api, engine, () => config);
-	registerLoopCommand(pi.api, engine);
+	registerLoopCommand(pi.api, engine, () => config);
 	const fake = createFakeCtx(options);
 	freshStore(fake.ctx);
 	engine.onSessionStart(fake.ctx);
