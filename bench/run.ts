@@ -19,6 +19,7 @@ import { reconstructState, resetState } from "../src/state.ts";
 import type { TodoItem } from "../src/types.ts";
 import { createFakePi } from "../test/helpers/fake-pi.ts";
 import { createUiRecorder } from "../test/helpers/ui-recorder.ts";
+import { checksSection } from "./checks.ts";
 import { contextSection } from "./context.ts";
 import { buildDist, measureStartup, median } from "./startup.ts";
 import { verifiedSection } from "./verified.ts";
@@ -181,6 +182,7 @@ async function main(): Promise<void> {
 	reconstructionSection(out);
 	await contextSection(out, quick);
 	await verifiedSection(out);
+	await checksSection(out, quick);
 	startupSection(out);
 	out("Command: `npm run bench` (= `node bench/run.ts`).");
 
