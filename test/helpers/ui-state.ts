@@ -63,3 +63,12 @@ export function applyUiCall(state: UiState, call: UiCall): UiState {
 			return { ...state, title: call.title };
 	}
 }
+
+/**
+ * The call pi's `setWidget(key, content, options)` makes, whatever the content: lines are copied, undefined clears
+ * the widget, and a component (a factory function) shows with no lines to record.
+ */
+export function widgetCall(key: string, content: unknown, options?: { placement?: Placement }): UiCall {
+	const lines = Array.isArray(content) ? (content as string[]) : content === undefined ? undefined : [];
+	return { method: "setWidget", key, lines, placement: options?.placement };
+}
