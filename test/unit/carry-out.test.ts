@@ -125,7 +125,7 @@ describe("with items left, a settled run is followed by a countdown and one cont
 		setTodos(TWO_ITEMS);
 		endRun();
 		expect(counting()).toBe(true);
-		expect(ui.widgets.get(COUNTDOWN_WIDGET)).toEqual(countdownLine(3));
+		expect(ui.widgets.get(COUNTDOWN_WIDGET)?.lines).toEqual(countdownLine(3));
 		expect(pi.sent).toEqual([]);
 		await vi.advanceTimersByTimeAsync(2999);
 		expect(pi.sent).toEqual([]);
@@ -238,7 +238,7 @@ describe("with items left, a settled run is followed by a countdown and one cont
 		engine.onRunEnd(WORKING, ctx);
 		expect(counting()).toBe(false);
 		engine.onSettled(ctx);
-		expect(ui.widgets.get(COUNTDOWN_WIDGET)).toEqual(countdownLine(3));
+		expect(ui.widgets.get(COUNTDOWN_WIDGET)?.lines).toEqual(countdownLine(3));
 		await vi.advanceTimersByTimeAsync(2999);
 		expect(pi.sent).toEqual([]);
 		await vi.advanceTimersByTimeAsync(1);
@@ -250,7 +250,7 @@ describe("with items left, a settled run is followed by a countdown and one cont
 		config.countdownSeconds = 1;
 		setTodos(TWO_ITEMS);
 		endRun();
-		expect(ui.widgets.get(COUNTDOWN_WIDGET)).toEqual(countdownLine(1));
+		expect(ui.widgets.get(COUNTDOWN_WIDGET)?.lines).toEqual(countdownLine(1));
 		await vi.advanceTimersByTimeAsync(1000);
 		expect(pi.sent).toHaveLength(1);
 	});
@@ -552,7 +552,7 @@ describe("after a failed run the countdown backs off, doubling per failure", () 
 		expect(ui.notifications).toEqual([
 			{ message: "The last run failed; auto-continue waits 5.0s longer before continuing.", type: "warning" },
 		]);
-		expect(ui.widgets.get(COUNTDOWN_WIDGET)).toEqual(countdownLine(8));
+		expect(ui.widgets.get(COUNTDOWN_WIDGET)?.lines).toEqual(countdownLine(8));
 		await vi.advanceTimersByTimeAsync(7999);
 		expect(pi.sent).toEqual([]);
 		await vi.advanceTimersByTimeAsync(1);
@@ -562,7 +562,7 @@ describe("after a failed run the countdown backs off, doubling per failure", () 
 			message: "The last run failed; auto-continue waits 10.0s longer before continuing.",
 			type: "warning",
 		});
-		expect(ui.widgets.get(COUNTDOWN_WIDGET)).toEqual(countdownLine(13));
+		expect(ui.widgets.get(COUNTDOWN_WIDGET)?.lines).toEqual(countdownLine(13));
 	});
 
 	it("drops the back-off after a run that did not fail", async () => {
@@ -572,7 +572,7 @@ describe("after a failed run the countdown backs off, doubling per failure", () 
 		await vi.advanceTimersByTimeAsync(8000);
 		endRun();
 		expect(ui.notifications).toHaveLength(1);
-		expect(ui.widgets.get(COUNTDOWN_WIDGET)).toEqual(countdownLine(3));
+		expect(ui.widgets.get(COUNTDOWN_WIDGET)?.lines).toEqual(countdownLine(3));
 	});
 
 	it("uses the configured first back-off", async () => {
@@ -582,7 +582,7 @@ describe("after a failed run the countdown backs off, doubling per failure", () 
 		expect(must(ui.notifications[0], "a notification").message).toBe(
 			"The last run failed; auto-continue waits 1.5s longer before continuing.",
 		);
-		expect(ui.widgets.get(COUNTDOWN_WIDGET)).toEqual(countdownLine(5));
+		expect(ui.widgets.get(COUNTDOWN_WIDGET)?.lines).toEqual(countdownLine(5));
 	});
 });
 
@@ -786,7 +786,7 @@ describe("/loop in the TUI", () => {
 		setTodos(TWO_ITEMS);
 		await engine.startLoop(spec(), commandCtx);
 		endRun([assistant("Still two failures.")]);
-		expect(ui.widgets.get(COUNTDOWN_WIDGET)).toEqual(countdownLine(3));
+		expect(ui.widgets.get(COUNTDOWN_WIDGET)?.lines).toEqual(countdownLine(3));
 		await vi.advanceTimersByTimeAsync(3000);
 		expect(pi.sent.at(-1)).toEqual({ message: loopMessage(2), options: { triggerTurn: true } });
 		expect(pi.sent).toHaveLength(2);
@@ -829,7 +829,7 @@ describe("/loop in the TUI", () => {
 		await engine.startLoop(spec(), commandCtx);
 		endRun(FAILED);
 		expect(getChain().failures).toBe(1);
-		expect(ui.widgets.get(COUNTDOWN_WIDGET)).toEqual(countdownLine(8));
+		expect(ui.widgets.get(COUNTDOWN_WIDGET)?.lines).toEqual(countdownLine(8));
 		await vi.advanceTimersByTimeAsync(8000);
 		endRun(FAILED);
 		await vi.advanceTimersByTimeAsync(13_000);

@@ -438,7 +438,7 @@ describe("panel switches the todo panel", () => {
 		setTodos(TWO_ITEMS);
 		await todos("panel on");
 		expect(isPanelEnabled()).toBe(true);
-		expect(ui.widgets.get("til-done-panel")).toEqual(["● [0] Write schema", "– [1] Write migration"]);
+		expect(ui.widgets.get("til-done-panel")?.lines).toEqual(["● [0] Write schema", "– [1] Write migration"]);
 		await todos("panel off");
 		expect(isPanelEnabled()).toBe(false);
 		expect(ui.widgets.has("til-done-panel")).toBe(false);

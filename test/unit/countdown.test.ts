@@ -35,14 +35,14 @@ describe("a countdown shows every whole second above the editor, then finishes o
 	it("shows 3, 2, 1 a second apart, then clears the widget and calls onFinish once", () => {
 		const { ui, uiContext, onFinish } = setup();
 		const countdown = startCountdown({ seconds: 3, ui: uiContext, onFinish });
-		expect(ui.widgets.get(COUNTDOWN_WIDGET_ID)).toEqual(shown(3));
+		expect(ui.widgets.get(COUNTDOWN_WIDGET_ID)?.lines).toEqual(shown(3));
 		expect(must(ui.widgetCalls[0], "a widget call").options).toEqual({ placement: "aboveEditor" });
 		vi.advanceTimersByTime(999);
-		expect(ui.widgets.get(COUNTDOWN_WIDGET_ID)).toEqual(shown(3));
+		expect(ui.widgets.get(COUNTDOWN_WIDGET_ID)?.lines).toEqual(shown(3));
 		vi.advanceTimersByTime(1);
-		expect(ui.widgets.get(COUNTDOWN_WIDGET_ID)).toEqual(shown(2));
+		expect(ui.widgets.get(COUNTDOWN_WIDGET_ID)?.lines).toEqual(shown(2));
 		vi.advanceTimersByTime(1000);
-		expect(ui.widgets.get(COUNTDOWN_WIDGET_ID)).toEqual(shown(1));
+		expect(ui.widgets.get(COUNTDOWN_WIDGET_ID)?.lines).toEqual(shown(1));
 		expect(onFinish).not.toHaveBeenCalled();
 		expect(countdown.active).toBe(true);
 		vi.advanceTimersByTime(1000);
@@ -66,9 +66,9 @@ describe("a countdown shows every whole second above the editor, then finishes o
 	it("keeps the first number up only for the fractional part: 2.5 s shows 3 for 500 ms", () => {
 		const { ui, uiContext, onFinish } = setup();
 		startCountdown({ seconds: 2.5, ui: uiContext, onFinish });
-		expect(ui.widgets.get(COUNTDOWN_WIDGET_ID)).toEqual(shown(3));
+		expect(ui.widgets.get(COUNTDOWN_WIDGET_ID)?.lines).toEqual(shown(3));
 		vi.advanceTimersByTime(500);
-		expect(ui.widgets.get(COUNTDOWN_WIDGET_ID)).toEqual(shown(2));
+		expect(ui.widgets.get(COUNTDOWN_WIDGET_ID)?.lines).toEqual(shown(2));
 		vi.advanceTimersByTime(1999);
 		expect(onFinish).not.toHaveBeenCalled();
 		vi.advanceTimersByTime(1);
@@ -79,7 +79,7 @@ describe("a countdown shows every whole second above the editor, then finishes o
 	it("shows `1s` for a length below one second and finishes after that fraction", () => {
 		const { ui, uiContext, onFinish } = setup();
 		startCountdown({ seconds: 0.02, ui: uiContext, onFinish });
-		expect(ui.widgets.get(COUNTDOWN_WIDGET_ID)).toEqual(shown(1));
+		expect(ui.widgets.get(COUNTDOWN_WIDGET_ID)?.lines).toEqual(shown(1));
 		vi.advanceTimersByTime(19);
 		expect(onFinish).not.toHaveBeenCalled();
 		vi.advanceTimersByTime(1);

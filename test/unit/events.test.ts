@@ -208,7 +208,7 @@ describe("session_start reads the configuration, rebuilds the list and draws the
 		pi.flagValues.set("til-done-panel", true);
 		await fire("session_start", { reason: "startup" });
 		expect(isPanelEnabled()).toBe(true);
-		expect(ui.widgets.get("til-done-panel")).toEqual(["● [0] Write schema", "– [1] Write migration"]);
+		expect(ui.widgets.get("til-done-panel")?.lines).toEqual(["● [0] Write schema", "– [1] Write migration"]);
 		expect(ui.widgetCalls.at(-1)?.options).toEqual({ placement: "aboveEditor" });
 	});
 
