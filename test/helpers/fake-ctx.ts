@@ -49,6 +49,8 @@ export interface FakeCtx {
 	setPendingMessages(pending: boolean): void;
 	/** From now on every UI call and `isIdle`/`hasPendingMessages` throw, like a context whose session is gone. */
 	makeStale(): void;
+	/** How many calls the stale context refused (threw on): proof that the extension used it, and survived. */
+	refused(): number;
 }
 
 /** What the fake UI shows (folded with ui-state's `applyUiCall`) and every call it received. */
@@ -78,11 +80,15 @@ interface Switches {
 	idle: boolean;
 	pendingMessages: boolean;
 	stale: boolean;
+	/** Calls refused since the context went stale. */
+	refused: number;
 }
 
 /** Throws, as pi does, once the context's session was replaced or reloaded. */
 function live(switches: Switches): void {
-	if (switches.stale) throw new Error("This extension context is stale: its session was replaced or reloaded");
+	if (!switches.stale) return;
+	switches.refused++;
+	throw new Error("This extension context is stale: its session was replaced or reloaded");
 }
 
 /** The `ctx.ui` the extension calls: each call recorded into `ui`, each refused once the context is stale. */
@@ -116,6 +122,7 @@ export function createFakeCtx(options: FakeCtxOptions = {}): FakeCtx {
 		idle: options.idle ?? true,
 		pendingMessages: options.pendingMessages ?? false,
 		stale: false,
+		refused: 0,
 	};
 	const ui = new FakeUiRecording();
 	const branch = options.branch ?? [];
@@ -151,5 +158,6 @@ export function createFakeCtx(options: FakeCtxOptions = {}): FakeCtx {
 		makeStale: () => {
 			switches.stale = true;
 		},
+		refused: () => switches.refused,
 	};
 }

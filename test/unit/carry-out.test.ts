@@ -9,6 +9,7 @@ import {
 	getDecisions,
 	getLoop,
 	getTodos,
+	isCompletionAnnounced,
 	pauseAutoContinue,
 	resetState,
 	setChain,
@@ -21,7 +22,7 @@ import { type Counters, endData } from "../helpers/expected.ts";
 import { createFakeCtx, type FakeCtxOptions } from "../helpers/fake-ctx.ts";
 import { createFakePi } from "../helpers/fake-pi.ts";
 import { must } from "../helpers/must.ts";
-import { freshStore, sendContinuation } from "../helpers/store.ts";
+import { freshStore, lastDecision, sendContinuation } from "../helpers/store.ts";
 
 const todo = (text: string, status: TodoStatus = "not_started"): TodoItem => ({ text, status });
 
@@ -52,6 +53,9 @@ const TWO_ITEMS_PROMPT = [
 ].join("\n");
 
 const TAKE_OVER = "Remaining todos were not completed. Take over manually.";
+
+/** The decision to continue: a countdown, then the continuation (unless something changed by then). */
+const CONTINUE = { kind: "send", code: "continue" };
 
 /** What a print or JSON invocation records when it ends: why, as a custom entry in the session. */
 function ended(level: "info" | "warning", code: string, text: string, counters: Partial<Counters> = {}) {
@@ -151,6 +155,9 @@ describe("with items left, a settled run is followed by a countdown and one cont
 		expect(ui.widgetCalls).toEqual([]);
 		await vi.advanceTimersByTimeAsync(60_000);
 		expect(pi.sent).toEqual([]);
+		engine.onSettled(ctx);
+		expect(lastDecision()).toEqual(CONTINUE);
+		expect(counting()).toBe(true);
 	});
 
 	it("acts on a settled run only once", async () => {
@@ -180,6 +187,7 @@ describe("with items left, a settled run is followed by a countdown and one cont
 		await vi.advanceTimersByTimeAsync(3000);
 		expect(pi.sent).toEqual([]);
 		expect(getChain().continuations).toBe(0);
+		expect(lastDecision()).toEqual(CONTINUE);
 	});
 
 	it("sends nothing when a message is queued at zero", async () => {
@@ -189,15 +197,18 @@ describe("with items left, a settled run is followed by a countdown and one cont
 		setPendingMessages(true);
 		await vi.advanceTimersByTimeAsync(3000);
 		expect(pi.sent).toEqual([]);
+		expect(lastDecision()).toEqual(CONTINUE);
 	});
 
-	it("sends nothing when the list was finished during the countdown", async () => {
-		const { pi, endRun } = setup();
+	it("sends nothing when the list was finished during the countdown: it is planned again at zero", async () => {
+		const { pi, ui, endRun } = setup();
 		setTodos(TWO_ITEMS);
 		endRun();
 		updateTodoStatus([0, 1], "completed");
 		await vi.advanceTimersByTimeAsync(3000);
 		expect(pi.sent).toEqual([]);
+		expect(getDecisions().map((decision) => decision.code)).toEqual(["continue", "all-done"]);
+		expect(ui.notifications).toEqual([{ message: "✓ All 2 todos are done.", type: "info" }]);
 	});
 
 	it("sends nothing when the context went stale during the countdown", async () => {
@@ -207,12 +218,14 @@ describe("with items left, a settled run is followed by a countdown and one cont
 		makeStale();
 		await expect(vi.advanceTimersByTimeAsync(3000)).resolves.not.toThrow();
 		expect(pi.sent).toEqual([]);
+		expect(lastDecision()).toEqual(CONTINUE);
 	});
 
 	it("sends nothing after a session change during the countdown", async () => {
 		const { pi, engine, ui, endRun, counting } = setup();
 		setTodos(TWO_ITEMS);
 		endRun();
+		expect(counting()).toBe(true);
 		engine.onSessionChange();
 		expect(counting()).toBe(false);
 		expect(ui.widgets.has(COUNTDOWN_WIDGET)).toBe(false);
@@ -221,13 +234,17 @@ describe("with items left, a settled run is followed by a countdown and one cont
 	});
 
 	it("forgets a decision still waiting for agent_settled when the session changes", async () => {
-		const { pi, engine, ctx } = setup();
+		const { pi, engine, ctx, endRun } = setup();
 		setTodos(TWO_ITEMS);
 		engine.onRunEnd(WORKING, ctx);
 		engine.onSessionChange();
 		engine.onSettled(ctx);
 		await vi.advanceTimersByTimeAsync(60_000);
 		expect(pi.sent).toEqual([]);
+		expect(getDecisions()).toEqual([]);
+		// The next run that ends in the new session is decided as usual.
+		endRun();
+		expect(lastDecision()).toEqual(CONTINUE);
 	});
 
 	it("replaces the countdown when another run ends", async () => {
@@ -261,6 +278,7 @@ describe("the user takes over", () => {
 		const { pi, ui, endRun, counting } = setup();
 		setTodos(TWO_ITEMS);
 		endRun();
+		expect(counting()).toBe(true);
 		for (const handler of [...ui.inputHandlers]) expect(handler("x")).toBeUndefined();
 		expect(counting()).toBe(false);
 		await vi.advanceTimersByTimeAsync(60_000);
@@ -284,20 +302,25 @@ describe("the user takes over", () => {
 	});
 
 	it("user input drops a decision still waiting for agent_settled", async () => {
-		const { pi, engine, ctx } = setup();
+		const { pi, engine, ctx, endRun } = setup();
 		setTodos(TWO_ITEMS);
 		engine.onRunEnd(WORKING, ctx);
 		engine.onUserInput(ctx);
 		engine.onSettled(ctx);
 		await vi.advanceTimersByTimeAsync(60_000);
 		expect(pi.sent).toEqual([]);
+		expect(getDecisions()).toEqual([]);
+		// The user's own run, when it ends, is decided as usual.
+		endRun();
+		expect(lastDecision()).toEqual(CONTINUE);
 	});
 
-	it("user input keeps the user's own pause", async () => {
+	it("user input keeps the user's own pause, and starts the chain's counters again", async () => {
 		const { engine, ctx } = setup();
 		pauseAutoContinue("user", "reviewing");
+		sendContinuation();
 		engine.onUserInput(ctx);
-		expect(getChain()).toMatchObject({ paused: true, pausedBy: "user", pauseReason: "reviewing" });
+		expect(getChain()).toMatchObject({ paused: true, pausedBy: "user", pauseReason: "reviewing", continuations: 0 });
 	});
 
 	it("pause stops a showing countdown and is safe without one", async () => {
@@ -305,6 +328,7 @@ describe("the user takes over", () => {
 		engine.pause(ctx);
 		setTodos(TWO_ITEMS);
 		endRun();
+		expect(counting()).toBe(true);
 		engine.pause(ctx);
 		expect(counting()).toBe(false);
 		await vi.advanceTimersByTimeAsync(60_000);
@@ -312,33 +336,34 @@ describe("the user takes over", () => {
 	});
 });
 
-describe("a skip sends nothing and shows nothing", () => {
-	const quiet = async (s: ReturnType<typeof setup>) => {
+describe("a skip sends nothing and shows nothing, and is kept as the decision", () => {
+	const quiet = async (s: ReturnType<typeof setup>, code: string) => {
 		expect(s.counting()).toBe(false);
 		await vi.advanceTimersByTimeAsync(60_000);
 		expect(s.pi.sent).toEqual([]);
 		expect(s.ui.widgetCalls).toEqual([]);
 		expect(s.ui.notifications).toEqual([]);
+		expect(lastDecision()).toEqual({ kind: "idle", code });
 	};
 
 	it("no-todos: the list is empty", async () => {
 		const s = setup();
 		s.endRun();
-		quiet(s);
+		await quiet(s, "no-todos");
 	});
 
 	it("aborted: the last assistant message stopped with aborted", async () => {
 		const s = setup();
 		setTodos(TWO_ITEMS);
 		s.endRun([assistant("", "aborted")]);
-		quiet(s);
+		await quiet(s, "aborted");
 	});
 
 	it("aborted: an error that says it was aborted counts as aborted, not as a failure", async () => {
 		const s = setup();
 		setTodos(TWO_ITEMS);
 		s.endRun([assistant("", "error", "Request was aborted")]);
-		quiet(s);
+		await quiet(s, "aborted");
 		expect(getChain().failures).toBe(0);
 	});
 
@@ -347,21 +372,21 @@ describe("a skip sends nothing and shows nothing", () => {
 		setTodos(TWO_ITEMS);
 		pauseAutoContinue("model", "needs a decision");
 		s.endRun();
-		quiet(s);
+		await quiet(s, "paused");
 	});
 
 	it("asks-user: the answer ends with a question mark", async () => {
 		const s = setup();
 		setTodos(TWO_ITEMS);
 		s.endRun([assistant("Should I use Postgres or SQLite?  ")]);
-		quiet(s);
+		await quiet(s, "asks-user");
 	});
 
 	it("asks-user also takes the full-width question mark", async () => {
 		const s = setup();
 		setTodos(TWO_ITEMS);
 		s.endRun([assistant("続けますか？")]);
-		quiet(s);
+		await quiet(s, "asks-user");
 	});
 
 	it("a question that ends a failed run is not asking the user: the run is retried", async () => {
@@ -398,6 +423,8 @@ describe("all-done: the completion notice comes exactly once per list", () => {
 		setTodos([todo("a", "completed")]);
 		endRun();
 		expect(ui.notifications).toEqual([]);
+		expect(lastDecision()).toEqual({ kind: "idle", code: "all-done" });
+		expect(isCompletionAnnounced()).toBe(true);
 	});
 });
 
@@ -419,6 +446,7 @@ describe("a budget or the progress breaker stops the chain, says why on the stat
 		setTodos(TWO_ITEMS);
 		setChain({ ...getChain(), spend: { ...NO_SPEND, tokens: 5, lastContext: 5 } });
 		s.endRun();
+		expect(s.ui.status.get("til-done-stop")).toBe("⏹ auto-continue stopped: token budget (/todos why)");
 		s.engine.onUserInput(s.ctx);
 		expect(s.ui.status.has("til-done-stop")).toBe(false);
 	});
@@ -597,31 +625,40 @@ describe("resume continues at once when the list calls for it", () => {
 	});
 
 	it("does nothing while pi is busy: the run's end will decide", async () => {
-		const { engine, ctx, counting } = setup({ idle: false });
+		const { engine, ctx, counting, endRun } = setup({ idle: false });
 		setTodos(TWO_ITEMS);
 		engine.resume(ctx);
 		expect(counting()).toBe(false);
+		expect(getDecisions()).toEqual([]);
+		endRun();
+		expect(lastDecision()).toEqual(CONTINUE);
+		expect(counting()).toBe(true);
 	});
 
-	it("does nothing when the list needs no continuation", async () => {
+	it("does nothing when the list needs no continuation; with an item left again, the same call counts down", async () => {
 		const { engine, ctx, counting } = setup();
 		setTodos([todo("a", "completed")]);
 		engine.resume(ctx);
 		expect(counting()).toBe(false);
+		expect(getDecisions()).toEqual([]);
+		setTodos([todo("a", "completed"), todo("b")]);
+		engine.resume(ctx);
+		expect(counting()).toBe(true);
 	});
 
 	it("does nothing on a stale context", async () => {
-		const { engine, ctx, makeStale, counting } = setup();
+		const { engine, ctx, makeStale, refused, counting } = setup();
 		setTodos(TWO_ITEMS);
 		makeStale();
 		expect(() => engine.resume(ctx)).not.toThrow();
+		expect(refused()).toBeGreaterThan(0);
 		expect(counting()).toBe(false);
 	});
 });
 
 describe("headless modes (print, json) continue inside the run", () => {
 	it.each(["print", "json"] as const)("%s: agent_end and agent_settled do nothing", async (mode) => {
-		const { pi, engine, ctx, endRun, counting } = setup({ mode });
+		const { pi, engine, ctx, endRun, beforeSettle, counting } = setup({ mode });
 		setTodos(TWO_ITEMS);
 		endRun();
 		expect(counting()).toBe(false);
@@ -630,6 +667,10 @@ describe("headless modes (print, json) continue inside the run", () => {
 		expect(getChain().continuations).toBe(0);
 		engine.onSettled(ctx);
 		expect(pi.sent).toEqual([]);
+		expect(getDecisions()).toEqual([]);
+		// It continues inside the run instead.
+		expect(await beforeSettle()).toMatchObject({ continue: true });
+		expect(lastDecision()).toEqual(CONTINUE);
 	});
 
 	it.each(["print", "json"] as const)(
@@ -693,6 +734,7 @@ describe("headless modes (print, json) continue inside the run", () => {
 		await vi.advanceTimersByTimeAsync(5000);
 		expect(result).toBeUndefined();
 		expect(getChain().continuations).toBe(0);
+		expect(lastDecision()).toEqual(CONTINUE);
 	});
 
 	it("backs off after a failed run before continuing", async () => {
@@ -761,6 +803,7 @@ describe("/loop in the TUI", () => {
 		};
 		await engine.startLoop(spec(), commandCtx);
 		expect(waited).toBe(false);
+		expect(getLoop()).toMatchObject({ iteration: 1 });
 	});
 
 	it("start cancels a todo countdown and drops a pending decision", async () => {
@@ -774,9 +817,10 @@ describe("/loop in the TUI", () => {
 	});
 
 	it("start on a stale context throws nothing and leaves no loop behind", async () => {
-		const { pi, engine, commandCtx, makeStale } = setup();
+		const { pi, engine, commandCtx, makeStale, refused } = setup();
 		makeStale();
 		await expect(engine.startLoop(spec(), commandCtx)).resolves.toBeUndefined();
+		expect(refused()).toBeGreaterThan(0);
 		expect(pi.sent).toEqual([]);
 		expect(getLoop()).toBeUndefined();
 	});
@@ -846,6 +890,7 @@ describe("/loop in the TUI", () => {
 		const { engine, commandCtx, endRun } = setup();
 		await engine.startLoop(spec(), commandCtx);
 		endRun(FAILED);
+		expect(getChain().failures).toBe(1);
 		await vi.advanceTimersByTimeAsync(8000);
 		endRun();
 		expect(getChain().failures).toBe(0);
@@ -896,6 +941,7 @@ describe("/loop in the TUI", () => {
 	it("a session change ends the loop silently", async () => {
 		const { engine, commandCtx, ui } = setup();
 		await engine.startLoop(spec(), commandCtx);
+		expect(getLoop()).toMatchObject({ iteration: 1 });
 		engine.onSessionChange();
 		expect(getLoop()).toBeUndefined();
 		expect(ui.notifications).toEqual([]);
@@ -911,9 +957,11 @@ describe("/loop in the TUI", () => {
 	});
 
 	it("shows no loop status without a UI", async () => {
-		const { engine, commandCtx, ui } = setup({ hasUI: false });
+		const { pi, engine, commandCtx, ui } = setup({ hasUI: false });
 		await engine.startLoop(spec(), commandCtx);
 		expect(ui.statusCalls).toEqual([]);
+		expect(getLoop()).toMatchObject({ iteration: 1 });
+		expect(pi.sent).toEqual([{ message: loopMessage(1), options: { triggerTurn: true } }]);
 	});
 });
 
@@ -1153,7 +1201,8 @@ describe("print and JSON modes verify inside the run, and the exit status says w
 	it("a list without any verification leaves the exit status alone", async () => {
 		const s = setup({ mode: "print" });
 		setTodos(DONE);
-		await s.beforeSettle();
+		const done = "Every todo is finished (1): nothing to continue.";
+		expect(await s.beforeSettle()).toEqual(ended("info", "all-done", done, { finished: 1, total: 1 }));
 		expect(process.exitCode).toBeUndefined();
 	});
 
