@@ -13,6 +13,7 @@ import { DEFAULT_CONFIG, type TilDoneConfig } from "../../src/settings/config.ts
 import { type ChainSpend, NO_SPEND } from "../../src/spend/usage.ts";
 import {
 	getChain,
+	getDecisions,
 	getLoop,
 	getTodos,
 	isPanelEnabled,
@@ -286,6 +287,7 @@ describe("pause, resume and status control the auto-continue", () => {
 		setTodos(TWO_ITEMS);
 		engine.onRunEnd(WORKING, ctx);
 		engine.onSettled(ctx);
+		expect(counting()).toBe(true);
 		await todos("pause   reviewing the plan ");
 		expect(told()).toEqual(["Auto-continue paused for this session. /todos resume turns it back on."]);
 		expect(counting()).toBe(false);
@@ -315,11 +317,15 @@ describe("pause, resume and status control the auto-continue", () => {
 		expect(pi.sent.map((sent) => sent.message.customType)).toEqual(["til-done-countdown"]);
 	});
 
-	it("resume with nothing left to do only says so", async () => {
+	it("resume with nothing left to do only says so; with an item left, the same command counts down", async () => {
 		const { todos, told, counting } = setup();
 		await todos("resume");
 		expect(told()).toEqual(["Auto-continue is on."]);
 		expect(counting()).toBe(false);
+		expect(getDecisions()).toEqual([]);
+		setTodos(TWO_ITEMS);
+		await todos("resume");
+		expect(counting()).toBe(true);
 	});
 
 	it("status reports the state, the counters and the limits", async () => {

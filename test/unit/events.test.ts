@@ -242,6 +242,7 @@ describe("session_tree rebuilds from the new branch", () => {
 		await fire("session_start", { reason: "startup" });
 		await fire("agent_end", { messages: WORKING });
 		await fire("agent_settled");
+		expect(ui.widgets.has("til-done-countdown")).toBe(true);
 		branch = [written([todo("Other", "completed")])];
 		await fire("session_tree", {});
 		expect(getTodos()).toEqual([todo("Other", "completed")]);
@@ -258,6 +259,7 @@ describe("session_shutdown stops everything", () => {
 		await fire("session_start", { reason: "startup" });
 		await fire("agent_end", { messages: WORKING });
 		await fire("agent_settled");
+		expect(ui.widgets.has("til-done-countdown")).toBe(true);
 		await fire("session_shutdown");
 		expect(ui.widgets.has("til-done-countdown")).toBe(false);
 		expect(ui.widgetCalls.at(-1)).toEqual({ key: "til-done-countdown", content: undefined, options: undefined });
@@ -294,6 +296,7 @@ describe("input: a prompt from the user takes over, one from an extension does n
 		await fire("session_start", { reason: "startup" });
 		await fire("agent_end", { messages: WORKING });
 		await fire("agent_settled");
+		expect(ui.widgets.has("til-done-countdown")).toBe(true);
 		expect(await fire("input", { text: "stop", source })).toEqual([{ action: "continue" }]);
 		expect(ui.widgets.has("til-done-countdown")).toBe(false);
 		await vi.advanceTimersByTimeAsync(60_000);
