@@ -23,6 +23,14 @@ export const KEY = {
 	stop: "til-done-stop",
 } as const;
 
+/** Custom entry types the extension writes to the session file (the model never reads them). */
+export const ENTRY_TYPE = {
+	/** The whole list after a change by `/todos`. */
+	snapshot: "til-done-snapshot",
+	/** The done-check set with `/todos check`. */
+	doneCheck: "til-done-check",
+} as const;
+
 export const MESSAGE_TYPE = {
 	/** Every continuation prompt (and the countdown widget) carries this type. */
 	continuation: "til-done-countdown",

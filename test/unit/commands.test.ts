@@ -1,14 +1,8 @@
 import type { Theme } from "@earendil-works/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from "vitest";
 import { registerLoopCommand } from "../../src/commands/loop.ts";
-import {
-	completeTodosArgs,
-	formatStatusReport,
-	registerTodosCommand,
-	TODOS_SUBCOMMANDS,
-} from "../../src/commands/todos.ts";
+import { completeTodosArgs, formatStatusReport, registerTodosCommand } from "../../src/commands/todos.ts";
 import { createEngine } from "../../src/continue/engine.ts";
-import { COUNTDOWN_WIDGET_ID } from "../../src/session/keys.ts";
 import { DEFAULT_CONFIG, type TilDoneConfig } from "../../src/settings/config.ts";
 import { type ChainSpend, NO_SPEND } from "../../src/spend/usage.ts";
 import {
@@ -23,7 +17,7 @@ import {
 	setTodos,
 } from "../../src/state.ts";
 import type { TodoItem, TodoStatus } from "../../src/types.ts";
-import { statusReport, stderrLine } from "../helpers/expected.ts";
+import { KEY, statusReport, stderrLine } from "../helpers/expected.ts";
 import { createFakeCtx, type FakeCtxOptions } from "../helpers/fake-ctx.ts";
 import { createFakePi } from "../helpers/fake-pi.ts";
 import { freshStore, sendContinuation } from "../helpers/store.ts";
@@ -45,7 +39,7 @@ function setup(options: FakeCtxOptions = {}, overrides: Partial<TilDoneConfig> =
 	freshStore(fake.ctx);
 	engine.onSessionStart(fake.ctx);
 	/** Whether a countdown shows. */
-	const counting = () => fake.ui.widgets.has(COUNTDOWN_WIDGET_ID);
+	const counting = () => fake.ui.widgets.has(KEY.countdown);
 	const todos = (args: string) => pi.commands.get("todos")?.handler(args, fake.commandCtx);
 	const loop = (args: string) => pi.commands.get("loop")?.handler(args, fake.commandCtx);
 	/** The messages told to the user, in order. */
@@ -87,7 +81,7 @@ describe("the factory registers /todos and /loop", () => {
 
 describe("argument completion covers the first word only", () => {
 	it("offers every subcommand for an empty prefix, in order", async () => {
-		expect(completeTodosArgs("")?.map((c) => c.value)).toEqual(TODOS_SUBCOMMANDS.map((s) => s.name));
+		expect(completeTodosArgs("")?.map((c) => c.value)).toEqual(ALL_SUBCOMMANDS.split(", "));
 	});
 
 	it("offers the subcommands that start with the prefix, with their help", async () => {
