@@ -110,8 +110,8 @@ const TAKE_OVER = "Remaining todos were not completed. Take over manually.";
 /** How a breaker's text ends when every item is finished but the list did not pass its verification. */
 export const UNVERIFIED_TAKE_OVER = "The finished list did not pass its verification. Take over manually.";
 export const hardCap = (limit: number): string => `Auto-continue limit reached (${limit} iterations). ${TAKE_OVER}`;
-export const noProgress = (limit: number): string =>
-	`Auto-continue stopped: no todo was completed in the last ${limit} continuations. ${TAKE_OVER}`;
+export const noProgress = (limit: number, tail = TAKE_OVER): string =>
+	`Auto-continue stopped: no todo was completed in the last ${limit} continuations. ${tail}`;
 export const repeatedAnswer = (limit: number, tail = TAKE_OVER): string =>
 	`Auto-continue stopped: the last ${limit} continued runs ended with the same answer. ${tail}`;
 export const failures = (limit: number): string =>

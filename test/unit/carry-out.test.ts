@@ -18,7 +18,35 @@ import {
 	updateTodoStatus,
 } from "../../src/state.ts";
 import type { LoopSpec, TodoItem, TodoStatus } from "../../src/types.ts";
-import { type Counters, endData } from "../helpers/expected.ts";
+import {
+	ABORTED_WAIT,
+	allDone,
+	allFinished,
+	allVerified,
+	backoff,
+	type Counters,
+	continuationPrompt,
+	countdownLine,
+	endData,
+	failures,
+	hardCap,
+	KEY,
+	LOOP_STOPPED_BY_USER,
+	loopFinished,
+	loopLimit,
+	loopPrompt,
+	loopStatus,
+	MESSAGE_TYPE,
+	nextAction,
+	noProgress,
+	repeatedAnswer,
+	reviewWait,
+	stderrLine,
+	stopStatus,
+	tokenBudgetStop,
+	UNVERIFIED_HEAD,
+	UNVERIFIED_TAKE_OVER,
+} from "../helpers/expected.ts";
 import { createFakeCtx, type FakeCtxOptions } from "../helpers/fake-ctx.ts";
 import { createFakePi } from "../helpers/fake-pi.ts";
 import { must } from "../helpers/must.ts";
@@ -38,38 +66,23 @@ const assistant = (text: string, stopReason: StopReasonText = "stop", errorMessa
 const WORKING = [assistant("Working on it.")];
 const FAILED = [assistant("", "error", "529 overloaded")];
 
-const COUNTDOWN_WIDGET = "til-done-countdown";
-const countdownLine = (n: number) => [`⏳ Auto-continuing in ${n}s... (type anything to interrupt)`];
+/** The countdown widget's lines. */
+const countdownLines = (n: number) => [countdownLine(n)];
 
 const TWO_ITEMS = [todo("Write schema", "in_progress"), todo("Write migration")];
-const TWO_ITEMS_PROMPT = [
-	"There are still incomplete todos. Continue working on the remaining todos.",
-	"",
-	"Remaining items:",
-	"● [0] Write schema",
-	"– [1] Write migration",
-	"",
-	"Next action: edit_todos with action 'complete' and indices [0]",
-].join("\n");
-
-const TAKE_OVER = "Remaining todos were not completed. Take over manually.";
+const TWO_ITEMS_PROMPT = continuationPrompt(["● [0] Write schema", "– [1] Write migration"], nextAction("complete", 0));
 
 /** The decision to continue: a countdown, then the continuation (unless something changed by then). */
 const CONTINUE = { kind: "send", code: "continue" };
 
 /** What a print or JSON invocation records when it ends: why, as a custom entry in the session. */
 function ended(level: "info" | "warning", code: string, text: string, counters: Partial<Counters> = {}) {
-	return { entries: [{ type: "custom", customType: "til-done-complete", data: endData(level, code, text, counters) }] };
+	return {
+		entries: [{ type: "custom", customType: MESSAGE_TYPE.complete, data: endData(level, code, text, counters) }],
+	};
 }
 
-const HARD_CAP_2 =
-	"Auto-continue limit reached (2 iterations). Remaining todos were not completed. Take over manually.";
-const NO_PROGRESS_3 =
-	"Auto-continue stopped: no todo was completed in the last 3 continuations. Remaining todos were not completed. Take over manually.";
-const REPEATED_3 =
-	"Auto-continue stopped: the last 3 continued runs ended with the same answer. Remaining todos were not completed. Take over manually.";
-const FAILURES_3 =
-	"Auto-continue stopped after 3 failed runs in a row (provider error or output limit). Remaining todos were not completed. Take over manually.";
+const HARD_CAP_2 = hardCap(2);
 
 function setup(options: FakeCtxOptions = {}, overrides: Partial<TilDoneConfig> = {}) {
 	const config: TilDoneConfig = { ...DEFAULT_CONFIG, ...overrides };
@@ -79,7 +92,7 @@ function setup(options: FakeCtxOptions = {}, overrides: Partial<TilDoneConfig> =
 	freshStore(fake.ctx);
 	engine.onSessionStart(fake.ctx);
 	/** Whether a countdown shows. */
-	const counting = () => fake.ui.widgets.has(COUNTDOWN_WIDGET);
+	const counting = () => fake.ui.widgets.has(KEY.countdown);
 	/** One run ends and pi settles (TUI/RPC). */
 	const endRun = (messages: readonly unknown[] = WORKING) => {
 		engine.onRunEnd(messages, fake.ctx);
@@ -129,19 +142,19 @@ describe("with items left, a settled run is followed by a countdown and one cont
 		setTodos(TWO_ITEMS);
 		endRun();
 		expect(counting()).toBe(true);
-		expect(ui.widgets.get(COUNTDOWN_WIDGET)?.lines).toEqual(countdownLine(3));
+		expect(ui.widgets.get(KEY.countdown)?.lines).toEqual(countdownLines(3));
 		expect(pi.sent).toEqual([]);
 		await vi.advanceTimersByTimeAsync(2999);
 		expect(pi.sent).toEqual([]);
 		await vi.advanceTimersByTimeAsync(1);
 		expect(pi.sent).toEqual([
 			{
-				message: { customType: "til-done-countdown", content: TWO_ITEMS_PROMPT, display: true },
+				message: { customType: MESSAGE_TYPE.continuation, content: TWO_ITEMS_PROMPT, display: true },
 				options: { triggerTurn: true },
 			},
 		]);
 		expect(counting()).toBe(false);
-		expect(ui.widgets.has(COUNTDOWN_WIDGET)).toBe(false);
+		expect(ui.widgets.has(KEY.countdown)).toBe(false);
 		expect(getChain().continuations).toBe(1);
 		await vi.advanceTimersByTimeAsync(60_000);
 		expect(pi.sent).toHaveLength(1);
@@ -208,7 +221,7 @@ describe("with items left, a settled run is followed by a countdown and one cont
 		await vi.advanceTimersByTimeAsync(3000);
 		expect(pi.sent).toEqual([]);
 		expect(getDecisions().map((decision) => decision.code)).toEqual(["continue", "all-done"]);
-		expect(ui.notifications).toEqual([{ message: "✓ All 2 todos are done.", type: "info" }]);
+		expect(ui.notifications).toEqual([{ message: allDone(2), type: "info" }]);
 	});
 
 	it("sends nothing when the context went stale during the countdown", async () => {
@@ -228,7 +241,7 @@ describe("with items left, a settled run is followed by a countdown and one cont
 		expect(counting()).toBe(true);
 		engine.onSessionChange();
 		expect(counting()).toBe(false);
-		expect(ui.widgets.has(COUNTDOWN_WIDGET)).toBe(false);
+		expect(ui.widgets.has(KEY.countdown)).toBe(false);
 		await vi.advanceTimersByTimeAsync(60_000);
 		expect(pi.sent).toEqual([]);
 	});
@@ -255,7 +268,7 @@ describe("with items left, a settled run is followed by a countdown and one cont
 		engine.onRunEnd(WORKING, ctx);
 		expect(counting()).toBe(false);
 		engine.onSettled(ctx);
-		expect(ui.widgets.get(COUNTDOWN_WIDGET)?.lines).toEqual(countdownLine(3));
+		expect(ui.widgets.get(KEY.countdown)?.lines).toEqual(countdownLines(3));
 		await vi.advanceTimersByTimeAsync(2999);
 		expect(pi.sent).toEqual([]);
 		await vi.advanceTimersByTimeAsync(1);
@@ -267,7 +280,7 @@ describe("with items left, a settled run is followed by a countdown and one cont
 		config.countdownSeconds = 1;
 		setTodos(TWO_ITEMS);
 		endRun();
-		expect(ui.widgets.get(COUNTDOWN_WIDGET)?.lines).toEqual(countdownLine(1));
+		expect(ui.widgets.get(KEY.countdown)?.lines).toEqual(countdownLines(1));
 		await vi.advanceTimersByTimeAsync(1000);
 		expect(pi.sent).toHaveLength(1);
 	});
@@ -295,7 +308,7 @@ describe("the user takes over", () => {
 		expect(getChain()).toMatchObject({ continuations: 1, failures: 1 });
 		engine.onUserInput(ctx);
 		expect(counting()).toBe(false);
-		expect(ui.widgets.has(COUNTDOWN_WIDGET)).toBe(false);
+		expect(ui.widgets.has(KEY.countdown)).toBe(false);
 		expect(getChain()).toMatchObject({ continuations: 0, failures: 0, noProgress: 0, progressed: false });
 		await vi.advanceTimersByTimeAsync(60_000);
 		expect(pi.sent).toHaveLength(1);
@@ -403,7 +416,7 @@ describe("all-done: the completion notice comes exactly once per list", () => {
 		setTodos([todo("a", "completed"), todo("b", "abandoned")]);
 		endRun();
 		endRun();
-		expect(ui.notifications).toEqual([{ message: "✓ All 2 todos are done.", type: "info" }]);
+		expect(ui.notifications).toEqual([{ message: allDone(2), type: "info" }]);
 		await vi.advanceTimersByTimeAsync(60_000);
 		expect(pi.sent).toEqual([]);
 	});
@@ -415,7 +428,7 @@ describe("all-done: the completion notice comes exactly once per list", () => {
 		setTodos([todo("a", "completed"), todo("b")]);
 		updateTodoStatus([1], "completed");
 		endRun();
-		expect(ui.notifications.map((n) => n.message)).toEqual(["✓ All 1 todos are done.", "✓ All 2 todos are done."]);
+		expect(ui.notifications.map((n) => n.message)).toEqual([allDone(1), allDone(2)]);
 	});
 
 	it("shows no notice without a UI but still counts it as shown", async () => {
@@ -434,10 +447,10 @@ describe("a budget or the progress breaker stops the chain, says why on the stat
 		setTodos(TWO_ITEMS);
 		setChain({ ...getChain(), spend: { ...NO_SPEND, tokens: 9000, calls: 3, lastContext: 1500 } });
 		s.endRun();
-		const text = `Auto-continue stopped: the next continuation would bring this chain to about 10,500 tokens, over its budget of 10,000 (9,000 spent so far, and its first call sends the last context of 1,500 tokens again). ${TAKE_OVER}`;
-		expect(s.sentTypes()).toEqual(["til-done-complete"]);
+		const text = tokenBudgetStop(10_500, 10_000, 9000, 1500);
+		expect(s.sentTypes()).toEqual([MESSAGE_TYPE.complete]);
 		expect(s.ui.notifications).toEqual([{ message: text, type: "warning" }]);
-		expect(s.ui.status.get("til-done-stop")).toBe("⏹ auto-continue stopped: token budget (/todos why)");
+		expect(s.ui.status.get(KEY.stop)).toBe(stopStatus("token budget"));
 		expect(getDecisions().map((decision) => [decision.code, decision.text])).toEqual([["budget-tokens", text]]);
 	});
 
@@ -446,9 +459,9 @@ describe("a budget or the progress breaker stops the chain, says why on the stat
 		setTodos(TWO_ITEMS);
 		setChain({ ...getChain(), spend: { ...NO_SPEND, tokens: 5, lastContext: 5 } });
 		s.endRun();
-		expect(s.ui.status.get("til-done-stop")).toBe("⏹ auto-continue stopped: token budget (/todos why)");
+		expect(s.ui.status.get(KEY.stop)).toBe(stopStatus("token budget"));
 		s.engine.onUserInput(s.ctx);
-		expect(s.ui.status.has("til-done-stop")).toBe(false);
+		expect(s.ui.status.has(KEY.stop)).toBe(false);
 	});
 
 	it("every decision after a run is kept, with its counters", async () => {
@@ -469,7 +482,7 @@ describe("a tripped breaker warns and posts a til-done-complete message", () => 
 	const expectStop = (s: ReturnType<typeof setup>, text: string) => {
 		expect(s.ui.notifications.at(-1)).toEqual({ message: text, type: "warning" });
 		expect(s.pi.sent.at(-1)).toEqual({
-			message: { customType: "til-done-complete", content: text, display: true, details: { level: "warning" } },
+			message: { customType: MESSAGE_TYPE.complete, content: text, display: true, details: { level: "warning" } },
 			options: { triggerTurn: false },
 		});
 		expect(s.counting()).toBe(false);
@@ -484,7 +497,7 @@ describe("a tripped breaker warns and posts a til-done-complete message", () => 
 			updateTodoStatus([i], "completed");
 		}
 		s.endRun();
-		expect(s.sentTypes()).toEqual(["til-done-countdown", "til-done-countdown", "til-done-complete"]);
+		expect(s.sentTypes()).toEqual([MESSAGE_TYPE.continuation, MESSAGE_TYPE.continuation, MESSAGE_TYPE.complete]);
 		expectStop(s, HARD_CAP_2);
 	});
 
@@ -497,12 +510,12 @@ describe("a tripped breaker warns and posts a til-done-complete message", () => 
 		}
 		s.endRun([assistant("Still working (3).")]);
 		expect(s.sentTypes()).toEqual([
-			"til-done-countdown",
-			"til-done-countdown",
-			"til-done-countdown",
-			"til-done-complete",
+			MESSAGE_TYPE.continuation,
+			MESSAGE_TYPE.continuation,
+			MESSAGE_TYPE.continuation,
+			MESSAGE_TYPE.complete,
 		]);
-		expectStop(s, NO_PROGRESS_3);
+		expectStop(s, noProgress(3));
 	});
 
 	it("repeated-answer: after three continuations that finished nothing and ended with the same answer", async () => {
@@ -514,12 +527,12 @@ describe("a tripped breaker warns and posts a til-done-complete message", () => 
 		}
 		s.endRun();
 		expect(s.sentTypes()).toEqual([
-			"til-done-countdown",
-			"til-done-countdown",
-			"til-done-countdown",
-			"til-done-complete",
+			MESSAGE_TYPE.continuation,
+			MESSAGE_TYPE.continuation,
+			MESSAGE_TYPE.continuation,
+			MESSAGE_TYPE.complete,
 		]);
-		expectStop(s, REPEATED_3);
+		expectStop(s, repeatedAnswer(3));
 	});
 
 	it("failures: after three failed runs in a row", async () => {
@@ -530,8 +543,8 @@ describe("a tripped breaker warns and posts a til-done-complete message", () => 
 		s.endRun([assistant("", "length")]);
 		await vi.advanceTimersByTimeAsync(13_000);
 		s.endRun(FAILED);
-		expect(s.sentTypes()).toEqual(["til-done-countdown", "til-done-countdown", "til-done-complete"]);
-		expectStop(s, FAILURES_3);
+		expect(s.sentTypes()).toEqual([MESSAGE_TYPE.continuation, MESSAGE_TYPE.continuation, MESSAGE_TYPE.complete]);
+		expectStop(s, failures(3));
 	});
 
 	it("posts the message without a UI, and notifies nobody", async () => {
@@ -541,7 +554,7 @@ describe("a tripped breaker warns and posts a til-done-complete message", () => 
 		updateTodoStatus([0], "completed");
 		s.endRun();
 		expect(s.ui.notifications).toEqual([]);
-		expect(s.sentTypes()).toEqual(["til-done-complete"]);
+		expect(s.sentTypes()).toEqual([MESSAGE_TYPE.complete]);
 	});
 
 	it("stays quiet when the context is stale", async () => {
@@ -551,7 +564,7 @@ describe("a tripped breaker warns and posts a til-done-complete message", () => 
 		updateTodoStatus([0], "completed");
 		s.makeStale();
 		expect(() => s.endRun()).not.toThrow();
-		expect(s.sentTypes()).toEqual(["til-done-complete"]);
+		expect(s.sentTypes()).toEqual([MESSAGE_TYPE.complete]);
 	});
 
 	it("swallows a sendMessage that throws on a replaced session", async () => {
@@ -565,7 +578,7 @@ describe("a tripped breaker warns and posts a til-done-complete message", () => 
 		expect(() => s.endRun()).not.toThrow();
 		expect(s.ui.notifications).toEqual([
 			{
-				message: "Auto-continue limit reached (1 iterations). Remaining todos were not completed. Take over manually.",
+				message: hardCap(1),
 				type: "warning",
 			},
 		]);
@@ -577,20 +590,18 @@ describe("after a failed run the countdown backs off, doubling per failure", () 
 		const { pi, ui, endRun } = setup();
 		setTodos(TWO_ITEMS);
 		endRun(FAILED);
-		expect(ui.notifications).toEqual([
-			{ message: "The last run failed; auto-continue waits 5.0s longer before continuing.", type: "warning" },
-		]);
-		expect(ui.widgets.get(COUNTDOWN_WIDGET)?.lines).toEqual(countdownLine(8));
+		expect(ui.notifications).toEqual([{ message: backoff("5.0"), type: "warning" }]);
+		expect(ui.widgets.get(KEY.countdown)?.lines).toEqual(countdownLines(8));
 		await vi.advanceTimersByTimeAsync(7999);
 		expect(pi.sent).toEqual([]);
 		await vi.advanceTimersByTimeAsync(1);
 		expect(pi.sent).toHaveLength(1);
 		endRun(FAILED);
 		expect(ui.notifications.at(-1)).toEqual({
-			message: "The last run failed; auto-continue waits 10.0s longer before continuing.",
+			message: backoff("10.0"),
 			type: "warning",
 		});
-		expect(ui.widgets.get(COUNTDOWN_WIDGET)?.lines).toEqual(countdownLine(13));
+		expect(ui.widgets.get(KEY.countdown)?.lines).toEqual(countdownLines(13));
 	});
 
 	it("drops the back-off after a run that did not fail", async () => {
@@ -600,17 +611,15 @@ describe("after a failed run the countdown backs off, doubling per failure", () 
 		await vi.advanceTimersByTimeAsync(8000);
 		endRun();
 		expect(ui.notifications).toHaveLength(1);
-		expect(ui.widgets.get(COUNTDOWN_WIDGET)?.lines).toEqual(countdownLine(3));
+		expect(ui.widgets.get(KEY.countdown)?.lines).toEqual(countdownLines(3));
 	});
 
 	it("uses the configured first back-off", async () => {
 		const { ui, endRun } = setup({}, { failureBackoffMs: 1500 });
 		setTodos(TWO_ITEMS);
 		endRun(FAILED);
-		expect(must(ui.notifications[0], "a notification").message).toBe(
-			"The last run failed; auto-continue waits 1.5s longer before continuing.",
-		);
-		expect(ui.widgets.get(COUNTDOWN_WIDGET)?.lines).toEqual(countdownLine(5));
+		expect(must(ui.notifications[0], "a notification").message).toBe(backoff("1.5"));
+		expect(ui.widgets.get(KEY.countdown)?.lines).toEqual(countdownLines(5));
 	});
 });
 
@@ -680,7 +689,7 @@ describe("headless modes (print, json) continue inside the run", () => {
 			setTodos(TWO_ITEMS);
 			expect(await beforeSettle()).toEqual({
 				entries: [
-					{ type: "custom_message", customType: "til-done-countdown", content: TWO_ITEMS_PROMPT, display: true },
+					{ type: "custom_message", customType: MESSAGE_TYPE.continuation, content: TWO_ITEMS_PROMPT, display: true },
 				],
 				continue: true,
 			});
@@ -692,9 +701,8 @@ describe("headless modes (print, json) continue inside the run", () => {
 	it("an aborted run ends the invocation with its reason on stderr and in the session", async () => {
 		const { beforeSettle } = setup({ mode: "print" });
 		setTodos(TWO_ITEMS);
-		const aborted = "The run was aborted: the auto-continue waits for you.";
-		expect(await beforeSettle(WORKING, "aborted")).toEqual(ended("info", "aborted", aborted, { total: 2 }));
-		expect(stderr.mock.calls.map((call) => call[0])).toEqual([`[til-done] ${aborted}\n`]);
+		expect(await beforeSettle(WORKING, "aborted")).toEqual(ended("info", "aborted", ABORTED_WAIT, { total: 2 }));
+		expect(stderr.mock.calls.map((call) => call[0])).toEqual([stderrLine(ABORTED_WAIT)]);
 	});
 
 	it("without a list the invocation ends silently; a finished list says so", async () => {
@@ -702,9 +710,8 @@ describe("headless modes (print, json) continue inside the run", () => {
 		expect(await beforeSettle()).toBeUndefined();
 		expect(stderr).not.toHaveBeenCalled();
 		setTodos([todo("a", "completed")]);
-		const done = "Every todo is finished (1): nothing to continue.";
-		expect(await beforeSettle()).toEqual(ended("info", "all-done", done, { finished: 1, total: 1 }));
-		expect(stderr.mock.calls.map((call) => call[0])).toEqual([`[til-done] ${done}\n`]);
+		expect(await beforeSettle()).toEqual(ended("info", "all-done", allFinished(1), { finished: 1, total: 1 }));
+		expect(stderr.mock.calls.map((call) => call[0])).toEqual([stderrLine(allFinished(1))]);
 	});
 
 	it("a breaker stop is a warning entry with its code, text and counters, and a `[til-done] …` line on stderr", async () => {
@@ -718,7 +725,7 @@ describe("headless modes (print, json) continue inside the run", () => {
 			ended("warning", "hard-cap", HARD_CAP_2, { continuations: 2, maxContinuations: 2, finished: 2, total: 3 }),
 		);
 		expect(stderr).toHaveBeenCalledTimes(1);
-		expect(stderr).toHaveBeenCalledWith(`[til-done] ${HARD_CAP_2}\n`);
+		expect(stderr).toHaveBeenCalledWith(stderrLine(HARD_CAP_2));
 		expect(pi.sent).toEqual([]);
 		expect(ui.notifications).toEqual([]);
 	});
@@ -760,13 +767,11 @@ describe("/loop in the TUI", () => {
 		...overrides,
 	});
 	const loopMessage = (iteration: number) => ({
-		customType: "til-done-loop",
+		customType: KEY.loop,
 		content: loopText(iteration),
 		display: true,
 	});
-	function loopText(iteration: number, max = 10, marker = "LOOP_DONE"): string {
-		return `Fix the failing tests\n\n(Loop iteration ${iteration} of ${max}. When the task is fully complete, include ${marker} in your answer.)`;
-	}
+	const loopText = (iteration: number, max = 10) => loopPrompt("Fix the failing tests", iteration, max, "LOOP_DONE");
 
 	it("start sends the first iteration as a 🔁 message that starts a run, and shows the loop status", async () => {
 		const { pi, engine, commandCtx, ui } = setup();
@@ -774,7 +779,7 @@ describe("/loop in the TUI", () => {
 		await await engine.startLoop(spec(), commandCtx);
 		expect(pi.sent).toEqual([{ message: loopMessage(1), options: { triggerTurn: true } }]);
 		expect(pi.userMessages).toEqual([]);
-		expect(ui.status.get("til-done-loop")).toBe("🔁 loop 1/10");
+		expect(ui.status.get(KEY.loop)).toBe(loopStatus(1, 10));
 		expect(getLoop()).toMatchObject({ iteration: 1 });
 		expect(getChain().failures).toBe(0);
 	});
@@ -830,11 +835,11 @@ describe("/loop in the TUI", () => {
 		setTodos(TWO_ITEMS);
 		await engine.startLoop(spec(), commandCtx);
 		endRun([assistant("Still two failures.")]);
-		expect(ui.widgets.get(COUNTDOWN_WIDGET)?.lines).toEqual(countdownLine(3));
+		expect(ui.widgets.get(KEY.countdown)?.lines).toEqual(countdownLines(3));
 		await vi.advanceTimersByTimeAsync(3000);
 		expect(pi.sent.at(-1)).toEqual({ message: loopMessage(2), options: { triggerTurn: true } });
 		expect(pi.sent).toHaveLength(2);
-		expect(ui.status.get("til-done-loop")).toBe("🔁 loop 2/10");
+		expect(ui.status.get(KEY.loop)).toBe(loopStatus(2, 10));
 		expect(getChain().continuations).toBe(0);
 	});
 
@@ -842,10 +847,8 @@ describe("/loop in the TUI", () => {
 		const { engine, commandCtx, ui, endRun, counting } = setup();
 		await engine.startLoop(spec(), commandCtx);
 		endRun([assistant("All green. LOOP_DONE")]);
-		expect(ui.notifications).toEqual([
-			{ message: "Loop finished: LOOP_DONE found after 1 iteration(s).", type: "info" },
-		]);
-		expect(ui.status.has("til-done-loop")).toBe(false);
+		expect(ui.notifications).toEqual([{ message: loopFinished("LOOP_DONE", 1), type: "info" }]);
+		expect(ui.status.has(KEY.loop)).toBe(false);
 		expect(getLoop()).toBeUndefined();
 		expect(counting()).toBe(false);
 	});
@@ -857,7 +860,7 @@ describe("/loop in the TUI", () => {
 		await vi.advanceTimersByTimeAsync(3000);
 		endRun();
 		expect(pi.sent.map((sent) => sent.message.content)).toEqual([loopText(1, 2), loopText(2, 2)]);
-		expect(ui.notifications).toEqual([{ message: "Loop stopped: 2 iteration(s) without LOOP_DONE.", type: "warning" }]);
+		expect(ui.notifications).toEqual([{ message: loopLimit(2, "LOOP_DONE"), type: "warning" }]);
 		expect(getLoop()).toBeUndefined();
 	});
 
@@ -873,14 +876,14 @@ describe("/loop in the TUI", () => {
 		await engine.startLoop(spec(), commandCtx);
 		endRun(FAILED);
 		expect(getChain().failures).toBe(1);
-		expect(ui.widgets.get(COUNTDOWN_WIDGET)?.lines).toEqual(countdownLine(8));
+		expect(ui.widgets.get(KEY.countdown)?.lines).toEqual(countdownLines(8));
 		await vi.advanceTimersByTimeAsync(8000);
 		endRun(FAILED);
 		await vi.advanceTimersByTimeAsync(13_000);
 		endRun(FAILED);
 		expect(ui.notifications.map((n) => n.message)).toEqual([
-			"The last run failed; auto-continue waits 5.0s longer before continuing.",
-			"The last run failed; auto-continue waits 10.0s longer before continuing.",
+			backoff("5.0"),
+			backoff("10.0"),
 			"Loop stopped after 3 failed runs in a row.",
 		]);
 		expect(ui.notifications.at(-1)?.type).toBe("warning");
@@ -902,8 +905,8 @@ describe("/loop in the TUI", () => {
 		endRun();
 		for (const handler of [...ui.inputHandlers]) handler("x");
 		await vi.advanceTimersByTimeAsync(0);
-		expect(ui.notifications).toEqual([{ message: "Loop stopped by the user.", type: "info" }]);
-		expect(ui.status.has("til-done-loop")).toBe(false);
+		expect(ui.notifications).toEqual([{ message: LOOP_STOPPED_BY_USER, type: "info" }]);
+		expect(ui.status.has(KEY.loop)).toBe(false);
 		expect(getLoop()).toBeUndefined();
 		await vi.advanceTimersByTimeAsync(60_000);
 		expect(pi.sent.map((sent) => sent.message.content)).toEqual([loopText(1)]);
@@ -914,7 +917,7 @@ describe("/loop in the TUI", () => {
 		await engine.startLoop(spec(), commandCtx);
 		endRun();
 		engine.onUserInput(commandCtx);
-		expect(ui.notifications).toEqual([{ message: "Loop stopped by the user.", type: "info" }]);
+		expect(ui.notifications).toEqual([{ message: LOOP_STOPPED_BY_USER, type: "info" }]);
 		expect(getLoop()).toBeUndefined();
 		await vi.advanceTimersByTimeAsync(60_000);
 		expect(pi.sent.map((sent) => sent.message.content)).toEqual([loopText(1)]);
@@ -925,8 +928,8 @@ describe("/loop in the TUI", () => {
 		await engine.startLoop(spec(), commandCtx);
 		endRun();
 		engine.pause(commandCtx);
-		expect(ui.notifications).toEqual([{ message: "Loop stopped by the user.", type: "info" }]);
-		expect(ui.status.has("til-done-loop")).toBe(false);
+		expect(ui.notifications).toEqual([{ message: LOOP_STOPPED_BY_USER, type: "info" }]);
+		expect(ui.status.has(KEY.loop)).toBe(false);
 		await vi.advanceTimersByTimeAsync(60_000);
 		expect(pi.sent).toHaveLength(1);
 	});
@@ -976,8 +979,8 @@ describe("/loop in headless modes", () => {
 			entries: [
 				{
 					type: "custom_message",
-					customType: "til-done-loop",
-					content: "Fix it\n\n(Loop iteration 2 of 3. When the task is fully complete, include DONE in your answer.)",
+					customType: KEY.loop,
+					content: loopPrompt("Fix it", 2, 3, "DONE"),
 					display: true,
 				},
 			],
@@ -989,24 +992,21 @@ describe("/loop in headless modes", () => {
 	it("ends on the marker: stderr line, the reason in the session, loop cleared", async () => {
 		const { beforeSettle } = setup({ mode: "print" });
 		start({ iteration: 2 });
-		const found = "Loop finished: DONE found after 2 iteration(s).";
+		const found = loopFinished("DONE", 2);
 		expect(await beforeSettle([assistant("DONE")])).toEqual(ended("info", "loop-done", found));
-		expect(stderr).toHaveBeenCalledWith(`[til-done] ${found}\n`);
+		expect(stderr).toHaveBeenCalledWith(stderrLine(found));
 		expect(getLoop()).toBeUndefined();
 	});
 
 	it("ends at the maximum and on an aborted outcome, each a warning with its reason", async () => {
 		const { beforeSettle } = setup({ mode: "json" });
 		start({ iteration: 3 });
-		const limit = "Loop stopped: 3 iteration(s) without DONE.";
+		const limit = loopLimit(3, "DONE");
 		expect(await beforeSettle()).toEqual(ended("warning", "loop-limit", limit));
 		start();
 		const aborted = "Loop stopped: the run was aborted.";
 		expect(await beforeSettle(WORKING, "aborted")).toEqual(ended("warning", "loop-aborted", aborted));
-		expect(stderr.mock.calls.map((call) => call[0])).toEqual([
-			"[til-done] Loop stopped: 3 iteration(s) without DONE.\n",
-			"[til-done] Loop stopped: the run was aborted.\n",
-		]);
+		expect(stderr.mock.calls.map((call) => call[0])).toEqual([stderrLine(limit), stderrLine(aborted)]);
 	});
 
 	it("backs off after a failed run", async () => {
@@ -1042,7 +1042,7 @@ describe("/loop in headless modes", () => {
 		setTodos(TWO_ITEMS);
 		start();
 		const result = (await beforeSettle()) as { entries: { customType: string }[] };
-		expect(must(result.entries[0], "an entry").customType).toBe("til-done-loop");
+		expect(must(result.entries[0], "an entry").customType).toBe(KEY.loop);
 		expect(getChain().continuations).toBe(0);
 		expect(getTodos()).toHaveLength(2);
 	});
@@ -1064,14 +1064,14 @@ describe("a finished list is verified between runs before it counts as done", ()
 		s.engine.onRunEnd(WORKING, s.ctx);
 		expect(s.pi.execCalls).toEqual([]);
 		s.engine.onSettled(s.ctx);
-		expect(s.ui.status.get("til-done-check")).toBe("🔎 checking the done-check: npm test");
+		expect(s.ui.status.get(KEY.check)).toBe("🔎 checking the done-check: npm test");
 		await vi.advanceTimersByTimeAsync(0);
 		expect(s.pi.execCalls.map(commandOf)).toEqual(["npm test", "test -f b"]);
 		expect(s.pi.execCalls[0]?.options).toMatchObject({ cwd: "/tmp", timeout: 130_000 });
 		expect(s.ui.notifications).toEqual([
 			{ message: "✓ All 2 todos are done and verified (2 check(s) passed).", type: "info" },
 		]);
-		expect(s.ui.status.get("til-done-check")).toBe("✓ verified (2 check(s) passed)");
+		expect(s.ui.status.get(KEY.check)).toBe("✓ verified (2 check(s) passed)");
 		expect(s.pi.sent).toEqual([]);
 	});
 
@@ -1085,13 +1085,13 @@ describe("a finished list is verified between runs before it counts as done", ()
 		expect(s.pi.entries).toEqual([
 			{ customType: "til-done-snapshot", data: { action: "write", todos: [DONE[0], getTodos()[1]] } },
 		]);
-		expect(s.ui.status.get("til-done-check")).toBe("✗ not verified: the check of [1] (exit code 1)");
+		expect(s.ui.status.get(KEY.check)).toBe("✗ not verified: the check of [1] (exit code 1)");
 		expect(s.counting()).toBe(true);
 		await vi.advanceTimersByTimeAsync(3000);
 		const prompt = String(s.pi.sent[0]?.message.content);
 		expect(prompt).toContain("- the check of [1] failed (exit code 1)");
 		expect(prompt).toContain("«ran test -f b»");
-		expect(prompt.split("\n").at(-1)).toBe("Next action: edit_todos with action 'complete' and indices [1]");
+		expect(prompt.split("\n").at(-1)).toBe(nextAction("complete", 1));
 	});
 
 	it("a failed done-check asks for the fix with the list still finished", async () => {
@@ -1102,9 +1102,7 @@ describe("a finished list is verified between runs before it counts as done", ()
 		await vi.advanceTimersByTimeAsync(0);
 		await vi.advanceTimersByTimeAsync(3000);
 		expect(s.pi.sent).toHaveLength(1);
-		expect(String(s.pi.sent[0]?.message.content).split("\n")[0]).toBe(
-			"Every todo is finished, but the list did not pass its verification:",
-		);
+		expect(String(s.pi.sent[0]?.message.content).split("\n")[0]).toBe(UNVERIFIED_HEAD);
 		expect(s.ui.notifications).toEqual([]);
 	});
 
@@ -1143,8 +1141,8 @@ describe("the auto-continue waits on an item the user must review", () => {
 		setTodos(WAITING);
 		s.endRun();
 		s.endRun();
-		expect(s.ui.notifications).toEqual([{ message: "👁 [1] waits for your review", type: "info" }]);
-		expect(s.ui.status.get("til-done-review")).toBe("👁 [1] waits for your review");
+		expect(s.ui.notifications).toEqual([{ message: reviewWait(1), type: "info" }]);
+		expect(s.ui.status.get(KEY.review)).toBe(reviewWait(1));
 		expect(s.counting()).toBe(false);
 		await vi.advanceTimersByTimeAsync(60_000);
 		expect(s.pi.sent).toEqual([]);
@@ -1165,7 +1163,7 @@ describe("print and JSON modes verify inside the run, and the exit status says w
 	it("a passing done-check ends the run verified: exit status 0", async () => {
 		const s = setup({ mode: "print" }, { doneCheck: "npm test" });
 		setTodos(DONE);
-		const verified = `Every todo is finished (${DONE.length}) and the list passed its verification: nothing to continue.`;
+		const verified = allVerified(DONE.length);
 		expect(await s.beforeSettle()).toEqual(
 			ended("info", "all-done", verified, { finished: DONE.length, total: DONE.length }),
 		);
@@ -1179,9 +1177,7 @@ describe("print and JSON modes verify inside the run, and the exit status says w
 		setTodos(DONE);
 		const result = (await s.beforeSettle()) as { entries: { content: string }[]; continue: boolean };
 		expect(result.continue).toBe(true);
-		expect(result.entries[0]?.content.split("\n")[0]).toBe(
-			"Every todo is finished, but the list did not pass its verification:",
-		);
+		expect(result.entries[0]?.content.split("\n")[0]).toBe(UNVERIFIED_HEAD);
 		expect(process.exitCode).toBeUndefined();
 	});
 
@@ -1192,25 +1188,22 @@ describe("print and JSON modes verify inside the run, and the exit status says w
 		// A continued run that completed nothing new: the one continuation the breaker allows is used up.
 		setChain({ ...getChain(), continuations: 1, progressed: false });
 		await s.beforeSettle();
-		expect(stderr.mock.calls.map((call) => call[0])).toEqual([
-			"[til-done] Auto-continue stopped: no todo was completed in the last 1 continuations. The finished list did not pass its verification. Take over manually.\n",
-		]);
+		expect(stderr.mock.calls.map((call) => call[0])).toEqual([stderrLine(noProgress(1, UNVERIFIED_TAKE_OVER))]);
 		expect(process.exitCode).toBe(3);
 	});
 
 	it("a list without any verification leaves the exit status alone", async () => {
 		const s = setup({ mode: "print" });
 		setTodos(DONE);
-		const done = "Every todo is finished (1): nothing to continue.";
-		expect(await s.beforeSettle()).toEqual(ended("info", "all-done", done, { finished: 1, total: 1 }));
+		expect(await s.beforeSettle()).toEqual(ended("info", "all-done", allFinished(1), { finished: 1, total: 1 }));
 		expect(process.exitCode).toBeUndefined();
 	});
 
 	it("a review wait is a line on stderr and its reason in the session", async () => {
 		const s = setup({ mode: "print" });
 		setTodos([{ text: "b", status: "in_progress", review: true }]);
-		const waits = "👁 [0] waits for your review: /todos approve 0 completes it and goes on.";
+		const waits = `${reviewWait(0)}: /todos approve 0 completes it and goes on.`;
 		expect(await s.beforeSettle()).toEqual(ended("info", "review-wait", waits, { total: 1 }));
-		expect(stderr.mock.calls.map((call) => call[0])).toEqual([`[til-done] ${waits}\n`]);
+		expect(stderr.mock.calls.map((call) => call[0])).toEqual([stderrLine(waits)]);
 	});
 });
