@@ -17,7 +17,7 @@ import {
 	setTodos,
 } from "../../src/state.ts";
 import type { TodoItem, TodoStatus } from "../../src/types.ts";
-import { KEY, statusReport, stderrLine } from "../helpers/expected.ts";
+import { KEY, statusReport, stderrLine, TODOS_ERRORS, TODOS_SUBCOMMANDS } from "../helpers/expected.ts";
 import { createFakeCtx, type FakeCtxOptions } from "../helpers/fake-ctx.ts";
 import { createFakePi } from "../helpers/fake-pi.ts";
 import { freshStore, sendContinuation } from "../helpers/store.ts";
@@ -26,8 +26,6 @@ import { taggingTheme } from "../helpers/theme.ts";
 const todo = (text: string, status: TodoStatus = "not_started"): TodoItem => ({ text, status });
 const TWO_ITEMS = [todo("Write schema", "in_progress"), todo("Write migration")];
 const WORKING = [{ role: "assistant", stopReason: "stop", content: [{ type: "text", text: "Working." }] }];
-
-const ALL_SUBCOMMANDS = "add, start, done, abandon, review, approve, check, clear, pause, resume, status, why, panel";
 
 function setup(options: FakeCtxOptions = {}, overrides: Partial<TilDoneConfig> = {}) {
 	const config: TilDoneConfig = { ...DEFAULT_CONFIG, ...overrides };
@@ -81,7 +79,7 @@ describe("the factory registers /todos and /loop", () => {
 
 describe("argument completion covers the first word only", () => {
 	it("offers every subcommand for an empty prefix, in order", async () => {
-		expect(completeTodosArgs("")?.map((c) => c.value)).toEqual(ALL_SUBCOMMANDS.split(", "));
+		expect(completeTodosArgs("")?.map((c) => c.value)).toEqual(TODOS_SUBCOMMANDS.split(", "));
 	});
 
 	it("offers the subcommands that start with the prefix, with their help", async () => {
@@ -458,9 +456,7 @@ describe("an unknown subcommand is an error that lists the valid ones", () => {
 	it("names the subcommand and the choices", async () => {
 		const { todos, ui } = setup();
 		await todos("frob 1");
-		expect(ui.notifications).toEqual([
-			{ message: `/todos: unknown subcommand 'frob'. Try: ${ALL_SUBCOMMANDS}`, type: "error" },
-		]);
+		expect(ui.notifications).toEqual([{ message: TODOS_ERRORS.unknown("frob"), type: "error" }]);
 	});
 
 	it("treats names inherited from Object.prototype as unknown subcommands", async () => {
@@ -468,10 +464,7 @@ describe("an unknown subcommand is an error that lists the valid ones", () => {
 		setTodos(TWO_ITEMS);
 		await todos("toString");
 		await todos("constructor 0");
-		expect(told()).toEqual([
-			`/todos: unknown subcommand 'toString'. Try: ${ALL_SUBCOMMANDS}`,
-			`/todos: unknown subcommand 'constructor'. Try: ${ALL_SUBCOMMANDS}`,
-		]);
+		expect(told()).toEqual([TODOS_ERRORS.unknown("toString"), TODOS_ERRORS.unknown("constructor")]);
 	});
 });
 
