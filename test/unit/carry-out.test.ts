@@ -479,7 +479,10 @@ describe("a budget or the progress breaker stops the chain, says why on the stat
 });
 
 describe("a tripped breaker warns and posts a til-done-complete message", () => {
-	const expectStop = (s: ReturnType<typeof setup>, text: string) => {
+	/** After `continuations` continuations, the stop: a warning and a til-done-complete message, and no countdown. */
+	const expectStop = (s: ReturnType<typeof setup>, text: string, continuations: number) => {
+		const sent = [...Array<string>(continuations).fill(MESSAGE_TYPE.continuation), MESSAGE_TYPE.complete];
+		expect(s.sentTypes()).toEqual(sent);
 		expect(s.ui.notifications.at(-1)).toEqual({ message: text, type: "warning" });
 		expect(s.pi.sent.at(-1)).toEqual({
 			message: { customType: MESSAGE_TYPE.complete, content: text, display: true, details: { level: "warning" } },
@@ -497,8 +500,7 @@ describe("a tripped breaker warns and posts a til-done-complete message", () => 
 			updateTodoStatus([i], "completed");
 		}
 		s.endRun();
-		expect(s.sentTypes()).toEqual([MESSAGE_TYPE.continuation, MESSAGE_TYPE.continuation, MESSAGE_TYPE.complete]);
-		expectStop(s, HARD_CAP_2);
+		expectStop(s, HARD_CAP_2, 2);
 	});
 
 	it("no-progress: after three continuations that finished nothing", async () => {
@@ -509,13 +511,7 @@ describe("a tripped breaker warns and posts a til-done-complete message", () => 
 			await vi.advanceTimersByTimeAsync(3000);
 		}
 		s.endRun([assistant("Still working (3).")]);
-		expect(s.sentTypes()).toEqual([
-			MESSAGE_TYPE.continuation,
-			MESSAGE_TYPE.continuation,
-			MESSAGE_TYPE.continuation,
-			MESSAGE_TYPE.complete,
-		]);
-		expectStop(s, noProgress(3));
+		expectStop(s, noProgress(3), 3);
 	});
 
 	it("repeated-answer: after three continuations that finished nothing and ended with the same answer", async () => {
@@ -526,13 +522,7 @@ describe("a tripped breaker warns and posts a til-done-complete message", () => 
 			await vi.advanceTimersByTimeAsync(3000);
 		}
 		s.endRun();
-		expect(s.sentTypes()).toEqual([
-			MESSAGE_TYPE.continuation,
-			MESSAGE_TYPE.continuation,
-			MESSAGE_TYPE.continuation,
-			MESSAGE_TYPE.complete,
-		]);
-		expectStop(s, repeatedAnswer(3));
+		expectStop(s, repeatedAnswer(3), 3);
 	});
 
 	it("failures: after three failed runs in a row", async () => {
@@ -543,8 +533,7 @@ describe("a tripped breaker warns and posts a til-done-complete message", () => 
 		s.endRun([assistant("", "length")]);
 		await vi.advanceTimersByTimeAsync(13_000);
 		s.endRun(FAILED);
-		expect(s.sentTypes()).toEqual([MESSAGE_TYPE.continuation, MESSAGE_TYPE.continuation, MESSAGE_TYPE.complete]);
-		expectStop(s, failures(3));
+		expectStop(s, failures(3), 2);
 	});
 
 	it("posts the message without a UI, and notifies nobody", async () => {
@@ -899,40 +888,28 @@ describe("/loop in the TUI", () => {
 		expect(getChain().failures).toBe(0);
 	});
 
-	it("a keypress during the countdown stops the loop: `Loop stopped by the user.`", async () => {
-		const { pi, engine, commandCtx, ui, endRun } = setup();
-		await engine.startLoop(spec(), commandCtx);
-		endRun();
-		for (const handler of [...ui.inputHandlers]) handler("x");
+	/** A loop counts down to its next iteration and the user stops it with `stop`: a notice, and nothing more is sent. */
+	const stoppedByUser = async (stop: (s: ReturnType<typeof setup>) => void) => {
+		const s = setup();
+		await s.engine.startLoop(spec(), s.commandCtx);
+		s.endRun();
+		stop(s);
 		await vi.advanceTimersByTimeAsync(0);
-		expect(ui.notifications).toEqual([{ message: LOOP_STOPPED_BY_USER, type: "info" }]);
-		expect(ui.status.has(KEY.loop)).toBe(false);
+		expect(s.ui.notifications).toEqual([{ message: LOOP_STOPPED_BY_USER, type: "info" }]);
+		expect(s.ui.status.has(KEY.loop)).toBe(false);
 		expect(getLoop()).toBeUndefined();
 		await vi.advanceTimersByTimeAsync(60_000);
-		expect(pi.sent.map((sent) => sent.message.content)).toEqual([loopText(1)]);
-	});
+		expect(s.pi.sent.map((sent) => sent.message.content)).toEqual([loopText(1)]);
+	};
 
-	it("user input ends the loop", async () => {
-		const { pi, engine, commandCtx, ui, endRun } = setup();
-		await engine.startLoop(spec(), commandCtx);
-		endRun();
-		engine.onUserInput(commandCtx);
-		expect(ui.notifications).toEqual([{ message: LOOP_STOPPED_BY_USER, type: "info" }]);
-		expect(getLoop()).toBeUndefined();
-		await vi.advanceTimersByTimeAsync(60_000);
-		expect(pi.sent.map((sent) => sent.message.content)).toEqual([loopText(1)]);
-	});
+	it("a keypress during the countdown stops the loop: `Loop stopped by the user.`", () =>
+		stoppedByUser((s) => {
+			for (const handler of [...s.ui.inputHandlers]) handler("x");
+		}));
 
-	it("/todos pause stops the loop, like a keypress", async () => {
-		const { pi, engine, commandCtx, ui, endRun } = setup();
-		await engine.startLoop(spec(), commandCtx);
-		endRun();
-		engine.pause(commandCtx);
-		expect(ui.notifications).toEqual([{ message: LOOP_STOPPED_BY_USER, type: "info" }]);
-		expect(ui.status.has(KEY.loop)).toBe(false);
-		await vi.advanceTimersByTimeAsync(60_000);
-		expect(pi.sent).toHaveLength(1);
-	});
+	it("user input ends the loop", () => stoppedByUser((s) => s.engine.onUserInput(s.commandCtx)));
+
+	it("/todos pause stops the loop, like a keypress", () => stoppedByUser((s) => s.engine.pause(s.commandCtx)));
 
 	it("a loop starts a fresh chain: its runs are not continuations of the list", async () => {
 		const { engine, commandCtx } = setup();
