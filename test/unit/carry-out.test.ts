@@ -119,8 +119,33 @@ function setup(options: FakeCtxOptions = {}, overrides: Partial<TilDoneConfig> =
 			} as unknown as AgentBeforeSettleEvent,
 			fake.ctx,
 		);
+	/** print/JSON after a failed run: what agent_before_settle returns once it has, `"pending"` until then. */
+	const failedRunSettling = () => {
+		const call: { result: unknown } = { result: "pending" };
+		void beforeSettle(FAILED).then((value) => {
+			call.result = value;
+		});
+		return call;
+	};
 	const sentTypes = () => pi.sent.map((sent) => sent.message.customType);
-	return { config, pi, engine, ...fake, endRun, beforeSettle, sentTypes, counting };
+	return { config, pi, engine, ...fake, endRun, beforeSettle, failedRunSettling, sentTypes, counting };
+}
+
+/**
+ * A run ends and `between` happens before pi settles: at the settle nothing is decided, and nothing is ever sent; the
+ * next run that ends (in the new session, or the user's own run) is decided as usual.
+ */
+async function droppedBeforeSettle(between: (s: ReturnType<typeof setup>) => void): Promise<void> {
+	const s = setup();
+	setTodos(TWO_ITEMS);
+	s.engine.onRunEnd(WORKING, s.ctx);
+	between(s);
+	s.engine.onSettled(s.ctx);
+	await vi.advanceTimersByTimeAsync(60_000);
+	expect(s.pi.sent).toEqual([]);
+	expect(getDecisions()).toEqual([]);
+	s.endRun();
+	expect(lastDecision()).toEqual(CONTINUE);
 }
 
 let stderr: MockInstance<typeof process.stderr.write>;
@@ -246,19 +271,8 @@ describe("with items left, a settled run is followed by a countdown and one cont
 		expect(pi.sent).toEqual([]);
 	});
 
-	it("forgets a decision still waiting for agent_settled when the session changes", async () => {
-		const { pi, engine, ctx, endRun } = setup();
-		setTodos(TWO_ITEMS);
-		engine.onRunEnd(WORKING, ctx);
-		engine.onSessionChange();
-		engine.onSettled(ctx);
-		await vi.advanceTimersByTimeAsync(60_000);
-		expect(pi.sent).toEqual([]);
-		expect(getDecisions()).toEqual([]);
-		// The next run that ends in the new session is decided as usual.
-		endRun();
-		expect(lastDecision()).toEqual(CONTINUE);
-	});
+	it("forgets a decision still waiting for agent_settled when the session changes", () =>
+		droppedBeforeSettle((s) => s.engine.onSessionChange()));
 
 	it("replaces the countdown when another run ends", async () => {
 		const { pi, engine, ctx, ui, endRun, counting } = setup();
@@ -314,19 +328,8 @@ describe("the user takes over", () => {
 		expect(pi.sent).toHaveLength(1);
 	});
 
-	it("user input drops a decision still waiting for agent_settled", async () => {
-		const { pi, engine, ctx, endRun } = setup();
-		setTodos(TWO_ITEMS);
-		engine.onRunEnd(WORKING, ctx);
-		engine.onUserInput(ctx);
-		engine.onSettled(ctx);
-		await vi.advanceTimersByTimeAsync(60_000);
-		expect(pi.sent).toEqual([]);
-		expect(getDecisions()).toEqual([]);
-		// The user's own run, when it ends, is decided as usual.
-		endRun();
-		expect(lastDecision()).toEqual(CONTINUE);
-	});
+	it("user input drops a decision still waiting for agent_settled", () =>
+		droppedBeforeSettle((s) => s.engine.onUserInput(s.ctx)));
 
 	it("user input keeps the user's own pause, and starts the chain's counters again", async () => {
 		const { engine, ctx } = setup();
@@ -720,30 +723,24 @@ describe("headless modes (print, json) continue inside the run", () => {
 	});
 
 	it("sends nothing when the session changes during the back-off", async () => {
-		const { engine, beforeSettle } = setup({ mode: "json" });
+		const { engine, failedRunSettling } = setup({ mode: "json" });
 		setTodos(TWO_ITEMS);
-		let result: unknown = "pending";
-		void beforeSettle(FAILED).then((value) => {
-			result = value;
-		});
+		const settling = failedRunSettling();
 		engine.onSessionChange();
 		await vi.advanceTimersByTimeAsync(5000);
-		expect(result).toBeUndefined();
+		expect(settling.result).toBeUndefined();
 		expect(getChain().continuations).toBe(0);
 		expect(lastDecision()).toEqual(CONTINUE);
 	});
 
 	it("backs off after a failed run before continuing", async () => {
-		const { beforeSettle } = setup({ mode: "json" });
+		const { failedRunSettling } = setup({ mode: "json" });
 		setTodos(TWO_ITEMS);
-		let result: unknown;
-		void beforeSettle(FAILED).then((value) => {
-			result = value;
-		});
+		const settling = failedRunSettling();
 		await vi.advanceTimersByTimeAsync(4999);
-		expect(result).toBeUndefined();
+		expect(settling.result).toBe("pending");
 		await vi.advanceTimersByTimeAsync(1);
-		expect(result).toMatchObject({ continue: true });
+		expect(settling.result).toMatchObject({ continue: true });
 		expect(getChain()).toMatchObject({ failures: 1, continuations: 1 });
 	});
 });
@@ -987,31 +984,25 @@ describe("/loop in headless modes", () => {
 	});
 
 	it("backs off after a failed run", async () => {
-		const { beforeSettle } = setup({ mode: "print" });
+		const { failedRunSettling } = setup({ mode: "print" });
 		start();
-		let result: unknown;
-		void beforeSettle(FAILED).then((value) => {
-			result = value;
-		});
+		const settling = failedRunSettling();
 		await vi.advanceTimersByTimeAsync(4999);
-		expect(result).toBeUndefined();
+		expect(settling.result).toBe("pending");
 		await vi.advanceTimersByTimeAsync(1);
-		expect(result).toMatchObject({ continue: true });
+		expect(settling.result).toMatchObject({ continue: true });
 		expect(getLoop()).toMatchObject({ iteration: 2 });
 		expect(getChain().failures).toBe(1);
 	});
 
 	it("sends nothing and keeps the loop cleared when the session changes during the back-off", async () => {
-		const { engine, beforeSettle } = setup({ mode: "print" });
+		const { engine, failedRunSettling } = setup({ mode: "print" });
 		start();
-		let result: unknown = "pending";
-		void beforeSettle(FAILED).then((value) => {
-			result = value;
-		});
+		const settling = failedRunSettling();
 		engine.onSessionChange();
 		await vi.advanceTimersByTimeAsync(5000);
 		expect(getLoop()).toBeUndefined();
-		expect(result).toBeUndefined();
+		expect(settling.result).toBeUndefined();
 	});
 
 	it("keeps the todo list out of a running loop", async () => {
