@@ -1,8 +1,7 @@
 import type { AgentBeforeSettleEvent } from "@earendil-works/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from "vitest";
-import { createEngine } from "../../src/continue/engine.ts";
 import { DEFAULT_LOOP_MARKER } from "../../src/continue/loop.ts";
-import { DEFAULT_CONFIG, type TilDoneConfig } from "../../src/settings/config.ts";
+import type { TilDoneConfig } from "../../src/settings/config.ts";
 import { NO_SPEND } from "../../src/spend/usage.ts";
 import {
 	getChain,
@@ -18,6 +17,7 @@ import {
 	updateTodoStatus,
 } from "../../src/state.ts";
 import type { LoopSpec, TodoItem, TodoStatus } from "../../src/types.ts";
+import { startEngine, WORKING } from "../helpers/engine.ts";
 import {
 	ABORTED_WAIT,
 	allDone,
@@ -47,10 +47,9 @@ import {
 	UNVERIFIED_HEAD,
 	UNVERIFIED_TAKE_OVER,
 } from "../helpers/expected.ts";
-import { createFakeCtx, type FakeCtxOptions } from "../helpers/fake-ctx.ts";
-import { createFakePi } from "../helpers/fake-pi.ts";
+import type { FakeCtxOptions } from "../helpers/fake-ctx.ts";
 import { must } from "../helpers/must.ts";
-import { freshStore, lastDecision, sendContinuation } from "../helpers/store.ts";
+import { lastDecision, sendContinuation } from "../helpers/store.ts";
 
 const todo = (text: string, status: TodoStatus = "not_started"): TodoItem => ({ text, status });
 
@@ -63,7 +62,6 @@ const assistant = (text: string, stopReason: StopReasonText = "stop", errorMessa
 	content: [{ type: "text", text }],
 });
 
-const WORKING = [assistant("Working on it.")];
 const FAILED = [assistant("", "error", "529 overloaded")];
 
 /** The countdown widget's lines. */
@@ -85,19 +83,8 @@ function ended(level: "info" | "warning", code: string, text: string, counters: 
 const HARD_CAP_2 = hardCap(2);
 
 function setup(options: FakeCtxOptions = {}, overrides: Partial<TilDoneConfig> = {}) {
-	const config: TilDoneConfig = { ...DEFAULT_CONFIG, ...overrides };
-	const pi = createFakePi();
-	const engine = createEngine(pi.api, () => config);
-	const fake = createFakeCtx(options);
-	freshStore(fake.ctx);
-	engine.onSessionStart(fake.ctx);
-	/** Whether a countdown shows. */
-	const counting = () => fake.ui.widgets.has(KEY.countdown);
-	/** One run ends and pi settles (TUI/RPC). */
-	const endRun = (messages: readonly unknown[] = WORKING) => {
-		engine.onRunEnd(messages, fake.ctx);
-		engine.onSettled(fake.ctx);
-	};
+	const base = startEngine(options, overrides);
+	const { pi, engine } = base;
 	/** print/JSON: the run is about to settle. */
 	const beforeSettle = (
 		messages: readonly unknown[] = WORKING,
@@ -117,7 +104,7 @@ function setup(options: FakeCtxOptions = {}, overrides: Partial<TilDoneConfig> =
 					canContinue: true,
 				},
 			} as unknown as AgentBeforeSettleEvent,
-			fake.ctx,
+			base.ctx,
 		);
 	/** print/JSON after a failed run: what agent_before_settle returns once it has, `"pending"` until then. */
 	const failedRunSettling = () => {
@@ -128,7 +115,7 @@ function setup(options: FakeCtxOptions = {}, overrides: Partial<TilDoneConfig> =
 		return call;
 	};
 	const sentTypes = () => pi.sent.map((sent) => sent.message.customType);
-	return { config, pi, engine, ...fake, endRun, beforeSettle, failedRunSettling, sentTypes, counting };
+	return { ...base, beforeSettle, failedRunSettling, sentTypes };
 }
 
 /**

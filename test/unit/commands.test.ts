@@ -2,7 +2,6 @@ import type { Theme } from "@earendil-works/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from "vitest";
 import { registerLoopCommand } from "../../src/commands/loop.ts";
 import { completeTodosArgs, formatStatusReport, registerTodosCommand } from "../../src/commands/todos.ts";
-import { createEngine } from "../../src/continue/engine.ts";
 import { DEFAULT_CONFIG, type TilDoneConfig } from "../../src/settings/config.ts";
 import { type ChainSpend, NO_SPEND } from "../../src/spend/usage.ts";
 import {
@@ -17,32 +16,25 @@ import {
 	setTodos,
 } from "../../src/state.ts";
 import type { TodoItem, TodoStatus } from "../../src/types.ts";
-import { KEY, statusReport, stderrLine, TODOS_ERRORS, TODOS_SUBCOMMANDS } from "../helpers/expected.ts";
-import { createFakeCtx, type FakeCtxOptions } from "../helpers/fake-ctx.ts";
-import { createFakePi } from "../helpers/fake-pi.ts";
-import { freshStore, sendContinuation } from "../helpers/store.ts";
+import { startEngine } from "../helpers/engine.ts";
+import { statusReport, stderrLine, TODOS_ERRORS, TODOS_SUBCOMMANDS } from "../helpers/expected.ts";
+import type { FakeCtxOptions } from "../helpers/fake-ctx.ts";
+import { sendContinuation } from "../helpers/store.ts";
 import { taggingTheme } from "../helpers/theme.ts";
 
 const todo = (text: string, status: TodoStatus = "not_started"): TodoItem => ({ text, status });
 const TWO_ITEMS = [todo("Write schema", "in_progress"), todo("Write migration")];
-const WORKING = [{ role: "assistant", stopReason: "stop", content: [{ type: "text", text: "Working." }] }];
 
 function setup(options: FakeCtxOptions = {}, overrides: Partial<TilDoneConfig> = {}) {
-	const config: TilDoneConfig = { ...DEFAULT_CONFIG, ...overrides };
-	const pi = createFakePi();
-	const engine = createEngine(pi.api, () => config);
+	const base = startEngine(options, overrides);
+	const { config, pi, engine, ui, commandCtx } = base;
 	registerTodosCommand(pi.api, engine, () => config);
 	registerLoopCommand(pi.api, engine);
-	const fake = createFakeCtx(options);
-	freshStore(fake.ctx);
-	engine.onSessionStart(fake.ctx);
-	/** Whether a countdown shows. */
-	const counting = () => fake.ui.widgets.has(KEY.countdown);
-	const todos = (args: string) => pi.commands.get("todos")?.handler(args, fake.commandCtx);
-	const loop = (args: string) => pi.commands.get("loop")?.handler(args, fake.commandCtx);
+	const todos = (args: string) => pi.commands.get("todos")?.handler(args, commandCtx);
+	const loop = (args: string) => pi.commands.get("loop")?.handler(args, commandCtx);
 	/** The messages told to the user, in order. */
-	const told = () => fake.ui.notifications.map((n) => n.message);
-	return { config, pi, engine, ...fake, todos, loop, told, counting };
+	const told = () => ui.notifications.map((n) => n.message);
+	return { ...base, todos, loop, told };
 }
 
 let stderr: MockInstance<typeof process.stderr.write>;
@@ -275,10 +267,9 @@ describe("start, done and abandon take whole-number indices; anything else is na
 
 describe("pause, resume and status control the auto-continue", () => {
 	it("pause stops a showing countdown, pauses with the reason and shows it", async () => {
-		const { pi, engine, ctx, todos, told, ui, counting } = setup();
+		const { pi, endRun, todos, told, ui, counting } = setup();
 		setTodos(TWO_ITEMS);
-		engine.onRunEnd(WORKING, ctx);
-		engine.onSettled(ctx);
+		endRun();
 		expect(counting()).toBe(true);
 		await todos("pause   reviewing the plan ");
 		expect(told()).toEqual(["Auto-continue paused for this session. /todos resume turns it back on."]);
