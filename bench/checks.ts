@@ -16,7 +16,7 @@ type Out = (line?: string) => void;
 const exec: Exec = (command, args, options) => execCommand(command, args, options?.cwd ?? process.cwd(), options);
 /** Each child sleeps a duration no other process here uses, so it can be found by its command line. */
 const STARTS_THREE = "setsid sleep 301.1 & nohup sleep 301.2 >/dev/null 2>&1 & sleep 301.3 &";
-const CHILDREN = /^sleep\u0000301\.[123]\u0000$/;
+const CHILDREN = new Set(["sleep 301.1", "sleep 301.2", "sleep 301.3"]);
 
 /** Processes still running whose command line is one of the children's. */
 function childrenLeft(): number {
@@ -24,7 +24,8 @@ function childrenLeft(): number {
 		if (!/^\d+$/.test(entry)) return false;
 		try {
 			const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-			return CHILDREN.test(readFileSync(`/proc/${entry}/cmdline`, "latin1")) && stat.split(") ")[1]?.[0] !== "Z";
+			const command = readFileSync(`/proc/${entry}/cmdline`, "latin1").split("\0").join(" ").trim();
+			return CHILDREN.has(command) && stat.split(") ")[1]?.[0] !== "Z";
 		} catch {
 			return false;
 		}

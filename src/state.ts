@@ -229,8 +229,8 @@ export function getVerification(): Verification | undefined {
  * nothing and is not kept.
  */
 export function setVerification(verification: Verification | undefined): void {
-	if (verification?.passed && !passesFor(verification, state.todos)) return setChecking(undefined);
-	setState({ verification, checking: undefined });
+	const kept = verification?.passed && !passesFor(verification, state.todos) ? state.verification : verification;
+	setState({ verification: kept, checking: undefined });
 }
 
 /** Whether the list, as it is now, passed its verification. */

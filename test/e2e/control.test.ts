@@ -18,7 +18,6 @@ import {
 	panelMore,
 	pausedByModel,
 	pausedStatus,
-	progressBar,
 	progressStatus,
 	STARTED_PAUSED,
 	statusReport,
@@ -155,7 +154,7 @@ describe("seeing progress", () => {
 		const responses = [writeTodos(items), startTodo(0), say("Working on it; more later.")];
 		const harness = await startTilDone({ responses }, { TIL_DONE_PANEL: "1", TIL_DONE_PAUSED: "1" });
 		await harness.prompt("go");
-		expect(harness.ui.widgets.get(KEY.panel)).toEqual([
+		expect(harness.ui.widgets.get(KEY.panel)?.lines).toEqual([
 			"● [0] one",
 			"– [1] two",
 			"– [2] three",

@@ -153,10 +153,14 @@ function lastUserText(messages: readonly Message[]): string {
 }
 
 /** What the model does in a continuation run, as tool calls per turn plus how the run ends. */
-function continuationRun(
-	behaviour: Behaviour,
-	prompt: string,
-): { turns: SchemaValidCall[][]; end: "stop" | "error"; ask: boolean } {
+interface ContinuationRun {
+	turns: SchemaValidCall[][];
+	end: "stop" | "error";
+	ask: boolean;
+}
+
+/** The continuation run a behaviour plays for a prompt: it follows (or not) the prompt's Next action line. */
+function continuationRun(behaviour: Behaviour, prompt: string): ContinuationRun {
 	const match = NEXT_ACTION.exec(prompt);
 	const index = Number(match?.[2] ?? 0);
 	const action = match?.[1] ?? "start";
@@ -173,120 +177,156 @@ function continuationRun(
 	return { turns: [], end: "stop", ask: behaviour === "ask" };
 }
 
+/**
+ * The fake model pi calls: the responses queued for the user's run in progress, then, for a continuation, a run
+ * chosen by the behaviour stream and kept in `pendingRuns` for the rule model to replay.
+ */
+class SoakModel {
+	/** Responses queued for the run in progress; empty at the start of a continuation run. */
+	readonly queue: (Response | "hang")[] = [];
+	/** Continuation runs the model played and the rule model has not replayed yet. */
+	readonly pendingRuns: ContinuationRun[] = [];
+	/** Ends the hanging call of an interrupted run. */
+	hang: (() => void) | undefined;
+	/** Calls that were neither queued nor a continuation. */
+	unexpected = 0;
+	#harness: PiHarness | undefined;
+
+	constructor(private readonly nextBehaviour: () => Behaviour) {}
+
+	/** The one response step: it queues itself again for the next call. */
+	readonly respond = (async (context: { messages: Message[] }, options?: { signal?: AbortSignal }) => {
+		// Straight onto the faux queue: the harness's call recorder copies the whole context every call.
+		this.#harness?.faux.appendResponses([this.respond]);
+		const next = this.queue.shift();
+		if (next === "hang") return this.#hangUntilAborted(options?.signal);
+		if (next) return next;
+		const prompt = lastUserText(context.messages);
+		if (!prompt.startsWith(CONTINUATION_HEAD)) {
+			this.unexpected++;
+			return text("Unexpected call?");
+		}
+		return this.#startContinuation(prompt);
+	}) as unknown as Response;
+
+	attach(harness: PiHarness): void {
+		this.#harness = harness;
+	}
+
+	/** Queues a user's run: its tool-call turns, then a hang (an interrupt) or its answer. */
+	queueRun(turns: readonly SchemaValidCall[][], end: "hang" | Response): void {
+		this.queue.length = 0;
+		for (const calls of turns) this.queue.push(toolMessage(calls));
+		this.queue.push(end);
+		this.hang = undefined;
+	}
+
+	async #hangUntilAborted(signal: AbortSignal | undefined) {
+		await new Promise<void>((resolve) => {
+			this.hang = resolve;
+			signal?.addEventListener("abort", () => resolve());
+		});
+		return text("interrupted");
+	}
+
+	/** A fresh continuation run: its first turn now, the rest queued. */
+	#startContinuation(prompt: string) {
+		const run = continuationRun(this.nextBehaviour(), prompt);
+		this.pendingRuns.push(run);
+		for (const calls of run.turns.slice(1)) this.queue.push(toolMessage(calls));
+		this.queue.push(
+			run.end === "error"
+				? fauxAssistantMessage("", { stopReason: "error", errorMessage: "boom" })
+				: text(run.ask ? "Shall I go on?" : "Done with that."),
+		);
+		const [firstTurn] = run.turns;
+		return firstTurn ? toolMessage(firstTurn) : (this.queue.shift() as never);
+	}
+}
+
+/** Replays, in the rule model, the continuation runs the fake model played since the last call, in order. */
+function replayContinuations(model: RuleModel, fake: SoakModel, stepNo: number): void {
+	while (fake.pendingRuns.length > 0) {
+		const run = fake.pendingRuns.shift()!;
+		for (const calls of run.turns) for (const call of calls) model.call(call);
+		const again = model.runEnded(run.end, run.ask);
+		if (!again) {
+			const chain = { ...model.chain, finished: [...model.chain.finished.entries()] };
+			expect(fake.pendingRuns, JSON.stringify({ list: model.list, chain, run, stepNo })).toEqual([]);
+		}
+	}
+}
+
+/** One user prompt (interrupted by Esc or not), played in pi and in the rule model, until pi is idle. */
+async function playPrompt(
+	harness: PiHarness,
+	fake: SoakModel,
+	model: RuleModel,
+	s: Exclude<Step, { kind: "reload" }>,
+	at: { promptNo: number; stepNo: number; label: string },
+): Promise<void> {
+	const asks = s.kind === "prompt" && s.ask;
+	fake.queueRun(s.turns, s.kind === "interrupt" ? "hang" : text(asks ? "Anything else?" : "Stopping here."));
+	model.chain = model.fresh();
+	const run = harness.prompt(`user prompt ${at.promptNo}`);
+	if (s.kind === "interrupt") {
+		await harness.waitFor(() => fake.hang !== undefined, 5000, `${at.label}: hanging model call`);
+		await harness.session.abort();
+	}
+	await run;
+	for (const calls of s.turns) for (const call of calls) model.call(call);
+	const again = model.runEnded(s.kind === "interrupt" ? "aborted" : "stop", asks);
+	await idle(harness);
+	if (again) replayContinuations(model, fake, at.stepNo);
+	expect(fake.pendingRuns, at.label).toEqual([]);
+}
+
+/** Custom messages of `type` on the branch (of `level` when given). */
+function countMessages(harness: PiHarness, type: string, level?: string): number {
+	return harness
+		.branch()
+		.filter(
+			(e) =>
+				e.type === "custom_message" &&
+				e.customType === type &&
+				(level === undefined || (e.details as { level?: string } | undefined)?.level === level),
+		).length;
+}
+
+/** After every step the session holds what the rule model says. */
+function expectRulesHold(harness: PiHarness, model: RuleModel, fake: SoakModel, label: string): void {
+	expect(listOnBranch(harness.branch()), label).toEqual(model.list);
+	expect(harness.ui.status.get(KEY.status), label).toBe(expectedStatus(model.list));
+	expect(countMessages(harness, MESSAGE_TYPE.continuation), label).toBe(model.continuations);
+	// Breaker messages are warnings; the "all done" notice shares the type with level "success".
+	expect(countMessages(harness, MESSAGE_TYPE.complete, "warning"), label).toBe(model.breakers);
+	expect(harness.ui.widgets.has(KEY.countdown), label).toBe(false);
+	expect(harness.extensionErrors, label).toEqual([]);
+	expect(fake.unexpected, label).toBe(0);
+}
+
 afterEach(disposeAll);
 
 describe("soak", () => {
 	it(`${RUNS} runs with random tool calls, interrupts and reloads follow the rules after every step`, async () => {
 		const steps = fc.sample(step, { numRuns: RUNS * 2, seed: 20_250_501 });
-		const nextBehaviour = behaviours(7);
 		const model = new RuleModel();
-		/** Responses queued for the run in progress; empty at the start of a continuation run. */
-		const queue: (Response | "hang")[] = [];
-		let hang: (() => void) | undefined;
-		let unexpected = 0;
-
-		const respond: Response = (async (context: { messages: Message[] }, options?: { signal?: AbortSignal }) => {
-			// Straight onto the faux queue: the harness's call recorder copies the whole context every call.
-			harness.faux.appendResponses([respond]);
-			const next = queue.shift();
-			if (next === "hang") {
-				await new Promise<void>((resolve) => {
-					hang = resolve;
-					options?.signal?.addEventListener("abort", () => resolve());
-				});
-				return text("interrupted");
-			}
-			if (next) return next;
-			const prompt = lastUserText(context.messages);
-			if (!prompt.startsWith(CONTINUATION_HEAD)) {
-				unexpected++;
-				return text("Unexpected call?");
-			}
-			// A fresh continuation run: the model follows (or not) the prompt's Next action line.
-			const run = continuationRun(nextBehaviour(), prompt);
-			pendingRuns.push(run);
-			for (const calls of run.turns.slice(1)) queue.push(toolMessage(calls));
-			queue.push(
-				run.end === "error"
-					? fauxAssistantMessage("", { stopReason: "error", errorMessage: "boom" })
-					: text(run.ask ? "Shall I go on?" : "Done with that."),
-			);
-			const [firstTurn] = run.turns;
-			return firstTurn ? toolMessage(firstTurn) : (queue.shift() as never);
-		}) as unknown as Response;
-		const pendingRuns: { turns: SchemaValidCall[][]; end: "stop" | "error"; ask: boolean }[] = [];
-
+		const fake = new SoakModel(behaviours(7));
 		// A countdown above 0 shows its widget inside pi's settle, so idle() can tell a chain has ended.
 		const harness = await startTilDone(
-			{ responses: [respond], settings: { retry: { enabled: false } } },
+			{ responses: [fake.respond], settings: { retry: { enabled: false } } },
 			{ TIL_DONE_COUNTDOWN: "0.001", TIL_DONE_BACKOFF_MS: "0" },
 		);
-		/** Replays, in the rule model, the continuation runs the fake model played since the last call. */
-		const replayContinuations = () => {
-			// The model decided each continuation run when pi started it; apply them in order.
-			while (pendingRuns.length > 0) {
-				const run = pendingRuns.shift()!;
-				for (const calls of run.turns) for (const call of calls) model.call(call);
-				const again = model.runEnded(run.end, run.ask);
-				if (!again)
-					expect(
-						pendingRuns,
-						JSON.stringify({
-							list: model.list,
-							chain: { ...model.chain, finished: [...model.chain.finished.entries()] },
-							run,
-							stepNo,
-						}),
-					).toEqual([]);
-			}
-		};
-
-		const count = (type: string, level?: string) =>
-			harness
-				.branch()
-				.filter(
-					(e) =>
-						e.type === "custom_message" &&
-						e.customType === type &&
-						(level === undefined || (e.details as { level?: string } | undefined)?.level === level),
-				).length;
-
+		fake.attach(harness);
 		let promptNo = 0;
-		let stepNo = 0;
-		for (const [i, s] of steps.entries()) {
+		for (const [stepNo, s] of steps.entries()) {
 			if (harness.agentRuns() >= RUNS) break;
-			stepNo = i;
-			const label = `step ${i} (${s.kind})`;
+			const label = `step ${stepNo} (${s.kind})`;
 			if (s.kind === "reload") {
 				await harness.reload();
 				model.chain = model.fresh();
-			} else {
-				queue.length = 0;
-				for (const calls of s.turns) queue.push(toolMessage(calls));
-				if (s.kind === "interrupt") queue.push("hang");
-				else queue.push(text(s.ask ? "Anything else?" : "Stopping here."));
-				model.chain = model.fresh();
-				hang = undefined;
-				const run = harness.prompt(`user prompt ${++promptNo}`);
-				if (s.kind === "interrupt") {
-					await harness.waitFor(() => hang !== undefined, 5000, `${label}: hanging model call`);
-					await harness.session.abort();
-				}
-				await run;
-				for (const calls of s.turns) for (const call of calls) model.call(call);
-				const again = model.runEnded(s.kind === "interrupt" ? "aborted" : "stop", s.kind === "prompt" && s.ask);
-				await idle(harness);
-				if (again) replayContinuations();
-				expect(pendingRuns, label).toEqual([]);
-			}
-			expect(listOnBranch(harness.branch()), label).toEqual(model.list);
-			expect(harness.ui.status.get(KEY.status), label).toBe(expectedStatus(model.list));
-			expect(count(MESSAGE_TYPE.continuation), label).toBe(model.continuations);
-			// Breaker messages are warnings; the "all done" notice shares the type with level "success".
-			expect(count(MESSAGE_TYPE.complete, "warning"), label).toBe(model.breakers);
-			expect(harness.ui.widgets.has(KEY.countdown), label).toBe(false);
-			expect(harness.extensionErrors, label).toEqual([]);
-			expect(unexpected, label).toBe(0);
+			} else await playPrompt(harness, fake, model, s, { promptNo: ++promptNo, stepNo, label });
+			expectRulesHold(harness, model, fake, label);
 		}
 		expect(harness.agentRuns()).toBeGreaterThanOrEqual(RUNS);
 		expect(promptNo).toBeGreaterThan(200);

@@ -22,6 +22,16 @@ export const KEY = {
 	stop: "til-done-stop",
 } as const;
 
+/** Custom entry types the extension writes to the session file (the model never reads them). */
+export const ENTRY_TYPE = {
+	/** The whole list after a change by `/todos`. */
+	snapshot: "til-done-snapshot",
+	/** The done-check set with `/todos check`. */
+	doneCheck: "til-done-check",
+	/** What a verification of the finished list found. */
+	verdict: "til-done-verdict",
+} as const;
+
 export const MESSAGE_TYPE = {
 	/** Every continuation prompt (and the countdown widget) carries this type. */
 	continuation: "til-done-countdown",
@@ -98,12 +108,13 @@ export const allDone = (total: number): string => `✓ All ${total} todos are do
 export const pausedByModel = (reason: string): string => `Auto-continue paused by the model: ${reason}`;
 
 // Breakers: warnings (a notice, and a message or, in print and JSON mode, stderr and a custom entry).
-const TAKE_OVER = "Remaining todos were not completed. Take over manually.";
+/** How a breaker's text ends while items remain. */
+export const TAKE_OVER = "Remaining todos were not completed. Take over manually.";
 /** How a breaker's text ends when every item is finished but the list did not pass its verification. */
 export const UNVERIFIED_TAKE_OVER = "The finished list did not pass its verification. Take over manually.";
 export const hardCap = (limit: number): string => `Auto-continue limit reached (${limit} iterations). ${TAKE_OVER}`;
-export const noProgress = (limit: number): string =>
-	`Auto-continue stopped: no todo was completed in the last ${limit} continuations. ${TAKE_OVER}`;
+export const noProgress = (limit: number, tail = TAKE_OVER): string =>
+	`Auto-continue stopped: no todo was completed in the last ${limit} continuations. ${tail}`;
 export const repeatedAnswer = (limit: number, tail = TAKE_OVER): string =>
 	`Auto-continue stopped: the last ${limit} continued runs ended with the same answer. ${tail}`;
 export const failures = (limit: number): string =>
@@ -121,14 +132,16 @@ export const stderrLine = (text: string): string =>
 // ── /todos and /loop ────────────────────────────────────────────────────────
 
 export const added = (index: number, text: string): string => `Added [${index}] ${text}`;
+/** The `/todos` subcommands, in the order the completions and the unknown-subcommand error list them. */
+export const TODOS_SUBCOMMANDS =
+	"add, start, done, abandon, review, approve, check, clear, pause, resume, status, why, panel";
 export const TODOS_ERRORS = {
 	outOfRange: (sub: string, indices: string, last: number) =>
 		`/todos ${sub}: indices [${indices}] out of range (0 to ${last})`,
 	addEmpty: "/todos add: todo item at index 0 has empty text",
 	notAnIndex: (sub: string, word: string, last: number) =>
 		`/todos ${sub}: "${word}" is not an index; indices are whole numbers from 0 to ${last}`,
-	unknown: (sub: string) =>
-		`/todos: unknown subcommand '${sub}'. Try: add, start, done, abandon, review, approve, check, clear, pause, resume, status, why, panel`,
+	unknown: (sub: string) => `/todos: unknown subcommand '${sub}'. Try: ${TODOS_SUBCOMMANDS}`,
 } as const;
 
 /** `/todos status` with fresh counters and the default limits. */

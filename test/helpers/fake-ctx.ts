@@ -2,6 +2,15 @@
 
 import type { ExtensionCommandContext, ExtensionContext, TerminalInputHandler } from "@earendil-works/pi-coding-agent";
 import { plainTheme } from "./theme.ts";
+import {
+	applyUiCall,
+	EMPTY_UI,
+	type Notification,
+	type UiCall,
+	type UiState,
+	type Widget,
+	widgetCall,
+} from "./ui-state.ts";
 
 type ExtensionMode = ExtensionContext["mode"];
 
@@ -16,15 +25,15 @@ export interface FakeCtxOptions {
 
 export interface FakeUi {
 	/** Current status text by key; a cleared key is removed. */
-	readonly status: Map<string, string>;
+	readonly status: ReadonlyMap<string, string>;
 	/** Every `setStatus` call in order. */
 	readonly statusCalls: { key: string; text: string | undefined }[];
-	/** Current widget content by key; a cleared widget is removed. */
-	readonly widgets: Map<string, unknown>;
+	/** Current widget by key (its lines and placement); a cleared widget is removed. */
+	readonly widgets: ReadonlyMap<string, Widget>;
 	/** Every `setWidget` call in order. */
 	readonly widgetCalls: { key: string; content: unknown; options: unknown }[];
 	/** Every `notify` call in order. */
-	readonly notifications: { message: string; type: string | undefined }[];
+	readonly notifications: readonly Notification[];
 	/** Handlers registered with `onTerminalInput` and not yet unsubscribed. */
 	readonly inputHandlers: Set<TerminalInputHandler>;
 }
@@ -40,64 +49,99 @@ export interface FakeCtx {
 	setPendingMessages(pending: boolean): void;
 	/** From now on every UI call and `isIdle`/`hasPendingMessages` throw, like a context whose session is gone. */
 	makeStale(): void;
+	/** How many calls the stale context refused (threw on): proof that the extension used it, and survived. */
+	refused(): number;
 }
 
-export function createFakeCtx(options: FakeCtxOptions = {}): FakeCtx {
-	const ui: FakeUi = {
-		status: new Map(),
-		statusCalls: [],
-		widgets: new Map(),
-		widgetCalls: [],
-		notifications: [],
-		inputHandlers: new Set(),
-	};
-	let idle = options.idle ?? true;
-	let pendingMessages = options.pendingMessages ?? false;
-	let stale = false;
-	const live = () => {
-		if (stale) throw new Error("This extension context is stale: its session was replaced or reloaded");
-	};
-	const uiContext = {
+/** What the fake UI shows (folded with ui-state's `applyUiCall`) and every call it received. */
+class FakeUiRecording implements FakeUi {
+	#state: UiState = EMPTY_UI;
+	readonly statusCalls: FakeUi["statusCalls"] = [];
+	readonly widgetCalls: FakeUi["widgetCalls"] = [];
+	readonly inputHandlers = new Set<TerminalInputHandler>();
+
+	get status() {
+		return this.#state.statuses;
+	}
+	get widgets() {
+		return this.#state.widgets;
+	}
+	get notifications() {
+		return this.#state.notifications;
+	}
+
+	apply(call: UiCall): void {
+		this.#state = applyUiCall(this.#state, call);
+	}
+}
+
+/** The answers the context gives, which a test changes as it goes. */
+interface Switches {
+	idle: boolean;
+	pendingMessages: boolean;
+	stale: boolean;
+	/** Calls refused since the context went stale. */
+	refused: number;
+}
+
+/** Throws, as pi does, once the context's session was replaced or reloaded. */
+function live(switches: Switches): void {
+	if (!switches.stale) return;
+	switches.refused++;
+	throw new Error("This extension context is stale: its session was replaced or reloaded");
+}
+
+/** The `ctx.ui` the extension calls: each call recorded into `ui`, each refused once the context is stale. */
+function uiContext(ui: FakeUiRecording, switches: Switches) {
+	return {
 		theme: plainTheme,
 		setStatus(key: string, text: string | undefined) {
-			live();
+			live(switches);
 			ui.statusCalls.push({ key, text });
-			if (text === undefined) ui.status.delete(key);
-			else ui.status.set(key, text);
+			ui.apply({ method: "setStatus", key, text });
 		},
-		setWidget(key: string, content: unknown, widgetOptions?: unknown) {
-			live();
+		setWidget(key: string, content: unknown, widgetOptions?: { placement?: Widget["placement"] }) {
+			live(switches);
 			ui.widgetCalls.push({ key, content, options: widgetOptions });
-			if (content === undefined) ui.widgets.delete(key);
-			else ui.widgets.set(key, content);
+			ui.apply(widgetCall(key, content, widgetOptions));
 		},
-		notify(message: string, type?: string) {
-			live();
-			ui.notifications.push({ message, type });
+		notify(message: string, type?: Notification["type"]) {
+			live(switches);
+			ui.apply({ method: "notify", message, type });
 		},
 		onTerminalInput(handler: TerminalInputHandler) {
-			live();
+			live(switches);
 			ui.inputHandlers.add(handler);
 			return () => ui.inputHandlers.delete(handler);
 		},
 	};
+}
+
+export function createFakeCtx(options: FakeCtxOptions = {}): FakeCtx {
+	const switches: Switches = {
+		idle: options.idle ?? true,
+		pendingMessages: options.pendingMessages ?? false,
+		stale: false,
+		refused: 0,
+	};
+	const ui = new FakeUiRecording();
 	const branch = options.branch ?? [];
 	const ctx = {
 		// Like pi: a UI in the TUI and over RPC, none in print and JSON modes.
 		hasUI: options.hasUI ?? (options.mode === undefined || options.mode === "tui" || options.mode === "rpc"),
 		mode: options.mode ?? "tui",
 		cwd: "/tmp",
-		ui: uiContext,
+		ui: uiContext(ui, switches),
 		sessionManager: {
 			getBranch: () => (typeof branch === "function" ? branch() : [...branch]),
 		},
 		isIdle: () => {
-			live();
-			return idle;
+			live(switches);
+			return switches.idle;
 		},
 		hasPendingMessages: () => {
-			live();
-			return pendingMessages;
+			live(switches);
+			return switches.pendingMessages;
 		},
 		waitForIdle: async () => undefined,
 	};
@@ -106,13 +150,14 @@ export function createFakeCtx(options: FakeCtxOptions = {}): FakeCtx {
 		commandCtx: ctx as unknown as ExtensionCommandContext,
 		ui,
 		setIdle: (value) => {
-			idle = value;
+			switches.idle = value;
 		},
 		setPendingMessages: (value) => {
-			pendingMessages = value;
+			switches.pendingMessages = value;
 		},
 		makeStale: () => {
-			stale = true;
+			switches.stale = true;
 		},
+		refused: () => switches.refused,
 	};
 }

@@ -12,7 +12,6 @@
  * TUI would show them; dialog requests (select/confirm/input/editor) are answered by `onDialog` (default: cancel).
  */
 import type { ChildProcess } from "node:child_process";
-import { StringDecoder } from "node:string_decoder";
 import type {
 	RpcCommand,
 	RpcExtensionUIRequest,
@@ -20,6 +19,9 @@ import type {
 	RpcResponse,
 } from "@earendil-works/pi-coding-agent";
 import { killGroup, type PiArgsOptions, piArgs, spawnPi, waitForExit } from "./cli.ts";
+import { readLines } from "./json-lines.ts";
+import { applyUiCall, EMPTY_UI, type Notification, type UiCall, type UiState, type Widget } from "./ui-state.ts";
+import { type Predicate, Waiters } from "./waiters.ts";
 
 export type RpcRecord = Record<string, unknown> & { type: string };
 export type UiRequest = RpcExtensionUIRequest;
@@ -27,15 +29,9 @@ export type DialogRequest = Extract<UiRequest, { method: "select" | "confirm" | 
 /** The answer fields for a dialog: `{ value }`, `{ confirmed }` or `{ cancelled: true }`. */
 export type DialogAnswer = { value: string } | { confirmed: boolean } | { cancelled: true };
 
-export interface Widget {
-	lines: string[];
-	placement: "aboveEditor" | "belowEditor";
-}
-
-export interface Notification {
-	message: string;
-	type: "info" | "warning" | "error";
-}
+export type { Notification, Widget };
+/** How a process ended. */
+export type ExitStatus = { code: number | null; signal: NodeJS.Signals | null };
 
 export interface RpcOptions extends PiArgsOptions {
 	env: NodeJS.ProcessEnv;
@@ -58,15 +54,16 @@ export interface PiRpc {
 	/** Every extension_ui_request, in order (including dialogs). */
 	readonly uiRequests: UiRequest[];
 	/** Current footer statuses by key (cleared keys are removed). */
-	readonly statuses: Map<string, string>;
-	/** Current widgets by key (cleared keys are removed). */
-	readonly widgets: Map<string, Widget>;
-	readonly notifications: Notification[];
+	readonly statuses: ReadonlyMap<string, string>;
+	/** Current widgets by key (cleared keys are removed); a widget without a placement stands above the editor. */
+	readonly widgets: ReadonlyMap<string, Widget>;
+	/** Every notice; one without a type is `info`. */
+	readonly notifications: readonly Notification[];
 	readonly title: string | undefined;
 	/** Accumulated stderr text. */
 	readonly stderr: string;
 	/** Exit status once the process has exited. */
-	readonly exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+	readonly exit: ExitStatus | undefined;
 	/** Milliseconds from spawn to the first get_state response. */
 	readonly startupMs: number;
 
@@ -101,296 +98,277 @@ export interface PiRpc {
 	assistantTexts(): string[];
 
 	/** Close stdin (orderly shutdown), then SIGTERM/SIGKILL the process group if needed. Idempotent. */
-	close(graceMs?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+	close(graceMs?: number): Promise<ExitStatus>;
 }
 
-interface Waiter {
-	check(): void;
-	fail(error: Error): void;
+/** The UI call a fire-and-forget request makes, as the TUI would show it (undefined for one that shows nothing). */
+function uiCallOf(request: Exclude<UiRequest, DialogRequest>): UiCall | undefined {
+	switch (request.method) {
+		case "setStatus":
+			return { method: "setStatus", key: request.statusKey, text: request.statusText ?? undefined };
+		case "setWidget":
+			return {
+				method: "setWidget",
+				key: request.widgetKey,
+				lines: request.widgetLines ?? undefined,
+				placement: request.widgetPlacement ?? "aboveEditor",
+			};
+		case "notify":
+			return { method: "notify", message: request.message, type: request.notifyType ?? "info" };
+		case "setTitle":
+			return { method: "setTitle", title: request.title };
+		default:
+			return undefined;
+	}
 }
 
+const FIRE_AND_FORGET: ReadonlySet<string> = new Set([
+	"setStatus",
+	"setWidget",
+	"notify",
+	"setTitle",
+	"set_editor_text",
+]);
+
+/** Every request that is not fire-and-forget waits for an answer. */
+function isDialog(request: UiRequest): request is DialogRequest {
+	return !FIRE_AND_FORGET.has(request.method);
+}
+
+/** The final text of an assistant `message_end` event, or undefined for any other record. */
+function assistantText(record: RpcRecord): string | undefined {
+	const message = record.message as { role?: string; content?: { type: string; text?: string }[] } | undefined;
+	if (record.type !== "message_end" || message?.role !== "assistant") return undefined;
+	return (message.content ?? [])
+		.filter((part) => part.type === "text")
+		.map((part) => part.text ?? "")
+		.join("");
+}
+
+interface PendingResponse {
+	resolve(response: RpcResponse): void;
+	reject(error: Error): void;
+}
+
+/** pi in `--mode rpc` as a child process: what it printed, and the commands a test sends it. */
+class RpcClient implements PiRpc {
+	readonly records: RpcRecord[] = [];
+	readonly events: RpcRecord[] = [];
+	readonly uiRequests: UiRequest[] = [];
+	startupMs = Number.NaN;
+	#ui: UiState = EMPTY_UI;
+	#stderr = "";
+	#exit: ExitStatus | undefined;
+	#closing: Promise<ExitStatus> | undefined;
+	#nextId = 0;
+	readonly #pending = new Map<string, PendingResponse>();
+	readonly #waiters = new Waiters(() => this.#tail());
+
+	constructor(
+		readonly child: ChildProcess,
+		private readonly options: RpcOptions,
+	) {
+		if (child.stdout) readLines(child.stdout, (line) => this.#onLine(line));
+		child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+			this.#stderr += chunk;
+			if (options.echoStderr) process.stderr.write(chunk);
+		});
+		child.stdin?.on("error", () => {
+			// EPIPE after the child exited; surfaced through `exit` instead.
+		});
+		child.once("exit", (code, signal) => this.#onExit({ code, signal }));
+	}
+
+	get statuses() {
+		return this.#ui.statuses;
+	}
+	get widgets() {
+		return this.#ui.widgets;
+	}
+	get notifications() {
+		return this.#ui.notifications;
+	}
+	get title() {
+		return this.#ui.title;
+	}
+	get stderr() {
+		return this.#stderr;
+	}
+	get exit() {
+		return this.#exit;
+	}
+
+	/** The last records and the end of stderr, for a failure message. */
+	#tail(): string {
+		const last = this.records
+			.slice(-5)
+			.map((record) => JSON.stringify(record).slice(0, 200))
+			.join("\n  ");
+		return `\n--- last records:\n  ${last}\n--- stderr tail:\n${this.#stderr.slice(-2000)}`;
+	}
+
+	#onLine(line: string): void {
+		let record: RpcRecord;
+		try {
+			record = JSON.parse(line) as RpcRecord;
+		} catch {
+			this.#stderr += `[rpc client] unparsable stdout line: ${line}\n`;
+			return;
+		}
+		this.#onRecord(record);
+	}
+
+	#onRecord(record: RpcRecord): void {
+		this.records.push(record);
+		if (record.type === "response") this.#onResponse(record);
+		else if (record.type === "extension_ui_request") this.#onUiRequest(record as unknown as UiRequest);
+		else this.events.push(record);
+		this.#waiters.changed();
+	}
+
+	#onResponse(record: RpcRecord): void {
+		const id = typeof record.id === "string" ? record.id : undefined;
+		if (id !== undefined) this.#pending.get(id)?.resolve(record as unknown as RpcResponse);
+	}
+
+	#onUiRequest(request: UiRequest): void {
+		this.uiRequests.push(request);
+		if (isDialog(request)) {
+			void this.#answer(request);
+			return;
+		}
+		const call = uiCallOf(request);
+		if (call) this.#ui = applyUiCall(this.#ui, call);
+	}
+
+	/** Answers a dialog with `onDialog` (cancelled by default, and when it fails). */
+	async #answer(dialog: DialogRequest): Promise<void> {
+		const { onDialog } = this.options;
+		const answer = await Promise.resolve(onDialog ? onDialog(dialog) : ({ cancelled: true } as const)).catch(
+			() => ({ cancelled: true }) as const,
+		);
+		this.write({ type: "extension_ui_response", id: dialog.id, ...answer } as RpcExtensionUIResponse);
+	}
+
+	#onExit(exit: ExitStatus): void {
+		this.#exit = exit;
+		const error = new Error(`pi exited (code ${exit.code}, signal ${exit.signal})${this.#tail()}`);
+		for (const pending of [...this.#pending.values()]) pending.reject(error);
+		this.#waiters.end(error);
+	}
+
+	write(record: Record<string, unknown>): void {
+		const stdin = this.child.stdin;
+		if (this.#exit || !stdin || stdin.destroyed || stdin.writableEnded) {
+			throw new Error(`pi is not running; cannot send ${JSON.stringify(record)}`);
+		}
+		stdin.write(`${JSON.stringify(record)}\n`);
+	}
+
+	send(command: RpcCommand | Record<string, unknown>, timeoutMs = 10_000): Promise<RpcResponse> {
+		const id = `c${++this.#nextId}`;
+		const record = { ...command, id };
+		return new Promise<RpcResponse>((resolve, reject) => {
+			const settle = (finish: () => void) => {
+				clearTimeout(timer);
+				this.#pending.delete(id);
+				finish();
+			};
+			const timer = setTimeout(() => {
+				settle(() =>
+					reject(new Error(`no response to ${JSON.stringify(record)} within ${timeoutMs} ms${this.#tail()}`)),
+				);
+			}, timeoutMs);
+			const pending: PendingResponse = {
+				resolve: (response) => settle(() => resolve(response)),
+				reject: (error) => settle(() => reject(error)),
+			};
+			this.#pending.set(id, pending);
+			try {
+				this.write(record);
+			} catch (error) {
+				pending.reject(error as Error);
+			}
+		});
+	}
+
+	async prompt(text: string, promptOptions: { streamingBehavior?: "steer" | "followUp" } = {}): Promise<RpcResponse> {
+		const response = await this.send({ type: "prompt", message: text, ...promptOptions });
+		if (!response.success) throw new Error(`prompt rejected: ${JSON.stringify(response)}`);
+		return response;
+	}
+
+	async promptAndSettle(text: string, timeoutMs = 10_000): Promise<void> {
+		const nth = this.count("agent_settled") + 1;
+		await this.prompt(text);
+		await this.waitForSettled({ nth, timeoutMs });
+	}
+
+	abort(): Promise<RpcResponse> {
+		return this.send({ type: "abort" });
+	}
+
+	/** The `data` of a command's response; throws when pi refused the command. */
+	async #dataOf<T>(type: string): Promise<T | undefined> {
+		const response = (await this.send({ type })) as RpcResponse & { data?: T };
+		if (!response.success) throw new Error(`${type} failed: ${JSON.stringify(response)}`);
+		return response.data;
+	}
+
+	async getState(): Promise<Record<string, unknown>> {
+		return (await this.#dataOf<Record<string, unknown>>("get_state")) ?? {};
+	}
+
+	async getMessages(): Promise<Record<string, unknown>[]> {
+		return (await this.#dataOf<{ messages: Record<string, unknown>[] }>("get_messages"))?.messages ?? [];
+	}
+
+	waitFor<T>(predicate: Predicate<T>, timeoutMs = 10_000, description = "condition"): Promise<T> {
+		return this.#waiters.until({ predicate, label: description, timeoutMs, pollMs: 10 });
+	}
+
+	waitForEvent(type: string, { nth, timeoutMs }: { nth?: number; timeoutMs?: number } = {}): Promise<RpcRecord> {
+		const target = nth ?? this.count(type) + 1;
+		const nthEvent = () => this.events.filter((event) => event.type === type)[target - 1];
+		return this.waitFor(nthEvent, timeoutMs, `${type} #${target}`);
+	}
+
+	waitForSettled(settledOptions: { nth?: number; timeoutMs?: number } = {}): Promise<RpcRecord> {
+		return this.waitForEvent("agent_settled", settledOptions);
+	}
+
+	countAgentRuns(): number {
+		return this.count("agent_start");
+	}
+
+	count(type: string): number {
+		return this.events.filter((event) => event.type === type).length;
+	}
+
+	assistantTexts(): string[] {
+		return this.events.flatMap((event) => assistantText(event) ?? []);
+	}
+
+	close(graceMs = 3000): Promise<ExitStatus> {
+		if (!this.#closing) {
+			this.child.stdin?.end();
+			this.#closing = waitForExit(this.child, graceMs);
+		}
+		return this.#closing;
+	}
+}
+
+/** Starts pi in RPC mode and resolves once it answers its first command (`get_state`). */
 export async function startRpc(options: RpcOptions): Promise<PiRpc> {
 	const started = performance.now();
 	const child = spawnPi(["--mode", "rpc", ...piArgs(options)], options.env, options.cwd, options.host);
-	const records: RpcRecord[] = [];
-	const events: RpcRecord[] = [];
-	const uiRequests: UiRequest[] = [];
-	const statuses = new Map<string, string>();
-	const widgets = new Map<string, Widget>();
-	const notifications: Notification[] = [];
-	const pending = new Map<string, (response: RpcResponse) => void>();
-	const waiters = new Set<Waiter>();
-	let title: string | undefined;
-	let stderr = "";
-	let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
-	let nextId = 0;
-	let startupMs = Number.NaN;
-	let closing: Promise<{ code: number | null; signal: NodeJS.Signals | null }> | undefined;
-
-	const notifyWaiters = () => {
-		for (const waiter of [...waiters]) waiter.check();
-	};
-	const tail = () => {
-		const last = records
-			.slice(-5)
-			.map((r) => JSON.stringify(r).slice(0, 200))
-			.join("\n  ");
-		return `\n--- last records:\n  ${last}\n--- stderr tail:\n${stderr.slice(-2000)}`;
-	};
-
-	const handleUi = (request: UiRequest) => {
-		uiRequests.push(request);
-		switch (request.method) {
-			case "setStatus":
-				if (request.statusText === undefined || request.statusText === null) statuses.delete(request.statusKey);
-				else statuses.set(request.statusKey, request.statusText);
-				break;
-			case "setWidget":
-				if (!request.widgetLines) widgets.delete(request.widgetKey);
-				else
-					widgets.set(request.widgetKey, {
-						lines: request.widgetLines,
-						placement: request.widgetPlacement ?? "aboveEditor",
-					});
-				break;
-			case "notify":
-				notifications.push({ message: request.message, type: request.notifyType ?? "info" });
-				break;
-			case "setTitle":
-				title = request.title;
-				break;
-			case "set_editor_text":
-				break;
-			default: {
-				const dialog = request;
-				Promise.resolve(options.onDialog ? options.onDialog(dialog) : ({ cancelled: true } as const))
-					.catch(() => ({ cancelled: true }) as const)
-					.then((answer) => {
-						const response = { type: "extension_ui_response", id: dialog.id, ...answer } as RpcExtensionUIResponse;
-						api.write(response);
-					});
-			}
-		}
-	};
-
-	const handleRecord = (record: RpcRecord) => {
-		records.push(record);
-		if (record.type === "response") {
-			const id = typeof record.id === "string" ? record.id : undefined;
-			const resolve = id ? pending.get(id) : undefined;
-			if (id && resolve) {
-				pending.delete(id);
-				resolve(record as unknown as RpcResponse);
-			}
-		} else if (record.type === "extension_ui_request") {
-			handleUi(record as unknown as UiRequest);
-		} else {
-			events.push(record);
-		}
-		notifyWaiters();
-	};
-
-	// Strict JSONL: split on LF only.
-	const decoder = new StringDecoder("utf8");
-	let buffer = "";
-	child.stdout?.on("data", (chunk: Buffer) => {
-		buffer += decoder.write(chunk);
-		let newline = buffer.indexOf("\n");
-		while (newline !== -1) {
-			let line = buffer.slice(0, newline);
-			buffer = buffer.slice(newline + 1);
-			if (line.endsWith("\r")) line = line.slice(0, -1);
-			if (line.trim() !== "") {
-				try {
-					handleRecord(JSON.parse(line) as RpcRecord);
-				} catch {
-					stderr += `[rpc client] unparsable stdout line: ${line}\n`;
-				}
-			}
-			newline = buffer.indexOf("\n");
-		}
-	});
-	child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
-		stderr += chunk;
-		if (options.echoStderr) process.stderr.write(chunk);
-	});
-	child.stdin?.on("error", () => {
-		// EPIPE after the child exited; surfaced through `exit` instead.
-	});
-	child.once("exit", (code, signal) => {
-		exit = { code, signal };
-		for (const waiter of [...waiters]) waiter.fail(new Error(`pi exited (code ${code}, signal ${signal})${tail()}`));
-	});
-
-	const api: PiRpc = {
-		child,
-		records,
-		events,
-		uiRequests,
-		statuses,
-		widgets,
-		notifications,
-		get title() {
-			return title;
-		},
-		get stderr() {
-			return stderr;
-		},
-		get exit() {
-			return exit;
-		},
-		get startupMs() {
-			return startupMs;
-		},
-		write(record) {
-			if (exit || !child.stdin || child.stdin.destroyed || child.stdin.writableEnded) {
-				throw new Error(`pi is not running; cannot send ${JSON.stringify(record)}`);
-			}
-			child.stdin.write(`${JSON.stringify(record)}\n`);
-		},
-		send(command, timeoutMs = 10_000) {
-			const id = `c${++nextId}`;
-			const record = { ...command, id };
-			return new Promise<RpcResponse>((resolve, reject) => {
-				const timer = setTimeout(() => {
-					pending.delete(id);
-					waiters.delete(waiter);
-					reject(new Error(`no response to ${JSON.stringify(record)} within ${timeoutMs} ms${tail()}`));
-				}, timeoutMs);
-				const waiter: Waiter = {
-					check() {},
-					fail(error) {
-						clearTimeout(timer);
-						pending.delete(id);
-						waiters.delete(waiter);
-						reject(error);
-					},
-				};
-				waiters.add(waiter);
-				pending.set(id, (response) => {
-					clearTimeout(timer);
-					waiters.delete(waiter);
-					resolve(response);
-				});
-				try {
-					api.write(record);
-				} catch (error) {
-					waiter.fail(error as Error);
-				}
-			});
-		},
-		async prompt(text, promptOptions = {}) {
-			const response = await api.send({ type: "prompt", message: text, ...promptOptions });
-			if (!response.success) throw new Error(`prompt rejected: ${JSON.stringify(response)}`);
-			return response;
-		},
-		async promptAndSettle(text, timeoutMs = 10_000) {
-			const nth = api.count("agent_settled") + 1;
-			await api.prompt(text);
-			await api.waitForSettled({ nth, timeoutMs });
-		},
-		abort() {
-			return api.send({ type: "abort" });
-		},
-		async getState() {
-			const response = (await api.send({ type: "get_state" })) as RpcResponse & { data?: Record<string, unknown> };
-			if (!response.success) throw new Error(`get_state failed: ${JSON.stringify(response)}`);
-			return response.data ?? {};
-		},
-		async getMessages() {
-			const response = (await api.send({ type: "get_messages" })) as RpcResponse & {
-				data?: { messages: Record<string, unknown>[] };
-			};
-			if (!response.success) throw new Error(`get_messages failed: ${JSON.stringify(response)}`);
-			return response.data?.messages ?? [];
-		},
-		waitFor<T>(predicate: () => T | undefined | null | false, timeoutMs = 10_000, description = "condition") {
-			return new Promise<T>((resolve, reject) => {
-				const first = predicate();
-				if (first) {
-					resolve(first);
-					return;
-				}
-				if (exit) {
-					reject(new Error(`waiting for ${description}: pi already exited (code ${exit.code})${tail()}`));
-					return;
-				}
-				const timer = setTimeout(() => {
-					clearInterval(poll);
-					waiters.delete(waiter);
-					reject(new Error(`timed out after ${timeoutMs} ms waiting for ${description}${tail()}`));
-				}, timeoutMs);
-				const waiter: Waiter = {
-					check() {
-						let value: T | undefined | null | false;
-						try {
-							value = predicate();
-						} catch (error) {
-							this.fail(error as Error);
-							return;
-						}
-						if (value) {
-							clearTimeout(timer);
-							clearInterval(poll);
-							waiters.delete(waiter);
-							resolve(value);
-						}
-					},
-					fail(error) {
-						clearTimeout(timer);
-						clearInterval(poll);
-						waiters.delete(waiter);
-						reject(new Error(`waiting for ${description}: ${error.message}`));
-					},
-				};
-				const poll = setInterval(() => waiter.check(), 10);
-				waiters.add(waiter);
-			});
-		},
-		waitForEvent(type, { nth, timeoutMs } = {}) {
-			const target = nth ?? api.count(type) + 1;
-			return api.waitFor(() => events.filter((e) => e.type === type)[target - 1], timeoutMs, `${type} #${target}`);
-		},
-		waitForSettled(settledOptions = {}) {
-			return api.waitForEvent("agent_settled", settledOptions);
-		},
-		countAgentRuns() {
-			return api.count("agent_start");
-		},
-		count(type) {
-			let n = 0;
-			for (const e of events) if (e.type === type) n++;
-			return n;
-		},
-		assistantTexts() {
-			const texts: string[] = [];
-			for (const e of events) {
-				const message = e.message as { role?: string; content?: { type: string; text?: string }[] } | undefined;
-				if (e.type !== "message_end" || message?.role !== "assistant") continue;
-				texts.push(
-					(message.content ?? [])
-						.filter((c) => c.type === "text")
-						.map((c) => c.text ?? "")
-						.join(""),
-				);
-			}
-			return texts;
-		},
-		close(graceMs = 3000) {
-			if (!closing) {
-				child.stdin?.end();
-				closing = waitForExit(child, graceMs);
-			}
-			return closing;
-		},
-	};
-
+	const client = new RpcClient(child, options);
 	try {
-		await api.send({ type: "get_state" }, options.startTimeoutMs ?? 15_000);
+		await client.send({ type: "get_state" }, options.startTimeoutMs ?? 15_000);
 	} catch (error) {
 		killGroup(child, "SIGKILL");
 		throw error;
 	}
-	startupMs = performance.now() - started;
-	return api;
+	client.startupMs = performance.now() - started;
+	return client;
 }

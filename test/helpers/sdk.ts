@@ -23,6 +23,7 @@ import {
 	SettingsManager,
 } from "@earendil-works/pi-coding-agent";
 import { createUiRecorder, type UiRecorder } from "./ui-recorder.ts";
+import { Waiters } from "./waiters.ts";
 
 /** Run mode handed to `bindExtensions`; becomes `ctx.mode`. */
 export type PiMode = "tui" | "rpc" | "print" | "json";
@@ -121,7 +122,63 @@ export interface PiHarness {
 	dispose(): Promise<void>;
 }
 
+/** The folders of one harness, all inside its temp root `dir`. */
+interface Dirs {
+	dir: string;
+	cwd: string;
+	agentDir: string;
+	sessionDir: string;
+}
+
+/** Makes the temp root and the folders inside it. */
+function makeDirs(cwd: string | undefined): Dirs {
+	const dir = mkdtempSync(join(tmpdir(), "pi-harness-"));
+	const dirs = {
+		dir,
+		cwd: cwd ?? join(dir, "project"),
+		agentDir: join(dir, "agent"),
+		sessionDir: join(dir, "sessions"),
+	};
+	for (const path of [dirs.cwd, dirs.agentDir, dirs.sessionDir, join(dir, "home")])
+		mkdirSync(path, { recursive: true });
+	return dirs;
+}
+
 const ISOLATION_ENV = ["HOME", "PI_CODING_AGENT_DIR", "PI_OFFLINE", "PI_SKIP_VERSION_CHECK", "PI_TELEMETRY"] as const;
+
+/** Isolates pi from the user's config (home, agent folder, no network, no telemetry); returns the undo. */
+function isolateEnv({ dir, agentDir }: Dirs): () => void {
+	const saved = new Map(ISOLATION_ENV.map((key) => [key, process.env[key]]));
+	process.env.HOME = join(dir, "home");
+	process.env.PI_CODING_AGENT_DIR = agentDir;
+	process.env.PI_OFFLINE = "1";
+	process.env.PI_SKIP_VERSION_CHECK = "1";
+	process.env.PI_TELEMETRY = "0";
+	return () => {
+		for (const [key, value] of saved) {
+			if (value === undefined) delete process.env[key];
+			else process.env[key] = value;
+		}
+	};
+}
+
+/** The faux provider, registered in a model runtime that keeps its credentials and catalog in memory. */
+async function fauxRuntime(fauxOptions: StartPiOptions["fauxOptions"]) {
+	const faux = fauxProvider({
+		...fauxOptions,
+		provider: "faux",
+		models: [{ id: "faux-1", contextWindow: 200_000, maxTokens: 8192 }],
+	});
+	// Nothing is written to disk: late async writes would outlive dispose.
+	const modelRuntime = await ModelRuntime.create({
+		credentials: new InMemoryCredentialStore(),
+		modelsPath: null,
+		refreshOnCreate: false,
+	});
+	modelRuntime.registerNativeProvider(faux.provider);
+	await modelRuntime.setRuntimeApiKey("faux", "faux-key");
+	return { faux, modelRuntime };
+}
 
 /** Plain text of a user or custom message content. */
 function contentText(content: Message["content"] | undefined): string {
@@ -133,225 +190,240 @@ function contentText(content: Message["content"] | undefined): string {
 		.join("\n");
 }
 
-/** Start a real pi AgentSession in process with the faux model and the given extensions. */
-export async function startPi(options: StartPiOptions = {}): Promise<PiHarness> {
-	const dir = mkdtempSync(join(tmpdir(), "pi-harness-"));
-	const cwd = options.cwd ?? join(dir, "project");
-	const agentDir = join(dir, "agent");
-	const sessionDir = join(dir, "sessions");
-	for (const path of [cwd, agentDir, sessionDir, join(dir, "home")]) mkdirSync(path, { recursive: true });
+/** What the model was sent in one request. */
+function modelCallOf(context: TranscriptContext): ModelCall {
+	const messages = [...context.messages];
+	const userTexts = messages.filter((m) => m.role === "user").map((m) => contentText(m.content));
+	return { messages, userTexts, lastUserText: userTexts.at(-1) };
+}
 
-	// Isolate pi from the user's config; restored on dispose.
-	const savedEnv = new Map(ISOLATION_ENV.map((key) => [key, process.env[key]]));
-	process.env.HOME = join(dir, "home");
-	process.env.PI_CODING_AGENT_DIR = agentDir;
-	process.env.PI_OFFLINE = "1";
-	process.env.PI_SKIP_VERSION_CHECK = "1";
-	process.env.PI_TELEMETRY = "0";
+/** Whether the session lives in a file (`persist`, or an existing `sessionFile`). */
+const persists = (options: StartPiOptions) => options.persist === true || options.sessionFile !== undefined;
 
-	const faux = fauxProvider({
-		...options.fauxOptions,
-		provider: "faux",
-		models: [{ id: "faux-1", contextWindow: 200_000, maxTokens: 8192 }],
+/** The session manager the harness starts with: the given file, a new file, or memory. */
+function firstManager(options: StartPiOptions, { cwd, sessionDir }: Dirs): SessionManager {
+	if (options.sessionFile) return SessionManager.open(options.sessionFile, sessionDir);
+	return persists(options) ? SessionManager.create(cwd, sessionDir) : SessionManager.inMemory(cwd);
+}
+
+/** The resource loader of one session: only the given extensions, no skills, prompts, themes or context files. */
+async function loadResources(options: StartPiOptions, dirs: Dirs, settingsManager: SettingsManager) {
+	const resourceLoader = new DefaultResourceLoader({
+		cwd: dirs.cwd,
+		agentDir: dirs.agentDir,
+		settingsManager,
+		additionalExtensionPaths: options.extensionPaths ?? [],
+		noSkills: true,
+		noPromptTemplates: true,
+		noThemes: true,
+		noContextFiles: true,
 	});
-	// In-memory credentials and model catalog: nothing is written to disk (late async writes would outlive dispose).
-	const modelRuntime = await ModelRuntime.create({
-		credentials: new InMemoryCredentialStore(),
-		modelsPath: null,
-		refreshOnCreate: false,
-	});
-	modelRuntime.registerNativeProvider(faux.provider);
-	await modelRuntime.setRuntimeApiKey("faux", "faux-key");
+	await resourceLoader.reload();
+	return resourceLoader;
+}
 
-	const ui = createUiRecorder();
-	const events: AgentSessionEvent[] = [];
-	const extensionErrors: ExtensionError[] = [];
-	const modelCalls: ModelCall[] = [];
-	const listeners = new Set<() => void>();
-	const notify = () => {
-		for (const listener of [...listeners]) listener();
+/** What a command may ask of the session beyond the extension API: only waiting, moving in the tree and reloading. */
+function commandActions(session: AgentSession) {
+	return {
+		waitForIdle: () => session.waitForIdle(),
+		newSession: async () => ({ cancelled: true }),
+		fork: async () => ({ cancelled: true }),
+		navigateTree: async (targetId: string, navigateOptions?: Parameters<AgentSession["navigateTree"]>[1]) => ({
+			cancelled: (await session.navigateTree(targetId, navigateOptions)).cancelled,
+		}),
+		switchSession: async () => ({ cancelled: true }),
+		reload: async () => session.reload(),
 	};
+}
 
-	// Wrap each step so the harness records what the model was sent.
-	const record =
-		(step: FauxResponseStep): FauxResponseStep =>
-		(context: TranscriptContext, streamOptions, state, model) => {
-			const messages = [...context.messages];
-			const userTexts = messages.filter((m) => m.role === "user").map((m) => contentText(m.content));
-			modelCalls.push({ messages, userTexts, lastUserText: userTexts.at(-1) });
-			notify();
+/** A running in-process pi: its current session, the fake model, and everything recorded across reopens. */
+class InProcessPi implements PiHarness {
+	readonly ui = createUiRecorder();
+	readonly events: AgentSessionEvent[] = [];
+	readonly extensionErrors: ExtensionError[] = [];
+	readonly modelCalls: ModelCall[] = [];
+	readonly dir: string;
+	readonly cwd: string;
+	readonly agentDir: string;
+	readonly sessionDir: string;
+	readonly #waiters = new Waiters(() => `; events: ${this.events.map((event) => event.type).join(", ")}`);
+	#session: AgentSession | undefined;
+	#unsubscribe: (() => void) | undefined;
+	#mode: PiMode;
+	#disposed = false;
+
+	constructor(
+		private readonly options: StartPiOptions,
+		private readonly dirs: Dirs,
+		readonly faux: FauxProviderHandle,
+		private readonly modelRuntime: ModelRuntime,
+		private readonly restoreEnv: () => void,
+	) {
+		({ dir: this.dir, cwd: this.cwd, agentDir: this.agentDir, sessionDir: this.sessionDir } = dirs);
+		this.#mode = options.mode ?? "tui";
+		faux.setResponses((options.responses ?? []).map((step) => this.#recorded(step)));
+	}
+
+	get session(): AgentSession {
+		if (!this.#session) throw new Error("the harness has no session yet");
+		return this.#session;
+	}
+
+	get sessionFile() {
+		return this.session.sessionFile;
+	}
+
+	/** `step`, wrapped so the harness records what the model was sent. */
+	#recorded(step: FauxResponseStep): FauxResponseStep {
+		return (context, streamOptions, state, model) => {
+			this.modelCalls.push(modelCallOf(context));
+			this.#waiters.changed();
 			return typeof step === "function" ? step(context, streamOptions, state, model) : step;
 		};
-	faux.setResponses((options.responses ?? []).map(record));
+	}
 
-	let mode: PiMode = options.mode ?? "tui";
-	const withUI = options.withUI;
-	let session: AgentSession;
-	let unsubscribe: (() => void) | undefined;
-	let disposed = false;
-
-	/** Create an AgentSession over `sessionManager` and fire session_start. */
-	const open = async (sessionManager: SessionManager, sessionStartEvent?: SessionStartEvent) => {
+	/** Creates an AgentSession over `sessionManager`, fires session_start and binds the extensions. */
+	async open(sessionManager: SessionManager, sessionStartEvent?: SessionStartEvent): Promise<void> {
+		const { options, dirs } = this;
 		const settingsManager = SettingsManager.inMemory({ compaction: { enabled: false }, ...options.settings });
-		const resourceLoader = new DefaultResourceLoader({
-			cwd,
-			agentDir,
-			settingsManager,
-			additionalExtensionPaths: options.extensionPaths ?? [],
-			noSkills: true,
-			noPromptTemplates: true,
-			noThemes: true,
-			noContextFiles: true,
-		});
-		await resourceLoader.reload();
 		const result = await createAgentSession({
-			cwd,
-			agentDir,
-			model: faux.getModel(),
+			cwd: dirs.cwd,
+			agentDir: dirs.agentDir,
+			model: this.faux.getModel(),
 			thinkingLevel: "off",
-			modelRuntime,
-			resourceLoader,
+			modelRuntime: this.modelRuntime,
+			resourceLoader: await loadResources(options, dirs, settingsManager),
 			sessionManager,
 			settingsManager,
 			tools: options.tools,
 			sessionStartEvent,
 		});
 		for (const error of result.extensionsResult.errors) {
-			extensionErrors.push({ extensionPath: error.path, event: "load", error: error.error });
+			this.extensionErrors.push({ extensionPath: error.path, event: "load", error: error.error });
 		}
-		session = result.session;
-		unsubscribe = session.subscribe((event) => {
-			events.push(event);
-			notify();
-		});
-		const current = session;
-		await session.bindExtensions({
-			uiContext: (withUI ?? (mode === "tui" || mode === "rpc")) ? ui.ui : undefined,
-			mode,
-			commandContextActions: {
-				waitForIdle: () => current.waitForIdle(),
-				newSession: async () => ({ cancelled: true }),
-				fork: async () => ({ cancelled: true }),
-				navigateTree: async (targetId, navigateOptions) => ({
-					cancelled: (await current.navigateTree(targetId, navigateOptions)).cancelled,
-				}),
-				switchSession: async () => ({ cancelled: true }),
-				reload: async () => current.reload(),
-			},
-			onError: (error) => {
-				extensionErrors.push(error);
-				notify();
-			},
-		});
-	};
+		await this.#bind(result.session);
+	}
 
-	/** Fire session_shutdown like pi does before replacing or quitting a session, then dispose it. */
-	const teardown = async (reason: "quit" | "resume", targetSessionFile?: string) => {
+	/** Records the session's events and binds its extensions to the recording UI (or none). */
+	async #bind(session: AgentSession): Promise<void> {
+		this.#session = session;
+		this.#unsubscribe = session.subscribe((event) => {
+			this.events.push(event);
+			this.#waiters.changed();
+		});
+		const withUI = this.options.withUI ?? (this.#mode === "tui" || this.#mode === "rpc");
+		await session.bindExtensions({
+			uiContext: withUI ? this.ui.ui : undefined,
+			mode: this.#mode,
+			commandContextActions: commandActions(session),
+			onError: (error) => {
+				this.extensionErrors.push(error);
+				this.#waiters.changed();
+			},
+		});
+	}
+
+	/** Fires session_shutdown like pi does before replacing or quitting a session, then disposes it. */
+	async #teardown(reason: "quit" | "resume", targetSessionFile?: string): Promise<void> {
+		const session = this.session;
 		await session.abort();
 		if (session.extensionRunner.hasHandlers("session_shutdown")) {
 			await session.extensionRunner.emit({ type: "session_shutdown", reason, targetSessionFile });
 		}
-		unsubscribe?.();
+		this.#unsubscribe?.();
 		session.dispose();
-	};
+	}
 
-	const persist = options.persist === true || options.sessionFile !== undefined;
-	const initialManager = options.sessionFile
-		? SessionManager.open(options.sessionFile, sessionDir)
-		: persist
-			? SessionManager.create(cwd, sessionDir)
-			: SessionManager.inMemory(cwd);
-	await open(initialManager);
+	prompt(text: string): Promise<void> {
+		return this.session.prompt(text);
+	}
 
-	const count = (type: AgentSessionEvent["type"]) => events.filter((event) => event.type === type).length;
+	respond(...steps: FauxResponseStep[]): void {
+		this.faux.appendResponses(steps.map((step) => this.#recorded(step)));
+	}
 
-	const waitFor = (predicate: () => boolean, timeoutMs = 10_000, label = "condition") =>
-		new Promise<void>((resolve, reject) => {
-			if (predicate()) return resolve();
-			const check = () => {
-				if (!predicate()) return;
-				cleanup();
-				resolve();
-			};
-			const poll = setInterval(check, 5);
-			const timer = setTimeout(() => {
-				cleanup();
-				const seen = events.map((event) => event.type).join(", ");
-				reject(new Error(`Timed out after ${timeoutMs} ms waiting for ${label}; events: ${seen}`));
-			}, timeoutMs);
-			const cleanup = () => {
-				clearInterval(poll);
-				clearTimeout(timer);
-				listeners.delete(check);
-			};
-			listeners.add(check);
-		});
+	count(type: AgentSessionEvent["type"]): number {
+		return this.events.filter((event) => event.type === type).length;
+	}
 
-	const harness: PiHarness = {
-		get session() {
-			return session;
-		},
-		faux,
-		ui,
-		dir,
-		cwd,
-		agentDir,
-		sessionDir,
-		get sessionFile() {
-			return session.sessionFile;
-		},
-		events,
-		extensionErrors,
-		modelCalls,
-		prompt: (text) => session.prompt(text),
-		respond: (...steps) => faux.appendResponses(steps.map(record)),
-		count,
-		agentRuns: () => count("agent_start"),
-		userTexts: () => modelCalls.map((call) => call.lastUserText ?? ""),
-		branch: () => session.sessionManager.getBranch(),
-		waitFor,
-		waitForEvent: (type, n = 1, timeoutMs) => waitFor(() => count(type) >= n, timeoutMs, `${n}x ${type}`),
-		waitForSettled: (n, timeoutMs) => {
-			const target = n ?? count("agent_settled") + 1;
-			return waitFor(() => count("agent_settled") >= target, timeoutMs, `${target}x agent_settled`);
-		},
-		navigateTree: (entryId) => session.navigateTree(entryId, { summarize: false }),
-		reopen: async (reopenOptions = {}) => {
-			const reason = reopenOptions.reason ?? "startup";
-			const file = session.sessionFile;
-			const header = session.sessionManager.getHeader();
-			const entries = session.sessionManager.getEntries();
-			if (persist && (!file || !existsSync(file))) {
+	agentRuns(): number {
+		return this.count("agent_start");
+	}
+
+	userTexts(): string[] {
+		return this.modelCalls.map((call) => call.lastUserText ?? "");
+	}
+
+	branch(): SessionEntry[] {
+		return this.session.sessionManager.getBranch();
+	}
+
+	async waitFor(predicate: () => boolean, timeoutMs = 10_000, label = "condition"): Promise<void> {
+		await this.#waiters.until({ predicate, label, timeoutMs, pollMs: 5 });
+	}
+
+	waitForEvent(type: AgentSessionEvent["type"], n = 1, timeoutMs?: number): Promise<void> {
+		return this.waitFor(() => this.count(type) >= n, timeoutMs, `${n}x ${type}`);
+	}
+
+	waitForSettled(n?: number, timeoutMs?: number): Promise<void> {
+		const target = n ?? this.count("agent_settled") + 1;
+		return this.waitFor(() => this.count("agent_settled") >= target, timeoutMs, `${target}x agent_settled`);
+	}
+
+	navigateTree(entryId: string): ReturnType<AgentSession["navigateTree"]> {
+		return this.session.navigateTree(entryId, { summarize: false });
+	}
+
+	async reopen(reopenOptions: ReopenOptions = {}): Promise<AgentSession> {
+		const reason = reopenOptions.reason ?? "startup";
+		const manager = this.#sameSession();
+		const file = this.session.sessionFile;
+		await this.#teardown(reason === "resume" ? "resume" : "quit", file);
+		if (reopenOptions.mode) this.#mode = reopenOptions.mode;
+		const resumed = { type: "session_start", reason: "resume", previousSessionFile: file } as const;
+		await this.open(manager(), reason === "resume" ? resumed : undefined);
+		return this.session;
+	}
+
+	/** How to open the current session again: its file, or in memory a copy of its entries taken now. */
+	#sameSession(): () => SessionManager {
+		const { sessionManager, sessionFile: file } = this.session;
+		if (persists(this.options)) {
+			if (!file || !existsSync(file)) {
 				throw new Error(
 					"reopen(): the session file is not on disk yet (pi writes it after the first assistant message)",
 				);
 			}
-			await teardown(reason === "resume" ? "resume" : "quit", file);
-			if (reopenOptions.mode) mode = reopenOptions.mode;
-			const manager =
-				persist && file
-					? SessionManager.open(file, sessionDir)
-					: SessionManager.inMemory(cwd, undefined, header ? [header, ...entries] : entries);
-			await open(
-				manager,
-				reason === "resume" ? { type: "session_start", reason: "resume", previousSessionFile: file } : undefined,
-			);
-			return session;
-		},
-		reload: () => session.reload(),
-		dispose: async () => {
-			if (disposed) return;
-			disposed = true;
-			try {
-				await teardown("quit");
-			} finally {
-				for (const [key, value] of savedEnv) {
-					if (value === undefined) delete process.env[key];
-					else process.env[key] = value;
-				}
-				rmSync(dir, { recursive: true, force: true });
-			}
-		},
-	};
+			return () => SessionManager.open(file, this.sessionDir);
+		}
+		const header = sessionManager.getHeader();
+		const entries = sessionManager.getEntries();
+		return () => SessionManager.inMemory(this.cwd, undefined, header ? [header, ...entries] : entries);
+	}
+
+	reload(): Promise<void> {
+		return this.session.reload();
+	}
+
+	async dispose(): Promise<void> {
+		if (this.#disposed) return;
+		this.#disposed = true;
+		try {
+			await this.#teardown("quit");
+		} finally {
+			this.restoreEnv();
+			rmSync(this.dir, { recursive: true, force: true });
+		}
+	}
+}
+
+/** Start a real pi AgentSession in process with the faux model and the given extensions. */
+export async function startPi(options: StartPiOptions = {}): Promise<PiHarness> {
+	const dirs = makeDirs(options.cwd);
+	const restoreEnv = isolateEnv(dirs);
+	const { faux, modelRuntime } = await fauxRuntime(options.fauxOptions);
+	const harness = new InProcessPi(options, dirs, faux, modelRuntime, restoreEnv);
+	await harness.open(firstManager(options, dirs));
 	return harness;
 }

@@ -1,7 +1,8 @@
 /** The store as a unit test needs it: emptied, and painted into a fake context the way a session paints it. */
 
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
-import { getChain, getLoop, getState, recordSend, resetState, subscribe } from "../../src/state.ts";
+import type { Decision } from "../../src/continue/reasons.ts";
+import { getChain, getDecisions, getLoop, getState, recordSend, resetState, subscribe } from "../../src/state.ts";
 import { createPainter } from "../../src/ui/painter.ts";
 
 /** Empties the store; with `ctx`, every later change is painted into its UI, as a session's painter does. */
@@ -14,4 +15,15 @@ export function freshStore(ctx?: ExtensionContext): void {
 export function sendContinuation(): void {
 	const chain = getChain();
 	recordSend({ chain: { ...chain, continuations: chain.continuations + 1, progressed: false }, loop: getLoop() });
+}
+
+/**
+ * The auto-continue's last decision, by its kind and code (undefined before its first). Only a live engine decides:
+ * a test that proves "nothing happens" asserts this too, so that it fails against an engine that does nothing.
+ */
+export function lastDecision(
+	decisions: readonly Decision[] = getDecisions(),
+): Pick<Decision, "kind" | "code"> | undefined {
+	const last = decisions.at(-1);
+	return last && { kind: last.kind, code: last.code };
 }

@@ -99,6 +99,8 @@ function pidAlive(pid: number): boolean {
 	}
 }
 
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 async function waitForPidExit(pid: number, timeoutMs: number): Promise<void> {
 	const deadline = performance.now() + timeoutMs;
 	while (pidAlive(pid)) {
@@ -110,7 +112,7 @@ async function waitForPidExit(pid: number, timeoutMs: number): Promise<void> {
 			}
 			return;
 		}
-		await new Promise((resolve) => setTimeout(resolve, 20));
+		await pause(20);
 	}
 }
 
@@ -124,10 +126,16 @@ function matches(predicate: ScreenPredicate, screen: string): boolean {
 	return predicate(screen);
 }
 
-/** Start `node <cli.js> <piArgs>` (or `options.command`) in a detached tmux session and wait until the TUI is drawn. */
-export async function startTui(options: TuiOptions): Promise<TuiSession> {
-	const started = performance.now();
-	const socket = `til-done-${process.pid}-${++socketCounter}-${Math.random().toString(36).slice(2, 8)}`;
+/** A tmux server on a private socket running one pane, and the environment it was started with. */
+interface Pane {
+	socket: string;
+	env: NodeJS.ProcessEnv;
+	/** pid of the pane's process: pi, since the launcher `exec`s it. */
+	pid: number | undefined;
+}
+
+/** Writes the launcher script and tmux's config beside the test's files; returns the launcher's path and the config's. */
+function writeLauncher(options: TuiOptions, socket: string): { launcher: string; config: string } {
 	const cwd = options.cwd ?? options.env[CWD_ENV] ?? REPO_ROOT;
 	const scriptDir = options.env.TMPDIR ?? options.env[CWD_ENV] ?? REPO_ROOT;
 	// A launcher script keeps quoting simple and leaves the pane open (remain-on-exit) if pi dies, for diagnostics.
@@ -137,86 +145,110 @@ export async function startTui(options: TuiOptions): Promise<TuiSession> {
 		.join(" ");
 	writeFileSync(launcher, `#!/bin/sh\ncd ${shellQuote(cwd)} || exit 1\nexec ${command}\n`);
 	chmodSync(launcher, 0o755);
-	const width = options.width ?? 100;
-	const height = options.height ?? 30;
-	const env: NodeJS.ProcessEnv = { ...options.env, TERM: "xterm-256color" };
-	delete env.TMUX;
 	// Own config: extended keys (pi warns without them) and keep a dead pane's last screen for diagnostics.
 	const config = join(scriptDir, `${socket}.conf`);
 	writeFileSync(config, "set -g extended-keys on\nset -g remain-on-exit on\nset -g status off\n");
-	const result = spawnSync(
-		"tmux",
-		["-L", socket, "-f", config, "new-session", "-d", "-x", String(width), "-y", String(height), launcher],
-		{ env, encoding: "utf8" },
-	);
+	return { launcher, config };
+}
+
+/** Starts a detached tmux session on a new private socket, running the launcher in one pane of the given size. */
+function launch(options: TuiOptions): Pane {
+	const socket = `til-done-${process.pid}-${++socketCounter}-${Math.random().toString(36).slice(2, 8)}`;
+	const { launcher, config } = writeLauncher(options, socket);
+	const size = ["-x", String(options.width ?? 100), "-y", String(options.height ?? 30)];
+	const env: NodeJS.ProcessEnv = { ...options.env, TERM: "xterm-256color" };
+	delete env.TMUX;
+	const result = spawnSync("tmux", ["-L", socket, "-f", config, "new-session", "-d", ...size, launcher], {
+		env,
+		encoding: "utf8",
+	});
 	if (result.status !== 0) throw new Error(`tmux new-session failed: ${result.stderr}`);
 	live.add(socket);
-	const panePid = Number(tmuxSync(socket, ["display-message", "-p", "#{pane_pid}"]).stdout.trim()) || undefined;
+	const pid = Number(tmuxSync(socket, ["display-message", "-p", "#{pane_pid}"]).stdout.trim()) || undefined;
+	return { socket, env, pid };
+}
 
-	let killed = false;
-	let startupMs = Number.NaN;
-	const tmux = async (args: string[]) => (await execFileAsync("tmux", ["-L", socket, ...args], { env })).stdout;
+/** The TUI in a tmux pane, driven with tmux commands. */
+class TmuxTui implements TuiSession {
+	startupMs = Number.NaN;
+	#killed = false;
 
-	const session: TuiSession = {
-		socket,
-		pid: panePid,
-		get startupMs() {
-			return startupMs;
-		},
-		async sendKeys(...keys) {
-			await tmux(["send-keys", ...keys]);
-		},
-		async type(text) {
-			await tmux(["send-keys", "-l", text]);
-		},
-		async capture({ escapes = false } = {}) {
-			return tmux(["capture-pane", "-p", ...(escapes ? ["-e"] : [])]);
-		},
-		async waitForScreen(predicate, timeoutMs = 10_000, intervalMs = 50) {
-			const deadline = performance.now() + timeoutMs;
-			let screen = "";
-			for (;;) {
-				screen = await session.capture();
-				if (matches(predicate, screen)) return screen;
-				if (performance.now() > deadline) {
-					const dead = (await session.isAlive()) ? "" : " (pi has exited)";
-					throw new Error(
-						`timed out after ${timeoutMs} ms waiting for ${String(predicate)}${dead}; screen:\n${screen}`,
-					);
-				}
-				await new Promise((resolve) => setTimeout(resolve, intervalMs));
-			}
-		},
-		async isAlive() {
-			try {
-				return (await tmux(["display-message", "-p", "#{pane_dead}"])).trim() === "0";
-			} catch {
-				return false;
-			}
-		},
-		async waitForExit(timeoutMs = 10_000) {
-			const deadline = performance.now() + timeoutMs;
-			while (await session.isAlive()) {
-				if (performance.now() > deadline) throw new Error(`pi did not exit within ${timeoutMs} ms`);
-				await new Promise((resolve) => setTimeout(resolve, 50));
-			}
-		},
-		async kill({ graceful = false } = {}) {
-			if (killed) return;
-			killed = true;
-			live.delete(socket);
-			// SIGHUP (what kill-server sends) makes pi spend ~1 s draining terminal input; skip that unless asked.
-			if (!graceful && panePid !== undefined && pidAlive(panePid)) process.kill(panePid, "SIGKILL");
-			try {
-				await tmux(["kill-server"]);
-			} catch {
-				// server already gone
-			}
-			// kill-server only sends SIGHUP; wait for pi to be gone so its temp folders can be removed.
-			if (panePid !== undefined) await waitForPidExit(panePid, 3000);
-		},
-	};
+	constructor(private readonly pane: Pane) {}
 
+	get socket() {
+		return this.pane.socket;
+	}
+
+	get pid() {
+		return this.pane.pid;
+	}
+
+	async #tmux(args: string[]): Promise<string> {
+		return (await execFileAsync("tmux", ["-L", this.pane.socket, ...args], { env: this.pane.env })).stdout;
+	}
+
+	async sendKeys(...keys: string[]): Promise<void> {
+		await this.#tmux(["send-keys", ...keys]);
+	}
+
+	async type(text: string): Promise<void> {
+		await this.#tmux(["send-keys", "-l", text]);
+	}
+
+	capture({ escapes = false }: { escapes?: boolean } = {}): Promise<string> {
+		return this.#tmux(["capture-pane", "-p", ...(escapes ? ["-e"] : [])]);
+	}
+
+	async waitForScreen(predicate: ScreenPredicate, timeoutMs = 10_000, intervalMs = 50): Promise<string> {
+		const deadline = performance.now() + timeoutMs;
+		for (;;) {
+			const screen = await this.capture();
+			if (matches(predicate, screen)) return screen;
+			if (performance.now() > deadline) {
+				const dead = (await this.isAlive()) ? "" : " (pi has exited)";
+				throw new Error(`timed out after ${timeoutMs} ms waiting for ${String(predicate)}${dead}; screen:\n${screen}`);
+			}
+			await pause(intervalMs);
+		}
+	}
+
+	async isAlive(): Promise<boolean> {
+		try {
+			return (await this.#tmux(["display-message", "-p", "#{pane_dead}"])).trim() === "0";
+		} catch {
+			return false;
+		}
+	}
+
+	async waitForExit(timeoutMs = 10_000): Promise<void> {
+		const deadline = performance.now() + timeoutMs;
+		while (await this.isAlive()) {
+			if (performance.now() > deadline) throw new Error(`pi did not exit within ${timeoutMs} ms`);
+			await pause(50);
+		}
+	}
+
+	async kill({ graceful = false }: { graceful?: boolean } = {}): Promise<void> {
+		if (this.#killed) return;
+		this.#killed = true;
+		const { socket, pid } = this.pane;
+		live.delete(socket);
+		// SIGHUP (what kill-server sends) makes pi spend ~1 s draining terminal input; skip that unless asked.
+		if (!graceful && pid !== undefined && pidAlive(pid)) process.kill(pid, "SIGKILL");
+		try {
+			await this.#tmux(["kill-server"]);
+		} catch {
+			// server already gone
+		}
+		// kill-server only sends SIGHUP; wait for pi to be gone so its temp folders can be removed.
+		if (pid !== undefined) await waitForPidExit(pid, 3000);
+	}
+}
+
+/** Start `node <cli.js> <piArgs>` (or `options.command`) in a detached tmux session and wait until the TUI is drawn. */
+export async function startTui(options: TuiOptions): Promise<TuiSession> {
+	const started = performance.now();
+	const session = new TmuxTui(launch(options));
 	try {
 		// "[Extensions]" is listed right after the editor's submit handler is installed and extensions are bound
 		// (the fake model extension is always loaded); Enter pressed earlier only shows "Startup is still in progress".
@@ -225,6 +257,6 @@ export async function startTui(options: TuiOptions): Promise<TuiSession> {
 		await session.kill();
 		throw error;
 	}
-	startupMs = performance.now() - started;
+	session.startupMs = performance.now() - started;
 	return session;
 }

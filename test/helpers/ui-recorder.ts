@@ -1,4 +1,21 @@
-import type { ExtensionUIContext, TerminalInputHandler, Theme } from "@earendil-works/pi-coding-agent";
+/**
+ * A recording `ExtensionUIContext` for the in-process SDK tests: what the extension shows (statuses, widgets, notices,
+ * the title, folded with ui-state's `applyUiCall`), every call in order, and simulated keypresses. The dialogs answer
+ * nothing, and the parts of pi's UI the extension does not use are inert.
+ */
+
+import type { ExtensionUIContext, TerminalInputHandler } from "@earendil-works/pi-coding-agent";
+import { plainTheme } from "./theme.ts";
+import {
+	applyUiCall,
+	EMPTY_UI,
+	type Notification,
+	type Placement,
+	type UiCall,
+	type UiState,
+	type Widget,
+	widgetCall,
+} from "./ui-state.ts";
 
 /** One `setStatus` call. */
 export interface StatusCall {
@@ -10,14 +27,17 @@ export interface StatusCall {
 export interface WidgetCall {
 	key: string;
 	lines: string[] | undefined;
-	placement: "aboveEditor" | "belowEditor" | undefined;
+	placement: Placement | undefined;
 	isFactory: boolean;
 }
 
 /** One `notify` call. */
-export interface NotifyCall {
-	message: string;
-	type: "info" | "warning" | "error" | undefined;
+export type NotifyCall = Notification;
+
+/** A call to a method that changes nothing the recorder shows (`setWorkingMessage`, `setEditorText`, ...). */
+export interface MiscCall {
+	method: string;
+	args: unknown[];
 }
 
 /** What the recorder saw, plus a way to simulate keypresses. */
@@ -25,153 +45,173 @@ export interface UiRecorder {
 	/** Plain object to pass as `uiContext` (pi copies it with `{...ui}`). */
 	readonly ui: ExtensionUIContext;
 	/** Current status texts by key (cleared keys are removed). */
-	readonly status: Map<string, string>;
+	readonly status: ReadonlyMap<string, string>;
 	/** Every `setStatus` call in order. */
 	readonly statusHistory: StatusCall[];
-	/** Current widget lines by key (cleared keys are removed). */
-	readonly widgets: Map<string, string[]>;
+	/** Current widgets by key (cleared keys are removed); a component shows with no lines. */
+	readonly widgets: ReadonlyMap<string, Widget>;
 	/** Every `setWidget` call in order. */
 	readonly widgetHistory: WidgetCall[];
 	/** Every `notify` call in order. */
-	readonly notifications: NotifyCall[];
+	readonly notifications: readonly NotifyCall[];
+	/** The last title set. */
+	readonly title: string | undefined;
 	/** Every `setWorkingMessage` / `setTitle` / `setEditorText` call, by method name. */
-	readonly misc: Array<{ method: string; args: unknown[] }>;
+	readonly misc: MiscCall[];
 	/** Number of live `onTerminalInput` handlers. */
 	terminalHandlerCount(): number;
 	/** Feed raw terminal input to every live handler in order; returns true if one consumed it. */
 	pressKey(data: string): boolean;
-	/** Forget all recorded calls (current maps included). */
+	/** Forget all recorded calls (current state included). */
 	reset(): void;
 }
 
-/** Theme stub whose styling methods return the text unchanged. */
-export function createStubTheme(): Theme {
-	const same = (_color: unknown, text: string): string => text;
-	const one = (text: string): string => text;
-	const stub = {
-		name: "stub",
-		fg: same,
-		bg: same,
-		bold: one,
-		italic: one,
-		underline: one,
-		inverse: one,
-		strikethrough: one,
-		getFgAnsi: () => "",
-		getBgAnsi: () => "",
-		getColorMode: () => "truecolor",
-		getThinkingBorderColor: () => one,
-		getBashModeBorderColor: () => one,
+/** What the recorder keeps: the state shown, the histories, the live key handlers and the editor. */
+class Recording {
+	state: UiState = EMPTY_UI;
+	readonly statusHistory: StatusCall[] = [];
+	readonly widgetHistory: WidgetCall[] = [];
+	readonly misc: MiscCall[] = [];
+	readonly handlers = new Set<TerminalInputHandler>();
+	editorText = "";
+	toolsExpanded = false;
+
+	apply(call: UiCall): void {
+		this.state = applyUiCall(this.state, call);
+	}
+
+	/** A method that only records that it was called. */
+	note(method: string): (...args: unknown[]) => void {
+		return (...args) => {
+			this.misc.push({ method, args });
+		};
+	}
+
+	reset(): void {
+		this.state = EMPTY_UI;
+		this.statusHistory.length = 0;
+		this.widgetHistory.length = 0;
+		this.misc.length = 0;
+	}
+}
+
+/** The methods whose calls change what the recorder shows. */
+function shownParts(rec: Recording) {
+	return {
+		notify: (message: string, type?: Notification["type"]) => rec.apply({ method: "notify", message, type }),
+		setStatus: (key: string, text: string | undefined) => {
+			rec.statusHistory.push({ key, text });
+			rec.apply({ method: "setStatus", key, text });
+		},
+		setWidget: (key: string, content: unknown, options?: { placement?: Placement }) => {
+			const call = widgetCall(key, content, options);
+			const lines = Array.isArray(content) ? [...(content as string[])] : undefined;
+			rec.widgetHistory.push({ key, lines, placement: options?.placement, isFactory: typeof content === "function" });
+			rec.apply(call);
+		},
+		setTitle: (title: string) => {
+			rec.misc.push({ method: "setTitle", args: [title] });
+			rec.apply({ method: "setTitle", title });
+		},
 	};
-	return stub as unknown as Theme;
+}
+
+/** The keyboard: each registration a subscription of its own, even for the same handler twice. */
+function inputParts(rec: Recording) {
+	return {
+		onTerminalInput: (handler: TerminalInputHandler) => {
+			const entry: TerminalInputHandler = (data) => handler(data);
+			rec.handlers.add(entry);
+			return () => {
+				rec.handlers.delete(entry);
+			};
+		},
+	};
+}
+
+/** The working indicator and the editor: recorded in `misc`, the editor's text kept. */
+function editorParts(rec: Recording) {
+	return {
+		setWorkingMessage: rec.note("setWorkingMessage"),
+		setWorkingVisible: rec.note("setWorkingVisible"),
+		setWorkingIndicator: rec.note("setWorkingIndicator"),
+		setHiddenThinkingLabel: rec.note("setHiddenThinkingLabel"),
+		pasteToEditor: (text: string) => {
+			rec.editorText += text;
+		},
+		setEditorText: (text: string) => {
+			rec.misc.push({ method: "setEditorText", args: [text] });
+			rec.editorText = text;
+		},
+		getEditorText: () => rec.editorText,
+		getToolsExpanded: () => rec.toolsExpanded,
+		setToolsExpanded: (expanded: boolean) => {
+			rec.toolsExpanded = expanded;
+		},
+	};
+}
+
+/** Dialogs that answer nothing, and the parts of pi's UI the extension does not use. */
+function inertParts() {
+	return {
+		select: async () => undefined,
+		confirm: async () => false,
+		input: async () => undefined,
+		editor: async () => undefined,
+		custom: async () => undefined as never,
+		setFooter: () => {},
+		setHeader: () => {},
+		addAutocompleteProvider: () => {},
+		setEditorComponent: () => {},
+		getEditorComponent: () => undefined,
+		theme: plainTheme,
+		getAllThemes: () => [],
+		getTheme: () => undefined,
+		setTheme: () => ({ success: false, error: "UI recorder has no themes" }),
+	};
+}
+
+/** Feeds `data` to every live handler in order; true once one consumes it. */
+function pressKey(handlers: Set<TerminalInputHandler>, data: string): boolean {
+	let input = data;
+	// Snapshot so handlers that unsubscribe while running do not disturb iteration.
+	for (const handler of [...handlers]) {
+		if (!handlers.has(handler)) continue;
+		const result = handler(input);
+		if (result?.consume) return true;
+		if (result?.data !== undefined) input = result.data;
+	}
+	return false;
 }
 
 /** Build a recording ExtensionUIContext: every method is an own property of a plain object. */
 export function createUiRecorder(): UiRecorder {
-	const status = new Map<string, string>();
-	const statusHistory: StatusCall[] = [];
-	const widgets = new Map<string, string[]>();
-	const widgetHistory: WidgetCall[] = [];
-	const notifications: NotifyCall[] = [];
-	const misc: Array<{ method: string; args: unknown[] }> = [];
-	const handlers = new Set<TerminalInputHandler>();
-	const theme = createStubTheme();
-	let editorText = "";
-	let toolsExpanded = false;
-
+	const rec = new Recording();
 	const ui: ExtensionUIContext = {
-		select: async () => undefined,
-		confirm: async () => false,
-		input: async () => undefined,
-		notify: (message, type) => {
-			notifications.push({ message, type });
-		},
-		onTerminalInput: (handler) => {
-			// Wrap so the same handler registered twice gets two independent subscriptions.
-			const entry: TerminalInputHandler = (data) => handler(data);
-			handlers.add(entry);
-			return () => {
-				handlers.delete(entry);
-			};
-		},
-		setStatus: (key, text) => {
-			statusHistory.push({ key, text });
-			if (text === undefined) status.delete(key);
-			else status.set(key, text);
-		},
-		setWorkingMessage: (...args: unknown[]) => {
-			misc.push({ method: "setWorkingMessage", args });
-		},
-		setWorkingVisible: (...args: unknown[]) => {
-			misc.push({ method: "setWorkingVisible", args });
-		},
-		setWorkingIndicator: (...args: unknown[]) => {
-			misc.push({ method: "setWorkingIndicator", args });
-		},
-		setHiddenThinkingLabel: (...args: unknown[]) => {
-			misc.push({ method: "setHiddenThinkingLabel", args });
-		},
-		setWidget: (key: string, content: unknown, options?: { placement?: "aboveEditor" | "belowEditor" }) => {
-			const isFactory = typeof content === "function";
-			const lines = Array.isArray(content) ? [...(content as string[])] : undefined;
-			widgetHistory.push({ key, lines, placement: options?.placement, isFactory });
-			if (content === undefined) widgets.delete(key);
-			else widgets.set(key, lines ?? []);
-		},
-		setFooter: () => {},
-		setHeader: () => {},
-		setTitle: (...args: unknown[]) => {
-			misc.push({ method: "setTitle", args });
-		},
-		custom: async () => undefined as never,
-		pasteToEditor: (text) => {
-			editorText += text;
-		},
-		setEditorText: (text) => {
-			misc.push({ method: "setEditorText", args: [text] });
-			editorText = text;
-		},
-		getEditorText: () => editorText,
-		editor: async () => undefined,
-		addAutocompleteProvider: () => {},
-		setEditorComponent: () => {},
-		getEditorComponent: () => undefined,
-		theme,
-		getAllThemes: () => [],
-		getTheme: () => undefined,
-		setTheme: () => ({ success: false, error: "UI recorder has no themes" }),
-		getToolsExpanded: () => toolsExpanded,
-		setToolsExpanded: (expanded) => {
-			toolsExpanded = expanded;
-		},
+		...shownParts(rec),
+		...inputParts(rec),
+		...editorParts(rec),
+		...inertParts(),
 	};
-
 	return {
 		ui,
-		status,
-		statusHistory,
-		widgets,
-		widgetHistory,
-		notifications,
-		misc,
-		terminalHandlerCount: () => handlers.size,
-		pressKey: (data) => {
-			// Snapshot so handlers that unsubscribe while running do not disturb iteration.
-			for (const handler of [...handlers]) {
-				if (!handlers.has(handler)) continue;
-				const result = handler(data);
-				if (result?.consume) return true;
-				if (result?.data !== undefined) data = result.data;
-			}
-			return false;
+		get status() {
+			return rec.state.statuses;
 		},
-		reset: () => {
-			status.clear();
-			statusHistory.length = 0;
-			widgets.clear();
-			widgetHistory.length = 0;
-			notifications.length = 0;
-			misc.length = 0;
+		get widgets() {
+			return rec.state.widgets;
 		},
+		get notifications() {
+			return rec.state.notifications;
+		},
+		get title() {
+			return rec.state.title;
+		},
+		statusHistory: rec.statusHistory,
+		widgetHistory: rec.widgetHistory,
+		misc: rec.misc,
+		terminalHandlerCount: () => rec.handlers.size,
+		pressKey: (data) => pressKey(rec.handlers, data),
+		reset: () => rec.reset(),
 	};
 }

@@ -8,7 +8,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { buildContinuationPrompt } from "../../src/formatting.ts";
-import { MAX_CHECK_OUTPUT_CHARS, outputAsData } from "../../src/texts/data.ts";
+import { outputAsData } from "../../src/texts/data.ts";
 import { formatCheckFailures } from "../../src/texts/model.ts";
 import type { CheckRun, TodoItem, TodoStatus } from "../../src/types.ts";
 import { UNVERIFIED_ASK, UNVERIFIED_HEAD } from "../helpers/expected.ts";
@@ -102,7 +102,7 @@ describe("outputAsData: any output on exactly one line of at most max characters
 	it("keeps at most 2,000 characters by default", () => {
 		fc.assert(
 			fc.property(output, (text) => {
-				expect(codePoints(outputAsData(text)).length).toBeLessThanOrEqual(MAX_CHECK_OUTPUT_CHARS);
+				expect(codePoints(outputAsData(text)).length).toBeLessThanOrEqual(2000);
 			}),
 			{ numRuns: 200 },
 		);

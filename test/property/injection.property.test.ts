@@ -13,8 +13,8 @@ import {
 	formatTodoListText,
 } from "../../src/formatting.ts";
 import { isAllFinished } from "../../src/list/queries.ts";
-import { oneLine } from "../../src/texts/data.ts";
 import { formatActiveText, formatStatusText } from "../../src/texts/user.ts";
+import { flat } from "../helpers/expected.ts";
 import { must } from "../helpers/must.ts";
 import { codePoints, hostileText, type Item, LIMITS, type Status } from "../helpers/todo-oracle.ts";
 
@@ -53,8 +53,8 @@ function checkListBlock(lines: readonly string[], todos: readonly Item[], only: 
 		expect(Number(match![2])).toBe(index);
 		expect(match![1]).toBe(ICONS[item.status]);
 		const text = line.slice(match![0].length);
-		if (!compact) expect(text).toBe(oneLine(item.text));
-		else expect(oneLine(item.text).startsWith(text.replace(/…$/, ""))).toBe(true);
+		if (!compact) expect(text).toBe(flat(item.text));
+		else expect(flat(item.text).startsWith(text.replace(/…$/, ""))).toBe(true);
 	});
 }
 
@@ -126,7 +126,7 @@ describe("hostile todo text never changes the structure of what the extension wr
 					expect(lines).toHaveLength(started.length);
 					lines.forEach((line, n) => {
 						const { index, text } = must(started[n], `the item in progress for line ${n}`);
-						expect(line).toBe(`[${index}] ${oneLine(text)}`);
+						expect(line).toBe(`[${index}] ${flat(text)}`);
 						expect(line).not.toMatch(LINE_BREAK);
 					});
 				}

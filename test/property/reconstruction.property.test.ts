@@ -14,10 +14,10 @@ function reconstructState(ctx: Parameters<typeof rebuild>[0]) {
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { SNAPSHOT_ENTRY_TYPE } from "../../src/session/keys.ts";
 import { getTodos, reconstructState as rebuild, resetState } from "../../src/state.ts";
 import type { TodoItem } from "../../src/types.ts";
 import { isValidTodoItem } from "../../src/validation.ts";
+import { ENTRY_TYPE } from "../helpers/expected.ts";
 import { graphemes, hostileText, type Status } from "../helpers/todo-oracle.ts";
 
 /** An item as reconstruction replays it: text and status, plus a check and a review mark of true when stored. */
@@ -30,7 +30,7 @@ function trustedList(entry: unknown): Item[] | undefined {
 	if (typeof entry !== "object" || entry === null) return undefined;
 	const e = entry as Record<string, unknown>;
 	let payload: unknown;
-	if (e.type === "custom" && e.customType === SNAPSHOT_ENTRY_TYPE) payload = e.data;
+	if (e.type === "custom" && e.customType === ENTRY_TYPE.snapshot) payload = e.data;
 	else if (e.type === "message" && typeof e.message === "object" && e.message !== null) {
 		const m = e.message as Record<string, unknown>;
 		const ours = m.toolName === "write_todos" || m.toolName === "edit_todos" || m.toolName === "list_todos";
@@ -185,7 +185,7 @@ const validSnapshot: fc.Arbitrary<unknown> = fc.oneof(
 	validList.map((list) => ({
 		type: "custom",
 		id: id(),
-		customType: SNAPSHOT_ENTRY_TYPE,
+		customType: ENTRY_TYPE.snapshot,
 		data: { action: "write", todos: list },
 	})),
 );
@@ -212,7 +212,7 @@ const noiseEntry: fc.Arbitrary<unknown> = fc.oneof(
 		.map(({ type, data }) => ({
 			type,
 			id: id(),
-			customType: type === "custom" ? "other-extension" : SNAPSHOT_ENTRY_TYPE,
+			customType: type === "custom" ? "other-extension" : ENTRY_TYPE.snapshot,
 			data,
 		})),
 	fc.constantFrom<unknown>(null, undefined, 0, "entry", [], { type: "message" }, { type: "message", message: null }),
@@ -243,7 +243,7 @@ describe("reconstruction over random session branches", () => {
 					ctxFor([
 						{
 							type: "custom",
-							customType: SNAPSHOT_ENTRY_TYPE,
+							customType: ENTRY_TYPE.snapshot,
 							data: { action: "write", todos: [{ text: "stale", status: leftover }] },
 						},
 					]),
@@ -289,7 +289,7 @@ describe("reconstruction over random session branches", () => {
 				resetState();
 				const todos: unknown[] = [...list];
 				todos.splice(at % (list.length + 1), 0, bad);
-				const later = { type: "custom", customType: SNAPSHOT_ENTRY_TYPE, data: { action: "write", todos } };
+				const later = { type: "custom", customType: ENTRY_TYPE.snapshot, data: { action: "write", todos } };
 				expect(trustedList(later)).toBeUndefined();
 				expect(reconstructState(ctxFor([first, later]))).toEqual(trustedList(first));
 			}),

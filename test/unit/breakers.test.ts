@@ -13,9 +13,8 @@ import {
 } from "../../src/continue/breakers.ts";
 import { NUMERIC_SETTINGS } from "../../src/settings/config.ts";
 import { type ChainSpend, NO_SPEND } from "../../src/spend/usage.ts";
-import { costBudgetStop as costStopText, tokenBudgetStop as tokenStopText } from "../helpers/expected.ts";
+import { costBudgetStop as costStopText, TAKE_OVER, tokenBudgetStop as tokenStopText } from "../helpers/expected.ts";
 
-const TAKE_OVER = "Remaining todos were not completed. Take over manually.";
 /** Every breaker off or far away: each test arms the one it is about. */
 const QUIET: BreakerLimits = {
 	maxFailures: 100,

@@ -1,14 +1,14 @@
 import type { AgentBeforeSettleEvent } from "@earendil-works/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from "vitest";
-import { createEngine } from "../../src/continue/engine.ts";
 import { DEFAULT_LOOP_MARKER } from "../../src/continue/loop.ts";
-import { DEFAULT_CONFIG, type TilDoneConfig } from "../../src/settings/config.ts";
+import type { TilDoneConfig } from "../../src/settings/config.ts";
 import { NO_SPEND } from "../../src/spend/usage.ts";
 import {
 	getChain,
 	getDecisions,
 	getLoop,
 	getTodos,
+	isCompletionAnnounced,
 	pauseAutoContinue,
 	resetState,
 	setChain,
@@ -17,11 +17,39 @@ import {
 	updateTodoStatus,
 } from "../../src/state.ts";
 import type { LoopSpec, TodoItem, TodoStatus } from "../../src/types.ts";
-import { type Counters, endData } from "../helpers/expected.ts";
-import { createFakeCtx, type FakeCtxOptions } from "../helpers/fake-ctx.ts";
-import { createFakePi } from "../helpers/fake-pi.ts";
+import { startEngine, WORKING } from "../helpers/engine.ts";
+import {
+	ABORTED_WAIT,
+	allDone,
+	allFinished,
+	allVerified,
+	backoff,
+	type Counters,
+	continuationPrompt,
+	countdownLine,
+	endData,
+	failures,
+	hardCap,
+	KEY,
+	LOOP_STOPPED_BY_USER,
+	loopFinished,
+	loopLimit,
+	loopPrompt,
+	loopStatus,
+	MESSAGE_TYPE,
+	nextAction,
+	noProgress,
+	repeatedAnswer,
+	reviewWait,
+	stderrLine,
+	stopStatus,
+	tokenBudgetStop,
+	UNVERIFIED_HEAD,
+	UNVERIFIED_TAKE_OVER,
+} from "../helpers/expected.ts";
+import type { FakeCtxOptions } from "../helpers/fake-ctx.ts";
 import { must } from "../helpers/must.ts";
-import { freshStore, sendContinuation } from "../helpers/store.ts";
+import { lastDecision, sendContinuation } from "../helpers/store.ts";
 
 const todo = (text: string, status: TodoStatus = "not_started"): TodoItem => ({ text, status });
 
@@ -34,53 +62,29 @@ const assistant = (text: string, stopReason: StopReasonText = "stop", errorMessa
 	content: [{ type: "text", text }],
 });
 
-const WORKING = [assistant("Working on it.")];
 const FAILED = [assistant("", "error", "529 overloaded")];
 
-const COUNTDOWN_WIDGET = "til-done-countdown";
-const countdownLine = (n: number) => [`⏳ Auto-continuing in ${n}s... (type anything to interrupt)`];
+/** The countdown widget's lines. */
+const countdownLines = (n: number) => [countdownLine(n)];
 
 const TWO_ITEMS = [todo("Write schema", "in_progress"), todo("Write migration")];
-const TWO_ITEMS_PROMPT = [
-	"There are still incomplete todos. Continue working on the remaining todos.",
-	"",
-	"Remaining items:",
-	"● [0] Write schema",
-	"– [1] Write migration",
-	"",
-	"Next action: edit_todos with action 'complete' and indices [0]",
-].join("\n");
+const TWO_ITEMS_PROMPT = continuationPrompt(["● [0] Write schema", "– [1] Write migration"], nextAction("complete", 0));
 
-const TAKE_OVER = "Remaining todos were not completed. Take over manually.";
+/** The decision to continue: a countdown, then the continuation (unless something changed by then). */
+const CONTINUE = { kind: "send", code: "continue" };
 
 /** What a print or JSON invocation records when it ends: why, as a custom entry in the session. */
 function ended(level: "info" | "warning", code: string, text: string, counters: Partial<Counters> = {}) {
-	return { entries: [{ type: "custom", customType: "til-done-complete", data: endData(level, code, text, counters) }] };
+	return {
+		entries: [{ type: "custom", customType: MESSAGE_TYPE.complete, data: endData(level, code, text, counters) }],
+	};
 }
 
-const HARD_CAP_2 =
-	"Auto-continue limit reached (2 iterations). Remaining todos were not completed. Take over manually.";
-const NO_PROGRESS_3 =
-	"Auto-continue stopped: no todo was completed in the last 3 continuations. Remaining todos were not completed. Take over manually.";
-const REPEATED_3 =
-	"Auto-continue stopped: the last 3 continued runs ended with the same answer. Remaining todos were not completed. Take over manually.";
-const FAILURES_3 =
-	"Auto-continue stopped after 3 failed runs in a row (provider error or output limit). Remaining todos were not completed. Take over manually.";
+const HARD_CAP_2 = hardCap(2);
 
 function setup(options: FakeCtxOptions = {}, overrides: Partial<TilDoneConfig> = {}) {
-	const config: TilDoneConfig = { ...DEFAULT_CONFIG, ...overrides };
-	const pi = createFakePi();
-	const engine = createEngine(pi.api, () => config);
-	const fake = createFakeCtx(options);
-	freshStore(fake.ctx);
-	engine.onSessionStart(fake.ctx);
-	/** Whether a countdown shows. */
-	const counting = () => fake.ui.widgets.has(COUNTDOWN_WIDGET);
-	/** One run ends and pi settles (TUI/RPC). */
-	const endRun = (messages: readonly unknown[] = WORKING) => {
-		engine.onRunEnd(messages, fake.ctx);
-		engine.onSettled(fake.ctx);
-	};
+	const base = startEngine(options, overrides);
+	const { pi, engine } = base;
 	/** print/JSON: the run is about to settle. */
 	const beforeSettle = (
 		messages: readonly unknown[] = WORKING,
@@ -100,10 +104,35 @@ function setup(options: FakeCtxOptions = {}, overrides: Partial<TilDoneConfig> =
 					canContinue: true,
 				},
 			} as unknown as AgentBeforeSettleEvent,
-			fake.ctx,
+			base.ctx,
 		);
+	/** print/JSON after a failed run: what agent_before_settle returns once it has, `"pending"` until then. */
+	const failedRunSettling = () => {
+		const call: { result: unknown } = { result: "pending" };
+		void beforeSettle(FAILED).then((value) => {
+			call.result = value;
+		});
+		return call;
+	};
 	const sentTypes = () => pi.sent.map((sent) => sent.message.customType);
-	return { config, pi, engine, ...fake, endRun, beforeSettle, sentTypes, counting };
+	return { ...base, beforeSettle, failedRunSettling, sentTypes };
+}
+
+/**
+ * A run ends and `between` happens before pi settles: at the settle nothing is decided, and nothing is ever sent; the
+ * next run that ends (in the new session, or the user's own run) is decided as usual.
+ */
+async function droppedBeforeSettle(between: (s: ReturnType<typeof setup>) => void): Promise<void> {
+	const s = setup();
+	setTodos(TWO_ITEMS);
+	s.engine.onRunEnd(WORKING, s.ctx);
+	between(s);
+	s.engine.onSettled(s.ctx);
+	await vi.advanceTimersByTimeAsync(60_000);
+	expect(s.pi.sent).toEqual([]);
+	expect(getDecisions()).toEqual([]);
+	s.endRun();
+	expect(lastDecision()).toEqual(CONTINUE);
 }
 
 let stderr: MockInstance<typeof process.stderr.write>;
@@ -125,19 +154,19 @@ describe("with items left, a settled run is followed by a countdown and one cont
 		setTodos(TWO_ITEMS);
 		endRun();
 		expect(counting()).toBe(true);
-		expect(ui.widgets.get(COUNTDOWN_WIDGET)).toEqual(countdownLine(3));
+		expect(ui.widgets.get(KEY.countdown)?.lines).toEqual(countdownLines(3));
 		expect(pi.sent).toEqual([]);
 		await vi.advanceTimersByTimeAsync(2999);
 		expect(pi.sent).toEqual([]);
 		await vi.advanceTimersByTimeAsync(1);
 		expect(pi.sent).toEqual([
 			{
-				message: { customType: "til-done-countdown", content: TWO_ITEMS_PROMPT, display: true },
+				message: { customType: MESSAGE_TYPE.continuation, content: TWO_ITEMS_PROMPT, display: true },
 				options: { triggerTurn: true },
 			},
 		]);
 		expect(counting()).toBe(false);
-		expect(ui.widgets.has(COUNTDOWN_WIDGET)).toBe(false);
+		expect(ui.widgets.has(KEY.countdown)).toBe(false);
 		expect(getChain().continuations).toBe(1);
 		await vi.advanceTimersByTimeAsync(60_000);
 		expect(pi.sent).toHaveLength(1);
@@ -151,6 +180,9 @@ describe("with items left, a settled run is followed by a countdown and one cont
 		expect(ui.widgetCalls).toEqual([]);
 		await vi.advanceTimersByTimeAsync(60_000);
 		expect(pi.sent).toEqual([]);
+		engine.onSettled(ctx);
+		expect(lastDecision()).toEqual(CONTINUE);
+		expect(counting()).toBe(true);
 	});
 
 	it("acts on a settled run only once", async () => {
@@ -180,6 +212,7 @@ describe("with items left, a settled run is followed by a countdown and one cont
 		await vi.advanceTimersByTimeAsync(3000);
 		expect(pi.sent).toEqual([]);
 		expect(getChain().continuations).toBe(0);
+		expect(lastDecision()).toEqual(CONTINUE);
 	});
 
 	it("sends nothing when a message is queued at zero", async () => {
@@ -189,15 +222,18 @@ describe("with items left, a settled run is followed by a countdown and one cont
 		setPendingMessages(true);
 		await vi.advanceTimersByTimeAsync(3000);
 		expect(pi.sent).toEqual([]);
+		expect(lastDecision()).toEqual(CONTINUE);
 	});
 
-	it("sends nothing when the list was finished during the countdown", async () => {
-		const { pi, endRun } = setup();
+	it("sends nothing when the list was finished during the countdown: it is planned again at zero", async () => {
+		const { pi, ui, endRun } = setup();
 		setTodos(TWO_ITEMS);
 		endRun();
 		updateTodoStatus([0, 1], "completed");
 		await vi.advanceTimersByTimeAsync(3000);
 		expect(pi.sent).toEqual([]);
+		expect(getDecisions().map((decision) => decision.code)).toEqual(["continue", "all-done"]);
+		expect(ui.notifications).toEqual([{ message: allDone(2), type: "info" }]);
 	});
 
 	it("sends nothing when the context went stale during the countdown", async () => {
@@ -207,28 +243,23 @@ describe("with items left, a settled run is followed by a countdown and one cont
 		makeStale();
 		await expect(vi.advanceTimersByTimeAsync(3000)).resolves.not.toThrow();
 		expect(pi.sent).toEqual([]);
+		expect(lastDecision()).toEqual(CONTINUE);
 	});
 
 	it("sends nothing after a session change during the countdown", async () => {
 		const { pi, engine, ui, endRun, counting } = setup();
 		setTodos(TWO_ITEMS);
 		endRun();
+		expect(counting()).toBe(true);
 		engine.onSessionChange();
 		expect(counting()).toBe(false);
-		expect(ui.widgets.has(COUNTDOWN_WIDGET)).toBe(false);
+		expect(ui.widgets.has(KEY.countdown)).toBe(false);
 		await vi.advanceTimersByTimeAsync(60_000);
 		expect(pi.sent).toEqual([]);
 	});
 
-	it("forgets a decision still waiting for agent_settled when the session changes", async () => {
-		const { pi, engine, ctx } = setup();
-		setTodos(TWO_ITEMS);
-		engine.onRunEnd(WORKING, ctx);
-		engine.onSessionChange();
-		engine.onSettled(ctx);
-		await vi.advanceTimersByTimeAsync(60_000);
-		expect(pi.sent).toEqual([]);
-	});
+	it("forgets a decision still waiting for agent_settled when the session changes", () =>
+		droppedBeforeSettle((s) => s.engine.onSessionChange()));
 
 	it("replaces the countdown when another run ends", async () => {
 		const { pi, engine, ctx, ui, endRun, counting } = setup();
@@ -238,7 +269,7 @@ describe("with items left, a settled run is followed by a countdown and one cont
 		engine.onRunEnd(WORKING, ctx);
 		expect(counting()).toBe(false);
 		engine.onSettled(ctx);
-		expect(ui.widgets.get(COUNTDOWN_WIDGET)).toEqual(countdownLine(3));
+		expect(ui.widgets.get(KEY.countdown)?.lines).toEqual(countdownLines(3));
 		await vi.advanceTimersByTimeAsync(2999);
 		expect(pi.sent).toEqual([]);
 		await vi.advanceTimersByTimeAsync(1);
@@ -250,7 +281,7 @@ describe("with items left, a settled run is followed by a countdown and one cont
 		config.countdownSeconds = 1;
 		setTodos(TWO_ITEMS);
 		endRun();
-		expect(ui.widgets.get(COUNTDOWN_WIDGET)).toEqual(countdownLine(1));
+		expect(ui.widgets.get(KEY.countdown)?.lines).toEqual(countdownLines(1));
 		await vi.advanceTimersByTimeAsync(1000);
 		expect(pi.sent).toHaveLength(1);
 	});
@@ -261,6 +292,7 @@ describe("the user takes over", () => {
 		const { pi, ui, endRun, counting } = setup();
 		setTodos(TWO_ITEMS);
 		endRun();
+		expect(counting()).toBe(true);
 		for (const handler of [...ui.inputHandlers]) expect(handler("x")).toBeUndefined();
 		expect(counting()).toBe(false);
 		await vi.advanceTimersByTimeAsync(60_000);
@@ -277,27 +309,21 @@ describe("the user takes over", () => {
 		expect(getChain()).toMatchObject({ continuations: 1, failures: 1 });
 		engine.onUserInput(ctx);
 		expect(counting()).toBe(false);
-		expect(ui.widgets.has(COUNTDOWN_WIDGET)).toBe(false);
+		expect(ui.widgets.has(KEY.countdown)).toBe(false);
 		expect(getChain()).toMatchObject({ continuations: 0, failures: 0, noProgress: 0, progressed: false });
 		await vi.advanceTimersByTimeAsync(60_000);
 		expect(pi.sent).toHaveLength(1);
 	});
 
-	it("user input drops a decision still waiting for agent_settled", async () => {
-		const { pi, engine, ctx } = setup();
-		setTodos(TWO_ITEMS);
-		engine.onRunEnd(WORKING, ctx);
-		engine.onUserInput(ctx);
-		engine.onSettled(ctx);
-		await vi.advanceTimersByTimeAsync(60_000);
-		expect(pi.sent).toEqual([]);
-	});
+	it("user input drops a decision still waiting for agent_settled", () =>
+		droppedBeforeSettle((s) => s.engine.onUserInput(s.ctx)));
 
-	it("user input keeps the user's own pause", async () => {
+	it("user input keeps the user's own pause, and starts the chain's counters again", async () => {
 		const { engine, ctx } = setup();
 		pauseAutoContinue("user", "reviewing");
+		sendContinuation();
 		engine.onUserInput(ctx);
-		expect(getChain()).toMatchObject({ paused: true, pausedBy: "user", pauseReason: "reviewing" });
+		expect(getChain()).toMatchObject({ paused: true, pausedBy: "user", pauseReason: "reviewing", continuations: 0 });
 	});
 
 	it("pause stops a showing countdown and is safe without one", async () => {
@@ -305,6 +331,7 @@ describe("the user takes over", () => {
 		engine.pause(ctx);
 		setTodos(TWO_ITEMS);
 		endRun();
+		expect(counting()).toBe(true);
 		engine.pause(ctx);
 		expect(counting()).toBe(false);
 		await vi.advanceTimersByTimeAsync(60_000);
@@ -312,33 +339,34 @@ describe("the user takes over", () => {
 	});
 });
 
-describe("a skip sends nothing and shows nothing", () => {
-	const quiet = async (s: ReturnType<typeof setup>) => {
+describe("a skip sends nothing and shows nothing, and is kept as the decision", () => {
+	const quiet = async (s: ReturnType<typeof setup>, code: string) => {
 		expect(s.counting()).toBe(false);
 		await vi.advanceTimersByTimeAsync(60_000);
 		expect(s.pi.sent).toEqual([]);
 		expect(s.ui.widgetCalls).toEqual([]);
 		expect(s.ui.notifications).toEqual([]);
+		expect(lastDecision()).toEqual({ kind: "idle", code });
 	};
 
 	it("no-todos: the list is empty", async () => {
 		const s = setup();
 		s.endRun();
-		quiet(s);
+		await quiet(s, "no-todos");
 	});
 
 	it("aborted: the last assistant message stopped with aborted", async () => {
 		const s = setup();
 		setTodos(TWO_ITEMS);
 		s.endRun([assistant("", "aborted")]);
-		quiet(s);
+		await quiet(s, "aborted");
 	});
 
 	it("aborted: an error that says it was aborted counts as aborted, not as a failure", async () => {
 		const s = setup();
 		setTodos(TWO_ITEMS);
 		s.endRun([assistant("", "error", "Request was aborted")]);
-		quiet(s);
+		await quiet(s, "aborted");
 		expect(getChain().failures).toBe(0);
 	});
 
@@ -347,21 +375,21 @@ describe("a skip sends nothing and shows nothing", () => {
 		setTodos(TWO_ITEMS);
 		pauseAutoContinue("model", "needs a decision");
 		s.endRun();
-		quiet(s);
+		await quiet(s, "paused");
 	});
 
 	it("asks-user: the answer ends with a question mark", async () => {
 		const s = setup();
 		setTodos(TWO_ITEMS);
 		s.endRun([assistant("Should I use Postgres or SQLite?  ")]);
-		quiet(s);
+		await quiet(s, "asks-user");
 	});
 
 	it("asks-user also takes the full-width question mark", async () => {
 		const s = setup();
 		setTodos(TWO_ITEMS);
 		s.endRun([assistant("続けますか？")]);
-		quiet(s);
+		await quiet(s, "asks-user");
 	});
 
 	it("a question that ends a failed run is not asking the user: the run is retried", async () => {
@@ -378,7 +406,7 @@ describe("all-done: the completion notice comes exactly once per list", () => {
 		setTodos([todo("a", "completed"), todo("b", "abandoned")]);
 		endRun();
 		endRun();
-		expect(ui.notifications).toEqual([{ message: "✓ All 2 todos are done.", type: "info" }]);
+		expect(ui.notifications).toEqual([{ message: allDone(2), type: "info" }]);
 		await vi.advanceTimersByTimeAsync(60_000);
 		expect(pi.sent).toEqual([]);
 	});
@@ -390,7 +418,7 @@ describe("all-done: the completion notice comes exactly once per list", () => {
 		setTodos([todo("a", "completed"), todo("b")]);
 		updateTodoStatus([1], "completed");
 		endRun();
-		expect(ui.notifications.map((n) => n.message)).toEqual(["✓ All 1 todos are done.", "✓ All 2 todos are done."]);
+		expect(ui.notifications.map((n) => n.message)).toEqual([allDone(1), allDone(2)]);
 	});
 
 	it("shows no notice without a UI but still counts it as shown", async () => {
@@ -398,6 +426,8 @@ describe("all-done: the completion notice comes exactly once per list", () => {
 		setTodos([todo("a", "completed")]);
 		endRun();
 		expect(ui.notifications).toEqual([]);
+		expect(lastDecision()).toEqual({ kind: "idle", code: "all-done" });
+		expect(isCompletionAnnounced()).toBe(true);
 	});
 });
 
@@ -407,10 +437,10 @@ describe("a budget or the progress breaker stops the chain, says why on the stat
 		setTodos(TWO_ITEMS);
 		setChain({ ...getChain(), spend: { ...NO_SPEND, tokens: 9000, calls: 3, lastContext: 1500 } });
 		s.endRun();
-		const text = `Auto-continue stopped: the next continuation would bring this chain to about 10,500 tokens, over its budget of 10,000 (9,000 spent so far, and its first call sends the last context of 1,500 tokens again). ${TAKE_OVER}`;
-		expect(s.sentTypes()).toEqual(["til-done-complete"]);
+		const text = tokenBudgetStop(10_500, 10_000, 9000, 1500);
+		expect(s.sentTypes()).toEqual([MESSAGE_TYPE.complete]);
 		expect(s.ui.notifications).toEqual([{ message: text, type: "warning" }]);
-		expect(s.ui.status.get("til-done-stop")).toBe("⏹ auto-continue stopped: token budget (/todos why)");
+		expect(s.ui.status.get(KEY.stop)).toBe(stopStatus("token budget"));
 		expect(getDecisions().map((decision) => [decision.code, decision.text])).toEqual([["budget-tokens", text]]);
 	});
 
@@ -419,8 +449,9 @@ describe("a budget or the progress breaker stops the chain, says why on the stat
 		setTodos(TWO_ITEMS);
 		setChain({ ...getChain(), spend: { ...NO_SPEND, tokens: 5, lastContext: 5 } });
 		s.endRun();
+		expect(s.ui.status.get(KEY.stop)).toBe(stopStatus("token budget"));
 		s.engine.onUserInput(s.ctx);
-		expect(s.ui.status.has("til-done-stop")).toBe(false);
+		expect(s.ui.status.has(KEY.stop)).toBe(false);
 	});
 
 	it("every decision after a run is kept, with its counters", async () => {
@@ -438,10 +469,13 @@ describe("a budget or the progress breaker stops the chain, says why on the stat
 });
 
 describe("a tripped breaker warns and posts a til-done-complete message", () => {
-	const expectStop = (s: ReturnType<typeof setup>, text: string) => {
+	/** After `continuations` continuations, the stop: a warning and a til-done-complete message, and no countdown. */
+	const expectStop = (s: ReturnType<typeof setup>, text: string, continuations: number) => {
+		const sent = [...Array<string>(continuations).fill(MESSAGE_TYPE.continuation), MESSAGE_TYPE.complete];
+		expect(s.sentTypes()).toEqual(sent);
 		expect(s.ui.notifications.at(-1)).toEqual({ message: text, type: "warning" });
 		expect(s.pi.sent.at(-1)).toEqual({
-			message: { customType: "til-done-complete", content: text, display: true, details: { level: "warning" } },
+			message: { customType: MESSAGE_TYPE.complete, content: text, display: true, details: { level: "warning" } },
 			options: { triggerTurn: false },
 		});
 		expect(s.counting()).toBe(false);
@@ -456,8 +490,7 @@ describe("a tripped breaker warns and posts a til-done-complete message", () => 
 			updateTodoStatus([i], "completed");
 		}
 		s.endRun();
-		expect(s.sentTypes()).toEqual(["til-done-countdown", "til-done-countdown", "til-done-complete"]);
-		expectStop(s, HARD_CAP_2);
+		expectStop(s, HARD_CAP_2, 2);
 	});
 
 	it("no-progress: after three continuations that finished nothing", async () => {
@@ -468,13 +501,7 @@ describe("a tripped breaker warns and posts a til-done-complete message", () => 
 			await vi.advanceTimersByTimeAsync(3000);
 		}
 		s.endRun([assistant("Still working (3).")]);
-		expect(s.sentTypes()).toEqual([
-			"til-done-countdown",
-			"til-done-countdown",
-			"til-done-countdown",
-			"til-done-complete",
-		]);
-		expectStop(s, NO_PROGRESS_3);
+		expectStop(s, noProgress(3), 3);
 	});
 
 	it("repeated-answer: after three continuations that finished nothing and ended with the same answer", async () => {
@@ -485,13 +512,7 @@ describe("a tripped breaker warns and posts a til-done-complete message", () => 
 			await vi.advanceTimersByTimeAsync(3000);
 		}
 		s.endRun();
-		expect(s.sentTypes()).toEqual([
-			"til-done-countdown",
-			"til-done-countdown",
-			"til-done-countdown",
-			"til-done-complete",
-		]);
-		expectStop(s, REPEATED_3);
+		expectStop(s, repeatedAnswer(3), 3);
 	});
 
 	it("failures: after three failed runs in a row", async () => {
@@ -502,8 +523,7 @@ describe("a tripped breaker warns and posts a til-done-complete message", () => 
 		s.endRun([assistant("", "length")]);
 		await vi.advanceTimersByTimeAsync(13_000);
 		s.endRun(FAILED);
-		expect(s.sentTypes()).toEqual(["til-done-countdown", "til-done-countdown", "til-done-complete"]);
-		expectStop(s, FAILURES_3);
+		expectStop(s, failures(3), 2);
 	});
 
 	it("posts the message without a UI, and notifies nobody", async () => {
@@ -513,7 +533,7 @@ describe("a tripped breaker warns and posts a til-done-complete message", () => 
 		updateTodoStatus([0], "completed");
 		s.endRun();
 		expect(s.ui.notifications).toEqual([]);
-		expect(s.sentTypes()).toEqual(["til-done-complete"]);
+		expect(s.sentTypes()).toEqual([MESSAGE_TYPE.complete]);
 	});
 
 	it("stays quiet when the context is stale", async () => {
@@ -523,7 +543,7 @@ describe("a tripped breaker warns and posts a til-done-complete message", () => 
 		updateTodoStatus([0], "completed");
 		s.makeStale();
 		expect(() => s.endRun()).not.toThrow();
-		expect(s.sentTypes()).toEqual(["til-done-complete"]);
+		expect(s.sentTypes()).toEqual([MESSAGE_TYPE.complete]);
 	});
 
 	it("swallows a sendMessage that throws on a replaced session", async () => {
@@ -537,7 +557,7 @@ describe("a tripped breaker warns and posts a til-done-complete message", () => 
 		expect(() => s.endRun()).not.toThrow();
 		expect(s.ui.notifications).toEqual([
 			{
-				message: "Auto-continue limit reached (1 iterations). Remaining todos were not completed. Take over manually.",
+				message: hardCap(1),
 				type: "warning",
 			},
 		]);
@@ -549,20 +569,18 @@ describe("after a failed run the countdown backs off, doubling per failure", () 
 		const { pi, ui, endRun } = setup();
 		setTodos(TWO_ITEMS);
 		endRun(FAILED);
-		expect(ui.notifications).toEqual([
-			{ message: "The last run failed; auto-continue waits 5.0s longer before continuing.", type: "warning" },
-		]);
-		expect(ui.widgets.get(COUNTDOWN_WIDGET)).toEqual(countdownLine(8));
+		expect(ui.notifications).toEqual([{ message: backoff("5.0"), type: "warning" }]);
+		expect(ui.widgets.get(KEY.countdown)?.lines).toEqual(countdownLines(8));
 		await vi.advanceTimersByTimeAsync(7999);
 		expect(pi.sent).toEqual([]);
 		await vi.advanceTimersByTimeAsync(1);
 		expect(pi.sent).toHaveLength(1);
 		endRun(FAILED);
 		expect(ui.notifications.at(-1)).toEqual({
-			message: "The last run failed; auto-continue waits 10.0s longer before continuing.",
+			message: backoff("10.0"),
 			type: "warning",
 		});
-		expect(ui.widgets.get(COUNTDOWN_WIDGET)).toEqual(countdownLine(13));
+		expect(ui.widgets.get(KEY.countdown)?.lines).toEqual(countdownLines(13));
 	});
 
 	it("drops the back-off after a run that did not fail", async () => {
@@ -572,17 +590,15 @@ describe("after a failed run the countdown backs off, doubling per failure", () 
 		await vi.advanceTimersByTimeAsync(8000);
 		endRun();
 		expect(ui.notifications).toHaveLength(1);
-		expect(ui.widgets.get(COUNTDOWN_WIDGET)).toEqual(countdownLine(3));
+		expect(ui.widgets.get(KEY.countdown)?.lines).toEqual(countdownLines(3));
 	});
 
 	it("uses the configured first back-off", async () => {
 		const { ui, endRun } = setup({}, { failureBackoffMs: 1500 });
 		setTodos(TWO_ITEMS);
 		endRun(FAILED);
-		expect(must(ui.notifications[0], "a notification").message).toBe(
-			"The last run failed; auto-continue waits 1.5s longer before continuing.",
-		);
-		expect(ui.widgets.get(COUNTDOWN_WIDGET)).toEqual(countdownLine(5));
+		expect(must(ui.notifications[0], "a notification").message).toBe(backoff("1.5"));
+		expect(ui.widgets.get(KEY.countdown)?.lines).toEqual(countdownLines(5));
 	});
 });
 
@@ -597,31 +613,40 @@ describe("resume continues at once when the list calls for it", () => {
 	});
 
 	it("does nothing while pi is busy: the run's end will decide", async () => {
-		const { engine, ctx, counting } = setup({ idle: false });
+		const { engine, ctx, counting, endRun } = setup({ idle: false });
 		setTodos(TWO_ITEMS);
 		engine.resume(ctx);
 		expect(counting()).toBe(false);
+		expect(getDecisions()).toEqual([]);
+		endRun();
+		expect(lastDecision()).toEqual(CONTINUE);
+		expect(counting()).toBe(true);
 	});
 
-	it("does nothing when the list needs no continuation", async () => {
+	it("does nothing when the list needs no continuation; with an item left again, the same call counts down", async () => {
 		const { engine, ctx, counting } = setup();
 		setTodos([todo("a", "completed")]);
 		engine.resume(ctx);
 		expect(counting()).toBe(false);
+		expect(getDecisions()).toEqual([]);
+		setTodos([todo("a", "completed"), todo("b")]);
+		engine.resume(ctx);
+		expect(counting()).toBe(true);
 	});
 
 	it("does nothing on a stale context", async () => {
-		const { engine, ctx, makeStale, counting } = setup();
+		const { engine, ctx, makeStale, refused, counting } = setup();
 		setTodos(TWO_ITEMS);
 		makeStale();
 		expect(() => engine.resume(ctx)).not.toThrow();
+		expect(refused()).toBeGreaterThan(0);
 		expect(counting()).toBe(false);
 	});
 });
 
 describe("headless modes (print, json) continue inside the run", () => {
 	it.each(["print", "json"] as const)("%s: agent_end and agent_settled do nothing", async (mode) => {
-		const { pi, engine, ctx, endRun, counting } = setup({ mode });
+		const { pi, engine, ctx, endRun, beforeSettle, counting } = setup({ mode });
 		setTodos(TWO_ITEMS);
 		endRun();
 		expect(counting()).toBe(false);
@@ -630,6 +655,10 @@ describe("headless modes (print, json) continue inside the run", () => {
 		expect(getChain().continuations).toBe(0);
 		engine.onSettled(ctx);
 		expect(pi.sent).toEqual([]);
+		expect(getDecisions()).toEqual([]);
+		// It continues inside the run instead.
+		expect(await beforeSettle()).toMatchObject({ continue: true });
+		expect(lastDecision()).toEqual(CONTINUE);
 	});
 
 	it.each(["print", "json"] as const)(
@@ -639,7 +668,7 @@ describe("headless modes (print, json) continue inside the run", () => {
 			setTodos(TWO_ITEMS);
 			expect(await beforeSettle()).toEqual({
 				entries: [
-					{ type: "custom_message", customType: "til-done-countdown", content: TWO_ITEMS_PROMPT, display: true },
+					{ type: "custom_message", customType: MESSAGE_TYPE.continuation, content: TWO_ITEMS_PROMPT, display: true },
 				],
 				continue: true,
 			});
@@ -651,9 +680,8 @@ describe("headless modes (print, json) continue inside the run", () => {
 	it("an aborted run ends the invocation with its reason on stderr and in the session", async () => {
 		const { beforeSettle } = setup({ mode: "print" });
 		setTodos(TWO_ITEMS);
-		const aborted = "The run was aborted: the auto-continue waits for you.";
-		expect(await beforeSettle(WORKING, "aborted")).toEqual(ended("info", "aborted", aborted, { total: 2 }));
-		expect(stderr.mock.calls.map((call) => call[0])).toEqual([`[til-done] ${aborted}\n`]);
+		expect(await beforeSettle(WORKING, "aborted")).toEqual(ended("info", "aborted", ABORTED_WAIT, { total: 2 }));
+		expect(stderr.mock.calls.map((call) => call[0])).toEqual([stderrLine(ABORTED_WAIT)]);
 	});
 
 	it("without a list the invocation ends silently; a finished list says so", async () => {
@@ -661,9 +689,8 @@ describe("headless modes (print, json) continue inside the run", () => {
 		expect(await beforeSettle()).toBeUndefined();
 		expect(stderr).not.toHaveBeenCalled();
 		setTodos([todo("a", "completed")]);
-		const done = "Every todo is finished (1): nothing to continue.";
-		expect(await beforeSettle()).toEqual(ended("info", "all-done", done, { finished: 1, total: 1 }));
-		expect(stderr.mock.calls.map((call) => call[0])).toEqual([`[til-done] ${done}\n`]);
+		expect(await beforeSettle()).toEqual(ended("info", "all-done", allFinished(1), { finished: 1, total: 1 }));
+		expect(stderr.mock.calls.map((call) => call[0])).toEqual([stderrLine(allFinished(1))]);
 	});
 
 	it("a breaker stop is a warning entry with its code, text and counters, and a `[til-done] …` line on stderr", async () => {
@@ -677,35 +704,30 @@ describe("headless modes (print, json) continue inside the run", () => {
 			ended("warning", "hard-cap", HARD_CAP_2, { continuations: 2, maxContinuations: 2, finished: 2, total: 3 }),
 		);
 		expect(stderr).toHaveBeenCalledTimes(1);
-		expect(stderr).toHaveBeenCalledWith(`[til-done] ${HARD_CAP_2}\n`);
+		expect(stderr).toHaveBeenCalledWith(stderrLine(HARD_CAP_2));
 		expect(pi.sent).toEqual([]);
 		expect(ui.notifications).toEqual([]);
 	});
 
 	it("sends nothing when the session changes during the back-off", async () => {
-		const { engine, beforeSettle } = setup({ mode: "json" });
+		const { engine, failedRunSettling } = setup({ mode: "json" });
 		setTodos(TWO_ITEMS);
-		let result: unknown = "pending";
-		void beforeSettle(FAILED).then((value) => {
-			result = value;
-		});
+		const settling = failedRunSettling();
 		engine.onSessionChange();
 		await vi.advanceTimersByTimeAsync(5000);
-		expect(result).toBeUndefined();
+		expect(settling.result).toBeUndefined();
 		expect(getChain().continuations).toBe(0);
+		expect(lastDecision()).toEqual(CONTINUE);
 	});
 
 	it("backs off after a failed run before continuing", async () => {
-		const { beforeSettle } = setup({ mode: "json" });
+		const { failedRunSettling } = setup({ mode: "json" });
 		setTodos(TWO_ITEMS);
-		let result: unknown;
-		void beforeSettle(FAILED).then((value) => {
-			result = value;
-		});
+		const settling = failedRunSettling();
 		await vi.advanceTimersByTimeAsync(4999);
-		expect(result).toBeUndefined();
+		expect(settling.result).toBe("pending");
 		await vi.advanceTimersByTimeAsync(1);
-		expect(result).toMatchObject({ continue: true });
+		expect(settling.result).toMatchObject({ continue: true });
 		expect(getChain()).toMatchObject({ failures: 1, continuations: 1 });
 	});
 });
@@ -718,13 +740,11 @@ describe("/loop in the TUI", () => {
 		...overrides,
 	});
 	const loopMessage = (iteration: number) => ({
-		customType: "til-done-loop",
+		customType: KEY.loop,
 		content: loopText(iteration),
 		display: true,
 	});
-	function loopText(iteration: number, max = 10, marker = "LOOP_DONE"): string {
-		return `Fix the failing tests\n\n(Loop iteration ${iteration} of ${max}. When the task is fully complete, include ${marker} in your answer.)`;
-	}
+	const loopText = (iteration: number, max = 10) => loopPrompt("Fix the failing tests", iteration, max, "LOOP_DONE");
 
 	it("start sends the first iteration as a 🔁 message that starts a run, and shows the loop status", async () => {
 		const { pi, engine, commandCtx, ui } = setup();
@@ -732,7 +752,7 @@ describe("/loop in the TUI", () => {
 		await await engine.startLoop(spec(), commandCtx);
 		expect(pi.sent).toEqual([{ message: loopMessage(1), options: { triggerTurn: true } }]);
 		expect(pi.userMessages).toEqual([]);
-		expect(ui.status.get("til-done-loop")).toBe("🔁 loop 1/10");
+		expect(ui.status.get(KEY.loop)).toBe(loopStatus(1, 10));
 		expect(getLoop()).toMatchObject({ iteration: 1 });
 		expect(getChain().failures).toBe(0);
 	});
@@ -761,6 +781,7 @@ describe("/loop in the TUI", () => {
 		};
 		await engine.startLoop(spec(), commandCtx);
 		expect(waited).toBe(false);
+		expect(getLoop()).toMatchObject({ iteration: 1 });
 	});
 
 	it("start cancels a todo countdown and drops a pending decision", async () => {
@@ -774,9 +795,10 @@ describe("/loop in the TUI", () => {
 	});
 
 	it("start on a stale context throws nothing and leaves no loop behind", async () => {
-		const { pi, engine, commandCtx, makeStale } = setup();
+		const { pi, engine, commandCtx, makeStale, refused } = setup();
 		makeStale();
 		await expect(engine.startLoop(spec(), commandCtx)).resolves.toBeUndefined();
+		expect(refused()).toBeGreaterThan(0);
 		expect(pi.sent).toEqual([]);
 		expect(getLoop()).toBeUndefined();
 	});
@@ -786,11 +808,11 @@ describe("/loop in the TUI", () => {
 		setTodos(TWO_ITEMS);
 		await engine.startLoop(spec(), commandCtx);
 		endRun([assistant("Still two failures.")]);
-		expect(ui.widgets.get(COUNTDOWN_WIDGET)).toEqual(countdownLine(3));
+		expect(ui.widgets.get(KEY.countdown)?.lines).toEqual(countdownLines(3));
 		await vi.advanceTimersByTimeAsync(3000);
 		expect(pi.sent.at(-1)).toEqual({ message: loopMessage(2), options: { triggerTurn: true } });
 		expect(pi.sent).toHaveLength(2);
-		expect(ui.status.get("til-done-loop")).toBe("🔁 loop 2/10");
+		expect(ui.status.get(KEY.loop)).toBe(loopStatus(2, 10));
 		expect(getChain().continuations).toBe(0);
 	});
 
@@ -798,10 +820,8 @@ describe("/loop in the TUI", () => {
 		const { engine, commandCtx, ui, endRun, counting } = setup();
 		await engine.startLoop(spec(), commandCtx);
 		endRun([assistant("All green. LOOP_DONE")]);
-		expect(ui.notifications).toEqual([
-			{ message: "Loop finished: LOOP_DONE found after 1 iteration(s).", type: "info" },
-		]);
-		expect(ui.status.has("til-done-loop")).toBe(false);
+		expect(ui.notifications).toEqual([{ message: loopFinished("LOOP_DONE", 1), type: "info" }]);
+		expect(ui.status.has(KEY.loop)).toBe(false);
 		expect(getLoop()).toBeUndefined();
 		expect(counting()).toBe(false);
 	});
@@ -813,7 +833,7 @@ describe("/loop in the TUI", () => {
 		await vi.advanceTimersByTimeAsync(3000);
 		endRun();
 		expect(pi.sent.map((sent) => sent.message.content)).toEqual([loopText(1, 2), loopText(2, 2)]);
-		expect(ui.notifications).toEqual([{ message: "Loop stopped: 2 iteration(s) without LOOP_DONE.", type: "warning" }]);
+		expect(ui.notifications).toEqual([{ message: loopLimit(2, "LOOP_DONE"), type: "warning" }]);
 		expect(getLoop()).toBeUndefined();
 	});
 
@@ -829,14 +849,14 @@ describe("/loop in the TUI", () => {
 		await engine.startLoop(spec(), commandCtx);
 		endRun(FAILED);
 		expect(getChain().failures).toBe(1);
-		expect(ui.widgets.get(COUNTDOWN_WIDGET)).toEqual(countdownLine(8));
+		expect(ui.widgets.get(KEY.countdown)?.lines).toEqual(countdownLines(8));
 		await vi.advanceTimersByTimeAsync(8000);
 		endRun(FAILED);
 		await vi.advanceTimersByTimeAsync(13_000);
 		endRun(FAILED);
 		expect(ui.notifications.map((n) => n.message)).toEqual([
-			"The last run failed; auto-continue waits 5.0s longer before continuing.",
-			"The last run failed; auto-continue waits 10.0s longer before continuing.",
+			backoff("5.0"),
+			backoff("10.0"),
 			"Loop stopped after 3 failed runs in a row.",
 		]);
 		expect(ui.notifications.at(-1)?.type).toBe("warning");
@@ -846,45 +866,34 @@ describe("/loop in the TUI", () => {
 		const { engine, commandCtx, endRun } = setup();
 		await engine.startLoop(spec(), commandCtx);
 		endRun(FAILED);
+		expect(getChain().failures).toBe(1);
 		await vi.advanceTimersByTimeAsync(8000);
 		endRun();
 		expect(getChain().failures).toBe(0);
 	});
 
-	it("a keypress during the countdown stops the loop: `Loop stopped by the user.`", async () => {
-		const { pi, engine, commandCtx, ui, endRun } = setup();
-		await engine.startLoop(spec(), commandCtx);
-		endRun();
-		for (const handler of [...ui.inputHandlers]) handler("x");
+	/** A loop counts down to its next iteration and the user stops it with `stop`: a notice, and nothing more is sent. */
+	const stoppedByUser = async (stop: (s: ReturnType<typeof setup>) => void) => {
+		const s = setup();
+		await s.engine.startLoop(spec(), s.commandCtx);
+		s.endRun();
+		stop(s);
 		await vi.advanceTimersByTimeAsync(0);
-		expect(ui.notifications).toEqual([{ message: "Loop stopped by the user.", type: "info" }]);
-		expect(ui.status.has("til-done-loop")).toBe(false);
+		expect(s.ui.notifications).toEqual([{ message: LOOP_STOPPED_BY_USER, type: "info" }]);
+		expect(s.ui.status.has(KEY.loop)).toBe(false);
 		expect(getLoop()).toBeUndefined();
 		await vi.advanceTimersByTimeAsync(60_000);
-		expect(pi.sent.map((sent) => sent.message.content)).toEqual([loopText(1)]);
-	});
+		expect(s.pi.sent.map((sent) => sent.message.content)).toEqual([loopText(1)]);
+	};
 
-	it("user input ends the loop", async () => {
-		const { pi, engine, commandCtx, ui, endRun } = setup();
-		await engine.startLoop(spec(), commandCtx);
-		endRun();
-		engine.onUserInput(commandCtx);
-		expect(ui.notifications).toEqual([{ message: "Loop stopped by the user.", type: "info" }]);
-		expect(getLoop()).toBeUndefined();
-		await vi.advanceTimersByTimeAsync(60_000);
-		expect(pi.sent.map((sent) => sent.message.content)).toEqual([loopText(1)]);
-	});
+	it("a keypress during the countdown stops the loop: `Loop stopped by the user.`", () =>
+		stoppedByUser((s) => {
+			for (const handler of [...s.ui.inputHandlers]) handler("x");
+		}));
 
-	it("/todos pause stops the loop, like a keypress", async () => {
-		const { pi, engine, commandCtx, ui, endRun } = setup();
-		await engine.startLoop(spec(), commandCtx);
-		endRun();
-		engine.pause(commandCtx);
-		expect(ui.notifications).toEqual([{ message: "Loop stopped by the user.", type: "info" }]);
-		expect(ui.status.has("til-done-loop")).toBe(false);
-		await vi.advanceTimersByTimeAsync(60_000);
-		expect(pi.sent).toHaveLength(1);
-	});
+	it("user input ends the loop", () => stoppedByUser((s) => s.engine.onUserInput(s.commandCtx)));
+
+	it("/todos pause stops the loop, like a keypress", () => stoppedByUser((s) => s.engine.pause(s.commandCtx)));
 
 	it("a loop starts a fresh chain: its runs are not continuations of the list", async () => {
 		const { engine, commandCtx } = setup();
@@ -896,6 +905,7 @@ describe("/loop in the TUI", () => {
 	it("a session change ends the loop silently", async () => {
 		const { engine, commandCtx, ui } = setup();
 		await engine.startLoop(spec(), commandCtx);
+		expect(getLoop()).toMatchObject({ iteration: 1 });
 		engine.onSessionChange();
 		expect(getLoop()).toBeUndefined();
 		expect(ui.notifications).toEqual([]);
@@ -911,9 +921,11 @@ describe("/loop in the TUI", () => {
 	});
 
 	it("shows no loop status without a UI", async () => {
-		const { engine, commandCtx, ui } = setup({ hasUI: false });
+		const { pi, engine, commandCtx, ui } = setup({ hasUI: false });
 		await engine.startLoop(spec(), commandCtx);
 		expect(ui.statusCalls).toEqual([]);
+		expect(getLoop()).toMatchObject({ iteration: 1 });
+		expect(pi.sent).toEqual([{ message: loopMessage(1), options: { triggerTurn: true } }]);
 	});
 });
 
@@ -928,8 +940,8 @@ describe("/loop in headless modes", () => {
 			entries: [
 				{
 					type: "custom_message",
-					customType: "til-done-loop",
-					content: "Fix it\n\n(Loop iteration 2 of 3. When the task is fully complete, include DONE in your answer.)",
+					customType: KEY.loop,
+					content: loopPrompt("Fix it", 2, 3, "DONE"),
 					display: true,
 				},
 			],
@@ -941,52 +953,43 @@ describe("/loop in headless modes", () => {
 	it("ends on the marker: stderr line, the reason in the session, loop cleared", async () => {
 		const { beforeSettle } = setup({ mode: "print" });
 		start({ iteration: 2 });
-		const found = "Loop finished: DONE found after 2 iteration(s).";
+		const found = loopFinished("DONE", 2);
 		expect(await beforeSettle([assistant("DONE")])).toEqual(ended("info", "loop-done", found));
-		expect(stderr).toHaveBeenCalledWith(`[til-done] ${found}\n`);
+		expect(stderr).toHaveBeenCalledWith(stderrLine(found));
 		expect(getLoop()).toBeUndefined();
 	});
 
 	it("ends at the maximum and on an aborted outcome, each a warning with its reason", async () => {
 		const { beforeSettle } = setup({ mode: "json" });
 		start({ iteration: 3 });
-		const limit = "Loop stopped: 3 iteration(s) without DONE.";
+		const limit = loopLimit(3, "DONE");
 		expect(await beforeSettle()).toEqual(ended("warning", "loop-limit", limit));
 		start();
 		const aborted = "Loop stopped: the run was aborted.";
 		expect(await beforeSettle(WORKING, "aborted")).toEqual(ended("warning", "loop-aborted", aborted));
-		expect(stderr.mock.calls.map((call) => call[0])).toEqual([
-			"[til-done] Loop stopped: 3 iteration(s) without DONE.\n",
-			"[til-done] Loop stopped: the run was aborted.\n",
-		]);
+		expect(stderr.mock.calls.map((call) => call[0])).toEqual([stderrLine(limit), stderrLine(aborted)]);
 	});
 
 	it("backs off after a failed run", async () => {
-		const { beforeSettle } = setup({ mode: "print" });
+		const { failedRunSettling } = setup({ mode: "print" });
 		start();
-		let result: unknown;
-		void beforeSettle(FAILED).then((value) => {
-			result = value;
-		});
+		const settling = failedRunSettling();
 		await vi.advanceTimersByTimeAsync(4999);
-		expect(result).toBeUndefined();
+		expect(settling.result).toBe("pending");
 		await vi.advanceTimersByTimeAsync(1);
-		expect(result).toMatchObject({ continue: true });
+		expect(settling.result).toMatchObject({ continue: true });
 		expect(getLoop()).toMatchObject({ iteration: 2 });
 		expect(getChain().failures).toBe(1);
 	});
 
 	it("sends nothing and keeps the loop cleared when the session changes during the back-off", async () => {
-		const { engine, beforeSettle } = setup({ mode: "print" });
+		const { engine, failedRunSettling } = setup({ mode: "print" });
 		start();
-		let result: unknown = "pending";
-		void beforeSettle(FAILED).then((value) => {
-			result = value;
-		});
+		const settling = failedRunSettling();
 		engine.onSessionChange();
 		await vi.advanceTimersByTimeAsync(5000);
 		expect(getLoop()).toBeUndefined();
-		expect(result).toBeUndefined();
+		expect(settling.result).toBeUndefined();
 	});
 
 	it("keeps the todo list out of a running loop", async () => {
@@ -994,7 +997,7 @@ describe("/loop in headless modes", () => {
 		setTodos(TWO_ITEMS);
 		start();
 		const result = (await beforeSettle()) as { entries: { customType: string }[] };
-		expect(must(result.entries[0], "an entry").customType).toBe("til-done-loop");
+		expect(must(result.entries[0], "an entry").customType).toBe(KEY.loop);
 		expect(getChain().continuations).toBe(0);
 		expect(getTodos()).toHaveLength(2);
 	});
@@ -1016,14 +1019,14 @@ describe("a finished list is verified between runs before it counts as done", ()
 		s.engine.onRunEnd(WORKING, s.ctx);
 		expect(s.pi.execCalls).toEqual([]);
 		s.engine.onSettled(s.ctx);
-		expect(s.ui.status.get("til-done-check")).toBe("🔎 checking the done-check: npm test");
+		expect(s.ui.status.get(KEY.check)).toBe("🔎 checking the done-check: npm test");
 		await vi.advanceTimersByTimeAsync(0);
 		expect(s.pi.execCalls.map(commandOf)).toEqual(["npm test", "test -f b"]);
 		expect(s.pi.execCalls[0]?.options).toMatchObject({ cwd: "/tmp", timeout: 130_000 });
 		expect(s.ui.notifications).toEqual([
 			{ message: "✓ All 2 todos are done and verified (2 check(s) passed).", type: "info" },
 		]);
-		expect(s.ui.status.get("til-done-check")).toBe("✓ verified (2 check(s) passed)");
+		expect(s.ui.status.get(KEY.check)).toBe("✓ verified (2 check(s) passed)");
 		expect(s.pi.sent).toEqual([]);
 	});
 
@@ -1041,13 +1044,13 @@ describe("a finished list is verified between runs before it counts as done", ()
 				data: { passed: false, failed: ["the check of [1] (exit code 1)"], checks: 1 },
 			},
 		]);
-		expect(s.ui.status.get("til-done-check")).toBe("✗ not verified: the check of [1] (exit code 1)");
+		expect(s.ui.status.get(KEY.check)).toBe("✗ not verified: the check of [1] (exit code 1)");
 		expect(s.counting()).toBe(true);
 		await vi.advanceTimersByTimeAsync(3000);
 		const prompt = String(s.pi.sent[0]?.message.content);
 		expect(prompt).toContain("- the check of [1] failed (exit code 1)");
 		expect(prompt).toContain("«ran test -f b»");
-		expect(prompt.split("\n").at(-1)).toBe("Next action: edit_todos with action 'complete' and indices [1]");
+		expect(prompt.split("\n").at(-1)).toBe(nextAction("complete", 1));
 	});
 
 	it("a failed done-check asks for the fix with the list still finished", async () => {
@@ -1058,9 +1061,7 @@ describe("a finished list is verified between runs before it counts as done", ()
 		await vi.advanceTimersByTimeAsync(0);
 		await vi.advanceTimersByTimeAsync(3000);
 		expect(s.pi.sent).toHaveLength(1);
-		expect(String(s.pi.sent[0]?.message.content).split("\n")[0]).toBe(
-			"Every todo is finished, but the list did not pass its verification:",
-		);
+		expect(String(s.pi.sent[0]?.message.content).split("\n")[0]).toBe(UNVERIFIED_HEAD);
 		expect(s.ui.notifications).toEqual([]);
 	});
 
@@ -1099,8 +1100,8 @@ describe("the auto-continue waits on an item the user must review", () => {
 		setTodos(WAITING);
 		s.endRun();
 		s.endRun();
-		expect(s.ui.notifications).toEqual([{ message: "👁 [1] waits for your review", type: "info" }]);
-		expect(s.ui.status.get("til-done-review")).toBe("👁 [1] waits for your review");
+		expect(s.ui.notifications).toEqual([{ message: reviewWait(1), type: "info" }]);
+		expect(s.ui.status.get(KEY.review)).toBe(reviewWait(1));
 		expect(s.counting()).toBe(false);
 		await vi.advanceTimersByTimeAsync(60_000);
 		expect(s.pi.sent).toEqual([]);
@@ -1121,7 +1122,7 @@ describe("print and JSON modes verify inside the run, and the exit status says h
 	it("a passing done-check ends the run verified: exit status 0", async () => {
 		const s = setup({ mode: "print" }, { doneCheck: "npm test" });
 		setTodos(DONE);
-		const verified = `Every todo is finished (${DONE.length}) and the list passed its verification: nothing to continue.`;
+		const verified = allVerified(DONE.length);
 		expect(await s.beforeSettle()).toEqual(
 			ended("info", "all-done", verified, { finished: DONE.length, total: DONE.length }),
 		);
@@ -1135,9 +1136,7 @@ describe("print and JSON modes verify inside the run, and the exit status says h
 		setTodos(DONE);
 		const result = (await s.beforeSettle()) as { entries: { content: string }[]; continue: boolean };
 		expect(result.continue).toBe(true);
-		expect(result.entries[0]?.content.split("\n")[0]).toBe(
-			"Every todo is finished, but the list did not pass its verification:",
-		);
+		expect(result.entries[0]?.content.split("\n")[0]).toBe(UNVERIFIED_HEAD);
 		expect(process.exitCode).toBeUndefined();
 	});
 
@@ -1148,27 +1147,25 @@ describe("print and JSON modes verify inside the run, and the exit status says h
 		// A continued run that completed nothing new: the one continuation the breaker allows is used up.
 		setChain({ ...getChain(), continuations: 1, progressed: false });
 		await s.beforeSettle();
-		expect(stderr.mock.calls.map((call) => call[0])).toEqual([
-			"[til-done] Auto-continue stopped: no todo was completed in the last 1 continuations. The finished list did not pass its verification. Take over manually.\n",
-		]);
+		expect(stderr.mock.calls.map((call) => call[0])).toEqual([stderrLine(noProgress(1, UNVERIFIED_TAKE_OVER))]);
 		expect(process.exitCode).toBe(3);
 	});
 
 	it("a finished list without any verification exits 0; no list leaves the exit status alone", async () => {
 		const s = setup({ mode: "print" });
-		await s.beforeSettle();
+		expect(await s.beforeSettle()).toBeUndefined();
 		expect(process.exitCode).toBeUndefined();
 		setTodos(DONE);
-		await s.beforeSettle();
+		expect(await s.beforeSettle()).toEqual(ended("info", "all-done", allFinished(1), { finished: 1, total: 1 }));
 		expect(process.exitCode).toBe(0);
 	});
 
 	it("a review wait is a line on stderr and its reason in the session, and exits 4: an item is open", async () => {
 		const s = setup({ mode: "print" });
 		setTodos([{ text: "b", status: "in_progress", review: true }]);
-		const waits = "👁 [0] waits for your review: /todos approve 0 completes it and goes on.";
+		const waits = `${reviewWait(0)}: /todos approve 0 completes it and goes on.`;
 		expect(await s.beforeSettle()).toEqual(ended("info", "review-wait", waits, { total: 1 }));
-		expect(stderr.mock.calls.map((call) => call[0])).toEqual([`[til-done] ${waits}\n`]);
+		expect(stderr.mock.calls.map((call) => call[0])).toEqual([stderrLine(waits)]);
 		expect(process.exitCode).toBe(4);
 	});
 });

@@ -1,18 +1,12 @@
 import type { Theme } from "@earendil-works/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from "vitest";
 import { registerLoopCommand } from "../../src/commands/loop.ts";
-import {
-	completeTodosArgs,
-	formatStatusReport,
-	registerTodosCommand,
-	TODOS_SUBCOMMANDS,
-} from "../../src/commands/todos.ts";
-import { createEngine } from "../../src/continue/engine.ts";
-import { COUNTDOWN_WIDGET_ID } from "../../src/session/keys.ts";
+import { completeTodosArgs, formatStatusReport, registerTodosCommand } from "../../src/commands/todos.ts";
 import { DEFAULT_CONFIG, type TilDoneConfig } from "../../src/settings/config.ts";
 import { type ChainSpend, NO_SPEND } from "../../src/spend/usage.ts";
 import {
 	getChain,
+	getDecisions,
 	getLoop,
 	getTodos,
 	isPanelEnabled,
@@ -22,34 +16,25 @@ import {
 	setTodos,
 } from "../../src/state.ts";
 import type { TodoItem, TodoStatus } from "../../src/types.ts";
-import { statusReport, stderrLine } from "../helpers/expected.ts";
-import { createFakeCtx, type FakeCtxOptions } from "../helpers/fake-ctx.ts";
-import { createFakePi } from "../helpers/fake-pi.ts";
-import { freshStore, sendContinuation } from "../helpers/store.ts";
+import { startEngine } from "../helpers/engine.ts";
+import { statusReport, stderrLine, TODOS_ERRORS, TODOS_SUBCOMMANDS } from "../helpers/expected.ts";
+import type { FakeCtxOptions } from "../helpers/fake-ctx.ts";
+import { sendContinuation } from "../helpers/store.ts";
 import { taggingTheme } from "../helpers/theme.ts";
 
 const todo = (text: string, status: TodoStatus = "not_started"): TodoItem => ({ text, status });
 const TWO_ITEMS = [todo("Write schema", "in_progress"), todo("Write migration")];
-const WORKING = [{ role: "assistant", stopReason: "stop", content: [{ type: "text", text: "Working." }] }];
-
-const ALL_SUBCOMMANDS = "add, start, done, abandon, review, approve, check, clear, pause, resume, status, why, panel";
 
 function setup(options: FakeCtxOptions = {}, overrides: Partial<TilDoneConfig> = {}) {
-	const config: TilDoneConfig = { ...DEFAULT_CONFIG, ...overrides };
-	const pi = createFakePi();
-	const engine = createEngine(pi.api, () => config);
+	const base = startEngine(options, overrides);
+	const { config, pi, engine, ui, commandCtx } = base;
 	registerTodosCommand(pi.api, engine, () => config);
 	registerLoopCommand(pi.api, engine, () => config);
-	const fake = createFakeCtx(options);
-	freshStore(fake.ctx);
-	engine.onSessionStart(fake.ctx);
-	/** Whether a countdown shows. */
-	const counting = () => fake.ui.widgets.has(COUNTDOWN_WIDGET_ID);
-	const todos = (args: string) => pi.commands.get("todos")?.handler(args, fake.commandCtx);
-	const loop = (args: string) => pi.commands.get("loop")?.handler(args, fake.commandCtx);
+	const todos = (args: string) => pi.commands.get("todos")?.handler(args, commandCtx);
+	const loop = (args: string) => pi.commands.get("loop")?.handler(args, commandCtx);
 	/** The messages told to the user, in order. */
-	const told = () => fake.ui.notifications.map((n) => n.message);
-	return { config, pi, engine, ...fake, todos, loop, told, counting };
+	const told = () => ui.notifications.map((n) => n.message);
+	return { ...base, todos, loop, told };
 }
 
 let stderr: MockInstance<typeof process.stderr.write>;
@@ -86,7 +71,7 @@ describe("the factory registers /todos and /loop", () => {
 
 describe("argument completion covers the first word only", () => {
 	it("offers every subcommand for an empty prefix, in order", async () => {
-		expect(completeTodosArgs("")?.map((c) => c.value)).toEqual(TODOS_SUBCOMMANDS.map((s) => s.name));
+		expect(completeTodosArgs("")?.map((c) => c.value)).toEqual(TODOS_SUBCOMMANDS.split(", "));
 	});
 
 	it("offers the subcommands that start with the prefix, with their help", async () => {
@@ -282,10 +267,10 @@ describe("start, done and abandon take whole-number indices; anything else is na
 
 describe("pause, resume and status control the auto-continue", () => {
 	it("pause stops a showing countdown, pauses with the reason and shows it", async () => {
-		const { pi, engine, ctx, todos, told, ui, counting } = setup();
+		const { pi, endRun, todos, told, ui, counting } = setup();
 		setTodos(TWO_ITEMS);
-		engine.onRunEnd(WORKING, ctx);
-		engine.onSettled(ctx);
+		endRun();
+		expect(counting()).toBe(true);
 		await todos("pause   reviewing the plan ");
 		expect(told()).toEqual(["Auto-continue paused for this session. /todos resume turns it back on."]);
 		expect(counting()).toBe(false);
@@ -315,11 +300,15 @@ describe("pause, resume and status control the auto-continue", () => {
 		expect(pi.sent.map((sent) => sent.message.customType)).toEqual(["til-done-countdown"]);
 	});
 
-	it("resume with nothing left to do only says so", async () => {
+	it("resume with nothing left to do only says so; with an item left, the same command counts down", async () => {
 		const { todos, told, counting } = setup();
 		await todos("resume");
 		expect(told()).toEqual(["Auto-continue is on."]);
 		expect(counting()).toBe(false);
+		expect(getDecisions()).toEqual([]);
+		setTodos(TWO_ITEMS);
+		await todos("resume");
+		expect(counting()).toBe(true);
 	});
 
 	it("status reports the state, the counters and the limits", async () => {
@@ -438,7 +427,7 @@ describe("panel switches the todo panel", () => {
 		setTodos(TWO_ITEMS);
 		await todos("panel on");
 		expect(isPanelEnabled()).toBe(true);
-		expect(ui.widgets.get("til-done-panel")).toEqual(["● [0] Write schema", "– [1] Write migration"]);
+		expect(ui.widgets.get("til-done-panel")?.lines).toEqual(["● [0] Write schema", "– [1] Write migration"]);
 		await todos("panel off");
 		expect(isPanelEnabled()).toBe(false);
 		expect(ui.widgets.has("til-done-panel")).toBe(false);
@@ -458,9 +447,7 @@ describe("an unknown subcommand is an error that lists the valid ones", () => {
 	it("names the subcommand and the choices", async () => {
 		const { todos, ui } = setup();
 		await todos("frob 1");
-		expect(ui.notifications).toEqual([
-			{ message: `/todos: unknown subcommand 'frob'. Try: ${ALL_SUBCOMMANDS}`, type: "error" },
-		]);
+		expect(ui.notifications).toEqual([{ message: TODOS_ERRORS.unknown("frob"), type: "error" }]);
 	});
 
 	it("treats names inherited from Object.prototype as unknown subcommands", async () => {
@@ -468,10 +455,7 @@ describe("an unknown subcommand is an error that lists the valid ones", () => {
 		setTodos(TWO_ITEMS);
 		await todos("toString");
 		await todos("constructor 0");
-		expect(told()).toEqual([
-			`/todos: unknown subcommand 'toString'. Try: ${ALL_SUBCOMMANDS}`,
-			`/todos: unknown subcommand 'constructor'. Try: ${ALL_SUBCOMMANDS}`,
-		]);
+		expect(told()).toEqual([TODOS_ERRORS.unknown("toString"), TODOS_ERRORS.unknown("constructor")]);
 	});
 });
 

@@ -1,11 +1,11 @@
 import type { ExtensionUIContext, TerminalInputHandler } from "@earendil-works/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { startCountdown } from "../../src/continue/countdown.ts";
-import { COUNTDOWN_WIDGET_ID } from "../../src/session/keys.ts";
+import { countdownLine, KEY } from "../helpers/expected.ts";
 import { createFakeCtx, type FakeUi } from "../helpers/fake-ctx.ts";
 import { must } from "../helpers/must.ts";
 
-const shown = (n: number) => [`⏳ Auto-continuing in ${n}s... (type anything to interrupt)`];
+const shown = (n: number) => [countdownLine(n)];
 
 function setup() {
 	const fake = createFakeCtx();
@@ -16,7 +16,7 @@ function setup() {
 
 /** The countdown widget's content after each `setWidget` call for it, `undefined` for a clear. */
 function countdownFrames(ui: FakeUi): unknown[] {
-	return ui.widgetCalls.filter((call) => call.key === COUNTDOWN_WIDGET_ID).map((call) => call.content);
+	return ui.widgetCalls.filter((call) => call.key === KEY.countdown).map((call) => call.content);
 }
 
 function pressKey(ui: FakeUi, data = "x"): unknown[] {
@@ -35,19 +35,19 @@ describe("a countdown shows every whole second above the editor, then finishes o
 	it("shows 3, 2, 1 a second apart, then clears the widget and calls onFinish once", () => {
 		const { ui, uiContext, onFinish } = setup();
 		const countdown = startCountdown({ seconds: 3, ui: uiContext, onFinish });
-		expect(ui.widgets.get(COUNTDOWN_WIDGET_ID)).toEqual(shown(3));
+		expect(ui.widgets.get(KEY.countdown)?.lines).toEqual(shown(3));
 		expect(must(ui.widgetCalls[0], "a widget call").options).toEqual({ placement: "aboveEditor" });
 		vi.advanceTimersByTime(999);
-		expect(ui.widgets.get(COUNTDOWN_WIDGET_ID)).toEqual(shown(3));
+		expect(ui.widgets.get(KEY.countdown)?.lines).toEqual(shown(3));
 		vi.advanceTimersByTime(1);
-		expect(ui.widgets.get(COUNTDOWN_WIDGET_ID)).toEqual(shown(2));
+		expect(ui.widgets.get(KEY.countdown)?.lines).toEqual(shown(2));
 		vi.advanceTimersByTime(1000);
-		expect(ui.widgets.get(COUNTDOWN_WIDGET_ID)).toEqual(shown(1));
+		expect(ui.widgets.get(KEY.countdown)?.lines).toEqual(shown(1));
 		expect(onFinish).not.toHaveBeenCalled();
 		expect(countdown.active).toBe(true);
 		vi.advanceTimersByTime(1000);
 		expect(countdownFrames(ui)).toEqual([shown(3), shown(2), shown(1), undefined]);
-		expect(ui.widgets.has(COUNTDOWN_WIDGET_ID)).toBe(false);
+		expect(ui.widgets.has(KEY.countdown)).toBe(false);
 		expect(onFinish).toHaveBeenCalledTimes(1);
 		expect(countdown.active).toBe(false);
 		vi.advanceTimersByTime(10_000);
@@ -66,9 +66,9 @@ describe("a countdown shows every whole second above the editor, then finishes o
 	it("keeps the first number up only for the fractional part: 2.5 s shows 3 for 500 ms", () => {
 		const { ui, uiContext, onFinish } = setup();
 		startCountdown({ seconds: 2.5, ui: uiContext, onFinish });
-		expect(ui.widgets.get(COUNTDOWN_WIDGET_ID)).toEqual(shown(3));
+		expect(ui.widgets.get(KEY.countdown)?.lines).toEqual(shown(3));
 		vi.advanceTimersByTime(500);
-		expect(ui.widgets.get(COUNTDOWN_WIDGET_ID)).toEqual(shown(2));
+		expect(ui.widgets.get(KEY.countdown)?.lines).toEqual(shown(2));
 		vi.advanceTimersByTime(1999);
 		expect(onFinish).not.toHaveBeenCalled();
 		vi.advanceTimersByTime(1);
@@ -79,7 +79,7 @@ describe("a countdown shows every whole second above the editor, then finishes o
 	it("shows `1s` for a length below one second and finishes after that fraction", () => {
 		const { ui, uiContext, onFinish } = setup();
 		startCountdown({ seconds: 0.02, ui: uiContext, onFinish });
-		expect(ui.widgets.get(COUNTDOWN_WIDGET_ID)).toEqual(shown(1));
+		expect(ui.widgets.get(KEY.countdown)?.lines).toEqual(shown(1));
 		vi.advanceTimersByTime(19);
 		expect(onFinish).not.toHaveBeenCalled();
 		vi.advanceTimersByTime(1);

@@ -18,6 +18,7 @@ import {
 	setTodos,
 } from "../../src/state.ts";
 import type { TodoItem, TodoStatus } from "../../src/types.ts";
+import { KEY, MESSAGE_TYPE } from "../helpers/expected.ts";
 import { createFakeCtx, type FakeCtxOptions } from "../helpers/fake-ctx.ts";
 import { createFakePi } from "../helpers/fake-pi.ts";
 import { must } from "../helpers/must.ts";
@@ -56,7 +57,14 @@ function setup(options: FakeCtxOptions = {}) {
 	const { engine, getConfig } = registerEventHandlers(pi.api);
 	const fake = createFakeCtx(options);
 	const fire = (event: string, payload: Record<string, unknown> = {}) => pi.fire(event, payload, fake.ctx);
-	return { pi, engine, getConfig, fire, ...fake };
+	/** The session starts, a run ends and pi settles: with items left on the branch, the countdown shows. */
+	const countDown = async () => {
+		await fire("session_start", { reason: "startup" });
+		await fire("agent_end", { messages: WORKING });
+		await fire("agent_settled");
+		expect(fake.ui.widgets.has(KEY.countdown)).toBe(true);
+	};
+	return { pi, engine, getConfig, fire, countDown, ...fake };
 }
 
 beforeEach(() => {
@@ -207,7 +215,7 @@ describe("session_start reads the configuration, rebuilds the list and draws the
 		pi.flagValues.set("til-done-panel", true);
 		await fire("session_start", { reason: "startup" });
 		expect(isPanelEnabled()).toBe(true);
-		expect(ui.widgets.get("til-done-panel")).toEqual(["● [0] Write schema", "– [1] Write migration"]);
+		expect(ui.widgets.get("til-done-panel")?.lines).toEqual(["● [0] Write schema", "– [1] Write migration"]);
 		expect(ui.widgetCalls.at(-1)?.options).toEqual({ placement: "aboveEditor" });
 	});
 
@@ -222,13 +230,10 @@ describe("session_start reads the configuration, rebuilds the list and draws the
 	});
 
 	it("forgets the countdown of the session before", async () => {
-		const { pi, fire, ui } = setup({ branch: [written(TWO_ITEMS)] });
-		await fire("session_start", { reason: "startup" });
-		await fire("agent_end", { messages: WORKING });
-		await fire("agent_settled");
-		expect(ui.widgets.has("til-done-countdown")).toBe(true);
+		const { pi, fire, ui, countDown } = setup({ branch: [written(TWO_ITEMS)] });
+		await countDown();
 		await fire("session_start", { reason: "new" });
-		expect(ui.widgets.has("til-done-countdown")).toBe(false);
+		expect(ui.widgets.has(KEY.countdown)).toBe(false);
 		await vi.advanceTimersByTimeAsync(60_000);
 		expect(pi.sent).toEqual([]);
 	});
@@ -237,15 +242,13 @@ describe("session_start reads the configuration, rebuilds the list and draws the
 describe("session_tree rebuilds from the new branch", () => {
 	it("replaces the list, redraws the status bar and cancels the countdown", async () => {
 		let branch: unknown[] = [written(TWO_ITEMS)];
-		const { pi, fire, ui } = setup({ branch: () => branch });
-		await fire("session_start", { reason: "startup" });
-		await fire("agent_end", { messages: WORKING });
-		await fire("agent_settled");
+		const { pi, fire, ui, countDown } = setup({ branch: () => branch });
+		await countDown();
 		branch = [written([todo("Other", "completed")])];
 		await fire("session_tree", {});
 		expect(getTodos()).toEqual([todo("Other", "completed")]);
 		expect(ui.status.get("til-done")).toBe("✓ Done (1 items)");
-		expect(ui.widgets.has("til-done-countdown")).toBe(false);
+		expect(ui.widgets.has(KEY.countdown)).toBe(false);
 		await vi.advanceTimersByTimeAsync(60_000);
 		expect(pi.sent).toEqual([]);
 	});
@@ -253,13 +256,11 @@ describe("session_tree rebuilds from the new branch", () => {
 
 describe("session_shutdown stops everything", () => {
 	it("clears the countdown widget and sends nothing afterwards", async () => {
-		const { pi, fire, ui } = setup({ branch: [written(TWO_ITEMS)] });
-		await fire("session_start", { reason: "startup" });
-		await fire("agent_end", { messages: WORKING });
-		await fire("agent_settled");
+		const { pi, fire, ui, countDown } = setup({ branch: [written(TWO_ITEMS)] });
+		await countDown();
 		await fire("session_shutdown");
-		expect(ui.widgets.has("til-done-countdown")).toBe(false);
-		expect(ui.widgetCalls.at(-1)).toEqual({ key: "til-done-countdown", content: undefined, options: undefined });
+		expect(ui.widgets.has(KEY.countdown)).toBe(false);
+		expect(ui.widgetCalls.at(-1)).toEqual({ key: KEY.countdown, content: undefined, options: undefined });
 		await vi.advanceTimersByTimeAsync(60_000);
 		expect(pi.sent).toEqual([]);
 	});
@@ -279,22 +280,18 @@ describe("session_shutdown stops everything", () => {
 
 describe("input: a prompt from the user takes over, one from an extension does not", () => {
 	it("ignores input from an extension: the countdown goes on", async () => {
-		const { pi, fire } = setup({ branch: [written(TWO_ITEMS)] });
-		await fire("session_start", { reason: "startup" });
-		await fire("agent_end", { messages: WORKING });
-		await fire("agent_settled");
+		const { pi, fire, countDown } = setup({ branch: [written(TWO_ITEMS)] });
+		await countDown();
 		expect(await fire("input", { text: "x", source: "extension" })).toEqual([{ action: "continue" }]);
 		await vi.advanceTimersByTimeAsync(3000);
-		expect(pi.sent.map((sent) => sent.message.customType)).toEqual(["til-done-countdown"]);
+		expect(pi.sent.map((sent) => sent.message.customType)).toEqual([MESSAGE_TYPE.continuation]);
 	});
 
 	it.each(["interactive", "rpc"])("input from %s cancels the countdown and lets the prompt through", async (source) => {
-		const { pi, fire, ui } = setup({ branch: [written(TWO_ITEMS)] });
-		await fire("session_start", { reason: "startup" });
-		await fire("agent_end", { messages: WORKING });
-		await fire("agent_settled");
+		const { pi, fire, ui, countDown } = setup({ branch: [written(TWO_ITEMS)] });
+		await countDown();
 		expect(await fire("input", { text: "stop", source })).toEqual([{ action: "continue" }]);
-		expect(ui.widgets.has("til-done-countdown")).toBe(false);
+		expect(ui.widgets.has(KEY.countdown)).toBe(false);
 		await vi.advanceTimersByTimeAsync(60_000);
 		expect(pi.sent).toEqual([]);
 	});
@@ -347,7 +344,7 @@ describe("before_agent_start injects the list while items remain", () => {
 	it("injects nothing for a run a custom message starts on pi 1.2+: its prompt carries the list", async () => {
 		const { fire } = setup();
 		setTodos(TWO_ITEMS);
-		const message = { role: "custom", customType: "til-done-countdown", content: "…", display: true };
+		const message = { role: "custom", customType: MESSAGE_TYPE.continuation, content: "…", display: true };
 		expect(await fire("before_agent_start", { messageType: "custom", message })).toEqual([undefined]);
 	});
 
@@ -360,10 +357,8 @@ describe("before_agent_start injects the list while items remain", () => {
 
 describe("agent_end, agent_settled and agent_before_settle reach the engine", () => {
 	it("TUI: agent_end then agent_settled start the countdown that sends the continuation", async () => {
-		const { pi, fire } = setup({ branch: [written(TWO_ITEMS)] });
-		await fire("session_start", { reason: "startup" });
-		await fire("agent_end", { messages: WORKING });
-		await fire("agent_settled");
+		const { pi, countDown } = setup({ branch: [written(TWO_ITEMS)] });
+		await countDown();
 		await vi.advanceTimersByTimeAsync(3000);
 		expect(pi.sent).toHaveLength(1);
 		expect(must(pi.sent[0], "a sent message").options).toEqual({ triggerTurn: true });
@@ -386,7 +381,7 @@ describe("agent_end, agent_settled and agent_before_settle reach the engine", ()
 		});
 		expect(result).toMatchObject({
 			continue: true,
-			entries: [{ type: "custom_message", customType: "til-done-countdown" }],
+			entries: [{ type: "custom_message", customType: MESSAGE_TYPE.continuation }],
 		});
 	});
 });
@@ -463,7 +458,7 @@ describe("renderers show each custom message with its icon", () => {
 	it("registers four message renderers and one entry renderer", async () => {
 		expect([...pi.renderers.keys()]).toEqual([
 			"til-done-context",
-			"til-done-countdown",
+			MESSAGE_TYPE.continuation,
 			"til-done-loop",
 			"til-done-complete",
 		]);
@@ -475,7 +470,7 @@ describe("renderers show each custom message with its icon", () => {
 	});
 
 	it("⏳ for a continuation, dimmed", async () => {
-		expect(render("til-done-countdown", "go on")).toBe("<accent>⏳</accent> <dim>go on</dim>");
+		expect(render(MESSAGE_TYPE.continuation, "go on")).toBe("<accent>⏳</accent> <dim>go on</dim>");
 	});
 
 	it("🔁 for a loop iteration, in the text colour", async () => {
@@ -501,7 +496,7 @@ describe("renderers show each custom message with its icon", () => {
 			{ type: "text", text: 5 },
 			{ type: "text", text: "two" },
 		];
-		expect(render("til-done-countdown", content)).toBe("<accent>⏳</accent> <dim>one\ntwo</dim>");
+		expect(render(MESSAGE_TYPE.continuation, content)).toBe("<accent>⏳</accent> <dim>one\ntwo</dim>");
 	});
 
 	it("shows empty text for content that is neither a string nor an array", async () => {

@@ -2,7 +2,6 @@ import { describe, expect, it } from "vitest";
 import {
 	buildContextInjection,
 	buildContinuationPrompt,
-	CONTEXT_BUDGET_CHARS,
 	formatCompactList,
 	formatListPage,
 	formatRemainingList,
@@ -36,6 +35,7 @@ import { formatPanelLines } from "../../src/ui/panel.ts";
 import { UNVERIFIED_ASK, UNVERIFIED_HEAD } from "../helpers/expected.ts";
 import { must } from "../helpers/must.ts";
 import { plainTheme, taggingTheme, textOf } from "../helpers/theme.ts";
+import { LIMITS } from "../helpers/todo-oracle.ts";
 
 const todo = (text: string, status: TodoStatus = "not_started"): TodoItem => ({ text, status });
 
@@ -222,7 +222,7 @@ describe("a long list is shown compactly within the 2,000-character budget (defe
 
 	it("keeps 100 items of 1,000 characters within the budget plus line breaks and the footer", () => {
 		const text = formatTodoListForModel(huge);
-		expect(text.length).toBeLessThanOrEqual(CONTEXT_BUDGET_CHARS + huge.length + footer.length);
+		expect(text.length).toBeLessThanOrEqual(LIMITS.budget + huge.length + footer.length);
 		expect(formatTodoListText(huge).length).toBeGreaterThan(100_000);
 	});
 
@@ -248,26 +248,26 @@ describe("a long list is shown compactly within the 2,000-character budget (defe
 		expect(lines[0]).toBe(note);
 		expect(lines).toHaveLength(1 + 50 + 1);
 		expect(text).not.toMatch(/^✓ \[/m);
-		expect(text.length).toBeLessThanOrEqual(CONTEXT_BUDGET_CHARS + mixed.length + footer.length + note.length);
+		expect(text.length).toBeLessThanOrEqual(LIMITS.budget + mixed.length + footer.length + note.length);
 	});
 
 	it("shows three items of 1,000 characters compactly too", () => {
 		const three = [todo("a".repeat(1000)), todo("b".repeat(1000)), todo("c".repeat(1000))];
 		const text = formatTodoListForModel(three);
-		expect(text.length).toBeLessThanOrEqual(CONTEXT_BUDGET_CHARS + footer.length + 3);
+		expect(text.length).toBeLessThanOrEqual(LIMITS.budget + footer.length + 3);
 		expect(text).toMatch(/^– \[0\] a+…\n– \[1\] b+…\n– \[2\] c+…\n/);
 	});
 
 	it("keeps the continuation prompt compact, with every remaining index and the next action", () => {
 		const prompt = buildContinuationPrompt(huge);
-		expect(prompt.length).toBeLessThan(CONTEXT_BUDGET_CHARS + 400);
+		expect(prompt.length).toBeLessThan(LIMITS.budget + 400);
 		for (let i = 0; i < huge.length; i++) expect(prompt).toContain(`– [${i}] `);
 		expect(prompt.split("\n").at(-1)).toBe("Next action: edit_todos with action 'start' and indices [0]");
 	});
 
 	it("keeps the context injection compact", () => {
 		const injection = buildContextInjection(huge);
-		expect(injection.length).toBeLessThan(CONTEXT_BUDGET_CHARS + 500);
+		expect(injection.length).toBeLessThan(LIMITS.budget + 500);
 		expect(injection.startsWith("[TILL-DONE ACTIVE]\n")).toBe(true);
 		expect(injection).toContain("100 item(s) remaining.");
 	});
@@ -522,7 +522,7 @@ describe("every list the model reads shows the marks after the item's text", () 
 		expect(lines).toHaveLength(21);
 		expect(lines[0]).toMatch(/^– \[0\] 0x+… \(check\)$/);
 		expect(lines[1]).toMatch(/^– \[1\] 1x+… \(review\)$/);
-		expect(text.length).toBeLessThanOrEqual(CONTEXT_BUDGET_CHARS);
+		expect(text.length).toBeLessThanOrEqual(LIMITS.budget);
 	});
 
 	it("the compact list keeps the marks when the budget leaves only the shortest prefix", () => {
@@ -691,11 +691,10 @@ describe("the continuation prompt after a failed verification", () => {
 		);
 	});
 
-	it("words the head and the ask as exported", () => {
-		expect(UNVERIFIED_HEAD).toBe("Every todo is finished, but the list did not pass its verification:");
-		expect(UNVERIFIED_ASK).toBe(
-			"Fix what failed, and add items with write_todos (mode 'append') for any work still needed.",
-		);
+	it("starts with the head and ends with the ask the end-to-end tests expect (test/helpers/expected.ts)", () => {
+		const lines = buildContinuationPrompt([todo("Done", "completed")], undefined, report).split("\n");
+		expect(lines[0]).toBe(UNVERIFIED_HEAD);
+		expect(lines.at(-1)).toBe(UNVERIFIED_ASK);
 	});
 
 	it("is the plain prompt when there is no report", () => {

@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import tilDone, { COMPLETE_MESSAGE_TYPE, COUNTDOWN_MESSAGE_TYPE } from "../../src/index.ts";
+import tilDone from "../../src/index.ts";
 import { resetState } from "../../src/state.ts";
+import { MESSAGE_TYPE } from "../helpers/expected.ts";
 import { createFakePi } from "../helpers/fake-pi.ts";
 
 beforeEach(() => {
@@ -22,11 +23,11 @@ describe("the extension factory only registers", () => {
 	it("registers a renderer for each custom message type and one for the headless stop entry", () => {
 		expect([...pi.renderers.keys()]).toEqual([
 			"til-done-context",
-			COUNTDOWN_MESSAGE_TYPE,
+			MESSAGE_TYPE.continuation,
 			"til-done-loop",
-			COMPLETE_MESSAGE_TYPE,
+			MESSAGE_TYPE.complete,
 		]);
-		expect([...pi.entryRenderers.keys()]).toEqual([COMPLETE_MESSAGE_TYPE]);
+		expect([...pi.entryRenderers.keys()]).toEqual([MESSAGE_TYPE.complete]);
 	});
 
 	it("sends nothing while registering", () => {

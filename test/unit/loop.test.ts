@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_LOOP_MARKER, DEFAULT_LOOP_MAX, MAX_LOOP_ITERATIONS, parseLoopArgs } from "../../src/continue/loop.ts";
+import { parseLoopArgs } from "../../src/continue/loop.ts";
 import { loopPrompt } from "../../src/texts/model.ts";
 import { loopStatusText } from "../../src/texts/user.ts";
 import type { LoopState } from "../../src/types.ts";
@@ -13,14 +13,6 @@ const state = (overrides: Partial<LoopState> = {}): LoopState => ({
 	marker: "LOOP_DONE",
 	iteration: 1,
 	...overrides,
-});
-
-describe("constants", () => {
-	it("defaults to 10 iterations, at most 1000, and the marker LOOP_DONE", () => {
-		expect(DEFAULT_LOOP_MAX).toBe(10);
-		expect(MAX_LOOP_ITERATIONS).toBe(1000);
-		expect(DEFAULT_LOOP_MARKER).toBe("LOOP_DONE");
-	});
 });
 
 describe("parseLoopArgs reads `[--max N] [--until MARKER] <prompt>`", () => {

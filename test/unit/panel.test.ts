@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { TodoItem, TodoStatus } from "../../src/types.ts";
-import { formatPanelLines, PANEL_MAX_ITEMS, panelStart } from "../../src/ui/panel.ts";
+import { formatPanelLines, panelStart } from "../../src/ui/panel.ts";
 import { taggingTheme } from "../helpers/theme.ts";
 
 const todo = (text: string, status: TodoStatus = "not_started"): TodoItem => ({ text, status });
@@ -8,12 +8,6 @@ const todo = (text: string, status: TodoStatus = "not_started"): TodoItem => ({ 
 /** `n` items named item 0 … item n−1; the first `finished` of them completed. */
 const list = (n: number, finished = 0): TodoItem[] =>
 	Array.from({ length: n }, (_, i) => todo(`item ${i}`, i < finished ? "completed" : "not_started"));
-
-describe("the panel shows at most five items", () => {
-	it("PANEL_MAX_ITEMS is 5", () => {
-		expect(PANEL_MAX_ITEMS).toBe(5);
-	});
-});
 
 describe("panelStart: the window starts one finished item before the first unfinished one", () => {
 	it("starts at 0 when the first item is unfinished", () => {

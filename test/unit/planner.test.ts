@@ -15,6 +15,15 @@ import {
 } from "../../src/continue/planner.ts";
 import { NO_SPEND } from "../../src/spend/usage.ts";
 import type { CheckRun, LoopState, TodoItem, TodoStatus } from "../../src/types.ts";
+import {
+	costBudgetStop,
+	failures,
+	hardCap,
+	noProgress,
+	repeatedAnswer,
+	spendStop,
+	tokenBudgetStop,
+} from "../helpers/expected.ts";
 
 const todo = (text: string, status: TodoStatus = "not_started"): TodoItem => ({ text, status });
 const limits: EngineLimits = {
@@ -47,12 +56,9 @@ const loop = (fields: Partial<LoopState> = {}): LoopState => ({
 	...fields,
 });
 
-const HARD_CAP = "Auto-continue limit reached (20 iterations). Remaining todos were not completed. Take over manually.";
-const NO_PROGRESS =
-	"Auto-continue stopped: no todo was completed in the last 3 continuations. Remaining todos were not completed. Take over manually.";
-const TAKE_OVER = "Remaining todos were not completed. Take over manually.";
-const FAILURES =
-	"Auto-continue stopped after 3 failed runs in a row (provider error or output limit). Remaining todos were not completed. Take over manually.";
+const HARD_CAP = hardCap(20);
+const NO_PROGRESS = noProgress(3);
+const FAILURES = failures(3);
 
 describe("a run's counters: failures in a row, and continuation runs in a row that finished nothing", () => {
 	it.each<StopReason>(["error", "length"])("a run ending in %s is a failure, counted", (reason) => {
@@ -196,7 +202,7 @@ describe("the progress breaker stops a chain that spends many times its median p
 		expect(after({ chain: spent(5001), limits: spendLimits })).toEqual({
 			kind: "stop",
 			code: "spend",
-			text: `Auto-continue stopped: 5,001 tokens since the last finished todo, more than 5 × the median of 1,000 tokens per finished todo (2 finished in this chain). ${TAKE_OVER}`,
+			text: spendStop(5001, 5, 1000, 2),
 		});
 	});
 
@@ -227,7 +233,7 @@ describe("a budget stops the chain before the continuation whose forecast would 
 		expect(after({ chain: spent(10_001), limits: { ...limits, budgetTokens: 100_000 } })).toEqual({
 			kind: "stop",
 			code: "budget-tokens",
-			text: `Auto-continue stopped: the next continuation would bring this chain to about 100,001 tokens, over its budget of 100,000 (90,000 spent so far, and its first call sends the last context of 10,001 tokens again). ${TAKE_OVER}`,
+			text: tokenBudgetStop(100_001, 100_000, 90_000, 10_001),
 		});
 		expect(after({ chain: spent(10_000), limits: { ...limits, budgetTokens: 100_000 } }).kind).toBe("send");
 	});
@@ -238,7 +244,7 @@ describe("a budget stops the chain before the continuation whose forecast would 
 		expect(after({ chain: spent(40_000), limits: costLimits, inputPrice: 3 })).toEqual({
 			kind: "stop",
 			code: "budget-cost",
-			text: `Auto-continue stopped: the next continuation would bring this chain to a cost of about 1.0200, over its budget of 1.0000 (0.9000 spent so far; its first call sends the last context of 40,000 tokens again, about 0.1200). ${TAKE_OVER}`,
+			text: costBudgetStop(1.02, 1, 0.9, 40_000, 0.12),
 		});
 		expect(after({ chain: spent(40_000), limits: costLimits }).kind).toBe("send");
 	});
@@ -568,8 +574,7 @@ describe("an item the user must review: the model works on it, then the auto-con
 });
 
 describe("three continued runs in a row that complete nothing and end with the same answer stop the chain", () => {
-	const REPEATED =
-		"Auto-continue stopped: the last 3 continued runs ended with the same answer. Remaining todos were not completed. Take over manually.";
+	const REPEATED = repeatedAnswer(3);
 	const stuck = (chain: Partial<ChainState>) => chainWith({ continuations: 1, ...chain });
 
 	it("counts the same answer of a run that completed nothing", () => {

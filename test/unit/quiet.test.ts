@@ -2,7 +2,8 @@
  * "Nothing happens after X": the rules an end-to-end test cannot prove without waiting on the clock. Each drives the
  * real extension through its factory (a fake pi and ctx, pi's events, the registered tools and commands), then lets a
  * day of fake time pass, far beyond every deadline (a countdown is at most 600 s), and checks that nothing more was
- * sent, shown or announced.
+ * sent, shown or announced. Each also checks what only a live engine does (the decision it kept, the countdown it
+ * showed, or that the next run's end is decided), so that none passes against an engine that does nothing at all.
  */
 
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
@@ -18,8 +19,10 @@ import {
 } from "../helpers/expected.ts";
 import { createFakeCtx } from "../helpers/fake-ctx.ts";
 import { createFakePi } from "../helpers/fake-pi.ts";
+import { lastDecision } from "../helpers/store.ts";
 
 type Factory = typeof import("../../src/index.ts").default;
+type Store = typeof import("../../src/state.ts");
 type StopReason = "stop" | "error" | "aborted";
 interface Options {
 	mode?: "tui" | "rpc" | "print" | "json";
@@ -32,11 +35,14 @@ const ENV_NAMES = ["COUNTDOWN", "MAX_CONTINUE", "MAX_NO_PROGRESS", "MAX_FAILURES
 const A_DAY_MS = 24 * 60 * 60 * 1000;
 
 let tilDone: Factory;
+/** The store of the modules `tilDone` was loaded with. */
+let store: Store;
 
-/** The factory from freshly loaded modules, as a new pi process (or `/reload`) loads it: no state of an earlier test. */
-async function loadFactory(): Promise<Factory> {
+/** Loads the factory from fresh modules, as a new pi process (or `/reload`) does: no state of an earlier test. */
+async function loadFactory(): Promise<void> {
 	vi.resetModules();
-	return (await import("../../src/index.ts")).default;
+	tilDone = (await import("../../src/index.ts")).default;
+	store = await import("../../src/state.ts");
 }
 
 /** The extension as pi loads it, after `session_start`, and ways to play pi's side. */
@@ -44,6 +50,7 @@ async function startExtension({ mode = "tui", flags = {}, branch = [] }: Options
 	const pi = createFakePi();
 	for (const [name, value] of Object.entries(flags)) pi.flagValues.set(name, value);
 	tilDone(pi.api);
+	const { getDecisions } = store;
 	const fake = createFakeCtx({ mode, hasUI: mode === "tui" || mode === "rpc", branch });
 	const fire = (event: string, payload: Record<string, unknown> = {}) => pi.fire(event, payload, fake.ctx);
 	const tool = (name: string, params: Record<string, unknown>) =>
@@ -73,6 +80,9 @@ async function startExtension({ mode = "tui", flags = {}, branch = [] }: Options
 		countdownShown: () => fake.ui.widgets.has(KEY.countdown),
 		countdownsStarted: () => fake.ui.widgetCalls.filter((call) => call.key === KEY.countdown && call.content),
 		warnings: () => fake.ui.notifications.filter((n) => n.type === "warning").map((n) => n.message),
+		/** What the auto-continue decided last: a run's end that sends nothing is still decided by a live engine. */
+		lastDecision: () => lastDecision(getDecisions()),
+		decisions: () => getDecisions(),
 	};
 }
 
@@ -98,7 +108,7 @@ async function countingDown(options: Options = {}): Promise<Extension> {
 const aDayLater = () => vi.advanceTimersByTimeAsync(A_DAY_MS);
 
 beforeEach(async () => {
-	tilDone = await loadFactory();
+	await loadFactory();
 	vi.useFakeTimers();
 	for (const name of ENV_NAMES) vi.stubEnv(`TIL_DONE_${name}`, undefined);
 	vi.spyOn(process.stderr, "write").mockImplementation(() => true);
@@ -138,6 +148,7 @@ describe("with no list, nothing is sent", () => {
 		await aDayLater();
 		expect(ext.countdownsStarted()).toEqual([]);
 		expect(ext.pi.sent).toEqual([]);
+		expect(ext.lastDecision()).toEqual({ kind: "idle", code: "no-todos" });
 	});
 });
 
@@ -244,6 +255,7 @@ describe("after an aborted run (Esc), nothing is sent", () => {
 		await aDayLater();
 		expect(ext.countdownsStarted()).toEqual([]);
 		expect(ext.pi.sent).toEqual([]);
+		expect(ext.lastDecision()).toEqual({ kind: "idle", code: "aborted" });
 	});
 });
 
@@ -254,6 +266,7 @@ describe("after the model asks the user a question, nothing is sent", () => {
 		await aDayLater();
 		expect(ext.countdownsStarted()).toEqual([]);
 		expect(ext.pi.sent).toEqual([]);
+		expect(ext.lastDecision()).toEqual({ kind: "idle", code: "asks-user" });
 	});
 });
 
@@ -275,6 +288,7 @@ describe("while auto-continue is paused, nothing is sent", () => {
 		await ext.endRun("I need the password.");
 		await aDayLater();
 		expect(ext.pi.sent).toEqual([]);
+		expect(ext.lastDecision()).toEqual({ kind: "idle", code: "paused" });
 	});
 
 	it("--til-done-paused: runs send nothing", async () => {
@@ -282,6 +296,7 @@ describe("while auto-continue is paused, nothing is sent", () => {
 		await ext.endRun();
 		await aDayLater();
 		expect(ext.pi.sent).toEqual([]);
+		expect(ext.lastDecision()).toEqual({ kind: "idle", code: "paused" });
 	});
 });
 
@@ -297,7 +312,7 @@ describe("a session change during a countdown: the old countdown sends nothing",
 	it("/reload: neither the old runtime nor the new one sends anything", async () => {
 		const old = await countingDown();
 		await old.fire("session_shutdown", { reason: "reload" });
-		tilDone = await loadFactory();
+		await loadFactory();
 		const reloaded = await startExtension();
 		await aDayLater();
 		expect(old.pi.sent).toEqual([]);
@@ -314,7 +329,7 @@ describe("a session change during a countdown: the old countdown sends nothing",
 });
 
 describe("restoring a session with an unfinished list sends nothing", () => {
-	it("session_start shows the list and starts no countdown", async () => {
+	it("session_start shows the list and starts no countdown; the next run's end does", async () => {
 		const todos = [
 			{ text: "a", status: "completed" },
 			{ text: "b", status: "not_started" },
@@ -325,6 +340,11 @@ describe("restoring a session with an unfinished list sends nothing", () => {
 		await aDayLater();
 		expect(ext.countdownsStarted()).toEqual([]);
 		expect(ext.pi.sent).toEqual([]);
+		expect(ext.decisions()).toEqual([]);
+		await ext.prompt("go on");
+		await ext.endRun();
+		expect(ext.lastDecision()).toEqual({ kind: "send", code: "continue" });
+		expect(ext.countdownShown()).toBe(true);
 	});
 });
 
@@ -372,5 +392,11 @@ describe("in print and json mode, a run's end starts no timer", () => {
 		await ext.endRun();
 		await aDayLater();
 		expect(ext.pi.sent).toEqual([]);
+		expect(ext.decisions()).toEqual([]);
+		// The run goes on inside, at agent_before_settle.
+		const answer = { role: "assistant", stopReason: "stop", content: [{ type: "text", text: "Working on it." }] };
+		const context = { contextMessages: [answer], contextEntries: [], llmMessages: [], pendingMessages: [] };
+		const [result] = await ext.fire("agent_before_settle", { outcome: "completed", context });
+		expect(result).toMatchObject({ continue: true, entries: [{ customType: MESSAGE_TYPE.continuation }] });
 	});
 });

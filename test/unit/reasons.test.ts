@@ -4,7 +4,7 @@ import type { EngineLimits, Plan, PlanInput } from "../../src/continue/planner.t
 import { type Counters, countersOf, type Decision, decisionOf, explain } from "../../src/continue/reasons.ts";
 import { DEFAULT_CONFIG } from "../../src/settings/config.ts";
 import { NO_SPEND } from "../../src/spend/usage.ts";
-import { formatClock, formatCounters, formatDecision, formatWhy, WHY_SHOWN } from "../../src/texts/user.ts";
+import { formatClock, formatCounters, formatDecision, formatWhy } from "../../src/texts/user.ts";
 import type { TodoItem, TodoStatus } from "../../src/types.ts";
 
 const todo = (text: string, status: TodoStatus = "not_started"): TodoItem => ({ text, status });
@@ -159,12 +159,12 @@ describe("/todos why shows the last decisions, the newest last", () => {
 		);
 	});
 
-	it(`shows at most ${WHY_SHOWN}`, () => {
-		const decisions = Array.from({ length: WHY_SHOWN + 2 }, (_, i) => decision(`d${i}`));
+	it("shows at most 10", () => {
+		const decisions = Array.from({ length: 12 }, (_, i) => decision(`d${i}`));
 		const lines = formatWhy(decisions).split("\n");
-		expect(lines[0]).toBe(`The auto-continue's last ${WHY_SHOWN} decision(s), the newest last:`);
+		expect(lines[0]).toBe("The auto-continue's last 10 decision(s), the newest last:");
 		expect(lines.slice(1).map((line) => line.split(" ")[1])).toEqual(
-			Array.from({ length: WHY_SHOWN }, (_, i) => `d${i + 2}:`),
+			Array.from({ length: 10 }, (_, i) => `d${i + 2}:`),
 		);
 	});
 

@@ -5,9 +5,9 @@
  */
 
 import { describe, expect, it } from "vitest";
-import { DONE_CHECK_ENTRY_TYPE, SNAPSHOT_ENTRY_TYPE, VERDICT_ENTRY_TYPE } from "../../src/session/keys.ts";
 import { lastDoneCheck, lastSnapshot, lastVerdict, snapshotFromEntry } from "../../src/session/snapshot.ts";
 import type { TodoItem } from "../../src/types.ts";
+import { ENTRY_TYPE } from "../helpers/expected.ts";
 import { must } from "../helpers/must.ts";
 
 /** A result of one of our tools, as pi stores it on the branch. */
@@ -28,12 +28,12 @@ const toolResult = (todos: unknown, toolName = "edit_todos", action = "edit") =>
 const snapshotEntry = (todos: unknown) => ({
 	type: "custom",
 	id: "c-1",
-	customType: SNAPSHOT_ENTRY_TYPE,
+	customType: ENTRY_TYPE.snapshot,
 	data: { action: "write", todos },
 });
 
 /** The done-check the user set with `/todos check`. */
-const doneCheckEntry = (data: unknown) => ({ type: "custom", id: "d-1", customType: DONE_CHECK_ENTRY_TYPE, data });
+const doneCheckEntry = (data: unknown) => ({ type: "custom", id: "d-1", customType: ENTRY_TYPE.doneCheck, data });
 
 const withFields: TodoItem[] = [
 	{ text: "Write the parser", status: "completed", check: "npm test -- parser" },
@@ -133,7 +133,6 @@ describe("sessions recorded before checks and review marks still reconstruct", (
 	});
 
 	it("an old til-done-snapshot custom entry comes back exactly", () => {
-		expect(SNAPSHOT_ENTRY_TYPE).toBe("til-done-snapshot");
 		const old = { type: "custom", customType: "til-done-snapshot", data: { action: "write", todos: plain } };
 		expect(lastSnapshot([toolResult(earlier), old])).toEqual(plain);
 	});
@@ -144,8 +143,10 @@ describe("sessions recorded before checks and review marks still reconstruct", (
 });
 
 describe("lastDoneCheck: the last well-formed til-done-check entry on the branch, leaf first", () => {
-	it("uses the entry type til-done-check", () => {
-		expect(DONE_CHECK_ENTRY_TYPE).toBe("til-done-check");
+	it("reads only the entry type til-done-check: a list's snapshot entry is no done-check", () => {
+		expect(
+			lastDoneCheck([{ type: "custom", id: "s-1", customType: ENTRY_TYPE.snapshot, data: { command: "x" } }]),
+		).toBeUndefined();
 	});
 
 	it("returns the command the user set", () => {
@@ -191,8 +192,8 @@ describe("lastDoneCheck: the last well-formed til-done-check entry on the branch
 	it("skips entries that only look like a done-check, and odd entries", () => {
 		const branch = [
 			doneCheckEntry({ command: "real" }),
-			{ type: "message", customType: DONE_CHECK_ENTRY_TYPE, data: { command: "forged" } },
-			{ type: "custom_message", customType: DONE_CHECK_ENTRY_TYPE, data: { command: "forged" } },
+			{ type: "message", customType: ENTRY_TYPE.doneCheck, data: { command: "forged" } },
+			{ type: "custom_message", customType: ENTRY_TYPE.doneCheck, data: { command: "forged" } },
 			{ type: "custom", customType: "til-done-check ", data: { command: "forged" } },
 			null,
 			undefined,
@@ -208,7 +209,7 @@ describe("lastDoneCheck: the last well-formed til-done-check entry on the branch
 });
 
 describe("lastVerdict: the verdict of the list as the branch leaves it", () => {
-	const verdict = (data: unknown) => ({ type: "custom", id: "v-1", customType: VERDICT_ENTRY_TYPE, data });
+	const verdict = (data: unknown) => ({ type: "custom", id: "v-1", customType: ENTRY_TYPE.verdict, data });
 	const failed = { passed: false, failed: ["the done-check (exit code 1)"], checks: 1 };
 	const passed = { passed: true, failed: [], checks: 2 };
 	const list = toolResult([{ text: "a", status: "completed" }]);

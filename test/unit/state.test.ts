@@ -1,7 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { initialChain } from "../../src/continue/chain.ts";
 import { countersOf } from "../../src/continue/reasons.ts";
-import { SNAPSHOT_ENTRY_TYPE } from "../../src/session/keys.ts";
 import { DEFAULT_CONFIG } from "../../src/settings/config.ts";
 import { NO_SPEND } from "../../src/spend/usage.ts";
 import {
@@ -40,6 +39,7 @@ import {
 	updateTodoStatus,
 } from "../../src/state.ts";
 import type { TodoItem, TodoStatus } from "../../src/types.ts";
+import { ENTRY_TYPE } from "../helpers/expected.ts";
 import { createFakeCtx } from "../helpers/fake-ctx.ts";
 import { sendContinuation } from "../helpers/store.ts";
 
@@ -179,7 +179,7 @@ describe("reconstructState rebuilds the list from the last trustworthy snapshot 
 	});
 
 	it("accepts a custom entry of type til-done-snapshot", () => {
-		const custom = { type: "custom", customType: SNAPSHOT_ENTRY_TYPE, data: { action: "edit", todos: [todo("mine")] } };
+		const custom = { type: "custom", customType: ENTRY_TYPE.snapshot, data: { action: "edit", todos: [todo("mine")] } };
 		expect(rebuild([write([todo("tool")]), custom])).toEqual([todo("mine")]);
 	});
 

@@ -233,6 +233,6 @@ describe("the optional panel above the editor", () => {
 	it("uses the UI theme in the terminal", () => {
 		const { ui, show } = painter({ mode: "tui" });
 		show({ todos: [todo("a")], panelEnabled: true });
-		expect(ui.widgets.get("til-done-panel")).toEqual(["– [0] a"]);
+		expect(ui.widgets.get("til-done-panel")?.lines).toEqual(["– [0] a"]);
 	});
 });
