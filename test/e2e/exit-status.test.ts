@@ -5,16 +5,8 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
-import {
-	cleanupAll,
-	EXTENSION_ENTRY,
-	type IsolatedEnv,
-	isolatedEnv,
-	PI_HOSTS,
-	runJson,
-	runPrint,
-} from "../helpers/cli.ts";
+import { describe, expect, it } from "vitest";
+import { EXTENSION_ENTRY, type IsolatedEnv, PI_HOSTS, runJson, runPrint } from "../helpers/cli.ts";
 import {
 	ASKS_USER,
 	failures,
@@ -24,22 +16,14 @@ import {
 	reviewWait,
 	stderrLine,
 } from "../helpers/expected.ts";
+import { perTest } from "../helpers/per-test.ts";
 import { completeStep, sayStep, startStep, toolStep, writeStep } from "../helpers/scripts.ts";
 
-let iso: IsolatedEnv | undefined;
-afterEach(() => {
-	iso?.cleanup();
-	iso = undefined;
-});
-afterAll(() => cleanupAll());
+const pi = perTest({ TIL_DONE_COUNTDOWN: "600" });
 
 type Steps = Parameters<IsolatedEnv["writeScript"]>[0];
 
-function setup(steps: Steps, vars: NodeJS.ProcessEnv = {}): IsolatedEnv {
-	iso = isolatedEnv({ TIL_DONE_COUNTDOWN: "600", ...vars });
-	iso.writeScript(steps);
-	return iso;
-}
+const setup = (steps: Steps, vars: NodeJS.ProcessEnv = {}): IsolatedEnv => pi.env(steps, vars);
 
 const TWO = ["Write the parser", "Write the printer"];
 /** A model that writes two items and then only talks. */

@@ -1,9 +1,3 @@
-/**
- * Rule 9 in the headless modes (`pi -p`, `pi --mode json`): no countdown, the list is driven to the end inside one
- * invocation, and a tripped breaker is reported on stderr. The countdown is set to 600 s: had print mode waited for
- * one, the invocation would have ended before the list was finished, or been killed at its 20 s limit.
- */
-import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import {
@@ -12,7 +6,6 @@ import {
 	type IsolatedEnv,
 	isolatedEnv,
 	PI_HOSTS,
-	parseJsonLines,
 	runJson,
 	runPrint,
 } from "../helpers/cli.ts";
@@ -27,8 +20,8 @@ import {
 	noProgress,
 	stderrLine,
 } from "../helpers/expected.ts";
-import { must } from "../helpers/must.ts";
 import { continuationCalls, continuationPrompts, lazyScript, stallScript } from "../helpers/scripts.ts";
+import { sessionEntries } from "../helpers/session-file.ts";
 import { usageOf } from "../helpers/usage.ts";
 
 const FOUR = ["Read the spec", "Write the parser", "Write the printer", "Add tests"];
@@ -46,13 +39,6 @@ function setup(steps: Parameters<IsolatedEnv["writeScript"]>[0]): IsolatedEnv {
 	iso = isolatedEnv(NO_COUNTDOWN);
 	iso.writeScript(steps);
 	return iso;
-}
-
-/** The entries of the one session file in `dir`. */
-function sessionEntries(dir: string): Record<string, unknown>[] {
-	const files = readdirSync(dir).filter((name) => name.endsWith(".jsonl"));
-	expect(files).toHaveLength(1);
-	return parseJsonLines(readFileSync(join(dir, must(files[0], "a session file")), "utf8"));
 }
 
 describe.each(PI_HOSTS)("pi $version", (host) => {

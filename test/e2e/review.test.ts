@@ -2,50 +2,16 @@
  * Only the user closes an item they must review, in every run: the model can neither complete it, nor rewrite the
  * list to drop or unmark it, whether the auto-continue is on or not. Print mode, on every tested pi version.
  */
-import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import {
-	EXTENSION_ENTRY,
-	type FakeStep,
-	type IsolatedEnv,
-	PI_HOSTS,
-	type PiHost,
-	parseJsonLines,
-	runPrint,
-} from "../helpers/cli.ts";
+import { EXTENSION_ENTRY, type FakeStep, type IsolatedEnv, PI_HOSTS, type PiHost, runPrint } from "../helpers/cli.ts";
 import { reviewRefused, reviewRewritten, reviewWait, stderrLine } from "../helpers/expected.ts";
 import { REVIEW_REWRITER, writeChecked } from "../helpers/lying-models.ts";
-import { must } from "../helpers/must.ts";
 import { perTest } from "../helpers/per-test.ts";
 import { sayStep } from "../helpers/scripts.ts";
+import { toolResults } from "../helpers/session-file.ts";
 
 const pi = perTest({ TIL_DONE_COUNTDOWN: "600" });
-
-interface ToolResult {
-	toolName: string;
-	text: string;
-	isError: boolean;
-	todos: unknown;
-}
-
-/** Every result of the list tools in the one session file under `dir`, in order. */
-function toolResults(dir: string): ToolResult[] {
-	const file = must(
-		readdirSync(dir).find((name) => name.endsWith(".jsonl")),
-		"a session file",
-	);
-	return parseJsonLines(readFileSync(join(dir, file), "utf8")).flatMap((entry) => {
-		const message = entry.message as
-			| { role?: string; toolName?: string; content?: { text: string }[]; details?: { todos?: unknown } }
-			| undefined;
-		if (message?.role !== "toolResult") return [];
-		const text = message.content?.[0]?.text ?? "";
-		return [
-			{ toolName: message.toolName ?? "", text, isError: text.startsWith("Error"), todos: message.details?.todos },
-		];
-	});
-}
 
 async function run(host: PiHost, steps: FakeStep[], prompt: string) {
 	const env: IsolatedEnv = pi.env(steps);
@@ -57,7 +23,9 @@ async function run(host: PiHost, steps: FakeStep[], prompt: string) {
 describe.each(PI_HOSTS)("pi $version", (host) => {
 	it("a rewrite that drops the review mark is refused, and the item stays the user's to close", async () => {
 		const result = await run(host, REVIEW_REWRITER.steps, REVIEW_REWRITER.prompt);
-		const refusals = result.results.filter((entry) => entry.isError).map((entry) => entry.text.split("\n")[0]);
+		const refusals = result.results
+			.filter((entry) => entry.text.startsWith("Error"))
+			.map((entry) => entry.text.split("\n")[0]);
 		expect(refusals).toEqual([reviewRefused(0), reviewRewritten(0, "Write the release notes"), reviewRefused(0)]);
 		expect(result.stderr).toBe(stderrLine(`${reviewWait(0)}: /todos approve 0 completes it and goes on.`));
 		expect(result.code).toBe(4);
@@ -75,6 +43,6 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			"Wrote 1 todo item(s)",
 			reviewRewritten(0, "Check the screenshots"),
 		]);
-		expect(writes[1]?.todos).toEqual([]);
+		expect(writes[1]?.details.todos).toEqual([]);
 	});
 });

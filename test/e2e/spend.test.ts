@@ -1,21 +1,6 @@
-/**
- * Spend tied to progress, in the real pi on every tested version: a model that keeps working without finishing
- * anything is stopped by the progress breaker with its figures; a token budget stops the chain before the
- * continuation that would cross it; `/todos why`, the status bar and print mode's stderr say why. Every figure is
- * held against the usage pi itself recorded on the model's messages.
- */
-import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import {
-	EXTENSION_ENTRY,
-	type FakeStep,
-	type IsolatedEnv,
-	PI_HOSTS,
-	type PiHost,
-	parseJsonLines,
-	runPrint,
-} from "../helpers/cli.ts";
+import { EXTENSION_ENTRY, type FakeStep, type IsolatedEnv, PI_HOSTS, type PiHost, runPrint } from "../helpers/cli.ts";
 import {
 	CONTINUATION_HEAD,
 	costBudgetStop,
@@ -33,8 +18,9 @@ import {
 } from "../helpers/expected.ts";
 import { must } from "../helpers/must.ts";
 import { perTest } from "../helpers/per-test.ts";
-import type { PiRpc } from "../helpers/rpc.ts";
+import { commandAnswer } from "../helpers/rpc.ts";
 import { completeStep, lazyScript, sayStep, startStep, toolStep, writeStep } from "../helpers/scripts.ts";
+import { sessionEntries } from "../helpers/session-file.ts";
 import { usageOf } from "../helpers/usage.ts";
 
 const pi = perTest({ TIL_DONE_COUNTDOWN: "0.05" });
@@ -66,12 +52,6 @@ function spendFigures(perCall: readonly number[]) {
 	return { since: sum(perCall.slice(5)), median: (first + second) / 2 };
 }
 
-/** The entries of the one session file under `dir`. */
-function sessionEntries(dir: string): Record<string, unknown>[] {
-	const files = readdirSync(dir).filter((name) => name.endsWith(".jsonl"));
-	return parseJsonLines(readFileSync(join(dir, must(files[0], "a session file")), "utf8"));
-}
-
 async function print(host: PiHost, env: IsolatedEnv, prompt: string) {
 	const sessionDir = join(env.root, "sessions");
 	const result = await runPrint(["-p", prompt], env.env, {
@@ -80,14 +60,6 @@ async function print(host: PiHost, env: IsolatedEnv, prompt: string) {
 		session: { dir: sessionDir },
 	});
 	return { ...result, entries: sessionEntries(sessionDir) };
-}
-
-/** Runs a command, which starts no run, and returns the notice it answers with. */
-async function command(client: PiRpc, text: string): Promise<string> {
-	const before = client.notifications.length;
-	await client.prompt(text);
-	await client.waitFor(() => client.notifications.length > before, 5000, `the answer to ${text}`);
-	return must(client.notifications.at(-1), "the answer").message;
 }
 
 /** The counters when the progress breaker stops {@link BUSY_WITHOUT_PROGRESS}: after its 13 calls. */
@@ -122,7 +94,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			expect(client.notifications).toEqual([{ message: text, type: "warning" }]);
 			expect(client.statuses.get(KEY.stop)).toBe(stopStatus("spending without progress"));
 
-			const why = (await command(client, "/todos why")).split("\n");
+			const why = (await commandAnswer(client, "/todos why")).split("\n");
 			expect(why[0]).toBe("The auto-continue's last 2 decision(s), the newest last:");
 			expect(why.slice(1).map((line) => line.replace(/^\d\d:\d\d:\d\d /, ""))).toEqual([
 				whyLine("continue", "1 of 3 todos remain: continuation 1 of 20 follows.", {
@@ -133,7 +105,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 				}),
 				whyLine("spend", text, stoppedAt(spent.tokens)),
 			]);
-			const status = (await command(client, "/todos status")).split("\n");
+			const status = (await commandAnswer(client, "/todos status")).split("\n");
 			expect([status[0], status[1], status[5], status[7], status[8]]).toEqual([
 				STOPPED_SPENDING,
 				spentLine(spent.tokens, 13),

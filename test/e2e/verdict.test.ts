@@ -4,15 +4,15 @@
  * announced; the status bar never says Done while the list is not; a check that leaves a job in the background still
  * ends when its shell does, and takes the job with it.
  */
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { EXTENSION_ENTRY, type FakeStep, type IsolatedEnv, PI_HOSTS } from "../helpers/cli.ts";
 import { allDone, doneStatus, KEY, progressStatus } from "../helpers/expected.ts";
-import { must } from "../helpers/must.ts";
 import { perTest } from "../helpers/per-test.ts";
-import type { PiRpc } from "../helpers/rpc.ts";
+import { commandAnswer, type PiRpc } from "../helpers/rpc.ts";
 import { completeStep, sayStep, startStep, writeStep } from "../helpers/scripts.ts";
+import { sessionFile } from "../helpers/session-file.ts";
 
 const pi = perTest({ TIL_DONE_COUNTDOWN: "600" });
 const setup = (steps: FakeStep[], env: Record<string, string> = {}): IsolatedEnv => pi.env(steps, env);
@@ -32,13 +32,6 @@ const doneAndVerified = (total: number, checks: number) =>
 const verified = (checks: number) => `✓ verified (${checks} check(s) passed)`;
 const notVerified = (what: string) => `✗ not verified: ${what}`;
 
-/** Runs a command, which starts no run, and returns once the notice it answers with has come. */
-async function command(client: PiRpc, text: string): Promise<void> {
-	const before = client.notifications.length;
-	await client.prompt(text);
-	await client.waitFor(() => client.notifications.length > before, 5000, `the answer to ${text}`);
-}
-
 const messages = (client: PiRpc) => client.notifications.map((notice) => notice.message);
 
 describe.each(PI_HOSTS)("pi $version", (host) => {
@@ -57,7 +50,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			const client = await rpc(env);
 			await client.promptAndSettle("Do the list");
 			await client.waitFor(() => client.statuses.get(KEY.check)?.startsWith("🔎 checking"), 10_000, "the check");
-			await command(client, change);
+			await commandAnswer(client, change);
 			writeFileSync(join(env.cwd, "go"), "");
 			await client.waitFor(() => client.statuses.get(KEY.check) === undefined, 10_000, "the check's end");
 			expect(client.statuses.get(KEY.status)).toBe(status);
@@ -76,7 +69,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			// The model of the restarted pi only answers: the list it works on is the one the session holds.
 			env.writeScript([sayStep("The build is fixed.")]);
 
-			const again = await rpc(env, { file: sessionFile(env) });
+			const again = await rpc(env, { file: sessionFile(join(env.root, "sessions")) });
 			await again.waitFor(() => again.statuses.get(KEY.check) === failed, 10_000, "the verdict after a restart");
 			expect(again.statuses.get(KEY.status)).toBe(progressStatus(2, 2));
 
@@ -126,18 +119,6 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		});
 	});
 });
-
-/** The one session file the first pi wrote. */
-function sessionFile(env: IsolatedEnv): string {
-	const dir = join(env.root, "sessions");
-	return join(
-		dir,
-		must(
-			readdirSync(dir).find((name) => name.endsWith(".jsonl")),
-			"a session file",
-		),
-	);
-}
 
 /** A killed process whose exit its parent has not collected yet: it runs nothing. */
 function isZombie(pid: number): boolean {

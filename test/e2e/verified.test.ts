@@ -4,18 +4,9 @@
  * the done-check fails, one tries to close an item the user must review, one walks away from its work. Print mode
  * shows the in-run path and the exit status; RPC shows the countdown path, the notices and the user's approval.
  */
-import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import {
-	EXTENSION_ENTRY,
-	type FakeStep,
-	type IsolatedEnv,
-	PI_HOSTS,
-	type PiHost,
-	parseJsonLines,
-	runPrint,
-} from "../helpers/cli.ts";
+import { EXTENSION_ENTRY, type FakeStep, type IsolatedEnv, PI_HOSTS, type PiHost, runPrint } from "../helpers/cli.ts";
 import {
 	abandoned,
 	allDone,
@@ -51,29 +42,12 @@ import {
 } from "../helpers/lying-models.ts";
 import { perTest } from "../helpers/per-test.ts";
 import { completeStep, continuationCalls, sayStep, startStep } from "../helpers/scripts.ts";
+import { toolResults } from "../helpers/session-file.ts";
 
 const pi = perTest({ TIL_DONE_COUNTDOWN: "0.05" });
 const setup = (steps: FakeStep[], env: Record<string, string> = {}): IsolatedEnv => pi.env(steps, env);
 
 const setupLiar = (model: LyingModel): IsolatedEnv => setup(model.steps, model.env);
-
-interface ToolResultEntry {
-	toolName: string;
-	text: string;
-	details: { error?: string; checked?: { index: number; ms: number }[]; todos?: unknown[] };
-}
-
-/** Every result of the tool `toolName` in the one session file under `dir`, in order. */
-function toolResults(dir: string, toolName = "edit_todos"): ToolResultEntry[] {
-	const file = readdirSync(dir).find((name) => name.endsWith(".jsonl")) ?? "";
-	return parseJsonLines(readFileSync(join(dir, file), "utf8")).flatMap((entry) => {
-		const message = entry.message as
-			| { role?: string; toolName?: string; content?: { text: string }[]; details?: ToolResultEntry["details"] }
-			| undefined;
-		if (message?.role !== "toolResult" || message.toolName !== toolName) return [];
-		return [{ toolName, text: message.content?.[0]?.text ?? "", details: message.details ?? {} }];
-	});
-}
 
 /** `pi -p <prompt>` with the session kept under the isolated root; `piArgs` go before `-p`. */
 async function print(host: PiHost, env: IsolatedEnv, prompt: string, piArgs: string[] = []) {
@@ -83,7 +57,11 @@ async function print(host: PiHost, env: IsolatedEnv, prompt: string, piArgs: str
 		extensions: [EXTENSION_ENTRY],
 		session: { dir: sessionDir },
 	});
-	return { ...result, edits: toolResults(sessionDir), writes: () => toolResults(sessionDir, "write_todos") };
+	return {
+		...result,
+		edits: toolResults(sessionDir, "edit_todos"),
+		writes: () => toolResults(sessionDir, "write_todos"),
+	};
 }
 
 describe.each(PI_HOSTS)("pi $version", (host) => {

@@ -372,3 +372,13 @@ export async function startRpc(options: RpcOptions): Promise<PiRpc> {
 	client.startupMs = performance.now() - started;
 	return client;
 }
+
+/** Runs a command, which starts no run, and returns the notice it answers with once it has come. */
+export async function commandAnswer(client: PiRpc, text: string): Promise<string> {
+	const before = client.notifications.length;
+	await client.prompt(text);
+	await client.waitFor(() => client.notifications.length > before, 5000, `the answer to ${text}`);
+	const answer = client.notifications.at(-1);
+	if (answer === undefined) throw new Error(`no answer to ${text}`);
+	return answer.message;
+}
