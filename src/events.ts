@@ -18,8 +18,10 @@ import {
 	BOOLEAN_SETTINGS,
 	DEFAULT_CONFIG,
 	type FlagValues,
+	flagHelp,
 	NUMERIC_SETTINGS,
 	resolveConfig,
+	switchFlagValue,
 	TEXT_SETTINGS,
 	type TilDoneConfig,
 } from "./settings/config.ts";
@@ -85,21 +87,20 @@ export function registerMessageRenderers(pi: ExtensionAPI): void {
 
 /** Registers the extension's CLI flags; their values are read at every session start. */
 export function registerFlags(pi: ExtensionAPI): void {
-	for (const setting of NUMERIC_SETTINGS) {
-		pi.registerFlag(setting.flag, { type: "string", description: setting.description });
-	}
-	for (const setting of TEXT_SETTINGS) {
-		pi.registerFlag(setting.flag, { type: "string", description: setting.description });
+	for (const setting of [...NUMERIC_SETTINGS, ...TEXT_SETTINGS]) {
+		pi.registerFlag(setting.flag, { type: "string", description: flagHelp(setting) });
 	}
 	for (const setting of BOOLEAN_SETTINGS) {
-		pi.registerFlag(setting.flag, { type: "boolean", description: setting.description });
+		pi.registerFlag(setting.flag, { type: "boolean", description: flagHelp(setting) });
 	}
 }
 
 function readFlags(pi: ExtensionAPI): FlagValues {
 	const flags: Record<string, string | boolean | undefined> = {};
-	for (const setting of [...NUMERIC_SETTINGS, ...TEXT_SETTINGS, ...BOOLEAN_SETTINGS]) {
-		flags[setting.flag] = pi.getFlag(setting.flag);
+	for (const setting of [...NUMERIC_SETTINGS, ...TEXT_SETTINGS]) flags[setting.flag] = pi.getFlag(setting.flag);
+	// pi keeps only "set" for a switch; its word (`--til-done-paused=off`) is on the command line.
+	for (const { flag } of BOOLEAN_SETTINGS) {
+		flags[flag] = pi.getFlag(flag) === true ? switchFlagValue(process.argv, flag) : pi.getFlag(flag);
 	}
 	return flags;
 }

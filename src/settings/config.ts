@@ -21,6 +21,34 @@ export interface TilDoneConfig extends EngineLimits {
 	doneCheck: string | undefined;
 }
 
+/** The words a switch takes, in any case: the same for every flag, variable and `/todos panel`. */
+export const ON_WORDS = ["on", "true", "yes", "1"] as const;
+export const OFF_WORDS = ["off", "false", "no", "0"] as const;
+const SWITCH_WORDS = `${ON_WORDS.join(", ")}, ${OFF_WORDS.join(", ")}`;
+
+/** A switch's value from its word (trimmed, any case); undefined for anything else. */
+export function parseSwitch(raw: string | undefined): boolean | undefined {
+	const word = raw?.trim().toLowerCase();
+	if ((ON_WORDS as readonly (string | undefined)[]).includes(word)) return true;
+	if ((OFF_WORDS as readonly (string | undefined)[]).includes(word)) return false;
+	return undefined;
+}
+
+/** Longest part of a bad value a warning repeats. */
+const WARNING_VALUE_CHARS = 40;
+
+/** A bad value as a warning repeats it: on one line, cut with an ellipsis. */
+function cutValue(raw: string): string {
+	const flat = raw.replace(/\s+/g, " ");
+	return flat.length > WARNING_VALUE_CHARS ? `${flat.slice(0, WARNING_VALUE_CHARS - 1)}…` : flat;
+}
+
+/** The same, quoted when it holds a space or nothing, so the value's end is plain. */
+function shownValue(raw: string): string {
+	const cut = cutValue(raw);
+	return /^$|\s/.test(cut) ? JSON.stringify(cut) : cut;
+}
+
 type GeneralKey = "countdownSeconds" | "failureBackoffMs" | "checkTimeoutSeconds";
 type TextKey = "modelChecks" | "doneCheck";
 type BooleanKey = "startPaused" | "panel";
@@ -89,8 +117,8 @@ export const TEXT_SETTINGS: readonly TextSetting[] = [
 		flag: "til-done-model-checks",
 		env: "TIL_DONE_MODEL_CHECKS",
 		description: "on|off: whether checks the model writes on items may run (they also need pi's bash tool)",
-		parse: (raw) => parseBoolean(raw),
-		expected: "on or off",
+		parse: (raw) => parseSwitch(raw),
+		expected: `one of ${SWITCH_WORDS}`,
 	},
 	{
 		key: "doneCheck",
@@ -107,7 +135,31 @@ export const BOOLEAN_SETTINGS: readonly Setting<BooleanKey>[] = [
 	{ key: "panel", flag: "til-done-panel", env: "TIL_DONE_PANEL", description: "Show the todo panel above the editor" },
 ];
 
+/** A flag's line in `pi --help`: what it does, its default and its variable. */
+export function flagHelp(setting: Setting<keyof TilDoneConfig>): string {
+	const value = DEFAULT_CONFIG[setting.key];
+	const shown = value === undefined ? "none" : typeof value === "boolean" ? (value ? "on" : "off") : String(value);
+	return `${setting.description} [default ${shown}, ${setting.env}]`;
+}
+
 export type FlagValues = Readonly<Record<string, string | boolean | undefined>>;
+
+/**
+ * What pi's command line gave a switch flag that pi reports as just set: the word after `=`, or the word after the
+ * flag that pi's parser takes as its value (one that starts with neither `-` nor `@`); true when bare. The last one
+ * given wins, as in pi.
+ */
+export function switchFlagValue(argv: readonly string[], flag: string): string | true {
+	let value: string | true = true;
+	argv.forEach((arg, index) => {
+		if (arg.startsWith(`--${flag}=`)) value = arg.slice(flag.length + 3);
+		else if (arg === `--${flag}`) {
+			const next = argv[index + 1];
+			value = next !== undefined && !next.startsWith("-") && !next.startsWith("@") ? next : true;
+		}
+	});
+	return value;
+}
 export type EnvValues = Readonly<Record<string, string | undefined>>;
 
 /** Merges flags over environment over defaults; bad values are reported and fall back to the next source. */
@@ -131,7 +183,7 @@ export function resolveConfig(flags: FlagValues, env: EnvValues): { config: TilD
 			if (raw === undefined || raw === "" || typeof raw === "boolean") continue;
 			const value = setting.parse(raw as string);
 			if (value === undefined) {
-				warnings.push(`${source}=${String(raw)} ignored: expected ${setting.expected}`);
+				warnings.push(`${source}=${shownValue(raw as string)} ignored: expected ${setting.expected}`);
 				continue;
 			}
 			config[setting.key] = value;
@@ -142,31 +194,36 @@ export function resolveConfig(flags: FlagValues, env: EnvValues): { config: TilD
 	return { config: config as unknown as TilDoneConfig, warnings };
 }
 
-/** Switches given as a bare flag or as an environment variable. */
+/**
+ * Switches: a bare flag is on, `--flag=<word>` is what its word says, then the variable. pi gives an extension flag
+ * the word after it as its value; a word that is not a switch's was most likely the prompt: the flag is on, and the
+ * warning says the word was taken.
+ */
 function resolveBooleans(flags: FlagValues, env: EnvValues, config: Record<string, unknown>, warnings: string[]): void {
 	for (const setting of BOOLEAN_SETTINGS) {
-		const fromEnv = parseBoolean(env[setting.env]);
-		if (env[setting.env] !== undefined && fromEnv === undefined) {
-			warnings.push(`${setting.env}=${env[setting.env]} ignored: expected 1/0, true/false, yes/no or on/off`);
+		const flag = flags[setting.flag];
+		const fromFlag = typeof flag === "string" ? parseSwitch(flag) : flag;
+		if (typeof flag === "string" && fromFlag === undefined) {
+			warnings.push(
+				`--${setting.flag} took ${JSON.stringify(cutValue(flag))} as its value (pi gives a flag the word after it): it is on, and that word was not sent; write --${setting.flag}=on, or put it after the prompt`,
+			);
 		}
-		if (flags[setting.flag] === true) config[setting.key] = true;
+		const raw = env[setting.env];
+		const fromEnv = raw === undefined || raw.trim() === "" ? undefined : parseSwitch(raw);
+		if (raw !== undefined && raw.trim() !== "" && fromEnv === undefined) {
+			warnings.push(`${setting.env}=${shownValue(raw)} ignored: expected one of ${SWITCH_WORDS}`);
+		}
+		if (flag !== undefined && flag !== false) config[setting.key] = fromFlag ?? true;
 		else if (fromEnv !== undefined) config[setting.key] = fromEnv;
 	}
 }
 
 function parseNumber(raw: string, setting: NumericSetting): number | undefined {
-	if (!/^\s*\d+(\.\d+)?\s*$/.test(raw)) return undefined;
+	// Digits with an optional fraction and exponent (`3`, `0.5`, `1e3`): no sign, no hex, no words.
+	if (!/^\s*(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$/.test(raw)) return undefined;
 	const value = Number(raw);
 	if (setting.integer && !Number.isInteger(value)) return undefined;
 	return value >= setting.min && value <= setting.max ? value : undefined;
-}
-
-function parseBoolean(raw: string | undefined): boolean | undefined {
-	if (raw === undefined) return undefined;
-	const value = raw.trim().toLowerCase();
-	if (["1", "true", "yes", "on"].includes(value)) return true;
-	if (["0", "false", "no", "off", ""].includes(value)) return false;
-	return undefined;
 }
 
 function describeRange(setting: NumericSetting): string {

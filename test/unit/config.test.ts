@@ -4,8 +4,22 @@ import {
 	DEFAULT_CONFIG,
 	NUMERIC_SETTINGS,
 	resolveConfig,
+	switchFlagValue,
 	TEXT_SETTINGS,
 } from "../../src/settings/config.ts";
+
+describe("numbers may be written with an exponent, and warnings repeat at most 40 characters of a bad value", () => {
+	it("reads 1e3 and 2.5e1", () => {
+		const { config } = resolveConfig({ "til-done-max-continue": "1e3", "til-done-spend-factor": "2.5e1" }, {});
+		expect(config).toMatchObject({ maxContinuations: 1000, spendFactor: 25 });
+	});
+
+	it("cuts a long bad value", () => {
+		expect(resolveConfig({ "til-done-max-continue": "x".repeat(600) }, {}).warnings).toEqual([
+			`--til-done-max-continue=${"x".repeat(39)}… ignored: expected a whole number from 1 to 10000`,
+		]);
+	});
+});
 
 describe("defaults", () => {
 	it("uses the seed's limits and a 3-second countdown when nothing is set", () => {
@@ -123,7 +137,7 @@ describe("number parsing", () => {
 		expect(resolveConfig({}, { TIL_DONE_MAX_CONTINUE: " 7 " }).config.maxContinuations).toBe(7);
 	});
 
-	it.each(["2.5", "1e3", "0x10", "5s", "NaN", "Infinity", "+3", "- 1"])(
+	it.each(["2.5", "1e-1", "0x10", "5s", "NaN", "Infinity", "+3", "-1"])(
 		"rejects %j for a whole-number setting",
 		(raw) => {
 			const { config, warnings } = resolveConfig({ "til-done-max-continue": raw }, {});
@@ -171,6 +185,31 @@ describe.each(BOOLEAN_SETTINGS)("$key: a flag switches it on, else the environme
 	it("ignores an unreadable value and keeps the default", () => {
 		expect(resolveConfig({}, { [setting.env]: "maybe" }).config[setting.key]).toBe(false);
 	});
+
+	it.each([
+		["off", false],
+		["OFF", false],
+		["0", false],
+		["false", false],
+		["on", true],
+		["yes", true],
+	])("the flag with a word: =%s is %s, over the environment", (word, value) => {
+		const flags = { [setting.flag]: word };
+		const env = { [setting.env]: value ? "0" : "1" };
+		expect(resolveConfig(flags, env)).toEqual({
+			config: expect.objectContaining({ [setting.key]: value }),
+			warnings: [],
+		});
+	});
+
+	it("a word after the flag that is no switch's (pi gave the flag the prompt) leaves it on, and says the word was taken", () => {
+		expect(resolveConfig({ [setting.flag]: "fix the failing test" }, {})).toMatchObject({
+			config: { [setting.key]: true },
+			warnings: [
+				`--${setting.flag} took "fix the failing test" as its value (pi gives a flag the word after it): it is on, and that word was not sent; write --${setting.flag}=on, or put it after the prompt`,
+			],
+		});
+	});
 });
 
 describe("resolveConfig is pure", () => {
@@ -201,7 +240,7 @@ describe("the check settings: a timeout, model checks on or off, the done-check"
 	it("rejects any other word for model checks, and falls back to the environment", () => {
 		expect(resolveConfig({ "til-done-model-checks": "maybe" }, { TIL_DONE_MODEL_CHECKS: "off" })).toMatchObject({
 			config: { modelChecks: false },
-			warnings: ["--til-done-model-checks=maybe ignored: expected on or off"],
+			warnings: ["--til-done-model-checks=maybe ignored: expected one of on, true, yes, 1, off, false, no, 0"],
 		});
 	});
 
@@ -213,8 +252,23 @@ describe("the check settings: a timeout, model checks on or off, the done-check"
 
 	it("rejects a blank or oversized done-check", () => {
 		expect(resolveConfig({}, { TIL_DONE_CHECK: "   " }).warnings).toEqual([
-			"TIL_DONE_CHECK=    ignored: expected a command of 1 to 500 characters",
+			'TIL_DONE_CHECK=" " ignored: expected a command of 1 to 500 characters',
 		]);
 		expect(resolveConfig({}, { TIL_DONE_CHECK: "x".repeat(501) }).config.doneCheck).toBeUndefined();
+	});
+});
+
+describe("a switch flag's word is read off pi's command line, as pi's parser gives it", () => {
+	it.each([
+		[["pi", "--til-done-paused"], true],
+		[["pi", "--til-done-paused=off"], "off"],
+		[["pi", "--til-done-paused", "no"], "no"],
+		[["pi", "--til-done-paused", "fix the bug"], "fix the bug"],
+		[["pi", "--til-done-paused", "--til-done-panel"], true],
+		[["pi", "--til-done-paused", "@file.md"], true],
+		[["pi", "--til-done-paused=on", "--til-done-paused=off"], "off"],
+		[["pi", "--til-done-panel=on"], true],
+	] as const)("%j gives %j", (argv, value) => {
+		expect(switchFlagValue(argv, "til-done-paused")).toBe(value);
 	});
 });

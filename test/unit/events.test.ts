@@ -164,7 +164,7 @@ describe("session_start reads the configuration, rebuilds the list and draws the
 				type: "warning",
 			},
 			{
-				message: "pi-til-done: TIL_DONE_PANEL=maybe ignored: expected 1/0, true/false, yes/no or on/off",
+				message: "pi-til-done: TIL_DONE_PANEL=maybe ignored: expected one of on, true, yes, 1, off, false, no, 0",
 				type: "warning",
 			},
 		]);
@@ -439,7 +439,15 @@ describe("registerFlags registers every setting as a CLI flag", () => {
 			"til-done-paused": "boolean",
 			"til-done-panel": "boolean",
 		});
-		expect(pi.flags.get("til-done-paused")?.description).toBe("Start with auto-continue off");
+		expect(pi.flags.get("til-done-paused")?.description).toBe(
+			"Start with auto-continue off [default off, TIL_DONE_PAUSED]",
+		);
+		expect(pi.flags.get("til-done-countdown")?.description).toBe(
+			"Seconds of countdown before auto-continuing (0 = none) [default 3, TIL_DONE_COUNTDOWN]",
+		);
+		expect(pi.flags.get("til-done-check")?.description).toBe(
+			"A shell command that exits 0 when the whole list is really done (the done-check) [default none, TIL_DONE_CHECK]",
+		);
 	});
 });
 
