@@ -2,7 +2,7 @@
 
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import type { Engine } from "../continue/engine.ts";
-import { parseLoopArgs } from "../continue/loop.ts";
+import { LOOP_USAGE, parseLoopArgs } from "../continue/loop.ts";
 import type { TilDoneConfig } from "../settings/config.ts";
 import { warnOfInertBudget } from "../spend/report.ts";
 import { tell } from "../ui/tell.ts";
@@ -13,7 +13,8 @@ export function registerLoopCommand(pi: ExtensionAPI, engine: Engine, getConfig:
 			"Send a prompt again after every run until the answer holds a marker: /loop [--max N] [--until M] <prompt>",
 		handler: async (args, ctx) => {
 			const parsed = parseLoopArgs(args);
-			if (!parsed.spec) return tell(ctx, `/loop: ${parsed.error}`, "error");
+			if ("help" in parsed) return tell(ctx, LOOP_USAGE, "info");
+			if ("error" in parsed) return tell(ctx, `/loop: ${parsed.error}\n${LOOP_USAGE}`, "error");
 			warnOfInertBudget(ctx, getConfig());
 			await engine.startLoop(parsed.spec, ctx);
 		},

@@ -288,7 +288,12 @@ export const loopFinished = (marker: string, iterations: number): string =>
 export const loopLimit = (max: number, marker: string): string =>
 	`Loop stopped: ${max} iteration(s) without ${marker}.`;
 export const LOOP_STOPPED_BY_USER = "Loop stopped by the user.";
-export const LOOP_BAD_MAX = "/loop: --max takes a whole number from 1 to 1000";
+/** What `/loop --help` answers, and every refusal of `/loop` ends with. */
+export const LOOP_USAGE =
+	"usage: /loop [--max N] [--until MARKER] [--] <prompt>  (N: 1 to 1000, default 10; MARKER: what the answer holds when the task is done, default LOOP_DONE, quoted when it has spaces; -- starts a prompt that holds --max or --until itself)";
+/** `/loop` refused: what was not understood, then the usage. */
+export const loopRefused = (why: string): string => `/loop: ${why}\n${LOOP_USAGE}`;
+export const LOOP_BAD_MAX = loopRefused("--max takes a whole number from 1 to 1000");
 
 /** The heading of the til-done skill the package ships. */
 export const SKILL_HEADING = "# Planning with todos";

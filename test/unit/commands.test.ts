@@ -17,7 +17,14 @@ import {
 } from "../../src/state.ts";
 import type { TodoItem, TodoStatus } from "../../src/types.ts";
 import { startEngine } from "../helpers/engine.ts";
-import { statusReport, stderrLine, TODOS_ERRORS, TODOS_SUBCOMMANDS } from "../helpers/expected.ts";
+import {
+	LOOP_USAGE,
+	loopRefused,
+	statusReport,
+	stderrLine,
+	TODOS_ERRORS,
+	TODOS_SUBCOMMANDS,
+} from "../helpers/expected.ts";
 import type { FakeCtxOptions } from "../helpers/fake-ctx.ts";
 import { sendContinuation } from "../helpers/store.ts";
 import { taggingTheme } from "../helpers/theme.ts";
@@ -481,7 +488,7 @@ describe("/loop starts an iteration loop or explains its arguments", () => {
 		const { pi, loop, ui } = setup();
 		await loop("  ");
 		expect(ui.notifications).toEqual([
-			{ message: "/loop: usage: /loop [--max N] [--until MARKER] <prompt>", type: "error" },
+			{ message: loopRefused("what should the loop send? Give a prompt"), type: "error" },
 		]);
 		expect(pi.userMessages).toEqual([]);
 		expect(getLoop()).toBeUndefined();
@@ -492,15 +499,24 @@ describe("/loop starts an iteration loop or explains its arguments", () => {
 		await loop("--max 0 go");
 		await loop("--until '' go");
 		expect(told()).toEqual([
-			"/loop: --max takes a whole number from 1 to 1000",
-			"/loop: --until takes a non-empty marker",
+			loopRefused("--max takes a whole number from 1 to 1000"),
+			loopRefused("--until takes a non-empty marker"),
 		]);
+		expect(getLoop()).toBeUndefined();
+	});
+
+	it("answers --help with the usage, and starts nothing", async () => {
+		const { pi, loop, ui } = setup();
+		await loop("--help");
+		expect(ui.notifications).toEqual([{ message: LOOP_USAGE, type: "info" }]);
+		expect(pi.sent).toEqual([]);
+		expect(getLoop()).toBeUndefined();
 	});
 
 	it("without a UI, writes the error to stderr", async () => {
 		const { loop } = setup({ hasUI: false, mode: "print" });
 		await loop("");
-		expect(stderr).toHaveBeenCalledWith(stderrLine("/loop: usage: /loop [--max N] [--until MARKER] <prompt>"));
+		expect(stderr).toHaveBeenCalledWith(stderrLine(loopRefused("what should the loop send? Give a prompt")));
 	});
 });
 

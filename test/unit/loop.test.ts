@@ -4,7 +4,6 @@ import { loopPrompt } from "../../src/texts/model.ts";
 import { loopStatusText } from "../../src/texts/user.ts";
 import type { LoopState } from "../../src/types.ts";
 
-const USAGE = "usage: /loop [--max N] [--until MARKER] <prompt>";
 const BAD_MAX = "--max takes a whole number from 1 to 1000";
 
 const state = (overrides: Partial<LoopState> = {}): LoopState => ({
@@ -15,61 +14,60 @@ const state = (overrides: Partial<LoopState> = {}): LoopState => ({
 	...overrides,
 });
 
-describe("parseLoopArgs reads `[--max N] [--until MARKER] <prompt>`", () => {
-	it("takes the defaults when there are no flags", () => {
-		expect(parseLoopArgs("  fix the tests  ")).toEqual({
-			spec: { prompt: "fix the tests", max: 10, marker: "LOOP_DONE" },
-		});
+describe("/loop reads its options strictly, anywhere, and keeps the prompt as written", () => {
+	const loop = (prompt: string, max = 10, marker = "LOOP_DONE") => ({ spec: { prompt, max, marker } });
+
+	it("takes a bare prompt with the defaults", () => {
+		expect(parseLoopArgs("  fix the tests  ")).toEqual(loop("fix the tests"));
 	});
 
-	it("reads the flags before the prompt", () => {
-		expect(parseLoopArgs("--max 3 --until DONE fix it")).toEqual({
-			spec: { prompt: "fix it", max: 3, marker: "DONE" },
-		});
+	it("reads the options before, after or between the prompt's words", () => {
+		expect(parseLoopArgs("--max 3 --until DONE fix it")).toEqual(loop("fix it", 3, "DONE"));
+		expect(parseLoopArgs("fix it --until DONE --max 3")).toEqual(loop("fix it", 3, "DONE"));
+		expect(parseLoopArgs("fix --max=2 it")).toEqual(loop("fix it", 2));
 	});
 
-	it("reads the flags after the prompt, in either order", () => {
-		expect(parseLoopArgs("fix it --until DONE --max 3")).toEqual({
-			spec: { prompt: "fix it", max: 3, marker: "DONE" },
-		});
+	it("keeps the prompt's own words, quotes and lines", () => {
+		expect(parseLoopArgs('make sure it\'s "green"\nthen stop')).toEqual(loop('make sure it\'s "green"\nthen stop'));
 	});
 
-	it("reads a flag in the middle, leaving the words around it", () => {
-		expect(parseLoopArgs("fix --max 2 it")).toEqual({ spec: { prompt: "fix  it", max: 2, marker: "LOOP_DONE" } });
-	});
-
-	it("takes a double- or single-quoted marker with spaces, trimmed", () => {
-		expect(parseLoopArgs('--until "ALL GREEN" go').spec?.marker).toBe("ALL GREEN");
-		expect(parseLoopArgs("--until ' all  green ' go").spec?.marker).toBe("all  green");
+	it("takes a quoted marker with spaces, and -- before a prompt that holds the options' names", () => {
+		expect(parseLoopArgs('--until "ALL GREEN" go')).toEqual(loop("go", 10, "ALL GREEN"));
+		expect(parseLoopArgs("--until ' all  green ' go")).toEqual(loop("go", 10, "all  green"));
+		expect(parseLoopArgs("--max 2 -- explain --max and --until")).toEqual(loop("explain --max and --until", 2));
 	});
 
 	it("accepts --max from 1 to 1000", () => {
-		expect(parseLoopArgs("--max 1 go").spec?.max).toBe(1);
-		expect(parseLoopArgs("--max 1000 go").spec?.max).toBe(1000);
-		expect(parseLoopArgs("--max 007 go").spec?.max).toBe(7);
+		expect(parseLoopArgs("--max 1 go")).toEqual(loop("go", 1));
+		expect(parseLoopArgs("--max 1000 go")).toEqual(loop("go", 1000));
+		expect(parseLoopArgs("--max 007 go")).toEqual(loop("go", 7));
 	});
 
-	it.each(["0", "1001", "abc", "2.5", "-3", "1e2"])("rejects --max %s", (value) => {
-		expect(parseLoopArgs(`--max ${value} go`)).toEqual({ error: BAD_MAX });
+	it("answers --help and -h with the usage, and starts nothing", () => {
+		expect(parseLoopArgs("--help")).toEqual({ help: true });
+		expect(parseLoopArgs("-h do it")).toEqual({ help: true });
 	});
 
-	it("rejects an empty or blank quoted marker", () => {
-		expect(parseLoopArgs('--until "" go')).toEqual({ error: "--until takes a non-empty marker" });
-		expect(parseLoopArgs("--until '   ' go")).toEqual({ error: "--until takes a non-empty marker" });
-	});
-
-	it("rejects a missing prompt with the usage", () => {
-		expect(parseLoopArgs("")).toEqual({ error: USAGE });
-		expect(parseLoopArgs("   ")).toEqual({ error: USAGE });
-		expect(parseLoopArgs("--max 3 --until DONE")).toEqual({ error: USAGE });
-	});
-
-	it("reads only a flag that stands as its own word", () => {
-		expect(parseLoopArgs("x--max 3")).toEqual({ spec: { prompt: "x--max 3", max: 10, marker: "LOOP_DONE" } });
-	});
-
-	it("leaves a flag with no value in the prompt", () => {
-		expect(parseLoopArgs("go --max")).toEqual({ spec: { prompt: "go --max", max: 10, marker: "LOOP_DONE" } });
+	it.each([
+		["--max 0 go", BAD_MAX],
+		["--max 1001 go", BAD_MAX],
+		["--max abc go", BAD_MAX],
+		["--max 2.5 go", BAD_MAX],
+		["--max 1e2 go", BAD_MAX],
+		["do it --max", "--max needs a value"],
+		["--max --until X go", "--max needs a value"],
+		["--until", "--until needs a value"],
+		["--max 2 --max 5 go", "--max is given twice"],
+		["--until A --until=B go", "--until is given twice"],
+		['--until "unterminated go', '--until: the quote " is not closed'],
+		['--until "" go', "--until takes a non-empty marker"],
+		["--until '   ' go", "--until takes a non-empty marker"],
+		["--halp go", "--halp is not an option of /loop"],
+		["", "what should the loop send? Give a prompt"],
+		["   ", "what should the loop send? Give a prompt"],
+		["--max 3 --until DONE", "what should the loop send? Give a prompt"],
+	])("refuses %j: %s", (args, error) => {
+		expect(parseLoopArgs(args)).toEqual({ error });
 	});
 });
 
