@@ -9,7 +9,7 @@ import type { StopCode } from "./continue/breakers.ts";
 import { type ChainState, initialChain, noteCompleted } from "./continue/chain.ts";
 import type { Decision } from "./continue/reasons.ts";
 import { isAllFinished } from "./list/queries.ts";
-import { lastDoneCheck, lastSnapshot, lastVerdict } from "./session/snapshot.ts";
+import { lastDoneCheck, lastPause, lastSnapshot, lastVerdict } from "./session/snapshot.ts";
 import { addUsage, readUsage } from "./spend/usage.ts";
 import type { LoopState, TodoItem, TodoStatus } from "./types.ts";
 import { cloneTodos } from "./validation.ts";
@@ -274,9 +274,12 @@ export function reconstructState(ctx: ExtensionContext): void {
 	const todos = lastSnapshot(branch);
 	const verdict = lastVerdict(branch);
 	const verification = verdict && { ...verdict, of: todos };
+	const pause = lastPause(branch);
+	const chain = freshChain(initialChain(), todos);
 	setState({
 		todos,
-		chain: freshChain(state.chain, todos),
+		// The user's pause is the branch's: a `/todos pause` stays through a restart, a reload or a move in the tree.
+		chain: pause?.paused ? { ...chain, paused: true, pausedBy: "user", pauseReason: pause.reason } : chain,
 		branchDoneCheck: lastDoneCheck(branch),
 		// The last verdict of this very list; a pass the rule does not let through (an item open) says nothing.
 		verification: verification?.passed && !passesFor(verification, todos) ? undefined : verification,

@@ -5,8 +5,8 @@ import { breakerReport, stopWords } from "../continue/breakers.ts";
 import type { ChainState } from "../continue/chain.ts";
 import type { Engine } from "../continue/engine.ts";
 import { formatTodoListText, renderTodoList } from "../formatting.ts";
-import { DONE_CHECK_ENTRY_TYPE, SNAPSHOT_ENTRY_TYPE } from "../session/keys.ts";
-import type { TilDoneConfig } from "../settings/config.ts";
+import { DONE_CHECK_ENTRY_TYPE, PAUSE_ENTRY_TYPE, SNAPSHOT_ENTRY_TYPE } from "../session/keys.ts";
+import { parseSwitch, type TilDoneConfig } from "../settings/config.ts";
 import { modelInputPrice, modelPriced } from "../spend/report.ts";
 import {
 	appendTodos,
@@ -26,16 +26,20 @@ import {
 } from "../state.ts";
 import { oneLine } from "../texts/data.ts";
 import { formatWhy, spentLine } from "../texts/user.ts";
-import { ACTION_TO_STATUS, type EditAction, INITIAL_STATUS, MAX_CHECK_LENGTH, type TodoDetails } from "../types.ts";
+import { INITIAL_STATUS, MAX_CHECK_LENGTH, type TodoDetails, type TodoStatus } from "../types.ts";
 import { tell } from "../ui/tell.ts";
-import { checkEditParams, checkWriteParams, cloneTodos, isValidCheck } from "../validation.ts";
-
-const SUBCOMMAND_TO_ACTION: Readonly<Record<string, EditAction>> = {
-	start: "start",
-	done: "complete",
-	abandon: "abandon",
-	approve: "complete",
-};
+import { cloneTodos, isValidCheck } from "../validation.ts";
+import {
+	type Parsed,
+	parseIndexAndText,
+	parseIndices,
+	parseMove,
+	parseNothing,
+	parseText,
+	quoted,
+	roomFor,
+	wordsOf,
+} from "./todo-args.ts";
 
 /** What a `/todos` subcommand needs. */
 interface TodosCall {
@@ -91,8 +95,7 @@ export function formatStatusReport(
 
 export function registerTodosCommand(pi: ExtensionAPI, engine: Engine, getConfig: () => TilDoneConfig): void {
 	pi.registerCommand("todos", {
-		description:
-			"Show or change the todo list and the auto-continue (add, start, done, abandon, review, approve, check, ...)",
+		description: "Show or change the todo list and the auto-continue (/todos help lists the subcommands)",
 		getArgumentCompletions: completeTodosArgs,
 		handler: async (args, ctx) => {
 			const trimmed = args.trim();
@@ -111,80 +114,102 @@ function commit(pi: ExtensionAPI): void {
 }
 
 interface Subcommand {
-	/** What argument completion shows for it. */
+	/** How it is written, after `/todos `. */
+	usage: string;
+	/** What it does, in one line. */
 	help: string;
-	run: (call: TodosCall) => void;
+	run: (call: TodosCall) => void | Promise<void>;
 }
 
-/** Every `/todos` subcommand: its help and what it does ("" is `/todos` alone: the list). */
+/** Refuses what a subcommand did not understand: why, then its usage; nothing changes. */
+function refuse(call: TodosCall, why: string): void {
+	const usage = SUBCOMMANDS[call.sub]?.usage ?? call.sub;
+	tell(call.ctx, `/todos ${call.sub}: ${why}\nusage: /todos ${usage}`, "error");
+}
+
+/** Runs `apply` with what `parsed` holds, or refuses with its error. */
+function withParsed<T>(
+	call: TodosCall,
+	parsed: Parsed<T>,
+	apply: (value: T) => void | Promise<void>,
+): void | Promise<void> {
+	return "error" in parsed ? refuse(call, parsed.error) : apply(parsed.value);
+}
+
+/** A change of the list by the user: stored, shown, and (for the ones that go on) carried on from. */
+async function changed(call: TodosCall, answer: string, goOn: boolean): Promise<void> {
+	commit(call.pi);
+	tell(call.ctx, answer);
+	if (goOn) await call.engine.resume(call.ctx);
+}
+
+const list = (): string => formatTodoListText(getTodos());
+
+/** Every `/todos` subcommand, in the order `/todos help` lists them ("" is `/todos` alone: the list). */
 const SUBCOMMANDS: Readonly<Record<string, Subcommand>> = {
-	"": { help: "", run: ({ ctx }) => showList(ctx) },
-	add: { help: "add <text>: append an item", run: addItem },
-	start: { help: "start <i>: mark item i in progress", run: editItems },
-	done: { help: "done <i>: mark item i completed", run: editItems },
-	abandon: { help: "abandon <i>: mark item i abandoned", run: editItems },
-	review: { help: "review <i>: only you may complete item i (the model may work on it)", run: markForReview },
+	"": { usage: "", help: "show the list", run: ({ ctx }) => showList(ctx) },
+	help: { usage: "help [<subcommand>]", help: "list the subcommands, or say how one is used", run: showHelp },
+	add: { usage: "add <text>", help: "append an item, and go on", run: addItem },
+	edit: { usage: "edit <i> <text>", help: "change the text of item i", run: editText },
+	remove: { usage: "remove <i> [<i> …]", help: "delete items", run: removeItems },
+	move: { usage: "move <i> <j>", help: "move item i to position j", run: moveItem },
+	start: { usage: "start <i> [<i> …]", help: "mark items in progress, and go on", run: setStatus("in_progress", true) },
+	done: {
+		usage: "done <i> [<i> …]",
+		help: "mark items completed (your word: no check runs)",
+		run: setStatus("completed", true),
+	},
+	abandon: { usage: "abandon <i> [<i> …]", help: "mark items abandoned", run: setStatus("abandoned", false) },
+	review: {
+		usage: "review <i> [<i> …]",
+		help: "make items yours to close (the model may work on them)",
+		run: setReview(true),
+	},
+	unreview: { usage: "unreview <i> [<i> …]", help: "take the review mark off items", run: setReview(false) },
 	approve: {
-		help: "approve <i>: complete item i after your review, and go on",
-		run(call) {
-			if (editItems(call)) call.engine.resume(call.ctx);
-		},
+		usage: "approve <i> [<i> …]",
+		help: "complete items after your review, and go on",
+		run: setStatus("completed", true),
 	},
-	check: { help: "check [<command>|off]: the done-check that verifies the finished list", run: setDoneCheck },
-	clear: {
-		help: "empty the list",
-		run({ pi, ctx }) {
-			setTodos([]);
-			commit(pi);
-			tell(ctx, "Todo list cleared.");
-		},
+	check: {
+		usage: "check [<command> | off]",
+		help: "show, set or turn off the done-check of the whole list",
+		run: setDoneCheck,
 	},
-	pause: {
-		help: "pause [reason]: turn auto-continue off for this session",
-		run({ engine, ctx, rest }) {
-			engine.pause(ctx);
-			pauseAutoContinue("user", rest || undefined);
-			tell(ctx, "Auto-continue paused for this session. /todos resume turns it back on.");
-		},
-	},
-	resume: {
-		help: "turn auto-continue back on",
-		run({ engine, ctx }) {
-			resumeAutoContinue();
-			resetChain();
-			tell(ctx, "Auto-continue is on.");
-			engine.resume(ctx);
-		},
-	},
-	status: {
-		help: "auto-continue state, counters, spend and limits",
-		run: ({ pi, ctx, config }) =>
-			tell(ctx, formatStatusReport(config, pi.getActiveTools(), modelInputPrice(ctx), modelPriced(ctx))),
-	},
-	why: {
-		help: "why the auto-continue went on or stopped: its last decisions",
-		run: ({ ctx }) => tell(ctx, formatWhy(getDecisions())),
-	},
+	clear: { usage: "clear", help: "empty the list", run: clearList },
+	pause: { usage: "pause [<reason>]", help: "turn the auto-continue off for this session", run: pause },
+	resume: { usage: "resume", help: "turn the auto-continue back on, and go on", run: resume },
+	status: { usage: "status", help: "the auto-continue's state, counters, spend and limits", run: showStatus },
+	why: { usage: "why", help: "the auto-continue's last decisions, and why", run: showWhy },
 	panel: {
-		help: "panel [on|off]: show the list above the editor",
-		run({ ctx, rest }) {
-			const enabled = rest === "on" ? true : rest === "off" ? false : !isPanelEnabled();
-			setPanelEnabled(enabled);
-			tell(ctx, `Todo panel ${enabled ? "on" : "off"}.`);
-		},
+		usage: "panel [on | off]",
+		help: "show or hide the list above the editor (alone: switch it)",
+		run: switchPanel,
 	},
 };
 
 /** Subcommands of `/todos`, with the help text argument completion shows. */
 export const TODOS_SUBCOMMANDS: readonly { name: string; description: string }[] = Object.entries(SUBCOMMANDS)
 	.filter(([name]) => name !== "")
-	.map(([name, { help }]) => ({ name, description: help }));
+	.map(([name, { usage, help }]) => ({ name, description: `${usage}: ${help}` }));
 
 async function runTodosCommand(call: TodosCall): Promise<void> {
 	const subcommand = Object.hasOwn(SUBCOMMANDS, call.sub) ? SUBCOMMANDS[call.sub] : undefined;
 	if (subcommand) return subcommand.run(call);
-	const names = TODOS_SUBCOMMANDS.map((s) => s.name).join(", ");
-	tell(call.ctx, `/todos: unknown subcommand '${call.sub}'. Try: ${names}`, "error");
+	tell(call.ctx, `/todos: ${quoted(call.sub)} is not a subcommand\n${helpText()}`, "error");
+}
+
+/** One line per subcommand: how it is written, and what it does. */
+function helpText(): string {
+	return ["/todos subcommands:", ...TODOS_SUBCOMMANDS.map((sub) => `  /todos ${sub.description}`)].join("\n");
+}
+
+function showHelp(call: TodosCall): void {
+	const [word, extra] = wordsOf(call.rest);
+	if (word === undefined) return tell(call.ctx, helpText());
+	const sub = Object.hasOwn(SUBCOMMANDS, word) && word !== "" ? SUBCOMMANDS[word] : undefined;
+	if (!sub || extra !== undefined) return refuse(call, `${quoted(call.rest)} is not a subcommand`);
+	tell(call.ctx, `usage: /todos ${sub.usage}\n${sub.help}`);
 }
 
 function showList(ctx: ExtensionCommandContext): void {
@@ -193,76 +218,109 @@ function showList(ctx: ExtensionCommandContext): void {
 	else tell(ctx, formatTodoListText(todos));
 }
 
-function addItem({ pi, ctx, rest: text }: TodosCall): void {
-	const error = checkWriteParams({ mode: "append", todos: [{ text }] }, getTodos().length);
-	if (error) {
-		tell(ctx, `/todos add: ${error.message.replace(/^Error: /, "")}`, "error");
-		return;
-	}
-	appendTodos([{ text, status: INITIAL_STATUS }]);
-	commit(pi);
-	tell(ctx, `Added [${getTodos().length - 1}] ${text}`);
+function addItem(call: TodosCall): void | Promise<void> {
+	const room = roomFor(getTodos().length);
+	if ("error" in room) return refuse(call, room.error);
+	return withParsed(call, parseText(call.rest), (text) => {
+		appendTodos([{ text, status: INITIAL_STATUS }]);
+		return changed(call, `Added [${getTodos().length - 1}] ${oneLine(text)}`, true);
+	});
 }
 
-/** An argument as an error message quotes it: on one line, at most 20 characters. */
-function quoteArgument(word: string): string {
-	const text = JSON.stringify(oneLine(word));
-	return text.length > 22 ? `${text.slice(0, 20)}…"` : text;
+function editText(call: TodosCall): void | Promise<void> {
+	return withParsed(call, parseIndexAndText(call.rest, getTodos().length), ({ index, text }) => {
+		setTodos(getTodos().map((todo, at) => (at === index ? { ...todo, text } : todo)));
+		return changed(call, list(), false);
+	});
 }
 
-/** Why `words` do not name items: none given, or some are not whole numbers; undefined when all are. */
-export function nonIndexError(sub: string, words: readonly string[], listLength: number): string | undefined {
-	const range = listLength > 0 ? ` from 0 to ${listLength - 1}` : "";
-	if (words.length === 0) {
-		return listLength > 0
-			? `/todos ${sub}: which item? Give its index, a whole number${range}`
-			: `/todos ${sub}: no todos exist`;
-	}
-	const bad = words.filter((word) => !/^\d+$/.test(word));
-	if (bad.length === 0) return undefined;
-	const what = bad.length === 1 ? "is not an index" : "are not indices";
-	return `/todos ${sub}: ${bad.map(quoteArgument).join(", ")} ${what}; indices are whole numbers${range}`;
+function removeItems(call: TodosCall): void | Promise<void> {
+	return withParsed(call, parseIndices(call.rest, getTodos().length), (indices) => {
+		setTodos(getTodos().filter((_, index) => !indices.includes(index)));
+		return changed(call, list(), false);
+	});
 }
 
-/** The tool's own check of an edit, worded for `/todos`. */
-function editError(sub: string, action: EditAction, words: readonly string[]): string | undefined {
-	const error = checkEditParams({ action, indices: words.map(Number) }, getTodos().length);
-	return error ? `/todos ${sub}: ${error.message.replace(/^Error: /, "")}` : undefined;
+function moveItem(call: TodosCall): void | Promise<void> {
+	return withParsed(call, parseMove(call.rest, getTodos().length), ({ from, to }) => {
+		const todos = [...getTodos()];
+		const [item] = todos.splice(from, 1);
+		if (item) todos.splice(to, 0, item);
+		setTodos(todos);
+		return changed(call, list(), false);
+	});
 }
 
-/** Sets the status of the items named; returns whether it did. The user's word needs no check to pass. */
-function editItems({ pi, ctx, sub, rest }: TodosCall): boolean {
-	const action = SUBCOMMAND_TO_ACTION[sub] as EditAction;
-	const words = rest === "" ? [] : rest.split(/\s+/);
-	const notIndices = nonIndexError(sub, words, getTodos().length);
-	const error = notIndices ?? editError(sub, action, words);
-	if (error) {
-		tell(ctx, error, "error");
-		return false;
-	}
-	const indices = words.map(Number);
-	updateTodoStatus(indices, ACTION_TO_STATUS[action]);
-	commit(pi);
-	tell(ctx, formatTodoListText(getTodos()));
-	return true;
+/** start, done, abandon, approve: the user's word sets the status; no check needs to pass. */
+function setStatus(status: TodoStatus, goOn: boolean): Subcommand["run"] {
+	return (call) =>
+		withParsed(call, parseIndices(call.rest, getTodos().length), (indices) => {
+			updateTodoStatus(indices, status);
+			return changed(call, list(), goOn);
+		});
 }
 
-/** `/todos review <i…>`: the items become the user's to complete; the model may still work on them. */
-function markForReview({ pi, ctx, sub, rest }: TodosCall): void {
-	const words = rest === "" ? [] : rest.split(/\s+/);
-	const error = nonIndexError(sub, words, getTodos().length) ?? editError(sub, "start", words);
-	if (error) {
-		tell(ctx, error, "error");
-		return;
-	}
-	const indices = new Set(words.map(Number));
-	setTodos(getTodos().map((todo, index) => (indices.has(index) ? { ...todo, review: true } : todo)));
-	commit(pi);
-	tell(ctx, formatTodoListText(getTodos()));
+/** review and unreview: only the user marks an item theirs to close, or takes the mark off. */
+function setReview(review: boolean): Subcommand["run"] {
+	return (call) =>
+		withParsed(call, parseIndices(call.rest, getTodos().length), (indices) => {
+			setTodos(
+				getTodos().map((todo, index) => {
+					if (!indices.includes(index)) return todo;
+					const { review: _, ...rest } = todo;
+					return review ? { ...rest, review: true } : rest;
+				}),
+			);
+			return changed(call, list(), false);
+		});
+}
+
+function clearList(call: TodosCall): void | Promise<void> {
+	return withParsed(call, parseNothing(call.rest), () => {
+		setTodos([]);
+		return changed(call, "Todo list cleared.", false);
+	});
+}
+
+function pause({ pi, engine, ctx, rest }: TodosCall): void {
+	engine.pause(ctx);
+	pauseAutoContinue("user", rest || undefined);
+	pi.appendEntry(PAUSE_ENTRY_TYPE, rest ? { paused: true, reason: rest } : { paused: true });
+	tell(ctx, "Auto-continue paused for this session. /todos resume turns it back on.");
+}
+
+function resume(call: TodosCall): void | Promise<void> {
+	return withParsed(call, parseNothing(call.rest), async () => {
+		resumeAutoContinue();
+		call.pi.appendEntry(PAUSE_ENTRY_TYPE, { paused: false });
+		resetChain();
+		tell(call.ctx, "Auto-continue is on.");
+		await call.engine.resume(call.ctx);
+	});
+}
+
+function showStatus(call: TodosCall): void | Promise<void> {
+	const { pi, ctx, config } = call;
+	return withParsed(call, parseNothing(call.rest), () =>
+		tell(ctx, formatStatusReport(config, pi.getActiveTools(), modelInputPrice(ctx), modelPriced(ctx))),
+	);
+}
+
+function showWhy(call: TodosCall): void | Promise<void> {
+	return withParsed(call, parseNothing(call.rest), () => tell(call.ctx, formatWhy(getDecisions())));
+}
+
+function switchPanel(call: TodosCall): void {
+	const word = call.rest.trim();
+	const enabled = word === "" ? !isPanelEnabled() : parseSwitch(word);
+	if (enabled === undefined) return refuse(call, `${quoted(word)} is neither on nor off`);
+	setPanelEnabled(enabled);
+	tell(call.ctx, `Todo panel ${enabled ? "on" : "off"}.`);
 }
 
 /** `/todos check [<command>|off]`: shows, sets or turns off the done-check, stored on the branch. */
-function setDoneCheck({ pi, ctx, config, rest }: TodosCall): void {
+function setDoneCheck(call: TodosCall): void {
+	const { pi, ctx, config, rest } = call;
 	if (rest === "") {
 		const command = effectiveDoneCheck(config.doneCheck);
 		tell(
@@ -272,10 +330,8 @@ function setDoneCheck({ pi, ctx, config, rest }: TodosCall): void {
 		return;
 	}
 	const command = rest === "off" ? null : rest;
-	if (command !== null && !isValidCheck(command)) {
-		tell(ctx, `/todos check: the command must be 1 to ${MAX_CHECK_LENGTH} characters`, "error");
-		return;
-	}
+	if (command !== null && !isValidCheck(command))
+		return refuse(call, `the command is longer than ${MAX_CHECK_LENGTH} characters`);
 	pi.appendEntry(DONE_CHECK_ENTRY_TYPE, { command });
 	setBranchDoneCheck(command);
 	tell(

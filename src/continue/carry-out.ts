@@ -26,15 +26,14 @@ import { LOOP_ENDS } from "../texts/user.ts";
 import { tell } from "../ui/tell.ts";
 import { checkEnv, modelChecksBlocked } from "../verify/item-checks.ts";
 import { applyVerification, runVerification } from "../verify/verification.ts";
-import type { Mode } from "./modes.ts";
+import type { Mode, Turn } from "./modes.ts";
 import type { RunOutcome } from "./outcome.ts";
 import { type Plan, type PlanInput, planAfterRun, planNow } from "./planner.ts";
 import { decisionOf } from "./reasons.ts";
 
 /** What follows one run (or one command): where it happens, and the signal that cancels it. */
-export interface FollowUp {
+export interface FollowUp extends Turn {
 	pi: ExtensionAPI;
-	ctx: ExtensionContext;
 	config: TilDoneConfig;
 	mode: Mode;
 	/** Aborted when the user acts, a new run ends or the session changes: nothing planned before may go on. */
@@ -66,12 +65,13 @@ export async function afterRun(outcome: RunOutcome, run: FollowUp): Promise<void
 /** Carries out a plan made from `input`, and keeps it with its reason for `/todos why`. */
 export async function carryOut(plan: Plan, input: PlanInput, run: FollowUp): Promise<void> {
 	const decision = decisionOf(plan, input, Date.now());
-	recordDecision(decision);
+	// Without a list or a loop there is nothing to decide about: no decision is kept.
+	if (plan.kind !== "idle" || plan.code !== "no-todos") recordDecision(decision);
 	if (plan.kind === "send") return send(plan, run);
 	if (plan.kind === "verify") return verify(plan, run);
 	if (plan.kind === "stop") markStopped(plan.code);
 	if (plan.kind === "end-loop") setLoop(undefined);
-	run.mode.show(plan, decision, input);
+	run.mode.show(plan, decision, input, run);
 }
 
 /**
@@ -90,7 +90,7 @@ async function send(plan: Extract<Plan, { kind: "send" }>, run: FollowUp): Promi
 		if (due.kind !== "send") return carryOut(due, input, run);
 		recordDecision(decisionOf(due, input, Date.now()));
 	}
-	if (run.mode.deliver(due.message)) recordSend(due);
+	if (await run.mode.deliver(due.message, run)) recordSend(due);
 }
 
 /** The user interrupted a countdown: nothing is sent, and a `/loop` that was waiting for it ends. */

@@ -41,8 +41,11 @@ export interface Engine {
 	onSessionChange(): void;
 	/** Starts a `/loop`: its first iteration goes out now (after the current run if one is going). */
 	startLoop(spec: LoopSpec, ctx: ExtensionCommandContext): Promise<void>;
-	/** `/todos resume`, `/todos approve`: continue now if the list calls for it. */
-	resume(ctx: ExtensionContext): void;
+	/**
+	 * A command of the user changed the list or the auto-continue: what the list calls for now is carried out (a
+	 * countdown, a verification, a notice), if pi is idle. In-run, the command returns once it is done.
+	 */
+	resume(ctx: ExtensionContext): Promise<void>;
 	/** `/todos pause`: stops what follows a run, and a `/loop`. */
 	pause(ctx: ExtensionContext): void;
 }
@@ -86,16 +89,17 @@ async function startLoop(engine: EngineState, spec: LoopSpec, ctx: ExtensionComm
 	if (!(await run?.mode.startRun(message, ctx))) setLoop(undefined);
 }
 
-/** Continues now if the list calls for it and pi is idle; otherwise the next run's end decides. */
-function resume(engine: EngineState, ctx: ExtensionContext): void {
+/** Carries out what the list calls for now, if pi is idle; otherwise the next run's end decides. */
+async function resume(engine: EngineState, ctx: ExtensionContext): Promise<void> {
+	let idle = false;
 	quietly(() => {
-		if (!ctx.isIdle()) return;
-		const run = follow(engine, ctx);
-		if (!run) return;
-		const input = currentInput(run);
-		const plan = planNow(input);
-		if (plan.kind === "send" || plan.kind === "verify") void carryOut(plan, input, run);
+		idle = ctx.isIdle();
 	});
+	const run = idle ? follow(engine, ctx) : undefined;
+	if (!run) return;
+	const input = currentInput(run);
+	const done = carryOut(planNow(input), input, run);
+	if (run.mode.holdsCommands) await done;
 }
 
 export function createEngine(pi: ExtensionAPI, getConfig: () => TilDoneConfig): Engine {
@@ -123,8 +127,9 @@ export function createEngine(pi: ExtensionAPI, getConfig: () => TilDoneConfig): 
 		async onBeforeSettle(event, ctx) {
 			const run = follow(engine, ctx);
 			if (!run) return undefined;
-			await afterRun(runOutcome(event.context.contextMessages, event.outcome === "aborted"), run);
-			return run.signal.aborted ? undefined : run.mode.takeResult();
+			const inside: FollowUp = { ...run, boundary: {} };
+			await afterRun(runOutcome(event.context.contextMessages, event.outcome === "aborted"), inside);
+			return run.signal.aborted ? undefined : inside.boundary?.result;
 		},
 		get actsBeforeSettle() {
 			return engine.mode?.actsBeforeSettle ?? false;

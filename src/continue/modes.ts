@@ -28,19 +28,26 @@ export type WaitEnd = "go" | "interrupted" | "cancelled";
 /** A plan that ends what follows a run, or waits: shown to the user, never sent. */
 export type EndPlan = Extract<Plan, { kind: "stop" | "end-loop" | "idle" }>;
 
+/** Where a plan is carried out: after a run, from a command, or inside `agent_before_settle` (the boundary). */
+export interface Turn {
+	ctx: ExtensionContext;
+	/** Inside `agent_before_settle`: what it is to return, filled by the in-run mode. */
+	boundary?: { result?: BoundaryResult };
+}
+
 export interface Mode {
 	/** Whether plans are carried out inside the run, in `agent_before_settle`, rather than once pi has settled. */
 	readonly actsBeforeSettle: boolean;
+	/** Whether what a command starts is carried out before the command returns (the process ends then). */
+	readonly holdsCommands: boolean;
 	/** Waits before a planned message goes out (a countdown, longer by the back-off; or the back-off alone). */
 	wait(backoffMs: number, signal: AbortSignal): Promise<WaitEnd>;
 	/** Sends a planned message as the next turn; false when pi cannot take it now. */
-	deliver(message: PlannedMessage): boolean;
+	deliver(message: PlannedMessage, turn: Turn): Promise<boolean>;
 	/** Shows the user how the chain ended, or why it waits. */
-	show(plan: EndPlan, decision: Decision, input: PlanInput): void;
+	show(plan: EndPlan, decision: Decision, input: PlanInput, turn: Turn): void;
 	/** Starts a run from a command, and returns once pi has it (in-run: once it ran, since the process then ends). */
-	startRun(message: PlannedMessage, ctx: ExtensionCommandContext): Promise<boolean>;
-	/** In-run only: what `agent_before_settle` returns for the plan just carried out. */
-	takeResult(): BoundaryResult | undefined;
+	startRun(message: PlannedMessage, ctx: ExtensionContext): Promise<boolean>;
 }
 
 /** What a mode needs from the extension. */
@@ -73,6 +80,7 @@ function sendTurn(pi: ExtensionAPI, ctx: ExtensionContext, message: PlannedMessa
 function interactiveMode({ pi, ctx, config }: ModeEnv): Mode {
 	return {
 		actsBeforeSettle: false,
+		holdsCommands: false,
 		wait(backoffMs, signal) {
 			if (backoffMs > 0) tell(ctx, backoffMessage(backoffMs), "warning");
 			let ui: ExtensionContext["ui"] | undefined;
@@ -92,7 +100,7 @@ function interactiveMode({ pi, ctx, config }: ModeEnv): Mode {
 				});
 			});
 		},
-		deliver(message) {
+		async deliver(message) {
 			let sent = false;
 			quietly(() => {
 				// Sent only if pi is idle right now; otherwise it is decided again after the next settle.
@@ -108,8 +116,7 @@ function interactiveMode({ pi, ctx, config }: ModeEnv): Mode {
 			else if (plan.code === "all-done") announceCompletion(ctx, input, plan.verified === true);
 			else if (plan.code === "review-wait" && plan.index !== undefined) announceReviewWait(ctx, plan.index);
 		},
-		startRun: async (message) => sendTurn(pi, ctx, message),
-		takeResult: () => undefined,
+		startRun: async (message, command) => sendTurn(pi, command, message),
 	};
 }
 
@@ -144,35 +151,36 @@ export const UNVERIFIED_EXIT_CODE = 3;
 export const OPEN_ITEMS_EXIT_CODE = 4;
 
 function inRunMode({ pi, ctx }: ModeEnv): Mode {
-	let result: BoundaryResult | undefined;
+	/** A run from a command: the process ends when the command returns, so the run happens inside this invocation. */
+	const startRun = async (message: PlannedMessage, command: ExtensionContext) => {
+		if (!sendTurn(pi, command, message)) return false;
+		await (command as Partial<ExtensionCommandContext>).waitForIdle?.();
+		return true;
+	};
 	return {
 		actsBeforeSettle: true,
+		holdsCommands: true,
 		async wait(backoffMs, signal) {
 			if (backoffMs > 0) await new Promise((resolve) => setTimeout(resolve, backoffMs));
 			return signal.aborted ? "cancelled" : "go";
 		},
-		deliver(message) {
-			result = { entries: [{ type: "custom_message", ...message, display: true }], continue: true };
+		async deliver(message, turn) {
+			// Inside a run, one more model call in it; from a command, a run of its own.
+			if (!turn.boundary) return startRun(message, turn.ctx);
+			turn.boundary.result = { entries: [{ type: "custom_message", ...message, display: true }], continue: true };
 			return true;
 		},
-		show(plan, decision, input) {
+		show(plan, decision, input, turn) {
 			// Without a list or a loop the extension had nothing to do with how the invocation ended.
 			if (plan.kind === "idle" && plan.code === "no-todos") return;
 			tell(ctx, decision.text, "info");
 			setExitStatus(plan, input);
-			result = { entries: [{ type: "custom", customType: COMPLETE_MESSAGE_TYPE, data: endData(plan, decision) }] };
+			const data = endData(plan, decision);
+			if (turn.boundary)
+				turn.boundary.result = { entries: [{ type: "custom", customType: COMPLETE_MESSAGE_TYPE, data }] };
+			else quietly(() => pi.appendEntry(COMPLETE_MESSAGE_TYPE, data));
 		},
-		async startRun(message, command) {
-			if (!sendTurn(pi, command, message)) return false;
-			// The process ends when the command returns: the run happens inside this one invocation.
-			await command.waitForIdle();
-			return true;
-		},
-		takeResult() {
-			const taken = result;
-			result = undefined;
-			return taken;
-		},
+		startRun,
 	};
 }
 

@@ -5,7 +5,7 @@
 
 import { MAX_TODOS, TOOL_NAMES, type TodoItem } from "../types.ts";
 import { cloneTodos, isValidCheck, isValidTodoItem } from "../validation.ts";
-import { DONE_CHECK_ENTRY_TYPE, SNAPSHOT_ENTRY_TYPE, VERDICT_ENTRY_TYPE } from "./keys.ts";
+import { DONE_CHECK_ENTRY_TYPE, PAUSE_ENTRY_TYPE, SNAPSHOT_ENTRY_TYPE, VERDICT_ENTRY_TYPE } from "./keys.ts";
 
 /** A snapshot we may trust: an array of valid items within the list limit. */
 function asSnapshot(value: unknown): TodoItem[] | undefined {
@@ -86,6 +86,18 @@ export function lastVerdict(branch: readonly unknown[]): StoredVerdict | undefin
 		if (entry.customType !== VERDICT_ENTRY_TYPE) continue;
 		const verdict = asVerdict(entry.data);
 		if (verdict) return verdict;
+	}
+	return undefined;
+}
+
+/** The user's pause as the branch leaves it: the last well-formed `til-done-pause` entry; undefined when none. */
+export function lastPause(branch: readonly unknown[]): { paused: boolean; reason?: string } | undefined {
+	for (let i = branch.length - 1; i >= 0; i--) {
+		const entry = branch[i] as { type?: unknown; customType?: unknown; data?: unknown } | null;
+		if (entry?.type !== "custom" || entry.customType !== PAUSE_ENTRY_TYPE) continue;
+		const { paused, reason } = (entry.data ?? {}) as Record<string, unknown>;
+		if (typeof paused !== "boolean" || (reason !== undefined && typeof reason !== "string")) continue;
+		return reason === undefined ? { paused } : { paused, reason };
 	}
 	return undefined;
 }

@@ -72,7 +72,7 @@ describe("/todos changes the list like a tool does", () => {
 		await harness.prompt("/todos frobnicate");
 		const errors = harness.ui.notifications.filter((n) => n.type === "error").map((n) => n.message);
 		expect(errors).toEqual([
-			TODOS_ERRORS.outOfRange("done", "7", 0),
+			TODOS_ERRORS.notAnItem("done", "7", 1),
 			TODOS_ERRORS.addEmpty,
 			TODOS_ERRORS.unknown("frobnicate"),
 		]);

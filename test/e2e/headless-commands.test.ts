@@ -120,7 +120,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			});
 			// (stdout is pi's: with -c it prints the resumed session's last answer.)
 			expect(result.code).toBe(0);
-			expect(result.stderr).toBe(stderrLine(TODOS_ERRORS.notAnIndex("start", "abc", 1)));
+			expect(result.stderr).toBe(stderrLine(TODOS_ERRORS.notAnIndex("start", "abc", 2)));
 			const listed = await runPrint(["-c", "-p", "/todos"], env.env, {
 				host,
 				extensions: [EXTENSION_ENTRY],

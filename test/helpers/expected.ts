@@ -133,15 +133,50 @@ export const stderrLine = (text: string): string =>
 
 export const added = (index: number, text: string): string => `Added [${index}] ${text}`;
 /** The `/todos` subcommands, in the order the completions and the unknown-subcommand error list them. */
-export const TODOS_SUBCOMMANDS =
-	"add, start, done, abandon, review, approve, check, clear, pause, resume, status, why, panel";
+/** Every `/todos` subcommand as `/todos help` lists it: how it is written, and what it does. */
+export const TODOS_HELP: readonly [string, string][] = [
+	["help [<subcommand>]", "list the subcommands, or say how one is used"],
+	["add <text>", "append an item, and go on"],
+	["edit <i> <text>", "change the text of item i"],
+	["remove <i> [<i> …]", "delete items"],
+	["move <i> <j>", "move item i to position j"],
+	["start <i> [<i> …]", "mark items in progress, and go on"],
+	["done <i> [<i> …]", "mark items completed (your word: no check runs)"],
+	["abandon <i> [<i> …]", "mark items abandoned"],
+	["review <i> [<i> …]", "make items yours to close (the model may work on them)"],
+	["unreview <i> [<i> …]", "take the review mark off items"],
+	["approve <i> [<i> …]", "complete items after your review, and go on"],
+	["check [<command> | off]", "show, set or turn off the done-check of the whole list"],
+	["clear", "empty the list"],
+	["pause [<reason>]", "turn the auto-continue off for this session"],
+	["resume", "turn the auto-continue back on, and go on"],
+	["status", "the auto-continue's state, counters, spend and limits"],
+	["why", "the auto-continue's last decisions, and why"],
+	["panel [on | off]", "show or hide the list above the editor (alone: switch it)"],
+];
+export const TODOS_SUBCOMMANDS = TODOS_HELP.map(([usage]) => usage.split(" ")[0]).join(", ");
+/** What `/todos help` answers. */
+export const TODOS_HELP_TEXT = [
+	"/todos subcommands:",
+	...TODOS_HELP.map(([usage, help]) => `  /todos ${usage}: ${help}`),
+].join("\n");
+const usageOf = (sub: string): string => TODOS_HELP.find(([usage]) => usage.split(" ")[0] === sub)?.[0] ?? sub;
+/** `/todos <sub>` refused: why, then its usage. */
+export const todosRefused = (sub: string, why: string): string =>
+	`/todos ${sub}: ${why}\nusage: /todos ${usageOf(sub)}`;
+const items = (length: number): string =>
+	length === 0 ? "the list is empty" : `the list has ${length} item(s), 0 to ${length - 1}`;
 export const TODOS_ERRORS = {
-	outOfRange: (sub: string, indices: string, last: number) =>
-		`/todos ${sub}: indices [${indices}] out of range (0 to ${last})`,
-	addEmpty: "/todos add: todo item at index 0 has empty text",
-	notAnIndex: (sub: string, word: string, last: number) =>
-		`/todos ${sub}: "${word}" is not an index; indices are whole numbers from 0 to ${last}`,
-	unknown: (sub: string) => `/todos: unknown subcommand '${sub}'. Try: ${TODOS_SUBCOMMANDS}`,
+	/** An index the user typed that the list does not have. */
+	notAnItem: (sub: string, word: string, length: number) =>
+		todosRefused(sub, `${word} is not an item: ${items(length)}`),
+	notAnIndex: (sub: string, word: string, length: number) =>
+		todosRefused(sub, `"${word}" is not an index: ${items(length)}`),
+	which: (sub: string, length: number) =>
+		todosRefused(sub, length === 0 ? "the list is empty" : `which item? ${items(length)}`),
+	addEmpty: todosRefused("add", "the text is empty"),
+	takesNothing: (sub: string, word: string) => todosRefused(sub, `"${word}" is not understood: it takes nothing`),
+	unknown: (sub: string) => `/todos: "${sub}" is not a subcommand\n${TODOS_HELP_TEXT}`,
 } as const;
 
 /** `/todos status` with fresh counters and the default limits. */

@@ -349,10 +349,18 @@ describe("a skip sends nothing and shows nothing, and is kept as the decision", 
 		expect(lastDecision()).toEqual({ kind: "idle", code });
 	};
 
-	it("no-todos: the list is empty", async () => {
+	it("no-todos: the list is empty, and no decision is kept for it", async () => {
 		const s = setup();
+		// The engine is live: with a list, a run's end counts down.
+		setTodos(TWO_ITEMS);
 		s.endRun();
-		await quiet(s, "no-todos");
+		expect(s.counting()).toBe(true);
+		setTodos([]);
+		s.endRun();
+		expect(s.counting()).toBe(false);
+		await vi.advanceTimersByTimeAsync(60_000);
+		expect(s.pi.sent).toEqual([]);
+		expect(lastDecision()).toEqual({ kind: "send", code: "continue" });
 	});
 
 	it("aborted: the last assistant message stopped with aborted", async () => {
@@ -626,9 +634,9 @@ describe("resume continues at once when the list calls for it", () => {
 	it("does nothing when the list needs no continuation; with an item left again, the same call counts down", async () => {
 		const { engine, ctx, counting } = setup();
 		setTodos([todo("a", "completed")]);
-		engine.resume(ctx);
+		await engine.resume(ctx);
 		expect(counting()).toBe(false);
-		expect(getDecisions()).toEqual([]);
+		expect(lastDecision()).toEqual({ kind: "idle", code: "all-done" });
 		setTodos([todo("a", "completed"), todo("b")]);
 		engine.resume(ctx);
 		expect(counting()).toBe(true);

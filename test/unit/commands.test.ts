@@ -23,7 +23,9 @@ import {
 	statusReport,
 	stderrLine,
 	TODOS_ERRORS,
+	TODOS_HELP_TEXT,
 	TODOS_SUBCOMMANDS,
+	todosRefused,
 } from "../helpers/expected.ts";
 import type { FakeCtxOptions } from "../helpers/fake-ctx.ts";
 import { sendContinuation } from "../helpers/store.ts";
@@ -61,7 +63,7 @@ describe("the factory registers /todos and /loop", () => {
 		const { pi } = setup();
 		expect([...pi.commands.keys()]).toEqual(["todos", "loop"]);
 		expect(pi.commands.get("todos")?.description).toBe(
-			"Show or change the todo list and the auto-continue (add, start, done, abandon, review, approve, check, ...)",
+			"Show or change the todo list and the auto-continue (/todos help lists the subcommands)",
 		);
 		expect(pi.commands.get("loop")?.description).toBe(
 			"Send a prompt again after every run until the answer holds a marker: /loop [--max N] [--until M] <prompt>",
@@ -71,7 +73,7 @@ describe("the factory registers /todos and /loop", () => {
 	it("offers the subcommand completions for /todos", async () => {
 		const { pi } = setup();
 		expect(pi.commands.get("todos")?.getArgumentCompletions?.("cl")).toEqual([
-			{ value: "clear", label: "clear", description: "empty the list" },
+			{ value: "clear", label: "clear", description: "clear: empty the list" },
 		]);
 	});
 });
@@ -83,8 +85,12 @@ describe("argument completion covers the first word only", () => {
 
 	it("offers the subcommands that start with the prefix, with their help", async () => {
 		expect(completeTodosArgs("st")).toEqual([
-			{ value: "start", label: "start", description: "start <i>: mark item i in progress" },
-			{ value: "status", label: "status", description: "auto-continue state, counters, spend and limits" },
+			{ value: "start", label: "start", description: "start <i> [<i> …]: mark items in progress, and go on" },
+			{
+				value: "status",
+				label: "status",
+				description: "status: the auto-continue's state, counters, spend and limits",
+			},
 		]);
 		expect(completeTodosArgs("pa")?.map((c) => c.value)).toEqual(["pause", "panel"]);
 	});
@@ -167,7 +173,7 @@ describe("changing the list records a til-done-snapshot entry with the full list
 	it("add without text is an error and records nothing", async () => {
 		const { pi, todos, ui } = setup();
 		await todos("add");
-		expect(ui.notifications).toEqual([{ message: "/todos add: todo item at index 0 has empty text", type: "error" }]);
+		expect(ui.notifications).toEqual([{ message: TODOS_ERRORS.addEmpty, type: "error" }]);
 		expect(pi.entries).toEqual([]);
 		expect(getTodos()).toEqual([]);
 	});
@@ -176,7 +182,7 @@ describe("changing the list records a til-done-snapshot entry with the full list
 		const { pi, todos, told } = setup();
 		setTodos(Array.from({ length: 100 }, (_, i) => todo(`item ${i}`)));
 		await todos("add one more");
-		expect(told()).toEqual(["/todos add: appending 1 item(s) would exceed maximum of 100 todos (currently 100)"]);
+		expect(told()).toEqual([todosRefused("add", "the list holds 100 items, its most")]);
 		expect(pi.entries).toEqual([]);
 	});
 
@@ -212,32 +218,30 @@ describe("changing the list records a til-done-snapshot entry with the full list
 	});
 });
 
-describe("start, done and abandon take whole-number indices; anything else is named and changes nothing", () => {
+describe("indices are read as typed: anything else is named, refused with the usage, and changes nothing", () => {
 	it("asks which item when no index is given", async () => {
 		const { pi, todos, told } = setup();
 		setTodos(TWO_ITEMS);
 		await todos("done");
-		expect(told()).toEqual(["/todos done: which item? Give its index, a whole number from 0 to 1"]);
+		expect(told()).toEqual([TODOS_ERRORS.which("done", 2)]);
 		expect(pi.entries).toEqual([]);
 	});
 
 	it("names a word, a negative number or a fraction as not an index", async () => {
-		const { pi, todos, ui } = setup();
+		const { pi, todos, told } = setup();
 		setTodos(TWO_ITEMS);
 		await todos("start abc");
 		await todos("abandon x 1");
 		await todos("done -1");
 		await todos("start 1.5");
 		await todos("done 0 two 1e1");
-		expect(ui.notifications).toEqual(
-			[
-				'/todos start: "abc" is not an index; indices are whole numbers from 0 to 1',
-				'/todos abandon: "x" is not an index; indices are whole numbers from 0 to 1',
-				'/todos done: "-1" is not an index; indices are whole numbers from 0 to 1',
-				'/todos start: "1.5" is not an index; indices are whole numbers from 0 to 1',
-				'/todos done: "two", "1e1" are not indices; indices are whole numbers from 0 to 1',
-			].map((message) => ({ message, type: "error" })),
-		);
+		expect(told()).toEqual([
+			TODOS_ERRORS.notAnIndex("start", "abc", 2),
+			TODOS_ERRORS.notAnIndex("abandon", "x", 2),
+			TODOS_ERRORS.notAnIndex("done", "-1", 2),
+			TODOS_ERRORS.notAnIndex("start", "1.5", 2),
+			TODOS_ERRORS.notAnIndex("done", "two", 2),
+		]);
 		expect(getTodos()).toEqual(TWO_ITEMS);
 		expect(pi.entries).toEqual([]);
 	});
@@ -246,29 +250,101 @@ describe("start, done and abandon take whole-number indices; anything else is na
 		const { todos, told } = setup();
 		setTodos(TWO_ITEMS);
 		await todos(`start ${"x".repeat(40)}`);
-		expect(told()).toEqual([
-			`/todos start: "${"x".repeat(19)}…" is not an index; indices are whole numbers from 0 to 1`,
-		]);
+		expect(told()).toEqual([TODOS_ERRORS.notAnIndex("start", `${"x".repeat(19)}…`, 2)]);
 	});
 
-	it("says which whole numbers are out of range", async () => {
+	it("names the first index the list does not have, as typed", async () => {
 		const { todos, told } = setup();
 		setTodos(TWO_ITEMS);
-		await todos("start 5 1 7");
-		expect(told()).toEqual(["/todos start: indices [5, 7] out of range (0 to 1)"]);
+		await todos("start 1 5 7");
+		await todos("review 007");
+		expect(told()).toEqual([TODOS_ERRORS.notAnItem("start", "5", 2), TODOS_ERRORS.notAnItem("review", "007", 2)]);
 		expect(getTodos()).toEqual(TWO_ITEMS);
 	});
 
-	it("on an empty list: there is nothing to name, and a word is still not an index", async () => {
+	it("on an empty list there is nothing to name, and a word is still not an index", async () => {
 		const { todos, told } = setup();
 		await todos("done 0");
 		await todos("done");
 		await todos("start abc");
 		expect(told()).toEqual([
-			"/todos done: no todos exist",
-			"/todos done: no todos exist",
-			'/todos start: "abc" is not an index; indices are whole numbers',
+			TODOS_ERRORS.notAnItem("done", "0", 0),
+			TODOS_ERRORS.which("done", 0),
+			TODOS_ERRORS.notAnIndex("start", "abc", 0),
 		]);
+	});
+
+	it.each(["status", "why", "clear", "resume"])("%s takes no arguments", async (sub) => {
+		const { todos, told, pi } = setup();
+		setTodos(TWO_ITEMS);
+		await todos(`${sub} now`);
+		expect(told()).toEqual([TODOS_ERRORS.takesNothing(sub, "now")]);
+		expect(getTodos()).toEqual(TWO_ITEMS);
+		expect(pi.entries).toEqual([]);
+	});
+});
+
+describe("/todos help lists the subcommands, one line each, and says how one is used", () => {
+	it("lists every subcommand with how it is written and what it does", async () => {
+		const { todos, told } = setup();
+		await todos("help");
+		expect(told()).toEqual([TODOS_HELP_TEXT]);
+	});
+
+	it("says how one subcommand is used, and refuses one it does not know", async () => {
+		const { todos, told } = setup();
+		await todos("help move");
+		await todos("help frob");
+		expect(told()).toEqual([
+			"usage: /todos move <i> <j>\nmove item i to position j",
+			todosRefused("help", '"frob" is not a subcommand'),
+		]);
+	});
+});
+
+describe("the user edits, removes, moves and unmarks items; each change is stored on the branch", () => {
+	it("edit changes the text of one item and keeps its status and marks", async () => {
+		const { pi, todos } = setup();
+		setTodos([todo("a", "in_progress"), { text: "b", status: "not_started", review: true }]);
+		await todos("edit 1 Write the release notes");
+		expect(getTodos()).toEqual([
+			todo("a", "in_progress"),
+			{ text: "Write the release notes", status: "not_started", review: true },
+		]);
+		expect(pi.entries.at(-1)?.data).toEqual({ action: "write", todos: getTodos() });
+	});
+
+	it("remove deletes items; move puts an item at another position", async () => {
+		const { todos } = setup();
+		setTodos([todo("a"), todo("b"), todo("c"), todo("d")]);
+		await todos("remove 1 3");
+		expect(getTodos().map((item) => item.text)).toEqual(["a", "c"]);
+		await todos("move 0 1");
+		expect(getTodos().map((item) => item.text)).toEqual(["c", "a"]);
+	});
+
+	it("unreview takes the review mark off; review puts it on", async () => {
+		const { todos } = setup();
+		setTodos([todo("a")]);
+		await todos("review 0");
+		expect(getTodos()).toEqual([{ text: "a", status: "not_started", review: true }]);
+		await todos("unreview 0");
+		expect(getTodos()).toEqual([todo("a")]);
+	});
+
+	it.each([
+		["edit 0", todosRefused("edit", "the text is empty")],
+		["edit x text", TODOS_ERRORS.notAnIndex("edit", "x", 2)],
+		["move 0", todosRefused("move", "give the item and where it goes: two indices, the list has 2 item(s), 0 to 1")],
+		["move 0 2", TODOS_ERRORS.notAnItem("move", "2", 2)],
+		["remove", TODOS_ERRORS.which("remove", 2)],
+	])("%s is refused and changes nothing", async (args, error) => {
+		const { todos, told, pi } = setup();
+		setTodos(TWO_ITEMS);
+		await todos(args);
+		expect(told()).toEqual([error]);
+		expect(getTodos()).toEqual(TWO_ITEMS);
+		expect(pi.entries).toEqual([]);
 	});
 });
 
@@ -441,12 +517,27 @@ describe("panel switches the todo panel", () => {
 		expect(told()).toEqual(["Todo panel on.", "Todo panel off."]);
 	});
 
-	it("panel without an argument toggles it", async () => {
+	it("panel without an argument switches it; with a switch word, in any case, sets it", async () => {
 		const { todos, told } = setup();
 		await todos("panel");
 		await todos("panel");
-		await todos("panel whatever");
-		expect(told()).toEqual(["Todo panel on.", "Todo panel off.", "Todo panel on."]);
+		await todos("panel ON");
+		await todos("panel ON");
+		await todos("panel 0");
+		expect(told()).toEqual([
+			"Todo panel on.",
+			"Todo panel off.",
+			"Todo panel on.",
+			"Todo panel on.",
+			"Todo panel off.",
+		]);
+	});
+
+	it("panel with anything else is refused and changes nothing", async () => {
+		const { todos, told } = setup();
+		await todos("panel maybe");
+		expect(told()).toEqual([todosRefused("panel", '"maybe" is neither on nor off')]);
+		expect(isPanelEnabled()).toBe(false);
 	});
 });
 
@@ -540,10 +631,7 @@ describe("review and approve: items only the user closes", () => {
 		setTodos(TWO_ITEMS);
 		await todos("review x");
 		await todos("review 4");
-		expect(told()).toEqual([
-			'/todos review: "x" is not an index; indices are whole numbers from 0 to 1',
-			"/todos review: indices [4] out of range (0 to 1)",
-		]);
+		expect(told()).toEqual([TODOS_ERRORS.notAnIndex("review", "x", 2), TODOS_ERRORS.notAnItem("review", "4", 2)]);
 		expect(pi.entries).toEqual([]);
 	});
 
@@ -594,7 +682,7 @@ describe("check sets the done-check for the whole list, stored on the branch", (
 	it("rejects a command over 500 characters and stores nothing", async () => {
 		const { pi, todos, told } = setup();
 		await todos(`check ${"x".repeat(501)}`);
-		expect(told()).toEqual(["/todos check: the command must be 1 to 500 characters"]);
+		expect(told()).toEqual([todosRefused("check", "the command is longer than 500 characters")]);
 		expect(pi.entries).toEqual([]);
 	});
 });

@@ -29,6 +29,7 @@ const LAYERS: readonly { name: string; modules: readonly string[] }[] = [
 			"session/snapshot.ts",
 			"ui/panel.ts",
 			"verify/verdict.ts",
+			"commands/todo-args.ts",
 		],
 	},
 	{ name: "store", modules: ["state.ts"] },

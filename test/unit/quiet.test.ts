@@ -148,7 +148,11 @@ describe("with no list, nothing is sent", () => {
 		await aDayLater();
 		expect(ext.countdownsStarted()).toEqual([]);
 		expect(ext.pi.sent).toEqual([]);
-		expect(ext.lastDecision()).toEqual({ kind: "idle", code: "no-todos" });
+		// No decision is kept without a list; the same extension, given one, counts down after the next run.
+		expect(ext.lastDecision()).toBeUndefined();
+		await ext.write("a");
+		await ext.endRun();
+		expect(ext.countdownShown()).toBe(true);
 	});
 });
 

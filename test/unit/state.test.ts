@@ -565,3 +565,19 @@ describe("a rebuild restores the last verdict of the list", () => {
 		expect(isVerified()).toBe(false);
 	});
 });
+
+describe("a rebuild restores the user's pause from the branch", () => {
+	const pause = (data: object) => ({ type: "custom", customType: "til-done-pause", data });
+
+	it("the last pause of the user on the branch holds, with its reason; a later resume lifts it", () => {
+		rebuild([pause({ paused: true, reason: "not now" })]);
+		expect(getChain()).toMatchObject({ paused: true, pausedBy: "user", pauseReason: "not now" });
+		rebuild([pause({ paused: true, reason: "not now" }), pause({ paused: false })]);
+		expect(getChain().paused).toBe(false);
+	});
+
+	it("a malformed entry is skipped for the one before it", () => {
+		rebuild([pause({ paused: true }), pause({ paused: "yes" }), pause({ paused: false, reason: 3 })]);
+		expect(getChain()).toMatchObject({ paused: true, pausedBy: "user" });
+	});
+});
