@@ -27,7 +27,6 @@ import {
 } from "./settings/config.ts";
 import { warnOfInertBudget } from "./spend/report.ts";
 import {
-	clearDecisions,
 	getLoop,
 	getState,
 	getTodos,
@@ -162,9 +161,8 @@ export function registerEventHandlers(pi: ExtensionAPI): { engine: Engine; getCo
 	/** Ends what follows the current session's store: the painter and the in-run adapter's listener. */
 	let stopFollowing: (() => void) | undefined;
 
-	pi.on("session_start", (event, ctx) => {
+	pi.on("session_start", (_event, ctx) => {
 		stopFollowing?.();
-		if (event.reason !== "reload") clearDecisions();
 		const resolved = resolveConfig(readFlags(pi), process.env);
 		config = resolved.config;
 		engine.onSessionStart(ctx);

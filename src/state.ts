@@ -5,11 +5,11 @@
  */
 
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
-import type { StopCode } from "./continue/breakers.ts";
+import type { StoppedBy } from "./continue/breakers.ts";
 import { type ChainState, initialChain, noteCompleted } from "./continue/chain.ts";
 import type { Decision } from "./continue/reasons.ts";
 import { isAllFinished } from "./list/queries.ts";
-import { lastDoneCheck, lastPause, lastSnapshot, lastVerdict } from "./session/snapshot.ts";
+import { lastDecisions, lastDoneCheck, lastPause, lastSnapshot, lastVerdict } from "./session/snapshot.ts";
 import { addUsage, readUsage } from "./spend/usage.ts";
 import type { LoopState, TodoItem, TodoStatus } from "./types.ts";
 import { cloneTodos } from "./validation.ts";
@@ -156,8 +156,8 @@ export function recordUsage(message: unknown): void {
 	if (usage) setChain({ ...state.chain, spend: addUsage(state.chain.spend, usage) });
 }
 
-/** A breaker or a budget stopped the chain: the status bar says why until the user acts. */
-export function markStopped(code: StopCode): void {
+/** A breaker, a budget or the user's key stopped the chain: the status bar says why until the user acts. */
+export function markStopped(code: StoppedBy): void {
 	setChain({ ...state.chain, stopped: code });
 }
 
@@ -170,11 +170,6 @@ export function recordDecision(decision: Decision): void {
 
 export function getDecisions(): readonly Decision[] {
 	return state.decisions;
-}
-
-/** A new session (not a reload or a move in the tree): the old one's decisions are not its own. */
-export function clearDecisions(): void {
-	setState({ decisions: [] });
 }
 
 /** The `/loop` in progress, if any. */
@@ -261,8 +256,9 @@ export function resetState(): void {
 }
 
 /**
- * Rebuilds the store from the current branch: the last trustworthy list and done-check, a fresh chain; an unreadable
- * branch gives an empty list. What belongs to the process (decisions, warnings shown, the panel switch) is kept.
+ * Rebuilds the store from the current branch: the last trustworthy list, done-check, verdict, the user's pause and
+ * the decisions, and a fresh chain; an unreadable branch gives an empty list. What belongs to the process (warnings
+ * shown, the panel switch) is kept.
  */
 export function reconstructState(ctx: ExtensionContext): void {
 	let branch: readonly unknown[] = [];
@@ -278,6 +274,7 @@ export function reconstructState(ctx: ExtensionContext): void {
 	const chain = freshChain(initialChain(), todos);
 	setState({
 		todos,
+		decisions: lastDecisions(branch, MAX_DECISIONS),
 		// The user's pause is the branch's: a `/todos pause` stays through a restart, a reload or a move in the tree.
 		chain: pause?.paused ? { ...chain, paused: true, pausedBy: "user", pauseReason: pause.reason } : chain,
 		branchDoneCheck: lastDoneCheck(branch),

@@ -206,10 +206,10 @@ function helpText(): string {
 
 function showHelp(call: TodosCall): void {
 	const [word, extra] = wordsOf(call.rest);
-	if (word === undefined) return tell(call.ctx, helpText());
-	const sub = Object.hasOwn(SUBCOMMANDS, word) && word !== "" ? SUBCOMMANDS[word] : undefined;
-	if (!sub || extra !== undefined) return refuse(call, `${quoted(call.rest)} is not a subcommand`);
-	tell(call.ctx, `usage: /todos ${sub.usage}\n${sub.help}`);
+	const sub = word !== undefined && Object.hasOwn(SUBCOMMANDS, word) && word !== "" ? SUBCOMMANDS[word] : undefined;
+	if (word === undefined) tell(call.ctx, helpText());
+	else if (!sub || extra !== undefined) refuse(call, `${quoted(call.rest)} is not a subcommand`);
+	else tell(call.ctx, `usage: /todos ${sub.usage}\n${sub.help}`);
 }
 
 function showList(ctx: ExtensionCommandContext): void {
@@ -313,7 +313,10 @@ function showWhy(call: TodosCall): void | Promise<void> {
 function switchPanel(call: TodosCall): void {
 	const word = call.rest.trim();
 	const enabled = word === "" ? !isPanelEnabled() : parseSwitch(word);
-	if (enabled === undefined) return refuse(call, `${quoted(word)} is neither on nor off`);
+	if (enabled === undefined) {
+		refuse(call, `${quoted(word)} is neither on nor off`);
+		return;
+	}
 	setPanelEnabled(enabled);
 	tell(call.ctx, `Todo panel ${enabled ? "on" : "off"}.`);
 }
@@ -330,8 +333,10 @@ function setDoneCheck(call: TodosCall): void {
 		return;
 	}
 	const command = rest === "off" ? null : rest;
-	if (command !== null && !isValidCheck(command))
-		return refuse(call, `the command is longer than ${MAX_CHECK_LENGTH} characters`);
+	if (command !== null && !isValidCheck(command)) {
+		refuse(call, `the command is longer than ${MAX_CHECK_LENGTH} characters`);
+		return;
+	}
 	pi.appendEntry(DONE_CHECK_ENTRY_TYPE, { command });
 	setBranchDoneCheck(command);
 	tell(

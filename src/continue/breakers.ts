@@ -228,8 +228,12 @@ export function trippedBreaker(
 	return undefined;
 }
 
+/** What stopped a chain: a breaker, or the user's key during a countdown. */
+export type StoppedBy = StopCode | "interrupted";
+
 /** Why a chain stopped, in a few words for the status bar. */
-export function stopWords(code: StopCode): string {
+export function stopWords(code: StoppedBy): string {
+	if (code === "interrupted") return "interrupted by you";
 	return BREAKERS.find((row) => row.code === code)?.words ?? code;
 }
 

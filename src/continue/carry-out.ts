@@ -4,7 +4,8 @@
  * verification and carries out what follows from it. What the user sees and how a message goes out is the mode's.
  */
 
-import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
+import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
+import { DECISION_ENTRY_TYPE } from "../session/keys.ts";
 import type { TilDoneConfig } from "../settings/config.ts";
 import { modelInputPrice } from "../spend/report.ts";
 import {
@@ -23,6 +24,8 @@ import {
 	subscribe,
 } from "../state.ts";
 import { LOOP_ENDS } from "../texts/user.ts";
+import type { Decision } from "../types.ts";
+import { quietly } from "../ui/guard.ts";
 import { tell } from "../ui/tell.ts";
 import { checkEnv, modelChecksBlocked } from "../verify/item-checks.ts";
 import { applyVerification, runVerification } from "../verify/verification.ts";
@@ -62,11 +65,17 @@ export async function afterRun(outcome: RunOutcome, run: FollowUp): Promise<void
 	await carryOut(plan, { ...input, chain }, run);
 }
 
+/** A decision is kept in the store and on the branch, so `/todos why` has it after a reload or a restart. */
+function keep(decision: Decision, run: FollowUp): void {
+	recordDecision(decision);
+	quietly(() => run.pi.appendEntry(DECISION_ENTRY_TYPE, decision));
+}
+
 /** Carries out a plan made from `input`, and keeps it with its reason for `/todos why`. */
 export async function carryOut(plan: Plan, input: PlanInput, run: FollowUp): Promise<void> {
 	const decision = decisionOf(plan, input, Date.now());
 	// Without a list or a loop there is nothing to decide about: no decision is kept.
-	if (plan.kind !== "idle" || plan.code !== "no-todos") recordDecision(decision);
+	if (plan.kind !== "idle" || plan.code !== "no-todos") keep(decision, run);
 	if (plan.kind === "send") return send(plan, run);
 	if (plan.kind === "verify") return verify(plan, run);
 	if (plan.kind === "stop") markStopped(plan.code);
@@ -88,13 +97,19 @@ async function send(plan: Extract<Plan, { kind: "send" }>, run: FollowUp): Promi
 		const input = currentInput(run);
 		due = planNow(input);
 		if (due.kind !== "send") return carryOut(due, input, run);
-		recordDecision(decisionOf(due, input, Date.now()));
+		keep(decisionOf(due, input, Date.now()), run);
 	}
 	if (await run.mode.deliver(due.message, run)) recordSend(due);
 }
 
-/** The user interrupted a countdown: nothing is sent, and a `/loop` that was waiting for it ends. */
+/**
+ * The user interrupted a countdown: nothing is sent, the decision says so and the status bar shows it until the next
+ * prompt, and a `/loop` that was waiting for it ends.
+ */
 function interrupted(run: FollowUp): void {
+	const input = currentInput(run);
+	keep(decisionOf({ kind: "idle", code: "interrupted" }, input, Date.now()), run);
+	markStopped("interrupted");
 	if (getLoop() === undefined) return;
 	setLoop(undefined);
 	tell(run.ctx, LOOP_ENDS.byUser, "info");

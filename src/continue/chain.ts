@@ -6,7 +6,7 @@
 import { countCompletedByText } from "../list/queries.ts";
 import { type ChainSpend, NO_SPEND, noteFinished } from "../spend/usage.ts";
 import type { TodoItem } from "../types.ts";
-import type { StopCode } from "./breakers.ts";
+import type { StoppedBy } from "./breakers.ts";
 import { isFailedRun, type RunOutcome } from "./outcome.ts";
 
 /** Counters of the current continuation chain; a prompt of the user starts a new chain. */
@@ -35,8 +35,8 @@ export interface ChainState {
 	spend: ChainSpend;
 	/** The review item the user was last told the chain waits on, so a wait is announced once. */
 	reviewAnnounced?: number;
-	/** The code of the breaker that stopped the chain, shown until the user acts (which starts a new chain). */
-	stopped?: StopCode;
+	/** What stopped the chain (a breaker, or the user's key), shown until the user acts (which starts a new chain). */
+	stopped?: StoppedBy;
 }
 
 export function initialChain(): ChainState {

@@ -111,7 +111,7 @@ function interactiveMode({ pi, ctx, config }: ModeEnv): Mode {
 			return sent;
 		},
 		show(plan, _decision, input) {
-			if (plan.kind === "stop") showStop(pi, ctx, plan.text);
+			if (plan.kind === "stop") showStop(pi, plan.text);
 			else if (plan.kind === "end-loop") tell(ctx, plan.text, plan.level);
 			else if (plan.code === "all-done") announceCompletion(ctx, input, plan.verified === true);
 			else if (plan.code === "review-wait" && plan.index !== undefined) announceReviewWait(ctx, plan.index);
@@ -120,9 +120,8 @@ function interactiveMode({ pi, ctx, config }: ModeEnv): Mode {
 	};
 }
 
-/** A tripped breaker or budget: a warning notice, and a warning message on the branch. */
-function showStop(pi: ExtensionAPI, ctx: ExtensionContext, text: string): void {
-	tell(ctx, text, "warning");
+/** A tripped breaker or budget: shown once, as a warning message on the branch (it stays in the transcript). */
+function showStop(pi: ExtensionAPI, text: string): void {
 	quietly(() =>
 		pi.sendMessage(
 			{ customType: COMPLETE_MESSAGE_TYPE, content: text, display: true, details: { level: "warning" } },

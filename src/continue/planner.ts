@@ -30,7 +30,7 @@ export type EngineLimits = BreakerLimits & {
 };
 
 /** Why nothing is sent: the list needs nothing, or the user or the model said not to, or the user must review. */
-export type IdleCode = "no-todos" | "all-done" | "aborted" | "paused" | "asks-user" | "review-wait";
+export type IdleCode = "no-todos" | "all-done" | "aborted" | "paused" | "asks-user" | "review-wait" | "interrupted";
 /** One check of a verification: the done-check, or a completed item's own check (regressions). */
 export interface PlannedCheck {
 	/** How the check is named to the user and the model: `the done-check`, `the check of [2]`. */

@@ -63,6 +63,8 @@ function explainIdle(plan: Extract<Plan, { kind: "idle" }>, { todos, chain }: Pl
 			return SENTENCES.asksUser;
 		case "review-wait":
 			return SENTENCES.reviewWait(plan.index ?? 0);
+		case "interrupted":
+			return SENTENCES.interrupted;
 	}
 }
 

@@ -13,6 +13,8 @@ export const LOOP_MESSAGE_TYPE = "til-done-loop";
 export const SNAPSHOT_ENTRY_TYPE = "til-done-snapshot";
 /** A custom session entry holding the done-check the user set with `/todos check` (`{ command: string | null }`). */
 export const DONE_CHECK_ENTRY_TYPE = "til-done-check";
+/** A custom session entry holding one decision of the auto-continue (`Decision`), for `/todos why` after a reload. */
+export const DECISION_ENTRY_TYPE = "til-done-decision";
 /** A custom session entry holding the user's pause or resume (`{ paused: boolean, reason?: string }`). */
 export const PAUSE_ENTRY_TYPE = "til-done-pause";
 /** A custom session entry holding what a verification of the finished list found (`{ passed, failed, checks }`). */

@@ -3,9 +3,15 @@
  * malformed is skipped, never trusted.
  */
 
-import { MAX_TODOS, TOOL_NAMES, type TodoItem } from "../types.ts";
+import { type Decision, MAX_TODOS, TOOL_NAMES, type TodoItem } from "../types.ts";
 import { cloneTodos, isValidCheck, isValidTodoItem } from "../validation.ts";
-import { DONE_CHECK_ENTRY_TYPE, PAUSE_ENTRY_TYPE, SNAPSHOT_ENTRY_TYPE, VERDICT_ENTRY_TYPE } from "./keys.ts";
+import {
+	DECISION_ENTRY_TYPE,
+	DONE_CHECK_ENTRY_TYPE,
+	PAUSE_ENTRY_TYPE,
+	SNAPSHOT_ENTRY_TYPE,
+	VERDICT_ENTRY_TYPE,
+} from "./keys.ts";
 
 /** A snapshot we may trust: an array of valid items within the list limit. */
 function asSnapshot(value: unknown): TodoItem[] | undefined {
@@ -100,4 +106,42 @@ export function lastPause(branch: readonly unknown[]): { paused: boolean; reason
 		return reason === undefined ? { paused } : { paused, reason };
 	}
 	return undefined;
+}
+
+const DECISION_KINDS: ReadonlySet<unknown> = new Set(["send", "stop", "end-loop", "verify", "idle"]);
+const COUNTER_KEYS = [
+	"continuations",
+	"maxContinuations",
+	"noProgress",
+	"maxNoProgress",
+	"failures",
+	"maxFailures",
+	"finished",
+	"total",
+	"tokens",
+	"cost",
+	"calls",
+] as const;
+
+function asDecision(data: unknown): Decision | undefined {
+	const { at, kind, code, text, counters } = (data ?? {}) as Record<string, unknown>;
+	if (typeof at !== "number" || !DECISION_KINDS.has(kind) || typeof code !== "string" || typeof text !== "string") {
+		return undefined;
+	}
+	const figures = (counters ?? {}) as Record<string, unknown>;
+	if (!COUNTER_KEYS.every((key) => typeof figures[key] === "number")) return undefined;
+	const kept = Object.fromEntries(COUNTER_KEYS.map((key) => [key, figures[key]])) as unknown as Decision["counters"];
+	return { at, kind: kind as Decision["kind"], code, text, counters: kept };
+}
+
+/** The last `max` well-formed decisions on a branch, oldest first; malformed entries are skipped. */
+export function lastDecisions(branch: readonly unknown[], max: number): Decision[] {
+	const found: Decision[] = [];
+	for (let i = branch.length - 1; i >= 0 && found.length < max; i--) {
+		const entry = branch[i] as { type?: unknown; customType?: unknown; data?: unknown } | null;
+		if (entry?.type !== "custom" || entry.customType !== DECISION_ENTRY_TYPE) continue;
+		const decision = asDecision(entry.data);
+		if (decision) found.push(decision);
+	}
+	return found.reverse();
 }

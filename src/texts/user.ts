@@ -107,6 +107,7 @@ export const SENTENCES = {
 		`Auto-continue is paused${reason ? ` (${oneLine(reason)})` : ""}: it waits for you.`,
 	asksUser: "The model asked a question: the auto-continue waits for your answer.",
 	reviewWait: (index: number) => `${reviewWaitText(index)}: /todos approve ${index} completes it and goes on.`,
+	interrupted: "Interrupted by you: nothing follows until your next prompt (/todos resume goes on now).",
 } as const;
 
 /** The counters as one bracketed line; the cost only when pi reported any. */

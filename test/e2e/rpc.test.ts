@@ -21,7 +21,7 @@ import {
 	progressStatus,
 } from "../helpers/expected.ts";
 import { perTest } from "../helpers/per-test.ts";
-import type { PiRpc, RpcRecord } from "../helpers/rpc.ts";
+import { customMessages, type PiRpc, type RpcRecord } from "../helpers/rpc.ts";
 import {
 	completeStep,
 	continuationCalls,
@@ -88,13 +88,7 @@ const continuationMessages = (pi: PiRpc) =>
 		return e.type === "message_end" && message?.role === "custom" && message.customType === MESSAGE_TYPE.continuation;
 	});
 
-const completeMessages = (pi: PiRpc) =>
-	pi.events.flatMap((e) => {
-		const message = e.message as { role?: string; customType?: string; content?: unknown; details?: unknown };
-		return e.type === "message_end" && message?.role === "custom" && message.customType === MESSAGE_TYPE.complete
-			? [{ content: message.content, details: message.details }]
-			: [];
-	});
+const completeMessages = (pi: PiRpc) => customMessages(pi, MESSAGE_TYPE.complete);
 
 /** agent_start / agent_end in order: strictly alternating means never two runs at once. */
 const runBoundaries = (pi: PiRpc) =>
@@ -264,15 +258,13 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 	});
 
 	describe("rule 9 (rpc): the countdown and the breakers reach an RPC client", () => {
-		it("stops a model that never finishes anything after 3 continuations with a warning notify", async () => {
+		it("stops a model that never finishes anything after 3 continuations, shown once as a warning message", async () => {
 			const pi = await start(stallScript(["a", "b"], 10), { TIL_DONE_COUNTDOWN: "0.05" });
 			const env = iso as IsolatedEnv;
 			await pi.prompt("Do the list");
 			await pi.waitForSettled({ nth: 4 });
 
-			const warning = pi.uiRequests.filter((r) => r.method === "notify" && r.notifyType === "warning");
-			expect(warning).toEqual([expect.objectContaining({ type: "extension_ui_request", message: noProgress(3) })]);
-			expect(pi.notifications).toEqual([{ message: noProgress(3), type: "warning" }]);
+			expect(pi.notifications).toEqual([]);
 			expect(completeMessages(pi)).toEqual([{ content: noProgress(3), details: { level: "warning" } }]);
 
 			expect(pi.countAgentRuns()).toBe(4);
@@ -292,12 +284,12 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			expectCleanRun(pi);
 		});
 
-		it("stops at the hard cap (TIL_DONE_MAX_CONTINUE=2) with a warning notify; the user's next prompt starts anew", async () => {
+		it("stops at the hard cap (TIL_DONE_MAX_CONTINUE=2) with one warning message; the user's next prompt starts anew", async () => {
 			const pi = await start(lazyScript(FIVE), { TIL_DONE_COUNTDOWN: "0.05", TIL_DONE_MAX_CONTINUE: "2" });
 			await pi.prompt("Build the thing");
 			await pi.waitForSettled({ nth: 3 });
 
-			expect(pi.notifications).toEqual([{ message: hardCap(2), type: "warning" }]);
+			expect(pi.notifications).toEqual([]);
 			expect(completeMessages(pi)).toEqual([{ content: hardCap(2), details: { level: "warning" } }]);
 			expect(pi.countAgentRuns()).toBe(3);
 			expect(continuationMessages(pi)).toHaveLength(2);
@@ -310,10 +302,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			await pi.waitFor(() => pi.statuses.get(KEY.status) === doneStatus(5), 10_000, "the list done");
 			await pi.waitForSettled({ nth: 5 });
 			expect(continuationMessages(pi)).toHaveLength(3);
-			expect(pi.notifications).toEqual([
-				{ message: hardCap(2), type: "warning" },
-				{ message: allDone(5), type: "info" },
-			]);
+			expect(pi.notifications).toEqual([{ message: allDone(5), type: "info" }]);
 			expectCleanRun(pi);
 		});
 	});

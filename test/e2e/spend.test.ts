@@ -18,13 +18,15 @@ import {
 } from "../helpers/expected.ts";
 import { must } from "../helpers/must.ts";
 import { perTest } from "../helpers/per-test.ts";
-import { commandAnswer } from "../helpers/rpc.ts";
+import { commandAnswer, customMessages, type PiRpc } from "../helpers/rpc.ts";
 import { completeStep, lazyScript, sayStep, startStep, toolStep, writeStep } from "../helpers/scripts.ts";
 import { sessionEntries } from "../helpers/session-file.ts";
 import { usageOf } from "../helpers/usage.ts";
 
 const pi = perTest({ TIL_DONE_COUNTDOWN: "0.05" });
 const setup = (steps: FakeStep[], env: Record<string, string> = {}): IsolatedEnv => pi.env(steps, env);
+
+const stopMessages = (client: PiRpc) => customMessages(client, MESSAGE_TYPE.complete);
 
 const sum = (values: readonly number[]): number => values.reduce((total, value) => total + value, 0);
 
@@ -81,17 +83,18 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			expect(ends.map((entry) => entry.data)).toEqual([endData("warning", "spend", text, stoppedAt(spent.tokens))]);
 		});
 
-		it("RPC: a warning, the stop on the status bar, and /todos why gives every decision with its counters", async () => {
+		it("RPC: one warning message, the stop on the status bar, and /todos why gives every decision with its counters", async () => {
 			const env = setup(BUSY_WITHOUT_PROGRESS, SPEND_ENV);
 			const client = await pi.rpc({ host, env: env.env, extensions: [EXTENSION_ENTRY] });
 			await client.promptAndSettle("Do the list");
-			await client.waitFor(() => client.notifications.length > 0, 10_000, "the stop warning");
+			await client.waitFor(() => stopMessages(client).length > 0, 10_000, "the stop message");
 			const messages = client.events.filter((event) => event.type === "message_end").map((event) => event.message);
 			const spent = usageOf(messages);
 			expect(spent.calls).toBe(13);
 			const { since, median } = spendFigures(spent.perCall);
 			const text = spendStop(since, 2, Math.round(median), 2);
-			expect(client.notifications).toEqual([{ message: text, type: "warning" }]);
+			expect(stopMessages(client)).toEqual([{ content: text, details: { level: "warning" } }]);
+			expect(client.notifications).toEqual([]);
 			expect(client.statuses.get(KEY.stop)).toBe(stopStatus("spending without progress"));
 
 			const why = (await commandAnswer(client, "/todos why")).split("\n");

@@ -18,7 +18,7 @@ import {
 import { writeChecked } from "../helpers/lying-models.ts";
 import { perTest } from "../helpers/per-test.ts";
 import { commandAnswer } from "../helpers/rpc.ts";
-import { completeStep, sayStep, startStep, toolStep, writeStep } from "../helpers/scripts.ts";
+import { completeStep, sayStep, startStep, writeStep } from "../helpers/scripts.ts";
 import { sessionDir } from "../helpers/session-file.ts";
 
 const pi = perTest({ TIL_DONE_COUNTDOWN: "600" });

@@ -202,6 +202,8 @@ export const statusReport = (countdownSeconds: number): string =>
 export const allFinished = (total: number): string => `Every todo is finished (${total}): nothing to continue.`;
 export const allVerified = (total: number): string =>
 	`Every todo is finished (${total}) and the list passed its verification: nothing to continue.`;
+/** The decision when a key of the user interrupts a countdown. */
+export const INTERRUPTED = "Interrupted by you: nothing follows until your next prompt (/todos resume goes on now).";
 export const ABORTED_WAIT = "The run was aborted: the auto-continue waits for you.";
 export const ASKS_USER = "The model asked a question: the auto-continue waits for your answer.";
 

@@ -382,3 +382,13 @@ export async function commandAnswer(client: PiRpc, text: string): Promise<string
 	if (answer === undefined) throw new Error(`no answer to ${text}`);
 	return answer.message;
 }
+
+/** The custom messages of one type that ended so far, as `{ content, details }`, in order. */
+export function customMessages(client: PiRpc, customType: string): { content: unknown; details: unknown }[] {
+	return client.events.flatMap((event) => {
+		const message = event.message as { role?: string; customType?: string; content?: unknown; details?: unknown };
+		return event.type === "message_end" && message?.role === "custom" && message.customType === customType
+			? [{ content: message.content, details: message.details }]
+			: [];
+	});
+}

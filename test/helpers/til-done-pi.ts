@@ -1,6 +1,6 @@
 /** The extension under test in an in-process pi, with fast countdowns, and what tests read off it. */
 
-import { KEY } from "./expected.ts";
+import { KEY, MESSAGE_TYPE } from "./expected.ts";
 import { type PiHarness, type StartPiOptions, startPi } from "./sdk.ts";
 import { continuationsOn, EXTENSION_PATH, withEnv } from "./todo-model.ts";
 
@@ -52,6 +52,17 @@ export const continuations = (harness: PiHarness) => continuationsOn(harness.bra
 export const notices = (harness: PiHarness) => harness.ui.notifications.map((n) => n.message);
 export const warnings = (harness: PiHarness) =>
 	harness.ui.notifications.filter((n) => n.type === "warning").map((n) => n.message);
+/** The stops (tripped breakers, budgets) the extension put on the branch as warning messages, in order. */
+export const stopMessages = (harness: PiHarness) =>
+	harness
+		.branch()
+		.flatMap((entry) =>
+			entry.type === "custom_message" &&
+			entry.customType === MESSAGE_TYPE.complete &&
+			(entry.details as { level?: string } | undefined)?.level === "warning"
+				? [entry.content]
+				: [],
+		);
 export const countdownWidgets = (harness: PiHarness) => harness.ui.widgetHistory.filter((w) => w.key === KEY.countdown);
 /** The countdown widget's history: its line, or undefined for a clear. */
 export const countdownLines = (harness: PiHarness) => countdownWidgets(harness).map((w) => w.lines?.[0]);

@@ -28,8 +28,8 @@ import {
 	continuationPrompt,
 	countdownLine,
 	endData,
-	failures,
 	hardCap,
+	INTERRUPTED,
 	KEY,
 	LOOP_STOPPED_BY_USER,
 	loopFinished,
@@ -39,7 +39,6 @@ import {
 	MESSAGE_TYPE,
 	nextAction,
 	noProgress,
-	repeatedAnswer,
 	reviewWait,
 	stderrLine,
 	stopStatus,
@@ -300,6 +299,21 @@ describe("the user takes over", () => {
 		expect(ui.notifications).toEqual([]);
 	});
 
+	it("the interruption is a decision with its reason, on the status bar until the user's next prompt", async () => {
+		const { engine, ctx, ui, endRun } = setup();
+		setTodos(TWO_ITEMS);
+		endRun();
+		for (const handler of [...ui.inputHandlers]) handler("x");
+		await vi.advanceTimersByTimeAsync(0);
+		expect(getDecisions().map((decision) => [decision.code, decision.text])).toEqual([
+			["continue", "2 of 2 todos remain: continuation 1 of 20 follows."],
+			["interrupted", INTERRUPTED],
+		]);
+		expect(ui.status.get(KEY.stop)).toBe(stopStatus("interrupted by you"));
+		engine.onUserInput(ctx);
+		expect(ui.status.has(KEY.stop)).toBe(false);
+	});
+
 	it("user input cancels the countdown and resets the chain", async () => {
 		const { pi, engine, ctx, ui, endRun, counting } = setup();
 		setTodos(TWO_ITEMS);
@@ -447,7 +461,7 @@ describe("a budget or the progress breaker stops the chain, says why on the stat
 		s.endRun();
 		const text = tokenBudgetStop(10_500, 10_000, 9000, 1500);
 		expect(s.sentTypes()).toEqual([MESSAGE_TYPE.complete]);
-		expect(s.ui.notifications).toEqual([{ message: text, type: "warning" }]);
+		expect(s.ui.notifications).toEqual([]);
 		expect(s.ui.status.get(KEY.stop)).toBe(stopStatus("token budget"));
 		expect(getDecisions().map((decision) => [decision.code, decision.text])).toEqual([["budget-tokens", text]]);
 	});
@@ -476,99 +490,50 @@ describe("a budget or the progress breaker stops the chain, says why on the stat
 	});
 });
 
-describe("a tripped breaker warns and posts a til-done-complete message", () => {
-	/** After `continuations` continuations, the stop: a warning and a til-done-complete message, and no countdown. */
-	const expectStop = (s: ReturnType<typeof setup>, text: string, continuations: number) => {
-		const sent = [...Array<string>(continuations).fill(MESSAGE_TYPE.continuation), MESSAGE_TYPE.complete];
-		expect(s.sentTypes()).toEqual(sent);
-		expect(s.ui.notifications.at(-1)).toEqual({ message: text, type: "warning" });
-		expect(s.pi.sent.at(-1)).toEqual({
-			message: { customType: MESSAGE_TYPE.complete, content: text, display: true, details: { level: "warning" } },
-			options: { triggerTurn: false },
-		});
-		expect(s.counting()).toBe(false);
-	};
-
-	it("hard-cap: after maxContinuations continuations with progress", async () => {
-		const s = setup({}, { maxContinuations: 2 });
-		setTodos([todo("a"), todo("b"), todo("c"), todo("d")]);
-		for (let i = 0; i < 2; i++) {
-			s.endRun();
-			await vi.advanceTimersByTimeAsync(3000);
-			updateTodoStatus([i], "completed");
-		}
-		s.endRun();
-		expectStop(s, HARD_CAP_2, 2);
-	});
-
-	it("no-progress: after three continuations that finished nothing", async () => {
-		const s = setup();
-		setTodos(TWO_ITEMS);
-		for (let i = 0; i < 3; i++) {
-			s.endRun([assistant(`Still working (${i}).`)]);
-			await vi.advanceTimersByTimeAsync(3000);
-		}
-		s.endRun([assistant("Still working (3).")]);
-		expectStop(s, noProgress(3), 3);
-	});
-
-	it("repeated-answer: after three continuations that finished nothing and ended with the same answer", async () => {
-		const s = setup();
-		setTodos(TWO_ITEMS);
-		for (let i = 0; i < 3; i++) {
-			s.endRun();
-			await vi.advanceTimersByTimeAsync(3000);
-		}
-		s.endRun();
-		expectStop(s, repeatedAnswer(3), 3);
-	});
-
-	it("failures: after three failed runs in a row", async () => {
-		const s = setup();
-		setTodos(TWO_ITEMS);
-		s.endRun(FAILED);
-		await vi.advanceTimersByTimeAsync(8000);
-		s.endRun([assistant("", "length")]);
-		await vi.advanceTimersByTimeAsync(13_000);
-		s.endRun(FAILED);
-		expectStop(s, failures(3), 2);
-	});
-
-	it("posts the message without a UI, and notifies nobody", async () => {
-		const s = setup({ hasUI: false, mode: "rpc" }, { maxContinuations: 1 });
-		setTodos(TWO_ITEMS);
-		sendContinuation();
-		updateTodoStatus([0], "completed");
-		s.endRun();
-		expect(s.ui.notifications).toEqual([]);
-		expect(s.sentTypes()).toEqual([MESSAGE_TYPE.complete]);
-	});
-
-	it("stays quiet when the context is stale", async () => {
+describe("a stop is shown once: a warning message on the branch, the stop on the status bar, no countdown", () => {
+	// Which breaker trips when is the planner's (planner.test.ts, breakers.test.ts); here, what a stop does.
+	const stopped = () => {
 		const s = setup({}, { maxContinuations: 1 });
 		setTodos(TWO_ITEMS);
 		sendContinuation();
 		updateTodoStatus([0], "completed");
+		return s;
+	};
+
+	it("posts the stop text as a til-done-complete warning message, and no notice besides", async () => {
+		const s = stopped();
+		s.endRun();
+		expect(s.pi.sent).toEqual([
+			{
+				message: {
+					customType: MESSAGE_TYPE.complete,
+					content: hardCap(1),
+					display: true,
+					details: { level: "warning" },
+				},
+				options: { triggerTurn: false },
+			},
+		]);
+		expect(s.ui.notifications).toEqual([]);
+		expect(s.ui.status.get(KEY.stop)).toBe(stopStatus("continuation limit reached"));
+		expect(s.counting()).toBe(false);
+		expect(lastDecision()).toEqual({ kind: "stop", code: "hard-cap" });
+	});
+
+	it("posts it without a UI too, and on a stale context", async () => {
+		const s = stopped();
 		s.makeStale();
 		expect(() => s.endRun()).not.toThrow();
 		expect(s.sentTypes()).toEqual([MESSAGE_TYPE.complete]);
 	});
 
-	it("swallows a sendMessage that throws on a replaced session", async () => {
-		const s = setup({}, { maxContinuations: 1 });
+	it("swallows a sendMessage that throws on a replaced session, the stop still kept", async () => {
+		const s = stopped();
 		s.pi.api.sendMessage = () => {
 			throw new Error("stale");
 		};
-		setTodos(TWO_ITEMS);
-		sendContinuation();
-		updateTodoStatus([0], "completed");
 		expect(() => s.endRun()).not.toThrow();
-		expect(s.ui.notifications).toEqual([
-			{
-				message: hardCap(1),
-				type: "warning",
-			},
-		]);
+		expect(getChain().stopped).toBe("hard-cap");
 	});
 });
 
@@ -1045,7 +1010,7 @@ describe("a finished list is verified between runs before it counts as done", ()
 		s.endRun();
 		await vi.advanceTimersByTimeAsync(0);
 		expect(getTodos()[1]).toEqual({ text: "b", status: "in_progress", check: "test -f b" });
-		expect(s.pi.entries).toEqual([
+		expect(s.pi.entries.filter((entry) => entry.customType !== "til-done-decision")).toEqual([
 			{ customType: "til-done-snapshot", data: { action: "write", todos: [DONE[0], getTodos()[1]] } },
 			{
 				customType: "til-done-verdict",

@@ -46,6 +46,10 @@ function setup(options: FakeCtxOptions = {}, overrides: Partial<TilDoneConfig> =
 	return { ...base, todos, loop, told };
 }
 
+/** The lists the commands stored on the branch (decisions are stored beside them). */
+const snapshots = (pi: { entries: { customType: string; data: unknown }[] }) =>
+	pi.entries.filter((entry) => entry.customType === "til-done-snapshot");
+
 let stderr: MockInstance<typeof process.stderr.write>;
 
 beforeEach(() => {
@@ -151,7 +155,7 @@ describe("changing the list records a til-done-snapshot entry with the full list
 		setTodos(TWO_ITEMS);
 		await todos("add   Write   docs  ");
 		expect(told()).toEqual(["Added [2] Write   docs"]);
-		expect(pi.entries).toEqual([
+		expect(snapshots(pi)).toEqual([
 			{
 				customType: "til-done-snapshot",
 				data: { action: "write", todos: [...TWO_ITEMS, todo("Write   docs")] },
@@ -164,7 +168,7 @@ describe("changing the list records a til-done-snapshot entry with the full list
 		const { pi, todos } = setup();
 		await todos("add a");
 		await todos("done 0");
-		expect(pi.entries.map((entry) => entry.data)).toEqual([
+		expect(snapshots(pi).map((entry) => entry.data)).toEqual([
 			{ action: "write", todos: [todo("a")] },
 			{ action: "write", todos: [todo("a", "completed")] },
 		]);

@@ -397,24 +397,26 @@ describe("message_end: every model call's usage counts in the chain's spend", ()
 	});
 });
 
-describe("the decisions for /todos why belong to a session", () => {
-	const aDecision = () =>
-		recordDecision({ at: 0, kind: "idle", code: "aborted", text: "t", counters: countersOf(currentInput()) });
+describe("the decisions for /todos why are the branch's: rebuilt at every session start and tree move", () => {
+	const decision = { at: 0, kind: "idle" as const, code: "aborted", text: "t", counters: countersOf(currentInput()) };
+	const entry = { type: "custom", customType: "til-done-decision", data: decision };
 
-	it.each(["startup", "new", "resume", "fork"])(
-		"a session start (%s) forgets the old session's decisions",
+	it.each(["startup", "new", "resume", "fork", "reload"])(
+		"a session start (%s) shows the decisions its branch holds, and forgets any other",
 		async (reason) => {
-			const { fire } = setup();
-			aDecision();
+			const { fire } = setup({ branch: [entry] });
+			recordDecision({ ...decision, at: 1, text: "of another session" });
 			await fire("session_start", { reason });
-			expect(getDecisions()).toEqual([]);
+			expect(getDecisions()).toEqual([decision]);
 		},
 	);
 
-	it("a reload keeps them", async () => {
-		const { fire } = setup();
-		aDecision();
-		await fire("session_start", { reason: "reload" });
+	it("a decision made is stored on the branch", async () => {
+		const { pi, countDown } = setup({ branch: [written(TWO_ITEMS)] });
+		await countDown();
+		expect(
+			pi.entries.filter((stored) => stored.customType === "til-done-decision").map((stored) => stored.data),
+		).toEqual(getDecisions());
 		expect(getDecisions()).toHaveLength(1);
 	});
 });

@@ -5,7 +5,6 @@ import { DEFAULT_CONFIG } from "../../src/settings/config.ts";
 import { NO_SPEND } from "../../src/spend/usage.ts";
 import {
 	appendTodos,
-	clearDecisions,
 	effectiveDoneCheck,
 	getBranchDoneCheck,
 	getChain,
@@ -348,8 +347,6 @@ describe("the chain's spend, why it stopped, and the decisions kept for /todos w
 		expect(getDecisions().map((decision) => decision.at)).toEqual(
 			Array.from({ length: MAX_DECISIONS }, (_, i) => i + 3),
 		);
-		clearDecisions();
-		expect(getDecisions()).toEqual([]);
 	});
 });
 
