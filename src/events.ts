@@ -75,7 +75,7 @@ export function registerMessageRenderers(pi: ExtensionAPI): void {
 		const level = (message.details as { level?: unknown } | undefined)?.level;
 		return iconText(level === "warning" ? WARNING : SUCCESS, textOfContent(message.content), theme);
 	});
-	// Print and JSON modes record why each invocation ended as a custom entry (headless.ts); show it on resume.
+	// Print and JSON modes record why each invocation ended as a custom entry (continue/modes.ts); show it on resume.
 	// Entries written before they carried a level were breaker stops: warnings.
 	pi.registerEntryRenderer(COMPLETE_MESSAGE_TYPE, (entry, _options, theme) => {
 		const data = entry.data as { text?: unknown; level?: unknown } | undefined;

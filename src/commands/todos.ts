@@ -4,6 +4,7 @@ import type { ExtensionAPI, ExtensionCommandContext } from "@earendil-works/pi-c
 import { breakerReport, stopWords } from "../continue/breakers.ts";
 import type { ChainState } from "../continue/chain.ts";
 import type { Engine } from "../continue/engine.ts";
+import { runsInRun } from "../continue/modes.ts";
 import { formatTodoListText, renderTodoList } from "../formatting.ts";
 import { DONE_CHECK_ENTRY_TYPE, PAUSE_ENTRY_TYPE, SNAPSHOT_ENTRY_TYPE } from "../session/keys.ts";
 import { parseSwitch, type TilDoneConfig } from "../settings/config.ts";
@@ -25,7 +26,7 @@ import {
 	updateTodoStatus,
 } from "../state.ts";
 import { oneLine } from "../texts/data.ts";
-import { formatWhy, spentLine } from "../texts/user.ts";
+import { COUNTDOWN_IN_RUN, formatWhy, spentLine } from "../texts/user.ts";
 import { INITIAL_STATUS, MAX_CHECK_LENGTH, type TodoDetails, type TodoStatus } from "../types.ts";
 import { tell } from "../ui/tell.ts";
 import { cloneTodos, isValidCheck } from "../validation.ts";
@@ -73,12 +74,19 @@ function autoContinueState(chain: Readonly<ChainState>): string {
 	return chain.stopped === undefined ? "on" : `stopped: ${stopWords(chain.stopped)} (/todos why)`;
 }
 
+/** What `/todos status` reads off the host: pi's active tools, the model's price, and whether runs go on in-run. */
+export interface StatusHost {
+	activeTools: readonly string[];
+	inputPrice?: number;
+	priced?: boolean;
+	/** Print and JSON modes: no countdown, the chain goes on inside the run. */
+	inRun?: boolean;
+}
+
 /** A one-paragraph account of the auto-continue for `/todos status`. */
 export function formatStatusReport(
 	config: TilDoneConfig,
-	activeTools: readonly string[],
-	inputPrice?: number,
-	priced = true,
+	{ activeTools, inputPrice, priced = true, inRun = false }: StatusHost,
 ): string {
 	const chain = getChain();
 	const doneCheck = effectiveDoneCheck(config.doneCheck);
@@ -87,7 +95,7 @@ export function formatStatusReport(
 		`Auto-continue: ${autoContinueState(chain)}`,
 		spentLine(chain.spend),
 		...breakerReport({ chain, inputPrice, priced, next, tail: "" }, config),
-		`Countdown: ${config.countdownSeconds}s`,
+		inRun ? COUNTDOWN_IN_RUN : `Countdown: ${config.countdownSeconds}s`,
 		`Done-check: ${doneCheck === undefined ? "none" : oneLine(doneCheck)}`,
 		`Item checks: ${itemChecksState(config, activeTools)}, timeout ${config.checkTimeoutSeconds}s`,
 	].join("\n");
@@ -302,7 +310,15 @@ function resume(call: TodosCall): void | Promise<void> {
 function showStatus(call: TodosCall): void | Promise<void> {
 	const { pi, ctx, config } = call;
 	return withParsed(call, parseNothing(call.rest), () =>
-		tell(ctx, formatStatusReport(config, pi.getActiveTools(), modelInputPrice(ctx), modelPriced(ctx))),
+		tell(
+			ctx,
+			formatStatusReport(config, {
+				activeTools: pi.getActiveTools(),
+				inputPrice: modelInputPrice(ctx),
+				priced: modelPriced(ctx),
+				inRun: runsInRun(ctx),
+			}),
+		),
 	);
 }
 

@@ -1,6 +1,6 @@
 /**
  * What happens after a run, and why: the one place the auto-continue decides, for the todo chain and `/loop` alike.
- * Pure: the adapters (engine.ts for the countdown, headless.ts for print and JSON modes) carry the plan out.
+ * Pure: carry-out.ts carries the plan out, through the mode (a countdown, or the same run in print and JSON modes).
  */
 
 import { buildContinuationPrompt } from "../formatting.ts";

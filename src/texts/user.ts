@@ -147,6 +147,9 @@ export function formatWhy(decisions: readonly Decision[]): string {
 	);
 }
 
+/** `/todos status` in print and JSON modes, which never count down: the next continuation goes out inside the run. */
+export const COUNTDOWN_IN_RUN = "Countdown: none in print and JSON modes (the chain goes on inside the run)";
+
 /** The status bar while a stopped chain waits for the user: why (`words`), and where the figures are. */
 export function formatStopStatus(words: string | undefined): string | undefined {
 	return words === undefined ? undefined : `⏹ auto-continue stopped: ${words} (/todos why)`;

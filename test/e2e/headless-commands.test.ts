@@ -21,6 +21,7 @@ import {
 	loopFinished,
 	loopLimit,
 	loopPrompt,
+	statusReport,
 	stderrLine,
 	TODOS_ERRORS,
 } from "../helpers/expected.ts";
@@ -127,6 +128,14 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 				session: { dir: sessionDir },
 			});
 			expect(listed.stderr).toBe(stderrLine(listLines("– [0] a", "– [1] b")));
+		});
+
+		it("/todos status names no countdown, which print mode never runs", async () => {
+			const env = setup([sayStep("never asked")]);
+			const result = await runPrint(["-p", "/todos status"], env.env, { host, extensions: [EXTENSION_ENTRY] });
+			expect(result.code).toBe(0);
+			expect(result.stderr).toBe(stderrLine(statusReport("in-run")));
+			expect(env.readLog()).toEqual([]);
 		});
 	});
 });

@@ -179,8 +179,11 @@ export const TODOS_ERRORS = {
 	unknown: (sub: string) => `/todos: "${sub}" is not a subcommand\n${TODOS_HELP_TEXT}`,
 } as const;
 
-/** `/todos status` with fresh counters and the default limits. */
-export const statusReport = (countdownSeconds: number): string =>
+/** `/todos status` in print and JSON modes: no countdown there. */
+export const COUNTDOWN_IN_RUN = "Countdown: none in print and JSON modes (the chain goes on inside the run)";
+
+/** `/todos status` with fresh counters and the default limits; `"in-run"` for print and JSON modes. */
+export const statusReport = (countdownSeconds: number | "in-run"): string =>
 	[
 		"Auto-continue: on",
 		"Spent this chain: 0 tokens in 0 call(s)",
@@ -191,7 +194,7 @@ export const statusReport = (countdownSeconds: number): string =>
 		"Continuations this prompt: 0/20",
 		"Token budget: none",
 		"Cost budget: none",
-		`Countdown: ${countdownSeconds}s`,
+		countdownSeconds === "in-run" ? COUNTDOWN_IN_RUN : `Countdown: ${countdownSeconds}s`,
 		"Done-check: none",
 		"Item checks: on, timeout 120s",
 	].join("\n");

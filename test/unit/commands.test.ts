@@ -408,7 +408,7 @@ describe("pause, resume and status control the auto-continue", () => {
 		pauseAutoContinue("model", "waiting\nfor review");
 		sendContinuation();
 		const config = { ...DEFAULT_CONFIG, maxContinuations: 5, maxNoProgress: 0, countdownSeconds: 0.5 };
-		expect(formatStatusReport(config, ["read", "bash"])).toBe(
+		expect(formatStatusReport(config, { activeTools: ["read", "bash"] })).toBe(
 			[
 				"Auto-continue: paused (waiting for review)",
 				"Spent this chain: 0 tokens in 0 call(s)",
@@ -428,7 +428,7 @@ describe("pause, resume and status control the auto-continue", () => {
 
 	it("status shows a pause without a reason", async () => {
 		pauseAutoContinue("user");
-		expect(formatStatusReport(DEFAULT_CONFIG, ["bash"]).split("\n")[0]).toBe("Auto-continue: paused");
+		expect(formatStatusReport(DEFAULT_CONFIG, { activeTools: ["bash"] }).split("\n")[0]).toBe("Auto-continue: paused");
 	});
 
 	it.each([
@@ -446,7 +446,7 @@ describe("pause, resume and status control the auto-continue", () => {
 			"Item checks: off (--til-done-model-checks off), timeout 30s",
 		],
 	])("status says whether the model's item checks can run: %s", (_name, config, tools, line) => {
-		expect(formatStatusReport(config, tools).split("\n").at(-1)).toBe(line);
+		expect(formatStatusReport(config, { activeTools: tools }).split("\n").at(-1)).toBe(line);
 	});
 });
 
@@ -458,7 +458,7 @@ describe("status shows what the chain spent, its budgets and the progress breake
 	it("the spend, the budgets with the next continuation's forecast, and the breaker's figures", async () => {
 		spent({ tokens: 54_321, cost: 0.4321, calls: 9, lastContext: 6000, perItem: [2000, 4000], tokensAtFinish: 50_000 });
 		const config = { ...DEFAULT_CONFIG, budgetTokens: 100_000, budgetCost: 2 };
-		expect(spendLines(formatStatusReport(config, ["bash"], 3))).toEqual([
+		expect(spendLines(formatStatusReport(config, { activeTools: ["bash"], inputPrice: 3 }))).toEqual([
 			"Spent this chain: 54,321 tokens in 9 call(s), cost 0.4321",
 			"Progress breaker: 5 × the median tokens per finished todo; median 3,000, 4,321 since the last finished todo",
 			"Token budget: 100,000 (next continuation: about 60,321)",
@@ -469,7 +469,7 @@ describe("status shows what the chain spent, its budgets and the progress breake
 	it("says when the model's price is unknown, and when the breaker is off", async () => {
 		spent({ tokens: 1000, calls: 1, lastContext: 800 });
 		const config = { ...DEFAULT_CONFIG, budgetCost: 1, spendFactor: 0 };
-		expect(spendLines(formatStatusReport(config, ["bash"]))).toEqual([
+		expect(spendLines(formatStatusReport(config, { activeTools: ["bash"] }))).toEqual([
 			"Spent this chain: 1,000 tokens in 1 call(s)",
 			"Progress breaker: off",
 			"Token budget: none",
