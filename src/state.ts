@@ -141,9 +141,13 @@ function freshChain(old: ChainState, todos: readonly TodoItem[]): ChainState {
 	return keepPause ? { ...fresh, paused: true, pauseReason: old.pauseReason, pausedBy: "user" } : fresh;
 }
 
-/** Switches auto-continue off; a model's pause ends with the user's next prompt, a user's with `resume`. */
+/**
+ * Switches auto-continue off; a model's pause ends with the user's next prompt, a user's with `resume`. The user's
+ * pause is the user acting: a stop shown until then leaves the status bar (`/todos why` keeps it).
+ */
 export function pauseAutoContinue(by: "user" | "model", reason?: string): void {
-	setChain({ ...state.chain, paused: true, pausedBy: by, pauseReason: reason });
+	const stopped = by === "user" ? undefined : state.chain.stopped;
+	setChain({ ...state.chain, paused: true, pausedBy: by, pauseReason: reason, stopped });
 }
 
 export function resumeAutoContinue(): void {

@@ -339,6 +339,14 @@ describe("the chain's spend, why it stopped, and the decisions kept for /todos w
 		expect(getChain().stopped).toBeUndefined();
 	});
 
+	it("the user's pause is the user acting: the stop leaves the status bar; the model's pause keeps it", () => {
+		markStopped("interrupted");
+		pauseAutoContinue("model", "asked a question");
+		expect(getChain().stopped).toBe("interrupted");
+		pauseAutoContinue("user");
+		expect(getChain()).toMatchObject({ paused: true, pausedBy: "user", stopped: undefined });
+	});
+
 	it(`keeps the last ${MAX_DECISIONS} decisions, the oldest first`, () => {
 		const counters = countersOf({ todos: [], chain: initialChain(), loop: undefined, limits: DEFAULT_CONFIG });
 		for (let i = 0; i < MAX_DECISIONS + 3; i++) {
