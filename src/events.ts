@@ -126,7 +126,14 @@ function paintSession(pi: ExtensionAPI, ctx: ExtensionContext, config: TilDoneCo
 	};
 	const paint = createPainter(ctx, view);
 	paint();
-	return subscribe(paint);
+	const unsubscribe = subscribe(paint);
+	// The footer is fitted to the terminal's width: a resize fits it again.
+	const resize = () => paint();
+	if (ctx.mode === "tui") process.stdout.on("resize", resize);
+	return () => {
+		unsubscribe();
+		process.stdout.off("resize", resize);
+	};
 }
 
 /**

@@ -1,6 +1,6 @@
 /** Pure checks on todo data and tool parameters. Nothing here mutates or touches the host. */
 
-import { oneLine } from "./texts/data.ts";
+import { graphemesOf, oneLine } from "./texts/data.ts";
 import { PARAM_ERRORS, type ParamError } from "./texts/model.ts";
 
 export type { ParamError };
@@ -19,8 +19,6 @@ import {
 	type WriteMode,
 } from "./types.ts";
 
-/** Made on first use: creating a segmenter loads ICU data, about 7 ms of every pi start-up otherwise. */
-let graphemes: Intl.Segmenter | undefined;
 /** Beyond this many UTF-16 units per allowed character a text is too long whatever its graphemes. */
 const MAX_UNITS_PER_GRAPHEME = 16;
 
@@ -32,8 +30,7 @@ export function isTooLong(text: string, max: number): boolean {
 	if (text.length <= max) return false;
 	if (text.length > max * MAX_UNITS_PER_GRAPHEME) return true;
 	let count = 0;
-	graphemes ??= new Intl.Segmenter(undefined, { granularity: "grapheme" });
-	for (const _ of graphemes.segment(text)) if (++count > max) return true;
+	for (const _ of graphemesOf(text)) if (++count > max) return true;
 	return false;
 }
 

@@ -1,10 +1,9 @@
 /**
- * Texts the user reads: the status bar, notices, the sentence of each decision, `/todos why` and `/todos status`,
- * a `/loop`'s end. A breaker's stop text is in its row (continue/breakers.ts); a command's usage is in its table.
- * Pure.
+ * Texts the user reads: notices, the sentence of each decision, `/todos why` and `/todos status`, a `/loop`'s end.
+ * The status bar's are in status.ts, a breaker's stop text in its row (continue/breakers.ts), a command's usage in
+ * its table. Pure.
  */
 
-import { finishedCount, reviewWaitIndex } from "../list/queries.ts";
 import type { ChainSpend } from "../spend/usage.ts";
 import type { Counters, Decision, TodoItem } from "../types.ts";
 import { oneLine, prefix } from "./data.ts";
@@ -22,33 +21,6 @@ export function backoffMessage(backoffMs: number): string {
 	return `The last run failed; auto-continue waits ${(backoffMs / 1000).toFixed(1)}s longer before continuing.`;
 }
 
-/** Longest command shown on the status bar while its check runs. */
-const STATUS_COMMAND_CHARS = 60;
-
-/** The check status while a finished list waits for its verification. */
-export const VERIFICATION_PENDING = "🔎 not verified yet";
-
-/**
- * The check status: a check running, else what the last verification found, else `pending` when a finished list
- * waits for one; nothing otherwise.
- */
-export function formatCheckStatus(
-	checking: { what: string; command: string } | undefined,
-	verification: { passed: boolean; failed: readonly string[]; checks: number } | undefined,
-	pending = false,
-): string | undefined {
-	if (checking) return `🔎 checking ${checking.what}: ${prefix(oneLine(checking.command), STATUS_COMMAND_CHARS)}`;
-	if (!verification) return pending ? VERIFICATION_PENDING : undefined;
-	if (verification.passed) return `✓ verified (${verification.checks} check(s) passed)`;
-	return `✗ not verified: ${verification.failed.join("; ")}`;
-}
-
-/** `👁 [i] waits for your review` while the auto-continue waits on that item. */
-export function formatReviewStatus(todos: readonly TodoItem[]): string | undefined {
-	const index = reviewWaitIndex(todos);
-	return index === undefined ? undefined : reviewWaitText(index);
-}
-
 /** The one notice a finished list gets: verified when a verification passed (`checks` of them). */
 export function completionNotice(items: number, checks?: number): string {
 	if (checks === undefined) return `✓ All ${items} todos are done.`;
@@ -57,35 +29,6 @@ export function completionNotice(items: number, checks?: number): string {
 
 export function reviewWaitText(index: number): string {
 	return `👁 [${index}] waits for your review`;
-}
-
-/**
- * The list's status: `📋 2/5 [████░░░░░░]` (progress, once) while items remain or the finished list is not yet known
- * to be done, `✓ Done (N items)` once it is (`done`: finished, and verified where it has a verification); nothing for
- * an empty list.
- */
-export function formatStatusText(todos: readonly TodoItem[], done: boolean): string | undefined {
-	if (todos.length === 0) return undefined;
-	if (done) return `✓ Done (${todos.length} items)`;
-	const finished = finishedCount(todos);
-	const filled = Math.round((finished / todos.length) * PROGRESS_BAR_CELLS);
-	return `📋 ${finished}/${todos.length} [${"█".repeat(filled)}${"░".repeat(PROGRESS_BAR_CELLS - filled)}]`;
-}
-
-/** Width of the status-bar progress bar, in cells. */
-export const PROGRESS_BAR_CELLS = 10;
-
-/** Status text while auto-continue is paused, with the reason the user or the model gave. */
-export function formatPausedText(reason: string | undefined): string {
-	return reason ? `⏸ auto-continue paused: ${oneLine(reason)}` : "⏸ auto-continue paused";
-}
-
-/** One `[i] text` line per item in progress, or nothing. */
-export function formatActiveText(todos: readonly TodoItem[]): string | undefined {
-	const lines = todos.flatMap((todo, index) =>
-		todo.status === "in_progress" ? [`[${index}] ${oneLine(todo.text)}`] : [],
-	);
-	return lines.length > 0 ? lines.join("\n") : undefined;
 }
 
 /** The sentence of each decision that is not a stop (a stop's sentence is its stop text): what follows, and why. */
@@ -149,15 +92,6 @@ export function formatWhy(decisions: readonly Decision[]): string {
 
 /** `/todos status` in print and JSON modes, which never count down: the next continuation goes out inside the run. */
 export const COUNTDOWN_IN_RUN = "Countdown: none in print and JSON modes (the chain goes on inside the run)";
-
-/** The status bar while a stopped chain waits for the user: why (`words`), and where the figures are. */
-export function formatStopStatus(words: string | undefined): string | undefined {
-	return words === undefined ? undefined : `⏹ auto-continue stopped: ${words} (/todos why)`;
-}
-
-export function loopStatusText(iteration: number, max: number): string {
-	return `🔁 loop ${iteration}/${max}`;
-}
 
 /** What the user reads when a `/loop` ends (a budget's end is that budget's stop text). */
 export const LOOP_ENDS = {

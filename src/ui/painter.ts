@@ -19,41 +19,23 @@ import {
 } from "../session/keys.ts";
 import type { UiView, Verification } from "../state.ts";
 import {
-	formatActiveText,
-	formatCheckStatus,
-	formatPausedText,
-	formatReviewStatus,
-	formatStatusText,
-	formatStopStatus,
-	loopStatusText,
-} from "../texts/user.ts";
+	activeStatus,
+	checkStatus,
+	loopStatus,
+	pausedStatus,
+	progressStatus,
+	reviewStatus,
+	stopStatus,
+} from "../texts/status.ts";
 import { passesFor } from "../verify/verdict.ts";
 import { quietly } from "./guard.ts";
 import { formatPanelLines } from "./panel.ts";
+import { fitStatusLine, STATUS_WIDTH_DEFAULT, type StatusEntry } from "./status-line.ts";
 
-/**
- * Every status-bar value by key; undefined clears the key. pi's footer shows them sorted by key, which is this order:
- * what is open or done (progress once), the item in progress, the verification, then why the chain waits or stopped.
- */
-export function statusValues(view: UiView): [string, string | undefined][] {
-	const verified = passesFor(view.verification, view.todos);
-	// A finished list waits while it has a verification to pass, or failed its last one, whatever the settings say now.
-	const unverified = view.toVerify || view.verification?.passed === false;
-	const waitsForVerification = isAllFinished(view.todos) && unverified && !verified;
-	return [
-		[STATUS_KEY, formatStatusText(view.todos, isAllFinished(view.todos) && !waitsForVerification)],
-		[ACTIVE_STATUS_KEY, formatActiveText(view.todos)],
-		[CHECK_STATUS_KEY, formatCheckStatus(view.checking, verdictToShow(view, verified), waitsForVerification)],
-		[LOOP_STATUS_KEY, view.loop ? loopStatusText(view.loop.iteration, view.loop.max) : undefined],
-		[PAUSED_STATUS_KEY, view.chain.paused ? formatPausedText(view.chain.pauseReason) : undefined],
-		[REVIEW_STATUS_KEY, formatReviewStatus(view.todos)],
-		[STOP_STATUS_KEY, formatStopStatus(view.chain.stopped && stopWords(view.chain.stopped))],
-	];
-}
-
-/** The verdict the status bar may show: a failure, or a pass that holds for the list as it is now. */
-function verdictToShow({ verification }: UiView, verified: boolean): Verification | undefined {
-	return verification?.passed && !verified ? undefined : verification;
+/** The terminal's width in the TUI; elsewhere (RPC clients lay out what they get) the default. */
+export function screenWidth(ctx: ExtensionContext): number {
+	const columns = ctx.mode === "tui" ? process.stdout.columns : undefined;
+	return columns && columns > 0 ? columns : STATUS_WIDTH_DEFAULT;
 }
 
 /**
@@ -68,31 +50,60 @@ export function createPainter(ctx: ExtensionContext, read: () => UiView): () => 
 		quietly(() => {
 			if (!ctx.hasUI) return;
 			const view = read();
-			for (const [key, value] of statusValues(view)) {
+			const width = screenWidth(ctx);
+			for (const [key, value] of fitStatusLine(statusEntries(view), width)) {
 				if (!first && shown.get(key) === value) continue;
 				ctx.ui.setStatus(key, value);
 				shown.set(key, value);
 			}
 			first = false;
-			panel = paintPanel(ctx, view, panel);
+			panel = paintPanel(ctx, view, panel, width);
 		});
 	};
 }
+
+/** pi draws a widget's lines with one column of padding on each side. */
+const PANEL_PADDING = 2;
 
 /** Whether a painter left the panel on screen: the painter of the next session must clear it. */
 let panelOnScreen = false;
 
 /** Shows, updates or clears the panel widget; returns what it now shows. */
-function paintPanel(ctx: ExtensionContext, view: UiView, shown: string | undefined): string | undefined {
+function paintPanel(ctx: ExtensionContext, view: UiView, shown: string | undefined, width: number): string | undefined {
 	if (!view.panelEnabled || view.todos.length === 0) {
 		if (panelOnScreen) ctx.ui.setWidget(PANEL_WIDGET_ID, undefined);
 		panelOnScreen = false;
 		return undefined;
 	}
 	// Escape codes only where a terminal draws them; RPC clients get plain lines.
-	const lines = formatPanelLines(view.todos, ctx.mode === "tui" ? ctx.ui.theme : PLAIN_STYLE);
+	const lines = formatPanelLines(view.todos, ctx.mode === "tui" ? ctx.ui.theme : PLAIN_STYLE, width - PANEL_PADDING);
 	const joined = lines.join("\n");
 	if (joined !== shown || !panelOnScreen) ctx.ui.setWidget(PANEL_WIDGET_ID, lines, { placement: "aboveEditor" });
 	panelOnScreen = true;
 	return joined;
+}
+
+/**
+ * Every status-bar entry by key. pi's footer shows them sorted by key, which is this order: what is open or done
+ * (progress once), the item in progress, the verification, then why the chain waits or stopped.
+ */
+export function statusEntries(view: UiView): StatusEntry[] {
+	const verified = passesFor(view.verification, view.todos);
+	// A finished list waits while it has a verification to pass, or failed its last one, whatever the settings say now.
+	const unverified = view.toVerify || view.verification?.passed === false;
+	const waitsForVerification = isAllFinished(view.todos) && unverified && !verified;
+	return [
+		[STATUS_KEY, progressStatus(view.todos, isAllFinished(view.todos) && !waitsForVerification)],
+		[ACTIVE_STATUS_KEY, activeStatus(view.todos)],
+		[CHECK_STATUS_KEY, checkStatus(view.checking, verdictToShow(view, verified), waitsForVerification)],
+		[LOOP_STATUS_KEY, view.loop ? loopStatus(view.loop.iteration, view.loop.max) : undefined],
+		[PAUSED_STATUS_KEY, view.chain.paused ? pausedStatus(view.chain.pauseReason) : undefined],
+		[REVIEW_STATUS_KEY, reviewStatus(view.todos)],
+		[STOP_STATUS_KEY, stopStatus(view.chain.stopped && stopWords(view.chain.stopped))],
+	];
+}
+
+/** The verdict the status bar may show: a failure, or a pass that holds for the list as it is now. */
+function verdictToShow({ verification }: UiView, verified: boolean): Verification | undefined {
+	return verification?.passed && !verified ? undefined : verification;
 }

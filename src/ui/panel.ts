@@ -1,7 +1,15 @@
-/** The optional todo panel above the editor: a short window onto the list. Pure; ui.ts draws it. */
+/** The optional todo panel above the editor: a short window onto the list, one line per item. Pure; painter.ts draws it. */
 
-import { getStatusIcon, getTodoLabel, PLAIN_STYLE, renderMarks, type Styler } from "../formatting.ts";
-import { oneLine } from "../texts/data.ts";
+import {
+	getPlainIcon,
+	getStatusIcon,
+	getTodoLabel,
+	itemMarks,
+	PLAIN_STYLE,
+	renderMarks,
+	type Styler,
+} from "../formatting.ts";
+import { cellsOf, cutToCells, oneLine } from "../texts/data.ts";
 import type { TodoItem } from "../types.ts";
 import { isIncomplete } from "../validation.ts";
 
@@ -15,18 +23,25 @@ export function panelStart(todos: readonly TodoItem[]): number {
 	return Math.max(0, Math.min(firstOpen - 1, todos.length - PANEL_MAX_ITEMS));
 }
 
-/** The panel's lines: the in-progress item highlighted, finished ones dimmed and struck through, then "+N more". */
-export function formatPanelLines(todos: readonly TodoItem[], style: Styler = PLAIN_STYLE): string[] {
+/**
+ * The panel's lines, each within `width` cells (an item's text is cut to fit): the in-progress item highlighted,
+ * finished ones dimmed and struck through, then "+N more".
+ */
+export function formatPanelLines(
+	todos: readonly TodoItem[],
+	style: Styler = PLAIN_STYLE,
+	width = Number.POSITIVE_INFINITY,
+): string[] {
 	if (todos.length === 0) return [];
 	const start = panelStart(todos);
 	const shown = todos.slice(start, start + PANEL_MAX_ITEMS);
 	const lines = shown.map((todo, offset) => {
-		const index = style.fg("accent", `[${start + offset}]`);
+		const at = start + offset;
+		const room = width - cellsOf(`${getPlainIcon(todo.status)} [${at}] ${itemMarks(todo)}`);
+		const text = cutToCells(oneLine(todo.text), Math.max(1, room));
 		const label =
-			todo.status === "in_progress"
-				? style.bold(style.fg("warning", oneLine(todo.text)))
-				: getTodoLabel(todo.text, todo.status, style);
-		return `${getStatusIcon(todo.status, style)} ${index} ${label}${renderMarks(todo, style)}`;
+			todo.status === "in_progress" ? style.bold(style.fg("warning", text)) : getTodoLabel(text, todo.status, style);
+		return `${getStatusIcon(todo.status, style)} ${style.fg("accent", `[${at}]`)} ${label}${renderMarks(todo, style)}`;
 	});
 	const hidden = todos.length - shown.length;
 	if (hidden > 0) lines.push(style.fg("dim", `+${hidden} more`));

@@ -6,7 +6,7 @@
 
 import { fauxAssistantMessage, fauxToolCall, type JsonObject, type Message } from "@earendil-works/pi-ai";
 import fc from "fast-check";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { CONTINUATION_HEAD, KEY, MESSAGE_TYPE } from "../helpers/expected.ts";
 import type { PiHarness } from "../helpers/sdk.ts";
 import { disposeAll, idle, startTilDone } from "../helpers/til-done-pi.ts";
@@ -306,6 +306,17 @@ function expectRulesHold(harness: PiHarness, model: RuleModel, fake: SoakModel, 
 }
 
 afterEach(disposeAll);
+
+// The soak checks the rules, not the layout: a terminal wide enough that the status line is never fitted
+// (test/unit/status-line.test.ts and the property test cover the fitting).
+const columns = Object.getOwnPropertyDescriptor(process.stdout, "columns");
+beforeAll(() => {
+	Object.defineProperty(process.stdout, "columns", { value: 1000, configurable: true, writable: true });
+});
+afterAll(() => {
+	if (columns) Object.defineProperty(process.stdout, "columns", columns);
+	else delete (process.stdout as { columns?: number }).columns;
+});
 
 describe("soak", () => {
 	it(`${RUNS} runs with random tool calls, interrupts and reloads follow the rules after every step`, async () => {

@@ -260,3 +260,33 @@ export async function startTui(options: TuiOptions): Promise<TuiSession> {
 	session.startupMs = performance.now() - started;
 	return session;
 }
+
+/**
+ * Types a line into the editor and submits it. A command gets a trailing space: with the completion list of its
+ * arguments open, Enter would take the highlighted completion instead of submitting.
+ */
+export async function submit(session: TuiSession, text: string): Promise<void> {
+	// Keys that arrive while pi 0.87 reloads are dropped: type again until the editor shows the line, then Enter.
+	for (let attempt = 1; ; attempt++) {
+		await session.type(text.startsWith("/") ? `${text} ` : text);
+		const shown = await session
+			.waitForScreen((s) => editorLine(s) === text, 2000)
+			.then(
+				() => true,
+				(error: unknown) => {
+					if (attempt === 5) throw error;
+					return false;
+				},
+			);
+		if (shown) break;
+	}
+	await session.sendKeys("Enter");
+}
+
+/** The editor's text: the line between its two borders, the last two full-width rules on screen. */
+export function editorLine(screen: string): string | undefined {
+	const lines = screen.split("\n");
+	const rules = lines.flatMap((line, at) => (/^─{20,}$/.test(line) ? [at] : []));
+	const [top, bottom] = rules.slice(-2);
+	return top !== undefined && bottom === top + 2 ? lines[top + 1]?.trim() : undefined;
+}

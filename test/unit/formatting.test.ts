@@ -20,16 +20,14 @@ import { incompleteIndices, pickNextIndex, reviewWaitIndex } from "../../src/lis
 import { oneLine, prefix } from "../../src/texts/data.ts";
 import { describeCheckEnd, formatCheckFailures } from "../../src/texts/model.ts";
 import {
-	backoffMessage,
-	completionNotice,
-	countdownText,
-	formatActiveText,
-	formatCheckStatus,
-	formatPausedText,
-	formatReviewStatus,
-	formatStatusText,
-	reviewWaitText,
-} from "../../src/texts/user.ts";
+	activeStatus,
+	checkStatus,
+	fullText,
+	pausedStatus,
+	progressStatus,
+	reviewStatus,
+} from "../../src/texts/status.ts";
+import { backoffMessage, completionNotice, countdownText, reviewWaitText } from "../../src/texts/user.ts";
 import type { CheckRun, TodoItem, TodoStatus } from "../../src/types.ts";
 import { formatPanelLines } from "../../src/ui/panel.ts";
 import { UNVERIFIED_ASK, UNVERIFIED_HEAD } from "../helpers/expected.ts";
@@ -180,35 +178,35 @@ describe("countdown text", () => {
 
 describe("status bar texts: abandoned counts as done", () => {
 	it("clears the status for an empty list", () => {
-		expect(formatStatusText([], false)).toBeUndefined();
+		expect(fullText(progressStatus([], false))).toBeUndefined();
 	});
 
 	it("shows finished/total with a bar of ten cells while items remain: progress once", () => {
-		expect(formatStatusText([todo("a", "completed"), todo("b"), todo("c")], false)).toBe("📋 1/3 [███░░░░░░░]");
+		expect(fullText(progressStatus([todo("a", "completed"), todo("b"), todo("c")], false))).toBe("📋 1/3 [███░░░░░░░]");
 	});
 
 	it("counts completed and abandoned items together", () => {
 		const list = [todo("a", "completed"), todo("b", "abandoned"), todo("c", "in_progress"), todo("d"), todo("e")];
-		expect(formatStatusText(list, false)).toBe("📋 2/5 [████░░░░░░]");
+		expect(fullText(progressStatus(list, false))).toBe("📋 2/5 [████░░░░░░]");
 	});
 
 	it("shows ✓ Done (N items) once the list is done, and a full bar while a finished list is not", () => {
 		const finished = [todo("a", "completed"), todo("b", "abandoned"), todo("c", "completed")];
-		expect(formatStatusText(finished, true)).toBe("✓ Done (3 items)");
-		expect(formatStatusText(finished, false)).toBe("📋 3/3 [██████████]");
+		expect(fullText(progressStatus(finished, true))).toBe("✓ Done (3 items)");
+		expect(fullText(progressStatus(finished, false))).toBe("📋 3/3 [██████████]");
 	});
 
 	it("lists each in-progress item as `[i] text` on the active line", () => {
 		const list = [todo("a", "in_progress"), todo("b"), todo("c", "in_progress")];
-		expect(formatActiveText(list)).toBe("[0] a\n[2] c");
+		expect(fullText(activeStatus(list))).toBe("[0] a [2] c");
 	});
 
 	it("clears the active line when nothing is in progress", () => {
-		expect(formatActiveText([todo("a"), todo("b", "completed")])).toBeUndefined();
+		expect(fullText(activeStatus([todo("a"), todo("b", "completed")]))).toBeUndefined();
 	});
 
 	it("flattens line breaks in active texts", () => {
-		expect(formatActiveText([todo("one\ntwo", "in_progress")])).toBe("[0] one two");
+		expect(fullText(activeStatus([todo("one\ntwo", "in_progress")]))).toBe("[0] one two");
 	});
 });
 
@@ -426,8 +424,8 @@ describe("back-off messages", () => {
 
 describe("paused status (beyond the seed)", () => {
 	it("shows the pause reason on one line", () => {
-		expect(formatPausedText("waiting\nfor you")).toBe("⏸ auto-continue paused: waiting for you");
-		expect(formatPausedText(undefined)).toBe("⏸ auto-continue paused");
+		expect(fullText(pausedStatus("waiting\nfor you"))).toBe("⏸ auto-continue paused: waiting for you");
+		expect(fullText(pausedStatus(undefined))).toBe("⏸ auto-continue paused");
 	});
 });
 
@@ -721,36 +719,36 @@ describe("the check status: a check running, else the last verification, else no
 	};
 
 	it("shows the check running", () => {
-		expect(formatCheckStatus({ what: "[1]", command: "npm test" }, undefined)).toBe("🔎 checking [1]: npm test");
+		expect(fullText(checkStatus({ what: "[1]", command: "npm test" }, undefined))).toBe("🔎 checking [1]: npm test");
 	});
 
 	it("shows a running check over the last verification", () => {
-		expect(formatCheckStatus({ what: "the done-check", command: "make" }, failed)).toBe(
+		expect(fullText(checkStatus({ what: "the done-check", command: "make" }, failed))).toBe(
 			"🔎 checking the done-check: make",
 		);
 	});
 
 	it("flattens the command and cuts it to 60 characters", () => {
 		const command = `echo one\necho two; ${"z".repeat(100)}`;
-		expect(formatCheckStatus({ what: "[0]", command }, undefined)).toBe(
+		expect(fullText(checkStatus({ what: "[0]", command }, undefined))).toBe(
 			`🔎 checking [0]: echo one echo two; ${"z".repeat(40)}…`,
 		);
 	});
 
 	it("shows a passed verification with its count", () => {
-		expect(formatCheckStatus(undefined, { passed: true, failed: [], checks: 2 })).toBe(
+		expect(fullText(checkStatus(undefined, { passed: true, failed: [], checks: 2 }))).toBe(
 			"✓ verified (2 check(s) passed)",
 		);
 	});
 
 	it("shows a failed verification with what failed", () => {
-		expect(formatCheckStatus(undefined, failed)).toBe(
+		expect(fullText(checkStatus(undefined, failed))).toBe(
 			"✗ not verified: the done-check (exit code 1); the check of [2] (timed out after 120 s)",
 		);
 	});
 
 	it("shows nothing when no check ran", () => {
-		expect(formatCheckStatus(undefined, undefined)).toBeUndefined();
+		expect(fullText(checkStatus(undefined, undefined))).toBeUndefined();
 	});
 });
 
@@ -758,25 +756,25 @@ describe("the review status: shown while the auto-continue would name an item in
 	it("names the item in progress that awaits review", () => {
 		const list = [todo("a", "completed"), marked("Look at the UI", "in_progress", { review: true }), todo("c")];
 		expect(reviewWaitIndex(list)).toBe(1);
-		expect(formatReviewStatus(list)).toBe("👁 [1] waits for your review");
+		expect(fullText(reviewStatus(list))).toBe("👁 [1] waits for your review");
 	});
 
 	it("is nothing while the review item is not started yet (the model may still work on it)", () => {
 		const list = [marked("Look at the UI", "not_started", { review: true }), todo("b")];
 		expect(reviewWaitIndex(list)).toBeUndefined();
-		expect(formatReviewStatus(list)).toBeUndefined();
+		expect(fullText(reviewStatus(list))).toBeUndefined();
 	});
 
 	it("is nothing while another item in progress comes first", () => {
 		const list = [todo("a", "in_progress"), marked("Look", "in_progress", { review: true })];
 		expect(reviewWaitIndex(list)).toBeUndefined();
-		expect(formatReviewStatus(list)).toBeUndefined();
+		expect(fullText(reviewStatus(list))).toBeUndefined();
 	});
 
 	it("is nothing for a finished list, an empty list, or an item in progress without review", () => {
-		expect(formatReviewStatus([marked("Look", "completed", { review: true })])).toBeUndefined();
-		expect(formatReviewStatus([])).toBeUndefined();
-		expect(formatReviewStatus([todo("a", "in_progress")])).toBeUndefined();
+		expect(fullText(reviewStatus([marked("Look", "completed", { review: true })]))).toBeUndefined();
+		expect(fullText(reviewStatus([]))).toBeUndefined();
+		expect(fullText(reviewStatus([todo("a", "in_progress")]))).toBeUndefined();
 	});
 
 	it("words the wait", () => {

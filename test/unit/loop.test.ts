@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseLoopArgs } from "../../src/continue/loop.ts";
 import { loopPrompt } from "../../src/texts/model.ts";
-import { loopStatusText } from "../../src/texts/user.ts";
+import { fullText, loopStatus } from "../../src/texts/status.ts";
 import type { LoopState } from "../../src/types.ts";
 
 const BAD_MAX = "--max takes a whole number from 1 to 1000";
@@ -79,8 +79,8 @@ describe("loopPrompt appends the iteration and how to end the loop", () => {
 	});
 });
 
-describe("loopStatusText", () => {
+describe("loopStatus", () => {
 	it("shows `🔁 loop i/N`", () => {
-		expect(loopStatusText(3, 7)).toBe("🔁 loop 3/7");
+		expect(fullText(loopStatus(3, 7))).toBe("🔁 loop 3/7");
 	});
 });

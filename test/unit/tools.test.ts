@@ -562,7 +562,7 @@ describe("edit_todos actions", () => {
 			todos: [todo(SEED_TEXTS[0], "in_progress"), todo(SEED_TEXTS[1], "in_progress"), todo(SEED_TEXTS[2])],
 		});
 		expect(ui.status.get("til-done")).toBe("📋 0/3 [░░░░░░░░░░]");
-		expect(ui.status.get("til-done-active")).toBe("[0] Write database schema\n[1] Implement migration script");
+		expect(ui.status.get("til-done-active")).toBe("[0] Write database schema [1] Implement migration script");
 	});
 
 	it("completes items with the label Completed", async () => {

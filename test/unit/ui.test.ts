@@ -87,7 +87,8 @@ describe("the status bar shows checks and the review wait", () => {
 		show({ todos: FINISHED, toVerify: true, verification: { passed: false, failed, checks: 3, of: FINISHED } });
 		expect(Object.fromEntries(ui.status)).toEqual({
 			"til-done": "📋 3/3 [██████████]",
-			"til-done-check": "✗ not verified: the done-check (exit code 1); the check of [2] (timed out after 120 s)",
+			// Cut to fit the 80 columns assumed outside a terminal: the words "not verified" stay whole.
+			"til-done-check": "✗ not verified: the done-check (exit code 1); the check of…",
 		});
 	});
 
@@ -211,6 +212,20 @@ describe("the optional panel above the editor", () => {
 		show({ todos: [] });
 		expect(ui.widgetCalls).toHaveLength(2);
 		expect(ui.widgets.has("til-done-panel")).toBe(false);
+	});
+
+	it("shows each item on one line, a long text cut with … to the 80 columns assumed outside a terminal", () => {
+		const { ui, show } = painter({ mode: "rpc" });
+		const long = "Move the session store behind an interface so the tests can swap it ".repeat(6);
+		show({
+			todos: [todo(long, "in_progress"), { text: long, status: "not_started", review: true }],
+			panelEnabled: true,
+		});
+		// 78 cells: pi draws a widget's lines with one column of padding on each side.
+		expect(ui.widgets.get("til-done-panel")?.lines).toEqual([
+			`● [0] ${long.slice(0, 71)}…`,
+			`– [1] ${long.slice(0, 62)}… (review)`,
+		]);
 	});
 
 	it("the next session's painter clears a panel an earlier session left up", () => {

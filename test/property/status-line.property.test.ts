@@ -1,0 +1,95 @@
+/**
+ * Whatever the list, the texts and the states on screen, at 80 columns and wider our part of the footer fits the
+ * width and the state that matters (stopped and why, paused, the review wait, the verification, the progress count)
+ * is never the part cut off. Texts mix wide characters, emoji and line breaks.
+ */
+
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { BREAKERS, stopWords } from "../../src/continue/breakers.ts";
+import { cellsOf } from "../../src/texts/data.ts";
+import {
+	activeStatus,
+	checkStatus,
+	loopStatus,
+	pausedStatus,
+	progressStatus,
+	reviewStatus,
+	stopStatus,
+} from "../../src/texts/status.ts";
+import type { TodoItem } from "../../src/types.ts";
+import { fitStatusLine, type StatusEntry } from "../../src/ui/status-line.ts";
+import { KEY } from "../helpers/expected.ts";
+
+const word = fc.constantFrom("fix", "auth", "テスト", "数据库", "🚀", "émigré", "x".repeat(30), "a\nb", "tab\there");
+const text = fc.array(word, { minLength: 1, maxLength: 60 }).map((words) => words.join(" "));
+const status = fc.constantFrom<TodoItem["status"]>("not_started", "in_progress", "completed", "abandoned");
+const todos = fc.array(
+	fc.record({ text, status, review: fc.boolean() }).map(({ review, ...item }) => (review ? { ...item, review } : item)),
+	{ minLength: 1, maxLength: 30 },
+);
+const stopped = fc.option(
+	fc.constantFrom<string>(...BREAKERS.map((row) => stopWords(row.code)), stopWords("interrupted")),
+);
+const check = fc.oneof(
+	fc.constant(undefined),
+	fc.record({ what: fc.constantFrom("[2]", "the done-check"), command: text }).map((c) => checkStatus(c, undefined)),
+	fc
+		.array(text, { minLength: 1, maxLength: 4 })
+		.map((failed) => checkStatus(undefined, { passed: false, failed, checks: 5 })),
+	fc.constant(checkStatus(undefined, { passed: true, failed: [], checks: 3 })),
+	fc.constant(checkStatus(undefined, undefined, true)),
+);
+const screen = fc.record({
+	todos,
+	paused: fc.option(fc.option(text, { nil: undefined }), { nil: null }),
+	stopped,
+	check,
+	loop: fc.boolean(),
+	width: fc.integer({ min: 80, max: 240 }),
+});
+
+/** The line pi draws from the fitted values: present ones, sorted by key, one space between. */
+const drawn = (values: [string, string | undefined][]) =>
+	values
+		.filter((entry): entry is [string, string] => entry[1] !== undefined)
+		.sort(([a], [b]) => a.localeCompare(b))
+		.map(([, value]) => value)
+		.join(" ");
+
+describe("the footer's status line at 80 columns and wider", () => {
+	it("fits the width, and keeps every state's words", () => {
+		fc.assert(
+			fc.property(screen, ({ todos, paused, stopped, check, loop, width }) => {
+				const entries: StatusEntry[] = [
+					[KEY.status, progressStatus(todos, false)],
+					[KEY.active, activeStatus(todos)],
+					[KEY.check, check],
+					[KEY.loop, loop ? loopStatus(1000, 1000) : undefined],
+					[KEY.paused, paused === null ? undefined : pausedStatus(paused)],
+					[KEY.review, reviewStatus(todos)],
+					[KEY.stop, stopStatus(stopped ?? undefined)],
+				];
+				const fitted = new Map(fitStatusLine(entries, width));
+				expect(cellsOf(drawn([...fitted]))).toBeLessThanOrEqual(width);
+
+				const finished = todos.filter((t) => t.status === "completed" || t.status === "abandoned").length;
+				const shown = (key: string) => fitted.get(key) ?? "none";
+				expect(shown(KEY.status)).toMatch(new RegExp(`^📋 ${finished}/${todos.length}( |$)`));
+				// The loop's counter is the one state that may go, at the narrowest, with everything else on screen.
+				expect(shown(KEY.loop)).toMatch(loop ? /^(🔁 (loop )?1000\/1000|none)$/ : /^none$/);
+				expect(shown(KEY.paused)).toMatch(paused === null ? /^none$/ : /^⏸ (auto-continue )?paused/);
+				expect(shown(KEY.review)).toMatch(reviewStatus(todos) ? /^👁 \[\d+\]( (waits for your )?review)?$/ : /^none$/);
+				const stops =
+					stopped === null
+						? ["none"]
+						: [`⏹ auto-continue stopped: ${stopped} (/todos why)`, `⏹ stopped: ${stopped}`, `⏹ ${stopped}`];
+				expect(stops).toContain(shown(KEY.stop));
+				expect(shown(KEY.check)).toMatch(
+					check ? /^(🔎 (checking )?(\[2\]|the done-check)|✗ not verified|✓ verified|🔎 not verified yet)/ : /^none$/,
+				);
+			}),
+			{ numRuns: 2000 },
+		);
+	});
+});

@@ -1,0 +1,167 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { registerEventHandlers } from "../../src/events.ts";
+import { cellsOf } from "../../src/texts/data.ts";
+import {
+	activeStatus,
+	checkStatus,
+	pausedStatus,
+	progressStatus,
+	reviewStatus,
+	stopStatus,
+} from "../../src/texts/status.ts";
+import type { TodoItem } from "../../src/types.ts";
+import { fitStatusLine, type StatusEntry } from "../../src/ui/status-line.ts";
+import { KEY } from "../helpers/expected.ts";
+import { createFakeCtx } from "../helpers/fake-ctx.ts";
+import { createFakePi } from "../helpers/fake-pi.ts";
+
+const LONG = "Refactor the authentication middleware so that every route checks the session token first ".repeat(4);
+const item = (text: string, status: TodoItem["status"] = "not_started", review?: boolean): TodoItem =>
+	review ? { text, status, review } : { text, status };
+/** A 3-item list: [0] done, [1] in progress with a 400-character text, [2] open. */
+const LIST = [item("Plan", "completed"), item(LONG, "in_progress"), item("Ship")];
+
+/** The line pi draws from the fitted values: present ones, sorted by key, one space between. */
+const line = (values: [string, string | undefined][]) =>
+	values
+		.filter((entry): entry is [string, string] => entry[1] !== undefined)
+		.sort(([a], [b]) => a.localeCompare(b))
+		.map(([, text]) => text)
+		.join(" ");
+
+const entries = (extra: StatusEntry[] = []): StatusEntry[] => [
+	[KEY.status, progressStatus(LIST, false)],
+	[KEY.active, activeStatus(LIST)],
+	...extra,
+];
+
+describe("the status line fits the terminal: item texts are cut first", () => {
+	it("leaves a line that fits alone", () => {
+		const short = [item("a", "in_progress"), item("b")];
+		const fitted = fitStatusLine(
+			[
+				[KEY.status, progressStatus(short, false)],
+				[KEY.active, activeStatus(short)],
+			],
+			80,
+		);
+		expect(line(fitted)).toBe("📋 0/2 [░░░░░░░░░░] [0] a");
+	});
+
+	it("cuts a long item in progress with … to fill exactly the width", () => {
+		const fitted = line(fitStatusLine(entries(), 80));
+		expect(fitted).toBe(`📋 1/3 [███░░░░░░░] [1] ${LONG.slice(0, 55)}…`);
+		expect(cellsOf(fitted)).toBe(80);
+	});
+
+	it("shares the room between several items in progress", () => {
+		const two = [item(LONG, "in_progress"), item(`Second ${LONG}`, "in_progress")];
+		const fitted = fitStatusLine(
+			[
+				[KEY.status, progressStatus(two, false)],
+				[KEY.active, activeStatus(two)],
+			],
+			80,
+		);
+		expect(line(fitted)).toBe(`📋 0/2 [░░░░░░░░░░] [0] ${LONG.slice(0, 24)}… [1] ${`Second ${LONG}`.slice(0, 25)}…`);
+	});
+});
+
+describe("the status line fits the terminal: the state is never the part cut off", () => {
+	it("keeps the pause and its reason whole, the item cut to make room", () => {
+		const fitted = line(fitStatusLine(entries([[KEY.paused, pausedStatus("lunch")]]), 80));
+		expect(fitted).toBe(`📋 1/3 [███░░░░░░░] [1] ${LONG.slice(0, 25)}… ⏸ auto-continue paused: lunch`);
+	});
+
+	it("drops the item in progress before it cuts the user's pause reason", () => {
+		const reason = "waiting for the design review of the new login page";
+		const fitted = line(fitStatusLine(entries([[KEY.paused, pausedStatus(reason)]]), 80));
+		expect(fitted).toBe(`📋 1/3 [███░░░░░░░] ⏸ auto-continue paused: ${reason.slice(0, 35)}…`);
+		expect(cellsOf(fitted)).toBe(80);
+	});
+
+	it("keeps a stop's sentence whole at 80 columns: the progress bar gives way", () => {
+		const stop = stopStatus("spending without progress");
+		const fitted = line(fitStatusLine(entries([[KEY.stop, stop]]), 80));
+		expect(fitted).toBe("📋 1/3 ⏹ auto-continue stopped: spending without progress (/todos why)");
+	});
+
+	it("shortens entries, the stop last, when pause, review and stop are all on screen at 80 columns", () => {
+		const review = [item("Plan", "completed"), item("Look", "in_progress", true)];
+		const fitted = fitStatusLine(
+			[
+				[KEY.status, progressStatus(review, false)],
+				[KEY.active, activeStatus(review)],
+				[KEY.paused, pausedStatus("checking the copy with legal")],
+				[KEY.review, reviewStatus(review)],
+				[KEY.stop, stopStatus("continuation limit reached")],
+			],
+			80,
+		);
+		expect(line(fitted)).toBe("📋 1/2 ⏸ paused 👁 [1] review ⏹ stopped: continuation limit reached");
+	});
+
+	it("cuts what a verification found, never the words `not verified`", () => {
+		const failed = checkStatus(undefined, { passed: false, failed: [`the check of [1] ${LONG}`], checks: 2 });
+		const fitted = line(
+			fitStatusLine(
+				[
+					[KEY.status, progressStatus(LIST, false)],
+					[KEY.check, failed],
+				],
+				80,
+			),
+		);
+		expect(fitted).toBe(`📋 1/3 [███░░░░░░░] ✗ not verified: ${`the check of [1] ${LONG}`.slice(0, 43)}…`);
+	});
+
+	it("fits at 120 columns too, keeping more of the item", () => {
+		const fitted = line(fitStatusLine(entries([[KEY.stop, stopStatus("no todo completed")]]), 120));
+		expect(fitted).toBe(
+			`📋 1/3 [███░░░░░░░] [1] ${LONG.slice(0, 38)}… ⏹ auto-continue stopped: no todo completed (/todos why)`,
+		);
+		// 119: the cut falls after a word, and the space before `…` is not kept.
+		expect(cellsOf(fitted)).toBe(119);
+	});
+});
+
+describe("the status line is fitted again when the terminal is resized", () => {
+	const columns = Object.getOwnPropertyDescriptor(process.stdout, "columns");
+	afterEach(() => {
+		if (columns) Object.defineProperty(process.stdout, "columns", columns);
+		else delete (process.stdout as { columns?: number }).columns;
+	});
+
+	it("repaints on resize in the TUI: narrower, the item is cut; wider, it is whole again", async () => {
+		Object.defineProperty(process.stdout, "columns", { value: 200, configurable: true, writable: true });
+		const pi = createFakePi();
+		registerEventHandlers(pi.api);
+		const text = "Wire the new flag into main() and the config loader";
+		const fake = createFakeCtx({
+			mode: "tui",
+			branch: [
+				{
+					type: "message",
+					message: {
+						role: "toolResult",
+						toolName: "write_todos",
+						details: { action: "write", todos: [item(text, "in_progress"), item("b")] },
+						isError: false,
+					},
+				},
+			],
+		});
+		await pi.fire("session_start", { reason: "startup" }, fake.ctx);
+		expect(fake.ui.status.get(KEY.active)).toBe(`[0] ${text}`);
+		process.stdout.columns = 40;
+		process.stdout.emit("resize");
+		expect(fake.ui.status.get(KEY.active)).toBe(`[0] ${text.slice(0, 15)}…`);
+		process.stdout.columns = 200;
+		process.stdout.emit("resize");
+		expect(fake.ui.status.get(KEY.active)).toBe(`[0] ${text}`);
+		await pi.fire("session_shutdown", {}, fake.ctx);
+		process.stdout.columns = 40;
+		process.stdout.emit("resize");
+		expect(fake.ui.status.get(KEY.active)).toBe(`[0] ${text}`);
+	});
+});
