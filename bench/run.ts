@@ -235,7 +235,9 @@ function startupSection(out: Out): void {
 		}
 	}
 	out();
-	out(`${rounds} rounds per version, arms in rotating order. The package manifest names \`dist/index.js\`.`);
+	out(
+		`${rounds} rounds per version, arms in rotating order. The package manifest names \`extensions/index.js\`, which loads the built \`dist/index.js\`.`,
+	);
 	out();
 }
 

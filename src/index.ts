@@ -3,14 +3,24 @@
  * The factory only registers; all state is rebuilt from the session when it starts.
  */
 
+import { fileURLToPath } from "node:url";
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { registerLoopCommand } from "./commands/loop.ts";
 import { registerTodosCommand } from "./commands/todos.ts";
 import { registerEventHandlers, registerFlags, registerMessageRenderers } from "./events.ts";
+import { earlierCopy, standAside } from "./load/one-copy.ts";
 import { createEditTodosTool, createListTodosTool, createPauseTodosTool, createWriteTodosTool } from "./tools.ts";
 import { checkEnv } from "./verify/item-checks.ts";
 
+/** Where this copy was loaded from, to tell two copies apart. */
+const HERE = fileURLToPath(import.meta.url);
+
 export default function tilDone(pi: ExtensionAPI): void {
+	const first = earlierCopy(pi, HERE);
+	if (first !== undefined) {
+		standAside(pi, first, HERE);
+		return;
+	}
 	registerFlags(pi);
 	registerMessageRenderers(pi);
 	const { engine, getConfig } = registerEventHandlers(pi);

@@ -127,6 +127,8 @@ export const NOTICES = {
 	},
 	pausedByModel: (reason: string) => `Auto-continue paused by the model: ${oneLine(reason)}`,
 	settingWarning: (warning: string) => `pi-til-done: ${warning}`,
+	secondCopy: (first: string, here: string) =>
+		`pi-til-done is loaded twice: ${first} acts, ${here} does nothing. To load one copy only: pi -ne -e <its path>.`,
 	inertCostBudget: (budget: number, model: string, budgetTokens: number) =>
 		`pi-til-done: the cost budget of ${formatCost(budget)} cannot apply: pi knows no price for ${model}, so its calls cost 0 here. Still in force: ${budgetTokens > 0 ? `the token budget of ${formatTokens(budgetTokens)} and ` : ""}the breakers.`,
 } as const;

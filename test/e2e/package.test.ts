@@ -4,10 +4,10 @@
  */
 
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import {
 	FAKE_MODEL_ARGS,
 	FAKE_MODEL_EXTENSION,
@@ -49,9 +49,10 @@ afterEach(() => {
 afterAll(() => rmSync(packRoot, { recursive: true, force: true }));
 
 describe("the packed package", () => {
-	it("names the built file in its pi manifest and ships it", () => {
+	it("names the loader in its pi manifest and ships it with the built file", () => {
 		const manifest = JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8"));
-		expect(manifest.pi).toEqual({ extensions: ["./dist/index.js"], skills: ["./skills"] });
+		expect(manifest.pi).toEqual({ extensions: ["./extensions/index.js"], skills: ["./skills"] });
+		expect(readFileSync(join(packageDir, "extensions/index.js"), "utf8")).toContain("dist");
 		expect(readFileSync(join(packageDir, "dist/index.js"), "utf8")).toContain(MESSAGE_TYPE.continuation);
 	});
 
@@ -66,6 +67,9 @@ describe("the packed package", () => {
 describe.each(PI_HOSTS)("pi $version", (host) => {
 	it("`pi install` of the unpacked tarball loads dist/index.js with pi's own libraries and works a list to the end", async () => {
 		iso = isolatedEnv();
+		// Without the source beside it, only the built file can have loaded.
+		renameSync(join(packageDir, "src"), join(packageDir, "src.hidden"));
+		onTestFinished(() => renameSync(join(packageDir, "src.hidden"), join(packageDir, "src")));
 		const install = await runPrint(["install", packageDir], iso.env, { host, raw: true });
 		expect(install.code).toBe(0);
 

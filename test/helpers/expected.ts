@@ -179,6 +179,10 @@ export const TODOS_ERRORS = {
 	unknown: (sub: string) => `/todos: "${sub}" is not a subcommand\n${TODOS_HELP_TEXT}`,
 } as const;
 
+/** The warning of a copy of the extension that pi loaded after another one. */
+export const secondCopy = (first: string, here: string): string =>
+	`pi-til-done is loaded twice: ${first} acts, ${here} does nothing. To load one copy only: pi -ne -e <its path>.`;
+
 /** `/todos status` in print and JSON modes: no countdown there. */
 export const COUNTDOWN_IN_RUN = "Countdown: none in print and JSON modes (the chain goes on inside the run)";
 

@@ -1,6 +1,12 @@
 /** A fake `ExtensionAPI` for unit tests: it records what the extension registers and sends, and fires events. */
 
-import type { ExtensionAPI, ExtensionContext, ToolDefinition } from "@earendil-works/pi-coding-agent";
+import {
+	createEventBus,
+	type EventBus,
+	type ExtensionAPI,
+	type ExtensionContext,
+	type ToolDefinition,
+} from "@earendil-works/pi-coding-agent";
 
 export interface SentMessage {
 	message: { customType: string; content: unknown; display: boolean; details?: unknown };
@@ -39,7 +45,8 @@ export interface FakePi {
 	handlerCount(event: string): number;
 }
 
-export function createFakePi(): FakePi {
+/** `events`: the bus extensions share, as pi gives every extension of one session the same one. */
+export function createFakePi(events: EventBus = createEventBus()): FakePi {
 	const handlers = new Map<string, ((event: unknown, ctx: unknown) => unknown)[]>();
 	const fake: Omit<FakePi, "api"> = {
 		tools: new Map(),
@@ -87,6 +94,7 @@ export function createFakePi(): FakePi {
 			return fake.onExec(call);
 		},
 		getActiveTools: () => fake.activeTools,
+		events,
 	};
 	// The same object, so a test that sets `onExec` or `activeTools` changes what `api` sees.
 	return Object.assign(fake, { api: api as unknown as ExtensionAPI }) as FakePi;

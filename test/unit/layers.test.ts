@@ -41,6 +41,7 @@ const LAYERS: readonly { name: string; modules: readonly string[] }[] = [
 			"ui/guard.ts",
 			"ui/tell.ts",
 			"ui/painter.ts",
+			"load/one-copy.ts",
 			"spend/report.ts",
 			"verify/checks.ts",
 			"verify/item-checks.ts",

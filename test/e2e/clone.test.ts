@@ -1,0 +1,91 @@
+/**
+ * Installing from a clone, as a contributor or a user who does not use npm does: the repository's files with no
+ * `dist/` and no `node_modules`, installed with `pi install <folder>`, on every tested pi version. pi names the
+ * extension after the package, and a development copy loaded with `-e` beside the installed one is used alone, with
+ * one warning instead of pi's conflict lines.
+ */
+
+import { spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import {
+	EXTENSION_ENTRY,
+	FAKE_MODEL_ARGS,
+	FAKE_MODEL_EXTENSION,
+	type IsolatedEnv,
+	isolatedEnv,
+	PI_HOSTS,
+	REPO_ROOT,
+	readFakeLog,
+	runJson,
+	runPrint,
+} from "../helpers/cli.ts";
+import { allFinished, secondCopy, stderrLine } from "../helpers/expected.ts";
+import { continuationPrompts, lazyScript } from "../helpers/scripts.ts";
+
+const ITEMS = ["Parse the flag", "Print JSON"];
+
+let cloneRoot = "";
+/** The repository's files as a fresh clone has them: what git tracks (and what is new and not ignored). */
+let clone = "";
+let iso: IsolatedEnv | undefined;
+
+beforeAll(() => {
+	cloneRoot = mkdtempSync(join(tmpdir(), "til-done-clone-"));
+	clone = join(cloneRoot, "pi-til-done");
+	const files = spawnSync("git", ["ls-files", "--cached", "--others", "--exclude-standard", "-z"], {
+		cwd: REPO_ROOT,
+		encoding: "utf8",
+	});
+	expect(files.status, files.stderr).toBe(0);
+	for (const file of files.stdout.split("\0").filter(Boolean)) {
+		if (!existsSync(join(REPO_ROOT, file))) continue;
+		mkdirSync(dirname(join(clone, file)), { recursive: true });
+		cpSync(join(REPO_ROOT, file), join(clone, file));
+	}
+});
+
+afterEach(() => {
+	iso?.cleanup();
+	iso = undefined;
+});
+afterAll(() => rmSync(cloneRoot, { recursive: true, force: true }));
+
+describe("a fresh clone", () => {
+	it("has no built file and no node_modules", () => {
+		expect(existsSync(join(clone, "dist"))).toBe(false);
+		expect(existsSync(join(clone, "node_modules"))).toBe(false);
+		expect(existsSync(join(clone, "extensions/index.js"))).toBe(true);
+	});
+});
+
+describe.each(PI_HOSTS)("pi $version", (host) => {
+	const piRun = (args: string[], env: IsolatedEnv) => runPrint(args, env.env, { host, raw: true });
+	const fake = [...FAKE_MODEL_ARGS, "--no-session", "-e", FAKE_MODEL_EXTENSION];
+
+	it("`pi install <clone>` with nothing built loads the TypeScript source and works a list to the end", async () => {
+		iso = isolatedEnv();
+		expect((await piRun(["install", clone], iso)).code).toBe(0);
+		const script = iso.writeScript(lazyScript(ITEMS));
+		const run = await piRun([...fake, "-p", "Do the two things"], iso);
+		expect(run.stderr).toBe(stderrLine(allFinished(ITEMS.length)));
+		expect(run.code).toBe(0);
+		expect(continuationPrompts(readFakeLog(script.logFile))).toHaveLength(1);
+	});
+
+	it("a development copy given with -e beside the installed clone acts alone; the installed one warns", async () => {
+		iso = isolatedEnv();
+		expect((await piRun(["install", clone], iso)).code).toBe(0);
+		const script = iso.writeScript(lazyScript(ITEMS));
+		const development = EXTENSION_ENTRY;
+		const run = await runJson([...fake, "-e", development, "Do the two things"], iso.env, { host, raw: true });
+		// Nothing is built in the clone: its manifest's loader loaded the TypeScript source.
+		const installed = join(clone, "src/index.ts");
+		expect(run.stderr).toBe(stderrLine(secondCopy(development, installed)) + stderrLine(allFinished(ITEMS.length)));
+		expect(run.code).toBe(0);
+		// One copy acted: one continuation, and each tool ran once per call.
+		expect(continuationPrompts(readFakeLog(script.logFile))).toHaveLength(1);
+	});
+});
