@@ -236,7 +236,7 @@ function startupSection(out: Out): void {
 	}
 	out();
 	out(
-		`${rounds} rounds per version, arms in rotating order. The package manifest names \`extensions/index.js\`, which loads the built \`dist/index.js\`.`,
+		`${rounds} rounds per version, arms in rotating order. The package manifest names \`index.ts\`, which loads the built \`dist/index.js\`.`,
 	);
 	out();
 }

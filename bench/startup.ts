@@ -1,6 +1,6 @@
 /**
  * pi's start-up with and without the extension: `pi -p` with the scripted fake model, on every tested pi version, for
- * the source entry (src/index.ts) and the one the package manifest names (extensions/index.js, which loads the built
+ * the source entry (src/index.ts) and the one the package manifest names (index.ts, which loads the built
  * dist/index.js).
  *
  * One isolated environment per version is kept for all its runs, so pi's and jiti's caches are warm, as on a user's
@@ -16,7 +16,7 @@ import type { PiHost } from "../scripts/pi-hosts.ts";
 import { EXTENSION_ENTRY, isolatedEnv, NODE, piArgs, REPO_ROOT } from "../test/helpers/cli.ts";
 
 /** The entry the package manifest names: it loads dist/index.js when it is built. */
-export const MANIFEST_ENTRY = join(REPO_ROOT, "extensions/index.js");
+export const MANIFEST_ENTRY = join(REPO_ROOT, "index.ts");
 
 export interface EntryStartup {
 	/** Median milliseconds from spawn to exit with this entry loaded. */
@@ -115,7 +115,7 @@ export function measureStartup(host: PiHost, rounds: number): StartupRow {
 		const arms: [string, string[]][] = [
 			["without", []],
 			["src/index.ts", [EXTENSION_ENTRY]],
-			["extensions/index.js", [MANIFEST_ENTRY]],
+			["index.ts", [MANIFEST_ENTRY]],
 		];
 		for (const [, extensions] of arms) timedRun(host, iso.env, iso.cwd, extensions);
 		const perRound: Record<string, number>[] = [];

@@ -57,7 +57,7 @@ describe("a fresh clone", () => {
 	it("has no built file and no node_modules", () => {
 		expect(existsSync(join(clone, "dist"))).toBe(false);
 		expect(existsSync(join(clone, "node_modules"))).toBe(false);
-		expect(existsSync(join(clone, "extensions/index.js"))).toBe(true);
+		expect(existsSync(join(clone, "index.ts"))).toBe(true);
 	});
 });
 

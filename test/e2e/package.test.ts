@@ -13,6 +13,7 @@ import {
 	FAKE_MODEL_EXTENSION,
 	type IsolatedEnv,
 	isolatedEnv,
+	NODE,
 	PI_HOSTS,
 	REPO_ROOT,
 	readFakeLog,
@@ -21,6 +22,7 @@ import {
 import { allFinished, MESSAGE_TYPE, SKILL_HEADING, stderrLine } from "../helpers/expected.ts";
 import { must } from "../helpers/must.ts";
 import { continuationPrompts, lazyScript } from "../helpers/scripts.ts";
+import { hasTmux, startTui } from "../helpers/tmux.ts";
 
 const ITEMS = ["Parse the flag", "Print JSON", "Update the usage text"];
 
@@ -49,10 +51,10 @@ afterEach(() => {
 afterAll(() => rmSync(packRoot, { recursive: true, force: true }));
 
 describe("the packed package", () => {
-	it("names the loader in its pi manifest and ships it with the built file", () => {
+	it("names the root loader in its pi manifest and ships it with the built file", () => {
 		const manifest = JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8"));
-		expect(manifest.pi).toEqual({ extensions: ["./extensions/index.js"], skills: ["./skills"] });
-		expect(readFileSync(join(packageDir, "extensions/index.js"), "utf8")).toContain("dist");
+		expect(manifest.pi).toEqual({ extensions: ["./index.ts"], skills: ["./skills"] });
+		expect(readFileSync(join(packageDir, "index.ts"), "utf8")).toContain('"dist", "index.js"');
 		expect(readFileSync(join(packageDir, "dist/index.js"), "utf8")).toContain(MESSAGE_TYPE.continuation);
 	});
 
@@ -98,4 +100,20 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		expect(lastUser).toContain(SKILL_HEADING);
 		expect(lastUser).toContain("plan the release");
 	});
+
+	it.skipIf(!hasTmux())(
+		"pi's start-up header lists the installed package by its folder's name, not as `dist`",
+		async () => {
+			iso = isolatedEnv();
+			expect((await runPrint(["install", packageDir], iso.env, { host, raw: true })).code).toBe(0);
+			// Without -ne, so pi discovers the installed package as a user's pi does.
+			const command = [NODE, host.cli, "-e", FAKE_MODEL_EXTENSION, ...FAKE_MODEL_ARGS, "--no-session"];
+			const tui = await startTui({ host, env: iso.env, command, width: 200 });
+			onTestFinished(() => tui.kill());
+			const screen = await tui.capture();
+			// npm's tarball unpacks into `package`; a clone's folder is `pi-til-done`, and an npm install shows the name.
+			const extensions = screen.split("\n").findIndex((line) => line.trim() === "[Extensions]");
+			expect(screen.split("\n")[extensions + 1]?.trim()).toBe("fake-model-extension.ts, package");
+		},
+	);
 });
