@@ -29,3 +29,14 @@ describe("the public surface doc names every setting and every name the extensio
 		}
 	});
 });
+
+describe("the skill tells the model what the tools expect", () => {
+	const skill = readFileSync(new URL("../../skills/til-done/SKILL.md", import.meta.url), "utf8");
+
+	it("abandoning goes through edit_todos with its reason, which the user is shown", () => {
+		const bullet = skill.split("\n- ").find((line) => line.includes("`abandon`"));
+		expect(bullet?.replace(/\s+/g, " ")).toContain(
+			"`abandon` items that turn out unnecessary with `edit_todos`, giving the why in its `reason`",
+		);
+	});
+});
