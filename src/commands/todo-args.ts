@@ -40,6 +40,7 @@ export function parseIndices(rest: string, length: number): Parsed<number[]> {
 	for (const word of words) {
 		const index = parseIndex(word, length);
 		if ("error" in index) return index;
+		if (indices.includes(index.value)) return { error: `item ${index.value} is given twice` };
 		indices.push(index.value);
 	}
 	return { value: indices };

@@ -74,7 +74,7 @@ describe.each(PI_HOSTS)("pi $version: /todos", (host) => {
 		expect(client.widgets.has(KEY.panel)).toBe(false);
 	});
 
-	it("add names no index on a long list; help lists the subcommands; edit, move, remove and unreview work", async () => {
+	it("add names no index on a long list; help lists the subcommands; an item twice is refused; edit, move, remove and unreview work", async () => {
 		const client = await rpc([writeStep(["a", "b", "c", "d", "e", "f"]), sayStep("Planned.")]);
 		await client.promptAndSettle("Plan it");
 		await commandAnswer(client, "/todos pause");
@@ -84,6 +84,7 @@ describe.each(PI_HOSTS)("pi $version: /todos", (host) => {
 		await commandAnswer(client, "/todos review 1");
 		await commandAnswer(client, "/todos unreview 1");
 		await commandAnswer(client, "/todos move 5 0");
+		expect(await commandAnswer(client, "/todos remove 2 3 3")).toBe(TODOS_ERRORS.twice("remove", 3));
 		expect(await commandAnswer(client, "/todos remove 2 3 4 5")).toBe(listLines("– [0] f", "– [1] Write the parser"));
 	});
 });

@@ -174,6 +174,7 @@ export const TODOS_ERRORS = {
 		todosRefused(sub, `"${word}" is not an index: ${items(length)}`),
 	which: (sub: string, length: number) =>
 		todosRefused(sub, length === 0 ? "the list is empty" : `which item? ${items(length)}`),
+	twice: (sub: string, index: number) => todosRefused(sub, `item ${index} is given twice`),
 	addEmpty: todosRefused("add", "the text is empty"),
 	takesNothing: (sub: string, word: string) => todosRefused(sub, `"${word}" is not understood: it takes nothing`),
 	unknown: (sub: string) => `/todos: "${sub}" is not a subcommand\n${TODOS_HELP_TEXT}`,

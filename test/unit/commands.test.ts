@@ -266,6 +266,15 @@ describe("indices are read as typed: anything else is named, refused with the us
 		expect(getTodos()).toEqual(TWO_ITEMS);
 	});
 
+	it("refuses an item given twice, however it is written, and changes nothing", async () => {
+		const { todos, told } = setup();
+		setTodos(TWO_ITEMS);
+		await todos("done 1 1");
+		await todos("remove 0 1 00");
+		expect(told()).toEqual([TODOS_ERRORS.twice("done", 1), TODOS_ERRORS.twice("remove", 0)]);
+		expect(getTodos()).toEqual(TWO_ITEMS);
+	});
+
 	it("on an empty list there is nothing to name, and a word is still not an index", async () => {
 		const { todos, told } = setup();
 		await todos("done 0");
