@@ -18,13 +18,22 @@ export function getPlainIcon(status: TodoStatus): string {
 }
 
 function formatLine(todo: TodoItem, index: number, text = oneLine(todo.text)): string {
-	return `${getPlainIcon(todo.status)} [${index}] ${text}${itemMarks(todo)}`;
+	return `${indentOf(todo)}${getPlainIcon(todo.status)} [${index}] ${text}${itemMarks(todo)}`;
 }
 
-/** What an item carries besides its text, after it on its line: ` (check)`, ` (review)`, ` (check, review)`, or "". */
+/** A subtask's line starts under its parent's text; any other line at the margin. */
+export function indentOf(todo: TodoItem): string {
+	return todo.parent === undefined ? "" : "  ";
+}
+
+/**
+ * What an item carries besides its text, after it on its line: ` (check)`, ` (review)`, ` (check, review)`, then
+ * ` ⛓ [1,2]` for the items it waits for; "" for an item with none of these.
+ */
 export function itemMarks(todo: TodoItem): string {
 	const marks = [todo.check !== undefined ? "check" : "", todo.review ? "review" : ""].filter(Boolean);
-	return marks.length > 0 ? ` (${marks.join(", ")})` : "";
+	const waits = todo.blockedBy === undefined ? "" : ` ⛓ [${todo.blockedBy.join(",")}]`;
+	return `${marks.length > 0 ? ` (${marks.join(", ")})` : ""}${waits}`;
 }
 
 /** The whole list, one `ICON [i] text` line per item, or `No todos`. */
@@ -66,7 +75,7 @@ export function formatCompactList(todos: readonly TodoItem[], indices: readonly 
 	for (const index of indices) {
 		const todo = todos[index];
 		if (!todo) continue;
-		const head = `${getPlainIcon(todo.status)} [${index}] `;
+		const head = `${indentOf(todo)}${getPlainIcon(todo.status)} [${index}] `;
 		const marks = itemMarks(todo);
 		const room = Math.max(MIN_PREFIX_CHARS, perLine - head.length - marks.length);
 		lines.push(head + prefix(oneLine(todo.text), room) + marks);
@@ -134,7 +143,7 @@ export function renderTodoList(todos: readonly TodoItem[], theme: Styler): strin
 	return todos
 		.map(
 			(todo, index) =>
-				`${getStatusIcon(todo.status, theme)} ${theme.fg("accent", `[${index}]`)} ${getTodoLabel(todo.text, todo.status, theme)}${renderMarks(todo, theme)}`,
+				`${indentOf(todo)}${getStatusIcon(todo.status, theme)} ${theme.fg("accent", `[${index}]`)} ${getTodoLabel(todo.text, todo.status, theme)}${renderMarks(todo, theme)}`,
 		)
 		.join("\n");
 }

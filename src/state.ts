@@ -8,6 +8,7 @@ import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import type { StoppedBy } from "./continue/breakers.ts";
 import { type ChainState, initialChain, noteCompleted } from "./continue/chain.ts";
 import type { Decision } from "./continue/reasons.ts";
+import { withAppended, withInserted } from "./list/changes.ts";
 import { isAllFinished } from "./list/queries.ts";
 import { lastDecisions, lastDoneCheck, lastPause, lastSnapshot, lastVerdict } from "./session/snapshot.ts";
 import { addUsage, readUsage } from "./spend/usage.ts";
@@ -113,12 +114,12 @@ export function updateTodoStatus(indices: readonly number[], newStatus: TodoStat
 }
 
 export function appendTodos(newItems: readonly TodoItem[]): void {
-	setState(withList([...state.todos, ...cloneTodos(newItems)]));
+	setState(withList(withAppended(state.todos, cloneTodos(newItems))));
 }
 
+/** Inserts items at `atIndex`; the links of the items that move down follow them. */
 export function insertTodos(atIndex: number, newItems: readonly TodoItem[]): void {
-	const todos = state.todos;
-	setState(withList([...todos.slice(0, atIndex), ...cloneTodos(newItems), ...todos.slice(atIndex)]));
+	setState(withList(withInserted(state.todos, atIndex, cloneTodos(newItems))));
 }
 
 export function getChain(): Readonly<ChainState> {

@@ -5,8 +5,10 @@ import type { Theme, ToolDefinition } from "@earendil-works/pi-coding-agent";
 import { Text } from "@earendil-works/pi-tui";
 import { type Static, Type } from "typebox";
 import { formatListPage, type ListDetails, renderToolResult } from "./formatting.ts";
-import { appendTodos, getTodos, insertTodos, pauseAutoContinue, setTodos } from "./state.ts";
-import { RESULT_HEADERS, TOOL_ERRORS } from "./texts/model.ts";
+import { withAppended, withInserted } from "./list/changes.ts";
+import { linkProblem } from "./plan/links.ts";
+import { getTodos, pauseAutoContinue, setTodos } from "./state.ts";
+import { linkError, RESULT_HEADERS, TOOL_ERRORS } from "./texts/model.ts";
 import { NOTICES } from "./texts/user.ts";
 import {
 	EDIT_ACTIONS,
@@ -18,6 +20,7 @@ import {
 	type TodoDetails,
 	type TodoItem,
 	WRITE_MODES,
+	type WriteMode,
 } from "./types.ts";
 import { tell } from "./ui/tell.ts";
 import { checkEditParams, checkWriteParams, cloneTodos, isTooLong, type ParamError } from "./validation.ts";
@@ -52,8 +55,11 @@ export const WriteTodosParams = Type.Object({
 		Type.Object({
 			text: Type.String({ description: "Description of the task", maxLength: MAX_TODO_TEXT_LENGTH }),
 			// Limits without a schema bound are checked in `execute`, which says what is wrong in this extension's words.
-			check: Type.Optional(Type.String({ description: "Command that exits 0 when done" })),
+			check: Type.Optional(Type.String({ description: "Exits 0 when done" })),
 			review: Type.Optional(Type.Boolean({ description: "Only the user closes it" })),
+			// Bare: every model call carries the schema; what they mean and when to use them is in the skill.
+			blockedBy: Type.Optional(Type.Array(Type.Integer())),
+			parent: Type.Optional(Type.Integer()),
 		}),
 		{ description: "Ordered list of todo items", maxItems: MAX_TODOS },
 	),
@@ -72,7 +78,7 @@ export const EditTodosParams = Type.Object({
 		minItems: 1,
 		maxItems: MAX_INDICES,
 	}),
-	reason: Type.Optional(Type.String({ description: "Why, when abandoning" })),
+	reason: Type.Optional(Type.String()),
 });
 
 /** What the tools need beyond the store: running the model's checks. Without it, no check can run. */
@@ -82,14 +88,26 @@ const NO_CHECKS: CheckEnv = {
 	activeTools: () => [],
 };
 
-/** New items as the store keeps them: the check and the review mark only when given. */
-function newItems(todos: readonly { text: string; check?: string; review?: boolean }[]): TodoItem[] {
+/** An item as the model writes it. */
+type WrittenItem = { text: string; check?: string; review?: boolean; blockedBy?: number[]; parent?: number };
+
+/** New items as the store keeps them: the check, the review mark and the links only when given. */
+function newItems(todos: readonly WrittenItem[]): TodoItem[] {
 	return todos.map((todo) => {
 		const item: TodoItem = { text: todo.text, status: INITIAL_STATUS };
 		if (todo.check !== undefined) item.check = todo.check.trim();
 		if (todo.review) item.review = true;
+		if (todo.blockedBy !== undefined && todo.blockedBy.length > 0) item.blockedBy = [...todo.blockedBy];
+		if (todo.parent !== undefined) item.parent = todo.parent;
 		return item;
 	});
+}
+
+/** The list a write leaves: new items' links are indices of this list, and the items an insert moves keep theirs. */
+function listAfterWrite(mode: WriteMode, index: number | undefined, items: readonly TodoItem[]): TodoItem[] {
+	if (mode === "replace") return [...items];
+	if (mode === "append") return withAppended(getTodos(), items);
+	return withInserted(getTodos(), index ?? 0, items);
 }
 
 /** An item with a check may be written only where the model's checks can run. */
@@ -111,27 +129,27 @@ function listTool<P>(name: string, label: string, description: string, parameter
 
 export function createWriteTodosTool(env: CheckEnv = NO_CHECKS): ToolDefinition<typeof WriteTodosParams, TodoDetails> {
 	return {
-		...listTool("write_todos", "Write Todos", "Write the todo list.", WriteTodosParams),
+		...listTool("write_todos", "Write Todos", "Write the todo list; list order is the plan.", WriteTodosParams),
 		promptGuidelines: [...PROMPT_GUIDELINES],
 		async execute(_toolCallId, params, _signal, _onUpdate, ctx) {
 			const error = checkWriteParams(params, getTodos().length) ?? checksNotAllowed(params.todos, env);
 			if (error) return errorResult("write", error);
 			const items = newItems(params.todos);
+			const next = listAfterWrite(params.mode, params.index, items);
+			const problem = linkProblem(next);
+			if (problem) return errorResult("write", linkError(problem, next.length));
+			const before = getTodos();
 			if (params.mode === "replace") {
-				const before = getTodos();
 				const reviewLost = rewriteReviewError(before, items);
 				if (reviewLost) return errorResult("write", reviewLost);
-				setTodos(items);
+			}
+			setTodos(next);
+			if (params.mode === "replace") {
 				noticeDropped(ctx, before);
 				return changeResult("write", RESULT_HEADERS.wrote(items.length));
 			}
-			if (params.mode === "append") {
-				appendTodos(items);
-				return changeResult("write", RESULT_HEADERS.appended(items.length));
-			}
-			const index = params.index as number;
-			insertTodos(index, items);
-			return changeResult("write", RESULT_HEADERS.inserted(items.length, index));
+			if (params.mode === "append") return changeResult("write", RESULT_HEADERS.appended(items.length));
+			return changeResult("write", RESULT_HEADERS.inserted(items.length, params.index as number));
 		},
 		renderCall(args, theme) {
 			const count = Array.isArray(args?.todos) ? args.todos.length : 0;
@@ -181,7 +199,7 @@ export function createEditTodosTool(env: CheckEnv = NO_CHECKS): ToolDefinition<t
 }
 
 export const PauseTodosParams = Type.Object({
-	reason: Type.String({ description: "What blocks you" }),
+	reason: Type.String(),
 });
 
 export interface PauseDetails {
@@ -195,7 +213,7 @@ export function createPauseTodosTool(): ToolDefinition<typeof PauseTodosParams, 
 	return {
 		name: "pause_todos",
 		label: "Pause Todos",
-		description: "Pause the auto-continue when blocked or waiting for the user.",
+		description: "Pause when blocked or waiting for the user.",
 		parameters: PauseTodosParams,
 		executionMode: "sequential",
 		async execute(_toolCallId, params, _signal, _onUpdate, ctx) {

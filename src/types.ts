@@ -9,6 +9,10 @@ export interface TodoItem {
 	check?: string;
 	/** The user must see this item: the model may work on it but only the user completes it. */
 	review?: boolean;
+	/** Indices of the items it waits for: it is ready once every one of them is completed. Never empty when present. */
+	blockedBy?: number[];
+	/** Index of the item it is a subtask of (one level deep): that item completes with its last subtask. */
+	parent?: number;
 }
 
 /** What one check (an item's or the done-check) did. */

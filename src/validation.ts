@@ -34,7 +34,19 @@ export function isTooLong(text: string, max: number): boolean {
 	return false;
 }
 
-const ITEM_KEYS: ReadonlySet<string> = new Set(["text", "status", "check", "review"]);
+const ITEM_KEYS: ReadonlySet<string> = new Set(["text", "status", "check", "review", "blockedBy", "parent"]);
+
+const isIndex = (value: unknown): value is number =>
+	typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
+
+/** Links as they may be stored on an item: a non-empty list of distinct indices, an index. */
+function hasValidLinkShapes(blockedBy: unknown, parent: unknown, keys: readonly string[]): boolean {
+	if (keys.includes("blockedBy")) {
+		if (!Array.isArray(blockedBy) || blockedBy.length === 0 || !blockedBy.every(isIndex)) return false;
+		if (new Set(blockedBy).size !== blockedBy.length) return false;
+	}
+	return !keys.includes("parent") || isIndex(parent);
+}
 
 /** A check as it may be stored: a non-blank command within the limit. */
 export function isValidCheck(value: unknown): value is string {
@@ -42,18 +54,20 @@ export function isValidCheck(value: unknown): value is string {
 }
 
 /**
- * True for `{ text, status }` with a non-empty text within the limit and a known status, plus at most a valid `check`
- * and a boolean `review`; any other key, or a field of the wrong shape, makes the item untrustworthy.
+ * True for `{ text, status }` with a non-empty text within the limit and a known status, plus at most a valid `check`,
+ * a boolean `review` and links of the right shape (whether they point into the list is the list's question:
+ * plan/links.ts); any other key, or a field of the wrong shape, makes the item untrustworthy.
  */
 export function isValidTodoItem(value: unknown): value is TodoItem {
 	if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
 	const keys = Object.keys(value);
 	if (!keys.includes("text") || !keys.includes("status") || !keys.every((key) => ITEM_KEYS.has(key))) return false;
-	const { text, status, check, review } = value as Record<string, unknown>;
+	const { text, status, check, review, blockedBy, parent } = value as Record<string, unknown>;
 	if (typeof text !== "string" || typeof status !== "string") return false;
 	if (!VALID_STATUSES.has(status)) return false;
 	if (keys.includes("check") && !isValidCheck(check)) return false;
 	if (keys.includes("review") && typeof review !== "boolean") return false;
+	if (!hasValidLinkShapes(blockedBy, parent, keys)) return false;
 	return text.length > 0 && !isTooLong(text, MAX_TODO_TEXT_LENGTH);
 }
 
@@ -67,11 +81,13 @@ export function isFinished(status: TodoStatus): boolean {
 	return !isIncomplete(status);
 }
 
-/** One item's copy: an item without a check or a review mark stays exactly `{ text, status }`. */
+/** One item's copy: an item without a check, a review mark or links stays exactly `{ text, status }`. */
 export function cloneTodo(todo: TodoItem): TodoItem {
 	const copy: TodoItem = { text: todo.text, status: todo.status };
 	if (todo.check !== undefined) copy.check = todo.check;
 	if (todo.review) copy.review = true;
+	if (todo.blockedBy !== undefined && todo.blockedBy.length > 0) copy.blockedBy = [...todo.blockedBy];
+	if (todo.parent !== undefined) copy.parent = todo.parent;
 	return copy;
 }
 
@@ -111,7 +127,10 @@ export function checkWriteParams(params: unknown, currentLength: number): ParamE
 	return checkItemFields(todos) ?? checkWritePlacement(mode as WriteMode, index, todos.length, currentLength);
 }
 
-/** The optional fields of new items: a check is a non-blank command within the limit, a review mark a boolean. */
+/**
+ * The optional fields of new items: a check is a non-blank command within the limit, a review mark a boolean, links
+ * whole numbers (where they point is checked on the list the call leaves: plan/links.ts).
+ */
 function checkItemFields(todos: readonly unknown[]): ParamError | null {
 	for (const [index, item] of todos.entries()) {
 		const { check, review } = item as { check?: unknown; review?: unknown };
@@ -120,6 +139,11 @@ function checkItemFields(todos: readonly unknown[]): ParamError | null {
 		}
 		if (typeof check === "string" && isTooLong(check, MAX_CHECK_LENGTH)) return PARAM_ERRORS.checkTooLong(index);
 		if (review !== undefined && typeof review !== "boolean") return PARAM_ERRORS.badReview(index);
+		const { blockedBy, parent } = item as { blockedBy?: unknown; parent?: unknown };
+		if (blockedBy !== undefined && (!Array.isArray(blockedBy) || !blockedBy.every(isWholeNumber))) {
+			return PARAM_ERRORS.badLinks(index, "blockedBy");
+		}
+		if (parent !== undefined && !isWholeNumber(parent)) return PARAM_ERRORS.badLinks(index, "parent");
 	}
 	return null;
 }

@@ -6,6 +6,8 @@ import type { ChainState } from "../continue/chain.ts";
 import type { Engine } from "../continue/engine.ts";
 import { runsInRun } from "../continue/modes.ts";
 import { formatTodoListText, renderTodoList } from "../formatting.ts";
+import { withMoved, withRemoved, withStatus } from "../list/changes.ts";
+import { parentsCompletedBy } from "../plan/ready.ts";
 import { DONE_CHECK_ENTRY_TYPE, PAUSE_ENTRY_TYPE, SNAPSHOT_ENTRY_TYPE } from "../session/keys.ts";
 import { parseSwitch, type TilDoneConfig } from "../settings/config.ts";
 import { modelInputPrice, modelPriced } from "../spend/report.ts";
@@ -23,7 +25,6 @@ import {
 	setBranchDoneCheck,
 	setPanelEnabled,
 	setTodos,
-	updateTodoStatus,
 } from "../state.ts";
 import { oneLine } from "../texts/data.ts";
 import { COUNTDOWN_IN_RUN, formatWhy, spentLine } from "../texts/user.ts";
@@ -244,17 +245,14 @@ function editText(call: TodosCall): void | Promise<void> {
 
 function removeItems(call: TodosCall): void | Promise<void> {
 	return withParsed(call, parseIndices(call.rest, getTodos().length), (indices) => {
-		setTodos(getTodos().filter((_, index) => !indices.includes(index)));
+		setTodos(withRemoved(getTodos(), indices));
 		return changed(call, list(), false);
 	});
 }
 
 function moveItem(call: TodosCall): void | Promise<void> {
 	return withParsed(call, parseMove(call.rest, getTodos().length), ({ from, to }) => {
-		const todos = [...getTodos()];
-		const [item] = todos.splice(from, 1);
-		if (item) todos.splice(to, 0, item);
-		setTodos(todos);
+		setTodos(withMoved(getTodos(), from, to));
 		return changed(call, list(), false);
 	});
 }
@@ -263,7 +261,8 @@ function moveItem(call: TodosCall): void | Promise<void> {
 function setStatus(status: TodoStatus, goOn: boolean): Subcommand["run"] {
 	return (call) =>
 		withParsed(call, parseIndices(call.rest, getTodos().length), (indices) => {
-			updateTodoStatus(indices, status);
+			// The user's word closes a parent whose last open subtask it finishes, review mark or not.
+			setTodos(withStatus(getTodos(), indices, status, parentsCompletedBy(getTodos(), indices, status)));
 			return changed(call, list(), goOn);
 		});
 }

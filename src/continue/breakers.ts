@@ -228,12 +228,13 @@ export function trippedBreaker(
 	return undefined;
 }
 
-/** What stopped a chain: a breaker, or the user's key during a countdown. */
-export type StoppedBy = StopCode | "interrupted";
+/** What stopped a chain: a breaker, every open item waiting for one that is not completed, or the user's key. */
+export type StoppedBy = StopCode | "blocked" | "interrupted";
 
 /** Why a chain stopped, in a few words for the status bar. */
 export function stopWords(code: StoppedBy): string {
 	if (code === "interrupted") return "interrupted by you";
+	if (code === "blocked") return "no item is ready";
 	return BREAKERS.find((row) => row.code === code)?.words ?? code;
 }
 

@@ -4,10 +4,11 @@
  */
 
 import { buildContinuationPrompt } from "../formatting.ts";
-import { hasIncomplete, reviewWaitIndex } from "../list/queries.ts";
+import { hasIncomplete, pickNextIndex, reviewWaitIndex } from "../list/queries.ts";
+import { openWaits, waitingItems } from "../plan/ready.ts";
 import { COUNTDOWN_MESSAGE_TYPE, LOOP_MESSAGE_TYPE } from "../session/keys.ts";
 import { describeCheckEnd, formatCheckFailures, loopPrompt } from "../texts/model.ts";
-import { LOOP_ENDS } from "../texts/user.ts";
+import { blockedStop, LOOP_ENDS } from "../texts/user.ts";
 import type { CheckRun, LoopState, TodoItem } from "../types.ts";
 import {
 	type BreakerInput,
@@ -57,7 +58,7 @@ export type Plan =
 			chain: ChainState;
 			loop: LoopState | undefined;
 	  }
-	| { kind: "stop"; code: StopCode; text: string }
+	| { kind: "stop"; code: StopCode | "blocked"; text: string }
 	| { kind: "end-loop"; code: LoopEndCode; text: string; level: "info" | "warning" }
 	| { kind: "verify"; code: "verify"; checks: PlannedCheck[] }
 	| { kind: "idle"; code: IdleCode; index?: number; verified?: boolean };
@@ -112,7 +113,18 @@ function decideTodos(input: PlanInput, outcome: RunOutcome | undefined): Plan {
 	if (outcome?.stopReason === "stop" && endsWithQuestion(outcome.answer)) return { kind: "idle", code: "asks-user" };
 	const review = reviewWaitIndex(todos);
 	if (review !== undefined) return { kind: "idle", code: "review-wait", index: review };
+	// Never a continuation that cannot make progress: with no item ready, the chain stops and says what waits on what.
+	if (pickNextIndex(todos) === undefined) return { kind: "stop", code: "blocked", text: blockedText(todos) };
 	return tripped(input) ?? continuation(input);
+}
+
+/** The stop text of a list whose open items all wait: each one, with the items it waits for and their states. */
+function blockedText(todos: readonly TodoItem[]): string {
+	const waiting = waitingItems(todos).map((index): [number, [number, TodoItem["status"]][]] => [
+		index,
+		openWaits(todos, index).map((at): [number, TodoItem["status"]] => [at, todos[at]?.status ?? "abandoned"]),
+	]);
+	return blockedStop(waiting);
 }
 
 /** What the breakers are asked about a chain's next continuation (or a loop's next iteration). */

@@ -1,5 +1,6 @@
 /** Questions about a todo list that the decisions, the texts and the UI all ask. Pure. */
 
+import { nextWorkable } from "../plan/ready.ts";
 import type { TodoItem } from "../types.ts";
 import { isFinished, isIncomplete } from "../validation.ts";
 
@@ -23,12 +24,12 @@ export function isAllFinished(todos: readonly TodoItem[]): boolean {
 	return todos.length > 0 && !hasIncomplete(todos);
 }
 
-/** Which item to continue with: the first in progress, else the first not started. */
+/**
+ * Which item to continue with: the first in progress, else the first not started, among the items that can be worked
+ * on now (plan/ready.ts: nothing they wait for is open, no open subtasks). Without links, every open item can.
+ */
 export function pickNextIndex(todos: readonly TodoItem[]): number | undefined {
-	const inProgress = todos.findIndex((todo) => todo.status === "in_progress");
-	if (inProgress !== -1) return inProgress;
-	const notStarted = todos.findIndex((todo) => todo.status === "not_started");
-	return notStarted === -1 ? undefined : notStarted;
+	return nextWorkable(todos);
 }
 
 /** How many completed items carry each text. */

@@ -28,9 +28,11 @@ export const PAUSED_STATUS_KEY = "til-done-paused";
 export const LOOP_STATUS_KEY = "til-done-loop";
 /** A check running, or what the last verification of the finished list found. */
 export const CHECK_STATUS_KEY = "til-done-check";
+/** In a plan with waits or subtasks: the next item ready to start, and how many open items wait. */
+export const PLAN_STATUS_KEY = "til-done-plan";
 /** The item the auto-continue waits on for the user's review. */
 export const REVIEW_STATUS_KEY = "til-done-review";
-/** Why the chain stopped (a breaker or a budget), until the user acts. */
+/** Why the chain stopped (a breaker, a budget, no item ready, the user's key), until the user acts. */
 export const STOP_STATUS_KEY = "til-done-stop";
 
 export const COUNTDOWN_WIDGET_ID = "til-done-countdown";

@@ -3,6 +3,7 @@
  * malformed is skipped, never trusted.
  */
 
+import { linkProblem } from "../plan/links.ts";
 import { type Decision, MAX_TODOS, TOOL_NAMES, type TodoItem } from "../types.ts";
 import { cloneTodos, isValidCheck, isValidTodoItem } from "../validation.ts";
 import {
@@ -13,10 +14,11 @@ import {
 	VERDICT_ENTRY_TYPE,
 } from "./keys.ts";
 
-/** A snapshot we may trust: an array of valid items within the list limit. */
+/** A snapshot we may trust: an array of valid items within the list limit, whose links point into it soundly. */
 function asSnapshot(value: unknown): TodoItem[] | undefined {
 	if (!Array.isArray(value) || value.length > MAX_TODOS) return undefined;
-	return value.every(isValidTodoItem) ? cloneTodos(value) : undefined;
+	if (!value.every(isValidTodoItem) || linkProblem(value) !== undefined) return undefined;
+	return cloneTodos(value);
 }
 
 /** The list in a `details` payload of a change (not a listing, not an error). */

@@ -4,6 +4,7 @@
  * Pure. Instructions are fixed strings; todo text and command output appear only as data.
  */
 
+import type { CycleStep, LinkProblem } from "../plan/links.ts";
 import {
 	type CheckRun,
 	type LoopState,
@@ -110,6 +111,10 @@ export const PARAM_ERRORS = {
 		message: `Error: todo item at index ${index} has a review mark that is not true or false`,
 		detail: "invalid review",
 	}),
+	badLinks: (index: number, field: "blockedBy" | "parent"): ParamError => ({
+		message: `Error: todo item at index ${index} has a ${field} that is not ${field === "parent" ? "an index" : "a list of indices"}`,
+		detail: "invalid links",
+	}),
 	tooManyWritten: (count: number): ParamError => ({
 		message: `Error: writing ${count} item(s) would exceed maximum of ${MAX_TODOS} todos`,
 		detail: "max todos exceeded",
@@ -140,6 +145,50 @@ export const PARAM_ERRORS = {
 	indicesOutOfRange: (indices: readonly string[], length: number): ParamError =>
 		same(`indices [${indices.join(", ")}] out of range (0 to ${length - 1})`),
 } as const;
+
+/** A list index as the model reads it: `[3]`. */
+const at = (index: number): string => `[${index}]`;
+
+/** One step of a cycle of waits and subtasks, in words. */
+function cycleStep(step: CycleStep): string {
+	return step.via === "waits"
+		? `${at(step.from)} waits for ${at(step.to)}`
+		: `${at(step.from)} completes with its subtask ${at(step.to)}`;
+}
+
+/**
+ * What is wrong with the links of the list a write would leave, naming items by their index in that list; the write
+ * changes nothing.
+ */
+export function linkError(problem: LinkProblem, length: number): ParamError {
+	const range = `0 to ${length - 1}`;
+	const detail = (() => {
+		switch (problem.kind) {
+			case "not-an-index":
+				return `${at(problem.index)} has a ${problem.field} that is not ${problem.field === "parent" ? "an index" : "a list of indices"}`;
+			case "unknown":
+				return problem.field === "parent"
+					? `${at(problem.index)} has parent ${problem.target}, which is not in the list as this call leaves it (${range})`
+					: `${at(problem.index)} waits for ${at(problem.target)}, which is not in the list as this call leaves it (${range})`;
+			case "twice":
+				return `${at(problem.index)} waits for ${at(problem.target)} twice`;
+			case "self":
+				return problem.field === "parent"
+					? `${at(problem.index)} is its own parent`
+					: `${at(problem.index)} waits for itself`;
+			case "nested":
+				return `${at(problem.index)} has parent ${problem.parent}, which is itself a subtask (of ${at(problem.grandparent)}): subtasks go one level deep`;
+			case "waits-for-subtask":
+				return `${at(problem.index)} waits for its own subtask ${at(problem.subtask)}: a parent completes with its subtasks`;
+			case "cycle":
+				return `the waits form a cycle: ${problem.steps.map(cycleStep).join(", ")}`;
+		}
+	})();
+	return {
+		message: `Error: ${detail}; nothing was changed`,
+		detail: problem.kind === "cycle" ? "cycle" : "invalid links",
+	};
+}
 
 /** Errors of the tools beyond their parameters. */
 export const TOOL_ERRORS = {
@@ -181,6 +230,20 @@ export const TOOL_ERRORS = {
 		};
 	},
 	listChanged: { message: "Error: the list changed while the checks ran; nothing was changed", detail: "list changed" },
+	/** Items the model tried to start or complete while they wait for others: which, for what, and what is ready. */
+	notReady: (waiting: readonly [number, readonly number[]][], next: number | undefined): ParamError => {
+		const which = waiting.map(([index, waits]) => `${at(index)} waits for [${waits.join(", ")}]`).join("; ");
+		const ready = next === undefined ? "No item is ready." : `The next ready item is ${at(next)}.`;
+		return {
+			message: `Error: ${which}, not completed yet; nothing was changed. ${ready}`,
+			detail: "not ready",
+		};
+	},
+	/** A parent the model tried to complete while subtasks are open: it completes with its last one. */
+	openSubtasks: (parent: number, open: readonly number[]): ParamError => ({
+		message: `Error: ${at(parent)} completes with its last subtask; [${open.join(", ")}] ${open.length === 1 ? "is" : "are"} still open; nothing was changed`,
+		detail: "open subtasks",
+	}),
 	offsetOutOfRange: (offset: string, length: number): ParamError =>
 		same(`offset ${offset} out of range (0 to ${length})`),
 	pauseReason: same(`reason must be 1 to ${MAX_PAUSE_REASON_LENGTH} characters`),
@@ -192,12 +255,16 @@ export const RESULT_HEADERS = {
 	appended: (count: number) => `Appended ${count} item(s)`,
 	inserted: (count: number, index: number) => `Inserted ${count} item(s) at index ${index}`,
 	/** `Completed [0, 1]`, and which of them had a check that passed. */
-	edited: (label: string, indices: readonly number[], checked: readonly number[]) => {
+	edited: (label: string, indices: readonly number[], checked: readonly number[], parents: readonly number[] = []) => {
 		const note =
 			checked.length === 0
 				? ""
 				: `; ${checked.length === 1 ? "the check of" : "the checks of"} [${checked.join(", ")}] passed`;
-		return `${label} [${indices.join(", ")}]${note}`;
+		const cascade =
+			parents.length === 0
+				? ""
+				: `; [${parents.join(", ")}] completed with ${parents.length === 1 ? "its" : "their"} last subtask`;
+		return `${label} [${indices.join(", ")}]${note}${cascade}`;
 	},
 	paused: "Auto-continue paused until the user replies.",
 } as const;

@@ -95,6 +95,20 @@ export function stopStatus(words: string | undefined): StatusText | undefined {
 		: whole(`⏹ auto-continue stopped: ${words} (/todos why)`, `⏹ stopped: ${words}`, `⏹ ${words}`);
 }
 
+/**
+ * In a plan with waits or subtasks: `▶ [i] text` for the next item ready to start (one in progress is already on the
+ * bar), then `⛓ N waiting` for the open items that wait; nothing when there is neither.
+ */
+export function planStatus(next: [number, TodoItem] | undefined, waiting: number): StatusText | undefined {
+	const ahead = next === undefined || next[1].status !== "not_started" ? undefined : next;
+	const count = waiting > 0 ? `⛓ ${waiting} waiting` : "";
+	if (ahead === undefined) return count === "" ? undefined : whole(count, `⛓ ${waiting}`);
+	const [index, todo] = ahead;
+	const parts: StatusPart[] = [`▶ [${index}] `, { cut: oneLine(todo.text) }];
+	if (count === "") return { parts, shorter: [`▶ [${index}]`] };
+	return { parts: [...parts, ` ${count}`], shorter: [`▶ [${index}] ⛓ ${waiting}`, `⛓ ${waiting}`] };
+}
+
 export function loopStatus(iteration: number, max: number): StatusText {
 	return whole(`🔁 loop ${iteration}/${max}`, `🔁 ${iteration}/${max}`);
 }

@@ -31,6 +31,23 @@ export function reviewWaitText(index: number): string {
 	return `👁 [${index}] waits for your review`;
 }
 
+/**
+ * The stop when every open item waits for one that is not completed: each waiting item with what it waits for and
+ * that item's state, so the chain of waits can be followed to the item that will never complete as it is.
+ */
+export function blockedStop(waiting: readonly [number, readonly [number, TodoItem["status"]][]][]): string {
+	const words: Record<TodoItem["status"], string> = {
+		not_started: "not started",
+		in_progress: "in progress",
+		completed: "completed",
+		abandoned: "abandoned",
+	};
+	const waits = waiting
+		.map(([index, on]) => `[${index}] waits for ${on.map(([at, status]) => `[${at}] (${words[status]})`).join(", ")}`)
+		.join("; ");
+	return `Auto-continue stopped: no open item is ready: ${waits}. Remaining todos were not completed: reopen or remove what they wait for (/todos start, /todos remove), then /todos resume.`;
+}
+
 /** The sentence of each decision that is not a stop (a stop's sentence is its stop text): what follows, and why. */
 export const SENTENCES = {
 	verify: (checks: number) => `Every todo is finished: ${checks} check(s) verify the list.`,

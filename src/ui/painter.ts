@@ -6,13 +6,16 @@
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { stopWords } from "../continue/breakers.ts";
 import { PLAIN_STYLE } from "../formatting.ts";
-import { isAllFinished } from "../list/queries.ts";
+import { isAllFinished, pickNextIndex } from "../list/queries.ts";
+import { hasLinks } from "../plan/links.ts";
+import { waitingItems } from "../plan/ready.ts";
 import {
 	ACTIVE_STATUS_KEY,
 	CHECK_STATUS_KEY,
 	LOOP_STATUS_KEY,
 	PANEL_WIDGET_ID,
 	PAUSED_STATUS_KEY,
+	PLAN_STATUS_KEY,
 	REVIEW_STATUS_KEY,
 	STATUS_KEY,
 	STOP_STATUS_KEY,
@@ -23,8 +26,10 @@ import {
 	checkStatus,
 	loopStatus,
 	pausedStatus,
+	planStatus,
 	progressStatus,
 	reviewStatus,
+	type StatusText,
 	stopStatus,
 } from "../texts/status.ts";
 import { passesFor } from "../verify/verdict.ts";
@@ -98,9 +103,18 @@ export function statusEntries(view: UiView): StatusEntry[] {
 		[CHECK_STATUS_KEY, checkStatus(view.checking, verdictToShow(view, verified), waitsForVerification)],
 		[LOOP_STATUS_KEY, view.loop ? loopStatus(view.loop.iteration, view.loop.max) : undefined],
 		[PAUSED_STATUS_KEY, view.chain.paused ? pausedStatus(view.chain.pauseReason) : undefined],
+		[PLAN_STATUS_KEY, planEntry(view.todos)],
 		[REVIEW_STATUS_KEY, reviewStatus(view.todos)],
 		[STOP_STATUS_KEY, stopStatus(view.chain.stopped && stopWords(view.chain.stopped))],
 	];
+}
+
+/** What a plan with waits or subtasks adds to the bar; a list without links adds nothing. */
+function planEntry(todos: UiView["todos"]): StatusText | undefined {
+	if (!hasLinks(todos)) return undefined;
+	const next = pickNextIndex(todos);
+	const todo = next === undefined ? undefined : todos[next];
+	return planStatus(next === undefined || todo === undefined ? undefined : [next, todo], waitingItems(todos).length);
 }
 
 /** The verdict the status bar may show: a failure, or a pass that holds for the list as it is now. */

@@ -4,6 +4,7 @@ import {
 	getPlainIcon,
 	getStatusIcon,
 	getTodoLabel,
+	indentOf,
 	itemMarks,
 	PLAIN_STYLE,
 	renderMarks,
@@ -37,11 +38,11 @@ export function formatPanelLines(
 	const shown = todos.slice(start, start + PANEL_MAX_ITEMS);
 	const lines = shown.map((todo, offset) => {
 		const at = start + offset;
-		const room = width - cellsOf(`${getPlainIcon(todo.status)} [${at}] ${itemMarks(todo)}`);
+		const room = width - cellsOf(`${indentOf(todo)}${getPlainIcon(todo.status)} [${at}] ${itemMarks(todo)}`);
 		const text = cutToCells(oneLine(todo.text), Math.max(1, room));
 		const label =
 			todo.status === "in_progress" ? style.bold(style.fg("warning", text)) : getTodoLabel(text, todo.status, style);
-		return `${getStatusIcon(todo.status, style)} ${style.fg("accent", `[${at}]`)} ${label}${renderMarks(todo, style)}`;
+		return `${indentOf(todo)}${getStatusIcon(todo.status, style)} ${style.fg("accent", `[${at}]`)} ${label}${renderMarks(todo, style)}`;
 	});
 	const hidden = todos.length - shown.length;
 	if (hidden > 0) lines.push(style.fg("dim", `+${hidden} more`));

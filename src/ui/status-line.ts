@@ -10,6 +10,7 @@ import {
 	CHECK_STATUS_KEY,
 	LOOP_STATUS_KEY,
 	PAUSED_STATUS_KEY,
+	PLAN_STATUS_KEY,
 	REVIEW_STATUS_KEY,
 	STATUS_KEY,
 	STOP_STATUS_KEY,
@@ -24,11 +25,14 @@ export type StatusEntry = readonly [key: string, status: StatusText | undefined]
 export const STATUS_WIDTH_DEFAULT = 80;
 /** What a cut text keeps before anything else is cut or goes: a few words, then `…`. */
 export const MIN_CUT_CELLS = 12;
+/** Item texts, cut first: the items in progress, then the next item of a plan. */
+const CUT_FIRST = [ACTIVE_STATUS_KEY, PLAN_STATUS_KEY];
 /** The entries whose state is worth more than the item in progress, and whose texts are cut after it goes. */
 const CUT_LAST = [PAUSED_STATUS_KEY, CHECK_STATUS_KEY];
 /** The entries that take their shorter forms when nothing is left to cut, in this order; the stop goes last. */
 const SHORTEN_ORDER = [
 	STATUS_KEY,
+	PLAN_STATUS_KEY,
 	LOOP_STATUS_KEY,
 	CHECK_STATUS_KEY,
 	PAUSED_STATUS_KEY,
@@ -37,10 +41,11 @@ const SHORTEN_ORDER = [
 ];
 
 /**
- * The status-bar value of each key, fitted to `width` cells together (as pi joins them: one space between). The item
- * in progress is cut first, to a few words and then to `[i] …`, and goes before anything else is cut (the panel and
- * `/todos` show it); then the pause reason and the check's text are cut; then entries take their shorter forms; then
- * the loop's counter goes (`/todos status` has it), and last the stop loses its "stopped:" (⏹ and the reason stay).
+ * The status-bar value of each key, fitted to `width` cells together (as pi joins them: one space between). The items
+ * in progress and a plan's next item are cut first, to a few words and then to `[i] …`; the items in progress go and
+ * the plan's entry keeps only its count before anything else is cut (the panel and `/todos` show them); then the pause reason and the check's text are cut; then entries take their shorter forms; then
+ * the loop's counter and the plan's count go (`/todos status` and `/todos` have them), and last the stop loses its
+ * "stopped:" (⏹ and the reason stay).
  * Below 80 columns pi may still cut the end.
  */
 export function fitStatusLine(entries: readonly StatusEntry[], width: number): [string, string | undefined][] {
@@ -55,18 +60,20 @@ export function fitStatusLine(entries: readonly StatusEntry[], width: number): [
 	const drop = (key: string) => {
 		if (over() > 0) shown.set(key, undefined);
 	};
-	cut(ACTIVE_STATUS_KEY, MIN_CUT_CELLS);
-	cut(ACTIVE_STATUS_KEY, 1);
-	drop(ACTIVE_STATUS_KEY);
-	for (const key of CUT_LAST) cut(key, MIN_CUT_CELLS);
-	for (const key of CUT_LAST) cut(key, 1);
 	const shorten = (key: string, form: number) => {
 		const shorter = statuses.get(key)?.shorter?.[form];
 		if (over() > 0 && shorter !== undefined && shown.get(key) !== undefined) shown.set(key, shorter);
 	};
+	for (const key of CUT_FIRST) cut(key, MIN_CUT_CELLS);
+	for (const key of CUT_FIRST) cut(key, 1);
+	drop(ACTIVE_STATUS_KEY);
+	shorten(PLAN_STATUS_KEY, 0);
+	for (const key of CUT_LAST) cut(key, MIN_CUT_CELLS);
+	for (const key of CUT_LAST) cut(key, 1);
 	for (const key of SHORTEN_ORDER) shorten(key, 0);
 	for (const key of SHORTEN_ORDER.slice(0, -1)) shorten(key, 1);
 	drop(LOOP_STATUS_KEY);
+	drop(PLAN_STATUS_KEY);
 	shorten(STOP_STATUS_KEY, 1);
 	return entries.map(([key]) => [key, shown.get(key)]);
 }

@@ -6,8 +6,10 @@
 
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { fitsInResults, formatChangeBody } from "../formatting.ts";
-import { droppedOpenItems, openItemsAt } from "../list/queries.ts";
-import { getChain, getTodos, updateTodoStatus } from "../state.ts";
+import { withStatus } from "../list/changes.ts";
+import { droppedOpenItems, openItemsAt, pickNextIndex } from "../list/queries.ts";
+import { openSubtasks, openWaits, parentsCompletedBy } from "../plan/ready.ts";
+import { getChain, getTodos, setTodos } from "../state.ts";
 import { LONG_LIST_NOTE, RESULT_HEADERS, TOOL_ERRORS } from "../texts/model.ts";
 import { NOTICES } from "../texts/user.ts";
 import {
@@ -85,6 +87,34 @@ export function rewriteReviewError(before: readonly TodoItem[], after: readonly 
 	return lost.length === 0 ? null : TOOL_ERRORS.reviewRewritten(lost);
 }
 
+/**
+ * Items the model may not start or complete yet: open items waiting for items not completed (by this call or
+ * before), or a parent whose subtasks (other than the ones this call completes) are open. Null when every item may go.
+ */
+export function readinessError(
+	todos: readonly TodoItem[],
+	action: EditAction,
+	indices: readonly number[],
+): ParamError | null {
+	if (action === "abandon") return null;
+	const unique = [...new Set(indices)].sort((a, b) => a - b);
+	const waiting = unique.flatMap((index): [number, number[]][] => {
+		const todo = todos[index];
+		if (!todo || !isIncomplete(todo.status)) return [];
+		// Items this very call completes count as completed: one call may close a chain in order, checks and all.
+		const waits = openWaits(todos, index).filter((at) => action !== "complete" || !unique.includes(at));
+		return waits.length > 0 ? [[index, waits]] : [];
+	});
+	if (waiting.length > 0) return TOOL_ERRORS.notReady(waiting, pickNextIndex(todos));
+	if (action !== "complete") return null;
+	for (const index of unique) {
+		const open = openSubtasks(todos, index).filter((at) => !unique.includes(at));
+		if (open.length > 0 && todos[index] && isIncomplete(todos[index].status))
+			return TOOL_ERRORS.openSubtasks(index, open);
+	}
+	return null;
+}
+
 function checkFailureError(runs: readonly [number, CheckRun][], timeoutSeconds: number): ParamError {
 	return TOOL_ERRORS.checksFailed(
 		runs.filter(([, run]) => !run.passed),
@@ -102,12 +132,18 @@ export interface EditCall {
 	onUpdate?: (text: string) => void;
 }
 
-/** Completes, starts or abandons items once every check of an item to complete has passed. */
+/**
+ * Completes, starts or abandons items once every check of an item to complete has passed; a parent whose last open
+ * subtask this finishes completes with it (after its own check, unless the user must review it).
+ */
 export async function runEdit(call: EditCall, env: CheckEnv): Promise<ToolResult<TodoDetails>> {
-	const blocked = reviewError(call.action, call.indices);
+	const blocked = reviewError(call.action, call.indices) ?? readinessError(getTodos(), call.action, call.indices);
 	if (blocked) return errorResult("edit", blocked);
 	const list = getTodos();
-	const toCheck = call.action === "complete" ? itemsToCheck(list, call.indices) : [];
+	const status = ACTION_TO_STATUS[call.action];
+	const parents = parentsCompletedBy(list, call.indices, status).filter((parent) => !list[parent]?.review);
+	const completing = call.action === "complete" ? [...call.indices, ...parents] : parents;
+	const toCheck = itemsToCheck(list, completing);
 	const checkBlock = toCheck.length > 0 ? modelChecksBlocked(env) : undefined;
 	if (checkBlock) {
 		return errorResult("edit", TOOL_ERRORS.checkCannotRun(toCheck[0] ?? 0, checkBlock));
@@ -123,10 +159,10 @@ export async function runEdit(call: EditCall, env: CheckEnv): Promise<ToolResult
 		return errorResult("edit", TOOL_ERRORS.listChanged);
 	}
 	const abandoned = call.action === "abandon" ? openItemsAt(list, call.indices) : [];
-	updateTodoStatus(call.indices, ACTION_TO_STATUS[call.action]);
+	setTodos(withStatus(list, call.indices, status, parents));
 	noticeAbandoned(call.ctx, abandoned, call.reason);
 	const checked = runs.map(([index]) => index);
-	const header = RESULT_HEADERS.edited(ACTION_LABELS[call.action], call.indices, checked);
+	const header = RESULT_HEADERS.edited(ACTION_LABELS[call.action], call.indices, checked, parents);
 	return changeResult(
 		"edit",
 		header,

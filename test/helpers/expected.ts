@@ -19,6 +19,7 @@ export const KEY = {
 	panel: "til-done-panel",
 	check: "til-done-check",
 	review: "til-done-review",
+	plan: "til-done-plan",
 	stop: "til-done-stop",
 } as const;
 
@@ -342,3 +343,34 @@ export const LOOP_BAD_MAX = loopRefused("--max takes a whole number from 1 to 10
 
 /** The heading of the til-done skill the package ships. */
 export const SKILL_HEADING = "# Planning with todos";
+
+// ── Plans: waits and subtasks ───────────────────────────────────────────────
+
+/** A write whose links are wrong: `detail` names the items by their index in the list the write would leave. */
+export const linkRefused = (detail: string): string => `Error: ${detail}; nothing was changed`;
+export const LINK_ERRORS = {
+	unknownWait: (index: number, target: number, last: number) =>
+		linkRefused(`[${index}] waits for [${target}], which is not in the list as this call leaves it (0 to ${last})`),
+	unknownParent: (index: number, target: number, last: number) =>
+		linkRefused(`[${index}] has parent ${target}, which is not in the list as this call leaves it (0 to ${last})`),
+	waitsForItself: (index: number) => linkRefused(`[${index}] waits for itself`),
+	ownParent: (index: number) => linkRefused(`[${index}] is its own parent`),
+	twice: (index: number, target: number) => linkRefused(`[${index}] waits for [${target}] twice`),
+	nested: (index: number, parent: number, grandparent: number) =>
+		linkRefused(
+			`[${index}] has parent ${parent}, which is itself a subtask (of [${grandparent}]): subtasks go one level deep`,
+		),
+	waitsForSubtask: (index: number, subtask: number) =>
+		linkRefused(`[${index}] waits for its own subtask [${subtask}]: a parent completes with its subtasks`),
+	cycle: (steps: string) => linkRefused(`the waits form a cycle: ${steps}`),
+} as const;
+
+/** An edit of items that wait for others not completed yet. */
+export const notReady = (waits: string, next: number | undefined): string =>
+	`Error: ${waits}, not completed yet; nothing was changed. ${next === undefined ? "No item is ready." : `The next ready item is [${next}].`}`;
+/** Completing a parent while some of its subtasks are open. */
+export const openSubtasksRefused = (parent: number, open: string, are = "are"): string =>
+	`Error: [${parent}] completes with its last subtask; [${open}] ${are} still open; nothing was changed`;
+/** The stop when every open item waits: `waits` is `[3] waits for [1] (abandoned); …`. */
+export const blockedStopText = (waits: string): string =>
+	`Auto-continue stopped: no open item is ready: ${waits}. Remaining todos were not completed: reopen or remove what they wait for (/todos start, /todos remove), then /todos resume.`;

@@ -13,6 +13,7 @@ import {
 	checkStatus,
 	loopStatus,
 	pausedStatus,
+	planStatus,
 	progressStatus,
 	reviewStatus,
 	stopStatus,
@@ -46,6 +47,7 @@ const screen = fc.record({
 	stopped,
 	check,
 	loop: fc.boolean(),
+	plan: fc.option(fc.record({ next: fc.option(fc.nat(99), { nil: undefined }), waiting: fc.nat(99) }), { nil: null }),
 	width: fc.integer({ min: 80, max: 240 }),
 });
 
@@ -60,13 +62,18 @@ const drawn = (values: [string, string | undefined][]) =>
 describe("the footer's status line at 80 columns and wider", () => {
 	it("fits the width, and keeps every state's words", () => {
 		fc.assert(
-			fc.property(screen, ({ todos, paused, stopped, check, loop, width }) => {
+			fc.property(screen, ({ todos, paused, stopped, check, loop, plan, width }) => {
+				const next =
+					plan?.next === undefined
+						? undefined
+						: ([plan.next, { text: `next ${"🚀 ".repeat(30)}`, status: "not_started" }] as const);
 				const entries: StatusEntry[] = [
 					[KEY.status, progressStatus(todos, false)],
 					[KEY.active, activeStatus(todos)],
 					[KEY.check, check],
 					[KEY.loop, loop ? loopStatus(1000, 1000) : undefined],
 					[KEY.paused, paused === null ? undefined : pausedStatus(paused)],
+					[KEY.plan, plan === null ? undefined : planStatus(next as never, plan.waiting)],
 					[KEY.review, reviewStatus(todos)],
 					[KEY.stop, stopStatus(stopped ?? undefined)],
 				];
@@ -79,6 +86,10 @@ describe("the footer's status line at 80 columns and wider", () => {
 				// The loop's counter is the one state that may go, at the narrowest, with everything else on screen.
 				expect(shown(KEY.loop)).toMatch(loop ? /^(🔁 (loop )?1000\/1000|none)$/ : /^none$/);
 				expect(shown(KEY.paused)).toMatch(paused === null ? /^none$/ : /^⏸ (auto-continue )?paused/);
+				// Like the loop's counter, the plan's entry may go at the narrowest, with every state on screen.
+				const planShown =
+					plan === null || (next === undefined && plan.waiting === 0) ? /^none$/ : /^(▶ \[\d+\]|⛓ \d+|none$)/;
+				expect(shown(KEY.plan)).toMatch(planShown);
 				expect(shown(KEY.review)).toMatch(reviewStatus(todos) ? /^👁 \[\d+\]( (waits for your )?review)?$/ : /^none$/);
 				const stops =
 					stopped === null

@@ -28,6 +28,7 @@ import {
 	todosRefused,
 } from "../helpers/expected.ts";
 import type { FakeCtxOptions } from "../helpers/fake-ctx.ts";
+import { item, PLAN, planWith } from "../helpers/plans.ts";
 import { sendContinuation } from "../helpers/store.ts";
 import { taggingTheme } from "../helpers/theme.ts";
 
@@ -334,6 +335,37 @@ describe("the user edits, removes, moves and unmarks items; each change is store
 		expect(getTodos().map((item) => item.text)).toEqual(["a", "c"]);
 		await todos("move 0 1");
 		expect(getTodos().map((item) => item.text)).toEqual(["c", "a"]);
+	});
+
+	it("remove and move keep every wait and subtask on the same item; a removed blocker frees what waited", async () => {
+		const { todos, pi } = setup();
+		setTodos(PLAN);
+		await todos("remove 0");
+		expect(getTodos().map((item) => [item.text, item.blockedBy, item.parent])).toEqual([
+			["Write the migration", undefined, undefined],
+			["Ship the feature", undefined, undefined],
+			["Add the API", undefined, 1],
+			["Add the UI", [2], 1],
+			["Release", [0, 1], undefined],
+		]);
+		await todos("move 4 0");
+		expect(getTodos()[0]).toEqual(item("Release", "not_started", { blockedBy: [1, 2] }));
+		expect(getTodos()[4]).toEqual(item("Add the UI", "not_started", { parent: 2, blockedBy: [3] }));
+		expect(pi.entries.at(-1)?.data).toEqual({ action: "write", todos: getTodos() });
+	});
+
+	it("the user's done on a parent's last open subtask completes the parent, whatever it waits on", async () => {
+		const { todos } = setup();
+		setTodos(planWith({ 3: "completed" }));
+		await todos("done 4");
+		expect(getTodos().map((item) => item.status)).toEqual([
+			"not_started",
+			"not_started",
+			"completed",
+			"completed",
+			"completed",
+			"not_started",
+		]);
 	});
 
 	it("unreview takes the review mark off; review puts it on", async () => {

@@ -16,14 +16,18 @@ import {
 import { NO_SPEND } from "../../src/spend/usage.ts";
 import type { CheckRun, LoopState, TodoItem, TodoStatus } from "../../src/types.ts";
 import {
+	blockedStopText,
+	continuationPrompt,
 	costBudgetStop,
 	failures,
 	hardCap,
+	nextAction,
 	noProgress,
 	repeatedAnswer,
 	spendStop,
 	tokenBudgetStop,
 } from "../helpers/expected.ts";
+import { PLAN, planWith } from "../helpers/plans.ts";
 
 const todo = (text: string, status: TodoStatus = "not_started"): TodoItem => ({ text, status });
 const limits: EngineLimits = {
@@ -604,5 +608,52 @@ describe("three continued runs in a row that complete nothing and end with the s
 			code: "repeated-answer",
 			text: REPEATED,
 		});
+	});
+});
+
+describe("a plan with waits: the next action is the first ready item; with none ready the chain stops", () => {
+	it("the continuation lists every open item with its waits and names the first ready one", () => {
+		const plan = after({ todos: planWith({ 0: "completed" }) });
+		expect(plan).toMatchObject({
+			kind: "send",
+			message: {
+				content: continuationPrompt(
+					[
+						"– [1] Write the migration ⛓ [0]",
+						"– [2] Ship the feature",
+						"  – [3] Add the API",
+						"  – [4] Add the UI ⛓ [3]",
+						"– [5] Release ⛓ [1,2]",
+					],
+					nextAction("start", 1),
+				),
+			},
+		});
+	});
+
+	it("an abandoned blocker: the chain stops at once with `blocked`, naming the waits, before any breaker", () => {
+		const todos = planWith({ 0: "abandoned", 2: "completed", 3: "completed", 4: "abandoned" });
+		const chain = chainWith({ continuations: 20 });
+		expect(after({ todos, chain })).toEqual({
+			kind: "stop",
+			code: "blocked",
+			text: blockedStopText("[1] waits for [0] (abandoned); [5] waits for [1] (not started)"),
+		});
+		expect(planNow(input({ todos }))).toMatchObject({ kind: "stop", code: "blocked" });
+	});
+
+	it("a done-check regression reopens a blocker: its dependents wait again, and the blocker is the next action", () => {
+		const todos = planWith({ 0: "in_progress", 1: "in_progress" });
+		expect(after({ todos })).toMatchObject({
+			kind: "send",
+			message: { content: expect.stringContaining(nextAction("complete", 0)) },
+		});
+	});
+
+	it("a list without links plans exactly as before: the first item in progress is next", () => {
+		expect(after({ todos: OPEN })).toMatchObject({
+			message: { content: expect.stringContaining(nextAction("complete", 2)) },
+		});
+		expect(PLAN.length).toBe(6);
 	});
 });

@@ -9,6 +9,7 @@ import { lastDoneCheck, lastSnapshot, lastVerdict, snapshotFromEntry } from "../
 import type { TodoItem } from "../../src/types.ts";
 import { ENTRY_TYPE } from "../helpers/expected.ts";
 import { must } from "../helpers/must.ts";
+import { PLAN } from "../helpers/plans.ts";
 
 /** A result of one of our tools, as pi stores it on the branch. */
 const toolResult = (todos: unknown, toolName = "edit_todos", action = "edit") => ({
@@ -112,6 +113,52 @@ describe("one malformed item makes the whole snapshot untrusted", () => {
 	it("a check of exactly 500 characters is still trusted", () => {
 		const item = { text: "a", status: "not_started", check: "x".repeat(500) };
 		expect(lastSnapshot([toolResult(earlier), toolResult([item])])).toEqual([item]);
+	});
+});
+
+describe("a plan's links are replayed as stored, and a list whose links do not hold is not trusted", () => {
+	it("replays the waits and subtasks exactly", () => {
+		expect(lastSnapshot([toolResult(PLAN)])).toEqual(PLAN);
+	});
+
+	const broken: [string, unknown[]][] = [
+		["an empty blockedBy", [{ text: "a", status: "not_started", blockedBy: [] }]],
+		[
+			"a blockedBy of strings",
+			[
+				{ text: "a", status: "not_started" },
+				{ text: "b", status: "not_started", blockedBy: ["0"] },
+			],
+		],
+		[
+			"a wait twice",
+			[
+				{ text: "a", status: "not_started" },
+				{ text: "b", status: "not_started", blockedBy: [0, 0] },
+			],
+		],
+		["a negative parent", [{ text: "a", status: "not_started", parent: -1 }]],
+		["a wait out of the list", [{ text: "a", status: "not_started", blockedBy: [4] }]],
+		[
+			"a cycle",
+			[
+				{ text: "a", status: "not_started", blockedBy: [1] },
+				{ text: "b", status: "not_started", blockedBy: [0] },
+			],
+		],
+		[
+			"subtasks two levels deep",
+			[
+				{ text: "a", status: "not_started" },
+				{ text: "b", status: "not_started", parent: 0 },
+				{ text: "c", status: "not_started", parent: 1 },
+			],
+		],
+	];
+
+	it.each(broken)("a list with %s: the earlier trusted list is rebuilt instead", (_name, list) => {
+		expect(snapshotFromEntry(toolResult(list))).toBeUndefined();
+		expect(lastSnapshot([toolResult(earlier), toolResult(list)])).toEqual(earlier);
 	});
 });
 

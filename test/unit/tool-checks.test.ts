@@ -1,30 +1,17 @@
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { beforeEach, describe, expect, it, vi } from "vitest";
-import { DEFAULT_CONFIG, type TilDoneConfig } from "../../src/settings/config.ts";
+import type { TilDoneConfig } from "../../src/settings/config.ts";
 import { getChain, getTodos, setChain, setTodos } from "../../src/state.ts";
 import { createEditTodosTool, createWriteTodosTool } from "../../src/tools.ts";
 import type { TodoItem, TodoStatus } from "../../src/types.ts";
 import type { CheckEnv } from "../../src/verify/item-checks.ts";
+import { scriptedChecks } from "../helpers/check-env.ts";
 import { createFakeCtx, type FakeUi } from "../helpers/fake-ctx.ts";
 import { freshStore } from "../helpers/store.ts";
 
 const todo = (text: string, status: TodoStatus = "not_started"): TodoItem => ({ text, status });
 
-/** A check environment whose commands exit with the code the test gives, printing `output`. */
-function checkEnv(codes: Record<string, number> = {}, config: Partial<TilDoneConfig> = {}) {
-	const ran: string[] = [];
-	const env: CheckEnv & { tools: string[] } = {
-		tools: ["read", "bash"],
-		exec: async (_command, args) => {
-			const command = args[3] ?? "";
-			ran.push(command);
-			return { stdout: `output of ${command}\n`, stderr: "", code: codes[command] ?? 0, killed: false };
-		},
-		getConfig: () => ({ ...DEFAULT_CONFIG, ...config }),
-		activeTools: () => env.tools,
-	};
-	return { env, ran };
-}
+const checkEnv = scriptedChecks;
 
 type Result = { content: { type: string; text: string }[]; details: Record<string, unknown> };
 type Execute = (

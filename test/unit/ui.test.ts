@@ -4,6 +4,7 @@ import type { UiView } from "../../src/state.ts";
 import type { LoopState, TodoItem, TodoStatus } from "../../src/types.ts";
 import { createPainter } from "../../src/ui/painter.ts";
 import { createFakeCtx, type FakeCtxOptions } from "../helpers/fake-ctx.ts";
+import { planWith } from "../helpers/plans.ts";
 
 const todo = (text: string, status: TodoStatus = "not_started"): TodoItem => ({ text, status });
 
@@ -170,6 +171,7 @@ describe("the painter sets every key once, then only what changed", () => {
 			"til-done-check",
 			"til-done-loop",
 			"til-done-paused",
+			"til-done-plan",
 			"til-done-review",
 			"til-done-stop",
 		]);
@@ -249,5 +251,25 @@ describe("the optional panel above the editor", () => {
 		const { ui, show } = painter({ mode: "tui" });
 		show({ todos: [todo("a")], panelEnabled: true });
 		expect(ui.widgets.get("til-done-panel")?.lines).toEqual(["– [0] a"]);
+	});
+});
+
+describe("a plan with waits or subtasks shows what is ready next and how many items wait", () => {
+	it("names the next item ready to start and counts the waiting ones; a list without links shows neither", () => {
+		const { ui, show } = painter();
+		show({ todos: planWith({ 0: "completed" }) });
+		expect(ui.status.get("til-done-plan")).toBe("▶ [1] Write the migration ⛓ 2 waiting");
+		show({ todos: planWith({ 0: "completed", 1: "in_progress" }) });
+		expect(ui.status.get("til-done-plan")).toBe("⛓ 2 waiting");
+		show({ todos: [todo("a"), todo("b")] });
+		expect(ui.status.has("til-done-plan")).toBe(false);
+	});
+
+	it("with nothing waiting, only the next item", () => {
+		const { ui, show } = painter();
+		show({ todos: planWith({ 0: "completed", 1: "completed", 3: "completed" }) });
+		expect(ui.status.get("til-done-plan")).toBe("▶ [4] Add the UI ⛓ 1 waiting");
+		show({ todos: planWith({ 0: "completed", 1: "completed", 2: "completed", 3: "completed", 4: "completed" }) });
+		expect(ui.status.get("til-done-plan")).toBe("▶ [5] Release");
 	});
 });

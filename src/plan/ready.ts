@@ -1,0 +1,76 @@
+/**
+ * What can be worked on now. An item is ready when it is open and every item it waits for, and every item its parent
+ * waits for, is completed (with a check, that means its check passed); a parent whose subtasks are open is worked
+ * through them. The next action is the first ready item in list order, one in progress first. Pure.
+ */
+
+import type { TodoItem } from "../types.ts";
+import { isIncomplete } from "../validation.ts";
+import { subtasksOf } from "./links.ts";
+
+/** The items the item at `index` still waits for (its own waits and its parent's), in list order. */
+export function openWaits(todos: readonly TodoItem[], index: number): number[] {
+	const todo = todos[index];
+	if (!todo) return [];
+	const parentWaits = todo.parent === undefined ? [] : (todos[todo.parent]?.blockedBy ?? []);
+	const waits = new Set([...(todo.blockedBy ?? []), ...parentWaits]);
+	return [...waits].filter((target) => todos[target]?.status !== "completed").sort((a, b) => a - b);
+}
+
+/** Open, and waiting for nothing that is not completed. */
+export function isReady(todos: readonly TodoItem[], index: number): boolean {
+	const todo = todos[index];
+	return todo !== undefined && isIncomplete(todo.status) && openWaits(todos, index).length === 0;
+}
+
+/** The open subtasks of the item at `index`: while there are any, the item is worked through them. */
+export function openSubtasks(todos: readonly TodoItem[], index: number): number[] {
+	return subtasksOf(todos, index).filter((at) => isIncomplete(todos[at]?.status ?? "completed"));
+}
+
+/** Ready, and not a parent with open subtasks: what the model can work on now. */
+function isWorkable(todos: readonly TodoItem[], index: number): boolean {
+	return isReady(todos, index) && openSubtasks(todos, index).length === 0;
+}
+
+/** Which item to continue with: the first workable one in progress, else the first workable one not started. */
+export function nextWorkable(todos: readonly TodoItem[]): number | undefined {
+	const workable = [...todos.keys()].filter((index) => isWorkable(todos, index));
+	return workable.find((index) => todos[index]?.status === "in_progress") ?? workable[0];
+}
+
+/** Open items that wait for an item not completed yet. */
+export function waitingItems(todos: readonly TodoItem[]): number[] {
+	return [...todos.keys()].filter(
+		(index) => isIncomplete(todos[index]?.status ?? "completed") && !isReady(todos, index),
+	);
+}
+
+/**
+ * Parents that the items at `finishing` complete: every subtask then finished (completed or abandoned) and at least
+ * one completed, the parent itself still open. `status` is what the items at `finishing` become.
+ */
+export function parentsCompletedBy(
+	todos: readonly TodoItem[],
+	finishing: readonly number[],
+	status: TodoItem["status"],
+): number[] {
+	if (status === "in_progress" || status === "not_started") return [];
+	const after = todos.map((todo, index) => (finishing.includes(index) ? { ...todo, status } : todo));
+	const parents = new Set(
+		finishing.flatMap((index) => (after[index]?.parent === undefined ? [] : [after[index].parent])),
+	);
+	return [...parents]
+		.filter((parent) => {
+			const subtasks = subtasksOf(after, parent);
+			const own = after[parent];
+			return (
+				own !== undefined &&
+				isIncomplete(own.status) &&
+				!finishing.includes(parent) &&
+				subtasks.every((at) => !isIncomplete(after[at]?.status ?? "completed")) &&
+				subtasks.some((at) => after[at]?.status === "completed")
+			);
+		})
+		.sort((a, b) => a - b);
+}

@@ -1,0 +1,20 @@
+/** A check environment for the tool tests: pi's bash tool active, each command exiting with the code the test gives. */
+
+import { DEFAULT_CONFIG, type TilDoneConfig } from "../../src/settings/config.ts";
+import type { CheckEnv } from "../../src/verify/item-checks.ts";
+
+/** Commands exit with `codes[command]` (0 by default), printing `output of <command>`; `ran` lists them in order. */
+export function scriptedChecks(codes: Record<string, number> = {}, config: Partial<TilDoneConfig> = {}) {
+	const ran: string[] = [];
+	const env: CheckEnv & { tools: string[] } = {
+		tools: ["read", "bash"],
+		exec: async (_command, args) => {
+			const command = args[3] ?? "";
+			ran.push(command);
+			return { stdout: `output of ${command}\n`, stderr: "", code: codes[command] ?? 0, killed: false };
+		},
+		getConfig: () => ({ ...DEFAULT_CONFIG, ...config }),
+		activeTools: () => env.tools,
+	};
+	return { env, ran };
+}
