@@ -192,7 +192,11 @@ class SoakModel {
 	unexpected = 0;
 	#harness: PiHarness | undefined;
 
-	constructor(private readonly nextBehaviour: () => Behaviour) {}
+	readonly nextBehaviour: () => Behaviour;
+
+	constructor(nextBehaviour: () => Behaviour) {
+		this.nextBehaviour = nextBehaviour;
+	}
 
 	/** The one response step: it queues itself again for the next call. */
 	readonly respond = (async (context: { messages: Message[] }, options?: { signal?: AbortSignal }) => {

@@ -164,10 +164,12 @@ class RpcClient implements PiRpc {
 	readonly #pending = new Map<string, PendingResponse>();
 	readonly #waiters = new Waiters(() => this.#tail());
 
-	constructor(
-		readonly child: ChildProcess,
-		private readonly options: RpcOptions,
-	) {
+	readonly child: ChildProcess;
+	readonly options: RpcOptions;
+
+	constructor(child: ChildProcess, options: RpcOptions) {
+		this.child = child;
+		this.options = options;
 		if (child.stdout) readLines(child.stdout, (line) => this.#onLine(line));
 		child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
 			this.#stderr += chunk;

@@ -252,13 +252,25 @@ class InProcessPi implements PiHarness {
 	#mode: PiMode;
 	#disposed = false;
 
+	readonly options: StartPiOptions;
+	readonly dirs: Dirs;
+	readonly faux: FauxProviderHandle;
+	readonly modelRuntime: ModelRuntime;
+	readonly restoreEnv: () => void;
+
+	// Fields set one by one: node runs these files by stripping types, which cannot rewrite parameter properties.
 	constructor(
-		private readonly options: StartPiOptions,
-		private readonly dirs: Dirs,
-		readonly faux: FauxProviderHandle,
-		private readonly modelRuntime: ModelRuntime,
-		private readonly restoreEnv: () => void,
+		options: StartPiOptions,
+		dirs: Dirs,
+		faux: FauxProviderHandle,
+		modelRuntime: ModelRuntime,
+		restoreEnv: () => void,
 	) {
+		this.options = options;
+		this.dirs = dirs;
+		this.faux = faux;
+		this.modelRuntime = modelRuntime;
+		this.restoreEnv = restoreEnv;
 		({ dir: this.dir, cwd: this.cwd, agentDir: this.agentDir, sessionDir: this.sessionDir } = dirs);
 		this.#mode = options.mode ?? "tui";
 		faux.setResponses((options.responses ?? []).map((step) => this.#recorded(step)));

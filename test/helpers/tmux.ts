@@ -173,7 +173,11 @@ class TmuxTui implements TuiSession {
 	startupMs = Number.NaN;
 	#killed = false;
 
-	constructor(private readonly pane: Pane) {}
+	readonly pane: Pane;
+
+	constructor(pane: Pane) {
+		this.pane = pane;
+	}
 
 	get socket() {
 		return this.pane.socket;

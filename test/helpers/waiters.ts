@@ -25,7 +25,11 @@ export class Waiters {
 	#ended: Error | undefined;
 
 	/** `context()` is added to a timeout's message: what the source last did, to tell why. */
-	constructor(private readonly context: () => string = () => "") {}
+	readonly context: () => string;
+
+	constructor(context: () => string = () => "") {
+		this.context = context;
+	}
 
 	/** The source changed: every wait checks its predicate again. */
 	changed(): void {
