@@ -26,7 +26,7 @@ import {
 	runPrint,
 } from "../test/helpers/cli.ts";
 import { startRpc } from "../test/helpers/rpc.ts";
-import { completeStep, lazyScript, sayStep, startStep, writeStep } from "../test/helpers/scripts.ts";
+import { completeStep, lazyScript, sayStep, startStep, toolStep, writeStep } from "../test/helpers/scripts.ts";
 
 export const ORIGINAL_ENTRY = join(REPO_ROOT, "bench/original-extension.ts");
 
@@ -40,7 +40,14 @@ export interface ContextJob {
 	name: string;
 	texts: string[];
 	lazy: boolean;
+	/** The links of a plan, item by item; only this extension knows them, so the original design is not run. */
+	links?: { blockedBy?: number[]; parent?: number }[];
+	/** The items the model works, in the order the plan leads it; every item when absent. */
+	order?: number[];
 }
+
+/** The items a job's model works, in order. */
+const workOrder = (job: ContextJob): number[] => job.order ?? job.texts.map((_, i) => i);
 
 export interface ContextFigures {
 	/** Model calls made. */
@@ -59,12 +66,47 @@ export function itemTexts(count: number, length: number): string[] {
 	return Array.from({ length: count }, (_, i) => `Task ${i}: ${filler}`.slice(0, length));
 }
 
-/** The model does the whole list in one run: write, then start and complete each item, then a final answer. */
-export function oneRunScript(texts: readonly string[]): FakeStep[] {
-	return [writeStep(texts), ...texts.flatMap((_, i) => [startStep(i), completeStep(i)]), sayStep(FINAL_ANSWER)];
+/** The write of a job's list, with its plan's links when it has them. */
+function writeJob(job: ContextJob): FakeStep {
+	if (!job.links) return writeStep(job.texts);
+	const todos = job.texts.map((text, i) => ({ text, ...job.links?.[i] }));
+	return toolStep("write_todos", { mode: "replace", todos });
 }
 
-export const expectedCalls = (job: ContextJob) => (job.lazy ? 1 + 3 * job.texts.length : 2 + 2 * job.texts.length);
+/** The model does the whole list in one run: write, then start and complete each item, then a final answer. */
+export function oneRunScript(job: ContextJob): FakeStep[] {
+	return [writeJob(job), ...workOrder(job).flatMap((i) => [startStep(i), completeStep(i)]), sayStep(FINAL_ANSWER)];
+}
+
+/** The model writes the list, then stops after every item it works: the continuations lead it through the plan. */
+function lazyJobScript(job: ContextJob): FakeStep[] {
+	if (!job.links) return lazyScript(job.texts);
+	return [writeJob(job), ...workOrder(job).flatMap((i) => [startStep(i), completeStep(i), sayStep(`Finished ${i}.`)])];
+}
+
+export const expectedCalls = (job: ContextJob) =>
+	job.lazy ? 1 + 3 * workOrder(job).length : 2 + 2 * workOrder(job).length;
+
+/**
+ * A plan of 30 items: 10 features, each a parent with two subtasks, the second waiting for the first, and each
+ * feature waiting for the one before. The model works the 20 subtasks; every parent completes with its last one.
+ */
+export function planJob(lazy: boolean): ContextJob {
+	const texts = itemTexts(30, 40);
+	const links = texts.map((_, i) => {
+		const feature = Math.floor(i / 3);
+		if (i % 3 === 0) return feature === 0 ? {} : { blockedBy: [i - 3] };
+		return i % 3 === 1 ? { parent: i - 1 } : { parent: i - 2, blockedBy: [i - 1] };
+	});
+	const order = texts.flatMap((_, i) => (i % 3 === 0 ? [] : [i]));
+	return {
+		name: `30 × 40 chars, a plan of 10 features with 2 subtasks each${lazy ? ", lazy (20 runs)" : ", one run"}`,
+		texts,
+		lazy,
+		links,
+		order,
+	};
+}
 
 /**
  * An isolated pi with auto-compaction off. The original design outgrows the fake model's 200,000-token window within
@@ -81,7 +123,7 @@ function benchEnv(extra: NodeJS.ProcessEnv = {}): IsolatedEnv {
 async function oneRunLog(job: ContextJob, extension: string, host: PiHost): Promise<FakeLogLine[]> {
 	const iso = benchEnv();
 	try {
-		iso.writeScript(oneRunScript(job.texts));
+		iso.writeScript(oneRunScript(job));
 		const result = await runPrint(["-p", PROMPT], iso.env, { host, extensions: [extension], timeoutMs: 600_000 });
 		if (result.code !== 0 || result.stdout.trim() !== FINAL_ANSWER)
 			throw new Error(`${job.name}: pi exited ${result.code} with ${result.stdout.slice(-200)} ${result.stderr}`);
@@ -93,14 +135,15 @@ async function oneRunLog(job: ContextJob, extension: string, host: PiHost): Prom
 
 async function lazyLog(job: ContextJob, extension: string, host: PiHost): Promise<FakeLogLine[]> {
 	// Our hard cap of 20 continuations per prompt would end a 100-item job after 21 runs: raised to what the job needs.
-	const iso = benchEnv({ TIL_DONE_COUNTDOWN: "0", TIL_DONE_MAX_CONTINUE: String(job.texts.length) });
+	const runs = workOrder(job).length;
+	const iso = benchEnv({ TIL_DONE_COUNTDOWN: "0", TIL_DONE_MAX_CONTINUE: String(runs) });
 	try {
-		iso.writeScript(lazyScript(job.texts));
+		iso.writeScript(lazyJobScript(job));
 		const pi = await startRpc({ host, env: iso.env, extensions: [extension] });
 		try {
 			await pi.prompt(PROMPT);
 			// One run per item; a run that never comes fails within a minute rather than at the end.
-			for (let run = 1; run <= job.texts.length; run++) await pi.waitForSettled({ nth: run, timeoutMs: 60_000 });
+			for (let run = 1; run <= runs; run++) await pi.waitForSettled({ nth: run, timeoutMs: 60_000 });
 			await new Promise((resolve) => setTimeout(resolve, QUIET_MS));
 			return iso.readLog();
 		} finally {
@@ -172,6 +215,7 @@ export function contextJobs(quick: boolean): ContextJob[] {
 		{ name: "10 × 40 chars, lazy (10 runs)", texts: short, lazy: true },
 	];
 	if (!quick) jobs.push({ name: "100 × 1,000 chars, lazy (100 runs)", texts: long, lazy: true });
+	jobs.push(planJob(false), planJob(true));
 	return jobs;
 }
 
@@ -218,12 +262,16 @@ export async function contextSection(out: (line?: string) => void, quick: boolea
 	out("| Job | model calls | last call: ours | original | ratio | summed: ours | original | ratio |");
 	out("|---|---:|---:|---:|---:|---:|---:|---:|");
 	const measured: Measured = new Map();
+	const plans = new Map<string, ContextFigures>();
 	for (const job of contextJobs(quick)) {
 		const ours = await measureContext(job, EXTENSION_ENTRY, host);
-		const original = await measureContext(job, ORIGINAL_ENTRY, host);
-		measured.set(job.name, { ours, original });
-		const last = [count(ours.last), count(original.last), ratio(ours.last, original.last)];
-		const summed = [count(ours.summed), count(original.summed), ratio(ours.summed, original.summed)];
+		// The original design has no waits or subtasks: a plan is ours alone.
+		const original = job.links ? undefined : await measureContext(job, ORIGINAL_ENTRY, host);
+		if (original) measured.set(job.name, { ours, original });
+		else plans.set(job.name, ours);
+		const vs = (a: number, b: number | undefined) => (b === undefined ? ["—", "—"] : [count(b), ratio(a, b)]);
+		const last = [count(ours.last), ...vs(ours.last, original?.last)];
+		const summed = [count(ours.summed), ...vs(ours.summed, original?.summed)];
 		out(`| ${job.name} | ${ours.calls} | ${last.join(" | ")} | ${summed.join(" | ")} |`);
 	}
 	out();
@@ -248,6 +296,10 @@ export async function contextSection(out: (line?: string) => void, quick: boolea
 		out(
 			`| ${name} | ${count(ours.last)} | ${count(original.last)} | ${count(ours.summed)} | ${count(original.summed)} |`,
 		);
+	}
+	for (const [name, figures] of plans) {
+		const ours = beyondPi(figures, piFixed);
+		out(`| ${name} | ${count(ours.last)} | — | ${count(ours.summed)} | — |`);
 	}
 	out();
 	for (const line of goalLines(measured, piFixed)) out(line);
