@@ -18,9 +18,11 @@ import { getChain, getVerification, isCompletionAnnounced, markCompletionAnnounc
 import { backoffMessage, completionNotice, reviewWaitText } from "../texts/user.ts";
 import type { Decision } from "../types.ts";
 import { quietly } from "../ui/guard.ts";
+import { ringTerminal } from "../ui/ring.ts";
 import { tell } from "../ui/tell.ts";
 import { startCountdown } from "./countdown.ts";
 import type { Plan, PlanInput, PlannedMessage } from "./planner.ts";
+import { endsChainForUser } from "./reasons.ts";
 
 /** How a wait before a send ended: it ran out, the user interrupted it, or it was cancelled (the user acted, the session changed). */
 export type WaitEnd = "go" | "interrupted" | "cancelled";
@@ -110,7 +112,9 @@ function interactiveMode({ pi, ctx, config }: ModeEnv): Mode {
 			});
 			return sent;
 		},
-		show(plan, _decision, input) {
+		show(plan, decision, input) {
+			// Only the TUI owns a terminal to ring; RPC clients and pipes get no escape sequences.
+			if (config.notify && ctx.mode === "tui" && endsChainForUser(plan, input)) ringTerminal(RING_TITLE, decision.text);
 			if (plan.kind === "stop") showStop(pi, plan.text);
 			else if (plan.kind === "end-loop") tell(ctx, plan.text, plan.level);
 			else if (plan.code === "all-done") announceCompletion(ctx, input, plan.verified === true);
@@ -143,6 +147,9 @@ function announceReviewWait(ctx: ExtensionContext, index: number): void {
 	setChain({ ...getChain(), reviewAnnounced: index });
 	tell(ctx, reviewWaitText(index), "info");
 }
+
+/** The title of the desktop notification a chain's end raises. */
+const RING_TITLE = "pi-til-done";
 
 /** Exit status of `pi -p` when every item is finished but the list did not pass its verification. */
 export const UNVERIFIED_EXIT_CODE = 3;

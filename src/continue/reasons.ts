@@ -71,3 +71,18 @@ function explainIdle(plan: Extract<Plan, { kind: "idle" }>, { todos, chain }: Pl
 export function decisionOf(plan: Plan, input: PlanInput, at: number): Decision {
 	return { at, kind: plan.kind, code: plan.code, text: explain(plan, input), counters: countersOf(input) };
 }
+
+/** The idle ends after which the chain waits for the user, who may have turned away: worth a ring. */
+const WAITS_FOR_USER: ReadonlySet<string> = new Set(["all-done", "review-wait", "asks-user"]);
+
+/**
+ * Whether a decision ends the chain in a way the user should hear about when away: done, stopped (a breaker, a
+ * budget, nothing ready), a loop's end, or waiting for the user's review or answer (a question, the model's pause).
+ * Not the user's own acts (Esc, a key, their pause), and not a chain that goes on.
+ */
+export function endsChainForUser(plan: Plan, input: PlanInput): boolean {
+	if (plan.kind === "stop" || plan.kind === "end-loop") return true;
+	if (plan.kind !== "idle") return false;
+	if (plan.code === "paused") return input.chain.pausedBy === "model";
+	return WAITS_FOR_USER.has(plan.code);
+}

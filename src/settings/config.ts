@@ -13,6 +13,8 @@ export interface TilDoneConfig extends EngineLimits {
 	startPaused: boolean;
 	/** Show the todo panel above the editor. */
 	panel: boolean;
+	/** Ring the terminal and raise a desktop notification when a chain ends (TUI only). */
+	notify: boolean;
 	/** How long one check may run before it is killed and counted as failed. */
 	checkTimeoutSeconds: number;
 	/** Whether checks the model wrote may run at all (they also need pi's bash tool to be active). */
@@ -51,7 +53,7 @@ function shownValue(raw: string): string {
 
 type GeneralKey = "countdownSeconds" | "failureBackoffMs" | "checkTimeoutSeconds";
 type TextKey = "modelChecks" | "doneCheck";
-type BooleanKey = "startPaused" | "panel";
+type BooleanKey = "startPaused" | "panel" | "notify";
 
 /** The numeric settings that are not a breaker's limit (those are rows of the breaker table). */
 const GENERAL_SETTINGS: readonly NumericSetting<GeneralKey>[] = [
@@ -99,6 +101,7 @@ export const DEFAULT_CONFIG: Readonly<TilDoneConfig> = {
 	...(numericDefaults as Pick<TilDoneConfig, GeneralKey | keyof EngineLimits>),
 	startPaused: false,
 	panel: false,
+	notify: false,
 	modelChecks: true,
 	doneCheck: undefined,
 };
@@ -133,6 +136,12 @@ export const TEXT_SETTINGS: readonly TextSetting[] = [
 export const BOOLEAN_SETTINGS: readonly Setting<BooleanKey>[] = [
 	{ key: "startPaused", flag: "til-done-paused", env: "TIL_DONE_PAUSED", description: "Start with auto-continue off" },
 	{ key: "panel", flag: "til-done-panel", env: "TIL_DONE_PANEL", description: "Show the todo panel above the editor" },
+	{
+		key: "notify",
+		flag: "til-done-notify",
+		env: "TIL_DONE_NOTIFY",
+		description: "Ring the terminal and raise a desktop notification when a chain ends or needs you (TUI)",
+	},
 ];
 
 /** A flag's line in `pi --help`: what it does, its default and its variable. */

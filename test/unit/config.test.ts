@@ -33,6 +33,7 @@ describe("defaults", () => {
 				failureBackoffMs: 5000,
 				startPaused: false,
 				panel: false,
+				notify: false,
 				checkTimeoutSeconds: 120,
 				modelChecks: true,
 				doneCheck: undefined,
@@ -64,6 +65,7 @@ describe("defaults", () => {
 		expect(BOOLEAN_SETTINGS.map((s) => [s.key, s.flag, s.env])).toEqual([
 			["startPaused", "til-done-paused", "TIL_DONE_PAUSED"],
 			["panel", "til-done-panel", "TIL_DONE_PANEL"],
+			["notify", "til-done-notify", "TIL_DONE_NOTIFY"],
 		]);
 	});
 });

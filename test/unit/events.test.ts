@@ -43,6 +43,7 @@ const ENV_NAMES = [
 	"TIL_DONE_BACKOFF_MS",
 	"TIL_DONE_PAUSED",
 	"TIL_DONE_PANEL",
+	"TIL_DONE_NOTIFY",
 ];
 
 const currentInput = (): PlanInput => ({
@@ -422,7 +423,7 @@ describe("the decisions for /todos why are the branch's: rebuilt at every sessio
 });
 
 describe("registerFlags registers every setting as a CLI flag", () => {
-	it("registers every setting's flag: twelve taking a value and two switches", async () => {
+	it("registers every setting's flag: twelve taking a value and three switches", async () => {
 		const pi = createFakePi();
 		registerFlags(pi.api);
 		expect(Object.fromEntries([...pi.flags].map(([name, flag]) => [name, flag.type]))).toEqual({
@@ -440,6 +441,7 @@ describe("registerFlags registers every setting as a CLI flag", () => {
 			"til-done-check": "string",
 			"til-done-paused": "boolean",
 			"til-done-panel": "boolean",
+			"til-done-notify": "boolean",
 		});
 		expect(pi.flags.get("til-done-paused")?.description).toBe(
 			"Start with auto-continue off [default off, TIL_DONE_PAUSED]",

@@ -44,6 +44,7 @@ const LAYERS: readonly { name: string; modules: readonly string[] }[] = [
 			"ui/guard.ts",
 			"ui/tell.ts",
 			"ui/painter.ts",
+			"ui/ring.ts",
 			"load/one-copy.ts",
 			"spend/report.ts",
 			"verify/checks.ts",
