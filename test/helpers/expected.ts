@@ -374,3 +374,10 @@ export const openSubtasksRefused = (parent: number, open: string, are = "are"): 
 /** The stop when every open item waits: `waits` is `[3] waits for [1] (abandoned); …`. */
 export const blockedStopText = (waits: string): string =>
 	`Auto-continue stopped: no open item is ready: ${waits}. Remaining todos were not completed: reopen or remove what they wait for (/todos start, /todos remove), then /todos resume.`;
+
+// ── The terminal's ring (--til-done-notify) ─────────────────────────────────
+
+/** The bytes that ring a terminal other than kitty: a bell, then an OSC 777 desktop notification. */
+export const ringBytes = (body: string): string => `\x07\x1b]777;notify;pi-til-done;${body}\x07`;
+/** Where any desktop notification of ours starts. */
+export const RING_START = "\x1b]777;notify;pi-til-done;";

@@ -71,6 +71,11 @@ export interface TuiSession {
 	 * from kill-server, so pi runs its shutdown (session_shutdown handlers) first; that takes about 1.2 s.
 	 */
 	kill(options?: { graceful?: boolean }): Promise<void>;
+	/**
+	 * From now on, appends every byte pi writes to the pane (escape sequences included, before tmux draws them) to
+	 * `file` (`tmux pipe-pane -O`): what a terminal receives beyond what it shows.
+	 */
+	recordOutput(file: string): Promise<void>;
 }
 
 const live = new Set<string>();
@@ -193,6 +198,10 @@ class TmuxTui implements TuiSession {
 
 	async sendKeys(...keys: string[]): Promise<void> {
 		await this.#tmux(["send-keys", ...keys]);
+	}
+
+	async recordOutput(file: string): Promise<void> {
+		await this.#tmux(["pipe-pane", "-O", `cat >> ${shellQuote(file)}`]);
 	}
 
 	async type(text: string): Promise<void> {
