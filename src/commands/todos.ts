@@ -162,13 +162,9 @@ const SUBCOMMANDS: Readonly<Record<string, Subcommand>> = {
 	edit: { usage: "edit <i> <text>", help: "change the text of item i", run: editText },
 	remove: { usage: "remove <i> [<i> …]", help: "delete items", run: removeItems },
 	move: { usage: "move <i> <j>", help: "move item i to position j", run: moveItem },
-	start: { usage: "start <i> [<i> …]", help: "mark items in progress, and go on", run: setStatus("in_progress", true) },
-	done: {
-		usage: "done <i> [<i> …]",
-		help: "mark items completed (your word: no check runs)",
-		run: setStatus("completed", true),
-	},
-	abandon: { usage: "abandon <i> [<i> …]", help: "mark items abandoned", run: setStatus("abandoned", false) },
+	start: { usage: "start <i> [<i> …]", help: "mark items in progress, and go on", run: setStatus("start") },
+	done: { usage: "done <i> [<i> …]", help: "mark items completed (your word: no check runs)", run: setStatus("done") },
+	abandon: { usage: "abandon <i> [<i> …]", help: "mark items abandoned", run: setStatus("abandon") },
 	review: {
 		usage: "review <i> [<i> …]",
 		help: "make items yours to close (the model may work on them)",
@@ -178,7 +174,7 @@ const SUBCOMMANDS: Readonly<Record<string, Subcommand>> = {
 	approve: {
 		usage: "approve <i> [<i> …]",
 		help: "complete items after your review, and go on",
-		run: setStatus("completed", true),
+		run: setStatus("approve"),
 	},
 	check: {
 		usage: "check [<command> | off]",
@@ -257,13 +253,30 @@ function moveItem(call: TodosCall): void | Promise<void> {
 	});
 }
 
-/** start, done, abandon, approve: the user's word sets the status; no check needs to pass. */
-function setStatus(status: TodoStatus, goOn: boolean): Subcommand["run"] {
+/** The subcommands that set a status. */
+type StatusWord = "start" | "done" | "abandon" | "approve";
+
+/** What each status subcommand sets, and whether the chain goes on after it. */
+const STATUS_WORDS: Readonly<Record<StatusWord, { status: TodoStatus; goOn: boolean }>> = {
+	start: { status: "in_progress", goOn: true },
+	done: { status: "completed", goOn: true },
+	abandon: { status: "abandoned", goOn: false },
+	approve: { status: "completed", goOn: true },
+};
+
+/** The user's word sets the status of the items at `indices`; no check needs to pass. */
+function applyStatus(word: StatusWord, indices: readonly number[]): void {
+	const { status } = STATUS_WORDS[word];
+	// The user's word closes a parent whose last open subtask it finishes, review mark or not.
+	setTodos(withStatus(getTodos(), indices, status, parentsCompletedBy(getTodos(), indices, status)));
+}
+
+/** start, done, abandon, approve: the status of every item given. */
+function setStatus(word: StatusWord): Subcommand["run"] {
 	return (call) =>
 		withParsed(call, parseIndices(call.rest, getTodos().length), (indices) => {
-			// The user's word closes a parent whose last open subtask it finishes, review mark or not.
-			setTodos(withStatus(getTodos(), indices, status, parentsCompletedBy(getTodos(), indices, status)));
-			return changed(call, list(), goOn);
+			applyStatus(word, indices);
+			return changed(call, list(), STATUS_WORDS[word].goOn);
 		});
 }
 
