@@ -5,7 +5,7 @@ import { breakerReport, stopWords } from "../continue/breakers.ts";
 import type { ChainState } from "../continue/chain.ts";
 import type { Engine } from "../continue/engine.ts";
 import { runsInRun } from "../continue/modes.ts";
-import { formatTodoListText, renderTodoList } from "../formatting.ts";
+import { formatTodoListText } from "../formatting.ts";
 import { withMoved, withRemoved, withStatus } from "../list/changes.ts";
 import { parentsCompletedBy } from "../plan/ready.ts";
 import { DONE_CHECK_ENTRY_TYPE, PAUSE_ENTRY_TYPE, SNAPSHOT_ENTRY_TYPE } from "../session/keys.ts";
@@ -29,6 +29,7 @@ import {
 import { oneLine } from "../texts/data.ts";
 import { COUNTDOWN_IN_RUN, formatWhy, spentLine } from "../texts/user.ts";
 import { INITIAL_STATUS, MAX_CHECK_LENGTH, type TodoDetails, type TodoStatus } from "../types.ts";
+import { ListView } from "../ui/list-view.ts";
 import { tell } from "../ui/tell.ts";
 import { cloneTodos, isValidCheck } from "../validation.ts";
 import {
@@ -156,7 +157,7 @@ const list = (): string => formatTodoListText(getTodos());
 
 /** Every `/todos` subcommand, in the order `/todos help` lists them ("" is `/todos` alone: the list). */
 const SUBCOMMANDS: Readonly<Record<string, Subcommand>> = {
-	"": { usage: "", help: "show the list", run: ({ ctx }) => showList(ctx) },
+	"": { usage: "", help: "show the list", run: showList },
 	help: { usage: "help [<subcommand>]", help: "list the subcommands, or say how one is used", run: showHelp },
 	add: { usage: "add <text>", help: "append an item, and go on", run: addItem },
 	edit: { usage: "edit <i> <text>", help: "change the text of item i", run: editText },
@@ -217,10 +218,33 @@ function showHelp(call: TodosCall): void {
 	else tell(call.ctx, `usage: /todos ${sub.usage}\n${sub.help}`);
 }
 
-function showList(ctx: ExtensionCommandContext): void {
-	const todos = getTodos();
-	if (ctx.mode === "tui") tell(ctx, todos.length === 0 ? "No todos" : renderTodoList(todos, ctx.ui.theme));
-	else tell(ctx, formatTodoListText(todos));
+/** The view in the TUI; elsewhere (RPC, print, JSON) the list as text. */
+function showList(call: TodosCall): void | Promise<void> {
+	if (call.ctx.mode === "tui") return openListView(call);
+	tell(call.ctx, formatTodoListText(getTodos()));
+}
+
+/**
+ * The interactive list until the user closes it. Its keys make the changes of `/todos approve|done|start`, each stored
+ * at once; the chain goes on once the view is closed, so that the view's own keys never interrupt a countdown.
+ */
+async function openListView(call: TodosCall): Promise<void> {
+	let goOn = false;
+	await call.ctx.ui.custom<void>(
+		(tui, theme, _keybindings, done) =>
+			new ListView({
+				todos: getTodos,
+				change: (word, index) => {
+					applyStatus(word, [index]);
+					commit(call.pi);
+					goOn ||= STATUS_WORDS[word].goOn;
+				},
+				close: () => done(),
+				style: theme,
+				rows: () => tui.terminal.rows,
+			}),
+	);
+	if (goOn) await call.engine.resume(call.ctx);
 }
 
 function addItem(call: TodosCall): void | Promise<void> {

@@ -181,6 +181,24 @@ export const TODOS_ERRORS = {
 	unknown: (sub: string) => `/todos: "${sub}" is not a subcommand\n${TODOS_HELP_TEXT}`,
 } as const;
 
+/** After a change in the `/todos` view: the chain goes on once the user closes it. */
+const GOES_ON_AFTER_VIEW = "the auto-continue goes on when you close this view";
+/** The `/todos` view in the TUI: its title, its keys line, and the note of the last key. */
+export const LIST_VIEW = {
+	title: (finished: number, total: number) => `Todos ${finished}/${total}`,
+	empty: "No todos",
+	keys: "↑↓ select · a approve · d done · o open again · esc close",
+	above: (count: number) => `  ↑ ${count} more`,
+	below: (count: number) => `  ↓ ${count} more`,
+	approved: (index: number) => `[${index}] approved: ${GOES_ON_AFTER_VIEW}`,
+	done: (index: number) => `[${index}] completed: ${GOES_ON_AFTER_VIEW}`,
+	reopened: (index: number) => `[${index}] in progress again: ${GOES_ON_AFTER_VIEW}`,
+	noItem: "The list is empty: there is no item to change",
+	notReview: (index: number) => `[${index}] is not a review item: a approves review items only`,
+	completed: (index: number) => `[${index}] is completed already`,
+	open: (index: number) => `[${index}] is not finished: o opens a finished item again`,
+} as const;
+
 /** The warning of a copy of the extension that pi loaded after another one. */
 export const secondCopy = (first: string, here: string): string =>
 	`pi-til-done is loaded twice: ${first} acts, ${here} does nothing. To load one copy only: pi -ne -e <its path>.`;

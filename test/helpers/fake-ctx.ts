@@ -1,6 +1,12 @@
 /** A fake pi `ExtensionContext` for unit tests: a recording UI and a session branch given by the test. */
 
-import type { ExtensionCommandContext, ExtensionContext, TerminalInputHandler } from "@earendil-works/pi-coding-agent";
+import type {
+	ExtensionCommandContext,
+	ExtensionContext,
+	ExtensionUIContext,
+	TerminalInputHandler,
+} from "@earendil-works/pi-coding-agent";
+import type { Component, TUI } from "@earendil-works/pi-tui";
 import { plainTheme } from "./theme.ts";
 import {
 	applyUiCall,
@@ -21,6 +27,8 @@ export interface FakeCtxOptions {
 	branch?: readonly unknown[] | (() => readonly unknown[]);
 	idle?: boolean;
 	pendingMessages?: boolean;
+	/** The terminal's height a component shown with `ctx.ui.custom` is given (default 30). */
+	rows?: number;
 }
 
 export interface FakeUi {
@@ -36,6 +44,8 @@ export interface FakeUi {
 	readonly notifications: readonly Notification[];
 	/** Handlers registered with `onTerminalInput` and not yet unsubscribed. */
 	readonly inputHandlers: Set<TerminalInputHandler>;
+	/** The component `ctx.ui.custom` shows in place of the editor, until it calls `done`. */
+	readonly view: Component | undefined;
 }
 
 export interface FakeCtx {
@@ -59,6 +69,7 @@ class FakeUiRecording implements FakeUi {
 	readonly statusCalls: FakeUi["statusCalls"] = [];
 	readonly widgetCalls: FakeUi["widgetCalls"] = [];
 	readonly inputHandlers = new Set<TerminalInputHandler>();
+	view: Component | undefined;
 
 	get status() {
 		return this.#state.statuses;
@@ -91,10 +102,28 @@ function live(switches: Switches): void {
 	throw new Error("This extension context is stale: its session was replaced or reloaded");
 }
 
+type CustomFactory = Parameters<ExtensionUIContext["custom"]>[0];
+
+/** Shows the factory's component as `ui.view` (a synchronous factory: ours are) until it calls `done`. */
+function showCustom<T>(ui: FakeUiRecording, factory: CustomFactory, theme: unknown, rows: number): Promise<T> {
+	const tui = { terminal: { rows, columns: 100 }, requestRender: () => undefined } as unknown as TUI;
+	return new Promise<T>((resolve) => {
+		const done = (result: unknown) => {
+			ui.view = undefined;
+			resolve(result as T);
+		};
+		ui.view = factory(tui, theme as never, {} as never, done) as Component;
+	});
+}
+
 /** The `ctx.ui` the extension calls: each call recorded into `ui`, each refused once the context is stale. */
-function uiContext(ui: FakeUiRecording, switches: Switches) {
+function uiContext(ui: FakeUiRecording, switches: Switches, rows: number) {
 	return {
 		theme: plainTheme,
+		custom<T>(factory: CustomFactory): Promise<T> {
+			live(switches);
+			return showCustom<T>(ui, factory, this.theme, rows);
+		},
 		setStatus(key: string, text: string | undefined) {
 			live(switches);
 			ui.statusCalls.push({ key, text });
@@ -131,7 +160,7 @@ export function createFakeCtx(options: FakeCtxOptions = {}): FakeCtx {
 		hasUI: options.hasUI ?? (options.mode === undefined || options.mode === "tui" || options.mode === "rpc"),
 		mode: options.mode ?? "tui",
 		cwd: "/tmp",
-		ui: uiContext(ui, switches),
+		ui: uiContext(ui, switches, options.rows ?? 30),
 		sessionManager: {
 			getBranch: () => (typeof branch === "function" ? branch() : [...branch]),
 		},

@@ -6,8 +6,10 @@ import type { FakeStep } from "./cli.ts";
 import { completeStep, sayStep, startStep, toolStep } from "./scripts.ts";
 
 export const bashStep = (command: string): FakeStep => toolStep("bash", { command });
-export const writeChecked = (items: { text: string; check?: string; review?: boolean }[]): FakeStep =>
-	toolStep("write_todos", { mode: "replace", todos: items });
+/** A `write_todos` replace of items with their checks, review marks, waits and parents, as the model sends it. */
+export const writeChecked = (
+	items: { text: string; check?: string; review?: boolean; blockedBy?: number[]; parent?: number }[],
+): FakeStep => toolStep("write_todos", { mode: "replace", todos: items });
 export const abandonStep = (indices: number[], reason?: string): FakeStep =>
 	toolStep(
 		"edit_todos",

@@ -276,12 +276,18 @@ export async function startTui(options: TuiOptions): Promise<TuiSession> {
 
 /**
  * Types a line into the editor and submits it. A command gets a trailing space: with the completion list of its
- * arguments open, Enter would take the highlighted completion instead of submitting.
+ * arguments open, Enter would take the highlighted completion instead of submitting. A command whose arguments are
+ * completed from an empty word (`/todos` alone) is typed without it (`trailingSpace: false`): with the space, its
+ * argument list would open; without it, Enter completes the command's name and submits it.
  */
-export async function submit(session: TuiSession, text: string): Promise<void> {
+export async function submit(
+	session: TuiSession,
+	text: string,
+	{ trailingSpace = text.startsWith("/") }: { trailingSpace?: boolean } = {},
+): Promise<void> {
 	// Keys that arrive while pi 0.87 reloads are dropped: type again until the editor shows the line, then Enter.
 	for (let attempt = 1; ; attempt++) {
-		await session.type(text.startsWith("/") ? `${text} ` : text);
+		await session.type(trailingSpace ? `${text} ` : text);
 		const shown = await session
 			.waitForScreen((s) => editorLine(s) === text, 2000)
 			.then(

@@ -1,4 +1,3 @@
-import type { Theme } from "@earendil-works/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from "vitest";
 import { registerLoopCommand } from "../../src/commands/loop.ts";
 import { completeTodosArgs, formatStatusReport, registerTodosCommand } from "../../src/commands/todos.ts";
@@ -30,7 +29,6 @@ import {
 import type { FakeCtxOptions } from "../helpers/fake-ctx.ts";
 import { item, PLAN, planWith } from "../helpers/plans.ts";
 import { sendContinuation } from "../helpers/store.ts";
-import { taggingTheme } from "../helpers/theme.ts";
 
 const todo = (text: string, status: TodoStatus = "not_started"): TodoItem => ({ text, status });
 const TWO_ITEMS = [todo("Write schema", "in_progress"), todo("Write migration")];
@@ -110,28 +108,7 @@ describe("argument completion covers the first word only", () => {
 	});
 });
 
-describe("/todos with no subcommand shows the list", () => {
-	it("tui: the themed list as a notice", async () => {
-		const { ctx, todos, ui } = setup({ mode: "tui" });
-		(ctx.ui as { theme: Theme }).theme = taggingTheme;
-		setTodos(TWO_ITEMS);
-		await todos("");
-		expect(ui.notifications).toEqual([
-			{
-				message:
-					"<warning>●</warning> <accent>[0]</accent> <text>Write schema</text>\n<dim>–</dim> <accent>[1]</accent> <text>Write migration</text>",
-				type: "info",
-			},
-		]);
-	});
-
-	it("tui: `No todos` for an empty list, unstyled", async () => {
-		const { ctx, todos, told } = setup({ mode: "tui" });
-		(ctx.ui as { theme: Theme }).theme = taggingTheme;
-		await todos("   ");
-		expect(told()).toEqual(["No todos"]);
-	});
-
+describe("/todos with no subcommand shows the list as text outside the TUI (the TUI's view: list-view.test.ts)", () => {
 	it("rpc: the plain list", async () => {
 		const { todos, told } = setup({ mode: "rpc" });
 		setTodos(TWO_ITEMS);

@@ -33,6 +33,7 @@ const LAYERS: readonly { name: string; modules: readonly string[] }[] = [
 			"session/snapshot.ts",
 			"ui/panel.ts",
 			"ui/status-line.ts",
+			"ui/list-view.ts",
 			"verify/verdict.ts",
 			"commands/todo-args.ts",
 		],
