@@ -232,6 +232,32 @@ export function buildContinuationPrompt(
 	].join("\n");
 }
 
+/** An item's line with its text cut to a prefix: enough to know the item where the whole list is not wanted. */
+function shortLineAt(todos: readonly TodoItem[], index: number): string[] {
+	const todo = todos[index];
+	return todo ? [formatLine(todo, index, prefix(oneLine(todo.text), NEXT_TEXT_CHARS))] : [];
+}
+
+/**
+ * The reminder of a list gone stale: how many tool calls since a todo tool, the item in progress and the next ready
+ * one (if any) as list lines, then the fixed ask. Short, as every reminder costs tokens.
+ */
+export function buildStaleReminder(
+	todos: readonly TodoItem[],
+	calls: number,
+	current: number,
+	next: number | undefined,
+): string {
+	const nextLines = next === undefined ? [] : [MODEL_TEXTS.reminderNextReady, ...shortLineAt(todos, next)];
+	return [
+		MODEL_TEXTS.reminderHead(calls),
+		MODEL_TEXTS.reminderInProgress,
+		...shortLineAt(todos, current),
+		...nextLines,
+		MODEL_TEXTS.reminderAsk,
+	].join("\n");
+}
+
 /** The hidden context message sent before a run while items remain. */
 export function buildContextInjection(todos: readonly TodoItem[], budget = CONTEXT_BUDGET_CHARS): string {
 	const remaining = incompleteIndices(todos).length;

@@ -39,6 +39,11 @@ export function nextWorkable(todos: readonly TodoItem[]): number | undefined {
 	return workable.find((index) => todos[index]?.status === "in_progress") ?? workable[0];
 }
 
+/** The first workable item not started yet: what comes after the work in progress, as the plan stands now. */
+export function nextToStart(todos: readonly TodoItem[]): number | undefined {
+	return [...todos.keys()].find((index) => todos[index]?.status === "not_started" && isWorkable(todos, index));
+}
+
 /** Open items that wait for an item not completed yet. */
 export function waitingItems(todos: readonly TodoItem[]): number[] {
 	return [...todos.keys()].filter(

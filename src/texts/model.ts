@@ -39,6 +39,12 @@ export const MODEL_TEXTS = {
 	currentList: "Current todo list:",
 	injectionAsk: (remaining: number) =>
 		`${remaining} item(s) remaining. Continue working through the list. Call edit_todos with action 'start' on the next item before working on it, then 'complete' when done.`,
+	/** First line of the reminder sent after many tool calls without a todo tool (plan/reminder.ts). */
+	reminderHead: (calls: number) => `[TILL-DONE REMINDER] ${calls} tool call(s) since you last used the todo tools.`,
+	reminderInProgress: "In progress:",
+	reminderNextReady: "Next ready:",
+	reminderAsk:
+		"Keep the list current with edit_todos: 'complete' an item once it is done, 'start' the next before working on it.",
 	progress: (finished: number, total: number) => `${finished}/${total} finished`,
 	progressAndNext: (progress: string, index: number, text: string) => `${progress}; next: [${index}] ${text}`,
 	finishedNotShown: (finished: number) => `✓ ${finished} finished item(s) not shown`,

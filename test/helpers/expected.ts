@@ -69,6 +69,20 @@ export function injection(list: readonly string[], remaining: number): string {
 	].join("\n");
 }
 
+/** First words of the reminder a model call carries after many tool calls without a todo tool. */
+export const REMINDER_HEAD = "[TILL-DONE REMINDER]";
+
+/** The whole reminder: the count, the item in progress's line, the next ready item's line (when there is one), the ask. */
+export function staleReminder(calls: number, inProgress: string, nextReady?: string): string {
+	return [
+		`${REMINDER_HEAD} ${calls} tool call(s) since you last used the todo tools.`,
+		"In progress:",
+		inProgress,
+		...(nextReady === undefined ? [] : ["Next ready:", nextReady]),
+		"Keep the list current with edit_todos: 'complete' an item once it is done, 'start' the next before working on it.",
+	].join("\n");
+}
+
 /** Todo text as every list line shows it: each run of control characters and line separators becomes one space. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: flattening control characters is the rule under test
 export const flat = (text: string): string => text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, " ");

@@ -21,6 +21,7 @@ const LAYERS: readonly { name: string; modules: readonly string[] }[] = [
 			"list/changes.ts",
 			"plan/links.ts",
 			"plan/ready.ts",
+			"plan/reminder.ts",
 			"formatting.ts",
 			"spend/usage.ts",
 			"continue/breakers.ts",

@@ -4,6 +4,7 @@ import { pickNextIndex } from "../../src/list/queries.ts";
 import { hasLinks, linkProblem, subtasksOf } from "../../src/plan/links.ts";
 import {
 	isReady,
+	nextToStart,
 	nextWorkable,
 	openSubtasks,
 	openWaits,
@@ -121,6 +122,14 @@ describe("an item is ready when everything it and its parent wait for is complet
 		// [1] is in progress but still waits for [0]: the next action is [0].
 		expect(nextWorkable(planWith({ 1: "in_progress" }))).toBe(0);
 		expect(pickNextIndex(planWith({ 0: "abandoned", 3: "abandoned" }))).toBeUndefined();
+	});
+
+	it("the next to start is the first workable item not started, whatever is in progress", () => {
+		expect(nextToStart(planWith({ 0: "in_progress" }))).toBe(3);
+		expect(nextToStart(planWith({ 0: "completed", 3: "in_progress" }))).toBe(1);
+		expect(
+			nextToStart([item("Build", "in_progress"), item("Deploy", "not_started", { blockedBy: [0] })]),
+		).toBeUndefined();
 	});
 
 	it("without links, the next action is the first item in progress, else the first not started", () => {
