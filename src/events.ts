@@ -7,12 +7,14 @@ import { createEngine, type Engine } from "./continue/engine.ts";
 import { canAct, verificationChecks } from "./continue/planner.ts";
 import { buildContextInjection } from "./formatting.ts";
 import { hasIncomplete, isAllFinished } from "./list/queries.ts";
+import { staleReminder } from "./plan/reminder.ts";
 import {
 	COMPLETE_MESSAGE_TYPE,
 	CONTEXT_MESSAGE_TYPE,
 	COUNTDOWN_MESSAGE_TYPE,
 	COUNTDOWN_WIDGET_ID,
 	LOOP_MESSAGE_TYPE,
+	REMINDER_MESSAGE_TYPE,
 } from "./session/keys.ts";
 import {
 	BOOLEAN_SETTINGS,
@@ -201,6 +203,25 @@ export function registerEventHandlers(pi: ExtensionAPI): { engine: Engine; getCo
 }
 
 /**
+ * Before each model call: after many tool calls without a todo tool, the list's reminder rides on this call alone. pi
+ * sends what `context` returns without storing it, and turns the hidden custom message into a user message.
+ */
+function remindOfStaleList(pi: ExtensionAPI, getConfig: () => TilDoneConfig): void {
+	pi.on("context", (event) => {
+		const reminder = staleReminder(event.messages, getTodos(), getConfig().remindEvery);
+		if (reminder === undefined) return undefined;
+		const message = {
+			role: "custom" as const,
+			customType: REMINDER_MESSAGE_TYPE,
+			content: reminder,
+			display: false,
+			timestamp: Date.now(),
+		};
+		return { messages: [...event.messages, message] };
+	});
+}
+
+/**
  * The handlers around a run: the user's input, the injection before it, the engine after it (and, in print and JSON
  * modes, before it settles: {@link listenBeforeSettle}).
  */
@@ -219,6 +240,7 @@ function registerRunHandlers(pi: ExtensionAPI, engine: Engine, getConfig: () => 
 		if (!hasIncomplete(todos)) return undefined;
 		return { message: { customType: CONTEXT_MESSAGE_TYPE, content: buildContextInjection(todos), display: false } };
 	});
+	remindOfStaleList(pi, getConfig);
 	pi.on("message_end", (event) => recordUsage(event.message));
 	pi.on("agent_end", (event, ctx) => engine.onRunEnd(event.messages, ctx));
 	pi.on("agent_settled", (_event, ctx) => engine.onSettled(ctx));

@@ -85,6 +85,12 @@ export interface StatusHost {
 	inRun?: boolean;
 }
 
+/** How often the model is reminded of a list gone stale, in words. */
+function reminderState(every: number): string {
+	if (every === 0) return "off";
+	return every === 1 ? "every tool call" : `every ${every} tool calls`;
+}
+
 /** A one-paragraph account of the auto-continue for `/todos status`. */
 export function formatStatusReport(
 	config: TilDoneConfig,
@@ -98,6 +104,7 @@ export function formatStatusReport(
 		spentLine(chain.spend),
 		...breakerReport({ chain, inputPrice, priced, next, tail: "" }, config),
 		inRun ? COUNTDOWN_IN_RUN : `Countdown: ${config.countdownSeconds}s`,
+		`Stale-list reminder: ${reminderState(config.remindEvery)}`,
 		`Done-check: ${doneCheck === undefined ? "none" : oneLine(doneCheck)}`,
 		`Item checks: ${itemChecksState(config, activeTools)}, timeout ${config.checkTimeoutSeconds}s`,
 	].join("\n");

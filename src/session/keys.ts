@@ -8,6 +8,8 @@ export const COMPLETE_MESSAGE_TYPE = "til-done-complete";
 export const COUNTDOWN_MESSAGE_TYPE = "til-done-countdown";
 /** Each `/loop` iteration, rendered with 🔁. */
 export const LOOP_MESSAGE_TYPE = "til-done-loop";
+/** The stale-list reminder added to one model call's messages; never stored, never shown. */
+export const REMINDER_MESSAGE_TYPE = "til-done-reminder";
 
 /** A custom session entry holding a list the user changed with `/todos`, replayed like a tool result. */
 export const SNAPSHOT_ENTRY_TYPE = "til-done-snapshot";

@@ -21,6 +21,8 @@ export interface TilDoneConfig extends EngineLimits {
 	modelChecks: boolean;
 	/** The user's done-check for the whole list, unless `/todos check` set another on the branch. */
 	doneCheck: string | undefined;
+	/** Tool calls without a todo tool, while an item is in progress, per reminder of the list; 0 turns it off. */
+	remindEvery: number;
 }
 
 /** The words a switch takes, in any case: the same for every flag, variable and `/todos panel`. */
@@ -51,7 +53,7 @@ function shownValue(raw: string): string {
 	return /^$|\s/.test(cut) ? JSON.stringify(cut) : cut;
 }
 
-type GeneralKey = "countdownSeconds" | "failureBackoffMs" | "checkTimeoutSeconds";
+type GeneralKey = "countdownSeconds" | "failureBackoffMs" | "checkTimeoutSeconds" | "remindEvery";
 type TextKey = "modelChecks" | "doneCheck";
 type BooleanKey = "startPaused" | "panel" | "notify";
 
@@ -86,6 +88,16 @@ const GENERAL_SETTINGS: readonly NumericSetting<GeneralKey>[] = [
 		min: 0.1,
 		max: 3600,
 		integer: false,
+	},
+	{
+		key: "remindEvery",
+		flag: "til-done-remind-every",
+		env: "TIL_DONE_REMIND_EVERY",
+		description: "Remind the model of the list after this many tool calls without a todo tool (0 = never)",
+		default: 12,
+		min: 0,
+		max: 1000,
+		integer: true,
 	},
 ];
 

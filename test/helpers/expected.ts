@@ -233,6 +233,7 @@ export const statusReport = (countdownSeconds: number | "in-run"): string =>
 		"Token budget: none",
 		"Cost budget: none",
 		countdownSeconds === "in-run" ? COUNTDOWN_IN_RUN : `Countdown: ${countdownSeconds}s`,
+		"Stale-list reminder: every 12 tool calls",
 		"Done-check: none",
 		"Item checks: on, timeout 120s",
 	].join("\n");

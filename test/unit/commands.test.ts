@@ -438,6 +438,7 @@ describe("pause, resume and status control the auto-continue", () => {
 				"Token budget: none",
 				"Cost budget: none",
 				"Countdown: 0.5s",
+				"Stale-list reminder: every 12 tool calls",
 				"Done-check: none",
 				"Item checks: on, timeout 120s",
 			].join("\n"),
@@ -447,6 +448,15 @@ describe("pause, resume and status control the auto-continue", () => {
 	it("status shows a pause without a reason", async () => {
 		pauseAutoContinue("user");
 		expect(formatStatusReport(DEFAULT_CONFIG, { activeTools: ["bash"] }).split("\n")[0]).toBe("Auto-continue: paused");
+	});
+
+	it.each([
+		[12, "Stale-list reminder: every 12 tool calls"],
+		[1, "Stale-list reminder: every tool call"],
+		[0, "Stale-list reminder: off"],
+	])("status says how often the model is reminded of a stale list: every %i", (remindEvery, line) => {
+		const report = formatStatusReport({ ...DEFAULT_CONFIG, remindEvery }, { activeTools: ["bash"] });
+		expect(report.split("\n").filter((text) => text.startsWith("Stale-list reminder:"))).toEqual([line]);
 	});
 
 	it.each([

@@ -18,7 +18,7 @@ import {
 	setTodos,
 } from "../../src/state.ts";
 import type { TodoItem, TodoStatus } from "../../src/types.ts";
-import { KEY, MESSAGE_TYPE } from "../helpers/expected.ts";
+import { KEY, MESSAGE_TYPE, staleReminder } from "../helpers/expected.ts";
 import { createFakeCtx, type FakeCtxOptions } from "../helpers/fake-ctx.ts";
 import { createFakePi } from "../helpers/fake-pi.ts";
 import { must } from "../helpers/must.ts";
@@ -44,6 +44,7 @@ const ENV_NAMES = [
 	"TIL_DONE_PAUSED",
 	"TIL_DONE_PANEL",
 	"TIL_DONE_NOTIFY",
+	"TIL_DONE_REMIND_EVERY",
 ];
 
 const currentInput = (): PlanInput => ({
@@ -88,6 +89,7 @@ describe("registerEventHandlers subscribes one handler to each event it needs", 
 			"session_shutdown",
 			"input",
 			"before_agent_start",
+			"context",
 			"message_end",
 			"agent_end",
 			"agent_settled",
@@ -356,6 +358,58 @@ describe("before_agent_start injects the list while items remain", () => {
 	});
 });
 
+describe("context: a model call after many tool calls without a todo tool carries the reminder, for that call only", () => {
+	const bashCall = { role: "assistant", content: [{ type: "toolCall", id: "c", name: "bash", arguments: {} }] };
+	const bashResult = { role: "toolResult", toolName: "bash", content: [{ type: "text", text: "ok" }] };
+	/** The prompt, then `count` bash calls, each with its result. */
+	const transcript = (count: number) => [
+		{ role: "user", content: "Work" },
+		...Array.from({ length: count }, () => [bashCall, bashResult]).flat(),
+	];
+
+	it("appends one hidden custom message of ours to the messages pi sends, leaving the rest as they are", async () => {
+		const { fire } = setup();
+		await fire("session_start", { reason: "startup" });
+		setTodos(TWO_ITEMS);
+		const messages = transcript(12);
+		const [result] = await fire("context", { messages });
+		expect(result).toEqual({
+			messages: [
+				...messages,
+				{
+					role: "custom",
+					customType: "til-done-reminder",
+					content: staleReminder(12, "● [0] Write schema", "– [1] Write migration"),
+					display: false,
+					timestamp: expect.any(Number),
+				},
+			],
+		});
+		expect(messages).toHaveLength(25);
+	});
+
+	it("changes nothing for a call that is not due", async () => {
+		const { fire } = setup();
+		await fire("session_start", { reason: "startup" });
+		setTodos(TWO_ITEMS);
+		expect(await fire("context", { messages: transcript(11) })).toEqual([undefined]);
+		expect(await fire("context", { messages: transcript(13) })).toEqual([undefined]);
+	});
+
+	it("follows the setting read at session start: TIL_DONE_REMIND_EVERY=3 reminds after 3, 0 never", async () => {
+		const { fire } = setup();
+		vi.stubEnv("TIL_DONE_REMIND_EVERY", "3");
+		await fire("session_start", { reason: "startup" });
+		setTodos(TWO_ITEMS);
+		const [result] = await fire("context", { messages: transcript(3) });
+		expect(result).toMatchObject({ messages: expect.arrayContaining([expect.objectContaining({ display: false })]) });
+		vi.stubEnv("TIL_DONE_REMIND_EVERY", "0");
+		await fire("session_start", { reason: "reload" });
+		setTodos(TWO_ITEMS);
+		expect(await fire("context", { messages: transcript(12) })).toEqual([undefined]);
+	});
+});
+
 describe("agent_end, agent_settled and agent_before_settle reach the engine", () => {
 	it("TUI: agent_end then agent_settled start the countdown that sends the continuation", async () => {
 		const { pi, countDown } = setup({ branch: [written(TWO_ITEMS)] });
@@ -430,6 +484,7 @@ describe("registerFlags registers every setting as a CLI flag", () => {
 			"til-done-countdown": "string",
 			"til-done-backoff-ms": "string",
 			"til-done-check-timeout": "string",
+			"til-done-remind-every": "string",
 			"til-done-max-failures": "string",
 			"til-done-max-same-answers": "string",
 			"til-done-max-no-progress": "string",
