@@ -5,8 +5,8 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { cleanupAll, EXTENSION_ENTRY, type IsolatedEnv, isolatedEnv, PI_HOSTS, type PiHost } from "../helpers/cli.ts";
+import { describe, expect, it } from "vitest";
+import { EXTENSION_ENTRY, type FakeStep, PI_HOSTS, type PiHost } from "../helpers/cli.ts";
 import {
 	allFinished,
 	countdownLine,
@@ -17,31 +17,21 @@ import {
 	ringBytes,
 	stopStatus,
 } from "../helpers/expected.ts";
+import { perTest } from "../helpers/per-test.ts";
 import { completeStep, lazyScript, sayStep, startStep, writeStep } from "../helpers/scripts.ts";
-import { hasTmux, startTui, submit, TMUX_MISSING, type TuiSession } from "../helpers/tmux.ts";
+import { hasTmux, submit, TMUX_MISSING, type TuiSession } from "../helpers/tmux.ts";
 
-let iso: IsolatedEnv | undefined;
-const tuis: TuiSession[] = [];
+const pi = perTest({ KITTY_WINDOW_ID: "" });
 
-afterEach(async () => {
-	for (const tui of tuis.splice(0)) await tui.kill();
-	iso?.cleanup();
-	iso = undefined;
-});
-afterAll(() => cleanupAll());
-
-/** pi in the TUI with the steps scripted, every byte it writes recorded from the start; the record's path. */
-async function start(host: PiHost, env: Record<string, string>, steps: Parameters<IsolatedEnv["writeScript"]>[0]) {
-	// Not kitty, whatever terminal runs the tests: the notification is then OSC 777.
-	iso = isolatedEnv({ KITTY_WINDOW_ID: "", ...env });
-	iso.writeScript(steps);
-	const session = await startTui({
+/** pi in the TUI (not kitty, whatever terminal runs the tests: the notification is OSC 777) with the steps scripted, every byte it writes recorded from the start; the record's path. */
+async function start(host: PiHost, vars: NodeJS.ProcessEnv, steps: FakeStep[]) {
+	const iso = pi.env(steps, vars);
+	const session = await pi.tui({
 		host,
 		env: iso.env,
 		extensions: [EXTENSION_ENTRY],
 		session: { dir: join(iso.root, "sessions") },
 	});
-	tuis.push(session);
 	const record = join(iso.root, "terminal.bytes");
 	await session.recordOutput(record);
 	return { session, record };

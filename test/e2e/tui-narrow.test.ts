@@ -6,11 +6,12 @@
  */
 import { join } from "node:path";
 import { visibleWidth } from "@earendil-works/pi-tui";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { cleanupAll, EXTENSION_ENTRY, type IsolatedEnv, isolatedEnv, PI_HOSTS, type PiHost } from "../helpers/cli.ts";
+import { describe, expect, it } from "vitest";
+import { EXTENSION_ENTRY, type FakeStep, PI_HOSTS, type PiHost } from "../helpers/cli.ts";
 import { countdownLine, hardCap, INTERRUPTED, PAUSED_STATUS, progressStatus, stopStatus } from "../helpers/expected.ts";
+import { perTest } from "../helpers/per-test.ts";
 import { completeStep, lazyScript, sayStep, startStep, writeStep } from "../helpers/scripts.ts";
-import { hasTmux, startTui, submit, TMUX_MISSING, type TuiSession } from "../helpers/tmux.ts";
+import { hasTmux, submit, TMUX_MISSING, type TuiSession } from "../helpers/tmux.ts";
 
 const WIDTH = 80;
 /** Three items of 400 characters each. */
@@ -18,28 +19,17 @@ const LONG = ["alpha", "bravo", "charlie"].map((name) =>
 	`${name}: ${"rework the session store and its tests ".repeat(10)}`.trim(),
 );
 
-let iso: IsolatedEnv | undefined;
-const tuis: TuiSession[] = [];
+const pi = perTest();
 
-afterEach(async () => {
-	for (const tui of tuis.splice(0)) await tui.kill();
-	iso?.cleanup();
-	iso = undefined;
-});
-afterAll(() => cleanupAll());
-
-async function start(host: PiHost, env: Record<string, string>, steps: Parameters<IsolatedEnv["writeScript"]>[0]) {
-	iso = isolatedEnv(env);
-	iso.writeScript(steps);
-	const session = await startTui({
+async function start(host: PiHost, vars: NodeJS.ProcessEnv, steps: FakeStep[]): Promise<TuiSession> {
+	const iso = pi.env(steps, vars);
+	return pi.tui({
 		host,
 		env: iso.env,
 		extensions: [EXTENSION_ENTRY],
 		session: { dir: join(iso.root, "sessions") },
 		width: WIDTH,
 	});
-	tuis.push(session);
-	return session;
 }
 
 /** The footer's status line: the last line of the screen. */

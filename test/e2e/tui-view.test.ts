@@ -4,13 +4,14 @@
  * once) and refuses any other item with why, and Escape that gives the editor back, after which the chain goes on.
  */
 import { join } from "node:path";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { cleanupAll, EXTENSION_ENTRY, type IsolatedEnv, isolatedEnv, PI_HOSTS, type PiHost } from "../helpers/cli.ts";
+import { describe, expect, it } from "vitest";
+import { EXTENSION_ENTRY, PI_HOSTS, type PiHost } from "../helpers/cli.ts";
 import { countdownLine, ENTRY_TYPE, LIST_VIEW, reviewWait } from "../helpers/expected.ts";
 import { writeChecked } from "../helpers/lying-models.ts";
+import { perTest } from "../helpers/per-test.ts";
 import { completeStep, sayStep, startStep } from "../helpers/scripts.ts";
 import { sessionEntries } from "../helpers/session-file.ts";
-import { editorLine, hasTmux, startTui, submit, TMUX_MISSING, type TuiSession } from "../helpers/tmux.ts";
+import { editorLine, hasTmux, submit, TMUX_MISSING, type TuiSession } from "../helpers/tmux.ts";
 
 /** A plan whose review item the model started and left for the user: item 1 waits for the user's review. */
 const STEPS = [
@@ -26,22 +27,12 @@ const STEPS = [
 	sayStep("The migration is drafted: please review it."),
 ];
 
-let iso: IsolatedEnv | undefined;
-const tuis: TuiSession[] = [];
-
-afterEach(async () => {
-	for (const tui of tuis.splice(0)) await tui.kill();
-	iso?.cleanup();
-	iso = undefined;
-});
-afterAll(() => cleanupAll());
+const pi = perTest({ TIL_DONE_COUNTDOWN: "600" });
 
 async function start(host: PiHost): Promise<{ session: TuiSession; sessions: string }> {
-	iso = isolatedEnv({ TIL_DONE_COUNTDOWN: "600" });
-	iso.writeScript(STEPS);
+	const iso = pi.env(STEPS);
 	const sessions = join(iso.root, "sessions");
-	const session = await startTui({ host, env: iso.env, extensions: [EXTENSION_ENTRY], session: { dir: sessions } });
-	tuis.push(session);
+	const session = await pi.tui({ host, env: iso.env, extensions: [EXTENSION_ENTRY], session: { dir: sessions } });
 	return { session, sessions };
 }
 
