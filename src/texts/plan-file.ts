@@ -26,6 +26,7 @@ export const PLAN_FILE_NOTICES = {
 	imported: (file: string, items: number) => `Imported ${items} item(s) from ${file}.`,
 	importRefused: (detail: string) => `Nothing was imported: ${detail}`,
 	unreadable: (file: string, why: string) => `${file} cannot be read: ${why}`,
+	missing: (file: string) => `${file} does not exist`,
 	unwritable: (file: string, why: string) => `${file} cannot be written: ${why}`,
 	importKept: "Nothing was imported: the list stays as it was.",
 	confirmTitle: "Replace the todo list?",

@@ -149,6 +149,8 @@ export const TODOS_HELP: readonly [string, string][] = [
 	["approve <i> [<i> …]", "complete items after your review, and go on"],
 	["check [<command> | off]", "show, set or turn off the done-check of the whole list"],
 	["clear", "empty the list"],
+	["export [<file>]", "write the list to a plan file (default: the followed one, else PLAN.md)"],
+	["import <file>", "replace the list with a plan file's"],
 	["pause [<reason>]", "turn the auto-continue off for this session"],
 	["resume", "turn the auto-continue back on, and go on"],
 	["status", "the auto-continue's state, counters, spend and limits"],

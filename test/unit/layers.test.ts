@@ -23,6 +23,7 @@ const LAYERS: readonly { name: string; modules: readonly string[] }[] = [
 			"plan/links.ts",
 			"plan/ready.ts",
 			"planfile/markdown.ts",
+			"planfile/decide.ts",
 			"formatting.ts",
 			"spend/usage.ts",
 			"continue/breakers.ts",
@@ -44,6 +45,10 @@ const LAYERS: readonly { name: string; modules: readonly string[] }[] = [
 		name: "edges",
 		modules: [
 			"ui/guard.ts",
+			"session/commit.ts",
+			"planfile/file.ts",
+			"planfile/follow.ts",
+			"planfile/commands.ts",
 			"ui/tell.ts",
 			"ui/painter.ts",
 			"ui/ring.ts",
