@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { registerTodosCommand } from "../../src/commands/todos.ts";
+import { completeTodosArgs, registerTodosCommand } from "../../src/commands/todos.ts";
 import { decideSave, decideStart } from "../../src/planfile/decide.ts";
 import { hashOf, knownHash, writePlanFile } from "../../src/planfile/file.ts";
 import { followPlanFile } from "../../src/planfile/follow.ts";
@@ -92,6 +92,21 @@ function setup(options: FakeCtxOptions = {}, overrides: Partial<TilDoneConfig> =
 	};
 	return { ...base, todos, told, snapshots, answerConfirm };
 }
+
+describe("/todos export and import are offered by argument completion", () => {
+	it("completes `ex` and `im` with their usage and help", () => {
+		expect(completeTodosArgs("ex")).toEqual([
+			{
+				value: "export",
+				label: "export",
+				description: "export [<file>]: write the list to a plan file (default: the followed one, else PLAN.md)",
+			},
+		]);
+		expect(completeTodosArgs("im")).toEqual([
+			{ value: "import", label: "import", description: "import <file>: replace the list with a plan file's" },
+		]);
+	});
+});
 
 describe("/todos export writes the list to a plan file", () => {
 	it("writes the named file and says so", async () => {
@@ -199,6 +214,21 @@ describe("a followed plan file is loaded into an empty session and written after
 		setTodos([item("Three")]);
 		expect(readFileSync(path, "utf8")).toBe(lines("# Plan", "", "- [ ] Three"));
 	});
+	it("after a change on disk, /todos import of the file takes its list and the file is followed again", async () => {
+		const path = join(dir, "PLAN.md");
+		writeFileSync(path, TWO_TEXT);
+		const { pi, ctx, ui, todos } = setup({ mode: "rpc" });
+		followPlanFile(pi.api, ctx, path);
+		writeFileSync(path, lines("* [ ] Edited by hand"));
+		setTodos([item("One")]);
+		await todos(`import ${path}`);
+		expect(getTodos()).toEqual([item("Edited by hand")]);
+		expect(readFileSync(path, "utf8")).toBe(lines("# Plan", "", "- [ ] Edited by hand"));
+		setTodos([item("Edited by hand", "in_progress")]);
+		expect(readFileSync(path, "utf8")).toBe(lines("# Plan", "", "- [ ] Edited by hand", "  - ● in progress"));
+		expect(ui.notifications.filter((n) => n.type === "warning")).toHaveLength(1);
+	});
+
 	it("keeps a session's list and does not load a file that is not understood, saying where", () => {
 		const path = join(dir, "PLAN.md");
 		writeFileSync(path, lines("- [ ] a", "  - soon"));
