@@ -21,6 +21,7 @@ import { createFakePi } from "../test/helpers/fake-pi.ts";
 import { createUiRecorder } from "../test/helpers/ui-recorder.ts";
 import { checksSection } from "./checks.ts";
 import { contextSection } from "./context.ts";
+import { planFileSection } from "./plan-file.ts";
 import { buildDist, measureStartup, median } from "./startup.ts";
 import { verifiedSection } from "./verified.ts";
 
@@ -180,6 +181,7 @@ async function main(): Promise<void> {
 
 	await runCostSection(out);
 	reconstructionSection(out);
+	planFileSection(out, quick);
 	await contextSection(out, quick);
 	await verifiedSection(out);
 	await checksSection(out, quick);

@@ -8,6 +8,7 @@ import { canAct, verificationChecks } from "./continue/planner.ts";
 import { buildContextInjection } from "./formatting.ts";
 import { hasIncomplete, isAllFinished } from "./list/queries.ts";
 import { staleReminder } from "./plan/reminder.ts";
+import { followPlanFile } from "./planfile/follow.ts";
 import {
 	COMPLETE_MESSAGE_TYPE,
 	CONTEXT_MESSAGE_TYPE,
@@ -179,9 +180,11 @@ export function registerEventHandlers(pi: ExtensionAPI): { engine: Engine; getCo
 		setPanelEnabled(config.panel);
 		reconstructState(ctx);
 		if (config.startPaused) pauseAutoContinue("user", "started with auto-continue off");
+		const stopPlanFile = config.planFile === undefined ? () => {} : followPlanFile(pi, ctx, config.planFile);
 		const stopPainting = paintSession(pi, ctx, config);
 		const stopListening = engine.actsBeforeSettle ? listenBeforeSettle(pi, engine) : () => {};
 		stopFollowing = () => {
+			stopPlanFile();
 			stopPainting();
 			stopListening();
 		};

@@ -88,3 +88,13 @@ export function parseNothing(rest: string): Parsed<undefined> {
 export function roomFor(length: number): Parsed<undefined> {
 	return length < MAX_TODOS ? { value: undefined } : { error: `the list holds ${MAX_TODOS} items, its most` };
 }
+
+/** One file name (without spaces), or `fallback` when none is given and there is one. */
+export function parseFile(rest: string, fallback?: string): Parsed<string> {
+	const words = wordsOf(rest);
+	const [word] = words;
+	if (word === undefined) return fallback === undefined ? { error: "which file?" } : { value: fallback };
+	return words.length === 1
+		? { value: word }
+		: { error: `give one file (a name without spaces), not ${words.length} words` };
+}

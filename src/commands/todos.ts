@@ -8,7 +8,9 @@ import { runsInRun } from "../continue/modes.ts";
 import { formatTodoListText } from "../formatting.ts";
 import { withMoved, withRemoved, withStatus } from "../list/changes.ts";
 import { parentsCompletedBy } from "../plan/ready.ts";
-import { DONE_CHECK_ENTRY_TYPE, PAUSE_ENTRY_TYPE, SNAPSHOT_ENTRY_TYPE } from "../session/keys.ts";
+import { DEFAULT_PLAN_FILE, exportPlan, importPlan } from "../planfile/commands.ts";
+import { commitUserList } from "../session/commit.ts";
+import { DONE_CHECK_ENTRY_TYPE, PAUSE_ENTRY_TYPE } from "../session/keys.ts";
 import { parseSwitch, type TilDoneConfig } from "../settings/config.ts";
 import { modelInputPrice, modelPriced } from "../spend/report.ts";
 import {
@@ -28,12 +30,13 @@ import {
 } from "../state.ts";
 import { oneLine } from "../texts/data.ts";
 import { COUNTDOWN_IN_RUN, formatWhy, spentLine } from "../texts/user.ts";
-import { INITIAL_STATUS, MAX_CHECK_LENGTH, type TodoDetails, type TodoStatus } from "../types.ts";
+import { INITIAL_STATUS, MAX_CHECK_LENGTH, type TodoStatus } from "../types.ts";
 import { ListView } from "../ui/list-view.ts";
 import { tell } from "../ui/tell.ts";
-import { cloneTodos, isValidCheck } from "../validation.ts";
+import { isValidCheck } from "../validation.ts";
 import {
 	type Parsed,
+	parseFile,
 	parseIndexAndText,
 	parseIndices,
 	parseMove,
@@ -123,13 +126,6 @@ export function registerTodosCommand(pi: ExtensionAPI, engine: Engine, getConfig
 	});
 }
 
-/** Stores a list the user changed on the branch, so reload and tree moves replay it like a tool result. */
-function commit(pi: ExtensionAPI): void {
-	const details: TodoDetails = { action: "write", todos: cloneTodos(getTodos()) };
-	pi.appendEntry(SNAPSHOT_ENTRY_TYPE, details);
-	resetChain();
-}
-
 interface Subcommand {
 	/** How it is written, after `/todos `. */
 	usage: string;
@@ -155,7 +151,7 @@ function withParsed<T>(
 
 /** A change of the list by the user: stored, shown, and (for the ones that go on) carried on from. */
 async function changed(call: TodosCall, answer: string, goOn: boolean): Promise<void> {
-	commit(call.pi);
+	commitUserList(call.pi);
 	tell(call.ctx, answer);
 	if (goOn) await call.engine.resume(call.ctx);
 }
@@ -190,6 +186,23 @@ const SUBCOMMANDS: Readonly<Record<string, Subcommand>> = {
 		run: setDoneCheck,
 	},
 	clear: { usage: "clear", help: "empty the list", run: clearList },
+	export: {
+		usage: "export [<file>]",
+		help: "write the list to a plan file (default: the followed one, else PLAN.md)",
+		run: (call) =>
+			withParsed(call, parseFile(call.rest, call.config.planFile ?? DEFAULT_PLAN_FILE), (file) =>
+				exportPlan(call.ctx, file),
+			),
+	},
+	import: {
+		usage: "import <file>",
+		help: "replace the list with a plan file's",
+		run: (call) =>
+			withParsed(call, parseFile(call.rest), async (file) => {
+				const answer = await importPlan(call.ctx, file);
+				if (answer !== undefined) await changed(call, answer, false);
+			}),
+	},
 	pause: { usage: "pause [<reason>]", help: "turn the auto-continue off for this session", run: pause },
 	resume: { usage: "resume", help: "turn the auto-continue back on, and go on", run: resume },
 	status: { usage: "status", help: "the auto-continue's state, counters, spend and limits", run: showStatus },
@@ -243,7 +256,7 @@ async function openListView(call: TodosCall): Promise<void> {
 				todos: getTodos,
 				change: (word, index) => {
 					applyStatus(word, [index]);
-					commit(call.pi);
+					commitUserList(call.pi);
 					goOn ||= STATUS_WORDS[word].goOn;
 				},
 				close: () => done(),

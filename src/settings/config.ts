@@ -23,6 +23,8 @@ export interface TilDoneConfig extends EngineLimits {
 	doneCheck: string | undefined;
 	/** Tool calls without a todo tool, while an item is in progress, per reminder of the list; 0 turns it off. */
 	remindEvery: number;
+	/** The plan file the list follows: loaded into a session without a list, written after every change. */
+	planFile: string | undefined;
 }
 
 /** The words a switch takes, in any case: the same for every flag, variable and `/todos panel`. */
@@ -54,7 +56,7 @@ function shownValue(raw: string): string {
 }
 
 type GeneralKey = "countdownSeconds" | "failureBackoffMs" | "checkTimeoutSeconds" | "remindEvery";
-type TextKey = "modelChecks" | "doneCheck";
+type TextKey = "modelChecks" | "doneCheck" | "planFile";
 type BooleanKey = "startPaused" | "panel" | "notify";
 
 /** The numeric settings that are not a breaker's limit (those are rows of the breaker table). */
@@ -116,6 +118,7 @@ export const DEFAULT_CONFIG: Readonly<TilDoneConfig> = {
 	notify: false,
 	modelChecks: true,
 	doneCheck: undefined,
+	planFile: undefined,
 };
 
 interface TextSetting extends Setting<TextKey> {
@@ -142,6 +145,15 @@ export const TEXT_SETTINGS: readonly TextSetting[] = [
 		description: "A shell command that exits 0 when the whole list is really done (the done-check)",
 		parse: (raw) => (isValidCheck(raw) ? raw.trim() : undefined),
 		expected: "a command of 1 to 500 characters",
+	},
+	{
+		key: "planFile",
+		flag: "til-done-plan",
+		env: "TIL_DONE_PLAN",
+		description:
+			"A plan file (a Markdown task list) the list follows: loaded when the session has none, written after every change",
+		parse: (raw) => (raw.trim() === "" ? undefined : raw.trim()),
+		expected: "a file name",
 	},
 ];
 

@@ -163,6 +163,8 @@ export const TODOS_HELP: readonly [string, string][] = [
 	["approve <i> [<i> …]", "complete items after your review, and go on"],
 	["check [<command> | off]", "show, set or turn off the done-check of the whole list"],
 	["clear", "empty the list"],
+	["export [<file>]", "write the list to a plan file (default: the followed one, else PLAN.md)"],
+	["import <file>", "replace the list with a plan file's"],
 	["pause [<reason>]", "turn the auto-continue off for this session"],
 	["resume", "turn the auto-continue back on, and go on"],
 	["status", "the auto-continue's state, counters, spend and limits"],
@@ -414,3 +416,39 @@ export const blockedStopText = (waits: string): string =>
 export const ringBytes = (body: string): string => `\x07\x1b]777;notify;pi-til-done;${body}\x07`;
 /** Where any desktop notification of ours starts. */
 export const RING_START = "\x1b]777;notify;pi-til-done;";
+// ── Plan files ──────────────────────────────────────────────────────────────
+
+/** Why a line of a plan file is refused. */
+export const PLAN_PROBLEMS = {
+	notAnItem: "not a task item (`- [ ] text` or `- [x] text`) or an annotation under one",
+	proseAfterItems: "text after the first item that is neither a task item nor an annotation under one",
+	itemDepth: "a task item indented neither 0 spaces (an item) nor 2 (a subtask: items nest one level)",
+	subtaskWithoutItem: "a subtask with no item above it",
+	annotationWithoutItem: "an annotation with no item above it",
+	annotationDepth: "an annotation not indented two spaces under its item",
+	unknownAnnotation: (what: string) =>
+		`unknown annotation "${what}" (expected ● in progress, ✗ abandoned, 👁 review, ⛓ waits for <i>, …, check: \`<command>\` or ↳ subtask of <i>)`,
+	twice: (what: string) => `the item's ${what} is given twice`,
+	checkedNotOpen: (what: string) => `a checked item ([x]) cannot be ${what}`,
+	nestedWithParent: "a nested subtask cannot name another parent",
+	badEscape: "a backslash that starts no escape (\\\\, \\n, \\r, \\t or \\uXXXX)",
+	emptyText: (index: number) => `todo item at index ${index} has empty text`,
+	textTooLong: (index: number) => `todo item at index ${index} exceeds maximum text length (1000 characters)`,
+	emptyCheck: (index: number) => `todo item at index ${index} has an empty check`,
+	tooMany: (count: number) => `writing ${count} item(s) would exceed maximum of 100 todos`,
+	link: (detail: string) => `${detail}; nothing was changed`,
+} as const;
+/** A refused plan file: its name, the line's number and the problem. */
+export const planFileError = (file: string, line: number, problem: string): string =>
+	`${file} line ${line}: ${problem}`;
+/** What the user reads about plan files. */
+export const PLAN_NOTICES = {
+	exported: (file: string, items: number) => `Exported ${items} item(s) to ${file}.`,
+	imported: (file: string, items: number) => `Imported ${items} item(s) from ${file}.`,
+	importRefused: (detail: string) => `Nothing was imported: ${detail}`,
+	importKept: "Nothing was imported: the list stays as it was.",
+	changedOnDisk: (file: string) =>
+		`${file} changed on disk since the last write: it is not overwritten, and the list stays the session's. /todos import ${file} takes the file's, /todos export ${file} writes the list over it.`,
+	loadRefused: (detail: string) => `The plan file is not loaded: ${detail}`,
+	loaded: (file: string, items: number) => `Loaded ${items} item(s) from ${file}.`,
+} as const;

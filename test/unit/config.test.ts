@@ -63,6 +63,7 @@ describe("defaults", () => {
 		expect(TEXT_SETTINGS.map((s) => [s.key, s.flag, s.env])).toEqual([
 			["modelChecks", "til-done-model-checks", "TIL_DONE_MODEL_CHECKS"],
 			["doneCheck", "til-done-check", "TIL_DONE_CHECK"],
+			["planFile", "til-done-plan", "TIL_DONE_PLAN"],
 		]);
 		expect(BOOLEAN_SETTINGS.map((s) => [s.key, s.flag, s.env])).toEqual([
 			["startPaused", "til-done-paused", "TIL_DONE_PAUSED"],

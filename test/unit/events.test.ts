@@ -477,7 +477,7 @@ describe("the decisions for /todos why are the branch's: rebuilt at every sessio
 });
 
 describe("registerFlags registers every setting as a CLI flag", () => {
-	it("registers every setting's flag: twelve taking a value and three switches", async () => {
+	it("registers every setting's flag: thirteen taking a value and three switches", async () => {
 		const pi = createFakePi();
 		registerFlags(pi.api);
 		expect(Object.fromEntries([...pi.flags].map(([name, flag]) => [name, flag.type]))).toEqual({
@@ -494,6 +494,7 @@ describe("registerFlags registers every setting as a CLI flag", () => {
 			"til-done-budget-cost": "string",
 			"til-done-model-checks": "string",
 			"til-done-check": "string",
+			"til-done-plan": "string",
 			"til-done-paused": "boolean",
 			"til-done-panel": "boolean",
 			"til-done-notify": "boolean",

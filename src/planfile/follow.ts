@@ -1,0 +1,61 @@
+/**
+ * Following a plan file (`--til-done-plan`): at a session's start a session without a list takes the file's; after
+ * every change of the list the file is written again, unless it changed on disk since we last wrote or read it: then
+ * it is left alone, the user is told once, and the session's list stands until `/todos import` or `/todos export`.
+ * The decisions are planfile/decide.ts's; this module only reads, writes and tells.
+ */
+
+import { resolve } from "node:path";
+import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
+import { commitUserList } from "../session/commit.ts";
+import { getTodos, setTodos, subscribe } from "../state.ts";
+import { PLAN_FILE_NOTICES, planFileError } from "../texts/plan-file.ts";
+import { tell } from "../ui/tell.ts";
+import { decideSave, decideStart } from "./decide.ts";
+import { diskHash, hashOf, knownHash, readPlanFile, remember, writePlanFile } from "./file.ts";
+import { planToMarkdown } from "./markdown.ts";
+
+/** Loads the file into a session without a list, or counts it as ours when it holds the session's list. */
+function startFollowing(pi: ExtensionAPI, ctx: ExtensionContext, file: string, path: string): void {
+	const read = readPlanFile(path);
+	if ("error" in read) {
+		tell(ctx, PLAN_FILE_NOTICES.loadRefused(PLAN_FILE_NOTICES.unreadable(file, read.error)), "warning");
+		return;
+	}
+	const text = "text" in read ? read.text : undefined;
+	const decision = decideStart(getTodos(), text);
+	if (decision.kind === "refused") {
+		tell(ctx, PLAN_FILE_NOTICES.loadRefused(planFileError(file, decision.line, decision.problem)), "warning");
+		return;
+	}
+	if (text !== undefined && decision.kind !== "nothing") remember(path, text);
+	if (decision.kind !== "load") return;
+	setTodos(decision.todos);
+	commitUserList(pi);
+	tell(ctx, PLAN_FILE_NOTICES.loaded(file, decision.todos.length));
+}
+
+/** Follows `file` (relative to the session's folder) from now on; returns the function that stops it. */
+export function followPlanFile(pi: ExtensionAPI, ctx: ExtensionContext, file: string): () => void {
+	const path = resolve(ctx.cwd, file);
+	startFollowing(pi, ctx, file, path);
+	let last = getTodos();
+	/** Whether the user was told the file is left alone; said again only after a write went through. */
+	let told = false;
+	const warnOnce = (text: string) => {
+		if (!told) tell(ctx, text, "warning");
+		told = true;
+	};
+	return subscribe(() => {
+		const todos = getTodos();
+		if (todos === last) return;
+		last = todos;
+		const text = planToMarkdown(todos);
+		const decision = decideSave(knownHash(path), diskHash(path), hashOf(text));
+		if (decision === "changed-on-disk") return warnOnce(PLAN_FILE_NOTICES.changedOnDisk(file));
+		if (decision === "unchanged") remember(path, text);
+		const error = decision === "write" ? writePlanFile(path, text) : undefined;
+		if (error !== undefined) return warnOnce(PLAN_FILE_NOTICES.unwritable(file, error));
+		told = false;
+	});
+}

@@ -1,0 +1,252 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { completeTodosArgs, registerTodosCommand } from "../../src/commands/todos.ts";
+import { decideSave, decideStart } from "../../src/planfile/decide.ts";
+import { hashOf, knownHash, writePlanFile } from "../../src/planfile/file.ts";
+import { followPlanFile } from "../../src/planfile/follow.ts";
+import { planToMarkdown } from "../../src/planfile/markdown.ts";
+import type { TilDoneConfig } from "../../src/settings/config.ts";
+import { getTodos, setTodos } from "../../src/state.ts";
+import type { TodoItem } from "../../src/types.ts";
+import { startEngine } from "../helpers/engine.ts";
+import { PLAN_NOTICES, PLAN_PROBLEMS, planFileError, todosRefused } from "../helpers/expected.ts";
+import type { FakeCtxOptions } from "../helpers/fake-ctx.ts";
+import { item } from "../helpers/plans.ts";
+
+const lines = (...text: string[]): string => `${text.join("\n")}\n`;
+const TWO: TodoItem[] = [item("Build", "completed"), item("Ship")];
+const TWO_TEXT = lines("# Plan", "", "- [x] Build", "- [ ] Ship");
+
+let dir = "";
+beforeEach(() => {
+	dir = mkdtempSync(join(tmpdir(), "til-done-plan-"));
+	vi.spyOn(process.stderr, "write").mockImplementation(() => true);
+});
+afterEach(() => {
+	rmSync(dir, { recursive: true, force: true });
+	vi.restoreAllMocks();
+});
+
+describe("a change of the list goes to the file only when the file is what we last wrote or read", () => {
+	it.each([
+		["never known, missing", undefined, undefined, "write"],
+		["known, unchanged on disk", "a", "a", "write"],
+		["already holds the list", "a", "n", "unchanged"],
+		["changed on disk since", "a", "b", "changed-on-disk"],
+		["never known, but there", undefined, "b", "changed-on-disk"],
+		["known, then deleted", "a", undefined, "changed-on-disk"],
+		["known, now unreadable", "a", null, "changed-on-disk"],
+	] as const)("%s", (_, known, onDisk, decision) => {
+		expect(decideSave(known, onDisk, "n")).toBe(decision);
+	});
+});
+
+describe("at a session's start a session without a list takes the file's", () => {
+	it("loads a file's items into an empty session", () => {
+		expect(decideStart([], TWO_TEXT)).toEqual({ kind: "load", todos: TWO });
+	});
+	it("keeps a session's list, and counts the file as known only when it holds that list", () => {
+		expect(decideStart(TWO, TWO_TEXT)).toEqual({ kind: "known" });
+		expect(decideStart(TWO, lines("- [ ] Other"))).toEqual({ kind: "nothing" });
+	});
+	it("says why a file that is not understood is not loaded; a missing or empty one loads nothing", () => {
+		expect(decideStart([], lines("- [ ] a", "  - soon"))).toEqual({
+			kind: "refused",
+			line: 2,
+			problem: PLAN_PROBLEMS.unknownAnnotation("soon"),
+		});
+		expect(decideStart([], undefined)).toEqual({ kind: "nothing" });
+		expect(decideStart([], lines("# Plan"))).toEqual({ kind: "known" });
+	});
+});
+
+describe("a plan file is written whole, through a temporary file in its folder, and remembered", () => {
+	it("writes the text, leaves no temporary file and remembers its hash", () => {
+		const path = join(dir, "PLAN.md");
+		expect(writePlanFile(path, TWO_TEXT)).toBeUndefined();
+		expect(readFileSync(path, "utf8")).toBe(TWO_TEXT);
+		expect(readdirSync(dir)).toEqual(["PLAN.md"]);
+		expect(knownHash(path)).toBe(hashOf(TWO_TEXT));
+	});
+	it("says why it cannot write, and leaves nothing behind", () => {
+		const path = join(dir, "missing", "PLAN.md");
+		expect(writePlanFile(path, TWO_TEXT)).toMatch(/ENOENT/);
+		expect(existsSync(path)).toBe(false);
+		expect(readdirSync(dir)).toEqual([]);
+	});
+});
+
+function setup(options: FakeCtxOptions = {}, overrides: Partial<TilDoneConfig> = {}) {
+	const base = startEngine(options, overrides);
+	registerTodosCommand(base.pi.api, base.engine, () => base.config);
+	const todos = (args: string) => base.pi.commands.get("todos")?.handler(args, base.commandCtx);
+	const told = () => base.ui.notifications.map((n) => n.message);
+	const snapshots = () => base.pi.entries.filter((entry) => entry.customType === "til-done-snapshot");
+	/** The TUI's confirmation dialog, answering `answer`. */
+	const answerConfirm = (answer: boolean) => {
+		const confirm = vi.fn(async () => answer);
+		Object.assign(base.commandCtx.ui, { confirm });
+		return confirm;
+	};
+	return { ...base, todos, told, snapshots, answerConfirm };
+}
+
+describe("/todos export and import are offered by argument completion", () => {
+	it("completes `ex` and `im` with their usage and help", () => {
+		expect(completeTodosArgs("ex")).toEqual([
+			{
+				value: "export",
+				label: "export",
+				description: "export [<file>]: write the list to a plan file (default: the followed one, else PLAN.md)",
+			},
+		]);
+		expect(completeTodosArgs("im")).toEqual([
+			{ value: "import", label: "import", description: "import <file>: replace the list with a plan file's" },
+		]);
+	});
+});
+
+describe("/todos export writes the list to a plan file", () => {
+	it("writes the named file and says so", async () => {
+		const { todos, told } = setup();
+		setTodos(TWO);
+		await todos(`export ${join(dir, "out.md")}`);
+		expect(readFileSync(join(dir, "out.md"), "utf8")).toBe(TWO_TEXT);
+		expect(told()).toEqual([PLAN_NOTICES.exported(join(dir, "out.md"), 2)]);
+	});
+	it("writes the followed plan file when given none", async () => {
+		const planFile = join(dir, "followed.md");
+		const { todos } = setup({}, { planFile });
+		setTodos(TWO);
+		await todos("export");
+		expect(readFileSync(planFile, "utf8")).toBe(TWO_TEXT);
+	});
+	it("refuses two words with its usage, and writes nothing", async () => {
+		const { todos, told } = setup();
+		await todos(`export ${join(dir, "a.md")} b.md`);
+		expect(told()).toEqual([todosRefused("export", "give one file (a name without spaces), not 2 words")]);
+		expect(readdirSync(dir)).toEqual([]);
+	});
+});
+
+describe("/todos import replaces the list with a plan file's, stored on the branch", () => {
+	it("imports a file, checks included, and stores the list as a user's change", async () => {
+		const path = join(dir, "in.md");
+		writeFileSync(path, lines("- [ ] Test", "  - check: `npm test`"));
+		const { todos, told, snapshots } = setup({ mode: "print" });
+		await todos(`import ${path}`);
+		expect(getTodos()).toEqual([{ text: "Test", status: "not_started", check: "npm test" }]);
+		expect(snapshots().map((entry) => entry.data)).toEqual([{ action: "write", todos: getTodos() }]);
+		expect(told()).toEqual([]);
+		expect(process.stderr.write).toHaveBeenCalledWith(`[til-done] ${PLAN_NOTICES.imported(path, 1)}\n`);
+	});
+	it("refuses a malformed file with its line and problem, and changes nothing", async () => {
+		const path = join(dir, "bad.md");
+		writeFileSync(path, lines("# Plan", "- [ ] a", "- [?] b"));
+		const { todos, told, snapshots } = setup();
+		setTodos(TWO);
+		await todos(`import ${path}`);
+		expect(told()).toEqual([PLAN_NOTICES.importRefused(planFileError(path, 3, PLAN_PROBLEMS.notAnItem))]);
+		expect(getTodos()).toEqual(TWO);
+		expect(snapshots()).toEqual([]);
+	});
+	it("refuses a missing file, and one not named", async () => {
+		const { todos, told } = setup();
+		await todos(`import ${join(dir, "none.md")}`);
+		await todos("import");
+		expect(told()).toEqual([
+			PLAN_NOTICES.importRefused(`${join(dir, "none.md")} does not exist`),
+			todosRefused("import", "which file?"),
+		]);
+	});
+	it("in the TUI asks before replacing a list with open items, and keeps it on a no", async () => {
+		const path = join(dir, "in.md");
+		writeFileSync(path, TWO_TEXT);
+		const { todos, told, answerConfirm } = setup({ mode: "tui" });
+		setTodos([item("Open")]);
+		const confirm = answerConfirm(false);
+		await todos(`import ${path}`);
+		expect(confirm).toHaveBeenCalledWith(
+			"Replace the todo list?",
+			`The list has 1 open item(s); importing ${path} replaces it.`,
+		);
+		expect(told()).toEqual([PLAN_NOTICES.importKept]);
+		expect(getTodos()).toEqual([item("Open")]);
+	});
+	it("in the TUI replaces it on a yes", async () => {
+		const path = join(dir, "in.md");
+		writeFileSync(path, TWO_TEXT);
+		const { todos, answerConfirm } = setup({ mode: "tui" });
+		setTodos([item("Open")]);
+		answerConfirm(true);
+		await todos(`import ${path}`);
+		expect(getTodos()).toEqual(TWO);
+	});
+});
+
+describe("a followed plan file is loaded into an empty session and written after every change", () => {
+	it("loads the file, stores it on the branch, and writes each change back", () => {
+		const path = join(dir, "PLAN.md");
+		writeFileSync(path, TWO_TEXT);
+		const { pi, ctx, ui } = setup();
+		followPlanFile(pi.api, ctx, path);
+		expect(getTodos()).toEqual(TWO);
+		expect(pi.entries.filter((entry) => entry.customType === "til-done-snapshot")).toHaveLength(1);
+		setTodos([...TWO, item("Announce")]);
+		expect(readFileSync(path, "utf8")).toBe(planToMarkdown(getTodos()));
+		expect(ui.notifications.map((n) => n.message)).toEqual([PLAN_NOTICES.loaded(path, 2)]);
+	});
+	it("leaves a file changed on disk alone and says so once, until an export", async () => {
+		const path = join(dir, "PLAN.md");
+		writeFileSync(path, TWO_TEXT);
+		const { pi, ctx, ui, todos } = setup();
+		followPlanFile(pi.api, ctx, path);
+		writeFileSync(path, lines("- [ ] Edited by hand"));
+		setTodos([item("One")]);
+		setTodos([item("Two")]);
+		expect(readFileSync(path, "utf8")).toBe(lines("- [ ] Edited by hand"));
+		expect(ui.notifications.filter((n) => n.type === "warning").map((n) => n.message)).toEqual([
+			PLAN_NOTICES.changedOnDisk(path),
+		]);
+		await todos(`export ${path}`);
+		setTodos([item("Three")]);
+		expect(readFileSync(path, "utf8")).toBe(lines("# Plan", "", "- [ ] Three"));
+	});
+	it("after a change on disk, /todos import of the file takes its list and the file is followed again", async () => {
+		const path = join(dir, "PLAN.md");
+		writeFileSync(path, TWO_TEXT);
+		const { pi, ctx, ui, todos } = setup({ mode: "rpc" });
+		followPlanFile(pi.api, ctx, path);
+		writeFileSync(path, lines("* [ ] Edited by hand"));
+		setTodos([item("One")]);
+		await todos(`import ${path}`);
+		expect(getTodos()).toEqual([item("Edited by hand")]);
+		expect(readFileSync(path, "utf8")).toBe(lines("# Plan", "", "- [ ] Edited by hand"));
+		setTodos([item("Edited by hand", "in_progress")]);
+		expect(readFileSync(path, "utf8")).toBe(lines("# Plan", "", "- [ ] Edited by hand", "  - ● in progress"));
+		expect(ui.notifications.filter((n) => n.type === "warning")).toHaveLength(1);
+	});
+
+	it("keeps a session's list and does not load a file that is not understood, saying where", () => {
+		const path = join(dir, "PLAN.md");
+		writeFileSync(path, lines("- [ ] a", "  - soon"));
+		const { pi, ctx, ui } = setup();
+		followPlanFile(pi.api, ctx, path);
+		expect(getTodos()).toEqual([]);
+		expect(ui.notifications.map((n) => n.message)).toEqual([
+			PLAN_NOTICES.loadRefused(planFileError(path, 2, PLAN_PROBLEMS.unknownAnnotation("soon"))),
+		]);
+	});
+	it("creates a missing file at the first change, and stops writing once stopped", () => {
+		const path = join(dir, "PLAN.md");
+		const { pi, ctx } = setup();
+		const stop = followPlanFile(pi.api, ctx, path);
+		setTodos(TWO);
+		expect(readFileSync(path, "utf8")).toBe(TWO_TEXT);
+		stop();
+		setTodos([item("After")]);
+		expect(readFileSync(path, "utf8")).toBe(TWO_TEXT);
+	});
+});
