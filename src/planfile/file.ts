@@ -5,7 +5,7 @@
  */
 
 import { createHash } from "node:crypto";
-import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 
 /** Path → hash of the text this process last wrote there or read from there. */
@@ -28,12 +28,36 @@ export function readPlanFile(path: string): FileRead {
 	}
 }
 
-/** Writes `text` to `path` whole or not at all, and remembers it; why it failed, or undefined. */
+/** The file a write replaces: a symlink's target (so the link stays a link), or the path itself when it is new. */
+function fileBehind(path: string): string {
+	try {
+		return realpathSync(path);
+	} catch {
+		return path;
+	}
+}
+
+/** The permission bits of the file at `path`, to keep through a write; undefined when it does not exist. */
+function permissionsOf(path: string): number | undefined {
+	try {
+		return statSync(path).mode & 0o7777;
+	} catch {
+		return undefined;
+	}
+}
+
+/**
+ * Writes `text` to `path` whole or not at all, keeping the file's permissions and a symlink in place, and remembers
+ * it; why it failed, or undefined.
+ */
 export function writePlanFile(path: string, text: string): string | undefined {
-	const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${++temps}.tmp`);
+	const file = fileBehind(path);
+	const temp = join(dirname(file), `.${basename(file)}.${process.pid}.${++temps}.tmp`);
 	try {
 		writeFileSync(temp, text);
-		renameSync(temp, path);
+		const permissions = permissionsOf(file);
+		if (permissions !== undefined) chmodSync(temp, permissions);
+		renameSync(temp, file);
 		remember(path, text);
 		return undefined;
 	} catch (error) {

@@ -1,4 +1,15 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+	chmodSync,
+	existsSync,
+	lstatSync,
+	mkdtempSync,
+	readdirSync,
+	readFileSync,
+	rmSync,
+	statSync,
+	symlinkSync,
+	writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
@@ -69,6 +80,23 @@ describe("a plan file is written whole, through a temporary file in its folder, 
 		expect(readFileSync(path, "utf8")).toBe(TWO_TEXT);
 		expect(readdirSync(dir)).toEqual(["PLAN.md"]);
 		expect(knownHash(path)).toBe(hashOf(TWO_TEXT));
+	});
+	it("keeps the file's permissions", () => {
+		const path = join(dir, "PLAN.md");
+		writeFileSync(path, "old\n");
+		chmodSync(path, 0o640);
+		expect(writePlanFile(path, TWO_TEXT)).toBeUndefined();
+		expect(statSync(path).mode & 0o777).toBe(0o640);
+	});
+	it("writes through a symlink to its target, and the link stays a link", () => {
+		const target = join(dir, "real.md");
+		const link = join(dir, "PLAN.md");
+		writeFileSync(target, "old\n");
+		symlinkSync(target, link);
+		expect(writePlanFile(link, TWO_TEXT)).toBeUndefined();
+		expect(lstatSync(link).isSymbolicLink()).toBe(true);
+		expect(readFileSync(target, "utf8")).toBe(TWO_TEXT);
+		expect(readdirSync(dir).sort()).toEqual(["PLAN.md", "real.md"]);
 	});
 	it("says why it cannot write, and leaves nothing behind", () => {
 		const path = join(dir, "missing", "PLAN.md");
