@@ -9,16 +9,20 @@ import { hasIncomplete, incompleteIndices } from "../list/queries.ts";
 import { getTodos, setTodos } from "../state.ts";
 import { PLAN_FILE_NOTICES as NOTICES, planFileError } from "../texts/plan-file.ts";
 import { tell } from "../ui/tell.ts";
-import { readPlanFile, remember, writePlanFile } from "./file.ts";
-import { parsePlanMarkdown, planToMarkdown } from "./markdown.ts";
+import { readPlanFile, readPlanText, remember, writePlanFile } from "./file.ts";
+import { parsePlanMarkdown, planToMarkdown, preambleOf } from "./markdown.ts";
 
 /** Where `/todos export` writes when it is given no file and no plan file is followed. */
 export const DEFAULT_PLAN_FILE = "PLAN.md";
 
-/** Writes the list to `file` (relative to the session's folder), over whatever it holds: the user said so. */
+/**
+ * Writes the list to `file` (relative to the session's folder) over the list it holds, the user said so; its own
+ * heading and notes above the list stay.
+ */
 export function exportPlan(ctx: ExtensionCommandContext, file: string): void {
 	const todos = getTodos();
-	const error = writePlanFile(resolve(ctx.cwd, file), planToMarkdown(todos));
+	const path = resolve(ctx.cwd, file);
+	const error = writePlanFile(path, planToMarkdown(todos, preambleOf(readPlanText(path))));
 	if (error === undefined) tell(ctx, NOTICES.exported(file, todos.length));
 	else tell(ctx, NOTICES.unwritable(file, error), "error");
 }

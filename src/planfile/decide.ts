@@ -1,7 +1,7 @@
 /** What following a plan file does at a session's start and after a change of the list. Pure. */
 
 import type { TodoItem } from "../types.ts";
-import { type ParsedPlan, parsePlanMarkdown, planToMarkdown } from "./markdown.ts";
+import { type ParsedPlan, parsePlanMarkdown, planToMarkdown, preambleOf } from "./markdown.ts";
 
 /** After a change of the list: write the file, leave it (it already holds the list), or keep off a changed file. */
 export type SaveDecision = "write" | "unchanged" | "changed-on-disk";
@@ -30,7 +30,8 @@ export type StartDecision =
  */
 export function decideStart(session: readonly TodoItem[], fileText: string | undefined): StartDecision {
 	if (fileText === undefined) return { kind: "nothing" };
-	if (session.length > 0) return planToMarkdown(session) === fileText ? { kind: "known" } : { kind: "nothing" };
+	if (session.length > 0)
+		return planToMarkdown(session, preambleOf(fileText)) === fileText ? { kind: "known" } : { kind: "nothing" };
 	const parsed: ParsedPlan = parsePlanMarkdown(fileText);
 	if (!parsed.ok) return { kind: "refused", line: parsed.line, problem: parsed.problem };
 	return parsed.todos.length > 0 ? { kind: "load", todos: parsed.todos } : { kind: "known" };

@@ -46,6 +46,12 @@ function permissionsOf(path: string): number | undefined {
 	}
 }
 
+/** The text of the file at `path`, or undefined when it is missing or cannot be read. */
+export function readPlanText(path: string): string | undefined {
+	const read = readPlanFile(path);
+	return "text" in read ? read.text : undefined;
+}
+
 /**
  * Writes `text` to `path` whole or not at all, keeping the file's permissions and a symlink in place, and remembers
  * it; why it failed, or undefined.

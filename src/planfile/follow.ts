@@ -12,8 +12,8 @@ import { getTodos, setTodos, subscribe } from "../state.ts";
 import { PLAN_FILE_NOTICES, planFileError } from "../texts/plan-file.ts";
 import { tell } from "../ui/tell.ts";
 import { decideSave, decideStart } from "./decide.ts";
-import { diskHash, hashOf, knownHash, readPlanFile, remember, writePlanFile } from "./file.ts";
-import { planToMarkdown } from "./markdown.ts";
+import { diskHash, hashOf, knownHash, readPlanFile, readPlanText, remember, writePlanFile } from "./file.ts";
+import { planToMarkdown, preambleOf } from "./markdown.ts";
 
 /** Loads the file into a session without a list, or counts it as ours when it holds the session's list. */
 function startFollowing(pi: ExtensionAPI, ctx: ExtensionContext, file: string, path: string): void {
@@ -50,7 +50,7 @@ export function followPlanFile(pi: ExtensionAPI, ctx: ExtensionContext, file: st
 		const todos = getTodos();
 		if (todos === last) return;
 		last = todos;
-		const text = planToMarkdown(todos);
+		const text = planToMarkdown(todos, preambleOf(readPlanText(path)));
 		const decision = decideSave(knownHash(path), diskHash(path), hashOf(text));
 		if (decision === "changed-on-disk") return warnOnce(PLAN_FILE_NOTICES.changedOnDisk(file));
 		if (decision === "unchanged") remember(path, text);

@@ -56,11 +56,12 @@ function annotations(todo: TodoItem, nested: boolean): string[] {
 }
 
 /**
- * The list as a plan file: a heading, then one task item per item in list order. A subtask is nested under its
- * parent when it follows it (or its siblings); elsewhere it stands at the margin and names its parent.
+ * The list as a plan file: the preamble (the file's own heading and notes, or {@link PLAN_HEADING}), then one task
+ * item per item in list order. A subtask is nested under its parent when it follows it (or its siblings); elsewhere it
+ * stands at the margin and names its parent.
  */
-export function planToMarkdown(todos: readonly TodoItem[]): string {
-	const lines = [PLAN_HEADING, ""];
+export function planToMarkdown(todos: readonly TodoItem[], preamble = PLAN_HEADING): string {
+	const lines = [preamble, ""];
 	let top = -1;
 	for (const [index, todo] of todos.entries()) {
 		const nested = todo.parent !== undefined && todo.parent === top;
@@ -86,6 +87,14 @@ const ITEM = /^( *)[-*+] \[([ xX])\](?: (.*))?$/;
 const LIKE_ITEM = /^\s*[-*+]\s*\[[^\]]{0,3}\]/;
 /** Any other list line: an annotation, or something that looks like one. */
 const BULLET = /^( *)[-*+](?: (.*))?$/;
+
+/** What a plan file holds above its first list line (its heading, a note), kept when the list is written over it. */
+export function preambleOf(text: string | undefined): string {
+	const lines = (text ?? "").split("\n").map((line) => (line.endsWith("\r") ? line.slice(0, -1) : line));
+	const first = lines.findIndex((line) => LIKE_ITEM.test(line) || BULLET.test(line));
+	const preamble = (first === -1 ? lines : lines.slice(0, first)).join("\n").trim();
+	return preamble === "" ? PLAN_HEADING : preamble;
+}
 
 /** A plan file's list, or the first line that is wrong. */
 export function parsePlanMarkdown(text: string): ParsedPlan {

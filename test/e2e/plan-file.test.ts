@@ -79,8 +79,18 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			"work through the plan",
 			{ "PLAN.md": HAND_WRITTEN },
 		);
+		// The person's heading and note stay; only the list below them follows the session.
 		expect(result.read("PLAN.md")).toBe(
-			lines("# Plan", "", "- [x] Build", "  - check: `test -f build.txt`", "- [x] Document", "  - ⛓ waits for 0"),
+			lines(
+				"# Release 1.2",
+				"",
+				"Work top to bottom.",
+				"",
+				"- [x] Build",
+				"  - check: `test -f build.txt`",
+				"- [x] Document",
+				"  - ⛓ waits for 0",
+			),
 		);
 		expect(result.stderr).toBe(stderrLine(PLAN_NOTICES.loaded("PLAN.md", 2)) + stderrLine(allVerified(2)));
 		expect(result.code).toBe(0);
@@ -136,7 +146,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		expect(await commandAnswer(client, "/todos import other.md")).toBe(PLAN_NOTICES.imported("other.md", 2));
 		expect(await commandAnswer(client, "/todos")).toBe(listLines("✓ [0] Plan", "– [1] Act (review)"));
 		expect(readFileSync(join(client.cwd, "PLAN.md"), "utf8")).toBe(
-			lines("# Plan", "", "- [x] Plan", "- [ ] Act", "  - 👁 review"),
+			lines("# Release 1.2", "", "Work top to bottom.", "", "- [x] Plan", "- [ ] Act", "  - 👁 review"),
 		);
 	});
 });

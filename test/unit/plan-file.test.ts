@@ -226,6 +226,18 @@ describe("a followed plan file is loaded into an empty session and written after
 		expect(readFileSync(path, "utf8")).toBe(planToMarkdown(getTodos()));
 		expect(ui.notifications.map((n) => n.message)).toEqual([PLAN_NOTICES.loaded(path, 2)]);
 	});
+	it("keeps the file's own heading and notes above the list through every write, and through an export", async () => {
+		const path = join(dir, "PLAN.md");
+		const head = ["# Release 1.2", "", "Work top to bottom.", ""];
+		writeFileSync(path, lines(...head, "- [x] Build", "- [ ] Ship"));
+		const { pi, ctx, todos } = setup();
+		followPlanFile(pi.api, ctx, path);
+		setTodos([...TWO, item("Announce")]);
+		expect(readFileSync(path, "utf8")).toBe(lines(...head, "- [x] Build", "- [ ] Ship", "- [ ] Announce"));
+		setTodos([item("Ship", "in_progress")]);
+		await todos(`export ${path}`);
+		expect(readFileSync(path, "utf8")).toBe(lines(...head, "- [ ] Ship", "  - ● in progress"));
+	});
 	it("leaves a file changed on disk alone and says so once, until an export", async () => {
 		const path = join(dir, "PLAN.md");
 		writeFileSync(path, TWO_TEXT);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parsePlanMarkdown, planToMarkdown } from "../../src/planfile/markdown.ts";
+import { parsePlanMarkdown, planToMarkdown, preambleOf } from "../../src/planfile/markdown.ts";
 import type { TodoItem } from "../../src/types.ts";
 import { LINK_ERRORS, PLAN_PROBLEMS } from "../helpers/expected.ts";
 import { item, PLAN } from "../helpers/plans.ts";
@@ -150,5 +150,25 @@ describe("a plan file read must pass what write_todos checks, naming the item's 
 	it("more than 100 items: the line of the 101st", () => {
 		const text = lines(...Array.from({ length: 101 }, (_, i) => `- [ ] item ${i}`));
 		expect(parsePlanMarkdown(text)).toEqual(refused(101, PLAN_PROBLEMS.tooMany(101)));
+	});
+});
+
+describe("what a plan file holds above its list is kept as its preamble", () => {
+	it("a heading and a note, without the blank lines around them", () => {
+		expect(preambleOf(lines("", "# Release 1.2", "", "Work top to bottom.", "", "- [ ] Build"))).toBe(
+			"# Release 1.2\n\nWork top to bottom.",
+		);
+	});
+	it("none, no file, or a file that starts with its list: the default heading", () => {
+		expect(preambleOf(lines("- [ ] Build"))).toBe("# Plan");
+		expect(preambleOf(undefined)).toBe("# Plan");
+		expect(preambleOf("")).toBe("# Plan");
+	});
+	it("a list written under it reads back as the same list, with the preamble kept", () => {
+		const todos = [item("Build", "completed"), item("Ship")];
+		const text = planToMarkdown(todos, "# Release 1.2");
+		expect(text).toBe(lines("# Release 1.2", "", "- [x] Build", "- [ ] Ship"));
+		expect(parsePlanMarkdown(text)).toEqual({ ok: true, todos });
+		expect(preambleOf(text)).toBe("# Release 1.2");
 	});
 });
