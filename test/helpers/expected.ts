@@ -154,6 +154,9 @@ export const TODOS_HELP: readonly [string, string][] = [
 	["status", "the auto-continue's state, counters, spend and limits"],
 	["why", "the auto-continue's last decisions, and why"],
 	["panel [on | off]", "show or hide the list above the editor (alone: switch it)"],
+	["diff <i>", "what item i changed, from its start to its completion"],
+	["revert <i>", "put the files item i changed back as they were before it"],
+	["checkpoints [clean]", "list the items' git checkpoints on this branch, or delete them all"],
 ];
 export const TODOS_SUBCOMMANDS = TODOS_HELP.map(([usage]) => usage.split(" ")[0]).join(", ");
 /** What `/todos help` answers. */
