@@ -229,6 +229,11 @@ function registerRunHandlers(pi: ExtensionAPI, engine: Engine, getConfig: () => 
 		return { message: { customType: CONTEXT_MESSAGE_TYPE, content: buildContextInjection(todos), display: false } };
 	});
 	pi.on("message_end", (event) => recordUsage(event.message));
+	// A tool runs only once the snapshots of what the list started and completed before it are taken, so an item's
+	// start holds none of its own work and its completion all of it.
+	pi.on("tool_call", async () => {
+		await checkpointsSettled();
+	});
 	pi.on("agent_end", (event, ctx) => {
 		engine.onRunEnd(event.messages, ctx);
 		// The run's last checkpoints are taken before print mode lets pi exit.

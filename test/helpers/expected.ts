@@ -377,3 +377,22 @@ export const openSubtasksRefused = (parent: number, open: string, are = "are"): 
 /** The stop when every open item waits: `waits` is `[3] waits for [1] (abandoned); …`. */
 export const blockedStopText = (waits: string): string =>
 	`Auto-continue stopped: no open item is ready: ${waits}. Remaining todos were not completed: reopen or remove what they wait for (/todos start, /todos remove), then /todos resume.`;
+
+// ── Checkpoints ─────────────────────────────────────────────────────────────
+
+/** The custom entry of one per-item checkpoint. */
+export const CHECKPOINT_ENTRY = "til-done-checkpoint";
+export const CHECKPOINTS = {
+	notGitTree: (cwd: string) => `Checkpoints are on, but ${cwd} is not in a git work tree: no checkpoint is taken.`,
+	diffHead: (index: number, text: string, start: string, done: string) =>
+		`Changes of [${index}] ${text} (${start.slice(0, 12)} → ${done.slice(0, 12)}):`,
+	revertRefused: (index: number, paths: string) =>
+		`Not reverted: ${paths} changed since [${index}] was completed. Nothing was changed; commit or undo those changes first.`,
+	reverted: (index: number, count: number, restored?: string, removed?: string) =>
+		[
+			`Reverted ${count} file(s) [${index}] changed to their state before it.`,
+			...(restored ? [`Restored: ${restored}`] : []),
+			...(removed ? [`Removed: ${removed}`] : []),
+		].join("\n"),
+	cleaned: (count: number) => `Deleted ${count} checkpoint ref(s) under refs/til-done/.`,
+} as const;

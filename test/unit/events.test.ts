@@ -89,6 +89,7 @@ describe("registerEventHandlers subscribes one handler to each event it needs", 
 			"input",
 			"before_agent_start",
 			"message_end",
+			"tool_call",
 			"agent_end",
 			"agent_settled",
 		];
