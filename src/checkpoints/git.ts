@@ -6,7 +6,7 @@
  */
 
 import { execFile } from "node:child_process";
-import { copyFileSync, existsSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, rmSync, statSync, utimesSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CHECKPOINT_REF_ROOT } from "../session/keys.ts";
@@ -83,12 +83,23 @@ export function gitBusy(repo: Repo): string | undefined {
 
 let temporaries = 0;
 
+/**
+ * A copy of the user's index keeps git's stat cache, so only files changed since it was written are read again. It
+ * keeps the original's times too: git reads a file as "racily clean" (and compares its content) by the index file's
+ * time, and a copy made later would make a file changed in the same second as the index look unchanged.
+ */
+function copyIndex(from: string, to: string): void {
+	if (!existsSync(from)) return;
+	copyFileSync(from, to);
+	const { atime, mtime } = statSync(from);
+	utimesSync(to, atime, mtime);
+}
+
 /** Runs `use` with a temporary index file (a copy of the user's when `copy`), removed afterwards. */
 async function withTemporaryIndex<T>(repo: Repo, copy: boolean, use: (env: NodeJS.ProcessEnv) => Promise<T>) {
 	const file = join(tmpdir(), `til-done-index-${process.pid}-${++temporaries}`);
 	try {
-		// A copy keeps git's stat cache, so only files changed since the user's last `git add` are read again.
-		if (copy && existsSync(join(repo.gitDir, "index"))) copyFileSync(join(repo.gitDir, "index"), file);
+		if (copy) copyIndex(join(repo.gitDir, "index"), file);
 		return await use({ GIT_INDEX_FILE: file });
 	} finally {
 		rmSync(file, { force: true });

@@ -135,8 +135,9 @@ export function parseNameStatus(output: string): FileChange[] {
 	const fields = output.split("\0");
 	const changes: FileChange[] = [];
 	for (let i = 0; i + 1 < fields.length; i += 2) {
-		const status = fields[i] ?? "";
-		const path = fields[i + 1] ?? "";
+		// Both exist: the loop stops before the last pair's end.
+		const status = fields[i] as string;
+		const path = fields[i + 1] as string;
 		if (status !== "" && path !== "") changes.push({ status: status.slice(0, 1), path });
 	}
 	return changes;

@@ -46,7 +46,7 @@ async function take(session: Session, transition: Transition): Promise<void> {
 	const message = `til-done ${transition.phase} [${transition.index}]`;
 	const commit = tree && (await commitSnapshot(repo, tree, ref, message, session.signal));
 	if (session.signal.aborted) return;
-	if (!commit) return warnOnce(session.ctx, CHECKPOINT_TEXTS.failed(transition.index, transition.phase));
+	if (!commit) return warnOnce(session.ctx, CHECKPOINT_TEXTS.failed);
 	const { index, text, phase } = transition;
 	const checkpoint: Checkpoint = { key, index, text, phase, commit, ref, at: Date.now() };
 	quietly(() => session.pi.appendEntry(CHECKPOINT_ENTRY_TYPE, checkpoint));

@@ -17,7 +17,7 @@ export const CHECKPOINT_TEXTS = {
 	notGitTree: (cwd: string) =>
 		`Checkpoints are on, but ${oneLine(cwd)} is not in a git work tree: no checkpoint is taken.`,
 	busy: (reason: string) => `Checkpoint skipped: ${reason}; git is left alone until it ends.`,
-	failed: (index: number, phase: string) => `Checkpoint of [${index}] (${phase}) failed: git refused the snapshot.`,
+	failed: "A checkpoint failed: git refused to snapshot the work tree, so some items may have none.",
 	noRepo: (cwd: string) => `${oneLine(cwd)} is not in a git work tree: there are no checkpoints here.`,
 	noWork: (index: number) =>
 		`No checkpoints of [${index}] on this branch: it needs a start and a completion taken with checkpoints on (/todos checkpoints lists them).`,

@@ -395,4 +395,14 @@ export const CHECKPOINTS = {
 			...(removed ? [`Removed: ${removed}`] : []),
 		].join("\n"),
 	cleaned: (count: number) => `Deleted ${count} checkpoint ref(s) under refs/til-done/.`,
+	busy: (reason: string) => `Checkpoint skipped: ${reason}; git is left alone until it ends.`,
+	noWork: (index: number) =>
+		`No checkpoints of [${index}] on this branch: it needs a start and a completion taken with checkpoints on (/todos checkpoints lists them).`,
+	noChanges: (index: number, text: string) => `[${index}] ${text} changed no file.`,
+	none: "No checkpoint on this branch.",
+	failed: "A checkpoint failed: git refused to snapshot the work tree, so some items may have none.",
+	noRepo: (cwd: string) => `${cwd} is not in a git work tree: there are no checkpoints here.`,
+	revertFailed: (index: number) => `Reverting [${index}] failed: git could not write the files back.`,
+	gone: (index: number) => `The checkpoints of [${index}] are gone from the repository (/todos checkpoints clean?).`,
+	listHead: (count: number) => `Checkpoints on this branch (${count}), the newest last:`,
 } as const;

@@ -21,6 +21,8 @@ export interface FakeCtxOptions {
 	branch?: readonly unknown[] | (() => readonly unknown[]);
 	idle?: boolean;
 	pendingMessages?: boolean;
+	/** The session's folder (default `/tmp`). */
+	cwd?: string;
 }
 
 export interface FakeUi {
@@ -130,10 +132,11 @@ export function createFakeCtx(options: FakeCtxOptions = {}): FakeCtx {
 		// Like pi: a UI in the TUI and over RPC, none in print and JSON modes.
 		hasUI: options.hasUI ?? (options.mode === undefined || options.mode === "tui" || options.mode === "rpc"),
 		mode: options.mode ?? "tui",
-		cwd: "/tmp",
+		cwd: options.cwd ?? "/tmp",
 		ui: uiContext(ui, switches),
 		sessionManager: {
 			getBranch: () => (typeof branch === "function" ? branch() : [...branch]),
+			getSessionId: () => "test-session",
 		},
 		isIdle: () => {
 			live(switches);

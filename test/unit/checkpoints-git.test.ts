@@ -17,9 +17,10 @@ import {
 	gitBusy,
 	type Repo,
 	restoreFiles,
+	runGit,
 	snapshotTree,
 } from "../../src/checkpoints/git.ts";
-import { parseNameStatus } from "../../src/checkpoints/plan.ts";
+import { MAX_CHECKPOINT_REFS, parseNameStatus } from "../../src/checkpoints/plan.ts";
 import { must } from "../helpers/must.ts";
 
 const got = <T>(value: T | undefined): T => must(value, "what git answers");
@@ -123,5 +124,54 @@ describe("git is left alone while the user's own operation is under way", () => 
 		expect(gitBusy(found)).toBe("a merge is in progress");
 		writeFileSync(join(dir, ".git/index.lock"), "");
 		expect(gitBusy(found)).toBe("another git process holds the index");
+	});
+});
+
+describe("at most MAX_CHECKPOINT_REFS refs are kept: a new snapshot deletes the oldest", () => {
+	it("200 older refs and a new one: 200 remain, the new one among them", async () => {
+		write("a.txt", "one\n");
+		const found = await repo();
+		const tree = got(await snapshotTree(found));
+		const old = execFileSync("git", ["commit-tree", tree, "-m", "old"], {
+			cwd: dir,
+			encoding: "utf8",
+			env: {
+				...process.env,
+				GIT_AUTHOR_NAME: "t",
+				GIT_AUTHOR_EMAIL: "t@t",
+				GIT_COMMITTER_NAME: "t",
+				GIT_COMMITTER_EMAIL: "t@t",
+				GIT_COMMITTER_DATE: "2000-01-01T00:00:00Z",
+			},
+		}).trim();
+		const creates = Array.from(
+			{ length: MAX_CHECKPOINT_REFS },
+			(_, i) => `create refs/til-done/old/${String(i).padStart(3, "0")}/done ${old}\n`,
+		);
+		execFileSync("git", ["update-ref", "--stdin"], { cwd: dir, input: creates.join("") });
+		await commitSnapshot(found, tree, "refs/til-done/new/0-k/done", "m");
+		const refs = git("for-each-ref", "--format=%(refname)", "refs/til-done/").split("\n").filter(Boolean);
+		expect(refs).toHaveLength(MAX_CHECKPOINT_REFS);
+		expect(refs).toContain("refs/til-done/new/0-k/done");
+		expect(refs).not.toContain("refs/til-done/old/000/done");
+	});
+});
+
+describe("git that refuses is an answer, never a throw", () => {
+	it("a folder that does not exist, a tree that does not, a ref name git refuses, a commit that does not exist", async () => {
+		expect((await runGit(join(dir, "missing"), ["status"])).code).toBe(127);
+		write("a.txt", "one\n");
+		const found = await repo();
+		expect(await commitSnapshot(found, "1".repeat(40), "refs/til-done/s/k/done", "m")).toBeUndefined();
+		const tree = got(await snapshotTree(found));
+		expect(await commitSnapshot(found, tree, "refs/til-done/s/bad..name", "m")).toBeUndefined();
+		expect(await restoreFiles(found, "1".repeat(40), ["a.txt"], [])).toBe(false);
+		expect(readFileSync(join(dir, "a.txt"), "utf8")).toBe("one\n");
+	});
+
+	it("a revert that only removes files needs no snapshot read", async () => {
+		write("made.txt", "created\n");
+		expect(await restoreFiles(await repo(), "1".repeat(40), [], ["made.txt"])).toBe(true);
+		expect(existsSync(join(dir, "made.txt"))).toBe(false);
 	});
 });
