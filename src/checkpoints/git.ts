@@ -10,7 +10,7 @@ import { copyFileSync, existsSync, rmSync, statSync, utimesSync } from "node:fs"
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CHECKPOINT_REF_ROOT } from "../session/keys.ts";
-import { busyReason, refsToPrune } from "./plan.ts";
+import { busyReason, MAX_CHECKPOINT_REFS, refsToPrune } from "./plan.ts";
 
 /** Milliseconds one git command may run before it is killed. */
 export const GIT_TIMEOUT_MS = 30_000;
@@ -45,9 +45,13 @@ const AUTHOR = {
 
 /** Runs git in `cwd`; never throws (a failure to start is code 127). */
 export function runGit(cwd: string, args: readonly string[], options: GitOptions = {}): Promise<GitResult> {
+	return run("git", args, cwd, options);
+}
+
+function run(file: string, args: readonly string[], cwd: string, options: GitOptions): Promise<GitResult> {
 	return new Promise((resolve) => {
 		const child = execFile(
-			"git",
+			file,
 			[...args],
 			{
 				cwd,
@@ -83,10 +87,20 @@ export function gitBusy(repo: Repo): string | undefined {
 
 let temporaries = 0;
 
+/** Runs `use` with the name of a temporary index file, removed afterwards. */
+async function withTemporaryIndex<T>(use: (file: string) => Promise<T>): Promise<T> {
+	const file = join(tmpdir(), `til-done-index-${process.pid}-${++temporaries}`);
+	try {
+		return await use(file);
+	} finally {
+		rmSync(file, { force: true });
+	}
+}
+
 /**
  * A copy of the user's index keeps git's stat cache, so only files changed since it was written are read again. It
- * keeps the original's times too: git reads a file as "racily clean" (and compares its content) by the index file's
- * time, and a copy made later would make a file changed in the same second as the index look unchanged.
+ * keeps the original's times too: git tells a "racily clean" file (changed in the same second as the index, which it
+ * must read) by the index file's time, and a copy made later would make such a file look unchanged.
  */
 function copyIndex(from: string, to: string): void {
 	if (!existsSync(from)) return;
@@ -95,45 +109,65 @@ function copyIndex(from: string, to: string): void {
 	utimesSync(to, atime, mtime);
 }
 
-/** Runs `use` with a temporary index file (a copy of the user's when `copy`), removed afterwards. */
-async function withTemporaryIndex<T>(repo: Repo, copy: boolean, use: (env: NodeJS.ProcessEnv) => Promise<T>) {
-	const file = join(tmpdir(), `til-done-index-${process.pid}-${++temporaries}`);
-	try {
-		if (copy) copyIndex(join(repo.gitDir, "index"), file);
-		return await use({ GIT_INDEX_FILE: file });
-	} finally {
-		rmSync(file, { force: true });
-	}
+/**
+ * One shell for a whole snapshot, on the temporary index `$1`: `$2` the ref (empty: the tree only), `$3` the
+ * message. The commit stands on HEAD when there is one.
+ */
+const SNAPSHOT_SCRIPT = [
+	'export GIT_INDEX_FILE="$1"',
+	"git add -A || exit 1",
+	"tree=$(git write-tree) || exit 1",
+	'if [ -z "$2" ]; then echo "$tree"; exit 0; fi',
+	'commit=$(git commit-tree "$tree" -p HEAD -m "$3" 2>/dev/null || git commit-tree "$tree" -m "$3") || exit 1',
+	'git update-ref "$2" "$commit" || exit 1',
+	'echo "$commit"',
+].join("\n");
+
+async function snapshot(repo: Repo, ref: string, message: string, signal?: AbortSignal): Promise<string | undefined> {
+	const result = await withTemporaryIndex((file) => {
+		copyIndex(join(repo.gitDir, "index"), file);
+		return run("sh", ["-c", SNAPSHOT_SCRIPT, "_", file, ref, message], repo.top, { env: AUTHOR, signal });
+	});
+	return result.code === 0 ? result.stdout.trim() : undefined;
 }
 
 /** The working tree as a tree object: tracked and untracked files, ignored ones left out; undefined on failure. */
 export function snapshotTree(repo: Repo, signal?: AbortSignal): Promise<string | undefined> {
-	return withTemporaryIndex(repo, true, async (env) => {
-		const added = await runGit(repo.top, ["add", "-A"], { env, signal });
-		if (added.code !== 0) return undefined;
-		const tree = await runGit(repo.top, ["write-tree"], { env, signal });
-		return tree.code === 0 ? tree.stdout.trim() : undefined;
-	});
+	return snapshot(repo, "", "", signal);
 }
 
-/** A commit of `tree` (on HEAD when there is one) kept under `ref`; the oldest refs beyond the limit are deleted. */
-export async function commitSnapshot(
+/**
+ * A checkpoint: the working tree as a commit kept under `ref`, as {@link snapshotTree} takes it; the oldest refs
+ * beyond the limit are deleted. The commit, or undefined when git refused.
+ */
+export async function takeCheckpoint(
 	repo: Repo,
-	tree: string,
 	ref: string,
 	message: string,
 	signal?: AbortSignal,
 ): Promise<string | undefined> {
-	const options = { env: AUTHOR, signal };
-	let commit = await runGit(repo.top, ["commit-tree", tree, "-p", "HEAD", "-m", message], options);
-	// A repository with no commit yet has no HEAD to stand on.
-	if (commit.code !== 0) commit = await runGit(repo.top, ["commit-tree", tree, "-m", message], options);
-	if (commit.code !== 0) return undefined;
-	const sha = commit.stdout.trim();
-	const updated = await runGit(repo.top, ["update-ref", ref, sha], { signal });
-	if (updated.code !== 0) return undefined;
-	await pruneRefs(repo, signal);
-	return sha;
+	const commit = await snapshot(repo, ref, message, signal);
+	if (commit !== undefined) await keepWithinLimit(repo, signal);
+	return commit;
+}
+
+/**
+ * How many checkpoint refs each repository holds, as far as this process knows: counted once, then one more per
+ * checkpoint (a ref written again counts twice, which only prunes sooner), so a checkpoint lists the refs only when
+ * the count passes the limit.
+ */
+const refCounts = new Map<string, number>();
+
+async function keepWithinLimit(repo: Repo, signal?: AbortSignal): Promise<void> {
+	const known = refCounts.get(repo.gitDir);
+	const refs = known === undefined || known + 1 > MAX_CHECKPOINT_REFS ? await checkpointRefs(repo, signal) : undefined;
+	if (refs === undefined) {
+		refCounts.set(repo.gitDir, (known as number) + 1);
+		return;
+	}
+	const pruned = refsToPrune(refs);
+	const deleted = await deleteRefs(repo, pruned, signal);
+	refCounts.set(repo.gitDir, refs.length - (deleted ? pruned.length : 0));
 }
 
 /** Every checkpoint ref of the repository, oldest commit first. */
@@ -152,13 +186,10 @@ async function deleteRefs(repo: Repo, refs: readonly string[], signal?: AbortSig
 	return (await runGit(repo.top, ["update-ref", "--stdin"], { input, signal })).code === 0;
 }
 
-async function pruneRefs(repo: Repo, signal?: AbortSignal): Promise<void> {
-	await deleteRefs(repo, refsToPrune(await checkpointRefs(repo, signal)), signal);
-}
-
 /** Deletes every checkpoint ref of the repository; how many there were, or undefined when git refused. */
 export async function cleanCheckpointRefs(repo: Repo): Promise<number | undefined> {
 	const refs = await checkpointRefs(repo);
+	refCounts.delete(repo.gitDir);
 	return (await deleteRefs(repo, refs)) ? refs.length : undefined;
 }
 
@@ -188,8 +219,9 @@ export async function restoreFiles(
 	paths: readonly string[],
 	remove: readonly string[],
 ): Promise<boolean> {
-	const restored = await withTemporaryIndex(repo, false, async (env) => {
+	const restored = await withTemporaryIndex(async (file) => {
 		if (paths.length === 0) return true;
+		const env = { GIT_INDEX_FILE: file };
 		const read = await runGit(repo.top, ["read-tree", commit], { env });
 		if (read.code !== 0) return false;
 		const input = paths.map((path) => `${path}\0`).join("");

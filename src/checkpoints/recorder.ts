@@ -11,7 +11,7 @@ import { CHECKPOINT_TEXTS } from "../texts/checkpoints.ts";
 import type { TodoItem } from "../types.ts";
 import { quietly } from "../ui/guard.ts";
 import { tell } from "../ui/tell.ts";
-import { commitSnapshot, findRepo, gitBusy, type Repo, snapshotTree } from "./git.ts";
+import { findRepo, gitBusy, type Repo, takeCheckpoint } from "./git.ts";
 import { type Checkpoint, checkpointRef, itemKey, type Transition, transitions } from "./plan.ts";
 
 /** Checkpoints still being taken, for whoever must wait for them (the end of a run, the commands). */
@@ -42,9 +42,8 @@ async function take(session: Session, transition: Transition): Promise<void> {
 	if (busy !== undefined) return warnOnce(session.ctx, CHECKPOINT_TEXTS.busy(busy));
 	const key = itemKey(transition.index, transition.text);
 	const ref = checkpointRef(session.sessionId, key, transition.phase);
-	const tree = await snapshotTree(repo, session.signal);
 	const message = `til-done ${transition.phase} [${transition.index}]`;
-	const commit = tree && (await commitSnapshot(repo, tree, ref, message, session.signal));
+	const commit = await takeCheckpoint(repo, ref, message, session.signal);
 	if (session.signal.aborted) return;
 	if (!commit) return warnOnce(session.ctx, CHECKPOINT_TEXTS.failed);
 	const { index, text, phase } = transition;

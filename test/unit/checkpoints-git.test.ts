@@ -12,13 +12,13 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
 	changedFiles,
 	cleanCheckpointRefs,
-	commitSnapshot,
 	findRepo,
 	gitBusy,
 	type Repo,
 	restoreFiles,
 	runGit,
 	snapshotTree,
+	takeCheckpoint,
 } from "../../src/checkpoints/git.ts";
 import { MAX_CHECKPOINT_REFS, parseNameStatus } from "../../src/checkpoints/plan.ts";
 import { must } from "../helpers/must.ts";
@@ -73,8 +73,9 @@ describe("a snapshot holds tracked and untracked files, not ignored ones, and ch
 			"a.txt",
 			"new/b.txt",
 		]);
-		const commit = got(await commitSnapshot(found, tree, "refs/til-done/s/0-k/start", "til-done start [0]"));
+		const commit = got(await takeCheckpoint(found, "refs/til-done/s/0-k/start", "til-done start [0]"));
 		expect(git("rev-parse", `${commit}^`)).toBe(head);
+		expect(git("log", "-1", "--format=%s", commit)).toBe("til-done start [0]\n");
 		expect(git("rev-parse", "refs/til-done/s/0-k/start").trim()).toBe(commit);
 		expect(readFileSync(join(dir, ".git/index")).equals(index)).toBe(true);
 		expect(git("rev-parse", "HEAD")).toBe(head);
@@ -86,7 +87,7 @@ describe("a snapshot holds tracked and untracked files, not ignored ones, and ch
 	it("on a repository with no commit yet (no HEAD), without the user's name configured", async () => {
 		write("a.txt", "one\n");
 		const found = await repo();
-		const commit = got(await commitSnapshot(found, got(await snapshotTree(found)), "refs/til-done/s/k/done", "m"));
+		const commit = got(await takeCheckpoint(found, "refs/til-done/s/k/done", "m"));
 		expect(git("cat-file", "-p", commit)).toMatch(/^tree [0-9a-f]{40}\nauthor pi-til-done <til-done@localhost>/);
 		expect(existsSync(join(dir, ".git/index"))).toBe(false);
 	});
@@ -97,11 +98,11 @@ describe("a restore writes files back from a snapshot, removes created ones, and
 		write("keep.txt", "before\n");
 		write("gone.txt", "was here\n");
 		const found = await repo();
-		const start = got(await commitSnapshot(found, got(await snapshotTree(found)), "refs/til-done/s/k/start", "m"));
+		const start = got(await takeCheckpoint(found, "refs/til-done/s/k/start", "m"));
 		write("keep.txt", "after\n");
 		rmSync(join(dir, "gone.txt"));
 		write("made.txt", "created\n");
-		const done = got(await commitSnapshot(found, got(await snapshotTree(found)), "refs/til-done/s/k/done", "m"));
+		const done = got(await takeCheckpoint(found, "refs/til-done/s/k/done", "m"));
 		const changes = parseNameStatus(got(await changedFiles(found, start, done)));
 		expect(changes).toEqual([
 			{ status: "D", path: "gone.txt" },
@@ -149,7 +150,7 @@ describe("at most MAX_CHECKPOINT_REFS refs are kept: a new snapshot deletes the 
 			(_, i) => `create refs/til-done/old/${String(i).padStart(3, "0")}/done ${old}\n`,
 		);
 		execFileSync("git", ["update-ref", "--stdin"], { cwd: dir, input: creates.join("") });
-		await commitSnapshot(found, tree, "refs/til-done/new/0-k/done", "m");
+		await takeCheckpoint(found, "refs/til-done/new/0-k/done", "m");
 		const refs = git("for-each-ref", "--format=%(refname)", "refs/til-done/").split("\n").filter(Boolean);
 		expect(refs).toHaveLength(MAX_CHECKPOINT_REFS);
 		expect(refs).toContain("refs/til-done/new/0-k/done");
@@ -162,9 +163,7 @@ describe("git that refuses is an answer, never a throw", () => {
 		expect((await runGit(join(dir, "missing"), ["status"])).code).toBe(127);
 		write("a.txt", "one\n");
 		const found = await repo();
-		expect(await commitSnapshot(found, "1".repeat(40), "refs/til-done/s/k/done", "m")).toBeUndefined();
-		const tree = got(await snapshotTree(found));
-		expect(await commitSnapshot(found, tree, "refs/til-done/s/bad..name", "m")).toBeUndefined();
+		expect(await takeCheckpoint(found, "refs/til-done/s/bad..name", "m")).toBeUndefined();
 		expect(await restoreFiles(found, "1".repeat(40), ["a.txt"], [])).toBe(false);
 		expect(readFileSync(join(dir, "a.txt"), "utf8")).toBe("one\n");
 	});

@@ -190,6 +190,7 @@ describe("git that cannot snapshot (a broken index) is said once, and a revert i
 		await pi.fire("tool_call", { toolName: "bash", input: {} }, fake.ctx);
 		writeFileSync(join(dir, "a.txt"), "two\n");
 		await tool("edit_todos", { action: "complete", indices: [0] });
+		await checkpointsSettled();
 		writeFileSync(join(dir, ".git/index"), "not an index");
 		await tool("write_todos", { mode: "replace", todos: [{ text: "b" }] });
 		await tool("edit_todos", { action: "start", indices: [0] });
