@@ -3,7 +3,7 @@
  * temporary folder: the fake model starts and completes items and changes files with pi's bash tool; `/todos diff`
  * and `/todos revert` run as commands of the resumed session (`-c -p`). The user's index, HEAD, branches and stash
  * stay byte-identical through the whole chain; a revert that would lose a later change is refused; outside a git work
- * tree one warning says so.
+ * tree one warning says so (a `[til-done]` line in print mode, a warning notice over RPC).
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
@@ -134,6 +134,24 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			const refused = await session(host, env, "/todos revert 0", true);
 			expect(refused.stderr).toBe(stderrLine(CHECKPOINTS.revertRefused(0, "a.txt")));
 			expect(readFileSync(join(env.cwd, "a.txt"), "utf8")).toBe(mine);
+		});
+	});
+
+	describe("over RPC, outside a git work tree, the flag's one warning is a notice", () => {
+		it("--til-done-checkpoints: one warning notice for a chain that starts and completes two items", async () => {
+			const env = pi.env(
+				[writeStep(["a", "b"]), startStep(0), completeStep(0), startStep(1), completeStep(1), sayStep("Done.")],
+				{ TIL_DONE_CHECKPOINTS: "0" },
+			);
+			const client = await pi.rpc({
+				host,
+				env: env.env,
+				extensions: [EXTENSION_ENTRY],
+				args: ["--til-done-checkpoints"],
+			});
+			await client.promptAndSettle("Do it");
+			const warnings = client.notifications.filter((notice) => notice.type === "warning");
+			expect(warnings.map((notice) => notice.message)).toEqual([CHECKPOINTS.notGitTree(env.cwd)]);
 		});
 	});
 
