@@ -6,9 +6,9 @@
  */
 
 import { execFile } from "node:child_process";
-import { copyFileSync, existsSync, rmSync, statSync, utimesSync } from "node:fs";
+import { copyFileSync, existsSync, rmdirSync, rmSync, statSync, utimesSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { CHECKPOINT_REF_ROOT } from "../session/keys.ts";
 import { busyReason, MAX_CHECKPOINT_REFS, refsToPrune } from "./plan.ts";
 
@@ -228,6 +228,18 @@ export async function restoreFiles(
 		return (await runGit(repo.top, ["checkout-index", "-f", "-z", "--stdin"], { env, input })).code === 0;
 	});
 	if (!restored) return false;
-	for (const path of remove) rmSync(join(repo.top, path), { force: true });
+	for (const path of remove) removeWithEmptyFolders(repo.top, path);
 	return true;
+}
+
+/** Removes a file and then each folder above it that it leaves empty, up to the work tree's top (git keeps none). */
+function removeWithEmptyFolders(top: string, path: string): void {
+	rmSync(join(top, path), { force: true });
+	for (let folder = dirname(path); folder !== "." && folder !== ""; folder = dirname(folder)) {
+		try {
+			rmdirSync(join(top, folder));
+		} catch {
+			return;
+		}
+	}
 }

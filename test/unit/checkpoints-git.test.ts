@@ -168,9 +168,18 @@ describe("git that refuses is an answer, never a throw", () => {
 		expect(readFileSync(join(dir, "a.txt"), "utf8")).toBe("one\n");
 	});
 
-	it("a revert that only removes files needs no snapshot read", async () => {
+	it("a revert that only removes files needs no snapshot read; folders it leaves empty go too, others stay", async () => {
 		write("made.txt", "created\n");
-		expect(await restoreFiles(await repo(), "1".repeat(40), [], ["made.txt"])).toBe(true);
-		expect(existsSync(join(dir, "made.txt"))).toBe(false);
+		write("new/deep/made.txt", "created\n");
+		write("kept/made.txt", "created\n");
+		write("kept/other.txt", "the user's\n");
+		const removed = ["made.txt", "new/deep/made.txt", "kept/made.txt"];
+		expect(await restoreFiles(await repo(), "1".repeat(40), [], removed)).toBe(true);
+		expect(["made.txt", "new", "kept/made.txt"].map((path) => existsSync(join(dir, path)))).toEqual([
+			false,
+			false,
+			false,
+		]);
+		expect(readFileSync(join(dir, "kept/other.txt"), "utf8")).toBe("the user's\n");
 	});
 });
