@@ -67,7 +67,7 @@ export async function showDiff(call: CheckpointCall): Promise<void> {
 	if (diff === undefined) return tell(call.ctx, CHECKPOINT_TEXTS.gone(work.index), "error");
 	if (diff.trim() === "") return tell(call.ctx, CHECKPOINT_TEXTS.noChanges(work.index, work.text));
 	const head = CHECKPOINT_TEXTS.diffHead(work.index, work.text, work.start.commit, work.done.commit);
-	tell(call.ctx, `${head}\n${diffAsData(diff)}`);
+	tell(call.ctx, `${head}\n${diffAsData(diff, work.start.commit, work.done.commit)}`);
 }
 
 /**

@@ -46,11 +46,19 @@ export const CHECKPOINT_TEXTS = {
 	cleanFailed: "git refused to delete the checkpoint refs.",
 } as const;
 
-/** Each line of a diff as data: control characters (but the line breaks) become spaces. */
-export function diffAsData(diff: string): string {
-	return diff
+/** Most lines of a diff `/todos diff` shows; the rest is named, with the command that shows it all. */
+export const MAX_DIFF_LINES = 500;
+
+/**
+ * Each line of a diff as data: control characters (but the line breaks) become spaces; past `max` lines it is cut,
+ * and the last line says how many more there are and how to see them.
+ */
+export function diffAsData(diff: string, start: string, done: string, max = MAX_DIFF_LINES): string {
+	const lines = diff
 		.replace(/\n$/, "")
 		.split("\n")
-		.map((line) => oneLine(line))
-		.join("\n");
+		.map((line) => oneLine(line));
+	if (lines.length <= max) return lines.join("\n");
+	const more = `… ${lines.length - max} more line(s): git diff ${short(start)} ${short(done)}`;
+	return [...lines.slice(0, max), more].join("\n");
 }

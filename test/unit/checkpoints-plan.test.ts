@@ -12,6 +12,7 @@ import {
 	refsToPrune,
 	transitions,
 } from "../../src/checkpoints/plan.ts";
+import { diffAsData } from "../../src/texts/checkpoints.ts";
 import type { TodoItem } from "../../src/types.ts";
 
 const item = (text: string, status: TodoItem["status"] = "not_started"): TodoItem => ({ text, status });
@@ -131,5 +132,14 @@ describe("the refs beyond the limit are pruned, oldest first", () => {
 		expect(refsToPrune(refs)).toEqual(["r0", "r1"]);
 		expect(refsToPrune(refs.slice(0, MAX_CHECKPOINT_REFS))).toEqual([]);
 		expect(refsToPrune(["a", "b", "c"], 1)).toEqual(["a", "b"]);
+	});
+});
+
+describe("a diff is shown as data, and cut past its line limit with the command that shows it all", () => {
+	it("control characters become spaces, line breaks stay; a long diff ends with how many lines are left", () => {
+		expect(diffAsData("+a\u001b[31mred\n-b\r\n", sha("a"), sha("b"))).toBe("+a [31mred\n-b ");
+		expect(diffAsData("1\n2\n3\n4\n", sha("a"), sha("b"), 2)).toBe(
+			`1\n2\n… 2 more line(s): git diff ${"a".repeat(12)} ${"b".repeat(12)}`,
+		);
 	});
 });
