@@ -2,7 +2,8 @@
  * `npm run bench` (`node bench/run.ts`): the extension's cost per agent run, reconstruction time against branch
  * length, the characters the model receives while a list is worked, in the real pi, against the original design
  * (bench/context.ts), and pi's start-up time with and without the extension on every tested pi version
- * (bench/startup.ts). Real modules, warm-up runs, medians. Prints a table and writes it to bench/results.md.
+ * (bench/startup.ts), and a per-item checkpoint beside `git status` (bench/checkpoints.ts). Real modules, warm-up
+ * runs, medians. Prints a table and writes it to bench/results.md.
  *
  * Runs on Node >= 22.18 with type stripping: src/ uses `.ts` import specifiers and `import type` for type-only
  * imports (tsconfig `verbatimModuleSyntax` + `allowImportingTsExtensions`), so no loader or build step is needed.
@@ -19,6 +20,7 @@ import { reconstructState, resetState } from "../src/state.ts";
 import type { TodoItem } from "../src/types.ts";
 import { createFakePi } from "../test/helpers/fake-pi.ts";
 import { createUiRecorder } from "../test/helpers/ui-recorder.ts";
+import { checkpointsSection } from "./checkpoints.ts";
 import { checksSection } from "./checks.ts";
 import { contextSection } from "./context.ts";
 import { planFileSection } from "./plan-file.ts";
@@ -185,6 +187,7 @@ async function main(): Promise<void> {
 	await contextSection(out, quick);
 	await verifiedSection(out);
 	await checksSection(out, quick);
+	await checkpointsSection(out, quick);
 	startupSection(out);
 	out("Command: `npm run bench` (= `node bench/run.ts`).");
 

@@ -2,6 +2,7 @@
 
 import type { ExtensionAPI, ExtensionContext, MessageRenderer, Theme } from "@earendil-works/pi-coding-agent";
 import { Text } from "@earendil-works/pi-tui";
+import { type CheckpointFollower, checkpointsSettled, followCheckpoints } from "./checkpoints/recorder.ts";
 import { currentInput } from "./continue/carry-out.ts";
 import { createEngine, type Engine } from "./continue/engine.ts";
 import { canAct, verificationChecks } from "./continue/planner.ts";
@@ -170,6 +171,8 @@ export function registerEventHandlers(pi: ExtensionAPI): { engine: Engine; getCo
 	const engine = createEngine(pi, getConfig);
 	/** Ends what follows the current session's store: the painter and the in-run adapter's listener. */
 	let stopFollowing: (() => void) | undefined;
+	/** Takes the session's checkpoints, while they are on. */
+	let checkpoints: CheckpointFollower | undefined;
 
 	pi.on("session_start", (_event, ctx) => {
 		stopFollowing?.();
@@ -183,18 +186,24 @@ export function registerEventHandlers(pi: ExtensionAPI): { engine: Engine; getCo
 		const stopPlanFile = config.planFile === undefined ? () => {} : followPlanFile(pi, ctx, config.planFile);
 		const stopPainting = paintSession(pi, ctx, config);
 		const stopListening = engine.actsBeforeSettle ? listenBeforeSettle(pi, engine) : () => {};
+		checkpoints = config.checkpoints ? followCheckpoints(pi, ctx) : undefined;
 		stopFollowing = () => {
 			stopPlanFile();
 			stopPainting();
 			stopListening();
+			checkpoints?.stop();
+			checkpoints = undefined;
 		};
 	});
 	pi.on("session_tree", (_event, ctx) => {
 		engine.onSessionChange();
-		reconstructState(ctx);
+		// A move in the tree starts and completes nothing: the list it rebuilds takes no checkpoint.
+		if (checkpoints) checkpoints.hold(() => reconstructState(ctx));
+		else reconstructState(ctx);
 	});
-	pi.on("session_shutdown", (_event, ctx) => {
+	pi.on("session_shutdown", async (_event, ctx) => {
 		engine.onSessionChange();
+		await checkpointsSettled();
 		stopFollowing?.();
 		stopFollowing = undefined;
 		quietly(() => {
@@ -245,6 +254,15 @@ function registerRunHandlers(pi: ExtensionAPI, engine: Engine, getConfig: () => 
 	});
 	remindOfStaleList(pi, getConfig);
 	pi.on("message_end", (event) => recordUsage(event.message));
-	pi.on("agent_end", (event, ctx) => engine.onRunEnd(event.messages, ctx));
+	// A tool runs only once the snapshots of what the list started and completed before it are taken, so an item's
+	// start holds none of its own work and its completion all of it.
+	pi.on("tool_call", async () => {
+		await checkpointsSettled();
+	});
+	pi.on("agent_end", (event, ctx) => {
+		engine.onRunEnd(event.messages, ctx);
+		// The run's last checkpoints are taken before print mode lets pi exit.
+		return checkpointsSettled();
+	});
 	pi.on("agent_settled", (_event, ctx) => engine.onSettled(ctx));
 }

@@ -98,3 +98,19 @@ export function parseFile(rest: string, fallback?: string): Parsed<string> {
 		? { value: word }
 		: { error: `give one file (a name without spaces), not ${words.length} words` };
 }
+
+/** Exactly one index, and nothing after it. */
+export function parseOneIndex(rest: string, length: number): Parsed<number> {
+	const words = wordsOf(rest);
+	if (words.length > 1) return { error: `one index only: ${quoted(words.slice(1).join(" "))} is not understood` };
+	return parseIndex(words[0], length);
+}
+
+/** Nothing, or one of `words`: undefined for nothing. */
+export function parseOptionalWord<W extends string>(rest: string, words: readonly W[]): Parsed<W | undefined> {
+	const given = wordsOf(rest);
+	if (given.length === 0) return { value: undefined };
+	const [word] = given;
+	if (given.length === 1 && (words as readonly string[]).includes(word as string)) return { value: word as W };
+	return { error: `${quoted(rest.trim())} is not understood: it takes nothing or ${words.join(" or ")}` };
+}

@@ -3,6 +3,7 @@
 import type { ExtensionAPI, ExtensionCommandContext } from "@earendil-works/pi-coding-agent";
 import { breakerReport, stopWords } from "../continue/breakers.ts";
 import type { ChainState } from "../continue/chain.ts";
+
 import type { Engine } from "../continue/engine.ts";
 import { runsInRun } from "../continue/modes.ts";
 import { formatTodoListText } from "../formatting.ts";
@@ -34,6 +35,7 @@ import { INITIAL_STATUS, MAX_CHECK_LENGTH, type TodoStatus } from "../types.ts";
 import { ListView } from "../ui/list-view.ts";
 import { tell } from "../ui/tell.ts";
 import { isValidCheck } from "../validation.ts";
+import { type CheckpointCall, revertItem, showCheckpoints, showDiff } from "./checkpoints.ts";
 import {
 	type Parsed,
 	parseFile,
@@ -212,7 +214,23 @@ const SUBCOMMANDS: Readonly<Record<string, Subcommand>> = {
 		help: "show or hide the list above the editor (alone: switch it)",
 		run: switchPanel,
 	},
+	diff: { usage: "diff <i>", help: "what item i changed, from its start to its completion", run: checkpoint(showDiff) },
+	revert: {
+		usage: "revert <i>",
+		help: "put the files item i changed back as they were before it",
+		run: checkpoint(revertItem),
+	},
+	checkpoints: {
+		usage: "checkpoints [clean]",
+		help: "list the items' git checkpoints on this branch, or delete them all",
+		run: checkpoint(showCheckpoints),
+	},
 };
+
+/** A checkpoint subcommand (commands/checkpoints.ts) with this call's refusal. */
+function checkpoint(run: (call: CheckpointCall) => Promise<void>): Subcommand["run"] {
+	return (call) => run({ ctx: call.ctx, rest: call.rest, refuse: (why) => refuse(call, why) });
+}
 
 /** Subcommands of `/todos`, with the help text argument completion shows. */
 export const TODOS_SUBCOMMANDS: readonly { name: string; description: string }[] = Object.entries(SUBCOMMANDS)

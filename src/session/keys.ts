@@ -39,3 +39,8 @@ export const STOP_STATUS_KEY = "til-done-stop";
 
 export const COUNTDOWN_WIDGET_ID = "til-done-countdown";
 export const PANEL_WIDGET_ID = "til-done-panel";
+
+/** A custom session entry holding one per-item git checkpoint (`Checkpoint` of checkpoints/plan.ts). */
+export const CHECKPOINT_ENTRY_TYPE = "til-done-checkpoint";
+/** Where the checkpoint commits are kept in the user's repository: `refs/til-done/<session-id>/<item-key>/<phase>`. */
+export const CHECKPOINT_REF_ROOT = "refs/til-done/";

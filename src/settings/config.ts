@@ -15,6 +15,8 @@ export interface TilDoneConfig extends EngineLimits {
 	panel: boolean;
 	/** Ring the terminal and raise a desktop notification when a chain ends (TUI only). */
 	notify: boolean;
+	/** Snapshot the git work tree when an item starts and when it completes (refs/til-done/…). */
+	checkpoints: boolean;
 	/** How long one check may run before it is killed and counted as failed. */
 	checkTimeoutSeconds: number;
 	/** Whether checks the model wrote may run at all (they also need pi's bash tool to be active). */
@@ -57,7 +59,7 @@ function shownValue(raw: string): string {
 
 type GeneralKey = "countdownSeconds" | "failureBackoffMs" | "checkTimeoutSeconds" | "remindEvery";
 type TextKey = "modelChecks" | "doneCheck" | "planFile";
-type BooleanKey = "startPaused" | "panel" | "notify";
+type BooleanKey = "startPaused" | "panel" | "notify" | "checkpoints";
 
 /** The numeric settings that are not a breaker's limit (those are rows of the breaker table). */
 const GENERAL_SETTINGS: readonly NumericSetting<GeneralKey>[] = [
@@ -116,6 +118,7 @@ export const DEFAULT_CONFIG: Readonly<TilDoneConfig> = {
 	startPaused: false,
 	panel: false,
 	notify: false,
+	checkpoints: false,
 	modelChecks: true,
 	doneCheck: undefined,
 	planFile: undefined,
@@ -165,6 +168,12 @@ export const BOOLEAN_SETTINGS: readonly Setting<BooleanKey>[] = [
 		flag: "til-done-notify",
 		env: "TIL_DONE_NOTIFY",
 		description: "Ring the terminal and raise a desktop notification when a chain ends or needs you (TUI)",
+	},
+	{
+		key: "checkpoints",
+		flag: "til-done-checkpoints",
+		env: "TIL_DONE_CHECKPOINTS",
+		description: "Snapshot the git work tree when an item starts and completes (/todos diff, /todos revert)",
 	},
 ];
 

@@ -170,6 +170,9 @@ export const TODOS_HELP: readonly [string, string][] = [
 	["status", "the auto-continue's state, counters, spend and limits"],
 	["why", "the auto-continue's last decisions, and why"],
 	["panel [on | off]", "show or hide the list above the editor (alone: switch it)"],
+	["diff <i>", "what item i changed, from its start to its completion"],
+	["revert <i>", "put the files item i changed back as they were before it"],
+	["checkpoints [clean]", "list the items' git checkpoints on this branch, or delete them all"],
 ];
 export const TODOS_SUBCOMMANDS = TODOS_HELP.map(([usage]) => usage.split(" ")[0]).join(", ");
 /** What `/todos help` answers. */
@@ -451,4 +454,33 @@ export const PLAN_NOTICES = {
 		`${file} changed on disk since the last write: it is not overwritten, and the list stays the session's. /todos import ${file} takes the file's, /todos export ${file} writes the list over it.`,
 	loadRefused: (detail: string) => `The plan file is not loaded: ${detail}`,
 	loaded: (file: string, items: number) => `Loaded ${items} item(s) from ${file}.`,
+} as const;
+
+// ── Checkpoints ─────────────────────────────────────────────────────────────
+
+/** The custom entry of one per-item checkpoint. */
+export const CHECKPOINT_ENTRY = "til-done-checkpoint";
+export const CHECKPOINTS = {
+	notGitTree: (cwd: string) => `Checkpoints are on, but ${cwd} is not in a git work tree: no checkpoint is taken.`,
+	diffHead: (index: number, text: string, start: string, done: string) =>
+		`Changes of [${index}] ${text} (${start.slice(0, 12)} → ${done.slice(0, 12)}):`,
+	revertRefused: (index: number, paths: string) =>
+		`Not reverted: ${paths} changed since [${index}] was completed. Nothing was changed; commit or undo those changes first.`,
+	reverted: (index: number, count: number, restored?: string, removed?: string) =>
+		[
+			`Reverted ${count} file(s) [${index}] changed to their state before it.`,
+			...(restored ? [`Restored: ${restored}`] : []),
+			...(removed ? [`Removed: ${removed}`] : []),
+		].join("\n"),
+	cleaned: (count: number) => `Deleted ${count} checkpoint ref(s) under refs/til-done/.`,
+	busy: (reason: string) => `Checkpoint skipped: ${reason}; git is left alone until it ends.`,
+	noWork: (index: number) =>
+		`No checkpoints of [${index}] on this branch: it needs a start and a completion taken with checkpoints on (/todos checkpoints lists them).`,
+	noChanges: (index: number, text: string) => `[${index}] ${text} changed no file.`,
+	none: "No checkpoint on this branch.",
+	failed: "A checkpoint failed: git refused to snapshot the work tree, so some items may have none.",
+	noRepo: (cwd: string) => `${cwd} is not in a git work tree: there are no checkpoints here.`,
+	revertFailed: (index: number) => `Reverting [${index}] failed: git could not write the files back.`,
+	gone: (index: number) => `The checkpoints of [${index}] are gone from the repository (/todos checkpoints clean?).`,
+	listHead: (count: number) => `Checkpoints on this branch (${count}), the newest last:`,
 } as const;

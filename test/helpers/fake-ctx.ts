@@ -29,6 +29,8 @@ export interface FakeCtxOptions {
 	pendingMessages?: boolean;
 	/** The terminal's height a component shown with `ctx.ui.custom` is given (default 30). */
 	rows?: number;
+	/** The session's folder (default `/tmp`). */
+	cwd?: string;
 }
 
 export interface FakeUi {
@@ -159,10 +161,11 @@ export function createFakeCtx(options: FakeCtxOptions = {}): FakeCtx {
 		// Like pi: a UI in the TUI and over RPC, none in print and JSON modes.
 		hasUI: options.hasUI ?? (options.mode === undefined || options.mode === "tui" || options.mode === "rpc"),
 		mode: options.mode ?? "tui",
-		cwd: "/tmp",
+		cwd: options.cwd ?? "/tmp",
 		ui: uiContext(ui, switches, options.rows ?? 30),
 		sessionManager: {
 			getBranch: () => (typeof branch === "function" ? branch() : [...branch]),
+			getSessionId: () => "test-session",
 		},
 		isIdle: () => {
 			live(switches);

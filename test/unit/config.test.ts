@@ -34,6 +34,7 @@ describe("defaults", () => {
 				startPaused: false,
 				panel: false,
 				notify: false,
+				checkpoints: false,
 				checkTimeoutSeconds: 120,
 				modelChecks: true,
 				doneCheck: undefined,
@@ -69,6 +70,7 @@ describe("defaults", () => {
 			["startPaused", "til-done-paused", "TIL_DONE_PAUSED"],
 			["panel", "til-done-panel", "TIL_DONE_PANEL"],
 			["notify", "til-done-notify", "TIL_DONE_NOTIFY"],
+			["checkpoints", "til-done-checkpoints", "TIL_DONE_CHECKPOINTS"],
 		]);
 	});
 });

@@ -91,6 +91,7 @@ describe("registerEventHandlers subscribes one handler to each event it needs", 
 			"before_agent_start",
 			"context",
 			"message_end",
+			"tool_call",
 			"agent_end",
 			"agent_settled",
 		];
@@ -477,7 +478,7 @@ describe("the decisions for /todos why are the branch's: rebuilt at every sessio
 });
 
 describe("registerFlags registers every setting as a CLI flag", () => {
-	it("registers every setting's flag: thirteen taking a value and three switches", async () => {
+	it("registers every setting's flag: thirteen taking a value and four switches", async () => {
 		const pi = createFakePi();
 		registerFlags(pi.api);
 		expect(Object.fromEntries([...pi.flags].map(([name, flag]) => [name, flag.type]))).toEqual({
@@ -498,6 +499,7 @@ describe("registerFlags registers every setting as a CLI flag", () => {
 			"til-done-paused": "boolean",
 			"til-done-panel": "boolean",
 			"til-done-notify": "boolean",
+			"til-done-checkpoints": "boolean",
 		});
 		expect(pi.flags.get("til-done-paused")?.description).toBe(
 			"Start with auto-continue off [default off, TIL_DONE_PAUSED]",

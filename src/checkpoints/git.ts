@@ -1,0 +1,245 @@
+/**
+ * Per-item checkpoints, the git edge: snapshots of the working tree as commits under the extension's own refs, and
+ * what `/todos diff` and `/todos revert` read and write. Every snapshot goes through a temporary index
+ * (`GIT_INDEX_FILE`), so the user's index, HEAD, branches and stash are never touched. Git runs with a timeout and
+ * the session's abort signal; nothing here decides (checkpoints/plan.ts does).
+ */
+
+import { execFile } from "node:child_process";
+import { copyFileSync, existsSync, rmdirSync, rmSync, statSync, utimesSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { CHECKPOINT_REF_ROOT } from "../session/keys.ts";
+import { busyReason, MAX_CHECKPOINT_REFS, refsToPrune } from "./plan.ts";
+
+/** Milliseconds one git command may run before it is killed. */
+export const GIT_TIMEOUT_MS = 30_000;
+/** Bytes of a git command's output kept (a diff beyond it is cut by the command that shows it). */
+const MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
+
+/** A repository as the checkpoints use it: its work tree's top folder and its git directory. */
+export interface Repo {
+	top: string;
+	gitDir: string;
+}
+
+export interface GitResult {
+	code: number;
+	stdout: string;
+	stderr: string;
+}
+
+interface GitOptions {
+	env?: NodeJS.ProcessEnv;
+	input?: string;
+	signal?: AbortSignal;
+}
+
+/** Who the snapshot commits are by, so they need no `user.name` in the user's configuration. */
+const AUTHOR = {
+	GIT_AUTHOR_NAME: "pi-til-done",
+	GIT_AUTHOR_EMAIL: "til-done@localhost",
+	GIT_COMMITTER_NAME: "pi-til-done",
+	GIT_COMMITTER_EMAIL: "til-done@localhost",
+};
+
+/** Runs git in `cwd`; never throws (a failure to start is code 127). */
+export function runGit(cwd: string, args: readonly string[], options: GitOptions = {}): Promise<GitResult> {
+	return run("git", args, cwd, options);
+}
+
+function run(file: string, args: readonly string[], cwd: string, options: GitOptions): Promise<GitResult> {
+	return new Promise((resolve) => {
+		const child = execFile(
+			file,
+			[...args],
+			{
+				cwd,
+				env: { ...process.env, ...options.env, GIT_OPTIONAL_LOCKS: "0" },
+				timeout: GIT_TIMEOUT_MS,
+				signal: options.signal,
+				maxBuffer: MAX_OUTPUT_BYTES,
+				encoding: "utf8",
+			},
+			(error, stdout, stderr) => {
+				const code = error ? (typeof error.code === "number" ? error.code : 127) : 0;
+				resolve({ code, stdout, stderr: stderr || (error && code === 127 ? error.message : "") });
+			},
+		);
+		child.stdin?.on("error", () => {});
+		child.stdin?.end(options.input ?? "");
+	});
+}
+
+/** The repository whose work tree holds `cwd`, or undefined outside one (or without git). */
+export async function findRepo(cwd: string, signal?: AbortSignal): Promise<Repo | undefined> {
+	const result = await runGit(cwd, ["rev-parse", "--is-inside-work-tree", "--absolute-git-dir", "--show-toplevel"], {
+		signal,
+	});
+	const [inside, gitDir, top] = result.stdout.split("\n");
+	return result.code === 0 && inside === "true" && gitDir && top ? { top, gitDir } : undefined;
+}
+
+/** Why git must be left alone now (the user's own operation), or undefined. */
+export function gitBusy(repo: Repo): string | undefined {
+	return busyReason((name) => existsSync(join(repo.gitDir, name)));
+}
+
+let temporaries = 0;
+
+/** Runs `use` with the name of a temporary index file, removed afterwards. */
+async function withTemporaryIndex<T>(use: (file: string) => Promise<T>): Promise<T> {
+	const file = join(tmpdir(), `til-done-index-${process.pid}-${++temporaries}`);
+	try {
+		return await use(file);
+	} finally {
+		rmSync(file, { force: true });
+	}
+}
+
+/**
+ * A copy of the user's index keeps git's stat cache, so only files changed since it was written are read again. It
+ * keeps the original's times too: git tells a "racily clean" file (changed in the same second as the index, which it
+ * must read) by the index file's time, and a copy made later would make such a file look unchanged.
+ */
+function copyIndex(from: string, to: string): void {
+	if (!existsSync(from)) return;
+	copyFileSync(from, to);
+	const { atime, mtime } = statSync(from);
+	utimesSync(to, atime, mtime);
+}
+
+/**
+ * One shell for a whole snapshot, on the temporary index `$1`: `$2` the ref (empty: the tree only), `$3` the
+ * message. The commit stands on HEAD when there is one.
+ */
+const SNAPSHOT_SCRIPT = [
+	'export GIT_INDEX_FILE="$1"',
+	"git add -A || exit 1",
+	"tree=$(git write-tree) || exit 1",
+	'if [ -z "$2" ]; then echo "$tree"; exit 0; fi',
+	'commit=$(git commit-tree "$tree" -p HEAD -m "$3" 2>/dev/null || git commit-tree "$tree" -m "$3") || exit 1',
+	'git update-ref "$2" "$commit" || exit 1',
+	'echo "$commit"',
+].join("\n");
+
+async function snapshot(repo: Repo, ref: string, message: string, signal?: AbortSignal): Promise<string | undefined> {
+	const result = await withTemporaryIndex((file) => {
+		copyIndex(join(repo.gitDir, "index"), file);
+		return run("sh", ["-c", SNAPSHOT_SCRIPT, "_", file, ref, message], repo.top, { env: AUTHOR, signal });
+	});
+	return result.code === 0 ? result.stdout.trim() : undefined;
+}
+
+/** The working tree as a tree object: tracked and untracked files, ignored ones left out; undefined on failure. */
+export function snapshotTree(repo: Repo, signal?: AbortSignal): Promise<string | undefined> {
+	return snapshot(repo, "", "", signal);
+}
+
+/**
+ * A checkpoint: the working tree as a commit kept under `ref`, as {@link snapshotTree} takes it; the oldest refs
+ * beyond the limit are deleted. The commit, or undefined when git refused.
+ */
+export async function takeCheckpoint(
+	repo: Repo,
+	ref: string,
+	message: string,
+	signal?: AbortSignal,
+): Promise<string | undefined> {
+	const commit = await snapshot(repo, ref, message, signal);
+	if (commit !== undefined) await keepWithinLimit(repo, signal);
+	return commit;
+}
+
+/**
+ * How many checkpoint refs each repository holds, as far as this process knows: counted once, then one more per
+ * checkpoint (a ref written again counts twice, which only prunes sooner), so a checkpoint lists the refs only when
+ * the count passes the limit.
+ */
+const refCounts = new Map<string, number>();
+
+async function keepWithinLimit(repo: Repo, signal?: AbortSignal): Promise<void> {
+	const known = refCounts.get(repo.gitDir);
+	const refs = known === undefined || known + 1 > MAX_CHECKPOINT_REFS ? await checkpointRefs(repo, signal) : undefined;
+	if (refs === undefined) {
+		refCounts.set(repo.gitDir, (known as number) + 1);
+		return;
+	}
+	const pruned = refsToPrune(refs);
+	const deleted = await deleteRefs(repo, pruned, signal);
+	refCounts.set(repo.gitDir, refs.length - (deleted ? pruned.length : 0));
+}
+
+/** Every checkpoint ref of the repository, oldest commit first. */
+async function checkpointRefs(repo: Repo, signal?: AbortSignal): Promise<string[]> {
+	const listed = await runGit(
+		repo.top,
+		["for-each-ref", "--sort=committerdate", "--format=%(refname)", CHECKPOINT_REF_ROOT],
+		{ signal },
+	);
+	return listed.code === 0 ? listed.stdout.split("\n").filter((line) => line !== "") : [];
+}
+
+async function deleteRefs(repo: Repo, refs: readonly string[], signal?: AbortSignal): Promise<boolean> {
+	if (refs.length === 0) return true;
+	const input = refs.map((ref) => `delete ${ref}\n`).join("");
+	return (await runGit(repo.top, ["update-ref", "--stdin"], { input, signal })).code === 0;
+}
+
+/** Deletes every checkpoint ref of the repository; how many there were, or undefined when git refused. */
+export async function cleanCheckpointRefs(repo: Repo): Promise<number | undefined> {
+	const refs = await checkpointRefs(repo);
+	refCounts.delete(repo.gitDir);
+	return (await deleteRefs(repo, refs)) ? refs.length : undefined;
+}
+
+/** `git diff --stat --patch` between two snapshots; undefined when git cannot (a snapshot is gone). */
+export async function diffSnapshots(repo: Repo, from: string, to: string): Promise<string | undefined> {
+	const result = await runGit(repo.top, ["diff", "--no-color", "--no-ext-diff", "--stat", "--patch", from, to]);
+	return result.code === 0 ? result.stdout : undefined;
+}
+
+/** The files changed between two commits or trees, as `git diff --name-status -z --no-renames` says. */
+export async function changedFiles(
+	repo: Repo,
+	from: string,
+	to: string,
+	paths?: readonly string[],
+): Promise<string | undefined> {
+	const limit = paths ? ["--", ...paths] : [];
+	const args = ["--literal-pathspecs", "diff", "--name-status", "-z", "--no-renames", from, to, ...limit];
+	const result = await runGit(repo.top, args);
+	return result.code === 0 ? result.stdout : undefined;
+}
+
+/** Writes `paths` as they are in `commit` into the work tree (not the user's index); removes `remove`. */
+export async function restoreFiles(
+	repo: Repo,
+	commit: string,
+	paths: readonly string[],
+	remove: readonly string[],
+): Promise<boolean> {
+	const restored = await withTemporaryIndex(async (file) => {
+		if (paths.length === 0) return true;
+		const env = { GIT_INDEX_FILE: file };
+		const read = await runGit(repo.top, ["read-tree", commit], { env });
+		if (read.code !== 0) return false;
+		const input = paths.map((path) => `${path}\0`).join("");
+		return (await runGit(repo.top, ["checkout-index", "-f", "-z", "--stdin"], { env, input })).code === 0;
+	});
+	if (!restored) return false;
+	for (const path of remove) removeWithEmptyFolders(repo.top, path);
+	return true;
+}
+
+/** Removes a file and then each folder above it that it leaves empty, up to the work tree's top (git keeps none). */
+function removeWithEmptyFolders(top: string, path: string): void {
+	rmSync(join(top, path), { force: true });
+	for (let folder = dirname(path); folder !== "." && folder !== ""; folder = dirname(folder)) {
+		try {
+			rmdirSync(join(top, folder));
+		} catch {
+			return;
+		}
+	}
+}

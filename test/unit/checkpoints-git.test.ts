@@ -1,0 +1,185 @@
+/**
+ * The checkpoints' git edge against a real repository in a temporary folder: a snapshot holds tracked and untracked
+ * files but not ignored ones, and leaves the user's index, HEAD and refs as they were; a restore writes files back
+ * without the user's index.
+ */
+
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+	changedFiles,
+	cleanCheckpointRefs,
+	findRepo,
+	gitBusy,
+	type Repo,
+	restoreFiles,
+	runGit,
+	snapshotTree,
+	takeCheckpoint,
+} from "../../src/checkpoints/git.ts";
+import { MAX_CHECKPOINT_REFS, parseNameStatus } from "../../src/checkpoints/plan.ts";
+import { must } from "../helpers/must.ts";
+
+const got = <T>(value: T | undefined): T => must(value, "what git answers");
+let dir: string;
+const git = (...args: string[]): string => execFileSync("git", args, { cwd: dir, encoding: "utf8" });
+const write = (path: string, text: string) => {
+	mkdirSync(join(dir, path, ".."), { recursive: true });
+	writeFileSync(join(dir, path), text);
+};
+
+beforeEach(() => {
+	dir = realpathSync(mkdtempSync(join(tmpdir(), "til-done-git-")));
+	git("init", "-q", "-b", "main");
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+async function repo(): Promise<Repo> {
+	return got(await findRepo(dir));
+}
+
+describe("findRepo finds the work tree, and nothing outside one", () => {
+	it("from a subfolder, and undefined in a folder outside any repository", async () => {
+		mkdirSync(join(dir, "sub"));
+		expect(await findRepo(join(dir, "sub"))).toEqual({ top: dir, gitDir: join(dir, ".git") });
+		const outside = realpathSync(mkdtempSync(join(tmpdir(), "til-done-nogit-")));
+		try {
+			expect(await findRepo(outside)).toBeUndefined();
+		} finally {
+			rmSync(outside, { recursive: true, force: true });
+		}
+	});
+});
+
+describe("a snapshot holds tracked and untracked files, not ignored ones, and changes nothing of the user's", () => {
+	it("on a repository with commits and a staged change", async () => {
+		write(".gitignore", "secret.txt\n");
+		write("a.txt", "one\n");
+		git("add", "-A");
+		git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "first");
+		write("a.txt", "two\n");
+		git("add", "a.txt");
+		write("new/b.txt", "untracked\n");
+		write("secret.txt", "ignored\n");
+		const index = readFileSync(join(dir, ".git/index"));
+		const head = git("rev-parse", "HEAD");
+		const found = await repo();
+		const tree = got(await snapshotTree(found));
+		expect(git("ls-tree", "-r", "--name-only", tree).split("\n").filter(Boolean)).toEqual([
+			".gitignore",
+			"a.txt",
+			"new/b.txt",
+		]);
+		const commit = got(await takeCheckpoint(found, "refs/til-done/s/0-k/start", "til-done start [0]"));
+		expect(git("rev-parse", `${commit}^`)).toBe(head);
+		expect(git("log", "-1", "--format=%s", commit)).toBe("til-done start [0]\n");
+		expect(git("rev-parse", "refs/til-done/s/0-k/start").trim()).toBe(commit);
+		expect(readFileSync(join(dir, ".git/index")).equals(index)).toBe(true);
+		expect(git("rev-parse", "HEAD")).toBe(head);
+		expect(git("status", "--porcelain")).toBe("M  a.txt\n?? new/\n");
+		expect(await cleanCheckpointRefs(found)).toBe(1);
+		expect(git("for-each-ref", "refs/til-done/")).toBe("");
+	});
+
+	it("on a repository with no commit yet (no HEAD), without the user's name configured", async () => {
+		write("a.txt", "one\n");
+		const found = await repo();
+		const commit = got(await takeCheckpoint(found, "refs/til-done/s/k/done", "m"));
+		expect(git("cat-file", "-p", commit)).toMatch(/^tree [0-9a-f]{40}\nauthor pi-til-done <til-done@localhost>/);
+		expect(existsSync(join(dir, ".git/index"))).toBe(false);
+	});
+});
+
+describe("a restore writes files back from a snapshot, removes created ones, and leaves the index alone", () => {
+	it("restores a changed and a deleted file, removes a created one", async () => {
+		write("keep.txt", "before\n");
+		write("gone.txt", "was here\n");
+		const found = await repo();
+		const start = got(await takeCheckpoint(found, "refs/til-done/s/k/start", "m"));
+		write("keep.txt", "after\n");
+		rmSync(join(dir, "gone.txt"));
+		write("made.txt", "created\n");
+		const done = got(await takeCheckpoint(found, "refs/til-done/s/k/done", "m"));
+		const changes = parseNameStatus(got(await changedFiles(found, start, done)));
+		expect(changes).toEqual([
+			{ status: "D", path: "gone.txt" },
+			{ status: "M", path: "keep.txt" },
+			{ status: "A", path: "made.txt" },
+		]);
+		expect(await restoreFiles(found, start, ["gone.txt", "keep.txt"], ["made.txt"])).toBe(true);
+		expect(readFileSync(join(dir, "keep.txt"), "utf8")).toBe("before\n");
+		expect(readFileSync(join(dir, "gone.txt"), "utf8")).toBe("was here\n");
+		expect(existsSync(join(dir, "made.txt"))).toBe(false);
+		expect(existsSync(join(dir, ".git/index"))).toBe(false);
+	});
+});
+
+describe("git is left alone while the user's own operation is under way", () => {
+	it("an index lock or a merge in progress is named", async () => {
+		const found = await repo();
+		expect(gitBusy(found)).toBeUndefined();
+		writeFileSync(join(dir, ".git/MERGE_HEAD"), "");
+		expect(gitBusy(found)).toBe("a merge is in progress");
+		writeFileSync(join(dir, ".git/index.lock"), "");
+		expect(gitBusy(found)).toBe("another git process holds the index");
+	});
+});
+
+describe("at most MAX_CHECKPOINT_REFS refs are kept: a new snapshot deletes the oldest", () => {
+	it("200 older refs and a new one: 200 remain, the new one among them", async () => {
+		write("a.txt", "one\n");
+		const found = await repo();
+		const tree = got(await snapshotTree(found));
+		const old = execFileSync("git", ["commit-tree", tree, "-m", "old"], {
+			cwd: dir,
+			encoding: "utf8",
+			env: {
+				...process.env,
+				GIT_AUTHOR_NAME: "t",
+				GIT_AUTHOR_EMAIL: "t@t",
+				GIT_COMMITTER_NAME: "t",
+				GIT_COMMITTER_EMAIL: "t@t",
+				GIT_COMMITTER_DATE: "2000-01-01T00:00:00Z",
+			},
+		}).trim();
+		const creates = Array.from(
+			{ length: MAX_CHECKPOINT_REFS },
+			(_, i) => `create refs/til-done/old/${String(i).padStart(3, "0")}/done ${old}\n`,
+		);
+		execFileSync("git", ["update-ref", "--stdin"], { cwd: dir, input: creates.join("") });
+		await takeCheckpoint(found, "refs/til-done/new/0-k/done", "m");
+		const refs = git("for-each-ref", "--format=%(refname)", "refs/til-done/").split("\n").filter(Boolean);
+		expect(refs).toHaveLength(MAX_CHECKPOINT_REFS);
+		expect(refs).toContain("refs/til-done/new/0-k/done");
+		expect(refs).not.toContain("refs/til-done/old/000/done");
+	});
+});
+
+describe("git that refuses is an answer, never a throw", () => {
+	it("a folder that does not exist, a tree that does not, a ref name git refuses, a commit that does not exist", async () => {
+		expect((await runGit(join(dir, "missing"), ["status"])).code).toBe(127);
+		write("a.txt", "one\n");
+		const found = await repo();
+		expect(await takeCheckpoint(found, "refs/til-done/s/bad..name", "m")).toBeUndefined();
+		expect(await restoreFiles(found, "1".repeat(40), ["a.txt"], [])).toBe(false);
+		expect(readFileSync(join(dir, "a.txt"), "utf8")).toBe("one\n");
+	});
+
+	it("a revert that only removes files needs no snapshot read; folders it leaves empty go too, others stay", async () => {
+		write("made.txt", "created\n");
+		write("new/deep/made.txt", "created\n");
+		write("kept/made.txt", "created\n");
+		write("kept/other.txt", "the user's\n");
+		const removed = ["made.txt", "new/deep/made.txt", "kept/made.txt"];
+		expect(await restoreFiles(await repo(), "1".repeat(40), [], removed)).toBe(true);
+		expect(["made.txt", "new", "kept/made.txt"].map((path) => existsSync(join(dir, path)))).toEqual([
+			false,
+			false,
+			false,
+		]);
+		expect(readFileSync(join(dir, "kept/other.txt"), "utf8")).toBe("the user's\n");
+	});
+});

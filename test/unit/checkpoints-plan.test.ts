@@ -1,0 +1,145 @@
+import { describe, expect, it } from "vitest";
+import {
+	busyReason,
+	type Checkpoint,
+	checkpointRef,
+	checkpointsOn,
+	itemKey,
+	itemWork,
+	MAX_CHECKPOINT_REFS,
+	parseNameStatus,
+	planRevert,
+	refsToPrune,
+	transitions,
+} from "../../src/checkpoints/plan.ts";
+import { diffAsData } from "../../src/texts/checkpoints.ts";
+import type { TodoItem } from "../../src/types.ts";
+
+const item = (text: string, status: TodoItem["status"] = "not_started"): TodoItem => ({ text, status });
+const sha = (digit: string): string => digit.repeat(40);
+
+describe("a change of the list calls for a checkpoint per item it starts or completes", () => {
+	it("a start and a completion, by index; nothing for an abandon or an unchanged item", () => {
+		const before = [item("a", "in_progress"), item("b"), item("c"), item("d", "completed")];
+		const after = [item("a", "completed"), item("b", "in_progress"), item("c", "abandoned"), item("d", "completed")];
+		expect(transitions(before, after)).toEqual([
+			{ index: 0, text: "a", phase: "done" },
+			{ index: 1, text: "b", phase: "start" },
+		]);
+	});
+
+	it("an item completed without a start gets only its done; a new text at an index counts as a new item", () => {
+		expect(transitions([item("a", "in_progress")], [item("z", "in_progress"), item("b", "completed")])).toEqual([
+			{ index: 0, text: "z", phase: "start" },
+			{ index: 1, text: "b", phase: "done" },
+		]);
+	});
+
+	it("a reopened item (completed back to in progress) is started again", () => {
+		expect(transitions([item("a", "completed")], [item("a", "in_progress")])).toEqual([
+			{ index: 0, text: "a", phase: "start" },
+		]);
+	});
+});
+
+describe("refs and keys", () => {
+	it("a key is the index and 8 hex digits of the text, stable and different for other texts", () => {
+		expect(itemKey(3, "Build")).toMatch(/^3-[0-9a-f]{8}$/);
+		expect(itemKey(3, "Build")).toBe(itemKey(3, "Build"));
+		expect(itemKey(3, "Build")).not.toBe(itemKey(3, "Build it"));
+	});
+
+	it("a ref under refs/til-done/, with a session id made safe for git", () => {
+		expect(checkpointRef("0199-ab_c.d", "1-00000000", "start")).toBe("refs/til-done/0199-ab_c.d/1-00000000/start");
+		expect(checkpointRef("../x y.lock", "0-k", "done")).toBe("refs/til-done/__x_y_lock/0-k/done");
+		expect(checkpointRef("", "0-k", "done")).toBe("refs/til-done/_/0-k/done");
+	});
+});
+
+describe("the user's own git operation is left alone", () => {
+	it("names the first marker present, and nothing when none is", () => {
+		expect(busyReason((name) => name === "MERGE_HEAD" || name === "index.lock")).toBe(
+			"another git process holds the index",
+		);
+		expect(busyReason((name) => name === "rebase-merge")).toBe("a rebase is in progress");
+		expect(busyReason(() => false)).toBeUndefined();
+	});
+});
+
+const entry = (data: unknown, customType = "til-done-checkpoint") => ({ type: "custom", customType, data });
+const checkpoint = (index: number, text: string, phase: "start" | "done", digit: string, at = 1): Checkpoint => ({
+	key: itemKey(index, text),
+	index,
+	text,
+	phase,
+	commit: sha(digit),
+	ref: checkpointRef("s", itemKey(index, text), phase),
+	at,
+});
+
+describe("replay keeps the well-formed checkpoints of a branch and skips the rest", () => {
+	it("skips other entries and every malformed field", () => {
+		const good = checkpoint(0, "a", "start", "a");
+		const branch = [
+			entry(good),
+			entry(good, "til-done-snapshot"),
+			{ type: "message", customType: "til-done-checkpoint", data: good },
+			entry({ ...good, commit: "HEAD" }),
+			entry({ ...good, ref: "refs/heads/main" }),
+			entry({ ...good, phase: "middle" }),
+			entry({ ...good, index: -1 }),
+			entry({ ...good, key: "0-00000000" }),
+			entry({ ...good, at: "now" }),
+			entry(null),
+			null,
+		];
+		expect(checkpointsOn(branch)).toEqual([good]);
+	});
+});
+
+describe("an item's work is its last completion and the first start before it", () => {
+	it("pairs them, ignoring other items", () => {
+		const list = [
+			checkpoint(0, "a", "start", "1"),
+			checkpoint(1, "b", "start", "2"),
+			checkpoint(0, "a", "done", "3"),
+			checkpoint(0, "a", "start", "4"),
+			checkpoint(0, "a", "done", "5"),
+		];
+		expect(itemWork(list, itemKey(0, "a"))).toEqual({ start: list[0], done: list[4] });
+		expect(itemWork(list, itemKey(1, "b"))).toBeUndefined();
+		expect(itemWork([checkpoint(0, "a", "done", "1")], itemKey(0, "a"))).toBeUndefined();
+	});
+});
+
+describe("a revert restores what the item changed or deleted and removes what it created", () => {
+	it("reads git's NUL-separated name-status, paths with spaces and newlines kept", () => {
+		const changes = parseNameStatus("M\0src/a.ts\0A\0new file\nx\0D\0gone.txt\0T\0link\0");
+		expect(changes).toEqual([
+			{ status: "M", path: "src/a.ts" },
+			{ status: "A", path: "new file\nx" },
+			{ status: "D", path: "gone.txt" },
+			{ status: "T", path: "link" },
+		]);
+		expect(planRevert(changes)).toEqual({ restore: ["src/a.ts", "gone.txt", "link"], remove: ["new file\nx"] });
+		expect(parseNameStatus("")).toEqual([]);
+	});
+});
+
+describe("the refs beyond the limit are pruned, oldest first", () => {
+	it("keeps the newest MAX_CHECKPOINT_REFS", () => {
+		const refs = Array.from({ length: MAX_CHECKPOINT_REFS + 2 }, (_, i) => `r${i}`);
+		expect(refsToPrune(refs)).toEqual(["r0", "r1"]);
+		expect(refsToPrune(refs.slice(0, MAX_CHECKPOINT_REFS))).toEqual([]);
+		expect(refsToPrune(["a", "b", "c"], 1)).toEqual(["a", "b"]);
+	});
+});
+
+describe("a diff is shown as data, and cut past its line limit with the command that shows it all", () => {
+	it("control characters become spaces, line breaks stay; a long diff ends with how many lines are left", () => {
+		expect(diffAsData("+a\u001b[31mred\n-b\r\n", sha("a"), sha("b"))).toBe("+a [31mred\n-b ");
+		expect(diffAsData("1\n2\n3\n4\n", sha("a"), sha("b"), 2)).toBe(
+			`1\n2\n… 2 more line(s): git diff ${"a".repeat(12)} ${"b".repeat(12)}`,
+		);
+	});
+});
