@@ -102,8 +102,9 @@ export function parseFile(rest: string, fallback?: string): Parsed<string> {
 /** Exactly one index, and nothing after it. */
 export function parseOneIndex(rest: string, length: number): Parsed<number> {
 	const words = wordsOf(rest);
-	if (words.length > 1) return { error: `one index only: ${quoted(words.slice(1).join(" "))} is not understood` };
-	return parseIndex(words[0], length);
+	const index = parseIndex(words[0], length);
+	if ("error" in index || words.length === 1) return index;
+	return { error: `one index only: ${quoted(words.slice(1).join(" "))} is not understood` };
 }
 
 /** Nothing, or one of `words`: undefined for nothing. */

@@ -152,6 +152,7 @@ describe("the checkpoint commands read their arguments strictly: anything not un
 		await tool("write_todos", { mode: "replace", todos: [{ text: "a" }] });
 		expect(await todos("diff")).toBe(TODOS_ERRORS.which("diff", 1));
 		expect(await todos("diff 0 1")).toBe(todosRefused("diff", 'one index only: "1" is not understood'));
+		expect(await todos('diff "go on')).toBe(TODOS_ERRORS.notAnIndex("diff", '\\"go', 1));
 		expect(await todos("revert 3")).toBe(TODOS_ERRORS.notAnItem("revert", "3", 1));
 		expect(await todos("revert x")).toBe(TODOS_ERRORS.notAnIndex("revert", "x", 1));
 		expect(await todos("checkpoints all")).toBe(
