@@ -58,6 +58,8 @@ function itemProblem(todo: TodoItem, index: number, length: number): LinkProblem
 
 /** The first problem of a list's links, item by item and then across items; undefined when the list is sound. */
 export function linkProblem(todos: readonly TodoItem[]): LinkProblem | undefined {
+	// Most lists have no links: every session rebuild and write checks them, so they cost nothing then.
+	if (!hasLinks(todos)) return undefined;
 	for (const [index, todo] of todos.entries()) {
 		const problem = itemProblem(todo, index, todos.length);
 		if (problem) return problem;
@@ -74,20 +76,28 @@ export function linkProblem(todos: readonly TodoItem[]): LinkProblem | undefined
 	return cycle ? { kind: "cycle", steps: cycle } : undefined;
 }
 
+/** Each item's subtasks, in list order: one pass over the list. */
+function subtaskIndex(todos: readonly TodoItem[]): number[][] {
+	const subtasks: number[][] = todos.map(() => []);
+	for (const [at, todo] of todos.entries()) if (todo.parent !== undefined) subtasks[todo.parent]?.push(at);
+	return subtasks;
+}
+
 /** The edges an item's completion depends on: the items it waits for, and (for a parent) its subtasks. */
-function dependencies(todos: readonly TodoItem[], index: number): CycleStep[] {
+function dependencies(todos: readonly TodoItem[], subtasks: readonly number[][], index: number): CycleStep[] {
 	const waits = (todos[index]?.blockedBy ?? []).map((to): CycleStep => ({ from: index, to, via: "waits" }));
-	const subtasks = subtasksOf(todos, index).map((to): CycleStep => ({ from: index, to, via: "subtask" }));
-	return [...waits, ...subtasks];
+	const children = (subtasks[index] ?? []).map((to): CycleStep => ({ from: index, to, via: "subtask" }));
+	return [...waits, ...children];
 }
 
 /** A cycle of waits and subtasks, from its lowest index round to it again; undefined when there is none. */
 function findCycle(todos: readonly TodoItem[]): CycleStep[] | undefined {
 	const state = new Map<number, "open" | "done">();
+	const subtasks = subtaskIndex(todos);
 	const path: CycleStep[] = [];
 	const visit = (index: number): CycleStep[] | undefined => {
 		state.set(index, "open");
-		for (const step of dependencies(todos, index)) {
+		for (const step of dependencies(todos, subtasks, index)) {
 			if (state.get(step.to) === "open") {
 				const start = path.findIndex((earlier) => earlier.from === step.to);
 				return [...path.slice(start === -1 ? path.length : start), step];

@@ -12,6 +12,10 @@ import { subtasksOf } from "./links.ts";
 export function openWaits(todos: readonly TodoItem[], index: number): number[] {
 	const todo = todos[index];
 	if (!todo) return [];
+	// An item without waits, under a parent without waits (most items), waits for nothing.
+	if (todo.blockedBy === undefined && (todo.parent === undefined || todos[todo.parent]?.blockedBy === undefined)) {
+		return [];
+	}
 	const parentWaits = todo.parent === undefined ? [] : (todos[todo.parent]?.blockedBy ?? []);
 	const waits = new Set([...(todo.blockedBy ?? []), ...parentWaits]);
 	return [...waits].filter((target) => todos[target]?.status !== "completed").sort((a, b) => a - b);
@@ -28,20 +32,28 @@ export function openSubtasks(todos: readonly TodoItem[], index: number): number[
 	return subtasksOf(todos, index).filter((at) => isIncomplete(todos[at]?.status ?? "completed"));
 }
 
-/** Ready, and not a parent with open subtasks: what the model can work on now. */
-function isWorkable(todos: readonly TodoItem[], index: number): boolean {
-	return isReady(todos, index) && openSubtasks(todos, index).length === 0;
+/** The items with a subtask still open, found in one pass: each is worked through its subtasks. */
+function parentsWithOpenSubtasks(todos: readonly TodoItem[]): Set<number> {
+	const parents = new Set<number>();
+	for (const todo of todos) if (todo.parent !== undefined && isIncomplete(todo.status)) parents.add(todo.parent);
+	return parents;
+}
+
+/** Ready, and not a parent with open subtasks: what the model can work on now, in list order. */
+function workableItems(todos: readonly TodoItem[]): number[] {
+	const busyParents = parentsWithOpenSubtasks(todos);
+	return [...todos.keys()].filter((index) => !busyParents.has(index) && isReady(todos, index));
 }
 
 /** Which item to continue with: the first workable one in progress, else the first workable one not started. */
 export function nextWorkable(todos: readonly TodoItem[]): number | undefined {
-	const workable = [...todos.keys()].filter((index) => isWorkable(todos, index));
+	const workable = workableItems(todos);
 	return workable.find((index) => todos[index]?.status === "in_progress") ?? workable[0];
 }
 
 /** The first workable item not started yet: what comes after the work in progress, as the plan stands now. */
 export function nextToStart(todos: readonly TodoItem[]): number | undefined {
-	return [...todos.keys()].find((index) => todos[index]?.status === "not_started" && isWorkable(todos, index));
+	return workableItems(todos).find((index) => todos[index]?.status === "not_started");
 }
 
 /** Open items that wait for an item not completed yet. */
