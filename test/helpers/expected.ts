@@ -453,6 +453,7 @@ export const PLAN_NOTICES = {
 	changedOnDisk: (file: string) =>
 		`${file} changed on disk since the last write: it is not overwritten, and the list stays the session's. /todos import ${file} takes the file's, /todos export ${file} writes the list over it.`,
 	loadRefused: (detail: string) => `The plan file is not loaded: ${detail}`,
+	unreadable: (file: string, why: string) => `${file} cannot be read: ${why}`,
 	loaded: (file: string, items: number) => `Loaded ${items} item(s) from ${file}.`,
 } as const;
 

@@ -2,6 +2,7 @@ import {
 	chmodSync,
 	existsSync,
 	lstatSync,
+	mkdirSync,
 	mkdtempSync,
 	readdirSync,
 	readFileSync,
@@ -15,7 +16,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { completeTodosArgs, registerTodosCommand } from "../../src/commands/todos.ts";
 import { decideSave, decideStart } from "../../src/planfile/decide.ts";
-import { hashOf, knownHash, writePlanFile } from "../../src/planfile/file.ts";
+import { diskHash, hashOf, knownHash, readPlanFile, writePlanFile } from "../../src/planfile/file.ts";
 import { followPlanFile } from "../../src/planfile/follow.ts";
 import { planToMarkdown } from "../../src/planfile/markdown.ts";
 import type { TilDoneConfig } from "../../src/settings/config.ts";
@@ -97,6 +98,13 @@ describe("a plan file is written whole, through a temporary file in its folder, 
 		expect(lstatSync(link).isSymbolicLink()).toBe(true);
 		expect(readFileSync(target, "utf8")).toBe(TWO_TEXT);
 		expect(readdirSync(dir).sort()).toEqual(["PLAN.md", "real.md"]);
+	});
+	it("a folder where the file should be is unreadable: its hash on disk is null, not missing", () => {
+		const path = join(dir, "PLAN.md");
+		mkdirSync(path);
+		expect(readPlanFile(path)).toEqual({ error: expect.stringMatching(/EISDIR/) });
+		expect(diskHash(path)).toBeNull();
+		expect(diskHash(join(dir, "none.md"))).toBeUndefined();
 	});
 	it("says why it cannot write, and leaves nothing behind", () => {
 		const path = join(dir, "missing", "PLAN.md");
@@ -267,6 +275,22 @@ describe("a followed plan file is loaded into an empty session and written after
 		setTodos([item("Edited by hand", "in_progress")]);
 		expect(readFileSync(path, "utf8")).toBe(lines("# Plan", "", "- [ ] Edited by hand", "  - ● in progress"));
 		expect(ui.notifications.filter((n) => n.type === "warning")).toHaveLength(1);
+	});
+
+	it("a file that cannot be read is not loaded, and the warning says why", () => {
+		const path = join(dir, "PLAN.md");
+		mkdirSync(path);
+		const { pi, ctx, ui } = setup();
+		followPlanFile(pi.api, ctx, path);
+		expect(getTodos()).toEqual([]);
+		expect(ui.notifications).toEqual([
+			{
+				message: PLAN_NOTICES.loadRefused(
+					PLAN_NOTICES.unreadable(path, `EISDIR: illegal operation on a directory, read`),
+				),
+				type: "warning",
+			},
+		]);
 	});
 
 	it("keeps a session's list and does not load a file that is not understood, saying where", () => {

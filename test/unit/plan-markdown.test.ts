@@ -86,6 +86,12 @@ describe("a plan file that is not understood is refused with its line and what i
 		["an annotation too deep", lines("- [ ] a", "    - 👁 review"), 2, PLAN_PROBLEMS.annotationDepth],
 		["an unknown annotation", lines("- [ ] a", "  - due friday"), 2, PLAN_PROBLEMS.unknownAnnotation("due friday")],
 		[
+			"a long unknown annotation, named by its first 39 characters",
+			lines("- [ ] a", `  - ${"note ".repeat(20)}`),
+			2,
+			PLAN_PROBLEMS.unknownAnnotation("note note note note note note note note…"),
+		],
+		[
 			"waits that are not indices",
 			lines("- [ ] a", "  - ⛓ waits for one"),
 			2,
