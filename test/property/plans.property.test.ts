@@ -5,12 +5,13 @@
  */
 
 import fc from "fast-check";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import tilDone from "../../src/index.ts";
 import { getTodos, resetState } from "../../src/state.ts";
 import { createFakeCtx } from "../helpers/fake-ctx.ts";
 import { createFakePi } from "../helpers/fake-pi.ts";
 import { type LinksById, linksById, linksHold, someItemWorkable } from "../helpers/plan-oracle.ts";
+import { fakeTimersQuietStderr } from "../helpers/quiet-timers.ts";
 
 type WriteMode = "replace" | "append" | "insert";
 interface NewItem {
@@ -140,16 +141,7 @@ function byId(order: readonly string[], asIndices: ReadonlyMap<string, { waits: 
 	);
 }
 
-beforeEach(() => {
-	vi.useFakeTimers();
-	vi.spyOn(process.stderr, "write").mockImplementation(() => true);
-});
-
-afterEach(() => {
-	vi.clearAllTimers();
-	vi.useRealTimers();
-	vi.restoreAllMocks();
-});
+fakeTimersQuietStderr();
 
 describe("every link keeps pointing at the same item, whatever is written, moved or removed", () => {
 	it("matches a model of the links by item identity after every step", async () => {

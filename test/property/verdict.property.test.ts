@@ -5,12 +5,13 @@
  */
 
 import fc from "fast-check";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import tilDone from "../../src/index.ts";
 import { hasIncomplete } from "../../src/list/queries.ts";
 import { getTodos, isVerified, resetState } from "../../src/state.ts";
 import { createFakeCtx } from "../helpers/fake-ctx.ts";
 import { createFakePi } from "../helpers/fake-pi.ts";
+import { fakeTimersQuietStderr } from "../helpers/quiet-timers.ts";
 
 type Action = "finish" | "add" | "start" | "runEnd" | "pass" | "fail" | "tick";
 const ACTIONS: readonly Action[] = ["finish", "add", "start", "runEnd", "pass", "fail", "tick"];
@@ -50,16 +51,7 @@ async function start() {
 	return { pi, ui: fake.ui, steps };
 }
 
-beforeEach(() => {
-	vi.useFakeTimers();
-	vi.spyOn(process.stderr, "write").mockImplementation(() => true);
-});
-
-afterEach(() => {
-	vi.clearAllTimers();
-	vi.useRealTimers();
-	vi.restoreAllMocks();
-});
+fakeTimersQuietStderr();
 
 describe("no verified verdict for a list with an open item, in any interleaving", () => {
 	it("is never kept in the store, shown on the status bar or announced", async () => {

@@ -1,5 +1,5 @@
 import type { AgentBeforeSettleEvent } from "@earendil-works/pi-coding-agent";
-import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { DEFAULT_LOOP_MARKER } from "../../src/continue/loop.ts";
 import type { TilDoneConfig } from "../../src/settings/config.ts";
 import { NO_SPEND } from "../../src/spend/usage.ts";
@@ -48,6 +48,7 @@ import {
 } from "../helpers/expected.ts";
 import type { FakeCtxOptions } from "../helpers/fake-ctx.ts";
 import { must } from "../helpers/must.ts";
+import { fakeTimersQuietStderr } from "../helpers/quiet-timers.ts";
 import { lastDecision, sendContinuation } from "../helpers/store.ts";
 
 const todo = (text: string, status: TodoStatus = "not_started"): TodoItem => ({ text, status });
@@ -134,18 +135,9 @@ async function droppedBeforeSettle(between: (s: ReturnType<typeof setup>) => voi
 	expect(lastDecision()).toEqual(CONTINUE);
 }
 
-let stderr: MockInstance<typeof process.stderr.write>;
+const stderr = fakeTimersQuietStderr();
 
-beforeEach(() => {
-	resetState();
-	vi.useFakeTimers();
-	stderr = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
-});
-
-afterEach(() => {
-	vi.useRealTimers();
-	vi.restoreAllMocks();
-});
+beforeEach(() => resetState());
 
 describe("with items left, a settled run is followed by a countdown and one continuation", () => {
 	it("shows the countdown after agent_settled, then sends the exact prompt with triggerTurn once", async () => {
@@ -654,16 +646,16 @@ describe("headless modes (print, json) continue inside the run", () => {
 		const { beforeSettle } = setup({ mode: "print" });
 		setTodos(TWO_ITEMS);
 		expect(await beforeSettle(WORKING, "aborted")).toEqual(ended("info", "aborted", ABORTED_WAIT, { total: 2 }));
-		expect(stderr.mock.calls.map((call) => call[0])).toEqual([stderrLine(ABORTED_WAIT)]);
+		expect(stderr().mock.calls.map((call) => call[0])).toEqual([stderrLine(ABORTED_WAIT)]);
 	});
 
 	it("without a list the invocation ends silently; a finished list says so", async () => {
 		const { beforeSettle } = setup({ mode: "print" });
 		expect(await beforeSettle()).toBeUndefined();
-		expect(stderr).not.toHaveBeenCalled();
+		expect(stderr()).not.toHaveBeenCalled();
 		setTodos([todo("a", "completed")]);
 		expect(await beforeSettle()).toEqual(ended("info", "all-done", allFinished(1), { finished: 1, total: 1 }));
-		expect(stderr.mock.calls.map((call) => call[0])).toEqual([stderrLine(allFinished(1))]);
+		expect(stderr().mock.calls.map((call) => call[0])).toEqual([stderrLine(allFinished(1))]);
 	});
 
 	it("a breaker stop is a warning entry with its code, text and counters, and a `[til-done] …` line on stderr", async () => {
@@ -676,8 +668,8 @@ describe("headless modes (print, json) continue inside the run", () => {
 		expect(await beforeSettle()).toEqual(
 			ended("warning", "hard-cap", HARD_CAP_2, { continuations: 2, maxContinuations: 2, finished: 2, total: 3 }),
 		);
-		expect(stderr).toHaveBeenCalledTimes(1);
-		expect(stderr).toHaveBeenCalledWith(stderrLine(HARD_CAP_2));
+		expect(stderr()).toHaveBeenCalledTimes(1);
+		expect(stderr()).toHaveBeenCalledWith(stderrLine(HARD_CAP_2));
 		expect(pi.sent).toEqual([]);
 		expect(ui.notifications).toEqual([]);
 	});
@@ -928,7 +920,7 @@ describe("/loop in headless modes", () => {
 		start({ iteration: 2 });
 		const found = loopFinished("DONE", 2);
 		expect(await beforeSettle([assistant("DONE")])).toEqual(ended("info", "loop-done", found));
-		expect(stderr).toHaveBeenCalledWith(stderrLine(found));
+		expect(stderr()).toHaveBeenCalledWith(stderrLine(found));
 		expect(getLoop()).toBeUndefined();
 	});
 
@@ -940,7 +932,7 @@ describe("/loop in headless modes", () => {
 		start();
 		const aborted = "Loop stopped: the run was aborted.";
 		expect(await beforeSettle(WORKING, "aborted")).toEqual(ended("warning", "loop-aborted", aborted));
-		expect(stderr.mock.calls.map((call) => call[0])).toEqual([stderrLine(limit), stderrLine(aborted)]);
+		expect(stderr().mock.calls.map((call) => call[0])).toEqual([stderrLine(limit), stderrLine(aborted)]);
 	});
 
 	it("backs off after a failed run", async () => {
@@ -1120,7 +1112,7 @@ describe("print and JSON modes verify inside the run, and the exit status says h
 		// A continued run that completed nothing new: the one continuation the breaker allows is used up.
 		setChain({ ...getChain(), continuations: 1, progressed: false });
 		await s.beforeSettle();
-		expect(stderr.mock.calls.map((call) => call[0])).toEqual([stderrLine(noProgress(1, UNVERIFIED_TAKE_OVER))]);
+		expect(stderr().mock.calls.map((call) => call[0])).toEqual([stderrLine(noProgress(1, UNVERIFIED_TAKE_OVER))]);
 		expect(process.exitCode).toBe(3);
 	});
 
@@ -1138,7 +1130,7 @@ describe("print and JSON modes verify inside the run, and the exit status says h
 		setTodos([{ text: "b", status: "in_progress", review: true }]);
 		const waits = `${reviewWait(0)}: /todos approve 0 completes it and goes on.`;
 		expect(await s.beforeSettle()).toEqual(ended("info", "review-wait", waits, { total: 1 }));
-		expect(stderr.mock.calls.map((call) => call[0])).toEqual([stderrLine(waits)]);
+		expect(stderr().mock.calls.map((call) => call[0])).toEqual([stderrLine(waits)]);
 		expect(process.exitCode).toBe(4);
 	});
 });

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { registerLoopCommand } from "../../src/commands/loop.ts";
 import { completeTodosArgs, formatStatusReport, registerTodosCommand } from "../../src/commands/todos.ts";
 import { DEFAULT_CONFIG, type TilDoneConfig } from "../../src/settings/config.ts";
@@ -28,6 +28,7 @@ import {
 } from "../helpers/expected.ts";
 import type { FakeCtxOptions } from "../helpers/fake-ctx.ts";
 import { item, PLAN, planWith } from "../helpers/plans.ts";
+import { fakeTimersQuietStderr } from "../helpers/quiet-timers.ts";
 import { sendContinuation } from "../helpers/store.ts";
 
 const todo = (text: string, status: TodoStatus = "not_started"): TodoItem => ({ text, status });
@@ -49,17 +50,7 @@ function setup(options: FakeCtxOptions = {}, overrides: Partial<TilDoneConfig> =
 const snapshots = (pi: { entries: { customType: string; data: unknown }[] }) =>
 	pi.entries.filter((entry) => entry.customType === "til-done-snapshot");
 
-let stderr: MockInstance<typeof process.stderr.write>;
-
-beforeEach(() => {
-	vi.useFakeTimers();
-	stderr = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
-});
-
-afterEach(() => {
-	vi.useRealTimers();
-	vi.restoreAllMocks();
-});
+const stderr = fakeTimersQuietStderr();
 
 describe("the factory registers /todos and /loop", () => {
 	it("registers exactly the two commands with their descriptions", async () => {
@@ -120,10 +111,10 @@ describe("/todos with no subcommand shows the list as text outside the TUI (the 
 		const { todos, ui } = setup({ hasUI: false, mode: "print" });
 		setTodos(TWO_ITEMS);
 		await todos("");
-		expect(stderr).toHaveBeenCalledWith(stderrLine("● [0] Write schema\n– [1] Write migration"));
+		expect(stderr()).toHaveBeenCalledWith(stderrLine("● [0] Write schema\n– [1] Write migration"));
 		expect(ui.notifications).toEqual([]);
 		await todos("clear");
-		expect(stderr).toHaveBeenLastCalledWith(stderrLine("Todo list cleared."));
+		expect(stderr()).toHaveBeenLastCalledWith(stderrLine("Todo list cleared."));
 	});
 });
 
@@ -639,7 +630,7 @@ describe("/loop starts an iteration loop or explains its arguments", () => {
 	it("without a UI, writes the error to stderr", async () => {
 		const { loop } = setup({ hasUI: false, mode: "print" });
 		await loop("");
-		expect(stderr).toHaveBeenCalledWith(stderrLine(loopRefused("what should the loop send? Give a prompt")));
+		expect(stderr()).toHaveBeenCalledWith(stderrLine(loopRefused("what should the loop send? Give a prompt")));
 	});
 });
 

@@ -1,6 +1,6 @@
 import type { Theme } from "@earendil-works/pi-coding-agent";
 import { visibleWidth } from "@earendil-works/pi-tui";
-import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { registerTodosCommand } from "../../src/commands/todos.ts";
 import { getTodos, setTodos } from "../../src/state.ts";
 import type { TodoItem, TodoStatus } from "../../src/types.ts";
@@ -18,6 +18,7 @@ import { startEngine } from "../helpers/engine.ts";
 import { LIST_VIEW, stderrLine } from "../helpers/expected.ts";
 import type { FakeCtxOptions } from "../helpers/fake-ctx.ts";
 import { must } from "../helpers/must.ts";
+import { fakeTimersQuietStderr } from "../helpers/quiet-timers.ts";
 import { taggingTheme } from "../helpers/theme.ts";
 
 const todo = (text: string, status: TodoStatus = "not_started", extra: Partial<TodoItem> = {}): TodoItem => ({
@@ -246,17 +247,7 @@ const UP = "\x1b[A";
 const DOWN = "\x1b[B";
 const ESCAPE = "\x1b";
 
-let stderr: MockInstance<typeof process.stderr.write>;
-
-beforeEach(() => {
-	vi.useFakeTimers();
-	stderr = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
-});
-
-afterEach(() => {
-	vi.useRealTimers();
-	vi.restoreAllMocks();
-});
+const stderr = fakeTimersQuietStderr();
 
 function setup(options: FakeCtxOptions = {}) {
 	const base = startEngine(options);
@@ -431,7 +422,7 @@ describe("/todos outside the TUI prints the list as text, as before, and opens n
 		const { todos, ui } = setup({ mode, hasUI: false });
 		setTodos(PLAN);
 		await todos("");
-		expect(stderr).toHaveBeenCalledWith(
+		expect(stderr()).toHaveBeenCalledWith(
 			stderrLine(
 				"✓ [0] Write the schema (check)\n● [1] Review the migration (review) ⛓ [0]\n– [2] Run the migration ⛓ [1]\n  – [3] Announce it\n✗ [4] Old idea",
 			),
