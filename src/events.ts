@@ -164,6 +164,17 @@ function listenBeforeSettle(pi: ExtensionAPI, engine: Engine): () => void {
 	};
 }
 
+/**
+ * A tool runs only once the snapshots of what the list started and completed before it are taken, so an item's start
+ * holds none of its own work and its completion all of it. Only while checkpoints are on: with a `tool_call`
+ * listener pi builds a context before every tool call.
+ */
+function waitForCheckpointsBeforeTools(pi: ExtensionAPI): () => void {
+	return pi.on("tool_call", async () => {
+		await checkpointsSettled();
+	});
+}
+
 /** Registers every event handler; returns the engine and a live view of the configuration for the commands. */
 export function registerEventHandlers(pi: ExtensionAPI): { engine: Engine; getConfig: () => TilDoneConfig } {
 	let config: TilDoneConfig = { ...DEFAULT_CONFIG };
@@ -187,10 +198,12 @@ export function registerEventHandlers(pi: ExtensionAPI): { engine: Engine; getCo
 		const stopPainting = paintSession(pi, ctx, config);
 		const stopListening = engine.actsBeforeSettle ? listenBeforeSettle(pi, engine) : () => {};
 		checkpoints = config.checkpoints ? followCheckpoints(pi, ctx) : undefined;
+		const stopWaiting = config.checkpoints ? waitForCheckpointsBeforeTools(pi) : () => {};
 		stopFollowing = () => {
 			stopPlanFile();
 			stopPainting();
 			stopListening();
+			stopWaiting();
 			checkpoints?.stop();
 			checkpoints = undefined;
 		};
@@ -254,11 +267,6 @@ function registerRunHandlers(pi: ExtensionAPI, engine: Engine, getConfig: () => 
 	});
 	remindOfStaleList(pi, getConfig);
 	pi.on("message_end", (event) => recordUsage(event.message));
-	// A tool runs only once the snapshots of what the list started and completed before it are taken, so an item's
-	// start holds none of its own work and its completion all of it.
-	pi.on("tool_call", async () => {
-		await checkpointsSettled();
-	});
 	pi.on("agent_end", (event, ctx) => {
 		engine.onRunEnd(event.messages, ctx);
 		// The run's last checkpoints are taken before print mode lets pi exit.

@@ -91,7 +91,6 @@ describe("registerEventHandlers subscribes one handler to each event it needs", 
 			"before_agent_start",
 			"context",
 			"message_end",
-			"tool_call",
 			"agent_end",
 			"agent_settled",
 		];
@@ -104,6 +103,22 @@ describe("registerEventHandlers subscribes one handler to each event it needs", 
 	it("starts from the default configuration", async () => {
 		const { getConfig } = setup();
 		expect(getConfig()).toEqual(DEFAULT_CONFIG);
+	});
+});
+
+describe("tool_call is listened to only while checkpoints are on (pi builds a context for each call it is heard)", () => {
+	it("off: never; on: from the session's start to its end", async () => {
+		const off = setup();
+		await off.fire("session_start", { reason: "startup" });
+		expect(off.pi.handlerCount("tool_call")).toBe(0);
+
+		vi.stubEnv("TIL_DONE_CHECKPOINTS", "on");
+		const on = setup();
+		expect(on.pi.handlerCount("tool_call")).toBe(0);
+		await on.fire("session_start", { reason: "startup" });
+		expect(on.pi.handlerCount("tool_call")).toBe(1);
+		await on.fire("session_shutdown", {});
+		expect(on.pi.handlerCount("tool_call")).toBe(0);
 	});
 });
 
