@@ -46,10 +46,12 @@ function permissionsOf(path: string): number | undefined {
 	}
 }
 
+/** The text a read found, or undefined when the file is missing or cannot be read. */
+export const textOf = (read: FileRead): string | undefined => ("text" in read ? read.text : undefined);
+
 /** The text of the file at `path`, or undefined when it is missing or cannot be read. */
 export function readPlanText(path: string): string | undefined {
-	const read = readPlanFile(path);
-	return "text" in read ? read.text : undefined;
+	return textOf(readPlanFile(path));
 }
 
 /**
@@ -82,9 +84,8 @@ export function knownHash(path: string): string | undefined {
 	return known.get(path);
 }
 
-/** The hash of what is at `path` now: undefined when there is no file, null when it cannot be read. */
-export function diskHash(path: string): string | undefined | null {
-	const read = readPlanFile(path);
+/** The hash of what a read of the file found: undefined when there was no file, null when it could not be read. */
+export function hashOfRead(read: FileRead): string | undefined | null {
 	if ("text" in read) return hashOf(read.text);
 	return "missing" in read ? undefined : null;
 }

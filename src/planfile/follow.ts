@@ -12,7 +12,7 @@ import { getTodos, setTodos, subscribe } from "../state.ts";
 import { PLAN_FILE_NOTICES, planFileError } from "../texts/plan-file.ts";
 import { tell } from "../ui/tell.ts";
 import { decideSave, decideStart } from "./decide.ts";
-import { diskHash, hashOf, knownHash, readPlanFile, readPlanText, remember, writePlanFile } from "./file.ts";
+import { hashOf, hashOfRead, knownHash, readPlanFile, remember, textOf, writePlanFile } from "./file.ts";
 import { planToMarkdown, preambleOf } from "./markdown.ts";
 
 /** Loads the file into a session without a list, or counts it as ours when it holds the session's list. */
@@ -22,7 +22,7 @@ function startFollowing(pi: ExtensionAPI, ctx: ExtensionContext, file: string, p
 		tell(ctx, PLAN_FILE_NOTICES.loadRefused(PLAN_FILE_NOTICES.unreadable(file, read.error)), "warning");
 		return;
 	}
-	const text = "text" in read ? read.text : undefined;
+	const text = textOf(read);
 	const decision = decideStart(getTodos(), text);
 	if (decision.kind === "refused") {
 		tell(ctx, PLAN_FILE_NOTICES.loadRefused(planFileError(file, decision.line, decision.problem)), "warning");
@@ -50,8 +50,10 @@ export function followPlanFile(pi: ExtensionAPI, ctx: ExtensionContext, file: st
 		const todos = getTodos();
 		if (todos === last) return;
 		last = todos;
-		const text = planToMarkdown(todos, preambleOf(readPlanText(path)));
-		const decision = decideSave(knownHash(path), diskHash(path), hashOf(text));
+		// One read serves both: the file's own preamble to keep, and whether it changed since we last wrote it.
+		const onDisk = readPlanFile(path);
+		const text = planToMarkdown(todos, preambleOf(textOf(onDisk)));
+		const decision = decideSave(knownHash(path), hashOfRead(onDisk), hashOf(text));
 		if (decision === "changed-on-disk") return warnOnce(PLAN_FILE_NOTICES.changedOnDisk(file));
 		if (decision === "unchanged") remember(path, text);
 		const error = decision === "write" ? writePlanFile(path, text) : undefined;

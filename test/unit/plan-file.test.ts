@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { completeTodosArgs, registerTodosCommand } from "../../src/commands/todos.ts";
 import { decideSave, decideStart } from "../../src/planfile/decide.ts";
-import { diskHash, hashOf, knownHash, readPlanFile, writePlanFile } from "../../src/planfile/file.ts";
+import { hashOf, hashOfRead, knownHash, readPlanFile, writePlanFile } from "../../src/planfile/file.ts";
 import { followPlanFile } from "../../src/planfile/follow.ts";
 import { planToMarkdown } from "../../src/planfile/markdown.ts";
 import type { TilDoneConfig } from "../../src/settings/config.ts";
@@ -103,8 +103,8 @@ describe("a plan file is written whole, through a temporary file in its folder, 
 		const path = join(dir, "PLAN.md");
 		mkdirSync(path);
 		expect(readPlanFile(path)).toEqual({ error: expect.stringMatching(/EISDIR/) });
-		expect(diskHash(path)).toBeNull();
-		expect(diskHash(join(dir, "none.md"))).toBeUndefined();
+		expect(hashOfRead(readPlanFile(path))).toBeNull();
+		expect(hashOfRead(readPlanFile(join(dir, "none.md")))).toBeUndefined();
 	});
 	it("says why it cannot write, and leaves nothing behind", () => {
 		const path = join(dir, "missing", "PLAN.md");
