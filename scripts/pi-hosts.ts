@@ -1,10 +1,12 @@
 /**
  * The pi versions this project is tested on, and how each one's CLI gets onto a fresh machine:
  * - 0.87.1 is the pinned devDependency (`npm install` puts it in node_modules);
- * - 1.5.2 cannot be `npm install`ed here (some of its dependencies are missing from the registry), but its published
- *   tarball carries a self-contained CLI bundle. This script packs that tarball from the registry, checks it against
- *   the pinned integrity, unpacks it and installs the two packages the bundle loads from beside it (jiti, typebox),
- *   all into a cache under node_modules, once.
+ * - 1.6.0 (the current line) and 1.5.2 cannot be `npm install`ed here (some of their dependencies are missing from
+ *   the registry), but each published tarball carries a self-contained CLI bundle. This script packs that tarball from
+ *   the registry, checks it against the pinned integrity, unpacks it and installs the two packages the bundle loads
+ *   from beside it (jiti, typebox), all into a cache under node_modules, once.
+ *
+ * Every command-line suite runs on the full lines (0.87.1 and 1.6.0); 1.5.2, the line before, runs a smoke subset.
  *
  *   node scripts/pi-hosts.ts      # fetch what is missing, then print each version and its CLI
  *
@@ -27,6 +29,8 @@ export interface PiHost {
 	version: string;
 	/** The CLI entry to run with Node 22: `node <cli> ...`. */
 	cli: string;
+	/** Whether every command-line suite runs on it (else only the smoke subset). */
+	full: boolean;
 }
 
 interface PackedHost {
@@ -35,6 +39,8 @@ interface PackedHost {
 	integrity: string;
 	/** What the CLI bundle imports from outside itself, at the versions the package declares. */
 	companions: Readonly<Record<string, string>>;
+	/** Whether every command-line suite runs on it (else only the smoke subset). */
+	full: boolean;
 }
 
 /** The devDependency: the version the SDK tests also run on. */
@@ -45,6 +51,13 @@ const PACKED_HOSTS: readonly PackedHost[] = [
 		version: "1.5.2",
 		integrity: "sha512-mUWI04rqF1Vd/m1q+Ps1XeWsTXEVvRUnsmRa83I3Dzua0Tx5bYS93imeqtIfrXf7PkkaR6ERz+AuQhIJlom5yA==",
 		companions: { jiti: "2.7.0", typebox: "1.3.27" },
+		full: false,
+	},
+	{
+		version: "1.6.0",
+		integrity: "sha512-zX1BVEsshx7A2MRuQ6jfr3RJGWw4Wn+vLq5ZfmlvS1RskhRmByaSZVXH/zcwRrWHO7qPgs98pNCbPOEti/t0fQ==",
+		companions: { jiti: "2.7.0", typebox: "1.3.27" },
+		full: true,
 	},
 ];
 
@@ -53,7 +66,7 @@ export const PI_VERSIONS: readonly string[] = [INSTALLED_VERSION, ...PACKED_HOST
 
 function installedHost(): PiHost {
 	const dir = join(REPO_ROOT, "node_modules", PI_PACKAGE);
-	return { version: readVersion(dir), cli: join(dir, "dist/bundle/cli.js") };
+	return { version: readVersion(dir), cli: join(dir, "dist/bundle/cli.js"), full: true };
 }
 
 function packedHostDir(host: PackedHost): string {
@@ -120,7 +133,7 @@ export function ensurePiHosts(): PiHost[] {
 	const hosts = [installed];
 	for (const host of PACKED_HOSTS) {
 		if (!existsSync(packedCli(host))) fetchPackedHost(host);
-		hosts.push({ version: host.version, cli: packedCli(host) });
+		hosts.push({ version: host.version, cli: packedCli(host), full: host.full });
 	}
 	return hosts;
 }
@@ -130,7 +143,10 @@ export function ensurePiHosts(): PiHost[] {
  * installed devDependency first.
  */
 export function piHosts(): [PiHost, ...PiHost[]] {
-	return [installedHost(), ...PACKED_HOSTS.map((host) => ({ version: host.version, cli: packedCli(host) }))];
+	return [
+		installedHost(),
+		...PACKED_HOSTS.map((host) => ({ version: host.version, cli: packedCli(host), full: host.full })),
+	];
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

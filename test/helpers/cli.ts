@@ -17,13 +17,22 @@ export type { FakeLogLine, FakeStep, PiHost };
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 export const PI_PACKAGE_DIR = join(REPO_ROOT, "node_modules/@earendil-works/pi-coding-agent");
+/** Every tested pi version with its CLI entry; the global set-up (test/global-setup.ts) has fetched them. */
+export const ALL_HOSTS: readonly [PiHost, ...PiHost[]] = piHosts();
 /**
- * Every tested pi version with its CLI entry (package exports are import-only, so the paths are built from the package
- * folders). The global set-up (test/global-setup.ts) has fetched them; CLI-level suites run once per host.
+ * The full lines, 0.87.1 and the current 1.6.0 (package exports are import-only, so the CLI paths are built from the
+ * package folders): every command-line suite runs once per host.
  */
-export const PI_HOSTS: readonly [PiHost, ...PiHost[]] = piHosts();
+export const PI_HOSTS: readonly [PiHost, ...PiHost[]] = [
+	ALL_HOSTS[0],
+	...ALL_HOSTS.slice(1).filter((host) => host.full),
+];
+/** The lines before the current one (1.5.2): only the smoke suite runs on them. */
+export const SMOKE_HOSTS: readonly PiHost[] = ALL_HOSTS.filter((host) => !host.full);
 /** The pinned devDependency, which the in-process SDK tests also use. */
-export const DEFAULT_HOST: PiHost = PI_HOSTS[0];
+export const DEFAULT_HOST: PiHost = ALL_HOSTS[0];
+/** The newest tested pi: the demo runs on it. */
+export const NEWEST_HOST: PiHost = PI_HOSTS[PI_HOSTS.length - 1] ?? DEFAULT_HOST;
 export const FAKE_MODEL_EXTENSION = join(REPO_ROOT, "demo/fake-model-extension.ts");
 /** The extension under development. */
 export const EXTENSION_ENTRY = join(REPO_ROOT, "src/index.ts");

@@ -1,0 +1,43 @@
+/**
+ * The smoke subset on the pi lines before the current one (1.5.2): every other command-line suite runs on 0.87.1 and
+ * 1.6.0. It drives a lazy model to the end in print mode and over RPC, and says why a run with items open exits 4.
+ */
+import { describe, expect, it } from "vitest";
+import { EXTENSION_ENTRY, runPrint, SMOKE_HOSTS } from "../helpers/cli.ts";
+import { allFinished, doneStatus, KEY, noProgress, progressStatus, stderrLine } from "../helpers/expected.ts";
+import { perTest } from "../helpers/per-test.ts";
+import { continuationPrompts, lazyScript, stallScript } from "../helpers/scripts.ts";
+
+const pi = perTest({ TIL_DONE_COUNTDOWN: "600" });
+const THREE = ["Read the spec", "Write the parser", "Add tests"];
+
+describe.each(SMOKE_HOSTS)("pi $version (smoke)", (host) => {
+	it("print mode finishes a lazy model's list inside one invocation and exits 0", async () => {
+		const env = pi.env(lazyScript(THREE));
+		const result = await runPrint(["-p", "Build the thing"], env.env, { host, extensions: [EXTENSION_ENTRY] });
+		expect(result.code).toBe(0);
+		expect(result.stderr).toBe(stderrLine(allFinished(3)));
+		expect(continuationPrompts(env.readLog())).toHaveLength(2);
+	});
+
+	it("print mode exits 4 when the list ends with items open, and says why", async () => {
+		const env = pi.env(stallScript(THREE, 5), { TIL_DONE_MAX_SAME_ANSWERS: "0" });
+		const result = await runPrint(["-p", "Build the thing"], env.env, { host, extensions: [EXTENSION_ENTRY] });
+		expect(result.code).toBe(4);
+		expect(result.stderr).toBe(stderrLine(noProgress(3)));
+	});
+
+	it("RPC counts down and continues until the list is done", async () => {
+		const env = pi.env(lazyScript(THREE), { TIL_DONE_COUNTDOWN: "0.05" });
+		const client = await pi.rpc({ host, env: env.env, extensions: [EXTENSION_ENTRY] });
+		await client.prompt("Build the thing");
+		await client.waitFor(() => client.statuses.get(KEY.status) === doneStatus(3), 10_000, "the list done");
+		await client.waitForSettled({ nth: 3 });
+		const shown = client.uiRequests.flatMap((r) =>
+			r.method === "setStatus" && r.statusKey === KEY.status ? [r.statusText] : [],
+		);
+		// The session's first paint clears the key; then one status per change of the list.
+		expect(shown).toEqual([undefined, progressStatus(0, 3), progressStatus(1, 3), progressStatus(2, 3), doneStatus(3)]);
+		expect(client.countAgentRuns()).toBe(3);
+	});
+});
