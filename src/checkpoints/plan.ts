@@ -7,7 +7,7 @@
 import { CHECKPOINT_ENTRY_TYPE, CHECKPOINT_REF_ROOT } from "../session/keys.ts";
 import type { TodoItem } from "../types.ts";
 
-/** Most checkpoint refs kept in one repository (all sessions together); the oldest are deleted beyond it. */
+/** Most checkpoint refs one session keeps in a repository; its oldest are deleted beyond it, never another session's. */
 export const MAX_CHECKPOINT_REFS = 200;
 
 export type CheckpointPhase = "start" | "done";
@@ -50,6 +50,12 @@ function refSafe(word: string): string {
 /** The ref that keeps one checkpoint: `refs/til-done/<session-id>/<item-key>/<phase>`. */
 export function checkpointRef(sessionId: string, key: string, phase: CheckpointPhase): string {
 	return `${CHECKPOINT_REF_ROOT}${refSafe(sessionId)}/${key}/${phase}`;
+}
+
+/** The root of one session's refs, from one of them: `refs/til-done/<session-id>/`. */
+export function sessionRootOf(ref: string): string {
+	const session = ref.slice(CHECKPOINT_REF_ROOT.length).split("/")[0] ?? "";
+	return `${CHECKPOINT_REF_ROOT}${session}/`;
 }
 
 /** One checkpoint a change of the list calls for. */

@@ -137,6 +137,51 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		});
 	});
 
+	describe.each([
+		["core.autocrlf true", ["core.autocrlf", "true"]],
+		["core.autocrlf input", ["core.autocrlf", "input"]],
+		["a .gitattributes eol rule", ["core.autocrlf", "false"]],
+	])("checkpoints hold the user's bytes under %s", (_, setting) => {
+		it("LF, CRLF, mixed and new files come back byte for byte; a later change of line endings alone is refused", async () => {
+			const env = pi.env([
+				writeStep(["Rewrite the files"]),
+				startStep(0),
+				bash(
+					"printf 'item\\n' > lf.txt; printf 'item\\n' > crlf.txt; printf 'item\\n' > mixed.txt; printf 'new\\r\\nfile\\n' > new.txt",
+				),
+				completeStep(0),
+				sayStep("Done."),
+			]);
+			const mine: Record<string, string> = {
+				"lf.txt": "one\ntwo\n",
+				"crlf.txt": "one\r\ntwo\r\n",
+				"mixed.txt": "one\r\ntwo\n",
+			};
+			git(env.cwd, "init", "-q", "-b", "main");
+			git(env.cwd, "config", ...(setting as [string, string]));
+			writeFileSync(join(env.cwd, ".gitattributes"), "*.txt text eol=crlf\n");
+			for (const [path, text] of Object.entries(mine)) writeFileSync(join(env.cwd, path), text);
+			git(env.cwd, "add", "-A");
+			git(env.cwd, "commit", "-q", "-m", "the user's");
+			for (const [path, text] of Object.entries(mine)) writeFileSync(join(env.cwd, path), text);
+			const before = userState(env.cwd);
+			await session(host, env, "Do it");
+			const bytes = (path: string) => readFileSync(join(env.cwd, path), "latin1");
+
+			writeFileSync(join(env.cwd, "new.txt"), "new\nfile\n");
+			const refused = await session(host, env, "/todos revert 0", true);
+			expect(refused.stderr).toBe(stderrLine(CHECKPOINTS.revertRefused(0, "new.txt")));
+			expect(bytes("new.txt")).toBe("new\nfile\n");
+
+			writeFileSync(join(env.cwd, "new.txt"), "new\r\nfile\n");
+			const reverted = await session(host, env, "/todos revert 0", true);
+			expect(reverted.stderr).toBe(stderrLine(CHECKPOINTS.reverted(0, 4, "crlf.txt, lf.txt, mixed.txt", "new.txt")));
+			for (const [path, text] of Object.entries(mine)) expect(bytes(path)).toBe(text);
+			expect(existsSync(join(env.cwd, "new.txt"))).toBe(false);
+			expect(userState(env.cwd)).toEqual(before);
+		});
+	});
+
 	describe("over RPC, outside a git work tree, the flag's one warning is a notice", () => {
 		it("--til-done-checkpoints: one warning notice for a chain that starts and completes two items", async () => {
 			const env = pi.env(

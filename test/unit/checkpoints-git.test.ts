@@ -44,7 +44,11 @@ async function repo(): Promise<Repo> {
 describe("findRepo finds the work tree, and nothing outside one", () => {
 	it("from a subfolder, and undefined in a folder outside any repository", async () => {
 		mkdirSync(join(dir, "sub"));
-		expect(await findRepo(join(dir, "sub"))).toEqual({ top: dir, gitDir: join(dir, ".git") });
+		expect(await findRepo(join(dir, "sub"))).toEqual({
+			top: dir,
+			gitDir: join(dir, ".git"),
+			commonDir: join(dir, ".git"),
+		});
 		const outside = realpathSync(mkdtempSync(join(tmpdir(), "til-done-nogit-")));
 		try {
 			expect(await findRepo(outside)).toBeUndefined();
@@ -128,10 +132,9 @@ describe("git is left alone while the user's own operation is under way", () => 
 	});
 });
 
-describe("at most MAX_CHECKPOINT_REFS refs are kept: a new snapshot deletes the oldest", () => {
-	it("200 older refs and a new one: 200 remain, the new one among them", async () => {
-		write("a.txt", "one\n");
-		const found = await repo();
+describe("at most MAX_CHECKPOINT_REFS refs are kept per session: a new snapshot deletes the session's oldest", () => {
+	/** MAX_CHECKPOINT_REFS refs of session `session`, on an old commit. */
+	async function oldRefs(found: Repo, session: string): Promise<void> {
 		const tree = got(await snapshotTree(found));
 		const old = execFileSync("git", ["commit-tree", tree, "-m", "old"], {
 			cwd: dir,
@@ -147,14 +150,30 @@ describe("at most MAX_CHECKPOINT_REFS refs are kept: a new snapshot deletes the 
 		}).trim();
 		const creates = Array.from(
 			{ length: MAX_CHECKPOINT_REFS },
-			(_, i) => `create refs/til-done/old/${String(i).padStart(3, "0")}/done ${old}\n`,
+			(_, i) => `create refs/til-done/${session}/${String(i).padStart(3, "0")}/done ${old}\n`,
 		);
 		execFileSync("git", ["update-ref", "--stdin"], { cwd: dir, input: creates.join("") });
-		await takeCheckpoint(found, "refs/til-done/new/0-k/done", "m");
-		const refs = git("for-each-ref", "--format=%(refname)", "refs/til-done/").split("\n").filter(Boolean);
-		expect(refs).toHaveLength(MAX_CHECKPOINT_REFS);
-		expect(refs).toContain("refs/til-done/new/0-k/done");
-		expect(refs).not.toContain("refs/til-done/old/000/done");
+	}
+	const refsOf = (session: string) =>
+		git("for-each-ref", "--format=%(refname)", `refs/til-done/${session}/`).split("\n").filter(Boolean);
+
+	it("200 older refs of the same session and a new one: 200 remain, the new one among them", async () => {
+		write("a.txt", "one\n");
+		const found = await repo();
+		await oldRefs(found, "s");
+		await takeCheckpoint(found, "refs/til-done/s/0-k/done", "m");
+		expect(refsOf("s")).toHaveLength(MAX_CHECKPOINT_REFS);
+		expect(refsOf("s")).toContain("refs/til-done/s/0-k/done");
+		expect(refsOf("s")).not.toContain("refs/til-done/s/000/done");
+	});
+
+	it("200 older refs of another session are never pruned by this one's", async () => {
+		write("a.txt", "one\n");
+		const found = await repo();
+		await oldRefs(found, "other");
+		await takeCheckpoint(found, "refs/til-done/mine/0-k/done", "m");
+		expect(refsOf("other")).toHaveLength(MAX_CHECKPOINT_REFS);
+		expect(refsOf("mine")).toEqual(["refs/til-done/mine/0-k/done"]);
 	});
 });
 
@@ -182,4 +201,53 @@ describe("git that refuses is an answer, never a throw", () => {
 		]);
 		expect(readFileSync(join(dir, "kept/other.txt"), "utf8")).toBe("the user's\n");
 	});
+});
+
+describe("snapshots and restores hold the user's bytes, whatever git's settings say of line endings and filters", () => {
+	/** The user's files before an item: LF, CRLF, mixed endings, one git tracks with a filter whose program is missing. */
+	const BEFORE: Record<string, string> = {
+		"lf.txt": "one\ntwo\n",
+		"crlf.txt": "one\r\ntwo\r\n",
+		"mixed.txt": "one\r\ntwo\n",
+		"data.bin": "raw\r\nbytes\n",
+	};
+	const SETTINGS: [string, string[]][] = [
+		["core.autocrlf true", ["core.autocrlf", "true"]],
+		["core.autocrlf input", ["core.autocrlf", "input"]],
+		["a .gitattributes eol rule and a filter whose program is missing", ["core.autocrlf", "false"]],
+	];
+	const bytes = (path: string) => readFileSync(join(dir, path)).toString("latin1");
+
+	it.each(SETTINGS)(
+		"%s: a revert gives back every byte; a later change of line endings alone is a change",
+		async (_, setting) => {
+			git("config", ...(setting as [string, string]));
+			write(".gitattributes", "*.txt text eol=crlf\n*.bin filter=missing\n");
+			git("config", "filter.missing.clean", "no-such-program-here");
+			git("config", "filter.missing.smudge", "no-such-program-here");
+			for (const [path, text] of Object.entries(BEFORE)) write(path, text);
+			git("add", "lf.txt", "crlf.txt", ".gitattributes");
+			git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "the user's");
+			const found = await repo();
+			const start = got(await takeCheckpoint(found, "refs/til-done/s/k/start", "m"));
+			for (const path of Object.keys(BEFORE)) write(path, "the item's\n");
+			write("new.txt", "new\r\nfile\n");
+			const done = got(await takeCheckpoint(found, "refs/til-done/s/k/done", "m"));
+			expect(git("cat-file", "blob", `${start}:crlf.txt`)).toBe(BEFORE["crlf.txt"]);
+			expect(git("cat-file", "blob", `${done}:new.txt`)).toBe("new\r\nfile\n");
+
+			// A change of line endings alone, after the item was completed, is seen.
+			write("new.txt", "new\nfile\n");
+			const now = got(await snapshotTree(found));
+			expect(parseNameStatus(got(await changedFiles(found, done, now)))).toEqual([{ status: "M", path: "new.txt" }]);
+			write("new.txt", "new\r\nfile\n");
+
+			const changes = parseNameStatus(got(await changedFiles(found, start, done)));
+			const restore = changes.filter((change) => change.status !== "A").map((change) => change.path);
+			expect(await restoreFiles(found, start, restore, ["new.txt"])).toBe(true);
+			for (const [path, text] of Object.entries(BEFORE)) expect(bytes(path)).toBe(text);
+			expect(existsSync(join(dir, "new.txt"))).toBe(false);
+			expect(git("status", "--porcelain", "--untracked-files=all")).not.toContain("new.txt");
+		},
+	);
 });

@@ -183,7 +183,7 @@ describe("a revert that would lose a later change is refused, naming the files, 
 	});
 });
 
-describe("git that cannot snapshot (a broken index) is said once, and a revert is refused", () => {
+describe("git that cannot snapshot (it cannot write an object) is said once, and a revert is refused", () => {
 	it("no entry, one warning; revert and a later session end quietly", async () => {
 		const { pi, fake, tool, todos, taken } = await start();
 		await tool("write_todos", { mode: "replace", todos: [{ text: "a" }] });
@@ -192,7 +192,12 @@ describe("git that cannot snapshot (a broken index) is said once, and a revert i
 		writeFileSync(join(dir, "a.txt"), "two\n");
 		await tool("edit_todos", { action: "complete", indices: [0] });
 		await checkpointsSettled();
-		writeFileSync(join(dir, ".git/index"), "not an index");
+		// A file where the folder of a new file's object must go: git cannot store that file.
+		writeFileSync(join(dir, "c.txt"), "cannot be stored\n");
+		const blob = execFileSync("git", ["hash-object", "c.txt"], { cwd: dir, encoding: "utf8" }).trim();
+		const blocker = join(dir, ".git/objects", blob.slice(0, 2));
+		rmSync(blocker, { recursive: true, force: true });
+		writeFileSync(blocker, "");
 		await tool("write_todos", { mode: "replace", todos: [{ text: "b" }] });
 		await tool("edit_todos", { action: "start", indices: [0] });
 		await tool("edit_todos", { action: "complete", indices: [0] });
@@ -205,6 +210,7 @@ describe("git that cannot snapshot (a broken index) is said once, and a revert i
 		expect(warnings).toEqual([CHECKPOINTS.failed]);
 		await tool("write_todos", { mode: "replace", todos: [{ text: "a" }] });
 		expect(await todos("revert 0")).toBe(CHECKPOINTS.revertFailed(0));
+		rmSync(blocker);
 		await pi.fire("session_shutdown", {}, fake.ctx);
 		expect(await todos("diff 0")).toMatch(/^Changes of \[0\] a /);
 	});

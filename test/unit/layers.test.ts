@@ -62,6 +62,7 @@ const LAYERS: readonly { name: string; modules: readonly string[] }[] = [
 			"verify/item-checks.ts",
 			"verify/verification.ts",
 			"verify/edits.ts",
+			"checkpoints/raw-git.ts",
 			"checkpoints/git.ts",
 			"checkpoints/recorder.ts",
 			"continue/countdown.ts",
