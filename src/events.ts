@@ -31,6 +31,7 @@ import {
 } from "./settings/config.ts";
 import { warnOfInertBudget } from "./spend/report.ts";
 import {
+	bindToSession,
 	getLoop,
 	getState,
 	getTodos,
@@ -131,8 +132,8 @@ function paintSession(pi: ExtensionAPI, ctx: ExtensionContext, config: TilDoneCo
 	const paint = createPainter(ctx, view);
 	paint();
 	const unsubscribe = subscribe(paint);
-	// The footer is fitted to the terminal's width: a resize fits it again.
-	const resize = () => paint();
+	// The footer is fitted to the terminal's width: a resize fits it again (the listener is called outside the session).
+	const resize = bindToSession(() => paint());
 	if (ctx.mode === "tui") process.stdout.on("resize", resize);
 	return () => {
 		unsubscribe();

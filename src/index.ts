@@ -9,18 +9,22 @@ import { registerLoopCommand } from "./commands/loop.ts";
 import { registerTodosCommand } from "./commands/todos.ts";
 import { registerEventHandlers, registerFlags, registerMessageRenderers } from "./events.ts";
 import { earlierCopy, standAside } from "./load/one-copy.ts";
+import { scopedApi } from "./load/scoped-api.ts";
+import { sessionOf } from "./state.ts";
 import { createEditTodosTool, createListTodosTool, createPauseTodosTool, createWriteTodosTool } from "./tools.ts";
 import { checkEnv } from "./verify/item-checks.ts";
 
 /** Where this copy was loaded from, to tell two copies apart. */
 const HERE = fileURLToPath(import.meta.url);
 
-export default function tilDone(pi: ExtensionAPI): void {
-	const first = earlierCopy(pi, HERE);
+export default function tilDone(host: ExtensionAPI): void {
+	const first = earlierCopy(host, HERE);
 	if (first !== undefined) {
-		standAside(pi, first, HERE);
+		standAside(host, first, HERE);
 		return;
 	}
+	// This instance's session keeps its own part of the store: nothing it registers reads or writes another's.
+	const pi = scopedApi(host, sessionOf(host));
 	registerFlags(pi);
 	registerMessageRenderers(pi);
 	const { engine, getConfig } = registerEventHandlers(pi);

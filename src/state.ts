@@ -2,8 +2,13 @@
  * The store, a module-scoped singleton: the todo list, the continuation chain, the `/loop` in progress, the checks
  * and the decisions. Every write goes through one setter that tells the subscribers (the session's painter,
  * ui/painter.ts, among them); it never touches the UI itself. It is rebuilt from the session branch.
+ *
+ * Each session keeps its own state in it: pi may run other sessions in the same process (a subagent built on pi's
+ * SDK, pi-subagents' in-process children), each with its own instance of the extension. An instance runs everything
+ * it does inside its session's scope ({@link inSession}), and the store reads and writes that scope's state only.
  */
 
+import { AsyncLocalStorage } from "node:async_hooks";
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import type { StoppedBy } from "./continue/breakers.ts";
 import { type ChainState, initialChain, noteCompleted } from "./continue/chain.ts";
@@ -64,28 +69,68 @@ function initialState(): StoreState {
 	};
 }
 
-let state: StoreState = initialState();
-const listeners = new Set<() => void>();
+/** One session's part of the store: its state, and who listens to it. Opaque outside this module. */
+export interface SessionScope {
+	readonly _state: { current: StoreState };
+	readonly _listeners: Set<() => void>;
+}
 
-/** Calls `listener` after every change; returns the unsubscribe function. */
+function createSessionScope(): SessionScope {
+	return { _state: { current: initialState() }, _listeners: new Set() };
+}
+
+/** Each instance of the extension, known by the API object pi gave it, has its own part of the store. */
+const parts = new WeakMap<object, SessionScope>();
+
+/** The part of the store of the instance `pi` gave `api` to (made, empty, on first use). */
+export function sessionOf(api: object): SessionScope {
+	let part = parts.get(api);
+	if (!part) {
+		part = createSessionScope();
+		parts.set(api, part);
+	}
+	return part;
+}
+
+const scopes = new AsyncLocalStorage<SessionScope>();
+/** The part that code outside any session reads and writes (unit tests that drive the store directly). */
+const unscoped = createSessionScope();
+const scope = (): SessionScope => scopes.getStore() ?? unscoped;
+
+/** Runs `work` in the session of `session`: the store it reads and writes, and whatever `work` starts, is that one's. */
+export function inSession<T>(session: SessionScope, work: () => T): T {
+	return scopes.run(session, work);
+}
+
+/**
+ * `callback` bound to the session it is created in, for callbacks the host or Node calls from elsewhere (a key in the
+ * TUI, an event emitter's listener): timers, promises and child processes keep their session by themselves.
+ */
+export function bindToSession<F extends (...args: never[]) => unknown>(callback: F): F {
+	return AsyncLocalStorage.bind(callback);
+}
+
+/** Calls `listener` after every change of this session's state; returns the unsubscribe function. */
 export function subscribe(listener: () => void): () => void {
+	const listeners = scope()._listeners;
 	listeners.add(listener);
 	return () => listeners.delete(listener);
 }
 
 /** The one way the store changes: every write goes through here, and every listener hears of it. */
 function setState(patch: Partial<StoreState>): void {
-	state = { ...state, ...patch };
-	for (const listener of [...listeners]) listener();
+	const { _state, _listeners } = scope();
+	_state.current = { ..._state.current, ...patch };
+	for (const listener of [..._listeners]) listener();
 }
 
 /** The whole state, as of now; never mutated in place, so a caller may keep it to compare. */
 export function getState(): Readonly<StoreState> {
-	return state;
+	return scope()._state.current;
 }
 
 export function getTodos(): readonly TodoItem[] {
-	return state.todos;
+	return getState().todos;
 }
 
 /**
@@ -95,9 +140,9 @@ export function getTodos(): readonly TodoItem[] {
 function withList(todos: readonly TodoItem[]): Partial<StoreState> {
 	return {
 		todos,
-		chain: noteCompleted(state.chain, todos),
-		completionAnnounced: isAllFinished(todos) ? state.completionAnnounced : false,
-		verification: state.verification?.passed ? undefined : state.verification,
+		chain: noteCompleted(getState().chain, todos),
+		completionAnnounced: isAllFinished(todos) ? getState().completionAnnounced : false,
+		verification: getState().verification?.passed ? undefined : getState().verification,
 	};
 }
 
@@ -109,21 +154,21 @@ export function setTodos(newTodos: readonly TodoItem[]): void {
 /** Sets the status of every item at `indices`; the caller has validated them. */
 export function updateTodoStatus(indices: readonly number[], newStatus: TodoStatus): void {
 	setState(
-		withList(state.todos.map((todo, index) => (indices.includes(index) ? { ...todo, status: newStatus } : todo))),
+		withList(getState().todos.map((todo, index) => (indices.includes(index) ? { ...todo, status: newStatus } : todo))),
 	);
 }
 
 export function appendTodos(newItems: readonly TodoItem[]): void {
-	setState(withList(withAppended(state.todos, cloneTodos(newItems))));
+	setState(withList(withAppended(getState().todos, cloneTodos(newItems))));
 }
 
 /** Inserts items at `atIndex`; the links of the items that move down follow them. */
 export function insertTodos(atIndex: number, newItems: readonly TodoItem[]): void {
-	setState(withList(withInserted(state.todos, atIndex, cloneTodos(newItems))));
+	setState(withList(withInserted(getState().todos, atIndex, cloneTodos(newItems))));
 }
 
 export function getChain(): Readonly<ChainState> {
-	return state.chain;
+	return getState().chain;
 }
 
 export function setChain(chain: ChainState): void {
@@ -132,7 +177,7 @@ export function setChain(chain: ChainState): void {
 
 /** The user took the wheel (a prompt, a command, a new session): every breaker counter starts again. */
 export function resetChain(): void {
-	setState({ chain: freshChain(state.chain, state.todos) });
+	setState({ chain: freshChain(getState().chain, getState().todos) });
 }
 
 /** A new chain over `todos`: what is completed now is not progress, and a pause of the user's lasts. */
@@ -147,39 +192,39 @@ function freshChain(old: ChainState, todos: readonly TodoItem[]): ChainState {
  * pause is the user acting: a stop shown until then leaves the status bar (`/todos why` keeps it).
  */
 export function pauseAutoContinue(by: "user" | "model", reason?: string): void {
-	const stopped = by === "user" ? undefined : state.chain.stopped;
-	setChain({ ...state.chain, paused: true, pausedBy: by, pauseReason: reason, stopped });
+	const stopped = by === "user" ? undefined : getState().chain.stopped;
+	setChain({ ...getState().chain, paused: true, pausedBy: by, pauseReason: reason, stopped });
 }
 
 export function resumeAutoContinue(): void {
-	setChain({ ...state.chain, paused: false, pausedBy: undefined, pauseReason: undefined });
+	setChain({ ...getState().chain, paused: false, pausedBy: undefined, pauseReason: undefined });
 }
 
 /** A model call ended: its usage counts in the chain's spend (a message without usage changes nothing). */
 export function recordUsage(message: unknown): void {
 	const usage = readUsage(message);
-	if (usage) setChain({ ...state.chain, spend: addUsage(state.chain.spend, usage) });
+	if (usage) setChain({ ...getState().chain, spend: addUsage(getState().chain.spend, usage) });
 }
 
 /** A breaker, a budget or the user's key stopped the chain: the status bar says why until the user acts. */
 export function markStopped(code: StoppedBy): void {
-	setChain({ ...state.chain, stopped: code });
+	setChain({ ...getState().chain, stopped: code });
 }
 
 /** Decisions kept for `/todos why`: enough for a long chain's end, bounded so a long session does not grow. */
 export const MAX_DECISIONS = 50;
 
 export function recordDecision(decision: Decision): void {
-	setState({ decisions: [...state.decisions.slice(-(MAX_DECISIONS - 1)), decision] });
+	setState({ decisions: [...getState().decisions.slice(-(MAX_DECISIONS - 1)), decision] });
 }
 
 export function getDecisions(): readonly Decision[] {
-	return state.decisions;
+	return getState().decisions;
 }
 
 /** The `/loop` in progress, if any. */
 export function getLoop(): Readonly<LoopState> | undefined {
-	return state.loop;
+	return getState().loop;
 }
 
 export function setLoop(next: LoopState | undefined): void {
@@ -193,7 +238,7 @@ export function recordSend(sent: { chain: ChainState; loop: LoopState | undefine
 
 /** Whether the "all done" notice was already shown for the current list. */
 export function isCompletionAnnounced(): boolean {
-	return state.completionAnnounced;
+	return getState().completionAnnounced;
 }
 
 export function markCompletionAnnounced(): void {
@@ -202,8 +247,8 @@ export function markCompletionAnnounced(): void {
 
 /** The warnings among `warnings` not shown yet, now counted as shown. */
 export function takeUnreported(warnings: readonly string[]): string[] {
-	const fresh = warnings.filter((warning) => !state.reportedWarnings.has(warning));
-	if (fresh.length > 0) setState({ reportedWarnings: new Set([...state.reportedWarnings, ...fresh]) });
+	const fresh = warnings.filter((warning) => !getState().reportedWarnings.has(warning));
+	if (fresh.length > 0) setState({ reportedWarnings: new Set([...getState().reportedWarnings, ...fresh]) });
 	return fresh;
 }
 
@@ -212,7 +257,7 @@ export function setPanelEnabled(panelEnabled: boolean): void {
 }
 
 export function isPanelEnabled(): boolean {
-	return state.panelEnabled;
+	return getState().panelEnabled;
 }
 
 /** Shows a check as running (undefined: none is). */
@@ -221,7 +266,7 @@ export function setChecking(checking: RunningCheck | undefined): void {
 }
 
 export function getVerification(): Verification | undefined {
-	return state.verification;
+	return getState().verification;
 }
 
 /**
@@ -229,23 +274,24 @@ export function getVerification(): Verification | undefined {
  * nothing and is not kept.
  */
 export function setVerification(verification: Verification | undefined): void {
-	const kept = verification?.passed && !passesFor(verification, state.todos) ? state.verification : verification;
+	const kept =
+		verification?.passed && !passesFor(verification, getState().todos) ? getState().verification : verification;
 	setState({ verification: kept, checking: undefined });
 }
 
 /** Whether the list, as it is now, passed its verification. */
 export function isVerified(): boolean {
-	return passesFor(state.verification, state.todos);
+	return passesFor(getState().verification, getState().todos);
 }
 
 /** The done-check the user set on this branch, if they did (null: they turned it off). */
 export function getBranchDoneCheck(): string | null | undefined {
-	return state.branchDoneCheck;
+	return getState().branchDoneCheck;
 }
 
 /** The done-check in force: the one set on the branch (null: turned off there), else the configured one. */
 export function effectiveDoneCheck(configured: string | undefined): string | undefined {
-	const branch = state.branchDoneCheck;
+	const branch = getState().branchDoneCheck;
 	return branch === undefined ? configured : (branch ?? undefined);
 }
 
@@ -254,15 +300,16 @@ export function setBranchDoneCheck(command: string | null): void {
 	setState({ branchDoneCheck: command, verification: undefined });
 }
 
-/** Testing only: back to the initial state, with no subscriber. */
+/** Testing only: this session's part back to the initial state, with no subscriber. */
 export function resetState(): void {
-	listeners.clear();
-	state = initialState();
+	const part = scope();
+	part._state.current = initialState();
+	part._listeners.clear();
 }
 
 /**
  * Rebuilds the store from the current branch: the last trustworthy list, done-check, verdict, the user's pause and
- * the decisions, and a fresh chain; an unreadable branch gives an empty list. What belongs to the process (warnings
+ * the decisions, and a fresh chain; an unreadable branch gives an empty list. What belongs to the instance (warnings
  * shown, the panel switch) is kept.
  */
 export function reconstructState(ctx: ExtensionContext): void {

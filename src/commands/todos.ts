@@ -16,6 +16,7 @@ import { parseSwitch, type TilDoneConfig } from "../settings/config.ts";
 import { modelInputPrice, modelPriced } from "../spend/report.ts";
 import {
 	appendTodos,
+	bindToSession,
 	effectiveDoneCheck,
 	getChain,
 	getDecisions,
@@ -270,13 +271,14 @@ async function openListView(call: TodosCall): Promise<void> {
 	let goOn = false;
 	await call.ctx.ui.custom<void>(
 		(tui, theme, _keybindings, done) =>
+			// The view's keys arrive from the TUI, outside the session: its callbacks are bound to it.
 			new ListView({
-				todos: getTodos,
-				change: (word, index) => {
+				todos: bindToSession(getTodos),
+				change: bindToSession((word: StatusWord, index: number) => {
 					applyStatus(word, [index]);
 					commitUserList(call.pi);
 					goOn ||= STATUS_WORDS[word].goOn;
-				},
+				}),
 				close: () => done(),
 				style: theme,
 				rows: () => tui.terminal.rows,

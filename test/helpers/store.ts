@@ -2,7 +2,17 @@
 
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import type { Decision } from "../../src/continue/reasons.ts";
-import { getChain, getDecisions, getLoop, getState, recordSend, resetState, subscribe } from "../../src/state.ts";
+import {
+	getChain,
+	getDecisions,
+	getLoop,
+	getState,
+	inSession,
+	recordSend,
+	resetState,
+	sessionOf,
+	subscribe,
+} from "../../src/state.ts";
 import { createPainter } from "../../src/ui/painter.ts";
 
 /** Empties the store; with `ctx`, every later change is painted into its UI, as a session's painter does. */
@@ -26,4 +36,9 @@ export function lastDecision(
 ): Pick<Decision, "kind" | "code"> | undefined {
 	const last = decisions.at(-1);
 	return last && { kind: last.kind, code: last.code };
+}
+
+/** `read`, in the session of the extension instance the factory was given `api` for: that instance's part of the store. */
+export function inInstance<T>(api: object, read: () => T): T {
+	return inSession(sessionOf(api), read);
 }

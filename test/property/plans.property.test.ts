@@ -7,11 +7,12 @@
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
 import tilDone from "../../src/index.ts";
-import { getTodos, resetState } from "../../src/state.ts";
+import { getTodos as readTodos, resetState } from "../../src/state.ts";
 import { createFakeCtx } from "../helpers/fake-ctx.ts";
 import { createFakePi } from "../helpers/fake-pi.ts";
 import { type LinksById, linksById, linksHold, someItemWorkable } from "../helpers/plan-oracle.ts";
 import { fakeTimersQuietStderr } from "../helpers/quiet-timers.ts";
+import { inInstance } from "../helpers/store.ts";
 
 type WriteMode = "replace" | "append" | "insert";
 interface NewItem {
@@ -83,10 +84,15 @@ const op: fc.Arbitrary<Op> = fc.oneof(
 	{ weight: 3, arbitrary: fc.constant({ kind: "tick" as const }) },
 );
 
+/** The API object of the extension instance under test: its part of the store is what the checks read. */
+let instance: object = {};
+const getTodos = () => inInstance(instance, readTodos);
+
 /** The real extension after `session_start`, with a 1 s countdown; every item's text is its id. */
 async function start() {
 	resetState();
 	const pi = createFakePi();
+	instance = pi.api;
 	pi.flagValues.set("til-done-countdown", "1");
 	tilDone(pi.api);
 	const fake = createFakeCtx({ mode: "rpc" });

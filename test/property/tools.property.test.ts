@@ -7,11 +7,11 @@ import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import fc from "fast-check";
 import { beforeEach, describe, expect, it } from "vitest";
 import tilDone from "../../src/index.ts";
-import { getTodos } from "../../src/state.ts";
+import { getTodos as readTodos } from "../../src/state.ts";
 import { isValidTodoItem } from "../../src/validation.ts";
 import { createFakePi } from "../helpers/fake-pi.ts";
 import { must } from "../helpers/must.ts";
-import { freshStore } from "../helpers/store.ts";
+import { freshStore, inInstance } from "../helpers/store.ts";
 import {
 	type Call,
 	codePoints,
@@ -27,6 +27,8 @@ import { createUiRecorder } from "../helpers/ui-recorder.ts";
 
 const fake = createFakePi();
 tilDone(fake.api);
+/** The list of the instance under test. */
+const getTodos = () => inInstance(fake.api, readTodos);
 const ui = createUiRecorder();
 const ctx = { hasUI: true, ui: ui.ui, mode: "tui", cwd: "/tmp" } as unknown as ExtensionContext;
 
@@ -77,7 +79,7 @@ async function check(call: Call, before: Item[]): Promise<Item[]> {
 }
 
 beforeEach(() => {
-	freshStore(ctx);
+	inInstance(fake.api, () => freshStore(ctx));
 	ui.reset();
 });
 
@@ -85,7 +87,7 @@ describe("tools under random and schema-bypassing parameters", () => {
 	it("every call sequence matches the model of the documented rules", async () => {
 		await fc.assert(
 			fc.asyncProperty(fc.array(toolCall, { minLength: 1, maxLength: 25 }), async (calls) => {
-				freshStore(ctx);
+				inInstance(fake.api, () => freshStore(ctx));
 				let list: Item[] = [];
 				for (const call of calls) list = await check(call, list);
 			}),
@@ -101,7 +103,7 @@ describe("tools under random and schema-bypassing parameters", () => {
 		});
 		await fc.assert(
 			fc.asyncProperty(fc.array(grow, { minLength: 3, maxLength: 12 }), async (params) => {
-				freshStore(ctx);
+				inInstance(fake.api, () => freshStore(ctx));
 				let list: Item[] = [];
 				for (const p of params) list = await check({ tool: "write_todos", params: p }, list);
 				expect(getTodos().length).toBe(list.length);
@@ -121,7 +123,7 @@ describe("tools under random and schema-bypassing parameters", () => {
 		);
 		await fc.assert(
 			fc.asyncProperty(fc.constantFrom("start", "complete", "abandon"), indices, async (action, idx) => {
-				freshStore(ctx);
+				inInstance(fake.api, () => freshStore(ctx));
 				const list = await check({ tool: "write_todos", params: { mode: "replace", todos: base } }, []);
 				await check({ tool: "edit_todos", params: { action, indices: idx } }, list);
 			}),
@@ -130,7 +132,7 @@ describe("tools under random and schema-bypassing parameters", () => {
 	});
 
 	it("error messages stay short whatever the bad value echoed in them", async () => {
-		freshStore(ctx);
+		inInstance(fake.api, () => freshStore(ctx));
 		await check({ tool: "write_todos", params: { mode: "replace", todos: [{ text: "a" }] } }, []);
 		const long = "z".repeat(10_000);
 		const calls: Call[] = [
@@ -146,7 +148,7 @@ describe("tools under random and schema-bypassing parameters", () => {
 
 	// Only reachable when the schema is bypassed: the error stays short however long the bad value is.
 	it("an unknown mode or action of 10,000 characters is not echoed in full", async () => {
-		freshStore(ctx);
+		inInstance(fake.api, () => freshStore(ctx));
 		const long = "m".repeat(10_000);
 		const write = await tool("write_todos").execute("id", { mode: long, todos: [] }, undefined, undefined, ctx);
 		const edit = await tool("edit_todos").execute("id", { action: long, indices: [0] }, undefined, undefined, ctx);

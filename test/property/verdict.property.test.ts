@@ -8,18 +8,25 @@ import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
 import tilDone from "../../src/index.ts";
 import { hasIncomplete } from "../../src/list/queries.ts";
-import { getTodos, isVerified, resetState } from "../../src/state.ts";
+import { getTodos as readTodos, isVerified as readVerified, resetState } from "../../src/state.ts";
 import { createFakeCtx } from "../helpers/fake-ctx.ts";
 import { createFakePi } from "../helpers/fake-pi.ts";
 import { fakeTimersQuietStderr } from "../helpers/quiet-timers.ts";
+import { inInstance } from "../helpers/store.ts";
 
 type Action = "finish" | "add" | "start" | "runEnd" | "pass" | "fail" | "tick";
 const ACTIONS: readonly Action[] = ["finish", "add", "start", "runEnd", "pass", "fail", "tick"];
+
+/** The API object of the extension instance under test: its part of the store is what the checks read. */
+let instance: object = {};
+const getTodos = () => inInstance(instance, readTodos);
+const isVerified = () => inInstance(instance, readVerified);
 
 /** The extension after `session_start`, with a done-check whose every run waits until the test ends it. */
 async function start() {
 	resetState();
 	const pi = createFakePi();
+	instance = pi.api;
 	pi.flagValues.set("til-done-check", "npm test");
 	pi.flagValues.set("til-done-countdown", "1");
 	const pending: ((code: number) => void)[] = [];

@@ -57,6 +57,7 @@ const LAYERS: readonly { name: string; modules: readonly string[] }[] = [
 			"ui/painter.ts",
 			"ui/ring.ts",
 			"load/one-copy.ts",
+			"load/scoped-api.ts",
 			"spend/report.ts",
 			"verify/checks.ts",
 			"verify/item-checks.ts",

@@ -50,7 +50,7 @@ async function startExtension({ mode = "tui", flags = {}, branch = [] }: Options
 	const pi = createFakePi();
 	for (const [name, value] of Object.entries(flags)) pi.flagValues.set(name, value);
 	tilDone(pi.api);
-	const { getDecisions } = store;
+	const getDecisions = () => store.inSession(store.sessionOf(pi.api), store.getDecisions);
 	const fake = createFakeCtx({ mode, hasUI: mode === "tui" || mode === "rpc", branch });
 	const fire = (event: string, payload: Record<string, unknown> = {}) => pi.fire(event, payload, fake.ctx);
 	const tool = (name: string, params: Record<string, unknown>) =>
