@@ -8,6 +8,7 @@ import { createEngine, type Engine } from "./continue/engine.ts";
 import { canAct, verificationChecks } from "./continue/planner.ts";
 import { buildContextInjection } from "./formatting.ts";
 import { hasIncomplete, isAllFinished } from "./list/queries.ts";
+import { isGuest, releaseRole, takeRole } from "./load/role.ts";
 import { staleReminder } from "./plan/reminder.ts";
 import { followPlanFile } from "./planfile/follow.ts";
 import {
@@ -15,9 +16,11 @@ import {
 	CONTEXT_MESSAGE_TYPE,
 	COUNTDOWN_MESSAGE_TYPE,
 	COUNTDOWN_WIDGET_ID,
+	GUEST_ENTRY_TYPE,
 	LOOP_MESSAGE_TYPE,
 	REMINDER_MESSAGE_TYPE,
 } from "./session/keys.ts";
+import { inheritsBranch } from "./session/snapshot.ts";
 import {
 	BOOLEAN_SETTINGS,
 	DEFAULT_CONFIG,
@@ -39,12 +42,14 @@ import {
 	reconstructState,
 	recordUsage,
 	setPanelEnabled,
+	setRole,
 	subscribe,
 	takeUnreported,
 	type UiView,
 } from "./state.ts";
 import { textOfContent } from "./texts/data.ts";
 import { NOTICES } from "./texts/user.ts";
+import type { SessionRole } from "./types.ts";
 import { quietly } from "./ui/guard.ts";
 import { createPainter } from "./ui/painter.ts";
 import { tell } from "./ui/tell.ts";
@@ -99,12 +104,16 @@ export function registerFlags(pi: ExtensionAPI): void {
 	}
 }
 
-function readFlags(pi: ExtensionAPI): FlagValues {
-	const flags: Record<string, string | boolean | undefined> = {};
+/**
+ * The flags pi was given. pi keeps only "set" for a switch; its word (`--til-done-paused=off`) is on the process's
+ * command line, which a session nested in another's process does not own.
+ */
+function readFlags(pi: ExtensionAPI, role: SessionRole): FlagValues {
+	const flags: Record<string, FlagValues[string]> = {};
 	for (const setting of [...NUMERIC_SETTINGS, ...TEXT_SETTINGS]) flags[setting.flag] = pi.getFlag(setting.flag);
-	// pi keeps only "set" for a switch; its word (`--til-done-paused=off`) is on the command line.
+	const argv = role === "nested" ? [] : process.argv;
 	for (const { flag } of BOOLEAN_SETTINGS) {
-		flags[flag] = pi.getFlag(flag) === true ? switchFlagValue(process.argv, flag) : pi.getFlag(flag);
+		flags[flag] = pi.getFlag(flag) === true ? switchFlagValue(argv, flag) : pi.getFlag(flag);
 	}
 	return flags;
 }
@@ -176,50 +185,80 @@ function waitForCheckpointsBeforeTools(pi: ExtensionAPI): () => void {
 	});
 }
 
+/** What a session's start set going: its settings, and the function that stops what follows its store. */
+interface StartedSession {
+	config: TilDoneConfig;
+	stop: () => void;
+	/** Takes the session's checkpoints, while they are on. */
+	checkpoints: CheckpointFollower | undefined;
+}
+
+/**
+ * A session starts: whose it is, its settings, its list rebuilt from the branch (a guest's own part of it), the plan
+ * file it follows, and what follows its store from now on.
+ */
+function startSession(pi: ExtensionAPI, ctx: ExtensionContext, engine: Engine): StartedSession {
+	const role = takeRole(pi);
+	setRole(role);
+	const resolved = resolveConfig(readFlags(pi, role), process.env, role);
+	const config = resolved.config;
+	engine.onSessionStart(ctx, config);
+	reportSettingWarnings(ctx, resolved.warnings);
+	setPanelEnabled(config.panel);
+	reconstructState(ctx, { inherited: isGuest(role) && markInherited(pi, ctx) });
+	if (config.startPaused) pauseAutoContinue("user", "started with auto-continue off");
+	const stopPlanFile = config.planFile === undefined ? () => {} : followPlanFile(pi, ctx, config.planFile);
+	const stopPainting = paintSession(pi, ctx, config);
+	const stopListening = engine.actsBeforeSettle ? listenBeforeSettle(pi, engine) : () => {};
+	const checkpoints = config.checkpoints ? followCheckpoints(pi, ctx) : undefined;
+	const stopWaiting = config.checkpoints ? waitForCheckpointsBeforeTools(pi) : () => {};
+	const stop = () => {
+		stopPlanFile();
+		stopPainting();
+		stopListening();
+		stopWaiting();
+		checkpoints?.stop();
+	};
+	return { config, stop, checkpoints };
+}
+
+/**
+ * A guest starting on a branch it inherited (pi-subagents' forked children) marks where its own part begins: the list
+ * before it is its parent's, which the parent drives. Whether it did.
+ */
+function markInherited(pi: ExtensionAPI, ctx: ExtensionContext): boolean {
+	let inherited = false;
+	quietly(() => {
+		const sessionId = ctx.sessionManager.getSessionId();
+		inherited = inheritsBranch(ctx.sessionManager.getBranch(), sessionId);
+		if (inherited) pi.appendEntry(GUEST_ENTRY_TYPE, { sessionId });
+	});
+	return inherited;
+}
+
 /** Registers every event handler; returns the engine and a live view of the configuration for the commands. */
 export function registerEventHandlers(pi: ExtensionAPI): { engine: Engine; getConfig: () => TilDoneConfig } {
-	let config: TilDoneConfig = { ...DEFAULT_CONFIG };
-	const getConfig = () => config;
+	let session: StartedSession | undefined;
+	const getConfig = () => session?.config ?? DEFAULT_CONFIG;
 	const engine = createEngine(pi, getConfig);
-	/** Ends what follows the current session's store: the painter and the in-run adapter's listener. */
-	let stopFollowing: (() => void) | undefined;
-	/** Takes the session's checkpoints, while they are on. */
-	let checkpoints: CheckpointFollower | undefined;
 
 	pi.on("session_start", (_event, ctx) => {
-		stopFollowing?.();
-		const resolved = resolveConfig(readFlags(pi), process.env);
-		config = resolved.config;
-		engine.onSessionStart(ctx);
-		reportSettingWarnings(ctx, resolved.warnings);
-		setPanelEnabled(config.panel);
-		reconstructState(ctx);
-		if (config.startPaused) pauseAutoContinue("user", "started with auto-continue off");
-		const stopPlanFile = config.planFile === undefined ? () => {} : followPlanFile(pi, ctx, config.planFile);
-		const stopPainting = paintSession(pi, ctx, config);
-		const stopListening = engine.actsBeforeSettle ? listenBeforeSettle(pi, engine) : () => {};
-		checkpoints = config.checkpoints ? followCheckpoints(pi, ctx) : undefined;
-		const stopWaiting = config.checkpoints ? waitForCheckpointsBeforeTools(pi) : () => {};
-		stopFollowing = () => {
-			stopPlanFile();
-			stopPainting();
-			stopListening();
-			stopWaiting();
-			checkpoints?.stop();
-			checkpoints = undefined;
-		};
+		session?.stop();
+		session = startSession(pi, ctx, engine);
 	});
 	pi.on("session_tree", (_event, ctx) => {
 		engine.onSessionChange();
 		// A move in the tree starts and completes nothing: the list it rebuilds takes no checkpoint.
+		const checkpoints = session?.checkpoints;
 		if (checkpoints) checkpoints.hold(() => reconstructState(ctx));
 		else reconstructState(ctx);
 	});
 	pi.on("session_shutdown", async (_event, ctx) => {
 		engine.onSessionChange();
 		await checkpointsSettled();
-		stopFollowing?.();
-		stopFollowing = undefined;
+		session?.stop();
+		session = undefined;
+		releaseRole(pi);
 		quietly(() => {
 			if (ctx.hasUI) ctx.ui.setWidget(COUNTDOWN_WIDGET_ID, undefined);
 		});

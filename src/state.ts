@@ -15,9 +15,9 @@ import { type ChainState, initialChain, noteCompleted } from "./continue/chain.t
 import type { Decision } from "./continue/reasons.ts";
 import { withAppended, withInserted } from "./list/changes.ts";
 import { isAllFinished } from "./list/queries.ts";
-import { lastDecisions, lastDoneCheck, lastPause, lastSnapshot, lastVerdict } from "./session/snapshot.ts";
+import { lastDecisions, lastDoneCheck, lastPause, lastSnapshot, lastVerdict, ownBranch } from "./session/snapshot.ts";
 import { addUsage, readUsage } from "./spend/usage.ts";
-import type { LoopState, TodoItem, TodoStatus } from "./types.ts";
+import type { LoopState, SessionRole, TodoItem, TodoStatus } from "./types.ts";
 import { cloneTodos } from "./validation.ts";
 import { passesFor, type Verification } from "./verify/verdict.ts";
 
@@ -45,6 +45,8 @@ export interface StoreState {
 	decisions: readonly Decision[];
 	/** Setting warnings already shown: flags and environment do not change while pi runs, so each is said once. */
 	reportedWarnings: ReadonlySet<string>;
+	/** Whose session this is (load/role.ts): only the user's own sets the exit status, and only a process's own writes to its stderr. */
+	role: SessionRole;
 }
 
 /** What the status bar and the panel show (ui/painter.ts paints it). */
@@ -54,8 +56,9 @@ export interface UiView
 	toVerify: boolean;
 }
 
-function initialState(): StoreState {
+function initialState(role: SessionRole): StoreState {
 	return {
+		role,
 		todos: [],
 		chain: initialChain(),
 		loop: undefined,
@@ -75,18 +78,21 @@ export interface SessionScope {
 	readonly _listeners: Set<() => void>;
 }
 
-function createSessionScope(): SessionScope {
-	return { _state: { current: initialState() }, _listeners: new Set() };
+function createSessionScope(role: SessionRole): SessionScope {
+	return { _state: { current: initialState(role) }, _listeners: new Set() };
 }
 
 /** Each instance of the extension, known by the API object pi gave it, has its own part of the store. */
 const parts = new WeakMap<object, SessionScope>();
 
-/** The part of the store of the instance `pi` gave `api` to (made, empty, on first use). */
+/**
+ * The part of the store of the instance `pi` gave `api` to (made, empty, on first use). Until its session starts and
+ * says otherwise, it is a guest's: a session pi runs without starting it (a subagent built on pi's SDK) stays one.
+ */
 export function sessionOf(api: object): SessionScope {
 	let part = parts.get(api);
 	if (!part) {
-		part = createSessionScope();
+		part = createSessionScope("nested");
 		parts.set(api, part);
 	}
 	return part;
@@ -94,7 +100,7 @@ export function sessionOf(api: object): SessionScope {
 
 const scopes = new AsyncLocalStorage<SessionScope>();
 /** The part that code outside any session reads and writes (unit tests that drive the store directly). */
-const unscoped = createSessionScope();
+const unscoped = createSessionScope("own");
 const scope = (): SessionScope => scopes.getStore() ?? unscoped;
 
 /** Runs `work` in the session of `session`: the store it reads and writes, and whatever `work` starts, is that one's. */
@@ -300,22 +306,33 @@ export function setBranchDoneCheck(command: string | null): void {
 	setState({ branchDoneCheck: command, verification: undefined });
 }
 
+/** Whose session this is. */
+export function getRole(): SessionRole {
+	return getState().role;
+}
+
+/** A session started: whose it is, as the process decided (load/role.ts). */
+export function setRole(role: SessionRole): void {
+	setState({ role });
+}
+
 /** Testing only: this session's part back to the initial state, with no subscriber. */
 export function resetState(): void {
 	const part = scope();
-	part._state.current = initialState();
+	part._state.current = initialState(part._state.current.role);
 	part._listeners.clear();
 }
 
 /**
- * Rebuilds the store from the current branch: the last trustworthy list, done-check, verdict, the user's pause and
- * the decisions, and a fresh chain; an unreadable branch gives an empty list. What belongs to the instance (warnings
- * shown, the panel switch) is kept.
+ * Rebuilds the store from the current branch, this session's own part of it (a guest's inherited part is its parent's):
+ * the last trustworthy list, done-check, verdict, the user's pause and the decisions, and a fresh chain; an unreadable
+ * branch gives an empty list. What belongs to the instance (warnings shown, the panel switch, the role) is kept.
+ * `inherited`: the whole branch is a parent's (a guest that just marked it).
  */
-export function reconstructState(ctx: ExtensionContext): void {
+export function reconstructState(ctx: ExtensionContext, { inherited = false } = {}): void {
 	let branch: readonly unknown[] = [];
 	try {
-		branch = ctx.sessionManager.getBranch();
+		branch = inherited ? [] : ownBranch(ctx.sessionManager.getBranch());
 	} catch {
 		branch = [];
 	}

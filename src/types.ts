@@ -133,3 +133,9 @@ export interface LoopState extends LoopSpec {
 	/** Iterations sent so far (the first one included). */
 	iteration: number;
 }
+
+/**
+ * Whose session this is: `own`, the user's own session; `child`, the session of a process another session of ours
+ * started; `nested`, one of several sessions in a process whose own session is someone else's (load/role.ts).
+ */
+export type SessionRole = "own" | "child" | "nested";

@@ -26,7 +26,7 @@ import { planNow } from "./planner.ts";
 
 export interface Engine {
 	/** A session started: forget the one before, and from now on carry plans out in this one's mode. */
-	onSessionStart(ctx: ExtensionContext): void;
+	onSessionStart(ctx: ExtensionContext, config: TilDoneConfig): void;
 	/** A run ended; what it calls for waits until pi has settled (interactive modes). */
 	onRunEnd(messages: readonly unknown[], ctx: ExtensionContext): void;
 	/** pi will do nothing more on its own: carry out what the run that ended calls for. */
@@ -110,9 +110,9 @@ export function createEngine(pi: ExtensionAPI, getConfig: () => TilDoneConfig): 
 		if (getLoop()) setLoop(undefined);
 	};
 	return {
-		onSessionStart(ctx) {
+		onSessionStart(ctx, config) {
 			forget();
-			engine.mode = modeFor({ pi, ctx, config: getConfig() });
+			engine.mode = modeFor({ pi, ctx, config });
 		},
 		onRunEnd(messages, ctx) {
 			follow(engine, ctx);

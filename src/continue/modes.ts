@@ -14,7 +14,14 @@ import type {
 import { hasIncomplete } from "../list/queries.ts";
 import { COMPLETE_MESSAGE_TYPE } from "../session/keys.ts";
 import type { TilDoneConfig } from "../settings/config.ts";
-import { getChain, getVerification, isCompletionAnnounced, markCompletionAnnounced, setChain } from "../state.ts";
+import {
+	getChain,
+	getRole,
+	getVerification,
+	isCompletionAnnounced,
+	markCompletionAnnounced,
+	setChain,
+} from "../state.ts";
 import { backoffMessage, completionNotice, reviewWaitText } from "../texts/user.ts";
 import type { Decision } from "../types.ts";
 import { quietly } from "../ui/guard.ts";
@@ -201,11 +208,12 @@ function endData(plan: EndPlan, decision: Decision) {
 
 /**
  * What a script reads from `pi -p`'s exit status: 0 when the list is finished (and verified where it has a
- * verification), 3 when it is finished but unverified, 4 when items are open. A `/loop` or no list leaves it alone,
- * and pi's own failure (an error answer) sets its own status after this.
+ * verification), 3 when it is finished but unverified, 4 when items are open. A `/loop`, no list or a guest's session
+ * leaves it alone, and pi's own failure (an error answer) sets its own status after this.
  */
 function setExitStatus(plan: EndPlan, { todos, doneCheck, modelChecks }: PlanInput): void {
-	if (plan.kind === "end-loop" || todos.length === 0) return;
+	// A guest's exit status is pi's own: the parent reads the child's answer, not our verdict on its list.
+	if (plan.kind === "end-loop" || todos.length === 0 || getRole() !== "own") return;
 	if (hasIncomplete(todos)) {
 		process.exitCode = OPEN_ITEMS_EXIT_CODE;
 		return;

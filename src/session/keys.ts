@@ -19,6 +19,11 @@ export const DONE_CHECK_ENTRY_TYPE = "til-done-check";
 export const DECISION_ENTRY_TYPE = "til-done-decision";
 /** A custom session entry holding the user's pause or resume (`{ paused: boolean, reason?: string }`). */
 export const PAUSE_ENTRY_TYPE = "til-done-pause";
+/**
+ * A custom session entry a guest (a child agent) writes when it starts on a branch it inherited (`{ sessionId }`):
+ * the list, decisions and pause before it are its parent's, and a rebuild never reads past it.
+ */
+export const GUEST_ENTRY_TYPE = "til-done-guest";
 /** A custom session entry holding what a verification of the finished list found (`{ passed, failed, checks }`). */
 export const VERDICT_ENTRY_TYPE = "til-done-verdict";
 

@@ -9,10 +9,35 @@ import { cloneTodos, isValidCheck, isValidTodoItem } from "../validation.ts";
 import {
 	DECISION_ENTRY_TYPE,
 	DONE_CHECK_ENTRY_TYPE,
+	GUEST_ENTRY_TYPE,
 	PAUSE_ENTRY_TYPE,
 	SNAPSHOT_ENTRY_TYPE,
 	VERDICT_ENTRY_TYPE,
 } from "./keys.ts";
+
+/** The session that wrote a guest's boundary entry, or undefined for any other entry. */
+function boundaryOf(entry: unknown): string | undefined {
+	const { type, customType, data } = (entry ?? {}) as Record<string, unknown>;
+	if (type !== "custom" || customType !== GUEST_ENTRY_TYPE) return undefined;
+	const sessionId = (data as { sessionId?: unknown } | null)?.sessionId;
+	return typeof sessionId === "string" ? sessionId : "";
+}
+
+/** The part of a branch that is this session's own: what follows the last boundary a guest wrote (load/role.ts). */
+export function ownBranch(branch: readonly unknown[]): readonly unknown[] {
+	const last = branch.findLastIndex((entry) => boundaryOf(entry) !== undefined);
+	return last === -1 ? branch : branch.slice(last + 1);
+}
+
+/**
+ * Whether a guest starting session `sessionId` on `branch` inherited it: the branch holds entries, and its last boundary
+ * (if any) was written by another session (a fork of a fork). A guest resumed on its own branch inherited nothing new.
+ */
+export function inheritsBranch(branch: readonly unknown[], sessionId: string): boolean {
+	if (branch.length === 0) return false;
+	const last = branch.findLast((entry) => boundaryOf(entry) !== undefined);
+	return last === undefined || boundaryOf(last) !== sessionId;
+}
 
 /** A snapshot we may trust: an array of valid items within the list limit, whose links point into it soundly. */
 function asSnapshot(value: unknown): TodoItem[] | undefined {

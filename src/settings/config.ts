@@ -2,7 +2,7 @@
 
 import { BREAKERS } from "../continue/breakers.ts";
 import type { EngineLimits } from "../continue/planner.ts";
-import { DEFAULT_COUNTDOWN_SECONDS } from "../types.ts";
+import { DEFAULT_COUNTDOWN_SECONDS, type SessionRole } from "../types.ts";
 import { isValidCheck } from "../validation.ts";
 import type { NumericSetting, Setting } from "./setting.ts";
 
@@ -146,6 +146,7 @@ export const TEXT_SETTINGS: readonly TextSetting[] = [
 		flag: "til-done-check",
 		env: "TIL_DONE_CHECK",
 		description: "A shell command that exits 0 when the whole list is really done (the done-check)",
+		owned: true,
 		parse: (raw) => (isValidCheck(raw) ? raw.trim() : undefined),
 		expected: "a command of 1 to 500 characters",
 	},
@@ -155,6 +156,7 @@ export const TEXT_SETTINGS: readonly TextSetting[] = [
 		env: "TIL_DONE_PLAN",
 		description:
 			"A plan file (a Markdown task list) the list follows: loaded when the session has none, written after every change",
+		owned: true,
 		parse: (raw) => (raw.trim() === "" ? undefined : raw.trim()),
 		expected: "a file name",
 	},
@@ -168,12 +170,14 @@ export const BOOLEAN_SETTINGS: readonly Setting<BooleanKey>[] = [
 		flag: "til-done-notify",
 		env: "TIL_DONE_NOTIFY",
 		description: "Ring the terminal and raise a desktop notification when a chain ends or needs you (TUI)",
+		owned: true,
 	},
 	{
 		key: "checkpoints",
 		flag: "til-done-checkpoints",
 		env: "TIL_DONE_CHECKPOINTS",
 		description: "Snapshot the git work tree when an item starts and completes (/todos diff, /todos revert)",
+		owned: true,
 	},
 ];
 
@@ -204,8 +208,25 @@ export function switchFlagValue(argv: readonly string[], flag: string): string |
 }
 export type EnvValues = Readonly<Record<string, string | undefined>>;
 
-/** Merges flags over environment over defaults; bad values are reported and fall back to the next source. */
-export function resolveConfig(flags: FlagValues, env: EnvValues): { config: TilDoneConfig; warnings: string[] } {
+/**
+ * Whether `setting` may come from `source` in a session of `role`: a setting of the user's own session comes to a
+ * child process only from its own flags, and to a session nested in another's process from nowhere (the flags and
+ * the environment it sees are its host's).
+ */
+function mayTake(setting: { owned?: true }, source: "flag" | "env", role: SessionRole): boolean {
+	if (!setting.owned || role === "own") return true;
+	return role === "child" && source === "flag";
+}
+
+/**
+ * Merges flags over environment over defaults; bad values are reported and fall back to the next source. A guest's
+ * session (`role`) leaves out what belongs to the user's own.
+ */
+export function resolveConfig(
+	flags: FlagValues,
+	env: EnvValues,
+	role: SessionRole = "own",
+): { config: TilDoneConfig; warnings: string[] } {
 	const config: Record<string, unknown> = { ...DEFAULT_CONFIG };
 	const warnings: string[] = [];
 	const settings = [
@@ -217,10 +238,9 @@ export function resolveConfig(flags: FlagValues, env: EnvValues): { config: TilD
 		...TEXT_SETTINGS,
 	];
 	for (const setting of settings) {
-		const sources: [string, unknown][] = [
-			[`--${setting.flag}`, flags[setting.flag]],
-			[setting.env, env[setting.env]],
-		];
+		const sources: [string, unknown][] = [];
+		if (mayTake(setting, "flag", role)) sources.push([`--${setting.flag}`, flags[setting.flag]]);
+		if (mayTake(setting, "env", role)) sources.push([setting.env, env[setting.env]]);
 		for (const [source, raw] of sources) {
 			if (raw === undefined || raw === "" || typeof raw === "boolean") continue;
 			const value = setting.parse(raw as string);
@@ -232,7 +252,7 @@ export function resolveConfig(flags: FlagValues, env: EnvValues): { config: TilD
 			break;
 		}
 	}
-	resolveBooleans(flags, env, config, warnings);
+	resolveBooleans(flags, env, role, config, warnings);
 	return { config: config as unknown as TilDoneConfig, warnings };
 }
 
@@ -241,16 +261,22 @@ export function resolveConfig(flags: FlagValues, env: EnvValues): { config: TilD
  * the word after it as its value; a word that is not a switch's was most likely the prompt: the flag is on, and the
  * warning says the word was taken.
  */
-function resolveBooleans(flags: FlagValues, env: EnvValues, config: Record<string, unknown>, warnings: string[]): void {
+function resolveBooleans(
+	flags: FlagValues,
+	env: EnvValues,
+	role: SessionRole,
+	config: Record<string, unknown>,
+	warnings: string[],
+): void {
 	for (const setting of BOOLEAN_SETTINGS) {
-		const flag = flags[setting.flag];
+		const flag = mayTake(setting, "flag", role) ? flags[setting.flag] : undefined;
 		const fromFlag = typeof flag === "string" ? parseSwitch(flag) : flag;
 		if (typeof flag === "string" && fromFlag === undefined) {
 			warnings.push(
 				`--${setting.flag} took ${JSON.stringify(cutValue(flag))} as its value (pi gives a flag the word after it): it is on, and that word was not sent; write --${setting.flag}=on, or put it after the prompt`,
 			);
 		}
-		const raw = env[setting.env];
+		const raw = mayTake(setting, "env", role) ? env[setting.env] : undefined;
 		const fromEnv = raw === undefined || raw.trim() === "" ? undefined : parseSwitch(raw);
 		if (raw !== undefined && raw.trim() !== "" && fromEnv === undefined) {
 			warnings.push(`${setting.env}=${shownValue(raw)} ignored: expected one of ${SWITCH_WORDS}`);

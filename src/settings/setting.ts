@@ -6,6 +6,11 @@ export interface Setting<K extends string> {
 	flag: string;
 	env: string;
 	description: string;
+	/**
+	 * Whether the setting belongs to the user's own session (a plan file, checkpoints, the done-check, the ring): a guest
+	 * (a child agent) never takes it from the environment it inherits, only from flags given to it.
+	 */
+	owned?: true;
 }
 
 /** A number within a range; `min` 0 usually means "off". */

@@ -4,6 +4,7 @@
  */
 
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
+import { getRole } from "../state.ts";
 import { quietly } from "./guard.ts";
 
 export type NoticeLevel = "info" | "warning" | "error";
@@ -19,10 +20,14 @@ export function stderrLines(text: string): string {
 		.join("");
 }
 
-/** Tells the user; a context gone stale (its session was replaced) is nobody left to tell. */
+/**
+ * Tells the user; a context gone stale (its session was replaced) is nobody left to tell. Without a UI, only the
+ * process's own session writes to its stderr: a session nested in another's process (an in-process subagent) has no
+ * user of its own, and its lines would land in the middle of the parent's.
+ */
 export function tell(ctx: ExtensionContext, text: string, level: NoticeLevel = "info"): void {
 	quietly(() => {
 		if (ctx.hasUI) ctx.ui.notify(text, level);
-		else process.stderr.write(stderrLines(text));
+		else if (getRole() !== "nested") process.stderr.write(stderrLines(text));
 	});
 }

@@ -19,7 +19,7 @@ export function startEngine(options: FakeCtxOptions = {}, overrides: Partial<Til
 	const engine = createEngine(pi.api, () => config);
 	const fake = createFakeCtx(options);
 	freshStore(fake.ctx);
-	engine.onSessionStart(fake.ctx);
+	engine.onSessionStart(fake.ctx, config);
 	return {
 		config,
 		pi,

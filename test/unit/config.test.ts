@@ -279,3 +279,45 @@ describe("a switch flag's word is read off pi's command line, as pi's parser giv
 		expect(switchFlagValue(argv, "til-done-paused")).toBe(value);
 	});
 });
+
+describe("a guest (a child agent) takes none of the user's own session's settings from what it inherits", () => {
+	const env = {
+		TIL_DONE_PLAN: "PLAN.md",
+		TIL_DONE_CHECKPOINTS: "1",
+		TIL_DONE_CHECK: "npm test",
+		TIL_DONE_NOTIFY: "on",
+		TIL_DONE_COUNTDOWN: "7",
+		TIL_DONE_PAUSED: "1",
+	};
+	const owned = { planFile: undefined, checkpoints: false, doneCheck: undefined, notify: false };
+
+	it("a child process: the plan file, checkpoints, the done-check and the ring from the environment do not apply; the rest does", () => {
+		expect(resolveConfig({}, env, "child")).toEqual({
+			config: expect.objectContaining({ ...owned, countdownSeconds: 7, startPaused: true }),
+			warnings: [],
+		});
+	});
+
+	it("a child process: flags given to the child itself apply", () => {
+		const flags = { "til-done-plan": "TASK.md", "til-done-checkpoints": true, "til-done-check": "make" };
+		expect(resolveConfig(flags, env, "child").config).toMatchObject({
+			planFile: "TASK.md",
+			checkpoints: true,
+			doneCheck: "make",
+		});
+	});
+
+	it("a session nested in another's process: neither the flags nor the environment it sees are its own", () => {
+		const flags = { "til-done-plan": "TASK.md", "til-done-checkpoints": true, "til-done-countdown": "3" };
+		expect(resolveConfig(flags, env, "nested").config).toMatchObject({ ...owned, countdownSeconds: 3 });
+	});
+
+	it("the user's own session takes every one", () => {
+		expect(resolveConfig({}, env, "own").config).toMatchObject({
+			planFile: "PLAN.md",
+			checkpoints: true,
+			doneCheck: "npm test",
+			notify: true,
+		});
+	});
+});

@@ -111,6 +111,7 @@ describe("tool_call is listened to only while checkpoints are on (pi builds a co
 		const off = setup();
 		await off.fire("session_start", { reason: "startup" });
 		expect(off.pi.handlerCount("tool_call")).toBe(0);
+		await off.fire("session_shutdown", {});
 
 		vi.stubEnv("TIL_DONE_CHECKPOINTS", "on");
 		const on = setup();

@@ -58,6 +58,7 @@ const LAYERS: readonly { name: string; modules: readonly string[] }[] = [
 			"ui/ring.ts",
 			"load/one-copy.ts",
 			"load/scoped-api.ts",
+			"load/role.ts",
 			"spend/report.ts",
 			"verify/checks.ts",
 			"verify/item-checks.ts",
