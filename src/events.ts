@@ -5,6 +5,7 @@ import { Text } from "@earendil-works/pi-tui";
 import { type CheckpointFollower, checkpointsSettled, followCheckpoints } from "./checkpoints/recorder.ts";
 import { currentInput } from "./continue/carry-out.ts";
 import { createEngine, type Engine } from "./continue/engine.ts";
+import { refuseRun, runsInRun } from "./continue/modes.ts";
 import { canAct, verificationChecks } from "./continue/planner.ts";
 import { buildContextInjection } from "./formatting.ts";
 import { hasIncomplete, isAllFinished } from "./list/queries.ts";
@@ -38,6 +39,7 @@ import {
 	getLoop,
 	getState,
 	getTodos,
+	isRunRefused,
 	pauseAutoContinue,
 	reconstructState,
 	recordUsage,
@@ -207,13 +209,15 @@ function startSession(pi: ExtensionAPI, ctx: ExtensionContext, engine: Engine): 
 	setPanelEnabled(config.panel);
 	reconstructState(ctx, { inherited: isGuest(role) && markInherited(pi, ctx) });
 	if (config.startPaused) pauseAutoContinue("user", "started with auto-continue off");
-	const stopPlanFile = config.planFile === undefined ? () => {} : followPlanFile(pi, ctx, config.planFile);
+	const planFile = config.planFile === undefined ? undefined : followPlanFile(pi, ctx, config.planFile);
+	const problems = planFile?.problem === undefined ? resolved.warnings : [...resolved.warnings, planFile.problem];
+	if (role === "own" && runsInRun(ctx) && problems.length > 0) refuseRun(ctx);
 	const stopPainting = paintSession(pi, ctx, config);
 	const stopListening = engine.actsBeforeSettle ? listenBeforeSettle(pi, engine) : () => {};
 	const checkpoints = config.checkpoints ? followCheckpoints(pi, ctx) : undefined;
 	const stopWaiting = config.checkpoints ? waitForCheckpointsBeforeTools(pi) : () => {};
 	const stop = () => {
-		stopPlanFile();
+		planFile?.stop();
 		stopPainting();
 		stopListening();
 		stopWaiting();
@@ -292,6 +296,8 @@ function remindOfStaleList(pi: ExtensionAPI, getConfig: () => TilDoneConfig): vo
  */
 function registerRunHandlers(pi: ExtensionAPI, engine: Engine, getConfig: () => TilDoneConfig): void {
 	pi.on("input", (event, ctx) => {
+		// A refused `pi -p` runs nothing: no model is called for the prompt (refuseRun set the exit status).
+		if (isRunRefused()) return { action: "handled" };
 		if (event.source !== "extension") engine.onUserInput(ctx);
 		return { action: "continue" };
 	});

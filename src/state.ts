@@ -47,6 +47,8 @@ export interface StoreState {
 	reportedWarnings: ReadonlySet<string>;
 	/** Whose session this is (load/role.ts): only the user's own sets the exit status, and only a process's own writes to its stderr. */
 	role: SessionRole;
+	/** A `pi -p` of the user's whose settings were not understood: its prompt is not run. */
+	runRefused: boolean;
 }
 
 /** What the status bar and the panel show (ui/painter.ts paints it). */
@@ -59,6 +61,7 @@ export interface UiView
 function initialState(role: SessionRole): StoreState {
 	return {
 		role,
+		runRefused: false,
 		todos: [],
 		chain: initialChain(),
 		loop: undefined,
@@ -314,6 +317,15 @@ export function getRole(): SessionRole {
 /** A session started: whose it is, as the process decided (load/role.ts). */
 export function setRole(role: SessionRole): void {
 	setState({ role });
+}
+
+/** This `pi -p` runs nothing: its settings were not understood. */
+export function markRunRefused(): void {
+	setState({ runRefused: true });
+}
+
+export function isRunRefused(): boolean {
+	return getState().runRefused;
 }
 
 /** Testing only: this session's part back to the initial state, with no subscriber. */

@@ -20,9 +20,10 @@ import {
 	getVerification,
 	isCompletionAnnounced,
 	markCompletionAnnounced,
+	markRunRefused,
 	setChain,
 } from "../state.ts";
-import { backoffMessage, completionNotice, reviewWaitText } from "../texts/user.ts";
+import { backoffMessage, completionNotice, NOTICES, reviewWaitText } from "../texts/user.ts";
 import type { Decision } from "../types.ts";
 import { quietly } from "../ui/guard.ts";
 import { ringTerminal } from "../ui/ring.ts";
@@ -158,6 +159,8 @@ function announceReviewWait(ctx: ExtensionContext, index: number): void {
 /** The title of the desktop notification a chain's end raises. */
 const RING_TITLE = "pi-til-done";
 
+/** Exit status of `pi -p` when a setting was not understood or the plan file could not be loaded: nothing ran. */
+export const SETUP_EXIT_CODE = 2;
 /** Exit status of `pi -p` when every item is finished but the list did not pass its verification. */
 export const UNVERIFIED_EXIT_CODE = 3;
 /** Exit status of `pi -p` when the list it worked on ends with items open, whatever stopped it. */
@@ -195,6 +198,17 @@ function inRunMode({ pi, ctx }: ModeEnv): Mode {
 		},
 		startRun,
 	};
+}
+
+/**
+ * A `pi -p` of the user's whose settings were not understood (or whose plan file could not be loaded) runs nothing:
+ * a script must never read success from work that did not run, nor from work other than what was typed. The lines
+ * above this one say what was wrong and how to fix it.
+ */
+export function refuseRun(ctx: ExtensionContext): void {
+	markRunRefused();
+	tell(ctx, NOTICES.runRefused(SETUP_EXIT_CODE), "error");
+	process.exitCode = SETUP_EXIT_CODE;
 }
 
 /**

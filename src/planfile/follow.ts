@@ -15,30 +15,41 @@ import { decideSave, decideStart } from "./decide.ts";
 import { hashOf, hashOfRead, knownHash, readPlanFile, remember, textOf, writePlanFile } from "./file.ts";
 import { planToMarkdown, preambleOf } from "./markdown.ts";
 
-/** Loads the file into a session without a list, or counts it as ours when it holds the session's list. */
-function startFollowing(pi: ExtensionAPI, ctx: ExtensionContext, file: string, path: string): void {
+/**
+ * Loads the file into a session without a list, or counts it as ours when it holds the session's list. Why it is not
+ * loaded when it cannot be read or is not understood (the user has been told), else undefined.
+ */
+function startFollowing(pi: ExtensionAPI, ctx: ExtensionContext, file: string, path: string): string | undefined {
 	const read = readPlanFile(path);
-	if ("error" in read) {
-		tell(ctx, PLAN_FILE_NOTICES.loadRefused(PLAN_FILE_NOTICES.unreadable(file, read.error)), "warning");
-		return;
-	}
+	if ("error" in read) return refused(ctx, PLAN_FILE_NOTICES.unreadable(file, read.error));
 	const text = textOf(read);
 	const decision = decideStart(getTodos(), text);
-	if (decision.kind === "refused") {
-		tell(ctx, PLAN_FILE_NOTICES.loadRefused(planFileError(file, decision.line, decision.problem)), "warning");
-		return;
-	}
+	if (decision.kind === "refused") return refused(ctx, planFileError(file, decision.line, decision.problem));
 	if (text !== undefined && decision.kind !== "nothing") remember(path, text);
-	if (decision.kind !== "load") return;
+	if (decision.kind !== "load") return undefined;
 	setTodos(decision.todos);
 	commitUserList(pi);
 	tell(ctx, PLAN_FILE_NOTICES.loaded(file, decision.todos.length));
+	return undefined;
 }
 
-/** Follows `file` (relative to the session's folder) from now on; returns the function that stops it. */
-export function followPlanFile(pi: ExtensionAPI, ctx: ExtensionContext, file: string): () => void {
+/** Tells why the plan file is not loaded, and returns it. */
+function refused(ctx: ExtensionContext, why: string): string {
+	const text = PLAN_FILE_NOTICES.loadRefused(why);
+	tell(ctx, text, "warning");
+	return text;
+}
+
+/** A plan file followed: why it was not loaded at the start (if it was not), and the function that stops following. */
+export interface FollowedPlan {
+	problem: string | undefined;
+	stop: () => void;
+}
+
+/** Follows `file` (relative to the session's folder) from now on. */
+export function followPlanFile(pi: ExtensionAPI, ctx: ExtensionContext, file: string): FollowedPlan {
 	const path = resolve(ctx.cwd, file);
-	startFollowing(pi, ctx, file, path);
+	const problem = startFollowing(pi, ctx, file, path);
 	let last = getTodos();
 	/** Whether the user was told the file is left alone; said again only after a write went through. */
 	let told = false;
@@ -46,7 +57,7 @@ export function followPlanFile(pi: ExtensionAPI, ctx: ExtensionContext, file: st
 		if (!told) tell(ctx, text, "warning");
 		told = true;
 	};
-	return subscribe(() => {
+	const stop = subscribe(() => {
 		const todos = getTodos();
 		if (todos === last) return;
 		last = todos;
@@ -60,4 +71,5 @@ export function followPlanFile(pi: ExtensionAPI, ctx: ExtensionContext, file: st
 		if (error !== undefined) return warnOnce(PLAN_FILE_NOTICES.unwritable(file, error));
 		told = false;
 	});
+	return { problem, stop };
 }

@@ -188,20 +188,27 @@ export function flagHelp(setting: Setting<keyof TilDoneConfig>): string {
 	return `${setting.description} [default ${shown}, ${setting.env}]`;
 }
 
-export type FlagValues = Readonly<Record<string, string | boolean | undefined>>;
+/** A switch flag's word as written: `--flag=word` (attached), or the word after `--flag`, which pi takes as its value. */
+export interface SwitchWord {
+	word: string;
+	attached: boolean;
+}
+
+export type FlagValues = Readonly<Record<string, string | boolean | SwitchWord | undefined>>;
 
 /**
  * What pi's command line gave a switch flag that pi reports as just set: the word after `=`, or the word after the
  * flag that pi's parser takes as its value (one that starts with neither `-` nor `@`); true when bare. The last one
  * given wins, as in pi.
  */
-export function switchFlagValue(argv: readonly string[], flag: string): string | true {
-	let value: string | true = true;
+export function switchFlagValue(argv: readonly string[], flag: string): SwitchWord | true {
+	let value: SwitchWord | true = true;
 	argv.forEach((arg, index) => {
-		if (arg.startsWith(`--${flag}=`)) value = arg.slice(flag.length + 3);
+		if (arg.startsWith(`--${flag}=`)) value = { word: arg.slice(flag.length + 3), attached: true };
 		else if (arg === `--${flag}`) {
 			const next = argv[index + 1];
-			value = next !== undefined && !next.startsWith("-") && !next.startsWith("@") ? next : true;
+			value =
+				next !== undefined && !next.startsWith("-") && !next.startsWith("@") ? { word: next, attached: false } : true;
 		}
 	});
 	return value;
@@ -242,10 +249,10 @@ export function resolveConfig(
 		if (mayTake(setting, "flag", role)) sources.push([`--${setting.flag}`, flags[setting.flag]]);
 		if (mayTake(setting, "env", role)) sources.push([setting.env, env[setting.env]]);
 		for (const [source, raw] of sources) {
-			if (raw === undefined || raw === "" || typeof raw === "boolean") continue;
-			const value = setting.parse(raw as string);
+			if (typeof raw !== "string" || raw === "") continue;
+			const value = setting.parse(raw);
 			if (value === undefined) {
-				warnings.push(`${source}=${shownValue(raw as string)} ignored: expected ${setting.expected}`);
+				warnings.push(`${source}=${shownValue(raw)} ignored: expected ${setting.expected}`);
 				continue;
 			}
 			config[setting.key] = value;
@@ -256,10 +263,24 @@ export function resolveConfig(
 	return { config: config as unknown as TilDoneConfig, warnings };
 }
 
+/** A switch flag's value: on when bare, what its word says, or undefined (refused, with the warning pushed). */
+function switchFromFlag(flag: string, value: FlagValues[string], warnings: string[]): boolean | undefined {
+	if (typeof value === "boolean" || value === undefined) return value === true ? true : undefined;
+	const word = typeof value === "string" ? { word: value, attached: false } : value;
+	const parsed = parseSwitch(word.word);
+	if (parsed !== undefined) return parsed;
+	warnings.push(
+		word.attached
+			? `--${flag}=${shownValue(word.word)} is refused: a switch takes one of ${SWITCH_WORDS}`
+			: `--${flag} took ${JSON.stringify(cutValue(word.word))} as its value (pi gives a switch the word after it), which is no switch's word: it is refused, and that word was not sent; write --${flag}=on, or put the prompt before the switch`,
+	);
+	return undefined;
+}
+
 /**
- * Switches: a bare flag is on, `--flag=<word>` is what its word says, then the variable. pi gives an extension flag
- * the word after it as its value; a word that is not a switch's was most likely the prompt: the flag is on, and the
- * warning says the word was taken.
+ * Switches: a bare flag is on, `--flag=<word>` is what its word says, then the variable. A word that is no switch's
+ * is refused, with the flag given after it (pi gives the flag the word after it, most likely the prompt), and the
+ * switch falls back to the variable.
  */
 function resolveBooleans(
 	flags: FlagValues,
@@ -269,20 +290,16 @@ function resolveBooleans(
 	warnings: string[],
 ): void {
 	for (const setting of BOOLEAN_SETTINGS) {
-		const flag = mayTake(setting, "flag", role) ? flags[setting.flag] : undefined;
-		const fromFlag = typeof flag === "string" ? parseSwitch(flag) : flag;
-		if (typeof flag === "string" && fromFlag === undefined) {
-			warnings.push(
-				`--${setting.flag} took ${JSON.stringify(cutValue(flag))} as its value (pi gives a flag the word after it): it is on, and that word was not sent; write --${setting.flag}=on, or put it after the prompt`,
-			);
-		}
+		const fromFlag = mayTake(setting, "flag", role)
+			? switchFromFlag(setting.flag, flags[setting.flag], warnings)
+			: undefined;
 		const raw = mayTake(setting, "env", role) ? env[setting.env] : undefined;
 		const fromEnv = raw === undefined || raw.trim() === "" ? undefined : parseSwitch(raw);
 		if (raw !== undefined && raw.trim() !== "" && fromEnv === undefined) {
 			warnings.push(`${setting.env}=${shownValue(raw)} ignored: expected one of ${SWITCH_WORDS}`);
 		}
-		if (flag !== undefined && flag !== false) config[setting.key] = fromFlag ?? true;
-		else if (fromEnv !== undefined) config[setting.key] = fromEnv;
+		const value = fromFlag ?? fromEnv;
+		if (value !== undefined) config[setting.key] = value;
 	}
 }
 

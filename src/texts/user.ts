@@ -144,6 +144,8 @@ export const NOTICES = {
 	},
 	pausedByModel: (reason: string) => `Auto-continue paused by the model: ${oneLine(reason)}`,
 	settingWarning: (warning: string) => `pi-til-done: ${warning}`,
+	runRefused: (code: number) =>
+		`pi-til-done: nothing was run (exit status ${code}): pi -p runs only what it was told, and the line above stands in the way; fix what it says and run again.`,
 	secondCopy: (first: string, here: string) =>
 		`pi-til-done is loaded twice: ${first} acts, ${here} does nothing. To load one copy only: pi -ne -e <its path>.`,
 	inertCostBudget: (budget: number, model: string, budgetTokens: number) =>

@@ -15,6 +15,7 @@ import {
 	PLAN_NOTICES,
 	PLAN_PROBLEMS,
 	planFileError,
+	RUN_REFUSED,
 	stderrLine,
 } from "../helpers/expected.ts";
 import { perTest } from "../helpers/per-test.ts";
@@ -94,6 +95,17 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		);
 		expect(result.stderr).toBe(stderrLine(PLAN_NOTICES.loaded("PLAN.md", 2)) + stderrLine(allVerified(2)));
 		expect(result.code).toBe(0);
+	});
+
+	it("a plan file that cannot be loaded runs nothing and exits 2, naming its line", async () => {
+		const bad = lines("# Plan", "", "- [ ] One", "- [ ] ", "- [ ] Three");
+		const result = await run(host, [sayStep("I should never be asked.")], "work through the plan", { "PLAN.md": bad });
+		expect(result.stderr).toBe(
+			stderrLine(PLAN_NOTICES.loadRefused(planFileError("PLAN.md", 4, PLAN_PROBLEMS.emptyText(1)))) +
+				stderrLine(RUN_REFUSED),
+		);
+		expect(result.code).toBe(2);
+		expect(result.read("PLAN.md")).toBe(bad);
 	});
 
 	it("leaves a file changed on disk mid-run alone, says so once, and keeps the session's list", async () => {

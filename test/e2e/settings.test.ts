@@ -1,11 +1,12 @@
 /**
- * Every setting honest, in the real pi on every tested version: a switch's word is what it says, a prompt pi took as a
- * switch's value is named, every breaker has its own setting, a number may have an exponent, a warning repeats a bad
- * value cut short, and `pi --help` shows each flag's default and variable.
+ * Every setting honest, in the real pi on every tested version: a switch's word is what it says, a `pi -p` whose
+ * setting was not understood (a prompt pi took as a switch's value, a word no switch takes, a bad number) runs nothing
+ * and exits 2 with the line that says how to fix it, every breaker has its own setting, a number may have an exponent,
+ * and `pi --help` shows each flag's default and variable.
  */
 import { describe, expect, it } from "vitest";
 import { EXTENSION_ENTRY, PI_HOSTS, runPrint } from "../helpers/cli.ts";
-import { allFinished, hardCap, repeatedAnswer, stderrLine } from "../helpers/expected.ts";
+import { allFinished, hardCap, RUN_REFUSED, repeatedAnswer, stderrLine } from "../helpers/expected.ts";
 import { perTest } from "../helpers/per-test.ts";
 import { lazyScript, sayStep, writeStep } from "../helpers/scripts.ts";
 
@@ -20,20 +21,54 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		return runPrint(args, env.env, { host, extensions: [EXTENSION_ENTRY], session: { none: true } });
 	};
 
-	it.each(["false", "0", "OFF", "no"])(
-		"--til-done-paused=%s does not pause: the list is worked to the end",
-		async (word) => {
-			const result = await print([`--til-done-paused=${word}`, "-p", "Do the list"], { TIL_DONE_PAUSED: "1" });
-			expect(result.stderr).toBe(stderrLine(allFinished(2)));
-			expect(result.code).toBe(0);
-		},
-	);
+	it.each(["false", "OFF"])("--til-done-paused=%s does not pause: the list is worked to the end", async (word) => {
+		const result = await print([`--til-done-paused=${word}`, "-p", "Do the list"], { TIL_DONE_PAUSED: "1" });
+		expect(result.stderr).toBe(stderrLine(allFinished(2)));
+		expect(result.code).toBe(0);
+	});
 
-	it("a prompt pi took as the switch's value is named: the switch is on, and the warning says the word was not sent", async () => {
-		const result = await print(["-p", "--til-done-paused", "Do the list"]);
-		expect(result.stderr.split("\n")[0]).toBe(
-			'[til-done] pi-til-done: --til-done-paused took "Do the list" as its value (pi gives a flag the word after it): it is on, and that word was not sent; write --til-done-paused=on, or put it after the prompt',
-		);
+	describe("a pi -p whose setting was not understood runs nothing, says how to fix it, and exits 2", () => {
+		it("a prompt pi took as a switch's value: no model is called", async () => {
+			const env = pi.env(lazyScript(TWO));
+			const result = await runPrint(["-p", "--til-done-notify", "plan and do the work"], env.env, {
+				host,
+				extensions: [EXTENSION_ENTRY],
+			});
+			expect(result.code).toBe(2);
+			expect(result.stderr).toBe(
+				stderrLine(
+					'pi-til-done: --til-done-notify took "plan and do the work" as its value (pi gives a switch the word after it), which is no switch\'s word: it is refused, and that word was not sent; write --til-done-notify=on, or put the prompt before the switch',
+				) + stderrLine(RUN_REFUSED),
+			);
+			expect(result.stdout).toBe("");
+			expect(env.readLog()).toEqual([]);
+		});
+
+		it("a word no switch takes after =: the prompt is not run", async () => {
+			const env = pi.env(lazyScript(TWO));
+			const result = await runPrint(["--til-done-paused=maybe", "-p", "Do the list"], env.env, {
+				host,
+				extensions: [EXTENSION_ENTRY],
+			});
+			expect(result.code).toBe(2);
+			expect(result.stderr).toBe(
+				stderrLine(
+					"pi-til-done: --til-done-paused=maybe is refused: a switch takes one of on, true, yes, 1, off, false, no, 0",
+				) + stderrLine(RUN_REFUSED),
+			);
+			expect(env.readLog()).toEqual([]);
+		});
+
+		it("a number out of its range, in a variable: its warning repeats at most 40 characters of it", async () => {
+			const env = pi.env(lazyScript(TWO), { TIL_DONE_COUNTDOWN: "x".repeat(600) });
+			const result = await runPrint(["-p", "Do the list"], env.env, { host, extensions: [EXTENSION_ENTRY] });
+			expect(result.code).toBe(2);
+			expect(result.stderr).toBe(
+				stderrLine(`pi-til-done: TIL_DONE_COUNTDOWN=${"x".repeat(39)}… ignored: expected a number from 0 to 600`) +
+					stderrLine(RUN_REFUSED),
+			);
+			expect(env.readLog()).toEqual([]);
+		});
 	});
 
 	it("the repeated-answer breaker has its own setting: no-progress off leaves it on; 2 stops at 2; 0 turns it off", async () => {
@@ -49,17 +84,14 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		expect((await run(off)).stderr).toBe(stderrLine(hardCap(5)));
 	});
 
-	it("a number may have an exponent; a bad value's warning repeats at most 40 characters of it", async () => {
+	it("a number may have an exponent", async () => {
 		const env = pi.env(SAME_ANSWER, { TIL_DONE_MAX_SAME_ANSWERS: "0", TIL_DONE_MAX_NO_PROGRESS: "0" });
-		const result = await runPrint(
-			["--til-done-max-continue", "4e0", "--til-done-countdown", "x".repeat(600), "-p", "Do the list"],
-			env.env,
-			{ host, extensions: [EXTENSION_ENTRY] },
-		);
-		expect(result.stderr).toBe(
-			stderrLine(`pi-til-done: --til-done-countdown=${"x".repeat(39)}… ignored: expected a number from 0 to 600`) +
-				stderrLine(hardCap(4)),
-		);
+		const result = await runPrint(["--til-done-max-continue", "4e0", "-p", "Do the list"], env.env, {
+			host,
+			extensions: [EXTENSION_ENTRY],
+		});
+		expect(result.stderr).toBe(stderrLine(hardCap(4)));
+		expect(result.code).toBe(4);
 	});
 
 	it("pi --help shows each flag with its default and its variable", async () => {

@@ -117,6 +117,9 @@ export const PAUSED_STATUS = "⏸ auto-continue paused";
 export const pausedStatus = (reason: string): string => `${PAUSED_STATUS}: ${reason}`;
 /** The pause reason `--til-done-paused` / `TIL_DONE_PAUSED=1` gives. */
 export const STARTED_PAUSED = "started with auto-continue off";
+/** The last stderr line of a `pi -p` that ran nothing because a setting was not understood (exit status 2). */
+export const RUN_REFUSED =
+	"pi-til-done: nothing was run (exit status 2): pi -p runs only what it was told, and the line above stands in the way; fix what it says and run again.";
 
 /** The one notice when the list gets finished. */
 export const allDone = (total: number): string => `✓ All ${total} todos are done.`;

@@ -201,7 +201,7 @@ describe.each(BOOLEAN_SETTINGS)("$key: a flag switches it on, else the environme
 		["on", true],
 		["yes", true],
 	])("the flag with a word: =%s is %s, over the environment", (word, value) => {
-		const flags = { [setting.flag]: word };
+		const flags = { [setting.flag]: { word, attached: true } };
 		const env = { [setting.env]: value ? "0" : "1" };
 		expect(resolveConfig(flags, env)).toEqual({
 			config: expect.objectContaining({ [setting.key]: value }),
@@ -209,13 +209,24 @@ describe.each(BOOLEAN_SETTINGS)("$key: a flag switches it on, else the environme
 		});
 	});
 
-	it("a word after the flag that is no switch's (pi gave the flag the prompt) leaves it on, and says the word was taken", () => {
-		expect(resolveConfig({ [setting.flag]: "fix the failing test" }, {})).toMatchObject({
-			config: { [setting.key]: true },
+	it("a word after the flag that is no switch's (pi gave the flag the prompt) is refused, and says the word was taken", () => {
+		const word = { word: "fix the failing test", attached: false };
+		expect(resolveConfig({ [setting.flag]: word }, { [setting.env]: "on" })).toEqual({
+			config: expect.objectContaining({ [setting.key]: true }),
 			warnings: [
-				`--${setting.flag} took "fix the failing test" as its value (pi gives a flag the word after it): it is on, and that word was not sent; write --${setting.flag}=on, or put it after the prompt`,
+				`--${setting.flag} took "fix the failing test" as its value (pi gives a switch the word after it), which is no switch's word: it is refused, and that word was not sent; write --${setting.flag}=on, or put the prompt before the switch`,
 			],
 		});
+		expect(resolveConfig({ [setting.flag]: word }, {}).config[setting.key]).toBe(false);
+	});
+
+	it("a word after = that is no switch's is refused: the switch stays as the environment or the default has it", () => {
+		const flags = { [setting.flag]: { word: "maybe", attached: true } };
+		expect(resolveConfig(flags, {})).toEqual({
+			config: expect.objectContaining({ [setting.key]: false }),
+			warnings: [`--${setting.flag}=maybe is refused: a switch takes one of on, true, yes, 1, off, false, no, 0`],
+		});
+		expect(resolveConfig(flags, { [setting.env]: "1" }).config[setting.key]).toBe(true);
 	});
 });
 
@@ -268,15 +279,15 @@ describe("the check settings: a timeout, model checks on or off, the done-check"
 describe("a switch flag's word is read off pi's command line, as pi's parser gives it", () => {
 	it.each([
 		[["pi", "--til-done-paused"], true],
-		[["pi", "--til-done-paused=off"], "off"],
-		[["pi", "--til-done-paused", "no"], "no"],
-		[["pi", "--til-done-paused", "fix the bug"], "fix the bug"],
+		[["pi", "--til-done-paused=off"], { word: "off", attached: true }],
+		[["pi", "--til-done-paused", "no"], { word: "no", attached: false }],
+		[["pi", "--til-done-paused", "fix the bug"], { word: "fix the bug", attached: false }],
 		[["pi", "--til-done-paused", "--til-done-panel"], true],
 		[["pi", "--til-done-paused", "@file.md"], true],
-		[["pi", "--til-done-paused=on", "--til-done-paused=off"], "off"],
+		[["pi", "--til-done-paused=on", "--til-done-paused=off"], { word: "off", attached: true }],
 		[["pi", "--til-done-panel=on"], true],
 	] as const)("%j gives %j", (argv, value) => {
-		expect(switchFlagValue(argv, "til-done-paused")).toBe(value);
+		expect(switchFlagValue(argv, "til-done-paused")).toEqual(value);
 	});
 });
 

@@ -18,7 +18,7 @@ import {
 	setTodos,
 } from "../../src/state.ts";
 import type { TodoItem, TodoStatus } from "../../src/types.ts";
-import { KEY, MESSAGE_TYPE, staleReminder } from "../helpers/expected.ts";
+import { KEY, MESSAGE_TYPE, RUN_REFUSED, staleReminder, stderrLine } from "../helpers/expected.ts";
 import { createFakeCtx, type FakeCtxOptions } from "../helpers/fake-ctx.ts";
 import { createFakePi } from "../helpers/fake-pi.ts";
 import { must } from "../helpers/must.ts";
@@ -191,15 +191,23 @@ describe("session_start reads the configuration, rebuilds the list and draws the
 		expect(getConfig().maxFailures).toBe(3);
 	});
 
-	it("writes each warning to stderr where there is no UI", async () => {
+	it("writes each warning to stderr where there is no UI; pi -p then runs nothing and exits 2", async () => {
 		const stderr = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
+		const exitCode = process.exitCode;
 		const { pi, fire, ui } = setup({ hasUI: false, mode: "print" });
 		pi.flagValues.set("til-done-max-failures", "abc");
 		await fire("session_start", { reason: "startup" });
-		expect(ui.notifications).toEqual([]);
-		expect(stderr.mock.calls).toEqual([
-			["[til-done] pi-til-done: --til-done-max-failures=abc ignored: expected a whole number from 1 to 100\n"],
-		]);
+		try {
+			expect(ui.notifications).toEqual([]);
+			expect(stderr.mock.calls).toEqual([
+				["[til-done] pi-til-done: --til-done-max-failures=abc ignored: expected a whole number from 1 to 100\n"],
+				[stderrLine(RUN_REFUSED)],
+			]);
+			expect(process.exitCode).toBe(2);
+			expect(await fire("input", { source: "interactive", text: "go" })).toEqual([{ action: "handled" }]);
+		} finally {
+			process.exitCode = exitCode;
+		}
 	});
 
 	it("says each warning once, not again at every session start", async () => {

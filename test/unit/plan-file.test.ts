@@ -306,7 +306,7 @@ describe("a followed plan file is loaded into an empty session and written after
 	it("creates a missing file at the first change, and stops writing once stopped", () => {
 		const path = join(dir, "PLAN.md");
 		const { pi, ctx } = setup();
-		const stop = followPlanFile(pi.api, ctx, path);
+		const { stop } = followPlanFile(pi.api, ctx, path);
 		setTodos(TWO);
 		expect(readFileSync(path, "utf8")).toBe(TWO_TEXT);
 		stop();
