@@ -24,7 +24,15 @@ import {
 } from "./types.ts";
 import { tell } from "./ui/tell.ts";
 import { checkEditParams, checkWriteParams, cloneTodos, isTooLong, type ParamError } from "./validation.ts";
-import { changeResult, errorResult, noticeDropped, rewriteReviewError, runEdit, textResult } from "./verify/edits.ts";
+import {
+	changeResult,
+	errorResult,
+	noticeDropped,
+	rewritePlanError,
+	rewriteReviewError,
+	runEdit,
+	textResult,
+} from "./verify/edits.ts";
 import { type CheckEnv, modelChecksBlocked } from "./verify/item-checks.ts";
 
 export const PROMPT_SNIPPET =
@@ -140,8 +148,9 @@ export function createWriteTodosTool(env: CheckEnv = NO_CHECKS): ToolDefinition<
 			if (problem) return errorResult("write", linkError(problem, next.length));
 			const before = getTodos();
 			if (params.mode === "replace") {
-				const reviewLost = rewriteReviewError(before, items);
-				if (reviewLost) return errorResult("write", reviewLost);
+				const lost =
+					rewriteReviewError(before, items) ?? rewritePlanError(ctx, env.getConfig().planFile, before, items);
+				if (lost) return errorResult("write", lost);
 			}
 			setTodos(next);
 			if (params.mode === "replace") {

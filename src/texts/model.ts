@@ -226,6 +226,15 @@ export const TOOL_ERRORS = {
 		};
 	},
 	/** A rewrite dropped or unmarked open items the user must review: named, with how the user closes them. */
+	/** A rewrite of a list that follows a plan file, dropping or rewording items the file holds open. */
+	planItemsDropped: (file: string, items: readonly [number, TodoItem][]): ParamError => {
+		const named = items.map(([index, todo]) => `[${index}] "${prefix(oneLine(todo.text), 60)}"`).join(", ");
+		const which = items.length === 1 ? `the open item ${named}` : `the open items ${named}`;
+		return {
+			message: `Error: the list follows the plan file ${oneLine(file)}, and this rewrite drops or rewords ${which}. A rewrite must keep every open item with its text; add items with mode 'append' or 'insert', and abandon one that is no longer needed with edit_todos and a reason. Nothing was changed.`,
+			detail: "plan item dropped",
+		};
+	},
 	reviewRewritten: (items: readonly [number, TodoItem][]): ParamError => {
 		const named = items.map(([index, todo]) => `[${index}] "${prefix(oneLine(todo.text), 60)}"`).join(", ");
 		const which = items.length === 1 ? `item ${named} is` : `items ${named} are`;

@@ -142,6 +142,8 @@ export const NOTICES = {
 		const what = items.length === 1 ? "the open item" : "the open items";
 		return `The model's rewrite of the list dropped ${what} ${describeItems(items)} during the auto-continue (no reason given).`;
 	},
+	planRewriteRefused: (file: string, items: readonly [number, TodoItem][]) =>
+		`The model's rewrite of the list was refused: it would drop or reword ${items.length === 1 ? "the open item" : "the open items"} ${describeItems(items)} of ${oneLine(file)}.`,
 	pausedByModel: (reason: string) => `Auto-continue paused by the model: ${oneLine(reason)}`,
 	settingWarning: (warning: string) => `pi-til-done: ${warning}`,
 	runRefused: (code: number) =>

@@ -72,25 +72,50 @@ export function reviewError(action: EditAction, indices: readonly number[]): Par
 }
 
 /**
- * A rewrite may not drop or unmark an open item the user must review: each needs an item with its text and the review
- * mark in the new list (new items start not started, so a rewrite cannot complete one). Null when every one is kept.
+ * The open items of `before` that `keeps` counts that a rewrite to `after` loses: each needs an item of its own in
+ * the new list with its text (and whatever `keeps` asks of it). New items start not started, so a rewrite cannot
+ * complete one.
  */
-export function rewriteReviewError(before: readonly TodoItem[], after: readonly TodoItem[]): ParamError | null {
+function lostInRewrite(
+	before: readonly TodoItem[],
+	after: readonly TodoItem[],
+	keeps: (todo: TodoItem) => boolean,
+): [number, TodoItem][] {
 	const kept = new Map<string, number>();
-	for (const todo of after) if (todo.review) kept.set(todo.text, (kept.get(todo.text) ?? 0) + 1);
-	const lost = before.flatMap((todo, index): [number, TodoItem][] => {
-		if (!todo.review || !isIncomplete(todo.status)) return [];
+	for (const todo of after) if (keeps(todo)) kept.set(todo.text, (kept.get(todo.text) ?? 0) + 1);
+	return before.flatMap((todo, index): [number, TodoItem][] => {
+		if (!keeps(todo) || !isIncomplete(todo.status)) return [];
 		const left = kept.get(todo.text) ?? 0;
 		kept.set(todo.text, left - 1);
 		return left > 0 ? [] : [[index, todo]];
 	});
+}
+
+/** A rewrite may not drop or unmark an open item the user must review. Null when every one is kept. */
+export function rewriteReviewError(before: readonly TodoItem[], after: readonly TodoItem[]): ParamError | null {
+	const lost = lostInRewrite(before, after, (todo) => todo.review === true);
 	return lost.length === 0 ? null : TOOL_ERRORS.reviewRewritten(lost);
 }
 
 /**
- * Items the model may not start or complete yet: open items waiting for items not completed (by this call or
- * before), or a parent whose subtasks (other than the ones this call completes) are open. Null when every item may go.
+ * A list that follows a plan file holds what the person wrote there: a rewrite may not drop or reword its open items
+ * (they would be gone from the file). Null when every one is kept, or when no plan file is followed.
  */
+export function rewritePlanError(
+	ctx: ExtensionContext,
+	planFile: string | undefined,
+	before: readonly TodoItem[],
+	after: readonly TodoItem[],
+): ParamError | null {
+	if (planFile === undefined) return null;
+	const lost = lostInRewrite(before, after, () => true);
+	if (lost.length === 0) return null;
+	// The person who wrote the file hears of it too: a run that ends with the file's items open says why.
+	tell(ctx, NOTICES.planRewriteRefused(planFile, lost), "warning");
+	return TOOL_ERRORS.planItemsDropped(planFile, lost);
+}
+
+/** Items the model may not start or complete yet (plan/ready.ts's rule); null when every item may go. */
 export function readinessError(
 	todos: readonly TodoItem[],
 	action: EditAction,

@@ -97,6 +97,30 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		expect(result.code).toBe(0);
 	});
 
+	it("a model's rewrite of the list is refused, naming the file's open items: every item the person wrote stays in the file", async () => {
+		const plan = lines(
+			"# Sprint",
+			"",
+			"- [ ] Parse the input",
+			"- [ ] Print the output",
+			"- [ ] Test both",
+			"- [ ] Ship it",
+		);
+		const result = await run(
+			host,
+			[toolStep("write_todos", { mode: "replace", todos: [{ text: "Do it all" }] }), sayStep("Rewrote the plan.")],
+			"plan the work and do it",
+			{ "PLAN.md": plan },
+		);
+		expect(result.read("PLAN.md")).toBe(plan);
+		const items = "[0] Parse the input, [1] Print the output, [2] Test both, [3] Ship it";
+		expect(result.stderr.split("\n").slice(0, 2)).toEqual([
+			stderrLine(PLAN_NOTICES.loaded("PLAN.md", 4)).trimEnd(),
+			stderrLine(PLAN_NOTICES.rewriteRefused("PLAN.md", items)).trimEnd(),
+		]);
+		expect(result.code).toBe(4);
+	});
+
 	it("a plan file that cannot be loaded runs nothing and exits 2, naming its line", async () => {
 		const bad = lines("# Plan", "", "- [ ] One", "- [ ] ", "- [ ] Three");
 		const result = await run(host, [sayStep("I should never be asked.")], "work through the plan", { "PLAN.md": bad });

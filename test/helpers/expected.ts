@@ -458,6 +458,9 @@ export const PLAN_NOTICES = {
 	loadRefused: (detail: string) => `The plan file is not loaded: ${detail}`,
 	unreadable: (file: string, why: string) => `${file} cannot be read: ${why}`,
 	loaded: (file: string, items: number) => `Loaded ${items} item(s) from ${file}.`,
+	/** The model's rewrite of a followed plan's list, refused: `items` as `[0] text, [1] text`. */
+	rewriteRefused: (file: string, items: string) =>
+		`The model's rewrite of the list was refused: it would drop or reword the open items ${items} of ${file}.`,
 } as const;
 
 // ── Checkpoints ─────────────────────────────────────────────────────────────
