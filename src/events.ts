@@ -51,6 +51,7 @@ import {
 } from "./state.ts";
 import { textOfContent } from "./texts/data.ts";
 import { NOTICES } from "./texts/user.ts";
+import { todoToolsActive } from "./tools.ts";
 import type { SessionRole } from "./types.ts";
 import { quietly } from "./ui/guard.ts";
 import { createPainter } from "./ui/painter.ts";
@@ -278,7 +279,7 @@ export function registerEventHandlers(pi: ExtensionAPI): { engine: Engine; getCo
 function remindOfStaleList(pi: ExtensionAPI, getConfig: () => TilDoneConfig): void {
 	pi.on("context", (event) => {
 		const reminder = staleReminder(event.messages, getTodos(), getConfig().remindEvery);
-		if (reminder === undefined) return undefined;
+		if (reminder === undefined || !todoToolsActive(pi)) return undefined;
 		const message = {
 			role: "custom" as const,
 			customType: REMINDER_MESSAGE_TYPE,
@@ -308,7 +309,7 @@ function registerRunHandlers(pi: ExtensionAPI, engine: Engine, getConfig: () => 
 		// A prompt of the user starts a chain: a budget that cannot apply is said before it runs.
 		warnOfInertBudget(ctx, getConfig());
 		const todos = getTodos();
-		if (!hasIncomplete(todos)) return undefined;
+		if (!hasIncomplete(todos) || !todoToolsActive(pi)) return undefined;
 		return { message: { customType: CONTEXT_MESSAGE_TYPE, content: buildContextInjection(todos), display: false } };
 	});
 	remindOfStaleList(pi, getConfig);

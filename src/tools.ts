@@ -1,7 +1,7 @@
 /** The four model-facing tools. Each re-checks its parameters (defence in depth) before touching the store. */
 
 import { StringEnum } from "@earendil-works/pi-ai";
-import type { Theme, ToolDefinition } from "@earendil-works/pi-coding-agent";
+import type { ExtensionAPI, Theme, ToolDefinition } from "@earendil-works/pi-coding-agent";
 import { Text } from "@earendil-works/pi-tui";
 import { type Static, Type } from "typebox";
 import { formatListPage, type ListDetails, renderToolResult } from "./formatting.ts";
@@ -34,6 +34,18 @@ import {
 	textResult,
 } from "./verify/edits.ts";
 import { type CheckEnv, modelChecksBlocked } from "./verify/item-checks.ts";
+
+/**
+ * Whether the model can change the list in this session: `edit_todos` is active. A session without it (a subagent
+ * whose tools leave ours out, a user who switched them off) gets no injection, no reminder and no continuation.
+ */
+export function todoToolsActive(pi: Pick<ExtensionAPI, "getActiveTools">): boolean {
+	try {
+		return pi.getActiveTools().includes("edit_todos");
+	} catch {
+		return false;
+	}
+}
 
 export const PROMPT_SNIPPET =
 	"Manage a todo list: write (replace/append/insert), list, edit (start/complete/abandon by indices)";

@@ -24,6 +24,7 @@ import {
 	subscribe,
 } from "../state.ts";
 import { LOOP_ENDS } from "../texts/user.ts";
+import { todoToolsActive } from "../tools.ts";
 import type { Decision } from "../types.ts";
 import { quietly } from "../ui/guard.ts";
 import { tell } from "../ui/tell.ts";
@@ -54,6 +55,7 @@ export function currentInput({ pi, ctx, config }: Pick<FollowUp, "pi" | "ctx" | 
 		verified: isVerified(),
 		modelChecks: modelChecksBlocked(checkEnv(pi, () => config)) === undefined,
 		inputPrice: modelInputPrice(ctx),
+		todoTools: todoToolsActive(pi),
 	};
 }
 

@@ -31,7 +31,15 @@ export type EngineLimits = BreakerLimits & {
 };
 
 /** Why nothing is sent: the list needs nothing, or the user or the model said not to, or the user must review. */
-export type IdleCode = "no-todos" | "all-done" | "aborted" | "paused" | "asks-user" | "review-wait" | "interrupted";
+export type IdleCode =
+	| "no-todos"
+	| "tools-off"
+	| "all-done"
+	| "aborted"
+	| "paused"
+	| "asks-user"
+	| "review-wait"
+	| "interrupted";
 /** One check of a verification: the done-check, or a completed item's own check (regressions). */
 export interface PlannedCheck {
 	/** How the check is named to the user and the model: `the done-check`, `the check of [2]`. */
@@ -77,6 +85,8 @@ export interface PlanInput {
 	modelChecks?: boolean;
 	/** The model's price per million input tokens, when pi knows it: the cost forecast prices the next call with it. */
 	inputPrice?: number;
+	/** Whether the todo tools are active in the session (false: nothing continues a list the model cannot change). */
+	todoTools?: boolean;
 }
 
 /** The back-off before retrying after `failures` failed runs in a row: doubling from the configured first wait. */
@@ -107,6 +117,7 @@ function decide(input: PlanInput, outcome: RunOutcome | undefined): Plan {
 
 function decideTodos(input: PlanInput, outcome: RunOutcome | undefined): Plan {
 	const { todos, chain } = input;
+	if (input.todoTools === false) return { kind: "idle", code: "tools-off" };
 	if (!hasIncomplete(todos)) return decideFinished(input, outcome);
 	if (outcome?.stopReason === "aborted") return { kind: "idle", code: "aborted" };
 	if (chain.paused) return { kind: "idle", code: "paused" };

@@ -53,6 +53,8 @@ function explainIdle(plan: Extract<Plan, { kind: "idle" }>, { todos, chain }: Pl
 	switch (plan.code) {
 		case "no-todos":
 			return SENTENCES.noTodos;
+		case "tools-off":
+			return SENTENCES.toolsOff;
 		case "all-done":
 			return SENTENCES.allDone(todos.length, plan.verified === true);
 		case "aborted":

@@ -58,6 +58,7 @@ export const SENTENCES = {
 	fixContinuation: (next: number, max: number) =>
 		`Every todo is finished, but the list did not pass its verification: continuation ${next} of ${max} asks for the fix.`,
 	noTodos: "No todo list: nothing to continue.",
+	toolsOff: "The todo tools are not active in this session: nothing continues the list.",
 	allDone: (total: number, verified: boolean) =>
 		verified
 			? `Every todo is finished (${total}) and the list passed its verification: nothing to continue.`

@@ -36,7 +36,7 @@ export interface FakePi {
 	onExec: (
 		call: FakePi["execCalls"][number],
 	) => Promise<{ stdout: string; stderr: string; code: number; killed: boolean }>;
-	/** What `pi.getActiveTools()` answers (default: pi's defaults, bash included). */
+	/** What `pi.getActiveTools()` answers (default: pi's defaults, bash included, and the todo tools). */
 	activeTools: string[];
 	userMessages: { content: unknown; options?: unknown }[];
 	entries: { customType: string; data: unknown }[];
@@ -58,7 +58,7 @@ export function createFakePi(events: EventBus = createEventBus()): FakePi {
 		sent: [],
 		execCalls: [],
 		onExec: async () => ({ stdout: "", stderr: "", code: 0, killed: false }),
-		activeTools: ["read", "bash", "edit", "write"],
+		activeTools: ["read", "bash", "edit", "write", "write_todos", "list_todos", "edit_todos", "pause_todos"],
 		userMessages: [],
 		entries: [],
 		async fire(event, payload, ctx) {

@@ -1049,7 +1049,7 @@ describe("a finished list is verified between runs before it counts as done", ()
 
 	it("the model's item checks are left out where pi's bash tool is not active", async () => {
 		const s = setup({}, { doneCheck: "npm test" });
-		s.pi.activeTools = ["read"];
+		s.pi.activeTools = ["read", "write_todos", "edit_todos"];
 		setTodos(DONE);
 		s.endRun();
 		await vi.advanceTimersByTimeAsync(0);

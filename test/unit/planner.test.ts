@@ -137,6 +137,20 @@ describe("the planner can act only with a list or a loop", () => {
 	});
 });
 
+describe("nothing continues a list the model cannot change: the todo tools are not active", () => {
+	it("an open list, a finished one to verify, after any run and between runs: idle tools-off", () => {
+		for (const todos of [OPEN, [todo("a", "completed")]]) {
+			const off = input({ todos, todoTools: false, doneCheck: "npm test" });
+			expect(planAfterRun(off, ran("stop")).plan).toEqual({ kind: "idle", code: "tools-off" });
+			expect(planNow(off)).toEqual({ kind: "idle", code: "tools-off" });
+		}
+	});
+
+	it("a /loop needs no todo tools: it goes on", () => {
+		expect(after({ todos: [], loop: loop(), todoTools: false }).kind).toBe("send");
+	});
+});
+
 describe("nothing is sent when the list needs nothing, or the user or the model said not to", () => {
 	it.each<[string, Partial<PlanInput>, RunOutcome, string]>([
 		["an empty list", { todos: [] }, ran("stop"), "no-todos"],
