@@ -37,6 +37,7 @@ import { ListView } from "../ui/list-view.ts";
 import { tell } from "../ui/tell.ts";
 import { isValidCheck } from "../validation.ts";
 import { type CheckpointCall, revertItem, showCheckpoints, showDiff } from "./checkpoints.ts";
+import { type StatusWord, statusRefusal } from "./status-rules.ts";
 import {
 	type Parsed,
 	parseFile,
@@ -170,7 +171,11 @@ const SUBCOMMANDS: Readonly<Record<string, Subcommand>> = {
 	remove: { usage: "remove <i> [<i> …]", help: "delete items", run: removeItems },
 	move: { usage: "move <i> <j>", help: "move item i to position j", run: moveItem },
 	start: { usage: "start <i> [<i> …]", help: "mark items in progress, and go on", run: setStatus("start") },
-	done: { usage: "done <i> [<i> …]", help: "mark items completed (your word: no check runs)", run: setStatus("done") },
+	done: {
+		usage: "done <i> [<i> …]",
+		help: "mark items completed (your word: no check runs), and go on",
+		run: setStatus("done"),
+	},
 	abandon: { usage: "abandon <i> [<i> …]", help: "mark items abandoned", run: setStatus("abandon") },
 	review: {
 		usage: "review <i> [<i> …]",
@@ -317,9 +322,6 @@ function moveItem(call: TodosCall): void | Promise<void> {
 	});
 }
 
-/** The subcommands that set a status. */
-type StatusWord = "start" | "done" | "abandon" | "approve";
-
 /** What each status subcommand sets, and whether the chain goes on after it. */
 const STATUS_WORDS: Readonly<Record<StatusWord, { status: TodoStatus; goOn: boolean }>> = {
 	start: { status: "in_progress", goOn: true },
@@ -339,6 +341,8 @@ function applyStatus(word: StatusWord, indices: readonly number[]): void {
 function setStatus(word: StatusWord): Subcommand["run"] {
 	return (call) =>
 		withParsed(call, parseIndices(call.rest, getTodos().length), (indices) => {
+			const refused = statusRefusal(getTodos(), word, indices);
+			if (refused !== undefined) return refuse(call, refused);
 			applyStatus(word, indices);
 			return changed(call, list(), STATUS_WORDS[word].goOn);
 		});

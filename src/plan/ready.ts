@@ -91,3 +91,36 @@ export function parentsCompletedBy(
 		})
 		.sort((a, b) => a - b);
 }
+
+/** Why items may not be started or completed yet: some wait for items not completed, or a parent has open subtasks. */
+export type Unready =
+	| { kind: "waiting"; waiting: [number, number[]][] }
+	| { kind: "subtasks"; parent: number; open: number[] };
+
+/**
+ * What stands in the way of starting (`complete` false) or completing the items at `indices`: open items waiting for
+ * items not completed (by this change or before), or a parent whose subtasks (other than the ones this change
+ * completes) are open. Undefined when every item may go. The same rule holds for the model's edits and the user's.
+ */
+export function unready(
+	todos: readonly TodoItem[],
+	complete: boolean,
+	indices: readonly number[],
+): Unready | undefined {
+	const unique = [...new Set(indices)].sort((a, b) => a - b);
+	const waiting = unique.flatMap((index): [number, number[]][] => {
+		const todo = todos[index];
+		if (!todo || !isIncomplete(todo.status)) return [];
+		// Items this very change completes count as completed: one change may close a chain in order.
+		const waits = openWaits(todos, index).filter((at) => !complete || !unique.includes(at));
+		return waits.length > 0 ? [[index, waits]] : [];
+	});
+	if (waiting.length > 0) return { kind: "waiting", waiting };
+	if (!complete) return undefined;
+	for (const index of unique) {
+		const open = openSubtasks(todos, index).filter((at) => !unique.includes(at));
+		if (open.length > 0 && todos[index] && isIncomplete(todos[index].status))
+			return { kind: "subtasks", parent: index, open };
+	}
+	return undefined;
+}

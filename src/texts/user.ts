@@ -31,20 +31,29 @@ export function reviewWaitText(index: number): string {
 	return `👁 [${index}] waits for your review`;
 }
 
+const STATUS_WORDS: Record<TodoItem["status"], string> = {
+	not_started: "not started",
+	in_progress: "in progress",
+	completed: "completed",
+	abandoned: "abandoned",
+};
+
+/** Each waiting item with the items it waits for and their states: `[2] waits for [0] (in progress)`. */
+function describeWaits(waiting: readonly [number, readonly [number, TodoItem["status"]][]][]): string {
+	return waiting
+		.map(
+			([index, on]) =>
+				`[${index}] waits for ${on.map(([at, status]) => `[${at}] (${STATUS_WORDS[status]})`).join(", ")}`,
+		)
+		.join("; ");
+}
+
 /**
  * The stop when every open item waits for one that is not completed: each waiting item with what it waits for and
  * that item's state, so the chain of waits can be followed to the item that will never complete as it is.
  */
 export function blockedStop(waiting: readonly [number, readonly [number, TodoItem["status"]][]][]): string {
-	const words: Record<TodoItem["status"], string> = {
-		not_started: "not started",
-		in_progress: "in progress",
-		completed: "completed",
-		abandoned: "abandoned",
-	};
-	const waits = waiting
-		.map(([index, on]) => `[${index}] waits for ${on.map(([at, status]) => `[${at}] (${words[status]})`).join(", ")}`)
-		.join("; ");
+	const waits = describeWaits(waiting);
 	return `Auto-continue stopped: no open item is ready: ${waits}. Remaining todos were not completed: reopen or remove what they wait for (/todos start, /todos remove), then /todos resume.`;
 }
 
@@ -153,6 +162,23 @@ export const NOTICES = {
 		`pi-til-done is loaded twice: ${first} acts, ${here} does nothing. To load one copy only: pi -ne -e <its path>.`,
 	inertCostBudget: (budget: number, model: string, budgetTokens: number) =>
 		`pi-til-done: the cost budget of ${formatCost(budget)} cannot apply: pi knows no price for ${model}, so its calls cost 0 here. Still in force: ${budgetTokens > 0 ? `the token budget of ${formatTokens(budgetTokens)} and ` : ""}the breakers.`,
+} as const;
+
+/** Why a `/todos` change of statuses is refused: the same wait and review rules as the model's edits. */
+export const STATUS_REFUSALS = {
+	waiting: (waiting: readonly [number, readonly [number, TodoItem["status"]][]][]) =>
+		`${describeWaits(waiting)}: complete what it waits for first (in the same command, or before it)`,
+	subtasks: (parent: number, open: readonly number[]) =>
+		`[${parent}] completes with its last subtask: [${open.join(", ")}] ${open.length === 1 ? "is" : "are"} still open`,
+	notReview: (index: number) => `[${index}] is not a review item: /todos done ${index} completes it`,
+	notOpen: (index: number, status: TodoItem["status"]) =>
+		`[${index}] is ${STATUS_WORDS[status]}: only an open review item is approved${status === "abandoned" ? ` (/todos start ${index} opens it again)` : ""}`,
+} as const;
+
+/** The panel's counts of the items outside its window: above it (all finished) and below it. */
+export const PANEL = {
+	above: (count: number) => `↑ ${count} more`,
+	below: (count: number) => `↓ ${count} more`,
 } as const;
 
 /** What follows a change made in the `/todos` view: the chain goes on once the user is back at the editor. */

@@ -5,6 +5,7 @@
  */
 
 import { type Component, type KeyId, matchesKey, truncateToWidth } from "@earendil-works/pi-tui";
+import { statusRefusal } from "../commands/status-rules.ts";
 import {
 	getPlainIcon,
 	getStatusIcon,
@@ -86,7 +87,11 @@ export function decideKey(key: ViewKey, todos: readonly TodoItem[], selected: nu
 	if (key === "up") return { kind: "select", index: Math.max(0, at - 1) };
 	if (key === "down") return { kind: "select", index: clampSelection(at + 1, todos.length) };
 	const todo = todos[at];
-	return todo ? CHANGES[key](todo, at) : refuse(LIST_VIEW.noItem);
+	if (!todo) return refuse(LIST_VIEW.noItem);
+	const action = CHANGES[key](todo, at);
+	// A key is the user's change, as the subcommand is: the same wait and review rules hold.
+	const refused = action.kind === "change" ? statusRefusal(todos, action.word, [at]) : undefined;
+	return refused === undefined ? action : refuse(refused);
 }
 
 /** What a change says on the view's note line. */

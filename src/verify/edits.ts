@@ -8,7 +8,7 @@ import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { fitsInResults, formatChangeBody } from "../formatting.ts";
 import { withStatus } from "../list/changes.ts";
 import { droppedOpenItems, openItemsAt, pickNextIndex } from "../list/queries.ts";
-import { openSubtasks, openWaits, parentsCompletedBy } from "../plan/ready.ts";
+import { parentsCompletedBy, unready } from "../plan/ready.ts";
 import { getChain, getTodos, setTodos } from "../state.ts";
 import { LONG_LIST_NOTE, RESULT_HEADERS, TOOL_ERRORS } from "../texts/model.ts";
 import { NOTICES } from "../texts/user.ts";
@@ -122,22 +122,10 @@ export function readinessError(
 	indices: readonly number[],
 ): ParamError | null {
 	if (action === "abandon") return null;
-	const unique = [...new Set(indices)].sort((a, b) => a - b);
-	const waiting = unique.flatMap((index): [number, number[]][] => {
-		const todo = todos[index];
-		if (!todo || !isIncomplete(todo.status)) return [];
-		// Items this very call completes count as completed: one call may close a chain in order, checks and all.
-		const waits = openWaits(todos, index).filter((at) => action !== "complete" || !unique.includes(at));
-		return waits.length > 0 ? [[index, waits]] : [];
-	});
-	if (waiting.length > 0) return TOOL_ERRORS.notReady(waiting, pickNextIndex(todos));
-	if (action !== "complete") return null;
-	for (const index of unique) {
-		const open = openSubtasks(todos, index).filter((at) => !unique.includes(at));
-		if (open.length > 0 && todos[index] && isIncomplete(todos[index].status))
-			return TOOL_ERRORS.openSubtasks(index, open);
-	}
-	return null;
+	const why = unready(todos, action === "complete", indices);
+	if (why === undefined) return null;
+	if (why.kind === "waiting") return TOOL_ERRORS.notReady(why.waiting, pickNextIndex(todos));
+	return TOOL_ERRORS.openSubtasks(why.parent, why.open);
 }
 
 function checkFailureError(runs: readonly [number, CheckRun][], timeoutSeconds: number): ParamError {

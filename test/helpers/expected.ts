@@ -159,7 +159,7 @@ export const TODOS_HELP: readonly [string, string][] = [
 	["remove <i> [<i> …]", "delete items"],
 	["move <i> <j>", "move item i to position j"],
 	["start <i> [<i> …]", "mark items in progress, and go on"],
-	["done <i> [<i> …]", "mark items completed (your word: no check runs)"],
+	["done <i> [<i> …]", "mark items completed (your word: no check runs), and go on"],
 	["abandon <i> [<i> …]", "mark items abandoned"],
 	["review <i> [<i> …]", "make items yours to close (the model may work on them)"],
 	["unreview <i> [<i> …]", "take the review mark off items"],
@@ -177,6 +177,16 @@ export const TODOS_HELP: readonly [string, string][] = [
 	["revert <i>", "put the files item i changed back as they were before it"],
 	["checkpoints [clean]", "list the items' git checkpoints on this branch, or delete them all"],
 ];
+/** Why a `/todos` change of statuses (or a key in its view) is refused. */
+export const STATUS_REFUSED = {
+	waiting: (waits: string) => `${waits}: complete what it waits for first (in the same command, or before it)`,
+	subtasks: (parent: number, open: string, verb: "is" | "are") =>
+		`[${parent}] completes with its last subtask: [${open}] ${verb} still open`,
+	notReview: (index: number) => `[${index}] is not a review item: /todos done ${index} completes it`,
+	notOpen: (index: number, status: "abandoned" | "completed") =>
+		`[${index}] is ${status}: only an open review item is approved${status === "abandoned" ? ` (/todos start ${index} opens it again)` : ""}`,
+};
+
 export const TODOS_SUBCOMMANDS = TODOS_HELP.map(([usage]) => usage.split(" ")[0]).join(", ");
 /** What `/todos help` answers. */
 export const TODOS_HELP_TEXT = [

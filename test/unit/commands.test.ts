@@ -19,6 +19,7 @@ import { startEngine } from "../helpers/engine.ts";
 import {
 	LOOP_USAGE,
 	loopRefused,
+	STATUS_REFUSED,
 	statusReport,
 	stderrLine,
 	TODOS_ERRORS,
@@ -666,6 +667,64 @@ describe("review and approve: items only the user closes", () => {
 		expect(counting()).toBe(true);
 		await vi.advanceTimersByTimeAsync(3000);
 		expect(pi.sent.map((sent) => sent.message.customType)).toEqual(["til-done-countdown"]);
+	});
+});
+
+describe("the user's status changes keep the same wait and review rules as the model's", () => {
+	it("approve refuses an item without the review mark, naming it, and changes nothing", async () => {
+		const { pi, todos, told } = setup();
+		setTodos(TWO_ITEMS);
+		await todos("approve 1");
+		expect(told()).toEqual([todosRefused("approve", STATUS_REFUSED.notReview(1))]);
+		expect(getTodos()).toEqual(TWO_ITEMS);
+		expect(pi.entries).toEqual([]);
+	});
+
+	it("approve never turns an abandoned review item into a completed one", async () => {
+		const { todos, told } = setup();
+		const abandoned = { text: "a", status: "abandoned" as const, review: true as const };
+		setTodos([abandoned]);
+		await todos("approve 0");
+		expect(told()).toEqual([todosRefused("approve", STATUS_REFUSED.notOpen(0, "abandoned"))]);
+		expect(getTodos()).toEqual([abandoned]);
+	});
+
+	it("start refuses an item that waits for one not completed, naming what it waits for", async () => {
+		const { pi, todos, told } = setup();
+		setTodos(PLAN);
+		await todos("start 1");
+		expect(told()).toEqual([todosRefused("start", STATUS_REFUSED.waiting("[1] waits for [0] (not started)"))]);
+		expect(getTodos()).toEqual(PLAN);
+		expect(pi.entries).toEqual([]);
+	});
+
+	it("done of a subtask whose parent waits for an open item is refused: the parent is never completed past its blocker", async () => {
+		const { todos, told } = setup();
+		const blocked = [
+			item("Blocker", "in_progress"),
+			item("Parent", "not_started", { blockedBy: [0] }),
+			item("Sub", "not_started", { parent: 1 }),
+		];
+		setTodos(blocked);
+		await todos("done 2");
+		expect(told()).toEqual([todosRefused("done", STATUS_REFUSED.waiting("[2] waits for [0] (in progress)"))]);
+		expect(getTodos()).toEqual(blocked);
+	});
+
+	it("done of a parent whose subtasks are open is refused; done of the blocker and the items after it, in one command, goes", async () => {
+		const { todos, told } = setup();
+		setTodos(planWith({ 0: "completed", 1: "completed" }));
+		await todos("done 2");
+		expect(told()).toEqual([todosRefused("done", STATUS_REFUSED.subtasks(2, "3, 4", "are"))]);
+		await todos("done 3 4");
+		expect(getTodos().map((todo) => todo.status)).toEqual([
+			"completed",
+			"completed",
+			"completed",
+			"completed",
+			"completed",
+			"not_started",
+		]);
 	});
 });
 

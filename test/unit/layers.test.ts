@@ -40,6 +40,7 @@ const LAYERS: readonly { name: string; modules: readonly string[] }[] = [
 			"ui/list-view.ts",
 			"verify/verdict.ts",
 			"commands/todo-args.ts",
+			"commands/status-rules.ts",
 			"checkpoints/plan.ts",
 			"texts/checkpoints.ts",
 		],

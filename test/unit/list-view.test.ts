@@ -15,7 +15,7 @@ import {
 	windowAround,
 } from "../../src/ui/list-view.ts";
 import { startEngine } from "../helpers/engine.ts";
-import { LIST_VIEW, stderrLine } from "../helpers/expected.ts";
+import { LIST_VIEW, STATUS_REFUSED, stderrLine } from "../helpers/expected.ts";
 import type { FakeCtxOptions } from "../helpers/fake-ctx.ts";
 import { must } from "../helpers/must.ts";
 import { fakeTimersQuietStderr } from "../helpers/quiet-timers.ts";
@@ -154,9 +154,20 @@ describe("what a key does is decided from the key, the list and the selection", 
 		expect(decideKey("up", list, 0)).toEqual({ kind: "select", index: 0 });
 	});
 
-	it("a approves a review item that is not completed, whatever else its state", () => {
-		for (const status of ["not_started", "in_progress", "abandoned"] as const)
+	it("a approves an open review item, not started or in progress", () => {
+		for (const status of ["not_started", "in_progress"] as const)
 			expect(decideKey("approve", [todo("a"), todo("r", status, { review: true })], 1)).toEqual(change("approve", 1));
+	});
+
+	it("a refuses an abandoned review item: approving never turns abandoned work into completed", () => {
+		expect(decideKey("approve", [todo("r", "abandoned", { review: true })], 0)).toEqual(
+			refusal(STATUS_REFUSED.notOpen(0, "abandoned")),
+		);
+	});
+
+	it("d keeps the waits, as /todos done does: an item waiting for an open one is refused, naming it", () => {
+		const waiting = [todo("a", "in_progress"), todo("b", "not_started", { blockedBy: [0] }), todo("c", "completed")];
+		expect(decideKey("done", waiting, 1)).toEqual(refusal(STATUS_REFUSED.waiting("[1] waits for [0] (in progress)")));
 	});
 
 	it("a refuses an item without the review mark, and a review item completed already", () => {

@@ -1,0 +1,64 @@
+/**
+ * The user's own acts, over RPC on every full pi line, say what they do and keep the rules the model keeps:
+ * `/todos approve` closes only an open review item, `/todos start` and `/todos done` keep the waits, and `/todos help`
+ * says which subcommands go on.
+ */
+import { describe, expect, it } from "vitest";
+import { EXTENSION_ENTRY, type FakeStep, PI_HOSTS, type PiHost } from "../helpers/cli.ts";
+import { STATUS_REFUSED, TODOS_HELP_TEXT, todosRefused } from "../helpers/expected.ts";
+import { perTest } from "../helpers/per-test.ts";
+import { commandAnswer, type PiRpc } from "../helpers/rpc.ts";
+import { sayStep, toolStep } from "../helpers/scripts.ts";
+
+const pi = perTest({ TIL_DONE_COUNTDOWN: "600" });
+
+async function rpc(host: PiHost, steps: FakeStep[], vars: NodeJS.ProcessEnv = {}): Promise<PiRpc> {
+	const env = pi.env(steps, vars);
+	return pi.rpc({ host, env: env.env, extensions: [EXTENSION_ENTRY] });
+}
+
+describe.each(PI_HOSTS)("pi $version", (host) => {
+	it("/todos approve closes only an open review item: not an item without the mark, not an abandoned one", async () => {
+		const review = { text: "Release notes", review: true };
+		const client = await rpc(host, [
+			toolStep("write_todos", { mode: "replace", todos: [{ text: "Code" }, review, review] }),
+			sayStep("Over to you."),
+		]);
+		await client.promptAndSettle("Plan the release");
+		await commandAnswer(client, "/todos abandon 2");
+		expect(await commandAnswer(client, "/todos approve 0")).toBe(todosRefused("approve", STATUS_REFUSED.notReview(0)));
+		expect(await commandAnswer(client, "/todos approve 2")).toBe(
+			todosRefused("approve", STATUS_REFUSED.notOpen(2, "abandoned")),
+		);
+		expect(await commandAnswer(client, "/todos")).toBe(
+			"– [0] Code\n– [1] Release notes (review)\n✗ [2] Release notes (review)",
+		);
+	});
+
+	it("/todos start and /todos done keep the waits: a subtask never completes a parent past its blocker", async () => {
+		const client = await rpc(host, [
+			toolStep("write_todos", {
+				mode: "replace",
+				todos: [{ text: "Blocker" }, { text: "Parent", blockedBy: [0] }, { text: "Sub", parent: 1 }],
+			}),
+			sayStep("Planned."),
+		]);
+		await client.promptAndSettle("Plan it");
+		expect(await commandAnswer(client, "/todos done 2")).toBe(
+			todosRefused("done", STATUS_REFUSED.waiting("[2] waits for [0] (not started)")),
+		);
+		expect(await commandAnswer(client, "/todos start 1")).toBe(
+			todosRefused("start", STATUS_REFUSED.waiting("[1] waits for [0] (not started)")),
+		);
+		await commandAnswer(client, "/todos done 0 2");
+		expect(await commandAnswer(client, "/todos")).toBe("✓ [0] Blocker\n✓ [1] Parent ⛓ [0]\n  ✓ [2] Sub");
+	});
+
+	it("/todos help says done goes on", async () => {
+		const client = await rpc(host, []);
+		expect(await commandAnswer(client, "/todos help")).toBe(TODOS_HELP_TEXT);
+		expect(TODOS_HELP_TEXT).toContain(
+			"/todos done <i> [<i> …]: mark items completed (your word: no check runs), and go on",
+		);
+	});
+});
