@@ -11,10 +11,11 @@ import {
 	type Styler,
 } from "../formatting.ts";
 import { cellsOf, cutToCells, oneLine } from "../texts/data.ts";
+import { PANEL } from "../texts/user.ts";
 import type { TodoItem } from "../types.ts";
 import { isIncomplete } from "../validation.ts";
 
-/** Most items the panel shows before it summarises the rest as "+N more". */
+/** Most items the panel shows; the hidden ones are counted above and below the window (`↑ K more`, `↓ N more`). */
 export const PANEL_MAX_ITEMS = 5;
 
 /** First index of the window: one finished item of context before the first unfinished one. */
@@ -26,7 +27,7 @@ export function panelStart(todos: readonly TodoItem[]): number {
 
 /**
  * The panel's lines, each within `width` cells (an item's text is cut to fit): the in-progress item highlighted,
- * finished ones dimmed and struck through, then "+N more".
+ * finished ones dimmed and struck through, with the items hidden above the window and below it counted where they are.
  */
 export function formatPanelLines(
 	todos: readonly TodoItem[],
@@ -44,7 +45,8 @@ export function formatPanelLines(
 			todo.status === "in_progress" ? style.bold(style.fg("warning", text)) : getTodoLabel(text, todo.status, style);
 		return `${indentOf(todo)}${getStatusIcon(todo.status, style)} ${style.fg("accent", `[${at}]`)} ${label}${renderMarks(todo, style)}`;
 	});
-	const hidden = todos.length - shown.length;
-	if (hidden > 0) lines.push(style.fg("dim", `+${hidden} more`));
+	const below = todos.length - start - shown.length;
+	if (start > 0) lines.unshift(style.fg("dim", PANEL.above(start)));
+	if (below > 0) lines.push(style.fg("dim", PANEL.below(below)));
 	return lines;
 }

@@ -1,14 +1,14 @@
 /**
  * The user's own acts, over RPC on every full pi line, say what they do and keep the rules the model keeps:
- * `/todos approve` closes only an open review item, `/todos start` and `/todos done` keep the waits, and `/todos help`
- * says which subcommands go on.
+ * `/todos approve` closes only an open review item, `/todos start` and `/todos done` keep the waits, `/todos help` says
+ * which subcommands go on, and the panel counts the items it hides where they are.
  */
 import { describe, expect, it } from "vitest";
 import { EXTENSION_ENTRY, type FakeStep, PI_HOSTS, type PiHost } from "../helpers/cli.ts";
-import { STATUS_REFUSED, TODOS_HELP_TEXT, todosRefused } from "../helpers/expected.ts";
+import { KEY, panelAbove, STATUS_REFUSED, TODOS_HELP_TEXT, todosRefused } from "../helpers/expected.ts";
 import { perTest } from "../helpers/per-test.ts";
 import { commandAnswer, type PiRpc } from "../helpers/rpc.ts";
-import { sayStep, toolStep } from "../helpers/scripts.ts";
+import { completeStep, sayStep, startStep, toolStep, writeStep } from "../helpers/scripts.ts";
 
 const pi = perTest({ TIL_DONE_COUNTDOWN: "600" });
 
@@ -60,5 +60,21 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		expect(TODOS_HELP_TEXT).toContain(
 			"/todos done <i> [<i> …]: mark items completed (your word: no check runs), and go on",
 		);
+	});
+
+	it("the panel counts the finished items it hides above its window, and shows none below the end", async () => {
+		const items = ["one", "two", "three", "four", "five", "six", "seven"];
+		const client = await rpc(host, [writeStep(items), completeStep(0, 1, 2, 3), startStep(4), sayStep("On five.")], {
+			TIL_DONE_PANEL: "on",
+		});
+		await client.promptAndSettle("Do them");
+		expect(client.widgets.get(KEY.panel)?.lines).toEqual([
+			panelAbove(2),
+			"✓ [2] three",
+			"✓ [3] four",
+			"● [4] five",
+			"– [5] six",
+			"– [6] seven",
+		]);
 	});
 });

@@ -107,8 +107,10 @@ export const progressStatus = (finished: number, total: number): string =>
 	`📋 ${finished}/${total} ${progressBar(finished, total)}`;
 export const doneStatus = (total: number): string => `✓ Done (${total} items)`;
 
-/** The last line of the todo panel when it holds more items than it shows. */
-export const panelMore = (hidden: number): string => `+${hidden} more`;
+/** The todo panel's count of the items below its window (its last line). */
+export const panelMore = (hidden: number): string => `↓ ${hidden} more`;
+/** The todo panel's count of the items above its window (its first line). */
+export const panelAbove = (hidden: number): string => `↑ ${hidden} more`;
 
 /** The status of the item in progress: `[2] text`. */
 export const activeStatus = (index: number, text: string): string => `[${index}] ${text}`;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { TodoItem, TodoStatus } from "../../src/types.ts";
 import { formatPanelLines, panelStart } from "../../src/ui/panel.ts";
+import { panelAbove, panelMore } from "../helpers/expected.ts";
 import { taggingTheme } from "../helpers/theme.ts";
 
 const todo = (text: string, status: TodoStatus = "not_started"): TodoItem => ({ text, status });
@@ -43,7 +44,7 @@ describe("panelStart: the window starts one finished item before the first unfin
 	});
 });
 
-describe("formatPanelLines: one line per shown item, then `+N more`", () => {
+describe("formatPanelLines: one line per shown item, the hidden ones counted where they are", () => {
 	it("shows nothing for an empty list", () => {
 		expect(formatPanelLines([])).toEqual([]);
 	});
@@ -54,19 +55,27 @@ describe("formatPanelLines: one line per shown item, then `+N more`", () => {
 		).toEqual(["✓ [0] a", "● [1] b", "– [2] c", "✗ [3] d"]);
 	});
 
-	it("shows the window with the real indices and counts the hidden items", () => {
+	it("shows the window with the real indices and counts the hidden items above and below it", () => {
 		expect(formatPanelLines(list(10, 3))).toEqual([
+			panelAbove(2),
 			"✓ [2] item 2",
 			"– [3] item 3",
 			"– [4] item 4",
 			"– [5] item 5",
 			"– [6] item 6",
-			"+5 more",
+			panelMore(3),
 		]);
 	});
 
-	it("counts hidden items on both sides of the window", () => {
-		expect(formatPanelLines(list(6, 6)).at(-1)).toBe("+1 more");
+	it("a window at the end of the list counts only the items above it: none hides below", () => {
+		expect(formatPanelLines(list(6, 6))).toEqual([
+			panelAbove(1),
+			"✓ [1] item 1",
+			"✓ [2] item 2",
+			"✓ [3] item 3",
+			"✓ [4] item 4",
+			"✓ [5] item 5",
+		]);
 	});
 
 	it("puts each text on one line", () => {
@@ -88,7 +97,7 @@ describe("formatPanelLines: one line per shown item, then `+N more`", () => {
 			"<dim>–</dim> <accent>[2]</accent> <text>next</text>",
 			"<error>✗</error> <accent>[3]</accent> <dim><s>dropped</s></dim>",
 			"<dim>–</dim> <accent>[4]</accent> <text>later</text>",
-			"<dim>+1 more</dim>",
+			`<dim>${panelMore(1)}</dim>`,
 		]);
 	});
 
