@@ -93,6 +93,7 @@ async function send(plan: Extract<Plan, { kind: "send" }>, run: FollowUp): Promi
 	const planned = getState();
 	const waited = await run.mode.wait(plan.backoffMs, run.signal);
 	if (waited === "interrupted") return interrupted(run);
+	if (run.signal.reason === PROMPTED) return keep(promptedOver(run), run);
 	if (waited === "cancelled" || run.signal.aborted) return;
 	let due: Plan = plan;
 	if (getState() !== planned) {
@@ -102,6 +103,14 @@ async function send(plan: Extract<Plan, { kind: "send" }>, run: FollowUp): Promi
 		keep(decisionOf(due, input, Date.now()), run);
 	}
 	if (await run.mode.deliver(due.message, run)) recordSend(due);
+}
+
+/** Why a follow-up is cancelled when a prompt of the user's takes its place (the engine aborts with it). */
+export const PROMPTED = "prompted";
+
+/** A prompt of the user's took the place of a continuation that was counting down. */
+function promptedOver(run: FollowUp): Decision {
+	return decisionOf({ kind: "idle", code: "interrupted", byPrompt: true }, currentInput(run), Date.now());
 }
 
 /**

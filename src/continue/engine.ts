@@ -19,7 +19,7 @@ import { LOOP_ENDS } from "../texts/user.ts";
 import type { LoopSpec } from "../types.ts";
 import { quietly } from "../ui/guard.ts";
 import { tell } from "../ui/tell.ts";
-import { afterRun, carryOut, currentInput, type FollowUp } from "./carry-out.ts";
+import { afterRun, carryOut, currentInput, type FollowUp, PROMPTED } from "./carry-out.ts";
 import { type Mode, modeFor } from "./modes.ts";
 import { type RunOutcome, runOutcome } from "./outcome.ts";
 import { planNow } from "./planner.ts";
@@ -61,17 +61,20 @@ interface EngineState {
 	following: AbortController;
 }
 
-/** Cancels what was to follow, and returns a fresh follow-up in the session's mode (none before a session starts). */
-function follow(engine: EngineState, ctx: ExtensionContext): FollowUp | undefined {
-	engine.following.abort();
+/**
+ * Cancels what was to follow (`why`: the abort's reason), and returns a fresh follow-up in the session's mode (none
+ * before a session starts).
+ */
+function follow(engine: EngineState, ctx: ExtensionContext, why?: string): FollowUp | undefined {
+	engine.following.abort(why);
 	engine.following = new AbortController();
 	const { pi, getConfig, mode } = engine;
 	return mode && { pi, ctx, config: getConfig(), mode, signal: engine.following.signal };
 }
 
-/** The user took the wheel: what was to follow is dropped, and a `/loop` ends with a notice. */
-function takeOver(engine: EngineState, ctx: ExtensionContext): void {
-	follow(engine, ctx);
+/** The user took the wheel (`why`: a prompt of theirs): what was to follow is dropped, and a `/loop` ends with a notice. */
+function takeOver(engine: EngineState, ctx: ExtensionContext, why?: string): void {
+	follow(engine, ctx, why);
 	engine.ended = undefined;
 	if (!getLoop()) return;
 	setLoop(undefined);
@@ -135,7 +138,7 @@ export function createEngine(pi: ExtensionAPI, getConfig: () => TilDoneConfig): 
 			return engine.mode?.actsBeforeSettle ?? false;
 		},
 		onUserInput(ctx) {
-			takeOver(engine, ctx);
+			takeOver(engine, ctx, PROMPTED);
 			resetChain();
 		},
 		onSessionChange: forget,

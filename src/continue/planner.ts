@@ -69,7 +69,14 @@ export type Plan =
 	| { kind: "stop"; code: StopCode | "blocked"; text: string }
 	| { kind: "end-loop"; code: LoopEndCode; text: string; level: "info" | "warning" }
 	| { kind: "verify"; code: "verify"; checks: PlannedCheck[] }
-	| { kind: "idle"; code: IdleCode; index?: number; verified?: boolean };
+	| {
+			kind: "idle";
+			code: IdleCode;
+			index?: number;
+			verified?: boolean;
+			/** For `interrupted`: a prompt of the user's took the countdown's place (else a key interrupted it). */
+			byPrompt?: boolean;
+	  };
 
 /** The state a plan is made from. */
 export interface PlanInput {

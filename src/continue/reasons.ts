@@ -66,7 +66,7 @@ function explainIdle(plan: Extract<Plan, { kind: "idle" }>, { todos, chain }: Pl
 		case "review-wait":
 			return SENTENCES.reviewWait(plan.index ?? 0);
 		case "interrupted":
-			return SENTENCES.interrupted;
+			return plan.byPrompt ? SENTENCES.promptedOver : SENTENCES.interrupted;
 	}
 }
 

@@ -78,6 +78,7 @@ export const SENTENCES = {
 	asksUser: "The model asked a question: the auto-continue waits for your answer.",
 	reviewWait: (index: number) => `${reviewWaitText(index)}: /todos approve ${index} completes it and goes on.`,
 	interrupted: "Interrupted by you: nothing follows until your next prompt (/todos resume goes on now).",
+	promptedOver: "Interrupted by your prompt: it runs in the continuation's place.",
 } as const;
 
 /** The counters as one bracketed line; the cost only when pi reported any. */

@@ -1,11 +1,20 @@
 /**
- * The user's own acts, over RPC on every full pi line, say what they do and keep the rules the model keeps:
- * `/todos approve` closes only an open review item, `/todos start` and `/todos done` keep the waits, `/todos help` says
- * which subcommands go on, and the panel counts the items it hides where they are.
+ * The user's own acts, over RPC on every full pi line, say what they do and keep the rules the model keeps: a prompt
+ * typed during the countdown is an interruption that `/todos why` keeps, `/todos approve` closes only an open review
+ * item, `/todos start` and `/todos done` keep the waits, `/todos help` says which subcommands go on, and the panel
+ * counts the items it hides where they are.
  */
 import { describe, expect, it } from "vitest";
 import { EXTENSION_ENTRY, type FakeStep, PI_HOSTS, type PiHost } from "../helpers/cli.ts";
-import { KEY, panelAbove, STATUS_REFUSED, TODOS_HELP_TEXT, todosRefused } from "../helpers/expected.ts";
+import {
+	countdownLine,
+	KEY,
+	PROMPTED_OVER,
+	panelAbove,
+	STATUS_REFUSED,
+	TODOS_HELP_TEXT,
+	todosRefused,
+} from "../helpers/expected.ts";
 import { perTest } from "../helpers/per-test.ts";
 import { commandAnswer, type PiRpc } from "../helpers/rpc.ts";
 import { completeStep, sayStep, startStep, toolStep, writeStep } from "../helpers/scripts.ts";
@@ -18,6 +27,30 @@ async function rpc(host: PiHost, steps: FakeStep[], vars: NodeJS.ProcessEnv = {}
 }
 
 describe.each(PI_HOSTS)("pi $version", (host) => {
+	it("a prompt typed during the countdown is an interruption, and /todos why keeps it", async () => {
+		const client = await rpc(host, [
+			writeStep(["a", "b"]),
+			startStep(0),
+			completeStep(0),
+			sayStep("Finished item 0."),
+			sayStep("Here is the answer to your question."),
+		]);
+		await client.promptAndSettle("Do the list");
+		await client.waitFor(
+			() => client.widgets.get(KEY.countdown)?.lines?.[0] === countdownLine(600),
+			5000,
+			"the countdown",
+		);
+		await client.promptAndSettle("What does item b need?");
+		// The prompt's own run ends with b still open: a new countdown, decided after the interruption.
+		const why = (await commandAnswer(client, "/todos why")).split("\n").map((line) => line.slice(9));
+		expect(why.slice(-3).map((line) => line.split(" [")[0])).toEqual([
+			"continue: 1 of 2 todos remain: continuation 1 of 20 follows.",
+			`interrupted: ${PROMPTED_OVER}`,
+			"continue: 1 of 2 todos remain: continuation 1 of 20 follows.",
+		]);
+	});
+
 	it("/todos approve closes only an open review item: not an item without the mark, not an abandoned one", async () => {
 		const review = { text: "Release notes", review: true };
 		const client = await rpc(host, [

@@ -266,6 +266,7 @@ export const allVerified = (total: number): string =>
 	`Every todo is finished (${total}) and the list passed its verification: nothing to continue.`;
 /** The decision when a key of the user interrupts a countdown. */
 export const INTERRUPTED = "Interrupted by you: nothing follows until your next prompt (/todos resume goes on now).";
+export const PROMPTED_OVER = "Interrupted by your prompt: it runs in the continuation's place.";
 export const ABORTED_WAIT = "The run was aborted: the auto-continue waits for you.";
 export const ASKS_USER = "The model asked a question: the auto-continue waits for your answer.";
 
