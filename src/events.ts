@@ -40,7 +40,6 @@ import {
 	getState,
 	getTodos,
 	isRunRefused,
-	pauseAutoContinue,
 	reconstructState,
 	recordUsage,
 	setPanelEnabled,
@@ -208,8 +207,7 @@ function startSession(pi: ExtensionAPI, ctx: ExtensionContext, engine: Engine): 
 	engine.onSessionStart(ctx, config);
 	reportSettingWarnings(ctx, resolved.warnings);
 	setPanelEnabled(config.panel);
-	reconstructState(ctx, { inherited: isGuest(role) && markInherited(pi, ctx) });
-	if (config.startPaused) pauseAutoContinue("user", "started with auto-continue off");
+	reconstructState(ctx, { inherited: isGuest(role) && markInherited(pi, ctx), startPaused: config.startPaused });
 	const planFile = config.planFile === undefined ? undefined : followPlanFile(pi, ctx, config.planFile);
 	const problems = planFile?.problem === undefined ? resolved.warnings : [...resolved.warnings, planFile.problem];
 	if (role === "own" && runsInRun(ctx) && problems.length > 0) refuseRun(ctx);

@@ -17,6 +17,7 @@ import { withAppended, withInserted } from "./list/changes.ts";
 import { isAllFinished } from "./list/queries.ts";
 import { lastDecisions, lastDoneCheck, lastPause, lastSnapshot, lastVerdict, ownBranch } from "./session/snapshot.ts";
 import { addUsage, readUsage } from "./spend/usage.ts";
+import { STARTED_PAUSED } from "./texts/user.ts";
 import type { LoopState, SessionRole, TodoItem, TodoStatus } from "./types.ts";
 import { cloneTodos } from "./validation.ts";
 import { passesFor, type Verification } from "./verify/verdict.ts";
@@ -339,9 +340,10 @@ export function resetState(): void {
  * Rebuilds the store from the current branch, this session's own part of it (a guest's inherited part is its parent's):
  * the last trustworthy list, done-check, verdict, the user's pause and the decisions, and a fresh chain; an unreadable
  * branch gives an empty list. What belongs to the instance (warnings shown, the panel switch, the role) is kept.
- * `inherited`: the whole branch is a parent's (a guest that just marked it).
+ * `inherited`: the whole branch is a parent's (a guest that just marked it); `startPaused`: the session starts paused
+ * where the branch does not say otherwise.
  */
-export function reconstructState(ctx: ExtensionContext, { inherited = false } = {}): void {
+export function reconstructState(ctx: ExtensionContext, { inherited = false, startPaused = false } = {}): void {
 	let branch: readonly unknown[] = [];
 	try {
 		branch = inherited ? [] : ownBranch(ctx.sessionManager.getBranch());
@@ -351,7 +353,8 @@ export function reconstructState(ctx: ExtensionContext, { inherited = false } = 
 	const todos = lastSnapshot(branch);
 	const verdict = lastVerdict(branch);
 	const verification = verdict && { ...verdict, of: todos };
-	const pause = lastPause(branch);
+	// `--til-done-paused` starts a session paused unless the branch has the user's own word on it (a pause or a resume).
+	const pause = lastPause(branch) ?? (startPaused ? { paused: true, reason: STARTED_PAUSED } : undefined);
 	const chain = freshChain(initialChain(), todos);
 	setState({
 		todos,

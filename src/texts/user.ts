@@ -17,6 +17,9 @@ export function countdownText(seconds: number): string {
 	return `⏳ Auto-continuing in ${seconds}s... (type anything to interrupt)`;
 }
 
+/** Why a session started with `--til-done-paused` is paused. */
+export const STARTED_PAUSED = "started with auto-continue off";
+
 export function backoffMessage(backoffMs: number): string {
 	return `The last run failed; auto-continue waits ${(backoffMs / 1000).toFixed(1)}s longer before continuing.`;
 }

@@ -8,7 +8,15 @@ import { join } from "node:path";
 import { visibleWidth } from "@earendil-works/pi-tui";
 import { describe, expect, it } from "vitest";
 import { EXTENSION_ENTRY, type FakeStep, PI_HOSTS, type PiHost } from "../helpers/cli.ts";
-import { countdownLine, hardCap, INTERRUPTED, PAUSED_STATUS, progressStatus, stopStatus } from "../helpers/expected.ts";
+import {
+	countdownLine,
+	hardCap,
+	INTERRUPTED,
+	PAUSED_STATUS,
+	progressStatus,
+	STARTED_PAUSED,
+	stopStatus,
+} from "../helpers/expected.ts";
 import { perTest } from "../helpers/per-test.ts";
 import { completeStep, lazyScript, sayStep, startStep, writeStep } from "../helpers/scripts.ts";
 import { hasTmux, submit, TMUX_MISSING, type TuiSession } from "../helpers/tmux.ts";
@@ -105,6 +113,23 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			await submit(session, "/todos why");
 			const screen = await session.waitForScreen((s) => count(s, `interrupted: ${INTERRUPTED}`) === 1, 30_000);
 			expect(screen).not.toContain("No decision yet");
+		});
+
+		it("--til-done-paused, then /todos resume: /reload keeps the user's resume, stored on the branch", async () => {
+			const session = await start(host, { TIL_DONE_COUNTDOWN: "600", TIL_DONE_PAUSED: "on" }, [
+				writeStep(["a", "b"]),
+				sayStep("Planned."),
+			]);
+			await submit(session, "Plan it");
+			await session.waitForScreen((s) => statusLine(s).endsWith(`${PAUSED_STATUS}: ${STARTED_PAUSED}`));
+			await submit(session, "/todos resume");
+			await session.waitForScreen(countdownLine(600));
+			await session.type("x");
+			await session.waitForScreen((s) => !s.includes(countdownLine(600)));
+			await session.sendKeys("BSpace");
+			await submit(session, "/reload");
+			const screen = await session.waitForScreen((s) => statusLine(s) === progressStatus(0, 2));
+			expect(statusLine(screen)).not.toContain(PAUSED_STATUS);
 		});
 
 		it("a stop is shown once, as a message, and the footer says why within 80 columns", async () => {
