@@ -145,14 +145,16 @@ export function getTodos(): readonly TodoItem[] {
 
 /**
  * A new list, with what follows from it: an item newly finished is progress, the completion notice is re-armed for a
- * list with work, and a pass no longer holds (a failure stays on the status bar until the next verification).
+ * list with work, and a pass no longer holds. A failure stays on the status bar while the list stays finished (until
+ * the next verification); a list open again is not the list that failed.
  */
 function withList(todos: readonly TodoItem[]): Partial<StoreState> {
+	const { chain, completionAnnounced, verification } = getState();
 	return {
 		todos,
-		chain: noteCompleted(getState().chain, todos),
-		completionAnnounced: isAllFinished(todos) ? getState().completionAnnounced : false,
-		verification: getState().verification?.passed ? undefined : getState().verification,
+		chain: noteCompleted(chain, todos),
+		completionAnnounced: isAllFinished(todos) ? completionAnnounced : false,
+		verification: verification?.passed || !isAllFinished(todos) ? undefined : verification,
 	};
 }
 
@@ -281,12 +283,17 @@ export function getVerification(): Verification | undefined {
 
 /**
  * Keeps a verdict, which ends the check on show; a pass for another list, or for a list with an item open, says
- * nothing and is not kept.
+ * nothing and is not kept. A failure re-arms the completion notice: the first pass after it is news, even for a list
+ * that was announced done before it had a verification.
  */
 export function setVerification(verification: Verification | undefined): void {
-	const kept =
-		verification?.passed && !passesFor(verification, getState().todos) ? getState().verification : verification;
-	setState({ verification: kept, checking: undefined });
+	const { todos, completionAnnounced } = getState();
+	const kept = verification?.passed && !passesFor(verification, todos) ? getState().verification : verification;
+	setState({
+		verification: kept,
+		checking: undefined,
+		completionAnnounced: kept?.passed === false ? false : completionAnnounced,
+	});
 }
 
 /** Whether the list, as it is now, passed its verification. */

@@ -90,6 +90,38 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		});
 	});
 
+	describe("a pass after the user's own fix is announced", () => {
+		it("a list announced done, then given a done-check that fails: the user's fix and /todos resume are announced", async () => {
+			const env = setup(FINISHES_BOTH);
+			const client = await rpc(env);
+			await client.promptAndSettle("Do the list");
+			await client.waitFor(() => messages(client).includes(allDone(2)), 10_000, "the list announced done");
+			await commandAnswer(client, "/todos check test -f fixed");
+			await commandAnswer(client, "/todos resume");
+			const failed = notVerified("the done-check (exit code 1)");
+			await client.waitFor(() => client.statuses.get(KEY.check) === failed, 10_000, "the failed verdict");
+			writeFileSync(join(env.cwd, "fixed"), "");
+			await commandAnswer(client, "/todos resume");
+			await client.waitFor(() => messages(client).includes(doneAndVerified(2, 1)), 10_000, "the pass announced");
+			expect(client.statuses.get(KEY.check)).toBe(verified(1));
+			expect(messages(client).filter((message) => message.startsWith("✓ All"))).toEqual([
+				allDone(2),
+				doneAndVerified(2, 1),
+			]);
+		});
+
+		it("a failed verdict leaves the status bar once the list is open again", async () => {
+			const env = setup(FINISHES_BOTH, { TIL_DONE_CHECK: "test -f fixed" });
+			const client = await rpc(env);
+			await client.promptAndSettle("Do the list");
+			const failed = notVerified("the done-check (exit code 1)");
+			await client.waitFor(() => client.statuses.get(KEY.check) === failed, 10_000, "the failed verdict");
+			await commandAnswer(client, "/todos start 1");
+			expect(client.statuses.get(KEY.status)).toBe(progressStatus(1, 2));
+			expect(client.statuses.has(KEY.check)).toBe(false);
+		});
+	});
+
 	describe("the status bar never says Done while the list is not", () => {
 		it("while the done-check runs, and after it failed: the bar, then what happens to the verification", async () => {
 			const env = setup(FINISHES_BOTH, { TIL_DONE_CHECK: "while [ ! -f go ]; do sleep 0.02; done; exit 1" });
