@@ -163,7 +163,9 @@ export const NOTICES = {
 	runRefused: (code: number) =>
 		`pi-til-done: nothing was run (exit status ${code}): pi -p runs only what it was told, and the line above stands in the way; fix what it says and run again.`,
 	secondCopy: (first: string, here: string) =>
-		`pi-til-done is loaded twice: ${first} acts, ${here} does nothing. To load one copy only: pi -ne -e <its path>.`,
+		first === here
+			? `pi-til-done is loaded twice from ${first} (an installed package and -e, say): the first load acts, the second does nothing. To load it once: pi -ne -e ${first}.`
+			: `pi-til-done is loaded twice: ${first} acts, ${here} does nothing. To load one copy only: pi -ne -e <its path>.`,
 	inertCostBudget: (budget: number, model: string, budgetTokens: number) =>
 		`pi-til-done: the cost budget of ${formatCost(budget)} cannot apply: pi knows no price for ${model}, so its calls cost 0 here. Still in force: ${budgetTokens > 0 ? `the token budget of ${formatTokens(budgetTokens)} and ` : ""}the breakers.`,
 } as const;

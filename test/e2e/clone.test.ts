@@ -22,7 +22,7 @@ import {
 	runJson,
 	runPrint,
 } from "../helpers/cli.ts";
-import { allFinished, secondCopy, stderrLine } from "../helpers/expected.ts";
+import { allFinished, sameCopyTwice, secondCopy, stderrLine } from "../helpers/expected.ts";
 import { continuationPrompts, lazyScript } from "../helpers/scripts.ts";
 
 const ITEMS = ["Parse the flag", "Print JSON"];
@@ -87,5 +87,15 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		expect(run.code).toBe(0);
 		// One copy acted: one continuation, and each tool ran once per call.
 		expect(continuationPrompts(readFakeLog(script.logFile))).toHaveLength(1);
+	});
+
+	it("the installed clone and its own source given with -e: the one file is named once", async () => {
+		iso = isolatedEnv();
+		expect((await piRun(["install", clone], iso)).code).toBe(0);
+		iso.writeScript(lazyScript(ITEMS));
+		const source = join(clone, "src/index.ts");
+		const run = await runJson([...fake, "-e", source, "Do the two things"], iso.env, { host, raw: true });
+		expect(run.stderr).toBe(stderrLine(sameCopyTwice(source)) + stderrLine(allFinished(ITEMS.length)));
+		expect(run.code).toBe(0);
 	});
 });

@@ -236,6 +236,9 @@ export const LIST_VIEW = {
 /** The warning of a copy of the extension that pi loaded after another one. */
 export const secondCopy = (first: string, here: string): string =>
 	`pi-til-done is loaded twice: ${first} acts, ${here} does nothing. To load one copy only: pi -ne -e <its path>.`;
+/** The same, when both loads are of one file: it is named once. */
+export const sameCopyTwice = (path: string): string =>
+	`pi-til-done is loaded twice from ${path} (an installed package and -e, say): the first load acts, the second does nothing. To load it once: pi -ne -e ${path}.`;
 
 /** `/todos status` in print and JSON modes: no countdown there. */
 export const COUNTDOWN_IN_RUN = "Countdown: none in print and JSON modes (the chain goes on inside the run)";

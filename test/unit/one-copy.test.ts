@@ -2,8 +2,8 @@ import { fileURLToPath } from "node:url";
 import { createEventBus } from "@earendil-works/pi-coding-agent";
 import { describe, expect, it, onTestFinished, vi } from "vitest";
 import tilDone from "../../src/index.ts";
-import { earlierCopy } from "../../src/load/one-copy.ts";
-import { secondCopy, stderrLine } from "../helpers/expected.ts";
+import { earlierCopy, standAside } from "../../src/load/one-copy.ts";
+import { sameCopyTwice, secondCopy, stderrLine } from "../helpers/expected.ts";
 import { createFakeCtx } from "../helpers/fake-ctx.ts";
 import { createFakePi } from "../helpers/fake-pi.ts";
 
@@ -24,7 +24,23 @@ describe("one copy of the extension acts in a pi", () => {
 
 		const { ctx, ui } = createFakeCtx();
 		await later.fire("session_start", { reason: "startup" }, ctx);
-		expect(ui.notifications).toEqual([{ message: secondCopy(ENTRY, ENTRY), type: "warning" }]);
+		expect(ui.notifications).toEqual([{ message: sameCopyTwice(ENTRY), type: "warning" }]);
+	});
+
+	it("two copies in two places are each named, the one that acts first", async () => {
+		const events = createEventBus();
+		const first = createFakePi(events);
+		earlierCopy(first.api, "/dev/pi-til-done/src/index.ts");
+		const later = createFakePi(events);
+		standAside(later.api, "/dev/pi-til-done/src/index.ts", "/home/me/.pi/pi-til-done/dist/index.js");
+		const { ctx, ui } = createFakeCtx();
+		await later.fire("session_start", { reason: "startup" }, ctx);
+		expect(ui.notifications).toEqual([
+			{
+				message: secondCopy("/dev/pi-til-done/src/index.ts", "/home/me/.pi/pi-til-done/dist/index.js"),
+				type: "warning",
+			},
+		]);
 	});
 
 	it("says where each copy lives", () => {
@@ -52,6 +68,6 @@ describe("one copy of the extension acts in a pi", () => {
 		onTestFinished(() => stderr.mockRestore());
 		const { ctx } = createFakeCtx({ mode: "print" });
 		await later.fire("session_start", { reason: "startup" }, ctx);
-		expect(stderr.mock.calls.map((call) => call[0])).toEqual([stderrLine(secondCopy(ENTRY, ENTRY))]);
+		expect(stderr.mock.calls.map((call) => call[0])).toEqual([stderrLine(sameCopyTwice(ENTRY))]);
 	});
 });
