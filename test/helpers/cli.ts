@@ -5,7 +5,16 @@
  * Every pi child runs on Node >= 22.19 (`process.execPath` under `npm run`/`npx`, else the repo's `node` package).
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+	appendFileSync,
+	existsSync,
+	mkdirSync,
+	mkdtempSync,
+	readFileSync,
+	rmSync,
+	symlinkSync,
+	writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -89,6 +98,7 @@ export function isolatedEnv(extra: NodeJS.ProcessEnv = {}): IsolatedEnv {
 	const { env, home, agentDir, tmpDir } = isolatedPiEnv(root, (key) => key.startsWith("TIL_DONE_"));
 	const cwd = join(root, "project");
 	mkdirSync(cwd, { recursive: true });
+	shareJitiCache(tmpDir);
 	Object.assign(env, { [CWD_ENV]: cwd, ...extra });
 	const iso: IsolatedEnv = {
 		root,
@@ -112,6 +122,19 @@ export function isolatedEnv(extra: NodeJS.ProcessEnv = {}): IsolatedEnv {
 		},
 	};
 	return iso;
+}
+
+/**
+ * jiti's cache of compiled modules, shared by every pi a test starts. pi compiles each extension's TypeScript with jiti
+ * into `$TMPDIR/jiti`; a fresh `TMPDIR` per test would compile this extension (and pi-subagents, about 100,000 lines)
+ * again in every process. The cache is keyed by each file's content, so a changed source is compiled afresh. Kept
+ * under node_modules, so a fresh clone starts cold.
+ */
+export const SHARED_JITI_CACHE = join(REPO_ROOT, "node_modules/.cache/pi-til-done-jiti");
+
+function shareJitiCache(tmpDir: string): void {
+	mkdirSync(SHARED_JITI_CACHE, { recursive: true });
+	symlinkSync(SHARED_JITI_CACHE, join(tmpDir, "jiti"));
 }
 
 let scriptCounter = 0;
