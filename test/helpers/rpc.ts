@@ -43,6 +43,8 @@ export interface RpcOptions extends PiArgsOptions {
 	startTimeoutMs?: number;
 	/** Mirror pi's stderr to this process's stderr (default false; it is always kept in `stderr`). */
 	echoStderr?: boolean;
+	/** Pass `args` to the CLI unchanged instead of wrapping them with {@link piArgs} (no `-ne`, no `-e`). */
+	raw?: boolean;
 }
 
 export interface PiRpc {
@@ -363,7 +365,8 @@ class RpcClient implements PiRpc {
 /** Starts pi in RPC mode and resolves once it answers its first command (`get_state`). */
 export async function startRpc(options: RpcOptions): Promise<PiRpc> {
 	const started = performance.now();
-	const child = spawnPi(["--mode", "rpc", ...piArgs(options)], options.env, options.cwd, options.host);
+	const args = options.raw ? (options.args ?? []) : piArgs(options);
+	const child = spawnPi(["--mode", "rpc", ...args], options.env, options.cwd, options.host);
 	const client = new RpcClient(child, options);
 	try {
 		await client.send({ type: "get_state" }, options.startTimeoutMs ?? 15_000);
