@@ -197,7 +197,8 @@ interface StartedSession {
 
 /**
  * A session starts: whose it is, its settings, its list rebuilt from the branch (a guest's own part of it), the plan
- * file it follows, and what follows its store from now on.
+ * file it follows, and what follows its store from now on. A `pi -p` of the user's whose settings were not understood
+ * runs nothing.
  */
 function startSession(pi: ExtensionAPI, ctx: ExtensionContext, engine: Engine): StartedSession {
 	const role = takeRole(pi);

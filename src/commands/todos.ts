@@ -337,7 +337,7 @@ function applyStatus(word: StatusWord, indices: readonly number[]): void {
 	setTodos(withStatus(getTodos(), indices, status, parentsCompletedBy(getTodos(), indices, status)));
 }
 
-/** start, done, abandon, approve: the status of every item given. */
+/** start, done, abandon, approve: the status of every item given, where the rules let it change. */
 function setStatus(word: StatusWord): Subcommand["run"] {
 	return (call) =>
 		withParsed(call, parseIndices(call.rest, getTodos().length), (indices) => {
