@@ -460,6 +460,9 @@ export const PLAN_PROBLEMS = {
 	tooMany: (count: number) => `writing ${count} item(s) would exceed maximum of 100 todos`,
 	link: (detail: string) => `${detail}; nothing was changed`,
 } as const;
+/** What the model reads when its rewrite of a followed plan's list is refused (`which`: the items, as it names them). */
+export const planRewriteError = (file: string, which: string): string =>
+	`Error: the list follows the plan file ${file}, and this rewrite drops or rewords ${which}. A rewrite must keep every open item with its text; add items with mode 'append' or 'insert', and abandon one that is no longer needed with edit_todos and a reason. Nothing was changed.`;
 /** A refused plan file: its name, the line's number and the problem. */
 export const planFileError = (file: string, line: number, problem: string): string =>
 	`${file} line ${line}: ${problem}`;
@@ -477,6 +480,8 @@ export const PLAN_NOTICES = {
 	/** The model's rewrite of a followed plan's list, refused: `items` as `[0] text, [1] text`. */
 	rewriteRefused: (file: string, items: string) =>
 		`The model's rewrite of the list was refused: it would drop or reword the open items ${items} of ${file}.`,
+	rewriteRefusedOne: (file: string, item: string) =>
+		`The model's rewrite of the list was refused: it would drop or reword the open item ${item} of ${file}.`,
 } as const;
 
 // ── Checkpoints ─────────────────────────────────────────────────────────────

@@ -68,6 +68,18 @@ describe("every plan is explained in one sentence", () => {
 			"Loop finished.",
 		],
 		["no list", { kind: "idle", code: "no-todos" }, { todos: [] }, "No todo list: nothing to continue."],
+		[
+			"the todo tools not active",
+			{ kind: "idle", code: "tools-off" },
+			{},
+			"The todo tools are not active in this session: nothing continues the list.",
+		],
+		[
+			"a prompt of the user's in the countdown's place",
+			{ kind: "idle", code: "interrupted", byPrompt: true },
+			{},
+			"Interrupted by your prompt: it runs in the continuation's place.",
+		],
 		["a finished list", { kind: "idle", code: "all-done" }, {}, "Every todo is finished (3): nothing to continue."],
 		[
 			"a verified list",

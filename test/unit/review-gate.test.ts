@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { TodoItem, TodoStatus } from "../../src/types.ts";
-import { rewriteReviewError } from "../../src/verify/edits.ts";
-import { reviewRewritten } from "../helpers/expected.ts";
+import { rewritePlanError, rewriteReviewError } from "../../src/verify/edits.ts";
+import { PLAN_NOTICES, planRewriteError, reviewRewritten } from "../helpers/expected.ts";
+import { createFakeCtx } from "../helpers/fake-ctx.ts";
 
 const item = (text: string, status: TodoStatus = "not_started", review = false): TodoItem =>
 	review ? { text, status, review } : { text, status };
@@ -36,5 +37,34 @@ describe("a rewrite keeps every open item the user must review, or is refused", 
 	it("a review item the user already closed (completed or abandoned) may go", () => {
 		const closed = [item("Approved", "completed", true), item("Dropped by the user", "abandoned", true)];
 		expect(rewriteReviewError(closed, [])).toBeNull();
+	});
+});
+
+describe("a rewrite of a list that follows a plan file keeps every open item, or is refused and the user told", () => {
+	const before = [item("Parse", "completed"), item("Print", "in_progress"), item("Test")];
+
+	it("without a followed file, or keeping every open item with its text, anywhere, is fine", () => {
+		const { ctx } = createFakeCtx();
+		expect(rewritePlanError(ctx, undefined, before, [])).toBeNull();
+		expect(rewritePlanError(ctx, "PLAN.md", before, [item("Test"), item("Print"), item("More")])).toBeNull();
+	});
+
+	it("dropping one is refused, naming it, and the user reads why", () => {
+		const { ctx, ui } = createFakeCtx();
+		const error = rewritePlanError(ctx, "PLAN.md", before, [item("Print"), item("Test, reworded")]);
+		expect(error).toEqual({
+			message: planRewriteError("PLAN.md", 'the open item [2] "Test"'),
+			detail: "plan item dropped",
+		});
+		expect(ui.notifications).toEqual([
+			{ message: PLAN_NOTICES.rewriteRefusedOne("PLAN.md", "[2] Test"), type: "warning" },
+		]);
+	});
+
+	it("dropping several names them all", () => {
+		const { ctx } = createFakeCtx();
+		expect(rewritePlanError(ctx, "PLAN.md", before, [])?.message).toBe(
+			planRewriteError("PLAN.md", 'the open items [1] "Print", [2] "Test"'),
+		);
 	});
 });
