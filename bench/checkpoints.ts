@@ -8,7 +8,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { findRepo, type Repo, snapshotTree, takeCheckpoint } from "../src/checkpoints/git.ts";
+import { findRepo, type Repo, snapshotTree, takeCheckpoint } from "../src/edges/git/git.ts";
 import { median } from "./startup.ts";
 
 type Out = (line?: string) => void;

@@ -8,7 +8,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execCommand } from "../node_modules/@earendil-works/pi-coding-agent/dist/core/exec.js";
-import { type Exec, runCheck } from "../src/verify/checks.ts";
+import { type Exec, runCheck } from "../src/edges/checks/run-check.ts";
 import { median } from "./startup.ts";
 
 type Out = (line?: string) => void;

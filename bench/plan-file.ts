@@ -6,8 +6,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { readPlanFile, writePlanFile } from "../src/planfile/file.ts";
-import { parsePlanMarkdown, planToMarkdown } from "../src/planfile/markdown.ts";
+import { parsePlanMarkdown, planToMarkdown } from "../src/core/rules/plan-file.ts";
+import { readPlanFile, writePlanFile } from "../src/edges/files/plan-file-io.ts";
 import type { TodoItem } from "../src/types.ts";
 import { median } from "./startup.ts";
 

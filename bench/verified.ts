@@ -6,7 +6,7 @@
 
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { COMPLETE_MESSAGE_TYPE } from "../src/session/keys.ts";
+import { COMPLETE_MESSAGE_TYPE } from "../src/core/rules/keys.ts";
 import type { TodoItem } from "../src/types.ts";
 import {
 	DEFAULT_HOST,

@@ -2,16 +2,8 @@
 
 import type { ExtensionAPI, ExtensionContext, MessageRenderer, Theme } from "@earendil-works/pi-coding-agent";
 import { Text } from "@earendil-works/pi-tui";
-import { type CheckpointFollower, checkpointsSettled, followCheckpoints } from "./checkpoints/recorder.ts";
-import { currentInput } from "./continue/carry-out.ts";
-import { createEngine, type Engine } from "./continue/engine.ts";
-import { refuseRun, runsInRun } from "./continue/modes.ts";
-import { canAct, verificationChecks } from "./continue/planner.ts";
-import { buildContextInjection } from "./formatting.ts";
-import { hasIncomplete, isAllFinished } from "./list/queries.ts";
-import { isGuest, releaseRole, takeRole } from "./load/role.ts";
-import { staleReminder } from "./plan/reminder.ts";
-import { followPlanFile } from "./planfile/follow.ts";
+import { hasIncomplete, isAllFinished } from "./core/list/queries.ts";
+import { inheritsBranch } from "./core/rules/branch.ts";
 import {
 	COMPLETE_MESSAGE_TYPE,
 	CONTEXT_MESSAGE_TYPE,
@@ -20,8 +12,9 @@ import {
 	GUEST_ENTRY_TYPE,
 	LOOP_MESSAGE_TYPE,
 	REMINDER_MESSAGE_TYPE,
-} from "./session/keys.ts";
-import { inheritsBranch } from "./session/snapshot.ts";
+} from "./core/rules/keys.ts";
+import { canAct, verificationChecks } from "./core/rules/next-step.ts";
+import { staleReminder } from "./core/rules/reminder.ts";
 import {
 	BOOLEAN_SETTINGS,
 	DEFAULT_CONFIG,
@@ -32,8 +25,20 @@ import {
 	switchFlagValue,
 	TEXT_SETTINGS,
 	type TilDoneConfig,
-} from "./settings/config.ts";
-import { warnOfInertBudget } from "./spend/report.ts";
+} from "./core/rules/settings.ts";
+import { textOfContent } from "./core/texts/sanitize.ts";
+import { NOTICES } from "./core/texts/user.ts";
+import { followPlanFile } from "./edges/files/follow.ts";
+import { type CheckpointFollower, checkpointsSettled, followCheckpoints } from "./edges/git/recorder.ts";
+import { warnOfInertBudget } from "./edges/host/model-price.ts";
+import { createPainter } from "./edges/host/painter.ts";
+import { quietly } from "./edges/host/quietly.ts";
+import { isGuest, releaseRole, takeRole } from "./edges/host/role.ts";
+import { tell } from "./edges/host/tell.ts";
+import { currentInput } from "./edges/run/carry-out.ts";
+import { createEngine, type Engine } from "./edges/run/engine.ts";
+import { refuseRun, runsInRun } from "./edges/run/modes.ts";
+import { buildContextInjection } from "./formatting.ts";
 import {
 	bindToSession,
 	getLoop,
@@ -48,13 +53,8 @@ import {
 	takeUnreported,
 	type UiView,
 } from "./state.ts";
-import { textOfContent } from "./texts/data.ts";
-import { NOTICES } from "./texts/user.ts";
 import { todoToolsActive } from "./tools.ts";
 import type { SessionRole } from "./types.ts";
-import { quietly } from "./ui/guard.ts";
-import { createPainter } from "./ui/painter.ts";
-import { tell } from "./ui/tell.ts";
 
 type ThemeColor = Parameters<Theme["fg"]>[0];
 
@@ -87,7 +87,7 @@ export function registerMessageRenderers(pi: ExtensionAPI): void {
 		const level = (message.details as { level?: unknown } | undefined)?.level;
 		return iconText(level === "warning" ? WARNING : SUCCESS, textOfContent(message.content), theme);
 	});
-	// Print and JSON modes record why each invocation ended as a custom entry (continue/modes.ts); show it on resume.
+	// Print and JSON modes record why each invocation ended as a custom entry (edges/run/modes.ts); show it on resume.
 	// Entries written before they carried a level were breaker stops: warnings.
 	pi.registerEntryRenderer(COMPLETE_MESSAGE_TYPE, (entry, _options, theme) => {
 		const data = entry.data as { text?: unknown; level?: unknown } | undefined;

@@ -2,9 +2,9 @@
 
 import type { Theme } from "@earendil-works/pi-coding-agent";
 import { Text } from "@earendil-works/pi-tui";
-import { finishedCount, incompleteIndices, pickNextIndex } from "./list/queries.ts";
-import { oneLine, prefix, textOfContent } from "./texts/data.ts";
-import { MODEL_TEXTS, NEXT_TEXT_CHARS } from "./texts/model.ts";
+import { finishedCount, incompleteIndices, pickNextIndex } from "./core/list/queries.ts";
+import { MODEL_TEXTS, NEXT_TEXT_CHARS } from "./core/texts/model.ts";
+import { oneLine, prefix, textOfContent } from "./core/texts/sanitize.ts";
 import { STATUS_ICONS, type TodoDetails, type TodoItem, type TodoStatus } from "./types.ts";
 import { isFinished, isValidTodoItem } from "./validation.ts";
 

@@ -5,14 +5,14 @@
 
 import { fileURLToPath } from "node:url";
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
-import { registerLoopCommand } from "./commands/loop.ts";
-import { registerTodosCommand } from "./commands/todos.ts";
+import { checkEnv } from "./edges/checks/item-checks.ts";
+import { registerLoopCommand } from "./edges/commands/loop.ts";
+import { registerTodosCommand } from "./edges/commands/todos.ts";
+import { earlierCopy, standAside } from "./edges/host/one-copy.ts";
+import { scopedApi } from "./edges/host/scoped-api.ts";
 import { registerEventHandlers, registerFlags, registerMessageRenderers } from "./events.ts";
-import { earlierCopy, standAside } from "./load/one-copy.ts";
-import { scopedApi } from "./load/scoped-api.ts";
 import { sessionOf } from "./state.ts";
 import { createEditTodosTool, createListTodosTool, createPauseTodosTool, createWriteTodosTool } from "./tools.ts";
-import { checkEnv } from "./verify/item-checks.ts";
 
 /** Where this copy was loaded from, to tell two copies apart. */
 const HERE = fileURLToPath(import.meta.url);
@@ -37,5 +37,5 @@ export default function tilDone(host: ExtensionAPI): void {
 	registerLoopCommand(pi, engine, getConfig);
 }
 
-export * from "./session/keys.ts";
+export * from "./core/rules/keys.ts";
 export * from "./types.ts";

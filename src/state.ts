@@ -1,7 +1,7 @@
 /**
  * The store, a module-scoped singleton: the todo list, the continuation chain, the `/loop` in progress, the checks
  * and the decisions. Every write goes through one setter that tells the subscribers (the session's painter,
- * ui/painter.ts, among them); it never touches the UI itself. It is rebuilt from the session branch.
+ * edges/host/painter.ts, among them); it never touches the UI itself. It is rebuilt from the session branch.
  *
  * Each session keeps its own state in it: pi may run other sessions in the same process (a subagent built on pi's
  * SDK, pi-subagents' in-process children), each with its own instance of the extension. An instance runs everything
@@ -10,25 +10,20 @@
 
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
-import type { StoppedBy } from "./continue/breakers.ts";
-import { type ChainState, initialChain, noteCompleted } from "./continue/chain.ts";
-import type { Decision } from "./continue/reasons.ts";
-import { withAppended, withInserted } from "./list/changes.ts";
-import { isAllFinished } from "./list/queries.ts";
-import { lastDecisions, lastDoneCheck, lastPause, lastSnapshot, lastVerdict, ownBranch } from "./session/snapshot.ts";
-import { addUsage, readUsage } from "./spend/usage.ts";
-import { STARTED_PAUSED } from "./texts/user.ts";
+import { withAppended, withInserted } from "./core/list/changes.ts";
+import { isAllFinished } from "./core/list/queries.ts";
+import { lastDecisions, lastDoneCheck, lastPause, lastSnapshot, lastVerdict, ownBranch } from "./core/rules/branch.ts";
+import type { StoppedBy } from "./core/rules/breakers.ts";
+import { type ChainState, initialChain, noteCompleted } from "./core/rules/chain.ts";
+import type { Decision } from "./core/rules/decision.ts";
+import { addUsage, readUsage } from "./core/rules/usage.ts";
+import { passesFor, type Verification } from "./core/rules/verdict.ts";
+import { STARTED_PAUSED } from "./core/texts/user.ts";
+import type { RunningCheck, UiView } from "./core/views/status-entries.ts";
 import type { LoopState, SessionRole, TodoItem, TodoStatus } from "./types.ts";
 import { cloneTodos } from "./validation.ts";
-import { passesFor, type Verification } from "./verify/verdict.ts";
 
-export type { Verification };
-
-/** A check that is running, for the status bar: which one (`[2]`, `the done-check`) and its command. */
-export interface RunningCheck {
-	what: string;
-	command: string;
-}
+export type { RunningCheck, UiView, Verification };
 
 /** Everything the store holds. A new field is one line here and one in {@link initialState}. */
 export interface StoreState {
@@ -46,17 +41,10 @@ export interface StoreState {
 	decisions: readonly Decision[];
 	/** Setting warnings already shown: flags and environment do not change while pi runs, so each is said once. */
 	reportedWarnings: ReadonlySet<string>;
-	/** Whose session this is (load/role.ts): only the user's own sets the exit status, and only a process's own writes to its stderr. */
+	/** Whose session this is (edges/host/role.ts): only the user's own sets the exit status, and only a process's own writes to its stderr. */
 	role: SessionRole;
 	/** A `pi -p` of the user's whose settings were not understood: its prompt is not run. */
 	runRefused: boolean;
-}
-
-/** What the status bar and the panel show (ui/painter.ts paints it). */
-export interface UiView
-	extends Pick<StoreState, "todos" | "chain" | "loop" | "panelEnabled" | "checking" | "verification"> {
-	/** Whether a finished list has a verification to pass before it is done (a done-check, or item checks that run). */
-	toVerify: boolean;
 }
 
 function initialState(role: SessionRole): StoreState {
@@ -322,7 +310,7 @@ export function getRole(): SessionRole {
 	return getState().role;
 }
 
-/** A session started: whose it is, as the process decided (load/role.ts). */
+/** A session started: whose it is, as the process decided (edges/host/role.ts). */
 export function setRole(role: SessionRole): void {
 	setState({ role });
 }

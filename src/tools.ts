@@ -4,12 +4,23 @@ import { StringEnum } from "@earendil-works/pi-ai";
 import type { ExtensionAPI, Theme, ToolDefinition } from "@earendil-works/pi-coding-agent";
 import { Text } from "@earendil-works/pi-tui";
 import { type Static, Type } from "typebox";
+import { withAppended, withInserted } from "./core/list/changes.ts";
+import { linkProblem } from "./core/list/links.ts";
+import { linkError, RESULT_HEADERS, TOOL_ERRORS } from "./core/texts/model.ts";
+import { NOTICES } from "./core/texts/user.ts";
+import {
+	changeResult,
+	errorResult,
+	noticeDropped,
+	rewritePlanError,
+	rewriteReviewError,
+	runEdit,
+	textResult,
+} from "./edges/checks/edits.ts";
+import { type CheckEnv, modelChecksBlocked } from "./edges/checks/item-checks.ts";
+import { tell } from "./edges/host/tell.ts";
 import { formatListPage, type ListDetails, renderToolResult } from "./formatting.ts";
-import { withAppended, withInserted } from "./list/changes.ts";
-import { linkProblem } from "./plan/links.ts";
 import { getTodos, pauseAutoContinue, setTodos } from "./state.ts";
-import { linkError, RESULT_HEADERS, TOOL_ERRORS } from "./texts/model.ts";
-import { NOTICES } from "./texts/user.ts";
 import {
 	EDIT_ACTIONS,
 	INITIAL_STATUS,
@@ -22,18 +33,7 @@ import {
 	WRITE_MODES,
 	type WriteMode,
 } from "./types.ts";
-import { tell } from "./ui/tell.ts";
 import { checkEditParams, checkWriteParams, cloneTodos, isTooLong, type ParamError } from "./validation.ts";
-import {
-	changeResult,
-	errorResult,
-	noticeDropped,
-	rewritePlanError,
-	rewriteReviewError,
-	runEdit,
-	textResult,
-} from "./verify/edits.ts";
-import { type CheckEnv, modelChecksBlocked } from "./verify/item-checks.ts";
 
 /**
  * Whether the model can change the list in this session: `edit_todos` is active. A session without it (a subagent

@@ -136,6 +136,54 @@ export interface LoopState extends LoopSpec {
 
 /**
  * Whose session this is: `own`, the user's own session; `child`, the session of a process another session of ours
- * started; `nested`, one of several sessions in a process whose own session is someone else's (load/role.ts).
+ * started; `nested`, one of several sessions in a process whose own session is someone else's (edges/host/role.ts).
  */
 export type SessionRole = "own" | "child" | "nested";
+
+/** What is wrong with a list's links, in the words of the tool error (core/texts/model.ts makes the sentence). */
+export type LinkProblem =
+	| { kind: "not-an-index"; index: number; field: "blockedBy" | "parent" }
+	| { kind: "unknown"; index: number; field: "blockedBy" | "parent"; target: number }
+	| { kind: "twice"; index: number; target: number }
+	| { kind: "self"; index: number; field: "blockedBy" | "parent" }
+	| { kind: "nested"; index: number; parent: number; grandparent: number }
+	| { kind: "waits-for-subtask"; index: number; subtask: number }
+	| { kind: "cycle"; steps: CycleStep[] };
+
+/** One step of a cycle: `from` waits for `to`, or `from` (a parent) completes with its subtask `to`. */
+export interface CycleStep {
+	from: number;
+	to: number;
+	via: "waits" | "subtask";
+}
+
+/** What a chain (the runs since the user's last prompt) has spent, as core/rules/usage.ts counts it. */
+export interface ChainSpend {
+	/** Tokens of every model call in the chain: input + output + cache read + cache write. */
+	tokens: number;
+	/** pi's cost total of those calls, in the provider's currency. */
+	cost: number;
+	calls: number;
+	/** What the last call sent as input (input + cache read + cache write): the next call sends it again. */
+	lastContext: number;
+	/** `tokens` when the chain last finished an item (0 before the first). */
+	tokensAtFinish: number;
+	/** Tokens each item finished in this chain took, oldest first, at most `MAX_SPEND_SAMPLES`. */
+	perItem: readonly number[];
+}
+
+export type CheckpointPhase = "start" | "done";
+
+/** One checkpoint as a session entry keeps it. */
+export interface Checkpoint {
+	/** The item's key: its index and a hash of its text. */
+	key: string;
+	index: number;
+	text: string;
+	phase: CheckpointPhase;
+	/** The snapshot commit. */
+	commit: string;
+	ref: string;
+	/** When it was taken, in milliseconds since the epoch. */
+	at: number;
+}

@@ -1,7 +1,7 @@
 /** Pure checks on todo data and tool parameters. Nothing here mutates or touches the host. */
 
-import { graphemesOf, oneLine } from "./texts/data.ts";
-import { PARAM_ERRORS, type ParamError } from "./texts/model.ts";
+import { PARAM_ERRORS, type ParamError } from "./core/texts/model.ts";
+import { graphemesOf, oneLine } from "./core/texts/sanitize.ts";
 
 export type { ParamError };
 
@@ -56,7 +56,7 @@ export function isValidCheck(value: unknown): value is string {
 /**
  * True for `{ text, status }` with a non-empty text within the limit and a known status, plus at most a valid `check`,
  * a boolean `review` and links of the right shape (whether they point into the list is the list's question:
- * plan/links.ts); any other key, or a field of the wrong shape, makes the item untrustworthy.
+ * core/list/links.ts); any other key, or a field of the wrong shape, makes the item untrustworthy.
  */
 export function isValidTodoItem(value: unknown): value is TodoItem {
 	if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
@@ -129,7 +129,7 @@ export function checkWriteParams(params: unknown, currentLength: number): ParamE
 
 /**
  * The optional fields of new items: a check is a non-blank command within the limit, a review mark a boolean, links
- * whole numbers (where they point is checked on the list the call leaves: plan/links.ts).
+ * whole numbers (where they point is checked on the list the call leaves: core/list/links.ts).
  */
 function checkItemFields(todos: readonly unknown[]): ParamError | null {
 	for (const [index, item] of todos.entries()) {

@@ -1,10 +1,10 @@
 /**
  * After every test: the process is nobody's again. A session of the extension claims the process it runs in and marks
- * the environment for the processes it starts (src/load/role.ts); a test that leaves its session running must not
+ * the environment for the processes it starts (src/edges/host/role.ts); a test that leaves its session running must not
  * make the next test's sessions guests.
  */
 import { afterEach } from "vitest";
-import { PARENT_MARKER } from "../src/load/role.ts";
+import { PARENT_MARKER } from "../src/edges/host/role.ts";
 
 afterEach(() => {
 	delete (globalThis as Record<symbol, unknown>)[Symbol.for("pi-til-done.process-claim")];

@@ -1,7 +1,7 @@
 /** A check environment for the tool tests: pi's bash tool active, each command exiting with the code the test gives. */
 
-import { DEFAULT_CONFIG, type TilDoneConfig } from "../../src/settings/config.ts";
-import type { CheckEnv } from "../../src/verify/item-checks.ts";
+import { DEFAULT_CONFIG, type TilDoneConfig } from "../../src/core/rules/settings.ts";
+import type { CheckEnv } from "../../src/edges/checks/item-checks.ts";
 
 /** Commands exit with `codes[command]` (0 by default), printing `output of <command>`; `ran` lists them in order. */
 export function scriptedChecks(codes: Record<string, number> = {}, config: Partial<TilDoneConfig> = {}) {

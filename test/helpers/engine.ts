@@ -3,8 +3,8 @@
  * configuration a test may change as it goes, and a session started.
  */
 
-import { createEngine } from "../../src/continue/engine.ts";
-import { DEFAULT_CONFIG, type TilDoneConfig } from "../../src/settings/config.ts";
+import { DEFAULT_CONFIG, type TilDoneConfig } from "../../src/core/rules/settings.ts";
+import { createEngine } from "../../src/edges/run/engine.ts";
 import { KEY } from "./expected.ts";
 import { createFakeCtx, type FakeCtxOptions } from "./fake-ctx.ts";
 import { createFakePi } from "./fake-pi.ts";

@@ -3,7 +3,7 @@
  * the user sees. pi's own wording is never asserted (it differs between the tested versions).
  */
 
-import type { Counters } from "../../src/continue/reasons.ts";
+import type { Counters } from "../../src/core/rules/decision.ts";
 
 export type { Counters };
 

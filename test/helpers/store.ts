@@ -1,7 +1,8 @@
 /** The store as a unit test needs it: emptied, and painted into a fake context the way a session paints it. */
 
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
-import type { Decision } from "../../src/continue/reasons.ts";
+import type { Decision } from "../../src/core/rules/decision.ts";
+import { createPainter } from "../../src/edges/host/painter.ts";
 import {
 	getChain,
 	getDecisions,
@@ -13,7 +14,6 @@ import {
 	sessionOf,
 	subscribe,
 } from "../../src/state.ts";
-import { createPainter } from "../../src/ui/painter.ts";
 
 /** Empties the store; with `ctx`, every later change is painted into its UI, as a session's painter does. */
 export function freshStore(ctx?: ExtensionContext): void {

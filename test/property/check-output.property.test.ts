@@ -7,9 +7,9 @@
 
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { formatCheckFailures } from "../../src/core/texts/model.ts";
+import { outputAsData } from "../../src/core/texts/sanitize.ts";
 import { buildContinuationPrompt } from "../../src/formatting.ts";
-import { outputAsData } from "../../src/texts/data.ts";
-import { formatCheckFailures } from "../../src/texts/model.ts";
 import type { CheckRun, TodoItem, TodoStatus } from "../../src/types.ts";
 import { UNVERIFIED_ASK, UNVERIFIED_HEAD } from "../helpers/expected.ts";
 import { hostileText, INJECTIONS } from "../helpers/todo-oracle.ts";

@@ -6,14 +6,15 @@
 
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { isAllFinished } from "../../src/core/list/queries.ts";
+import { activeStatus, fullText } from "../../src/core/texts/status.ts";
+import { progressOf } from "../../src/core/views/status-entries.ts";
 import {
 	buildContextInjection,
 	buildContinuationPrompt,
 	formatTodoListForModel,
 	formatTodoListText,
 } from "../../src/formatting.ts";
-import { isAllFinished } from "../../src/list/queries.ts";
-import { activeStatus, fullText, progressStatus } from "../../src/texts/status.ts";
 import { flat } from "../helpers/expected.ts";
 import { must } from "../helpers/must.ts";
 import { codePoints, hostileText, type Item, LIMITS, type Status } from "../helpers/todo-oracle.ts";
@@ -116,7 +117,7 @@ describe("hostile todo text never changes the structure of what the extension wr
 	it("status bar texts: one counter line, `[i] text` for each item in progress, on one line", () => {
 		fc.assert(
 			fc.property(list, (todos) => {
-				const status = fullText(progressStatus(todos, isAllFinished(todos)));
+				const status = fullText(progressOf(todos, isAllFinished(todos)));
 				expect(status).toMatch(/^(📋 \d+\/\d+ \[[█░]{10}\]|✓ Done \(\d+ items\))$/);
 				const active = fullText(activeStatus(todos));
 				const started = todos.flatMap((t, i) => (t.status === "in_progress" ? [`[${i}] ${flat(t.text)}`] : []));

@@ -6,8 +6,8 @@
 
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { linkProblem } from "../../src/plan/links.ts";
-import { parsePlanMarkdown, planToMarkdown } from "../../src/planfile/markdown.ts";
+import { linkProblem } from "../../src/core/list/links.ts";
+import { parsePlanMarkdown, planToMarkdown } from "../../src/core/rules/plan-file.ts";
 import type { TodoItem } from "../../src/types.ts";
 import { hostileText, type Status } from "../helpers/todo-oracle.ts";
 

@@ -6,7 +6,7 @@
 
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { countStaleCalls, staleReminder, type TranscriptMessage } from "../../src/plan/reminder.ts";
+import { countStaleCalls, staleReminder, type TranscriptMessage } from "../../src/core/rules/reminder.ts";
 import type { TodoItem } from "../../src/types.ts";
 import { REMINDER_HEAD } from "../helpers/expected.ts";
 import { hostileText } from "../helpers/todo-oracle.ts";

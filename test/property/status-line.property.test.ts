@@ -6,20 +6,19 @@
 
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { BREAKERS, stopWords } from "../../src/continue/breakers.ts";
-import { cellsOf } from "../../src/texts/data.ts";
+import { BREAKERS, stopWords } from "../../src/core/rules/breakers.ts";
+import { cellsOf } from "../../src/core/texts/sanitize.ts";
 import {
 	activeStatus,
 	checkStatus,
 	loopStatus,
 	pausedStatus,
 	planStatus,
-	progressStatus,
-	reviewStatus,
 	stopStatus,
-} from "../../src/texts/status.ts";
+} from "../../src/core/texts/status.ts";
+import { progressOf, reviewOf } from "../../src/core/views/status-entries.ts";
+import { fitStatusLine, type StatusEntry } from "../../src/core/views/status-line.ts";
 import type { TodoItem } from "../../src/types.ts";
-import { fitStatusLine, type StatusEntry } from "../../src/ui/status-line.ts";
 import { KEY } from "../helpers/expected.ts";
 
 const word = fc.constantFrom("fix", "auth", "テスト", "数据库", "🚀", "émigré", "x".repeat(30), "a\nb", "tab\there");
@@ -68,13 +67,13 @@ describe("the footer's status line at 80 columns and wider", () => {
 						? undefined
 						: ([plan.next, { text: `next ${"🚀 ".repeat(30)}`, status: "not_started" }] as const);
 				const entries: StatusEntry[] = [
-					[KEY.status, progressStatus(todos, false)],
+					[KEY.status, progressOf(todos, false)],
 					[KEY.active, activeStatus(todos)],
 					[KEY.check, check],
 					[KEY.loop, loop ? loopStatus(1000, 1000) : undefined],
 					[KEY.paused, paused === null ? undefined : pausedStatus(paused)],
 					[KEY.plan, plan === null ? undefined : planStatus(next as never, plan.waiting)],
-					[KEY.review, reviewStatus(todos)],
+					[KEY.review, reviewOf(todos)],
 					[KEY.stop, stopStatus(stopped ?? undefined)],
 				];
 				const fitted = new Map(fitStatusLine(entries, width));
@@ -90,7 +89,7 @@ describe("the footer's status line at 80 columns and wider", () => {
 				const planShown =
 					plan === null || (next === undefined && plan.waiting === 0) ? /^none$/ : /^(▶ \[\d+\]|⛓ \d+|none$)/;
 				expect(shown(KEY.plan)).toMatch(planShown);
-				expect(shown(KEY.review)).toMatch(reviewStatus(todos) ? /^👁 \[\d+\]( (waits for your )?review)?$/ : /^none$/);
+				expect(shown(KEY.review)).toMatch(reviewOf(todos) ? /^👁 \[\d+\]( (waits for your )?review)?$/ : /^none$/);
 				const stops =
 					stopped === null
 						? ["none"]

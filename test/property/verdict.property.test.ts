@@ -6,8 +6,8 @@
 
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
+import { hasIncomplete } from "../../src/core/list/queries.ts";
 import tilDone from "../../src/index.ts";
-import { hasIncomplete } from "../../src/list/queries.ts";
 import { getTodos as readTodos, isVerified as readVerified, resetState } from "../../src/state.ts";
 import { createFakeCtx } from "../helpers/fake-ctx.ts";
 import { createFakePi } from "../helpers/fake-pi.ts";

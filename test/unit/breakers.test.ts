@@ -10,9 +10,9 @@ import {
 	trippedBreaker,
 	UNFINISHED_TAIL,
 	UNVERIFIED_TAIL,
-} from "../../src/continue/breakers.ts";
-import { NUMERIC_SETTINGS } from "../../src/settings/config.ts";
-import { type ChainSpend, NO_SPEND } from "../../src/spend/usage.ts";
+} from "../../src/core/rules/breakers.ts";
+import { NUMERIC_SETTINGS } from "../../src/core/rules/settings.ts";
+import { type ChainSpend, NO_SPEND } from "../../src/core/rules/usage.ts";
 import { costBudgetStop as costStopText, TAKE_OVER, tokenBudgetStop as tokenStopText } from "../helpers/expected.ts";
 
 /** Every breaker off or far away: each test arms the one it is about. */

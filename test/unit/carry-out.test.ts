@@ -1,8 +1,8 @@
 import type { AgentBeforeSettleEvent } from "@earendil-works/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { DEFAULT_LOOP_MARKER } from "../../src/continue/loop.ts";
-import type { TilDoneConfig } from "../../src/settings/config.ts";
-import { NO_SPEND } from "../../src/spend/usage.ts";
+import { DEFAULT_LOOP_MARKER } from "../../src/core/rules/loop-args.ts";
+import type { TilDoneConfig } from "../../src/core/rules/settings.ts";
+import { NO_SPEND } from "../../src/core/rules/usage.ts";
 import {
 	getChain,
 	getDecisions,

@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync,
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { MAX_CHECKPOINT_REFS, parseNameStatus } from "../../src/core/rules/checkpoint-rules.ts";
 import {
 	changedFiles,
 	cleanCheckpointRefs,
@@ -19,8 +20,7 @@ import {
 	runGit,
 	snapshotTree,
 	takeCheckpoint,
-} from "../../src/checkpoints/git.ts";
-import { MAX_CHECKPOINT_REFS, parseNameStatus } from "../../src/checkpoints/plan.ts";
+} from "../../src/edges/git/git.ts";
 import { must } from "../helpers/must.ts";
 
 const got = <T>(value: T | undefined): T => must(value, "what git answers");

@@ -11,8 +11,8 @@ import {
 	planRevert,
 	refsToPrune,
 	transitions,
-} from "../../src/checkpoints/plan.ts";
-import { diffAsData } from "../../src/texts/checkpoints.ts";
+} from "../../src/core/rules/checkpoint-rules.ts";
+import { diffAsData } from "../../src/core/texts/checkpoints.ts";
 import type { TodoItem } from "../../src/types.ts";
 
 const item = (text: string, status: TodoItem["status"] = "not_started"): TodoItem => ({ text, status });

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import type { ExecResult } from "@earendil-works/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { execCommand } from "../../node_modules/@earendil-works/pi-coding-agent/dist/core/exec.js";
-import { CHECK_CAPTURE_BYTES, type Exec, runCheck } from "../../src/verify/checks.ts";
+import { CHECK_CAPTURE_BYTES, type Exec, runCheck } from "../../src/edges/checks/run-check.ts";
 
 /** pi's own `pi.exec` (the package does not export it by name; this is the module `pi.exec` calls). */
 const exec: Exec = (command, args, options) => execCommand(command, args, options?.cwd ?? process.cwd(), options);

@@ -1,8 +1,8 @@
 import { describe, expect, it, vi } from "vitest";
-import { registerLoopCommand } from "../../src/commands/loop.ts";
-import { completeTodosArgs, formatStatusReport, registerTodosCommand } from "../../src/commands/todos.ts";
-import { DEFAULT_CONFIG, type TilDoneConfig } from "../../src/settings/config.ts";
-import { type ChainSpend, NO_SPEND } from "../../src/spend/usage.ts";
+import { DEFAULT_CONFIG, type TilDoneConfig } from "../../src/core/rules/settings.ts";
+import { type ChainSpend, NO_SPEND } from "../../src/core/rules/usage.ts";
+import { registerLoopCommand } from "../../src/edges/commands/loop.ts";
+import { completeTodosArgs, formatStatusReport, registerTodosCommand } from "../../src/edges/commands/todos.ts";
 import {
 	getChain,
 	getDecisions,

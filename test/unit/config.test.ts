@@ -6,7 +6,7 @@ import {
 	resolveConfig,
 	switchFlagValue,
 	TEXT_SETTINGS,
-} from "../../src/settings/config.ts";
+} from "../../src/core/rules/settings.ts";
 
 describe("numbers may be written with an exponent, and warnings repeat at most 40 characters of a bad value", () => {
 	it("reads 1e3 and 2.5e1", () => {

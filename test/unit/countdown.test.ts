@@ -1,6 +1,6 @@
 import type { ExtensionUIContext, TerminalInputHandler } from "@earendil-works/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { startCountdown } from "../../src/continue/countdown.ts";
+import { startCountdown } from "../../src/edges/run/countdown.ts";
 import { countdownLine, KEY } from "../helpers/expected.ts";
 import { createFakeCtx, type FakeUi } from "../helpers/fake-ctx.ts";
 import { must } from "../helpers/must.ts";

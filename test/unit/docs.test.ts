@@ -1,7 +1,8 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
-import * as names from "../../src/session/keys.ts";
-import { BOOLEAN_SETTINGS, DEFAULT_CONFIG, NUMERIC_SETTINGS, TEXT_SETTINGS } from "../../src/settings/config.ts";
+import * as names from "../../src/core/rules/keys.ts";
+import { BOOLEAN_SETTINGS, DEFAULT_CONFIG, NUMERIC_SETTINGS, TEXT_SETTINGS } from "../../src/core/rules/settings.ts";
 
 const api = readFileSync(new URL("../../docs/API.md", import.meta.url), "utf8");
 /** The rows of the API doc's settings table, by flag. */
@@ -38,5 +39,38 @@ describe("the skill tells the model what the tools expect", () => {
 		expect(bullet?.replace(/\s+/g, " ")).toContain(
 			"`abandon` items that turn out unnecessary with `edit_todos`, giving the why in its `reason`",
 		);
+	});
+});
+
+describe("the architecture's map is the tree: every module of src/ once, under its layer", () => {
+	const architecture = readFileSync(new URL("../../docs/ARCHITECTURE.md", import.meta.url), "utf8");
+	const block = architecture.split("## The map")[1]?.split("```")[1] ?? "";
+	/** Each line of the map: its layer (carried down from the last line that named one), its module. */
+	const rows: [layer: string, module: string][] = [];
+	let layer = "";
+	for (const line of block.split("\n").filter((text) => text.trim() !== "")) {
+		const [first = "", second = ""] = line.trim().split(/\s+/);
+		if (!line.startsWith(" ")) layer = first;
+		rows.push([layer, line.startsWith(" ") ? first : second]);
+	}
+	const src = new URL("../../src/", import.meta.url).pathname;
+	const walk = (dir: string): string[] =>
+		readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+			entry.isDirectory() ? walk(join(dir, entry.name)) : entry.name.endsWith(".ts") ? [join(dir, entry.name)] : [],
+		);
+	const modules = walk(src).map((file) => relative(src, file));
+	const layerOf = (module: string): string => {
+		if (module === "index.ts") return "entry";
+		if (module === "state.ts") return "store";
+		if (module.startsWith("edges/") || module === "tools.ts" || module === "events.ts") return "edges";
+		return dirname(module) === "." || module.startsWith("core/") ? "core" : "?";
+	};
+
+	it("names every module exactly once", () => {
+		expect(rows.map(([, module]) => module).sort()).toEqual(modules.sort());
+	});
+
+	it("puts each under its layer", () => {
+		expect(rows.filter(([under, module]) => under !== layerOf(module))).toEqual([]);
 	});
 });

@@ -1,11 +1,11 @@
 import type { Component } from "@earendil-works/pi-tui";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { initialChain } from "../../src/continue/chain.ts";
-import { DEFAULT_LOOP_MARKER } from "../../src/continue/loop.ts";
-import type { PlanInput } from "../../src/continue/planner.ts";
-import { countersOf } from "../../src/continue/reasons.ts";
+import { initialChain } from "../../src/core/rules/chain.ts";
+import { countersOf } from "../../src/core/rules/decision.ts";
+import { DEFAULT_LOOP_MARKER } from "../../src/core/rules/loop-args.ts";
+import type { PlanInput } from "../../src/core/rules/next-step.ts";
+import { DEFAULT_CONFIG } from "../../src/core/rules/settings.ts";
 import { registerEventHandlers, registerFlags, registerMessageRenderers } from "../../src/events.ts";
-import { DEFAULT_CONFIG } from "../../src/settings/config.ts";
 import {
 	getChain,
 	getDecisions,

@@ -1,4 +1,11 @@
 import { describe, expect, it } from "vitest";
+import { incompleteIndices, pickNextIndex, reviewWaitIndex } from "../../src/core/list/queries.ts";
+import { describeCheckEnd, formatCheckFailures } from "../../src/core/texts/model.ts";
+import { oneLine, prefix } from "../../src/core/texts/sanitize.ts";
+import { activeStatus, checkStatus, fullText, pausedStatus } from "../../src/core/texts/status.ts";
+import { backoffMessage, completionNotice, countdownText, reviewWaitText } from "../../src/core/texts/user.ts";
+import { formatPanelLines } from "../../src/core/views/panel.ts";
+import { progressOf, reviewOf } from "../../src/core/views/status-entries.ts";
 import {
 	buildContextInjection,
 	buildContinuationPrompt,
@@ -16,20 +23,7 @@ import {
 	renderTodoList,
 	renderToolResult,
 } from "../../src/formatting.ts";
-import { incompleteIndices, pickNextIndex, reviewWaitIndex } from "../../src/list/queries.ts";
-import { oneLine, prefix } from "../../src/texts/data.ts";
-import { describeCheckEnd, formatCheckFailures } from "../../src/texts/model.ts";
-import {
-	activeStatus,
-	checkStatus,
-	fullText,
-	pausedStatus,
-	progressStatus,
-	reviewStatus,
-} from "../../src/texts/status.ts";
-import { backoffMessage, completionNotice, countdownText, reviewWaitText } from "../../src/texts/user.ts";
 import type { CheckRun, TodoItem, TodoStatus } from "../../src/types.ts";
-import { formatPanelLines } from "../../src/ui/panel.ts";
 import { UNVERIFIED_ASK, UNVERIFIED_HEAD } from "../helpers/expected.ts";
 import { must } from "../helpers/must.ts";
 import { plainTheme, taggingTheme, textOf } from "../helpers/theme.ts";
@@ -178,22 +172,22 @@ describe("countdown text", () => {
 
 describe("status bar texts: abandoned counts as done", () => {
 	it("clears the status for an empty list", () => {
-		expect(fullText(progressStatus([], false))).toBeUndefined();
+		expect(fullText(progressOf([], false))).toBeUndefined();
 	});
 
 	it("shows finished/total with a bar of ten cells while items remain: progress once", () => {
-		expect(fullText(progressStatus([todo("a", "completed"), todo("b"), todo("c")], false))).toBe("📋 1/3 [███░░░░░░░]");
+		expect(fullText(progressOf([todo("a", "completed"), todo("b"), todo("c")], false))).toBe("📋 1/3 [███░░░░░░░]");
 	});
 
 	it("counts completed and abandoned items together", () => {
 		const list = [todo("a", "completed"), todo("b", "abandoned"), todo("c", "in_progress"), todo("d"), todo("e")];
-		expect(fullText(progressStatus(list, false))).toBe("📋 2/5 [████░░░░░░]");
+		expect(fullText(progressOf(list, false))).toBe("📋 2/5 [████░░░░░░]");
 	});
 
 	it("shows ✓ Done (N items) once the list is done, and a full bar while a finished list is not", () => {
 		const finished = [todo("a", "completed"), todo("b", "abandoned"), todo("c", "completed")];
-		expect(fullText(progressStatus(finished, true))).toBe("✓ Done (3 items)");
-		expect(fullText(progressStatus(finished, false))).toBe("📋 3/3 [██████████]");
+		expect(fullText(progressOf(finished, true))).toBe("✓ Done (3 items)");
+		expect(fullText(progressOf(finished, false))).toBe("📋 3/3 [██████████]");
 	});
 
 	it("lists each in-progress item as `[i] text` on the active line", () => {
@@ -756,25 +750,25 @@ describe("the review status: shown while the auto-continue would name an item in
 	it("names the item in progress that awaits review", () => {
 		const list = [todo("a", "completed"), marked("Look at the UI", "in_progress", { review: true }), todo("c")];
 		expect(reviewWaitIndex(list)).toBe(1);
-		expect(fullText(reviewStatus(list))).toBe("👁 [1] waits for your review");
+		expect(fullText(reviewOf(list))).toBe("👁 [1] waits for your review");
 	});
 
 	it("is nothing while the review item is not started yet (the model may still work on it)", () => {
 		const list = [marked("Look at the UI", "not_started", { review: true }), todo("b")];
 		expect(reviewWaitIndex(list)).toBeUndefined();
-		expect(fullText(reviewStatus(list))).toBeUndefined();
+		expect(fullText(reviewOf(list))).toBeUndefined();
 	});
 
 	it("is nothing while another item in progress comes first", () => {
 		const list = [todo("a", "in_progress"), marked("Look", "in_progress", { review: true })];
 		expect(reviewWaitIndex(list)).toBeUndefined();
-		expect(fullText(reviewStatus(list))).toBeUndefined();
+		expect(fullText(reviewOf(list))).toBeUndefined();
 	});
 
 	it("is nothing for a finished list, an empty list, or an item in progress without review", () => {
-		expect(fullText(reviewStatus([marked("Look", "completed", { review: true })]))).toBeUndefined();
-		expect(fullText(reviewStatus([]))).toBeUndefined();
-		expect(fullText(reviewStatus([todo("a", "in_progress")]))).toBeUndefined();
+		expect(fullText(reviewOf([marked("Look", "completed", { review: true })]))).toBeUndefined();
+		expect(fullText(reviewOf([]))).toBeUndefined();
+		expect(fullText(reviewOf([todo("a", "in_progress")]))).toBeUndefined();
 	});
 
 	it("words the wait", () => {

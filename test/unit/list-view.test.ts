@@ -1,9 +1,6 @@
 import type { Theme } from "@earendil-works/pi-coding-agent";
 import { visibleWidth } from "@earendil-works/pi-tui";
 import { describe, expect, it, vi } from "vitest";
-import { registerTodosCommand } from "../../src/commands/todos.ts";
-import { getTodos, setTodos } from "../../src/state.ts";
-import type { TodoItem, TodoStatus } from "../../src/types.ts";
 import {
 	clampSelection,
 	decideKey,
@@ -13,7 +10,10 @@ import {
 	nextState,
 	type ViewKey,
 	windowAround,
-} from "../../src/ui/list-view.ts";
+} from "../../src/core/views/list-view.ts";
+import { registerTodosCommand } from "../../src/edges/commands/todos.ts";
+import { getTodos, setTodos } from "../../src/state.ts";
+import type { TodoItem, TodoStatus } from "../../src/types.ts";
 import { startEngine } from "../helpers/engine.ts";
 import { LIST_VIEW, STATUS_REFUSED, stderrLine } from "../helpers/expected.ts";
 import type { FakeCtxOptions } from "../helpers/fake-ctx.ts";

@@ -1,8 +1,8 @@
 import { fileURLToPath } from "node:url";
 import { createEventBus } from "@earendil-works/pi-coding-agent";
 import { describe, expect, it, onTestFinished, vi } from "vitest";
+import { earlierCopy, standAside } from "../../src/edges/host/one-copy.ts";
 import tilDone from "../../src/index.ts";
-import { earlierCopy, standAside } from "../../src/load/one-copy.ts";
 import { sameCopyTwice, secondCopy, stderrLine } from "../helpers/expected.ts";
 import { createFakeCtx } from "../helpers/fake-ctx.ts";
 import { createFakePi } from "../helpers/fake-pi.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { lastAssistantText, lastStopReason, runOutcome, type StopReason } from "../../src/continue/outcome.ts";
+import { lastAssistantText, lastStopReason, runOutcome, type StopReason } from "../../src/core/rules/outcome.ts";
 
 describe("lastStopReason reads the last assistant message of the run", () => {
 	const assistant = (stopReason: unknown, errorMessage?: string) => ({ role: "assistant", stopReason, errorMessage });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { formatPanelLines, panelStart } from "../../src/core/views/panel.ts";
 import type { TodoItem, TodoStatus } from "../../src/types.ts";
-import { formatPanelLines, panelStart } from "../../src/ui/panel.ts";
 import { panelAbove, panelMore } from "../helpers/expected.ts";
 import { taggingTheme } from "../helpers/theme.ts";
 

@@ -14,12 +14,12 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { completeTodosArgs, registerTodosCommand } from "../../src/commands/todos.ts";
-import { decideSave, decideStart } from "../../src/planfile/decide.ts";
-import { hashOf, hashOfRead, knownHash, readPlanFile, writePlanFile } from "../../src/planfile/file.ts";
-import { followPlanFile } from "../../src/planfile/follow.ts";
-import { planToMarkdown } from "../../src/planfile/markdown.ts";
-import type { TilDoneConfig } from "../../src/settings/config.ts";
+import { planToMarkdown } from "../../src/core/rules/plan-file.ts";
+import { decideSave, decideStart } from "../../src/core/rules/plan-file-sync.ts";
+import type { TilDoneConfig } from "../../src/core/rules/settings.ts";
+import { completeTodosArgs, registerTodosCommand } from "../../src/edges/commands/todos.ts";
+import { followPlanFile } from "../../src/edges/files/follow.ts";
+import { hashOf, hashOfRead, knownHash, readPlanFile, writePlanFile } from "../../src/edges/files/plan-file-io.ts";
 import { getTodos, setTodos } from "../../src/state.ts";
 import type { TodoItem } from "../../src/types.ts";
 import { startEngine } from "../helpers/engine.ts";

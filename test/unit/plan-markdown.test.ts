@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parsePlanMarkdown, planToMarkdown, preambleOf } from "../../src/planfile/markdown.ts";
+import { parsePlanMarkdown, planToMarkdown, preambleOf } from "../../src/core/rules/plan-file.ts";
 import type { TodoItem } from "../../src/types.ts";
 import { LINK_ERRORS, PLAN_PROBLEMS } from "../helpers/expected.ts";
 import { item, PLAN } from "../helpers/plans.ts";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { withInserted, withMoved, withRemoved, withStatus } from "../../src/list/changes.ts";
-import { pickNextIndex } from "../../src/list/queries.ts";
-import { hasLinks, linkProblem, subtasksOf } from "../../src/plan/links.ts";
+import { withInserted, withMoved, withRemoved, withStatus } from "../../src/core/list/changes.ts";
+import { hasLinks, linkProblem, subtasksOf } from "../../src/core/list/links.ts";
+import { pickNextIndex } from "../../src/core/list/queries.ts";
 import {
 	isReady,
 	nextToStart,
@@ -10,7 +10,7 @@ import {
 	openWaits,
 	parentsCompletedBy,
 	waitingItems,
-} from "../../src/plan/ready.ts";
+} from "../../src/core/list/ready.ts";
 import { item, PLAN, planWith } from "../helpers/plans.ts";
 
 describe("a list's links must point into it, without a cycle, one level deep", () => {

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { assessRun, type ChainState, initialChain, noteCompleted } from "../../src/continue/chain.ts";
-import { endsWithQuestion, isFailedRun, type RunOutcome, type StopReason } from "../../src/continue/outcome.ts";
+import { assessRun, type ChainState, initialChain, noteCompleted } from "../../src/core/rules/chain.ts";
 import {
 	backoffFor,
 	canAct,
@@ -12,8 +11,9 @@ import {
 	planAfterVerification,
 	planNow,
 	verificationChecks,
-} from "../../src/continue/planner.ts";
-import { NO_SPEND } from "../../src/spend/usage.ts";
+} from "../../src/core/rules/next-step.ts";
+import { endsWithQuestion, isFailedRun, type RunOutcome, type StopReason } from "../../src/core/rules/outcome.ts";
+import { NO_SPEND } from "../../src/core/rules/usage.ts";
 import type { CheckRun, LoopState, TodoItem, TodoStatus } from "../../src/types.ts";
 import {
 	blockedStopText,

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { type ChainState, initialChain } from "../../src/continue/chain.ts";
-import type { EngineLimits, Plan, PlanInput } from "../../src/continue/planner.ts";
-import { type Counters, countersOf, type Decision, decisionOf, explain } from "../../src/continue/reasons.ts";
-import { DEFAULT_CONFIG } from "../../src/settings/config.ts";
-import { NO_SPEND } from "../../src/spend/usage.ts";
-import { formatClock, formatCounters, formatDecision, formatWhy } from "../../src/texts/user.ts";
+import { type ChainState, initialChain } from "../../src/core/rules/chain.ts";
+import { type Counters, countersOf, type Decision, decisionOf, explain } from "../../src/core/rules/decision.ts";
+import type { EngineLimits, Plan, PlanInput } from "../../src/core/rules/next-step.ts";
+import { DEFAULT_CONFIG } from "../../src/core/rules/settings.ts";
+import { NO_SPEND } from "../../src/core/rules/usage.ts";
+import { formatClock, formatCounters, formatDecision, formatWhy } from "../../src/core/texts/user.ts";
 import type { TodoItem, TodoStatus } from "../../src/types.ts";
 
 const todo = (text: string, status: TodoStatus = "not_started"): TodoItem => ({ text, status });

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { buildStaleReminder } from "../../src/formatting.ts";
 import {
 	countStaleCalls,
 	crossesStep,
 	itemInProgress,
 	staleReminder,
 	type TranscriptMessage,
-} from "../../src/plan/reminder.ts";
+} from "../../src/core/rules/reminder.ts";
+import { buildStaleReminder } from "../../src/formatting.ts";
 import type { TodoItem, TodoStatus } from "../../src/types.ts";
 import { staleReminder as expectedReminder } from "../helpers/expected.ts";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { rewritePlanError, rewriteReviewError } from "../../src/edges/checks/edits.ts";
 import type { TodoItem, TodoStatus } from "../../src/types.ts";
-import { rewritePlanError, rewriteReviewError } from "../../src/verify/edits.ts";
 import { PLAN_NOTICES, planRewriteError, reviewRewritten } from "../helpers/expected.ts";
 import { createFakeCtx } from "../helpers/fake-ctx.ts";
 

@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from "vitest";
-import { initialChain } from "../../src/continue/chain.ts";
-import type { Plan, PlanInput } from "../../src/continue/planner.ts";
-import { endsChainForUser } from "../../src/continue/reasons.ts";
-import { DEFAULT_CONFIG } from "../../src/settings/config.ts";
+import { initialChain } from "../../src/core/rules/chain.ts";
+import { endsChainForUser } from "../../src/core/rules/decision.ts";
+import type { Plan, PlanInput } from "../../src/core/rules/next-step.ts";
+import { DEFAULT_CONFIG } from "../../src/core/rules/settings.ts";
+import { ringSequence } from "../../src/edges/host/ring.ts";
 import { setTodos } from "../../src/state.ts";
-import { ringSequence } from "../../src/ui/ring.ts";
 import { startEngine } from "../helpers/engine.ts";
 import { allFinished, hardCap } from "../helpers/expected.ts";
 

@@ -4,10 +4,10 @@
  * exit status and stderr stay the process's own session's.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { isGuest, PARENT_MARKER, releaseRole, takeRole } from "../../src/load/role.ts";
-import { inheritsBranch, lastSnapshot, ownBranch } from "../../src/session/snapshot.ts";
+import { inheritsBranch, lastSnapshot, ownBranch } from "../../src/core/rules/branch.ts";
+import { isGuest, PARENT_MARKER, releaseRole, takeRole } from "../../src/edges/host/role.ts";
+import { tell } from "../../src/edges/host/tell.ts";
 import { getRole, inSession, sessionOf, setRole } from "../../src/state.ts";
-import { tell } from "../../src/ui/tell.ts";
 import { createFakeCtx } from "../helpers/fake-ctx.ts";
 
 const first = {};
@@ -43,7 +43,7 @@ describe("a session in a process a session of ours started is a child", () => {
 		vi.resetModules();
 		delete (globalThis as Record<symbol, unknown>)[Symbol.for("pi-til-done.process-claim")];
 		vi.stubEnv(PARENT_MARKER, "1");
-		const role = await import("../../src/load/role.ts");
+		const role = await import("../../src/edges/host/role.ts");
 		const instance = {};
 		expect(role.takeRole(instance)).toBe("child");
 		// A new session of the same process (a /new, a reload) is still a child: the marker it found is kept.

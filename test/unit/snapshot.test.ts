@@ -5,7 +5,7 @@
  */
 
 import { describe, expect, it } from "vitest";
-import { lastDoneCheck, lastSnapshot, lastVerdict, snapshotFromEntry } from "../../src/session/snapshot.ts";
+import { lastDoneCheck, lastSnapshot, lastVerdict, snapshotFromEntry } from "../../src/core/rules/branch.ts";
 import type { TodoItem } from "../../src/types.ts";
 import { ENTRY_TYPE } from "../helpers/expected.ts";
 import { must } from "../helpers/must.ts";

@@ -1,7 +1,7 @@
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { beforeEach, describe, expect, it } from "vitest";
-import { DEFAULT_CONFIG } from "../../src/settings/config.ts";
-import { modelInputPrice, modelPriced, warnOfInertBudget } from "../../src/spend/report.ts";
+import { DEFAULT_CONFIG } from "../../src/core/rules/settings.ts";
+import { modelInputPrice, modelPriced, warnOfInertBudget } from "../../src/edges/host/model-price.ts";
 import { inertCostBudget } from "../helpers/expected.ts";
 import { createFakeCtx } from "../helpers/fake-ctx.ts";
 import { freshStore } from "../helpers/store.ts";

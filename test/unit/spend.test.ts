@@ -11,7 +11,7 @@ import {
 	spendProgress,
 	spendsWithoutProgress,
 	type UsageRecord,
-} from "../../src/spend/usage.ts";
+} from "../../src/core/rules/usage.ts";
 
 const usage = (input: number, output: number, cacheRead = 0, cacheWrite = 0, cost = 0): UsageRecord => ({
 	input,

@@ -1,8 +1,8 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { initialChain } from "../../src/continue/chain.ts";
-import { countersOf } from "../../src/continue/reasons.ts";
-import { DEFAULT_CONFIG } from "../../src/settings/config.ts";
-import { NO_SPEND } from "../../src/spend/usage.ts";
+import { initialChain } from "../../src/core/rules/chain.ts";
+import { countersOf } from "../../src/core/rules/decision.ts";
+import { DEFAULT_CONFIG } from "../../src/core/rules/settings.ts";
+import { NO_SPEND } from "../../src/core/rules/usage.ts";
 import {
 	appendTodos,
 	effectiveDoneCheck,

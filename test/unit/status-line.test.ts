@@ -1,16 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { cellsOf } from "../../src/core/texts/sanitize.ts";
+import { activeStatus, checkStatus, pausedStatus, stopStatus } from "../../src/core/texts/status.ts";
+import { progressOf, reviewOf } from "../../src/core/views/status-entries.ts";
+import { fitStatusLine, type StatusEntry } from "../../src/core/views/status-line.ts";
 import { registerEventHandlers } from "../../src/events.ts";
-import { cellsOf } from "../../src/texts/data.ts";
-import {
-	activeStatus,
-	checkStatus,
-	pausedStatus,
-	progressStatus,
-	reviewStatus,
-	stopStatus,
-} from "../../src/texts/status.ts";
 import type { TodoItem } from "../../src/types.ts";
-import { fitStatusLine, type StatusEntry } from "../../src/ui/status-line.ts";
 import { KEY } from "../helpers/expected.ts";
 import { createFakeCtx } from "../helpers/fake-ctx.ts";
 import { createFakePi } from "../helpers/fake-pi.ts";
@@ -30,7 +24,7 @@ const line = (values: [string, string | undefined][]) =>
 		.join(" ");
 
 const entries = (extra: StatusEntry[] = []): StatusEntry[] => [
-	[KEY.status, progressStatus(LIST, false)],
+	[KEY.status, progressOf(LIST, false)],
 	[KEY.active, activeStatus(LIST)],
 	...extra,
 ];
@@ -40,7 +34,7 @@ describe("the status line fits the terminal: item texts are cut first", () => {
 		const short = [item("a", "in_progress"), item("b")];
 		const fitted = fitStatusLine(
 			[
-				[KEY.status, progressStatus(short, false)],
+				[KEY.status, progressOf(short, false)],
 				[KEY.active, activeStatus(short)],
 			],
 			80,
@@ -58,7 +52,7 @@ describe("the status line fits the terminal: item texts are cut first", () => {
 		const two = [item(LONG, "in_progress"), item(`Second ${LONG}`, "in_progress")];
 		const fitted = fitStatusLine(
 			[
-				[KEY.status, progressStatus(two, false)],
+				[KEY.status, progressOf(two, false)],
 				[KEY.active, activeStatus(two)],
 			],
 			80,
@@ -90,10 +84,10 @@ describe("the status line fits the terminal: the state is never the part cut off
 		const review = [item("Plan", "completed"), item("Look", "in_progress", true)];
 		const fitted = fitStatusLine(
 			[
-				[KEY.status, progressStatus(review, false)],
+				[KEY.status, progressOf(review, false)],
 				[KEY.active, activeStatus(review)],
 				[KEY.paused, pausedStatus("checking the copy with legal")],
-				[KEY.review, reviewStatus(review)],
+				[KEY.review, reviewOf(review)],
 				[KEY.stop, stopStatus("continuation limit reached")],
 			],
 			80,
@@ -106,7 +100,7 @@ describe("the status line fits the terminal: the state is never the part cut off
 		const fitted = line(
 			fitStatusLine(
 				[
-					[KEY.status, progressStatus(LIST, false)],
+					[KEY.status, progressOf(LIST, false)],
 					[KEY.check, failed],
 				],
 				80,

@@ -1,10 +1,10 @@
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { beforeEach, describe, expect, it, vi } from "vitest";
-import type { TilDoneConfig } from "../../src/settings/config.ts";
+import type { TilDoneConfig } from "../../src/core/rules/settings.ts";
+import type { CheckEnv } from "../../src/edges/checks/item-checks.ts";
 import { getChain, getTodos, setChain, setTodos } from "../../src/state.ts";
 import { createEditTodosTool, createWriteTodosTool } from "../../src/tools.ts";
 import type { TodoItem, TodoStatus } from "../../src/types.ts";
-import type { CheckEnv } from "../../src/verify/item-checks.ts";
 import { scriptedChecks } from "../helpers/check-env.ts";
 import { createFakeCtx, type FakeUi } from "../helpers/fake-ctx.ts";
 import { freshStore } from "../helpers/store.ts";

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { type ChainState, initialChain } from "../../src/continue/chain.ts";
-import type { UiView } from "../../src/state.ts";
+import { type ChainState, initialChain } from "../../src/core/rules/chain.ts";
+import type { UiView } from "../../src/core/views/status-entries.ts";
+import { createPainter } from "../../src/edges/host/painter.ts";
 import type { LoopState, TodoItem, TodoStatus } from "../../src/types.ts";
-import { createPainter } from "../../src/ui/painter.ts";
 import { createFakeCtx, type FakeCtxOptions } from "../helpers/fake-ctx.ts";
 import { planWith } from "../helpers/plans.ts";
 

@@ -1,0 +1,174 @@
+/**
+ * Reading lists back from the session: which entries hold a trustworthy snapshot of the list. Pure; anything
+ * malformed is skipped, never trusted.
+ */
+
+import { type Decision, MAX_TODOS, TOOL_NAMES, type TodoItem } from "../../types.ts";
+import { cloneTodos, isValidCheck, isValidTodoItem } from "../../validation.ts";
+import { linkProblem } from "../list/links.ts";
+import {
+	DECISION_ENTRY_TYPE,
+	DONE_CHECK_ENTRY_TYPE,
+	GUEST_ENTRY_TYPE,
+	PAUSE_ENTRY_TYPE,
+	SNAPSHOT_ENTRY_TYPE,
+	VERDICT_ENTRY_TYPE,
+} from "./keys.ts";
+
+/** The session that wrote a guest's boundary entry, or undefined for any other entry. */
+function boundaryOf(entry: unknown): string | undefined {
+	const { type, customType, data } = (entry ?? {}) as Record<string, unknown>;
+	if (type !== "custom" || customType !== GUEST_ENTRY_TYPE) return undefined;
+	const sessionId = (data as { sessionId?: unknown } | null)?.sessionId;
+	return typeof sessionId === "string" ? sessionId : "";
+}
+
+/** The part of a branch that is this session's own: what follows the last boundary a guest wrote (edges/host/role.ts). */
+export function ownBranch(branch: readonly unknown[]): readonly unknown[] {
+	const last = branch.findLastIndex((entry) => boundaryOf(entry) !== undefined);
+	return last === -1 ? branch : branch.slice(last + 1);
+}
+
+/**
+ * Whether a guest starting session `sessionId` on `branch` inherited it: the branch holds entries, and its last boundary
+ * (if any) was written by another session (a fork of a fork). A guest resumed on its own branch inherited nothing new.
+ */
+export function inheritsBranch(branch: readonly unknown[], sessionId: string): boolean {
+	if (branch.length === 0) return false;
+	const last = branch.findLast((entry) => boundaryOf(entry) !== undefined);
+	return last === undefined || boundaryOf(last) !== sessionId;
+}
+
+/** A snapshot we may trust: an array of valid items within the list limit, whose links point into it soundly. */
+function asSnapshot(value: unknown): TodoItem[] | undefined {
+	if (!Array.isArray(value) || value.length > MAX_TODOS) return undefined;
+	if (!value.every(isValidTodoItem) || linkProblem(value) !== undefined) return undefined;
+	return cloneTodos(value);
+}
+
+/** The list in a `details` payload of a change (not a listing, not an error). */
+function snapshotFromDetails(details: unknown): TodoItem[] | undefined {
+	if (typeof details !== "object" || details === null) return undefined;
+	const { action, todos, error } = details as Record<string, unknown>;
+	if ((action !== "write" && action !== "edit") || error !== undefined) return undefined;
+	return asSnapshot(todos);
+}
+
+/** The list stored by one session entry, or undefined when the entry holds no trustworthy snapshot. */
+export function snapshotFromEntry(entry: unknown): TodoItem[] | undefined {
+	if (typeof entry !== "object" || entry === null) return undefined;
+	const { type, message, customType, data } = entry as Record<string, unknown>;
+	if (type === "custom" && customType === SNAPSHOT_ENTRY_TYPE) return snapshotFromDetails(data);
+	if (type !== "message" || typeof message !== "object" || message === null) return undefined;
+	const { role, toolName, details, isError } = message as Record<string, unknown>;
+	if (role !== "toolResult" || typeof toolName !== "string" || !TOOL_NAMES.has(toolName) || isError === true) {
+		return undefined;
+	}
+	return snapshotFromDetails(details);
+}
+
+/** The last trustworthy snapshot on a branch (leaf first), or [] when there is none. */
+export function lastSnapshot(branch: readonly unknown[]): TodoItem[] {
+	for (let i = branch.length - 1; i >= 0; i--) {
+		const snapshot = snapshotFromEntry(branch[i]);
+		if (snapshot) return snapshot;
+	}
+	return [];
+}
+
+/**
+ * The done-check the user set with `/todos check` on a branch (leaf first): a command, null when they turned it off,
+ * undefined when they never set one here. A malformed entry is skipped.
+ */
+export function lastDoneCheck(branch: readonly unknown[]): string | null | undefined {
+	for (let i = branch.length - 1; i >= 0; i--) {
+		const entry = branch[i] as { type?: unknown; customType?: unknown; data?: unknown } | null;
+		if (entry?.type !== "custom" || entry.customType !== DONE_CHECK_ENTRY_TYPE) continue;
+		const command = (entry.data as { command?: unknown } | null)?.command;
+		if (command === null) return null;
+		if (isValidCheck(command)) return command;
+	}
+	return undefined;
+}
+
+/** What a verification found, as a session entry keeps it. */
+export interface StoredVerdict {
+	passed: boolean;
+	failed: string[];
+	checks: number;
+}
+
+function asVerdict(data: unknown): StoredVerdict | undefined {
+	const { passed, failed, checks } = (data ?? {}) as Record<string, unknown>;
+	if (typeof passed !== "boolean" || !Number.isSafeInteger(checks) || (checks as number) < 0) return undefined;
+	if (!Array.isArray(failed) || !failed.every((what) => typeof what === "string")) return undefined;
+	if (passed !== (failed.length === 0)) return undefined;
+	return { passed, failed: [...failed], checks: checks as number };
+}
+
+/**
+ * The verdict of the list as the branch leaves it: the last `til-done-verdict` entry, unless a later entry changed the
+ * list or the done-check (then the list has not been verified since). A malformed entry is skipped.
+ */
+export function lastVerdict(branch: readonly unknown[]): StoredVerdict | undefined {
+	for (let i = branch.length - 1; i >= 0; i--) {
+		const entry = branch[i] as { type?: unknown; customType?: unknown; data?: unknown } | null;
+		if (snapshotFromEntry(entry) !== undefined) return undefined;
+		if (entry?.type !== "custom") continue;
+		if (entry.customType === DONE_CHECK_ENTRY_TYPE) return undefined;
+		if (entry.customType !== VERDICT_ENTRY_TYPE) continue;
+		const verdict = asVerdict(entry.data);
+		if (verdict) return verdict;
+	}
+	return undefined;
+}
+
+/** The user's pause as the branch leaves it: the last well-formed `til-done-pause` entry; undefined when none. */
+export function lastPause(branch: readonly unknown[]): { paused: boolean; reason?: string } | undefined {
+	for (let i = branch.length - 1; i >= 0; i--) {
+		const entry = branch[i] as { type?: unknown; customType?: unknown; data?: unknown } | null;
+		if (entry?.type !== "custom" || entry.customType !== PAUSE_ENTRY_TYPE) continue;
+		const { paused, reason } = (entry.data ?? {}) as Record<string, unknown>;
+		if (typeof paused !== "boolean" || (reason !== undefined && typeof reason !== "string")) continue;
+		return reason === undefined ? { paused } : { paused, reason };
+	}
+	return undefined;
+}
+
+const DECISION_KINDS: ReadonlySet<unknown> = new Set(["send", "stop", "end-loop", "verify", "idle"]);
+const COUNTER_KEYS = [
+	"continuations",
+	"maxContinuations",
+	"noProgress",
+	"maxNoProgress",
+	"failures",
+	"maxFailures",
+	"finished",
+	"total",
+	"tokens",
+	"cost",
+	"calls",
+] as const;
+
+function asDecision(data: unknown): Decision | undefined {
+	const { at, kind, code, text, counters } = (data ?? {}) as Record<string, unknown>;
+	if (typeof at !== "number" || !DECISION_KINDS.has(kind) || typeof code !== "string" || typeof text !== "string") {
+		return undefined;
+	}
+	const figures = (counters ?? {}) as Record<string, unknown>;
+	if (!COUNTER_KEYS.every((key) => typeof figures[key] === "number")) return undefined;
+	const kept = Object.fromEntries(COUNTER_KEYS.map((key) => [key, figures[key]])) as unknown as Decision["counters"];
+	return { at, kind: kind as Decision["kind"], code, text, counters: kept };
+}
+
+/** The last `max` well-formed decisions on a branch, oldest first; malformed entries are skipped. */
+export function lastDecisions(branch: readonly unknown[], max: number): Decision[] {
+	const found: Decision[] = [];
+	for (let i = branch.length - 1; i >= 0 && found.length < max; i--) {
+		const entry = branch[i] as { type?: unknown; customType?: unknown; data?: unknown } | null;
+		if (entry?.type !== "custom" || entry.customType !== DECISION_ENTRY_TYPE) continue;
+		const decision = asDecision(entry.data);
+		if (decision) found.push(decision);
+	}
+	return found.reverse();
+}

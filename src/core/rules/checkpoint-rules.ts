@@ -1,0 +1,149 @@
+/**
+ * Per-item checkpoints, the decisions: which items a change of the list starts or completes, the names of their refs,
+ * the checkpoints a branch holds, whether the user's own git operation is under way, what a revert restores and
+ * removes, which refs are pruned. Pure; the git effects are in edges/git/git.ts.
+ */
+
+import type { Checkpoint, CheckpointPhase, TodoItem } from "../../types.ts";
+import { CHECKPOINT_ENTRY_TYPE, CHECKPOINT_REF_ROOT } from "./keys.ts";
+
+export type { Checkpoint, CheckpointPhase };
+
+/** Most checkpoint refs one session keeps in a repository; its oldest are deleted beyond it, never another session's. */
+export const MAX_CHECKPOINT_REFS = 200;
+
+/** FNV-1a over the UTF-16 units of a text, as 8 hex digits: short, stable, enough to tell items apart. */
+function hashText(text: string): string {
+	let hash = 0x811c9dc5;
+	for (let i = 0; i < text.length; i++) {
+		hash ^= text.charCodeAt(i);
+		hash = Math.imul(hash, 0x01000193) >>> 0;
+	}
+	return hash.toString(16).padStart(8, "0");
+}
+
+/** An item's key: its index and its text, so a rewrite of the list with other items at the index gets other keys. */
+export function itemKey(index: number, text: string): string {
+	return `${index}-${hashText(text)}`;
+}
+
+/** A session id as a ref name may hold it: letters, digits, `-`, `_` and `.` only, not starting with `.`. */
+function refSafe(word: string): string {
+	const safe = word.replace(/[^A-Za-z0-9_.-]/g, "_").replace(/^\.+/, "_");
+	return safe === "" ? "_" : safe.replace(/\.\.+/g, "_").replace(/\.lock$/, "_lock");
+}
+
+/** The ref that keeps one checkpoint: `refs/til-done/<session-id>/<item-key>/<phase>`. */
+export function checkpointRef(sessionId: string, key: string, phase: CheckpointPhase): string {
+	return `${CHECKPOINT_REF_ROOT}${refSafe(sessionId)}/${key}/${phase}`;
+}
+
+/** The root of one session's refs, from one of them: `refs/til-done/<session-id>/`. */
+export function sessionRootOf(ref: string): string {
+	const session = ref.slice(CHECKPOINT_REF_ROOT.length).split("/")[0] ?? "";
+	return `${CHECKPOINT_REF_ROOT}${session}/`;
+}
+
+/** One checkpoint a change of the list calls for. */
+export interface Transition {
+	index: number;
+	text: string;
+	phase: CheckpointPhase;
+}
+
+/**
+ * The items a change of the list starts (now in progress, were not) or completes (now completed, were not), by index;
+ * an item whose text changed at the same index counts as new.
+ */
+export function transitions(before: readonly TodoItem[], after: readonly TodoItem[]): Transition[] {
+	return after.flatMap((item, index): Transition[] => {
+		const old = before[index];
+		const was = old !== undefined && old.text === item.text ? old.status : undefined;
+		if (item.status === "in_progress" && was !== "in_progress") return [{ index, text: item.text, phase: "start" }];
+		if (item.status === "completed" && was !== "completed") return [{ index, text: item.text, phase: "done" }];
+		return [];
+	});
+}
+
+/** Files in the git directory that say the user's own operation is under way, with what they mean. */
+export const BUSY_MARKERS: readonly [string, string][] = [
+	["index.lock", "another git process holds the index"],
+	["MERGE_HEAD", "a merge is in progress"],
+	["rebase-merge", "a rebase is in progress"],
+	["rebase-apply", "a rebase or git am is in progress"],
+	["CHERRY_PICK_HEAD", "a cherry-pick is in progress"],
+	["REVERT_HEAD", "a revert is in progress"],
+	["BISECT_LOG", "a bisect is in progress"],
+];
+
+/** Why no checkpoint may be taken now (the first marker present), or undefined when git is free. */
+export function busyReason(present: (name: string) => boolean): string | undefined {
+	return BUSY_MARKERS.find(([name]) => present(name))?.[1];
+}
+
+const PHASES: ReadonlySet<unknown> = new Set(["start", "done"]);
+
+function asCheckpoint(data: unknown): Checkpoint | undefined {
+	const { key, index, text, phase, commit, ref, at } = (data ?? {}) as Record<string, unknown>;
+	if (typeof key !== "string" || typeof text !== "string" || !PHASES.has(phase)) return undefined;
+	if (!Number.isSafeInteger(index) || (index as number) < 0 || typeof at !== "number") return undefined;
+	if (typeof commit !== "string" || !/^[0-9a-f]{40,64}$/.test(commit)) return undefined;
+	if (typeof ref !== "string" || !ref.startsWith(CHECKPOINT_REF_ROOT)) return undefined;
+	if (key !== itemKey(index as number, text)) return undefined;
+	return { key, index: index as number, text, phase: phase as CheckpointPhase, commit, ref, at };
+}
+
+/** Every well-formed checkpoint on a branch, oldest first; malformed entries are skipped. */
+export function checkpointsOn(branch: readonly unknown[]): Checkpoint[] {
+	return branch.flatMap((entry) => {
+		const { type, customType, data } = (entry ?? {}) as Record<string, unknown>;
+		if (type !== "custom" || customType !== CHECKPOINT_ENTRY_TYPE) return [];
+		const checkpoint = asCheckpoint(data);
+		return checkpoint ? [checkpoint] : [];
+	});
+}
+
+/** An item's work: its last completion, and the first start of the same item before it. */
+export function itemWork(
+	checkpoints: readonly Checkpoint[],
+	key: string,
+): { start: Checkpoint; done: Checkpoint } | undefined {
+	const mine = checkpoints.filter((checkpoint) => checkpoint.key === key);
+	const doneAt = mine.findLastIndex((checkpoint) => checkpoint.phase === "done");
+	if (doneAt < 0) return undefined;
+	const start = mine.slice(0, doneAt).find((checkpoint) => checkpoint.phase === "start");
+	const done = mine[doneAt];
+	return start && done ? { start, done } : undefined;
+}
+
+/** One file an item changed, from `git diff --name-status -z --no-renames`: A added, D deleted, anything else kept. */
+export interface FileChange {
+	status: string;
+	path: string;
+}
+
+/** Reads `git diff --name-status -z --no-renames` output: status, NUL, path, NUL, … */
+export function parseNameStatus(output: string): FileChange[] {
+	const fields = output.split("\0");
+	const changes: FileChange[] = [];
+	for (let i = 0; i + 1 < fields.length; i += 2) {
+		// Both exist: the loop stops before the last pair's end.
+		const status = fields[i] as string;
+		const path = fields[i + 1] as string;
+		if (status !== "" && path !== "") changes.push({ status: status.slice(0, 1), path });
+	}
+	return changes;
+}
+
+/** A revert: the files to bring back from the start snapshot, and the files the item created, to delete. */
+export function planRevert(changes: readonly FileChange[]): { restore: string[]; remove: string[] } {
+	return {
+		restore: changes.filter((change) => change.status !== "A").map((change) => change.path),
+		remove: changes.filter((change) => change.status === "A").map((change) => change.path),
+	};
+}
+
+/** The refs to delete so at most `max` remain, given every ref oldest first. */
+export function refsToPrune(refsOldestFirst: readonly string[], max = MAX_CHECKPOINT_REFS): string[] {
+	return refsOldestFirst.slice(0, Math.max(0, refsOldestFirst.length - max));
+}

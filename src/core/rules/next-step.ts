@@ -1,0 +1,258 @@
+/**
+ * What happens after a run, and why: the one place the auto-continue decides, for the todo chain and `/loop` alike.
+ * Pure: carry-out.ts carries the plan out, through the mode (a countdown, or the same run in print and JSON modes).
+ */
+
+import { buildContinuationPrompt } from "../../formatting.ts";
+import type { CheckRun, LoopState, TodoItem } from "../../types.ts";
+import { hasIncomplete, pickNextIndex, reviewWaitIndex } from "../list/queries.ts";
+import { openWaits, waitingItems } from "../list/ready.ts";
+import { describeCheckEnd, formatCheckFailures, loopPrompt } from "../texts/model.ts";
+import { blockedStop, LOOP_ENDS } from "../texts/user.ts";
+import {
+	type BreakerInput,
+	type BreakerLimits,
+	costBudgetStop,
+	type StopCode,
+	tokenBudgetStop,
+	trippedBreaker,
+	UNFINISHED_TAIL,
+	UNVERIFIED_TAIL,
+} from "./breakers.ts";
+import { assessRun, type ChainState } from "./chain.ts";
+import { COUNTDOWN_MESSAGE_TYPE, LOOP_MESSAGE_TYPE } from "./keys.ts";
+import type { LoopEndCode } from "./loop-args.ts";
+import { endsWithQuestion, type RunOutcome } from "./outcome.ts";
+
+/** The limits the planner decides with: every breaker's, and the first back-off after a failed run. */
+export type EngineLimits = BreakerLimits & {
+	/** First back-off after a failed run; doubles with each further failure. */
+	failureBackoffMs: number;
+};
+
+/** Why nothing is sent: the list needs nothing, or the user or the model said not to, or the user must review. */
+export type IdleCode =
+	| "no-todos"
+	| "tools-off"
+	| "all-done"
+	| "aborted"
+	| "paused"
+	| "asks-user"
+	| "review-wait"
+	| "interrupted";
+/** One check of a verification: the done-check, or a completed item's own check (regressions). */
+export interface PlannedCheck {
+	/** How the check is named to the user and the model: `the done-check`, `the check of [2]`. */
+	what: string;
+	command: string;
+	/** The item the check belongs to, for an item's check. */
+	index?: number;
+}
+
+/** A message to send as a new turn: a continuation prompt or the next `/loop` iteration. */
+export interface PlannedMessage {
+	customType: string;
+	content: string;
+}
+
+export type Plan =
+	| {
+			kind: "send";
+			code: "continue" | "loop-next";
+			message: PlannedMessage;
+			/** Extra wait after a failed run, before the message goes out. */
+			backoffMs: number;
+			/** The counters and loop to store once the message is sent. */
+			chain: ChainState;
+			loop: LoopState | undefined;
+	  }
+	| { kind: "stop"; code: StopCode | "blocked"; text: string }
+	| { kind: "end-loop"; code: LoopEndCode; text: string; level: "info" | "warning" }
+	| { kind: "verify"; code: "verify"; checks: PlannedCheck[] }
+	| {
+			kind: "idle";
+			code: IdleCode;
+			index?: number;
+			verified?: boolean;
+			/** For `interrupted`: a prompt of the user's took the countdown's place (else a key interrupted it). */
+			byPrompt?: boolean;
+	  };
+
+/** The state a plan is made from. */
+export interface PlanInput {
+	todos: readonly TodoItem[];
+	chain: ChainState;
+	loop: LoopState | undefined;
+	limits: EngineLimits;
+	/** The user's done-check for the whole list, if any. */
+	doneCheck?: string;
+	/** Whether the finished list passed its last verification (forgotten when the list changes). */
+	verified?: boolean;
+	/** Whether the model's item checks may run (pi's bash tool active, model checks on); the done-check always may. */
+	modelChecks?: boolean;
+	/** The model's price per million input tokens, when pi knows it: the cost forecast prices the next call with it. */
+	inputPrice?: number;
+	/** Whether the todo tools are active in the session (false: nothing continues a list the model cannot change). */
+	todoTools?: boolean;
+}
+
+/** The back-off before retrying after `failures` failed runs in a row: doubling from the configured first wait. */
+export function backoffFor(failures: number, limits: EngineLimits): number {
+	return failures > 0 ? limits.failureBackoffMs * 2 ** (failures - 1) : 0;
+}
+
+/** After a run: the counters to store now, and what to do next. */
+export function planAfterRun(input: PlanInput, outcome: RunOutcome): { chain: ChainState; plan: Plan } {
+	const chain = assessRun(input.chain, outcome);
+	return { chain, plan: decide({ ...input, chain }, outcome) };
+}
+
+/** Between runs (a countdown ran out, the user resumed): what to do now, with nothing new learned from a run. */
+export function planNow(input: PlanInput): Plan {
+	return decide(input, undefined);
+}
+
+/** Whether any plan can be more than idle `no-todos`: only with a list or a loop. Adapters may skip asking otherwise. */
+export function canAct(todos: readonly TodoItem[], loop: LoopState | undefined): boolean {
+	return loop !== undefined || todos.length > 0;
+}
+
+function decide(input: PlanInput, outcome: RunOutcome | undefined): Plan {
+	if (!canAct(input.todos, input.loop)) return { kind: "idle", code: "no-todos" };
+	return input.loop ? decideLoop(input.loop, input, outcome) : decideTodos(input, outcome);
+}
+
+function decideTodos(input: PlanInput, outcome: RunOutcome | undefined): Plan {
+	const { todos, chain } = input;
+	if (input.todoTools === false) return { kind: "idle", code: "tools-off" };
+	if (!hasIncomplete(todos)) return decideFinished(input, outcome);
+	if (outcome?.stopReason === "aborted") return { kind: "idle", code: "aborted" };
+	if (chain.paused) return { kind: "idle", code: "paused" };
+	if (outcome?.stopReason === "stop" && endsWithQuestion(outcome.answer)) return { kind: "idle", code: "asks-user" };
+	const review = reviewWaitIndex(todos);
+	if (review !== undefined) return { kind: "idle", code: "review-wait", index: review };
+	// Never a continuation that cannot make progress: with no item ready, the chain stops and says what waits on what.
+	if (pickNextIndex(todos) === undefined) return { kind: "stop", code: "blocked", text: blockedText(todos) };
+	return tripped(input) ?? continuation(input);
+}
+
+/** The stop text of a list whose open items all wait: each one, with the items it waits for and their states. */
+function blockedText(todos: readonly TodoItem[]): string {
+	const waiting = waitingItems(todos).map((index): [number, [number, TodoItem["status"]][]] => [
+		index,
+		openWaits(todos, index).map((at): [number, TodoItem["status"]] => [at, todos[at]?.status ?? "abandoned"]),
+	]);
+	return blockedStop(waiting);
+}
+
+/** What the breakers are asked about a chain's next continuation (or a loop's next iteration). */
+function breakerInput({ todos, chain, inputPrice }: PlanInput, next = "continuation"): BreakerInput {
+	return { chain, inputPrice, next, tail: hasIncomplete(todos) ? UNFINISHED_TAIL : UNVERIFIED_TAIL };
+}
+
+/** A breaker that trips now, in the table's order; undefined when the continuation may go. */
+function tripped(input: PlanInput): Plan | undefined {
+	const stop = trippedBreaker(breakerInput(input), input.limits);
+	return stop ? { kind: "stop", ...stop } : undefined;
+}
+
+/** The budget a loop's next iteration would cross, by the forecast of its first call; undefined when none. */
+function loopBudgetStop(input: PlanInput): string | undefined {
+	const subject = { ...breakerInput(input, "loop iteration"), tail: "" };
+	return (
+		tokenBudgetStop(subject, input.limits.budgetTokens, "Loop stopped") ??
+		costBudgetStop(subject, input.limits.budgetCost, "Loop stopped")
+	);
+}
+
+function continuation({ todos, chain, limits }: PlanInput): Plan {
+	const content = buildContinuationPrompt(todos, undefined, chain.verificationReport);
+	return {
+		kind: "send",
+		code: "continue",
+		message: { customType: COUNTDOWN_MESSAGE_TYPE, content },
+		backoffMs: backoffFor(chain.failures, limits),
+		chain: { ...chain, continuations: chain.continuations + 1, progressed: false, verificationReport: undefined },
+		loop: undefined,
+	};
+}
+
+/**
+ * Every item is finished. Done, when nothing verifies the list or it passed; otherwise verify it (after each run: the
+ * run may have fixed what failed), or, between runs right after a failed verification, ask for the fix.
+ */
+function decideFinished(input: PlanInput, outcome: RunOutcome | undefined): Plan {
+	const checks = verificationChecks(input);
+	if (checks.length === 0) return { kind: "idle", code: "all-done" };
+	if (input.verified) return { kind: "idle", code: "all-done", verified: true };
+	if (outcome?.stopReason === "aborted") return { kind: "idle", code: "aborted" };
+	if (input.chain.paused) return { kind: "idle", code: "paused" };
+	if (outcome === undefined && input.chain.verificationReport !== undefined)
+		return tripped(input) ?? continuation(input);
+	return { kind: "verify", code: "verify", checks };
+}
+
+/** What verifies a finished list: the user's done-check, then the check of every completed item (regressions). */
+export function verificationChecks({ todos, doneCheck, modelChecks }: PlanInput): PlannedCheck[] {
+	const items = todos.flatMap((todo, index): PlannedCheck[] =>
+		modelChecks && todo.status === "completed" && todo.check !== undefined
+			? [{ what: `the check of [${index}]`, command: todo.check, index }]
+			: [],
+	);
+	return doneCheck === undefined ? items : [{ what: "the done-check", command: doneCheck }, ...items];
+}
+
+/** What a verification found, and what follows from it. */
+export interface VerificationPlan {
+	passed: boolean;
+	/** Each failed check, with how it ended: `the done-check (exit code 1)`. */
+	failed: string[];
+	/** Items whose own check failed now: they go back to in progress. */
+	reopen: number[];
+	/** The counters to store: a failure report for the next continuation prompt. */
+	chain: ChainState;
+}
+
+/**
+ * What a verification found: passed, or which checks failed, the items to reopen and the report the next continuation
+ * carries. What follows is planned from the store once the verdict is kept (the store decides whether a pass holds).
+ */
+export function planAfterVerification(
+	input: PlanInput,
+	results: readonly [PlannedCheck, CheckRun][],
+	timeoutSeconds: number,
+): VerificationPlan {
+	const failures = results.filter(([, run]) => !run.passed);
+	if (failures.length === 0) return { passed: true, failed: [], reopen: [], chain: input.chain };
+	const reopen = failures.flatMap(([check]) => (check.index === undefined ? [] : [check.index]));
+	const report = formatCheckFailures(
+		failures.map(([check, run]): [string, CheckRun] => [check.what, run]),
+		timeoutSeconds,
+	);
+	const chain = { ...input.chain, verificationReport: report };
+	const failed = failures.map(([check, run]) => `${check.what} (${describeCheckEnd(run, timeoutSeconds)})`);
+	return { passed: false, failed, reopen, chain };
+}
+
+function decideLoop(loop: LoopState, input: PlanInput, outcome: RunOutcome | undefined): Plan {
+	const { chain, limits } = input;
+	if (outcome?.stopReason === "aborted") return endLoop("loop-aborted", LOOP_ENDS.aborted);
+	if (outcome?.answer.includes(loop.marker)) return endLoop("loop-done", LOOP_ENDS.done(loop.marker, loop.iteration));
+	if (chain.failures >= limits.maxFailures) return endLoop("loop-failures", LOOP_ENDS.failures(chain.failures));
+	if (loop.iteration >= loop.max) return endLoop("loop-limit", LOOP_ENDS.limit(loop.max, loop.marker));
+	const overBudget = loopBudgetStop(input);
+	if (overBudget) return { kind: "end-loop", code: "loop-budget", text: overBudget, level: "warning" };
+	const next = { ...loop, iteration: loop.iteration + 1 };
+	return {
+		kind: "send",
+		code: "loop-next",
+		message: { customType: LOOP_MESSAGE_TYPE, content: loopPrompt(next) },
+		backoffMs: backoffFor(chain.failures, limits),
+		chain,
+		loop: next,
+	};
+}
+
+function endLoop(code: Exclude<LoopEndCode, "loop-budget">, text: string): Plan {
+	return { kind: "end-loop", code, text, level: code === "loop-done" ? "info" : "warning" };
+}

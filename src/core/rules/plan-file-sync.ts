@@ -1,0 +1,38 @@
+/** What following a plan file does at a session's start and after a change of the list. Pure. */
+
+import type { TodoItem } from "../../types.ts";
+import { type ParsedPlan, parsePlanMarkdown, planToMarkdown, preambleOf } from "./plan-file.ts";
+
+/** After a change of the list: write the file, leave it (it already holds the list), or keep off a changed file. */
+export type SaveDecision = "write" | "unchanged" | "changed-on-disk";
+
+/**
+ * Whether the list's text (hash `next`) may go to the file: it may when the file is what we last wrote or read, or
+ * is missing and we never knew it; when the file already holds it there is nothing to do; anything else is a change
+ * made on disk since, not ours to overwrite (a file we cannot read, `null`, counts as one).
+ */
+export function decideSave(known: string | undefined, onDisk: string | undefined | null, next: string): SaveDecision {
+	if (onDisk === next) return "unchanged";
+	if (onDisk === undefined && known === undefined) return "write";
+	return onDisk !== null && onDisk === known ? "write" : "changed-on-disk";
+}
+
+/** At a session's start: load the file's list, count the file as ours, say why it is not loaded, or do nothing. */
+export type StartDecision =
+	| { kind: "load"; todos: TodoItem[] }
+	| { kind: "known" }
+	| { kind: "refused"; line: number; problem: string }
+	| { kind: "nothing" };
+
+/**
+ * A session without a list takes the file's; a session with one keeps it, and counts the file as ours only when it
+ * holds that very list (else the first write finds it changed). A missing file is made at the first change.
+ */
+export function decideStart(session: readonly TodoItem[], fileText: string | undefined): StartDecision {
+	if (fileText === undefined) return { kind: "nothing" };
+	if (session.length > 0)
+		return planToMarkdown(session, preambleOf(fileText)) === fileText ? { kind: "known" } : { kind: "nothing" };
+	const parsed: ParsedPlan = parsePlanMarkdown(fileText);
+	if (!parsed.ok) return { kind: "refused", line: parsed.line, problem: parsed.problem };
+	return parsed.todos.length > 0 ? { kind: "load", todos: parsed.todos } : { kind: "known" };
+}

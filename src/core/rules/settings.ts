@@ -1,0 +1,316 @@
+/** Settings with one precedence order: CLI flag, then environment variable, then default. Pure. */
+
+import { DEFAULT_COUNTDOWN_SECONDS, type SessionRole } from "../../types.ts";
+import { isValidCheck } from "../../validation.ts";
+import { BREAKERS } from "./breakers.ts";
+import type { EngineLimits } from "./next-step.ts";
+import type { NumericSetting, Setting } from "./setting.ts";
+
+export interface TilDoneConfig extends EngineLimits {
+	/** Seconds of countdown before a continuation; 0 sends at once. Fractions are allowed (tests use them). */
+	countdownSeconds: number;
+	/** Start the session with auto-continue paused. */
+	startPaused: boolean;
+	/** Show the todo panel above the editor. */
+	panel: boolean;
+	/** Ring the terminal and raise a desktop notification when a chain ends (TUI only). */
+	notify: boolean;
+	/** Snapshot the git work tree when an item starts and when it completes (refs/til-done/…). */
+	checkpoints: boolean;
+	/** How long one check may run before it is killed and counted as failed. */
+	checkTimeoutSeconds: number;
+	/** Whether checks the model wrote may run at all (they also need pi's bash tool to be active). */
+	modelChecks: boolean;
+	/** The user's done-check for the whole list, unless `/todos check` set another on the branch. */
+	doneCheck: string | undefined;
+	/** Tool calls without a todo tool, while an item is in progress, per reminder of the list; 0 turns it off. */
+	remindEvery: number;
+	/** The plan file the list follows: loaded into a session without a list, written after every change. */
+	planFile: string | undefined;
+}
+
+/** The words a switch takes, in any case: the same for every flag, variable and `/todos panel`. */
+export const ON_WORDS = ["on", "true", "yes", "1"] as const;
+export const OFF_WORDS = ["off", "false", "no", "0"] as const;
+const SWITCH_WORDS = `${ON_WORDS.join(", ")}, ${OFF_WORDS.join(", ")}`;
+
+/** A switch's value from its word (trimmed, any case); undefined for anything else. */
+export function parseSwitch(raw: string | undefined): boolean | undefined {
+	const word = raw?.trim().toLowerCase();
+	if ((ON_WORDS as readonly (string | undefined)[]).includes(word)) return true;
+	if ((OFF_WORDS as readonly (string | undefined)[]).includes(word)) return false;
+	return undefined;
+}
+
+/** Longest part of a bad value a warning repeats. */
+const WARNING_VALUE_CHARS = 40;
+
+/** A bad value as a warning repeats it: on one line, cut with an ellipsis. */
+function cutValue(raw: string): string {
+	const flat = raw.replace(/\s+/g, " ");
+	return flat.length > WARNING_VALUE_CHARS ? `${flat.slice(0, WARNING_VALUE_CHARS - 1)}…` : flat;
+}
+
+/** The same, quoted when it holds a space or nothing, so the value's end is plain. */
+function shownValue(raw: string): string {
+	const cut = cutValue(raw);
+	return /^$|\s/.test(cut) ? JSON.stringify(cut) : cut;
+}
+
+type GeneralKey = "countdownSeconds" | "failureBackoffMs" | "checkTimeoutSeconds" | "remindEvery";
+type TextKey = "modelChecks" | "doneCheck" | "planFile";
+type BooleanKey = "startPaused" | "panel" | "notify" | "checkpoints";
+
+/** The numeric settings that are not a breaker's limit (those are rows of the breaker table). */
+const GENERAL_SETTINGS: readonly NumericSetting<GeneralKey>[] = [
+	{
+		key: "countdownSeconds",
+		flag: "til-done-countdown",
+		env: "TIL_DONE_COUNTDOWN",
+		description: "Seconds of countdown before auto-continuing (0 = none)",
+		default: DEFAULT_COUNTDOWN_SECONDS,
+		min: 0,
+		max: 600,
+		integer: false,
+	},
+	{
+		key: "failureBackoffMs",
+		flag: "til-done-backoff-ms",
+		env: "TIL_DONE_BACKOFF_MS",
+		description: "First back-off after a failed run, in milliseconds; doubles per failure",
+		default: 5000,
+		min: 0,
+		max: 600_000,
+		integer: true,
+	},
+	{
+		key: "checkTimeoutSeconds",
+		flag: "til-done-check-timeout",
+		env: "TIL_DONE_CHECK_TIMEOUT",
+		description: "Seconds one check may run before it is killed and counts as failed",
+		default: 120,
+		min: 0.1,
+		max: 3600,
+		integer: false,
+	},
+	{
+		key: "remindEvery",
+		flag: "til-done-remind-every",
+		env: "TIL_DONE_REMIND_EVERY",
+		description: "Remind the model of the list after this many tool calls without a todo tool (0 = never)",
+		default: 12,
+		min: 0,
+		max: 1000,
+		integer: true,
+	},
+];
+
+/** Every numeric setting: its flag (without `--`), environment variable, default and accepted range. */
+export const NUMERIC_SETTINGS: readonly NumericSetting<GeneralKey | (typeof BREAKERS)[number]["setting"]["key"]>[] = [
+	...GENERAL_SETTINGS,
+	...BREAKERS.map((row) => row.setting),
+];
+
+const numericDefaults = Object.fromEntries(NUMERIC_SETTINGS.map((setting) => [setting.key, setting.default]));
+
+export const DEFAULT_CONFIG: Readonly<TilDoneConfig> = {
+	...(numericDefaults as Pick<TilDoneConfig, GeneralKey | keyof EngineLimits>),
+	startPaused: false,
+	panel: false,
+	notify: false,
+	checkpoints: false,
+	modelChecks: true,
+	doneCheck: undefined,
+	planFile: undefined,
+};
+
+interface TextSetting extends Setting<TextKey> {
+	/** The value the text stands for, or undefined when it is not acceptable. */
+	parse(raw: string): TilDoneConfig[TextKey] | undefined;
+	/** What an acceptable value looks like, for the warning. */
+	expected: string;
+}
+
+/** Settings given as text: a switch with named values, a command. */
+export const TEXT_SETTINGS: readonly TextSetting[] = [
+	{
+		key: "modelChecks",
+		flag: "til-done-model-checks",
+		env: "TIL_DONE_MODEL_CHECKS",
+		description: "on|off: whether checks the model writes on items may run (they also need pi's bash tool)",
+		parse: (raw) => parseSwitch(raw),
+		expected: `one of ${SWITCH_WORDS}`,
+	},
+	{
+		key: "doneCheck",
+		flag: "til-done-check",
+		env: "TIL_DONE_CHECK",
+		description: "A shell command that exits 0 when the whole list is really done (the done-check)",
+		owned: true,
+		parse: (raw) => (isValidCheck(raw) ? raw.trim() : undefined),
+		expected: "a command of 1 to 500 characters",
+	},
+	{
+		key: "planFile",
+		flag: "til-done-plan",
+		env: "TIL_DONE_PLAN",
+		description:
+			"A plan file (a Markdown task list) the list follows: loaded when the session has none, written after every change",
+		owned: true,
+		parse: (raw) => (raw.trim() === "" ? undefined : raw.trim()),
+		expected: "a file name",
+	},
+];
+
+export const BOOLEAN_SETTINGS: readonly Setting<BooleanKey>[] = [
+	{ key: "startPaused", flag: "til-done-paused", env: "TIL_DONE_PAUSED", description: "Start with auto-continue off" },
+	{ key: "panel", flag: "til-done-panel", env: "TIL_DONE_PANEL", description: "Show the todo panel above the editor" },
+	{
+		key: "notify",
+		flag: "til-done-notify",
+		env: "TIL_DONE_NOTIFY",
+		description: "Ring the terminal and raise a desktop notification when a chain ends or needs you (TUI)",
+		owned: true,
+	},
+	{
+		key: "checkpoints",
+		flag: "til-done-checkpoints",
+		env: "TIL_DONE_CHECKPOINTS",
+		description: "Snapshot the git work tree when an item starts and completes (/todos diff, /todos revert)",
+		owned: true,
+	},
+];
+
+/** A flag's line in `pi --help`: what it does, its default and its variable. */
+export function flagHelp(setting: Setting<keyof TilDoneConfig>): string {
+	const value = DEFAULT_CONFIG[setting.key];
+	const shown = value === undefined ? "none" : typeof value === "boolean" ? (value ? "on" : "off") : String(value);
+	return `${setting.description} [default ${shown}, ${setting.env}]`;
+}
+
+/** A switch flag's word as written: `--flag=word` (attached), or the word after `--flag`, which pi takes as its value. */
+export interface SwitchWord {
+	word: string;
+	attached: boolean;
+}
+
+export type FlagValues = Readonly<Record<string, string | boolean | SwitchWord | undefined>>;
+
+/**
+ * What pi's command line gave a switch flag that pi reports as just set: the word after `=`, or the word after the
+ * flag that pi's parser takes as its value (one that starts with neither `-` nor `@`); true when bare. The last one
+ * given wins, as in pi.
+ */
+export function switchFlagValue(argv: readonly string[], flag: string): SwitchWord | true {
+	let value: SwitchWord | true = true;
+	argv.forEach((arg, index) => {
+		if (arg.startsWith(`--${flag}=`)) value = { word: arg.slice(flag.length + 3), attached: true };
+		else if (arg === `--${flag}`) {
+			const next = argv[index + 1];
+			value =
+				next !== undefined && !next.startsWith("-") && !next.startsWith("@") ? { word: next, attached: false } : true;
+		}
+	});
+	return value;
+}
+export type EnvValues = Readonly<Record<string, string | undefined>>;
+
+/**
+ * Whether `setting` may come from `source` in a session of `role`: a setting of the user's own session comes to a
+ * child process only from its own flags, and to a session nested in another's process from nowhere (the flags and
+ * the environment it sees are its host's).
+ */
+function mayTake(setting: { owned?: true }, source: "flag" | "env", role: SessionRole): boolean {
+	if (!setting.owned || role === "own") return true;
+	return role === "child" && source === "flag";
+}
+
+/**
+ * Merges flags over environment over defaults; bad values are reported and fall back to the next source. A guest's
+ * session (`role`) leaves out what belongs to the user's own.
+ */
+export function resolveConfig(
+	flags: FlagValues,
+	env: EnvValues,
+	role: SessionRole = "own",
+): { config: TilDoneConfig; warnings: string[] } {
+	const config: Record<string, unknown> = { ...DEFAULT_CONFIG };
+	const warnings: string[] = [];
+	const settings = [
+		...NUMERIC_SETTINGS.map((setting) => ({
+			...setting,
+			parse: (raw: string) => parseNumber(raw, setting),
+			expected: describeRange(setting),
+		})),
+		...TEXT_SETTINGS,
+	];
+	for (const setting of settings) {
+		const sources: [string, unknown][] = [];
+		if (mayTake(setting, "flag", role)) sources.push([`--${setting.flag}`, flags[setting.flag]]);
+		if (mayTake(setting, "env", role)) sources.push([setting.env, env[setting.env]]);
+		for (const [source, raw] of sources) {
+			if (typeof raw !== "string" || raw === "") continue;
+			const value = setting.parse(raw);
+			if (value === undefined) {
+				warnings.push(`${source}=${shownValue(raw)} ignored: expected ${setting.expected}`);
+				continue;
+			}
+			config[setting.key] = value;
+			break;
+		}
+	}
+	resolveBooleans(flags, env, role, config, warnings);
+	return { config: config as unknown as TilDoneConfig, warnings };
+}
+
+/** A switch flag's value: on when bare, what its word says, or undefined (refused, with the warning pushed). */
+function switchFromFlag(flag: string, value: FlagValues[string], warnings: string[]): boolean | undefined {
+	if (typeof value === "boolean" || value === undefined) return value === true ? true : undefined;
+	const word = typeof value === "string" ? { word: value, attached: false } : value;
+	const parsed = parseSwitch(word.word);
+	if (parsed !== undefined) return parsed;
+	warnings.push(
+		word.attached
+			? `--${flag}=${shownValue(word.word)} is refused: a switch takes one of ${SWITCH_WORDS}`
+			: `--${flag} took ${JSON.stringify(cutValue(word.word))} as its value (pi gives a switch the word after it), which is no switch's word: it is refused, and that word was not sent; write --${flag}=on, or put the prompt before the switch`,
+	);
+	return undefined;
+}
+
+/**
+ * Switches: a bare flag is on, `--flag=<word>` is what its word says, then the variable. A word that is no switch's
+ * is refused, with the flag given after it (pi gives the flag the word after it, most likely the prompt), and the
+ * switch falls back to the variable.
+ */
+function resolveBooleans(
+	flags: FlagValues,
+	env: EnvValues,
+	role: SessionRole,
+	config: Record<string, unknown>,
+	warnings: string[],
+): void {
+	for (const setting of BOOLEAN_SETTINGS) {
+		const fromFlag = mayTake(setting, "flag", role)
+			? switchFromFlag(setting.flag, flags[setting.flag], warnings)
+			: undefined;
+		const raw = mayTake(setting, "env", role) ? env[setting.env] : undefined;
+		const fromEnv = raw === undefined || raw.trim() === "" ? undefined : parseSwitch(raw);
+		if (raw !== undefined && raw.trim() !== "" && fromEnv === undefined) {
+			warnings.push(`${setting.env}=${shownValue(raw)} ignored: expected one of ${SWITCH_WORDS}`);
+		}
+		const value = fromFlag ?? fromEnv;
+		if (value !== undefined) config[setting.key] = value;
+	}
+}
+
+function parseNumber(raw: string, setting: NumericSetting): number | undefined {
+	// Digits with an optional fraction and exponent (`3`, `0.5`, `1e3`): no sign, no hex, no words.
+	if (!/^\s*(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$/.test(raw)) return undefined;
+	const value = Number(raw);
+	if (setting.integer && !Number.isInteger(value)) return undefined;
+	return value >= setting.min && value <= setting.max ? value : undefined;
+}
+
+function describeRange(setting: NumericSetting): string {
+	return `${setting.integer ? "a whole number" : "a number"} from ${setting.min} to ${setting.max}`;
+}

@@ -1,0 +1,117 @@
+/**
+ * The arguments of `/todos` subcommands, read strictly: indices as the user typed them, named back in every refusal.
+ * Pure; a refusal is a sentence, and edges/commands/todos.ts adds the subcommand's usage.
+ */
+
+import { MAX_INDICES, MAX_TODO_TEXT_LENGTH, MAX_TODOS } from "../../types.ts";
+import { isTooLong } from "../../validation.ts";
+import { oneLine } from "../texts/sanitize.ts";
+
+export type Parsed<T> = { value: T } | { error: string };
+
+/** The words of `rest`, or none. */
+export const wordsOf = (rest: string): string[] => (rest.trim() === "" ? [] : rest.trim().split(/\s+/));
+
+/** A word as a refusal quotes it: on one line, at most 20 characters. */
+export function quoted(word: string): string {
+	const text = JSON.stringify(oneLine(word));
+	return text.length > 22 ? `${text.slice(0, 20)}…"` : text;
+}
+
+/** Which indices the list has, as a refusal says it. */
+function range(length: number): string {
+	return length === 0 ? "the list is empty" : `the list has ${length} item(s), 0 to ${length - 1}`;
+}
+
+/** One index of a list of `length` items, as typed. */
+export function parseIndex(word: string | undefined, length: number): Parsed<number> {
+	if (word === undefined) return { error: length === 0 ? "the list is empty" : `which item? ${range(length)}` };
+	if (!/^\d+$/.test(word)) return { error: `${quoted(word)} is not an index: ${range(length)}` };
+	const index = Number(word);
+	return index < length ? { value: index } : { error: `${word} is not an item: ${range(length)}` };
+}
+
+/** One or more indices (at most {@link MAX_INDICES}), each an item of the list. */
+export function parseIndices(rest: string, length: number): Parsed<number[]> {
+	const words = wordsOf(rest);
+	if (words.length === 0) return parseIndex(undefined, length) as { error: string };
+	if (words.length > MAX_INDICES) return { error: `at most ${MAX_INDICES} indices at once (got ${words.length})` };
+	const indices: number[] = [];
+	for (const word of words) {
+		const index = parseIndex(word, length);
+		if ("error" in index) return index;
+		if (indices.includes(index.value)) return { error: `item ${index.value} is given twice` };
+		indices.push(index.value);
+	}
+	return { value: indices };
+}
+
+/** The text of an item: not blank, within the limit. */
+export function parseText(text: string): Parsed<string> {
+	if (text.trim() === "") return { error: "the text is empty" };
+	if (isTooLong(text, MAX_TODO_TEXT_LENGTH))
+		return { error: `the text is longer than ${MAX_TODO_TEXT_LENGTH} characters` };
+	return { value: text };
+}
+
+/** An index, then the text that follows it. */
+export function parseIndexAndText(rest: string, length: number): Parsed<{ index: number; text: string }> {
+	const [word] = wordsOf(rest);
+	const index = parseIndex(word, length);
+	if ("error" in index) return index;
+	const text = parseText(
+		rest
+			.trim()
+			.slice(word?.length ?? 0)
+			.trim(),
+	);
+	return "error" in text ? text : { value: { index: index.value, text: text.value } };
+}
+
+/** Two indices: an item, and where it goes. */
+export function parseMove(rest: string, length: number): Parsed<{ from: number; to: number }> {
+	const words = wordsOf(rest);
+	if (words.length !== 2) return { error: `give the item and where it goes: two indices, ${range(length)}` };
+	const from = parseIndex(words[0], length);
+	if ("error" in from) return from;
+	const to = parseIndex(words[1], length);
+	return "error" in to ? to : { value: { from: from.value, to: to.value } };
+}
+
+/** Nothing: a subcommand that takes no arguments. */
+export function parseNothing(rest: string): Parsed<undefined> {
+	const [word] = wordsOf(rest);
+	return word === undefined ? { value: undefined } : { error: `${quoted(word)} is not understood: it takes nothing` };
+}
+
+/** Whether another item fits in the list. */
+export function roomFor(length: number): Parsed<undefined> {
+	return length < MAX_TODOS ? { value: undefined } : { error: `the list holds ${MAX_TODOS} items, its most` };
+}
+
+/** One file name (without spaces), or `fallback` when none is given and there is one. */
+export function parseFile(rest: string, fallback?: string): Parsed<string> {
+	const words = wordsOf(rest);
+	const [word] = words;
+	if (word === undefined) return fallback === undefined ? { error: "which file?" } : { value: fallback };
+	return words.length === 1
+		? { value: word }
+		: { error: `give one file (a name without spaces), not ${words.length} words` };
+}
+
+/** Exactly one index, and nothing after it. */
+export function parseOneIndex(rest: string, length: number): Parsed<number> {
+	const words = wordsOf(rest);
+	const index = parseIndex(words[0], length);
+	if ("error" in index || words.length === 1) return index;
+	return { error: `one index only: ${quoted(words.slice(1).join(" "))} is not understood` };
+}
+
+/** Nothing, or one of `words`: undefined for nothing. */
+export function parseOptionalWord<W extends string>(rest: string, words: readonly W[]): Parsed<W | undefined> {
+	const given = wordsOf(rest);
+	if (given.length === 0) return { value: undefined };
+	const [word] = given;
+	if (given.length === 1 && (words as readonly string[]).includes(word as string)) return { value: word as W };
+	return { error: `${quoted(rest.trim())} is not understood: it takes nothing or ${words.join(" or ")}` };
+}

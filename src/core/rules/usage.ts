@@ -1,0 +1,114 @@
+/**
+ * What a chain (the runs since the user's last prompt) has cost, from the usage pi records on every assistant
+ * message, and what that says about progress: tokens per finished item, the forecast of the next continuation.
+ * Pure.
+ */
+
+import type { ChainSpend } from "../../types.ts";
+
+export type { ChainSpend };
+
+/** The usage fields of an assistant message this extension reads (pi-ai's `Usage`). */
+export interface UsageRecord {
+	input: number;
+	output: number;
+	cacheRead: number;
+	cacheWrite: number;
+	cost: { total: number };
+}
+
+/** Items whose cost the median is taken over: the latest ones, so memory stays bounded in a long chain. */
+export const MAX_SPEND_SAMPLES = 200;
+/** Items a chain must have finished before the progress breaker can compare against their median. */
+export const MIN_FINISHED_FOR_SPEND = 2;
+
+export const NO_SPEND: ChainSpend = { tokens: 0, cost: 0, calls: 0, lastContext: 0, tokensAtFinish: 0, perItem: [] };
+
+const count = (value: unknown): number =>
+	typeof value === "number" && Number.isFinite(value) && value > 0 ? value : 0;
+
+/** The usage of an assistant message, or undefined when it carries none (malformed numbers count as 0). */
+export function readUsage(message: unknown): UsageRecord | undefined {
+	const record = message as { role?: unknown; usage?: unknown } | undefined;
+	const usage = record?.usage;
+	if (record?.role !== "assistant" || typeof usage !== "object" || usage === null) return undefined;
+	const fields = usage as Record<string, unknown>;
+	return {
+		input: count(fields.input),
+		output: count(fields.output),
+		cacheRead: count(fields.cacheRead),
+		cacheWrite: count(fields.cacheWrite),
+		cost: { total: count((fields.cost as { total?: unknown } | undefined)?.total) },
+	};
+}
+
+/** One more model call. */
+export function addUsage(spend: ChainSpend, usage: UsageRecord): ChainSpend {
+	const context = usage.input + usage.cacheRead + usage.cacheWrite;
+	return {
+		...spend,
+		tokens: spend.tokens + context + usage.output,
+		cost: spend.cost + usage.cost.total,
+		calls: spend.calls + 1,
+		lastContext: context,
+	};
+}
+
+/** `finished` items were just finished: the tokens since the last finish are shared among them. */
+export function noteFinished(spend: ChainSpend, finished: number): ChainSpend {
+	if (finished <= 0) return spend;
+	const each = (spend.tokens - spend.tokensAtFinish) / finished;
+	const perItem = [...spend.perItem, ...Array.from({ length: finished }, () => each)].slice(-MAX_SPEND_SAMPLES);
+	return { ...spend, tokensAtFinish: spend.tokens, perItem };
+}
+
+export function median(values: readonly number[]): number {
+	if (values.length === 0) return 0;
+	const sorted = [...values].sort((a, b) => a - b);
+	const mid = Math.floor(sorted.length / 2);
+	return sorted.length % 2 === 1 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+}
+
+/** What the progress breaker compares: tokens since the last finished item against the median per finished item. */
+export interface SpendProgress {
+	sinceFinish: number;
+	medianPerItem: number;
+	finished: number;
+}
+
+export function spendProgress(spend: ChainSpend): SpendProgress {
+	return {
+		sinceFinish: spend.tokens - spend.tokensAtFinish,
+		medianPerItem: median(spend.perItem),
+		finished: spend.perItem.length,
+	};
+}
+
+/** True when the chain spends more than `factor` times its median per finished item without finishing another. */
+export function spendsWithoutProgress(spend: ChainSpend, factor: number): boolean {
+	if (factor <= 0 || spend.perItem.length < MIN_FINISHED_FOR_SPEND) return false;
+	const { sinceFinish, medianPerItem } = spendProgress(spend);
+	return sinceFinish > factor * medianPerItem;
+}
+
+/** The next continuation's first call, before it is sent: the spend so far plus the last context sent again. */
+export interface Forecast {
+	tokens: number;
+	/** The cost so far plus the next call's, or only the cost so far when the model's input price is unknown. */
+	cost: number;
+	/** What the next call adds: the last context, in tokens, and priced when the price is known. */
+	nextTokens: number;
+	nextCost: number | undefined;
+}
+
+/** `inputPrice` is the model's price per million input tokens, when pi knows it. */
+export function forecastNext(spend: ChainSpend, inputPrice: number | undefined): Forecast {
+	const nextCost =
+		inputPrice !== undefined && inputPrice > 0 ? (spend.lastContext * inputPrice) / 1_000_000 : undefined;
+	return {
+		tokens: spend.tokens + spend.lastContext,
+		cost: spend.cost + (nextCost ?? 0),
+		nextTokens: spend.lastContext,
+		nextCost,
+	};
+}

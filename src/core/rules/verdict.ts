@@ -1,0 +1,24 @@
+/**
+ * A verification's verdict, and the one rule of "verified": a pass holds only for the very list it checked, and never
+ * while an item is open. The store keeps only verdicts this rule lets through; everything that says "verified" (the
+ * planner's input, the status bar, the completion notice, the exit status, the session entry) asks it. Pure.
+ */
+
+import type { TodoItem } from "../../types.ts";
+import { hasIncomplete } from "../list/queries.ts";
+
+/** What the last verification of the finished list found. */
+export interface Verification {
+	passed: boolean;
+	/** Which checks failed, e.g. `the done-check (exit code 1)`, `the check of [2] (timed out after 120 s)`. */
+	failed: string[];
+	/** How many checks ran. */
+	checks: number;
+	/** The list it checked (the store's own list object: any change to the list makes a new one). */
+	of: readonly TodoItem[];
+}
+
+/** Whether `verification` is a pass that holds for `todos`: the very list it checked, with no item open. */
+export function passesFor(verification: Verification | undefined, todos: readonly TodoItem[]): boolean {
+	return verification?.passed === true && verification.of === todos && !hasIncomplete(todos);
+}

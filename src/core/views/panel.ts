@@ -1,0 +1,52 @@
+/** The optional todo panel above the editor: a short window onto the list, one line per item. Pure; painter.ts draws it. */
+
+import {
+	getPlainIcon,
+	getStatusIcon,
+	getTodoLabel,
+	indentOf,
+	itemMarks,
+	PLAIN_STYLE,
+	renderMarks,
+	type Styler,
+} from "../../formatting.ts";
+import type { TodoItem } from "../../types.ts";
+import { isIncomplete } from "../../validation.ts";
+import { cellsOf, cutToCells, oneLine } from "../texts/sanitize.ts";
+import { PANEL } from "../texts/user.ts";
+
+/** Most items the panel shows; the hidden ones are counted above and below the window (`↑ K more`, `↓ N more`). */
+export const PANEL_MAX_ITEMS = 5;
+
+/** First index of the window: one finished item of context before the first unfinished one. */
+export function panelStart(todos: readonly TodoItem[]): number {
+	const firstOpen = todos.findIndex((todo) => isIncomplete(todo.status));
+	if (firstOpen === -1) return Math.max(0, todos.length - PANEL_MAX_ITEMS);
+	return Math.max(0, Math.min(firstOpen - 1, todos.length - PANEL_MAX_ITEMS));
+}
+
+/**
+ * The panel's lines, each within `width` cells (an item's text is cut to fit): the in-progress item highlighted,
+ * finished ones dimmed and struck through, with the items hidden above the window and below it counted where they are.
+ */
+export function formatPanelLines(
+	todos: readonly TodoItem[],
+	style: Styler = PLAIN_STYLE,
+	width = Number.POSITIVE_INFINITY,
+): string[] {
+	if (todos.length === 0) return [];
+	const start = panelStart(todos);
+	const shown = todos.slice(start, start + PANEL_MAX_ITEMS);
+	const lines = shown.map((todo, offset) => {
+		const at = start + offset;
+		const room = width - cellsOf(`${indentOf(todo)}${getPlainIcon(todo.status)} [${at}] ${itemMarks(todo)}`);
+		const text = cutToCells(oneLine(todo.text), Math.max(1, room));
+		const label =
+			todo.status === "in_progress" ? style.bold(style.fg("warning", text)) : getTodoLabel(text, todo.status, style);
+		return `${indentOf(todo)}${getStatusIcon(todo.status, style)} ${style.fg("accent", `[${at}]`)} ${label}${renderMarks(todo, style)}`;
+	});
+	const below = todos.length - start - shown.length;
+	if (start > 0) lines.unshift(style.fg("dim", PANEL.above(start)));
+	if (below > 0) lines.push(style.fg("dim", PANEL.below(below)));
+	return lines;
+}

@@ -1,0 +1,81 @@
+/**
+ * The checks of items the model asks to complete: each runs before its item may be completed, one after another,
+ * shown on the status bar and as the tool's partial result while it runs. Also who may run the model's checks at all.
+ */
+
+import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
+import type { TilDoneConfig } from "../../core/rules/settings.ts";
+import { oneLine } from "../../core/texts/sanitize.ts";
+import { setChecking } from "../../state.ts";
+import type { CheckRun, TodoItem } from "../../types.ts";
+import { type Exec, runCheck } from "./run-check.ts";
+
+/** What running the model's checks needs from pi and the session. */
+export interface CheckEnv {
+	exec: Exec;
+	getConfig: () => TilDoneConfig;
+	/** The names of pi's active tools. */
+	activeTools: () => string[];
+}
+
+/** What running checks needs from pi. */
+export function checkEnv(pi: ExtensionAPI, getConfig: () => TilDoneConfig): CheckEnv {
+	return {
+		exec: (command, args, options) => pi.exec(command, args, options),
+		getConfig,
+		activeTools: () => pi.getActiveTools(),
+	};
+}
+
+/**
+ * Why checks the model wrote cannot run here, or undefined when they can. A check is a command the model chose: it
+ * runs only where the model could run the same command itself, with pi's bash tool.
+ */
+export function modelChecksBlocked(env: CheckEnv): string | undefined {
+	if (!env.getConfig().modelChecks) return "model checks are turned off (--til-done-model-checks off)";
+	let active: string[] = [];
+	try {
+		active = env.activeTools();
+	} catch {
+		active = [];
+	}
+	return active.includes("bash") ? undefined : "pi's bash tool is not active, so the model could not run it itself";
+}
+
+/** The items among `indices` whose check must pass before they are completed (not yet completed, with a check). */
+export function itemsToCheck(todos: readonly TodoItem[], indices: readonly number[]): number[] {
+	return [...new Set(indices)]
+		.sort((a, b) => a - b)
+		.filter((index) => todos[index]?.check !== undefined && todos[index]?.status !== "completed");
+}
+
+export interface ItemCheckRun {
+	cwd: string;
+	signal?: AbortSignal;
+	/** Told before each check starts, for the tool's partial result. */
+	progress: (text: string) => void;
+}
+
+/** Runs the check of each item at `indices`, in order; stops early only when the run is aborted. */
+export async function runItemChecks(
+	todos: readonly TodoItem[],
+	indices: readonly number[],
+	env: CheckEnv,
+	run: ItemCheckRun,
+): Promise<[number, CheckRun][]> {
+	const timeoutSeconds = env.getConfig().checkTimeoutSeconds;
+	const runs: [number, CheckRun][] = [];
+	for (const index of indices) {
+		const command = todos[index]?.check;
+		if (command === undefined) continue;
+		setChecking({ what: `[${index}]`, command });
+		run.progress(`Running the check of [${index}]: ${oneLine(command)}`);
+		try {
+			runs.push([index, await runCheck(env.exec, command, { cwd: run.cwd, timeoutSeconds, signal: run.signal })]);
+		} finally {
+			setChecking(undefined);
+		}
+		if (run.signal?.aborted) break;
+	}
+	return runs;
+}

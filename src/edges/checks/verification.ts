@@ -1,0 +1,64 @@
+/**
+ * Verifying a finished list, at the edge: running the checks a `verify` plan names (the user's done-check, the
+ * completed items' own checks) and applying what the planner concludes: reopened items, stored on the branch, the
+ * result on the status bar, and the counters for the next prompt.
+ */
+
+import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
+import { SNAPSHOT_ENTRY_TYPE, VERDICT_ENTRY_TYPE } from "../../core/rules/keys.ts";
+import { type PlanInput, type PlannedCheck, planAfterVerification } from "../../core/rules/next-step.ts";
+import { getTodos, getVerification, setChain, setChecking, setVerification, updateTodoStatus } from "../../state.ts";
+import type { CheckRun, TodoDetails, TodoItem } from "../../types.ts";
+import { cloneTodos } from "../../validation.ts";
+import { type Exec, runCheck } from "./run-check.ts";
+
+export interface VerificationRun {
+	exec: Exec;
+	cwd: string;
+	timeoutSeconds: number;
+	signal?: AbortSignal;
+}
+
+/**
+ * Runs the checks one after another, showing each on the status bar; stops early only when aborted. The last one stays
+ * on show until its verdict is kept (the verdict replaces it at once: no old verdict shows in between), or, aborted,
+ * until the caller clears it.
+ */
+export async function runVerification(
+	checks: readonly PlannedCheck[],
+	run: VerificationRun,
+): Promise<[PlannedCheck, CheckRun][]> {
+	const results: [PlannedCheck, CheckRun][] = [];
+	for (const check of checks) {
+		setChecking({ what: check.what, command: check.command });
+		results.push([check, await runCheck(run.exec, check.command, run)]);
+		if (run.signal?.aborted) break;
+	}
+	return results;
+}
+
+/**
+ * Stores what a verification of `checked` (the list as it was checked) found. Items whose own check failed go back to
+ * in progress, recorded on the branch like a `/todos` change, so a reload shows them reopened.
+ */
+export function applyVerification(
+	pi: ExtensionAPI,
+	input: PlanInput,
+	results: readonly [PlannedCheck, CheckRun][],
+	timeoutSeconds: number,
+	checked: readonly TodoItem[],
+): void {
+	const verdict = planAfterVerification(input, results, timeoutSeconds);
+	if (verdict.reopen.length > 0) {
+		updateTodoStatus(verdict.reopen, "in_progress");
+		const details: TodoDetails = { action: "write", todos: cloneTodos(getTodos()) };
+		pi.appendEntry(SNAPSHOT_ENTRY_TYPE, details);
+	}
+	const kept = { passed: verdict.passed, failed: verdict.failed, checks: results.length, of: checked };
+	setVerification(kept);
+	// On the branch, so a restart, a resume or a move in the tree shows this list's verdict.
+	if (getVerification() === kept) {
+		pi.appendEntry(VERDICT_ENTRY_TYPE, { passed: kept.passed, failed: kept.failed, checks: kept.checks });
+	}
+	setChain(verdict.chain);
+}

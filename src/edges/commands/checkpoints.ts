@@ -1,0 +1,120 @@
+/**
+ * `/todos diff`, `/todos revert` and `/todos checkpoints`: what an item changed, putting it back, and the checkpoints
+ * on the branch. The decisions are in core/rules/checkpoint-rules.ts, git in edges/git/git.ts.
+ */
+
+import type { ExtensionCommandContext } from "@earendil-works/pi-coding-agent";
+import {
+	type Checkpoint,
+	checkpointsOn,
+	itemKey,
+	itemWork,
+	parseNameStatus,
+	planRevert,
+} from "../../core/rules/checkpoint-rules.ts";
+import { type Parsed, parseOneIndex, parseOptionalWord } from "../../core/rules/todo-args.ts";
+import { CHECKPOINT_TEXTS, diffAsData } from "../../core/texts/checkpoints.ts";
+import { getTodos } from "../../state.ts";
+import {
+	changedFiles,
+	cleanCheckpointRefs,
+	diffSnapshots,
+	findRepo,
+	gitBusy,
+	type Repo,
+	restoreFiles,
+	snapshotTree,
+} from "../git/git.ts";
+import { checkpointsSettled } from "../git/recorder.ts";
+import { tell } from "../host/tell.ts";
+
+/** What a checkpoint subcommand needs: the context, its arguments, and how to refuse them with the usage. */
+export interface CheckpointCall {
+	ctx: ExtensionCommandContext;
+	rest: string;
+	refuse(why: string): void;
+}
+
+/** An item's work and its repository, or undefined once the user has been told why there is none. */
+interface Work {
+	index: number;
+	text: string;
+	start: Checkpoint;
+	done: Checkpoint;
+	repo: Repo;
+}
+
+function branchOf(ctx: ExtensionCommandContext): readonly unknown[] {
+	try {
+		return ctx.sessionManager.getBranch();
+	} catch {
+		return [];
+	}
+}
+
+/** The start and completion checkpoints of the item `rest` names, once every checkpoint asked for is taken. */
+async function workOf(call: CheckpointCall): Promise<Work | undefined> {
+	const parsed: Parsed<number> = parseOneIndex(call.rest, getTodos().length);
+	if ("error" in parsed) return void call.refuse(parsed.error);
+	await checkpointsSettled();
+	const index = parsed.value;
+	const text = getTodos()[index]?.text ?? "";
+	const work = itemWork(checkpointsOn(branchOf(call.ctx)), itemKey(index, text));
+	if (!work) return void tell(call.ctx, CHECKPOINT_TEXTS.noWork(index), "error");
+	const repo = await findRepo(call.ctx.cwd);
+	if (!repo) return void tell(call.ctx, CHECKPOINT_TEXTS.noRepo(call.ctx.cwd), "error");
+	return { index, text, ...work, repo };
+}
+
+/** `/todos diff <i>`: `git diff --stat --patch` from the item's start to its completion, shown as data. */
+export async function showDiff(call: CheckpointCall): Promise<void> {
+	const work = await workOf(call);
+	if (!work) return;
+	const diff = await diffSnapshots(work.repo, work.start.commit, work.done.commit);
+	if (diff === undefined) return tell(call.ctx, CHECKPOINT_TEXTS.gone(work.index), "error");
+	if (diff.trim() === "") return tell(call.ctx, CHECKPOINT_TEXTS.noChanges(work.index, work.text));
+	const head = CHECKPOINT_TEXTS.diffHead(work.index, work.text, work.start.commit, work.done.commit);
+	tell(call.ctx, `${head}\n${diffAsData(diff, work.start.commit, work.done.commit)}`);
+}
+
+/**
+ * `/todos revert <i>`: the files the item changed go back to their state before it (created ones are removed),
+ * unless any of them changed since it was completed: then nothing changes and those files are named.
+ */
+export async function revertItem(call: CheckpointCall): Promise<void> {
+	const work = await workOf(call);
+	if (!work) return;
+	const { repo, index } = work;
+	const listed = await changedFiles(repo, work.start.commit, work.done.commit);
+	if (listed === undefined) return tell(call.ctx, CHECKPOINT_TEXTS.gone(index), "error");
+	const changes = parseNameStatus(listed);
+	if (changes.length === 0) return tell(call.ctx, CHECKPOINT_TEXTS.noChanges(index, work.text));
+	const busy = gitBusy(repo);
+	if (busy !== undefined) return tell(call.ctx, CHECKPOINT_TEXTS.busy(busy), "error");
+	const now = await snapshotTree(repo);
+	const paths = changes.map((change) => change.path);
+	const since = now === undefined ? undefined : await changedFiles(repo, work.done.commit, now, paths);
+	if (since === undefined) return tell(call.ctx, CHECKPOINT_TEXTS.revertFailed(index), "error");
+	const touched = parseNameStatus(since).map((change) => change.path);
+	if (touched.length > 0) return tell(call.ctx, CHECKPOINT_TEXTS.revertRefused(index, touched), "error");
+	const { restore, remove } = planRevert(changes);
+	const restored = await restoreFiles(repo, work.start.commit, restore, remove);
+	if (!restored) return tell(call.ctx, CHECKPOINT_TEXTS.revertFailed(index), "error");
+	tell(call.ctx, CHECKPOINT_TEXTS.reverted(index, restore, remove));
+}
+
+/** `/todos checkpoints [clean]`: the checkpoints on the branch, or every checkpoint ref deleted. */
+export async function showCheckpoints(call: CheckpointCall): Promise<void> {
+	const parsed = parseOptionalWord(call.rest, ["clean"] as const);
+	if ("error" in parsed) return call.refuse(parsed.error);
+	await checkpointsSettled();
+	if (parsed.value === undefined) {
+		const checkpoints = checkpointsOn(branchOf(call.ctx));
+		return tell(call.ctx, checkpoints.length === 0 ? CHECKPOINT_TEXTS.none : CHECKPOINT_TEXTS.list(checkpoints));
+	}
+	const repo = await findRepo(call.ctx.cwd);
+	if (!repo) return tell(call.ctx, CHECKPOINT_TEXTS.noRepo(call.ctx.cwd), "error");
+	const count = await cleanCheckpointRefs(repo);
+	if (count === undefined) return tell(call.ctx, CHECKPOINT_TEXTS.cleanFailed, "error");
+	tell(call.ctx, CHECKPOINT_TEXTS.cleaned(count));
+}

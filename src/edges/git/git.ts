@@ -1,0 +1,270 @@
+/**
+ * Per-item checkpoints, the git edge: snapshots of the working tree as commits under the extension's own refs, and
+ * what `/todos diff` and `/todos revert` read and write. Every snapshot goes through a temporary index
+ * (`GIT_INDEX_FILE`), so the user's index, HEAD, branches and stash are never touched. Git runs with a timeout and
+ * the session's abort signal; nothing here decides (core/rules/checkpoint-rules.ts does).
+ */
+
+import { execFile } from "node:child_process";
+import { existsSync, rmdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { busyReason, MAX_CHECKPOINT_REFS, refsToPrune, sessionRootOf } from "../../core/rules/checkpoint-rules.ts";
+import { CHECKPOINT_REF_ROOT } from "../../core/rules/keys.ts";
+import { privateGitDir, RAW_SETTINGS, rawEnv } from "./raw-git.ts";
+
+/** Milliseconds one git command may run before it is killed. */
+export const GIT_TIMEOUT_MS = 30_000;
+/** Bytes of a git command's output kept (a diff beyond it is cut by the command that shows it). */
+const MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
+
+/** A repository as the checkpoints use it: its work tree's top folder, its git directory and its common one. */
+export interface Repo {
+	top: string;
+	gitDir: string;
+	/** Where the objects, refs and settings shared by every work tree are (the git directory itself but in a linked work tree). */
+	commonDir: string;
+}
+
+export interface GitResult {
+	code: number;
+	stdout: string;
+	stderr: string;
+}
+
+interface GitOptions {
+	env?: NodeJS.ProcessEnv;
+	input?: string;
+	signal?: AbortSignal;
+}
+
+/** Who the snapshot commits are by, so they need no `user.name` in the user's configuration. */
+const AUTHOR = {
+	GIT_AUTHOR_NAME: "pi-til-done",
+	GIT_AUTHOR_EMAIL: "til-done@localhost",
+	GIT_COMMITTER_NAME: "pi-til-done",
+	GIT_COMMITTER_EMAIL: "til-done@localhost",
+};
+
+/** Runs git in `cwd`; never throws (a failure to start is code 127). */
+export function runGit(cwd: string, args: readonly string[], options: GitOptions = {}): Promise<GitResult> {
+	return run("git", args, cwd, options);
+}
+
+function run(file: string, args: readonly string[], cwd: string, options: GitOptions): Promise<GitResult> {
+	return new Promise((resolve) => {
+		const child = execFile(
+			file,
+			[...args],
+			{
+				cwd,
+				env: { ...process.env, ...options.env, GIT_OPTIONAL_LOCKS: "0" },
+				timeout: GIT_TIMEOUT_MS,
+				signal: options.signal,
+				maxBuffer: MAX_OUTPUT_BYTES,
+				encoding: "utf8",
+			},
+			(error, stdout, stderr) => {
+				const code = error ? (typeof error.code === "number" ? error.code : 127) : 0;
+				resolve({ code, stdout, stderr: stderr || (error && code === 127 ? error.message : "") });
+			},
+		);
+		child.stdin?.on("error", () => {});
+		child.stdin?.end(options.input ?? "");
+	});
+}
+
+/** The repository whose work tree holds `cwd`, or undefined outside one (or without git). */
+export async function findRepo(cwd: string, signal?: AbortSignal): Promise<Repo | undefined> {
+	const args = ["rev-parse", "--is-inside-work-tree", "--absolute-git-dir", "--show-toplevel"];
+	const result = await runGit(cwd, [...args, "--path-format=absolute", "--git-common-dir"], { signal });
+	const [inside, gitDir, top, commonDir] = result.stdout.split("\n");
+	return result.code === 0 && inside === "true" && gitDir && top && commonDir ? { top, gitDir, commonDir } : undefined;
+}
+
+/** Why git must be left alone now (the user's own operation), or undefined. */
+export function gitBusy(repo: Repo): string | undefined {
+	return busyReason((name) => existsSync(join(repo.gitDir, name)));
+}
+
+let temporaries = 0;
+
+/** Runs `use` with the name of a temporary index file, removed afterwards. */
+async function withTemporaryIndex<T>(use: (file: string) => Promise<T>): Promise<T> {
+	const file = join(tmpdir(), `til-done-index-${process.pid}-${++temporaries}`);
+	try {
+		return await use(file);
+	} finally {
+		rmSync(file, { force: true });
+	}
+}
+
+/** The last raw git call on each repository: one at a time, since they share the private directory's index. */
+const queues = new Map<string, Promise<unknown>>();
+
+/** Runs `work` on `repo` once the raw git calls before it on the same repository are done. */
+function oneAtATime<T>(repo: Repo, work: () => Promise<T>): Promise<T> {
+	const done = (queues.get(repo.commonDir) ?? Promise.resolve()).then(work, work);
+	queues.set(
+		repo.commonDir,
+		done.catch(() => {}),
+	);
+	return done;
+}
+
+/**
+ * One shell for a whole snapshot: `$1` the ref (empty: the tree only), `$2` the message, `$3`… the raw settings. The
+ * tree is written by raw git (the environment holds the private directory); the commit, which stands on HEAD when
+ * there is one, and its ref go to the user's repository.
+ */
+const SNAPSHOT_SCRIPT = [
+	'ref="$1"; message="$2"; shift 2',
+	// A command substitution is a subshell: what it exports is for raw git alone.
+	'tree=$(export GIT_DIR="$RAW_DIR" GIT_WORK_TREE="$RAW_TOP" GIT_OBJECT_DIRECTORY="$RAW_OBJECTS" GIT_INDEX_FILE="$RAW_INDEX"; git "$@" add -A && git "$@" write-tree) || exit 1',
+	'if [ -z "$ref" ]; then echo "$tree"; exit 0; fi',
+	'commit=$(git commit-tree "$tree" -p HEAD -m "$message" 2>/dev/null || git commit-tree "$tree" -m "$message") || exit 1',
+	'git update-ref "$ref" "$commit" || exit 1',
+	'echo "$commit"',
+].join("\n");
+
+/** The variables that carry the raw environment into {@link SNAPSHOT_SCRIPT}, which sets it for raw git alone. */
+function scriptEnv(repo: Repo): NodeJS.ProcessEnv {
+	const gitDir = privateGitDir(repo);
+	const raw = rawEnv(repo, gitDir, join(gitDir, "index"));
+	return {
+		...AUTHOR,
+		RAW_DIR: raw.GIT_DIR,
+		RAW_TOP: raw.GIT_WORK_TREE,
+		RAW_OBJECTS: raw.GIT_OBJECT_DIRECTORY,
+		RAW_INDEX: raw.GIT_INDEX_FILE,
+	};
+}
+
+function snapshot(repo: Repo, ref: string, message: string, signal?: AbortSignal): Promise<string | undefined> {
+	return oneAtATime(repo, async () => {
+		const args = ["-c", SNAPSHOT_SCRIPT, "_", ref, message, ...RAW_SETTINGS];
+		const result = await run("sh", args, repo.top, { env: scriptEnv(repo), signal });
+		return result.code === 0 ? result.stdout.trim() : undefined;
+	});
+}
+
+/** The working tree as a tree object: tracked and untracked files, ignored ones left out; undefined on failure. */
+export function snapshotTree(repo: Repo, signal?: AbortSignal): Promise<string | undefined> {
+	return snapshot(repo, "", "", signal);
+}
+
+/**
+ * A checkpoint: the working tree as a commit kept under `ref`, as {@link snapshotTree} takes it; the oldest refs of the
+ * same session beyond the limit are deleted (never another session's). The commit, or undefined when git refused.
+ */
+export async function takeCheckpoint(
+	repo: Repo,
+	ref: string,
+	message: string,
+	signal?: AbortSignal,
+): Promise<string | undefined> {
+	const commit = await snapshot(repo, ref, message, signal);
+	if (commit !== undefined) await keepWithinLimit(repo, sessionRootOf(ref), signal);
+	return commit;
+}
+
+/**
+ * How many checkpoint refs each session holds in each repository, as far as this process knows: counted once, then
+ * one more per checkpoint (a ref written again counts twice, which only prunes sooner), so a checkpoint lists the refs
+ * only when the count passes the limit.
+ */
+const refCounts = new Map<string, number>();
+
+async function keepWithinLimit(repo: Repo, root: string, signal?: AbortSignal): Promise<void> {
+	const counted = `${repo.commonDir}\0${root}`;
+	const known = refCounts.get(counted);
+	const refs =
+		known === undefined || known + 1 > MAX_CHECKPOINT_REFS ? await checkpointRefs(repo, root, signal) : undefined;
+	if (refs === undefined) {
+		refCounts.set(counted, (known as number) + 1);
+		return;
+	}
+	const pruned = refsToPrune(refs);
+	const deleted = await deleteRefs(repo, pruned, signal);
+	refCounts.set(counted, refs.length - (deleted ? pruned.length : 0));
+}
+
+/** Every checkpoint ref under `root` (all of them by default), oldest commit first. */
+async function checkpointRefs(repo: Repo, root = CHECKPOINT_REF_ROOT, signal?: AbortSignal): Promise<string[]> {
+	const listed = await runGit(repo.top, ["for-each-ref", "--sort=committerdate", "--format=%(refname)", root], {
+		signal,
+	});
+	return listed.code === 0 ? listed.stdout.split("\n").filter((line) => line !== "") : [];
+}
+
+async function deleteRefs(repo: Repo, refs: readonly string[], signal?: AbortSignal): Promise<boolean> {
+	if (refs.length === 0) return true;
+	const input = refs.map((ref) => `delete ${ref}\n`).join("");
+	return (await runGit(repo.top, ["update-ref", "--stdin"], { input, signal })).code === 0;
+}
+
+/** Deletes every checkpoint ref of the repository; how many there were, or undefined when git refused. */
+export async function cleanCheckpointRefs(repo: Repo): Promise<number | undefined> {
+	const refs = await checkpointRefs(repo);
+	for (const counted of refCounts.keys()) if (counted.startsWith(`${repo.commonDir}\0`)) refCounts.delete(counted);
+	return (await deleteRefs(repo, refs)) ? refs.length : undefined;
+}
+
+/** `git diff --stat --patch` between two snapshots; undefined when git cannot (a snapshot is gone). */
+export async function diffSnapshots(repo: Repo, from: string, to: string): Promise<string | undefined> {
+	const args = ["diff", "--no-color", "--no-ext-diff", "--no-textconv", "--stat", "--patch", from, to];
+	const result = await runGit(repo.top, args);
+	return result.code === 0 ? result.stdout : undefined;
+}
+
+/** The files changed between two commits or trees, as `git diff --name-status -z --no-renames` says. */
+export async function changedFiles(
+	repo: Repo,
+	from: string,
+	to: string,
+	paths?: readonly string[],
+): Promise<string | undefined> {
+	const limit = paths ? ["--", ...paths] : [];
+	const args = ["--literal-pathspecs", "diff", "--name-status", "-z", "--no-renames", from, to, ...limit];
+	const result = await runGit(repo.top, args);
+	return result.code === 0 ? result.stdout : undefined;
+}
+
+/**
+ * Writes `paths` as they are in `commit` into the work tree, byte for byte and through none of the user's conversions
+ * (raw git, on a temporary index: never the user's); removes `remove`.
+ */
+export async function restoreFiles(
+	repo: Repo,
+	commit: string,
+	paths: readonly string[],
+	remove: readonly string[],
+): Promise<boolean> {
+	const restored =
+		paths.length === 0 ||
+		(await oneAtATime(repo, () =>
+			withTemporaryIndex(async (file) => {
+				const env = rawEnv(repo, privateGitDir(repo), file);
+				const read = await runGit(repo.top, [...RAW_SETTINGS, "read-tree", commit], { env });
+				if (read.code !== 0) return false;
+				const input = paths.map((path) => `${path}\0`).join("");
+				const args = [...RAW_SETTINGS, "checkout-index", "-f", "-z", "--stdin"];
+				return (await runGit(repo.top, args, { env, input })).code === 0;
+			}),
+		));
+	if (!restored) return false;
+	for (const path of remove) removeWithEmptyFolders(repo.top, path);
+	return true;
+}
+
+/** Removes a file and then each folder above it that it leaves empty, up to the work tree's top (git keeps none). */
+function removeWithEmptyFolders(top: string, path: string): void {
+	rmSync(join(top, path), { force: true });
+	for (let folder = dirname(path); folder !== "." && folder !== ""; folder = dirname(folder)) {
+		try {
+			rmdirSync(join(top, folder));
+		} catch {
+			return;
+		}
+	}
+}

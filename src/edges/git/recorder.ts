@@ -1,0 +1,102 @@
+/**
+ * Takes a checkpoint whenever the store's list starts or completes an item: one at a time, in order, recorded on the
+ * branch as a `til-done-checkpoint` entry. Each problem (no work tree, the user's git operation under way, a failed
+ * snapshot) is said once.
+ */
+
+import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
+import {
+	type Checkpoint,
+	checkpointRef,
+	itemKey,
+	type Transition,
+	transitions,
+} from "../../core/rules/checkpoint-rules.ts";
+import { CHECKPOINT_ENTRY_TYPE } from "../../core/rules/keys.ts";
+import { CHECKPOINT_TEXTS } from "../../core/texts/checkpoints.ts";
+import { getTodos, subscribe, takeUnreported } from "../../state.ts";
+import type { TodoItem } from "../../types.ts";
+import { quietly } from "../host/quietly.ts";
+import { tell } from "../host/tell.ts";
+import { findRepo, gitBusy, type Repo, takeCheckpoint } from "./git.ts";
+
+/** Checkpoints still being taken, for whoever must wait for them (the end of a run, the commands). */
+let pending: Promise<void> = Promise.resolve();
+
+/** Resolves once every checkpoint asked for so far is taken (or given up). */
+export function checkpointsSettled(): Promise<void> {
+	return pending;
+}
+
+/** Says `text` as a warning, once per pi process. */
+function warnOnce(ctx: ExtensionContext, text: string): void {
+	for (const fresh of takeUnreported([text])) tell(ctx, fresh, "warning");
+}
+
+interface Session {
+	pi: ExtensionAPI;
+	ctx: ExtensionContext;
+	sessionId: string;
+	repo: Promise<Repo | undefined>;
+	signal: AbortSignal;
+}
+
+async function take(session: Session, transition: Transition): Promise<void> {
+	const repo = await session.repo;
+	if (!repo || session.signal.aborted) return;
+	const busy = gitBusy(repo);
+	if (busy !== undefined) return warnOnce(session.ctx, CHECKPOINT_TEXTS.busy(busy));
+	const key = itemKey(transition.index, transition.text);
+	const ref = checkpointRef(session.sessionId, key, transition.phase);
+	const message = `til-done ${transition.phase} [${transition.index}]`;
+	const commit = await takeCheckpoint(repo, ref, message, session.signal);
+	if (session.signal.aborted) return;
+	if (!commit) return warnOnce(session.ctx, CHECKPOINT_TEXTS.failed);
+	const { index, text, phase } = transition;
+	const checkpoint: Checkpoint = { key, index, text, phase, commit, ref, at: Date.now() };
+	quietly(() => session.pi.appendEntry(CHECKPOINT_ENTRY_TYPE, checkpoint));
+}
+
+/** A follower of the store for one session; `hold` runs a rebuild of the store that is no start or completion. */
+export interface CheckpointFollower {
+	hold(rebuild: () => void): void;
+	stop(): void;
+}
+
+/** Starts taking checkpoints for the session of `ctx` (checkpoints on); says once when its folder is no work tree. */
+export function followCheckpoints(pi: ExtensionAPI, ctx: ExtensionContext): CheckpointFollower {
+	const abort = new AbortController();
+	const repo = findRepo(ctx.cwd, abort.signal).then((found) => {
+		if (!found && !abort.signal.aborted) warnOnce(ctx, CHECKPOINT_TEXTS.notGitTree(ctx.cwd));
+		return found;
+	});
+	let sessionId = "session";
+	quietly(() => {
+		sessionId = ctx.sessionManager.getSessionId();
+	});
+	const session: Session = { pi, ctx, sessionId, repo, signal: abort.signal };
+	let before: readonly TodoItem[] = getTodos();
+	let holding = false;
+	const unsubscribe = subscribe(() => {
+		const after = getTodos();
+		if (after === before) return;
+		const changes = holding ? [] : transitions(before, after);
+		before = after;
+		for (const change of changes) pending = pending.then(() => take(session, change)).catch(() => {});
+	});
+	return {
+		hold(rebuild) {
+			holding = true;
+			try {
+				rebuild();
+			} finally {
+				holding = false;
+				before = getTodos();
+			}
+		},
+		stop() {
+			abort.abort();
+			unsubscribe();
+		},
+	};
+}

@@ -1,0 +1,54 @@
+/**
+ * Whose session this is. The user's own session drives its list, follows the user's settings and sets the process's
+ * exit status. A child agent is a guest: a session whose process another session of ours started (pi's `subagent`
+ * example, pi-subagents' runner, a `pi -p` the model runs), or another session inside a process whose own session is
+ * someone else's (pi-subagents' in-process children, a subagent built on pi's SDK).
+ */
+
+import type { SessionRole } from "../../types.ts";
+
+/** The marker a session of ours puts in its process's environment: the processes it starts are its children. */
+export const PARENT_MARKER = "TIL_DONE_PARENT_PID";
+
+/** What every copy of the extension in the process shares (copies may be separate module instances). */
+interface ProcessClaim {
+	/** The instance whose session is the process's own, while it has one. */
+	owner?: object;
+	/** The marker the process found when it started: which process started it, if a session of ours did. */
+	startedBy?: string;
+	/** Whether the marker was read yet. */
+	read?: boolean;
+}
+
+const CLAIM_KEY = Symbol.for("pi-til-done.process-claim");
+
+function processClaim(): ProcessClaim {
+	const shared = globalThis as { [CLAIM_KEY]?: ProcessClaim };
+	shared[CLAIM_KEY] ??= {};
+	return shared[CLAIM_KEY];
+}
+
+/**
+ * A session of `instance` starts: its role. The first instance to start a session holds the process until its session
+ * ends; any other is nested. The process's own session marks the environment for the processes it starts.
+ */
+export function takeRole(instance: object): SessionRole {
+	const claim = processClaim();
+	if (claim.owner !== undefined && claim.owner !== instance) return "nested";
+	claim.owner = instance;
+	if (!claim.read) {
+		claim.startedBy = process.env[PARENT_MARKER];
+		claim.read = true;
+	}
+	process.env[PARENT_MARKER] = String(process.pid);
+	return claim.startedBy !== undefined && claim.startedBy !== String(process.pid) ? "child" : "own";
+}
+
+/** The session of `instance` ended (a reload, a new session, the process's end): it no longer holds the process. */
+export function releaseRole(instance: object): void {
+	const claim = processClaim();
+	if (claim.owner === instance) claim.owner = undefined;
+}
+
+/** Whether a session in `role` is a guest: it drives no list it inherited and ignores the user's own settings. */
+export const isGuest = (role: SessionRole): boolean => role !== "own";

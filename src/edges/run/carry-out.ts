@@ -1,0 +1,171 @@
+/**
+ * Carrying a plan out: the one place that does the bookkeeping of a decision, whichever mode acts on it. It keeps the
+ * decision for `/todos why`, marks a stop, ends a loop, waits and sends a continuation, records the send, and runs a
+ * verification and carries out what follows from it. What the user sees and how a message goes out is the mode's.
+ */
+
+import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
+import { decisionOf } from "../../core/rules/decision.ts";
+import { DECISION_ENTRY_TYPE } from "../../core/rules/keys.ts";
+import { type Plan, type PlanInput, planAfterRun, planNow } from "../../core/rules/next-step.ts";
+import type { RunOutcome } from "../../core/rules/outcome.ts";
+import type { TilDoneConfig } from "../../core/rules/settings.ts";
+import { LOOP_ENDS } from "../../core/texts/user.ts";
+import {
+	effectiveDoneCheck,
+	getChain,
+	getLoop,
+	getState,
+	getTodos,
+	isVerified,
+	markStopped,
+	recordDecision,
+	recordSend,
+	setChain,
+	setChecking,
+	setLoop,
+	subscribe,
+} from "../../state.ts";
+import { todoToolsActive } from "../../tools.ts";
+import type { Decision } from "../../types.ts";
+import { checkEnv, modelChecksBlocked } from "../checks/item-checks.ts";
+import { applyVerification, runVerification } from "../checks/verification.ts";
+import { modelInputPrice } from "../host/model-price.ts";
+import { quietly } from "../host/quietly.ts";
+import { tell } from "../host/tell.ts";
+import type { Mode, Turn } from "./modes.ts";
+
+/** What follows one run (or one command): where it happens, and the signal that cancels it. */
+export interface FollowUp extends Turn {
+	pi: ExtensionAPI;
+	config: TilDoneConfig;
+	mode: Mode;
+	/** Aborted when the user acts, a new run ends or the session changes: nothing planned before may go on. */
+	signal: AbortSignal;
+}
+
+/** The state a plan is made from, as it is now. */
+export function currentInput({ pi, ctx, config }: Pick<FollowUp, "pi" | "ctx" | "config">): PlanInput {
+	return {
+		todos: getTodos(),
+		chain: getChain(),
+		loop: getLoop(),
+		limits: config,
+		doneCheck: effectiveDoneCheck(config.doneCheck),
+		verified: isVerified(),
+		modelChecks: modelChecksBlocked(checkEnv(pi, () => config)) === undefined,
+		inputPrice: modelInputPrice(ctx),
+		todoTools: todoToolsActive(pi),
+	};
+}
+
+/** A run ended: its counters are stored, then what it calls for is carried out. */
+export async function afterRun(outcome: RunOutcome, run: FollowUp): Promise<void> {
+	const input = currentInput(run);
+	const { chain, plan } = planAfterRun(input, outcome);
+	setChain(chain);
+	await carryOut(plan, { ...input, chain }, run);
+}
+
+/** A decision is kept in the store and on the branch, so `/todos why` has it after a reload or a restart. */
+function keep(decision: Decision, run: FollowUp): void {
+	recordDecision(decision);
+	quietly(() => run.pi.appendEntry(DECISION_ENTRY_TYPE, decision));
+}
+
+/** Carries out a plan made from `input`, and keeps it with its reason for `/todos why`. */
+export async function carryOut(plan: Plan, input: PlanInput, run: FollowUp): Promise<void> {
+	const decision = decisionOf(plan, input, Date.now());
+	// Without a list or a loop there is nothing to decide about: no decision is kept.
+	if (plan.kind !== "idle" || plan.code !== "no-todos") keep(decision, run);
+	if (plan.kind === "send") return send(plan, run);
+	if (plan.kind === "verify") return verify(plan, run);
+	if (plan.kind === "stop") markStopped(plan.code);
+	if (plan.kind === "end-loop") setLoop(undefined);
+	run.mode.show(plan, decision, input, run);
+}
+
+/**
+ * Waits as the mode does, then sends the planned message. When anything changed the store during the wait (a
+ * command of the user, say), the message is planned again at send time, and that decision is kept too.
+ */
+async function send(plan: Extract<Plan, { kind: "send" }>, run: FollowUp): Promise<void> {
+	const planned = getState();
+	const waited = await run.mode.wait(plan.backoffMs, run.signal);
+	if (waited === "interrupted") return interrupted(run);
+	if (run.signal.reason === PROMPTED) return keep(promptedOver(run), run);
+	if (waited === "cancelled" || run.signal.aborted) return;
+	let due: Plan = plan;
+	if (getState() !== planned) {
+		const input = currentInput(run);
+		due = planNow(input);
+		if (due.kind !== "send") return carryOut(due, input, run);
+		keep(decisionOf(due, input, Date.now()), run);
+	}
+	if (await run.mode.deliver(due.message, run)) recordSend(due);
+}
+
+/** Why a follow-up is cancelled when a prompt of the user's takes its place (the engine aborts with it). */
+export const PROMPTED = "prompted";
+
+/** A prompt of the user's took the place of a continuation that was counting down. */
+function promptedOver(run: FollowUp): Decision {
+	return decisionOf({ kind: "idle", code: "interrupted", byPrompt: true }, currentInput(run), Date.now());
+}
+
+/**
+ * The user interrupted a countdown: nothing is sent, the decision says so and the status bar shows it until the next
+ * prompt, and a `/loop` that was waiting for it ends.
+ */
+function interrupted(run: FollowUp): void {
+	const input = currentInput(run);
+	keep(decisionOf({ kind: "idle", code: "interrupted" }, input, Date.now()), run);
+	markStopped("interrupted");
+	if (getLoop() === undefined) return;
+	setLoop(undefined);
+	tell(run.ctx, LOOP_ENDS.byUser, "info");
+}
+
+/**
+ * Runs the checks a `verify` plan names, stores what they found, and carries out what follows, planned from the store.
+ * A verdict holds for the list it checked only: any change to the list while a check runs (a command of the user, a
+ * move in the tree) cancels the checks, and the list is verified again when it is next finished.
+ */
+async function verify(plan: Extract<Plan, { kind: "verify" }>, run: FollowUp): Promise<void> {
+	const timeoutSeconds = run.config.checkTimeoutSeconds;
+	const exec = checkEnv(run.pi, () => run.config).exec;
+	const checked = getTodos();
+	const checking = cancelledBy(run.signal, () => getTodos() !== checked);
+	try {
+		const results = await runVerification(plan.checks, {
+			exec,
+			cwd: run.ctx.cwd,
+			timeoutSeconds,
+			signal: checking.signal,
+		});
+		if (checking.signal.aborted) return setChecking(undefined);
+		applyVerification(run.pi, currentInput(run), results, timeoutSeconds, checked);
+	} finally {
+		checking.release();
+	}
+	const input = currentInput(run);
+	await carryOut(planNow(input), input, run);
+}
+
+/** A signal aborted with `parent`, or as soon as a change of the store makes `changed` true. */
+function cancelledBy(parent: AbortSignal, changed: () => boolean): { signal: AbortSignal; release: () => void } {
+	const controller = new AbortController();
+	const abort = () => controller.abort();
+	parent.addEventListener("abort", abort);
+	const unsubscribe = subscribe(() => {
+		if (changed()) abort();
+	});
+	if (parent.aborted) abort();
+	return {
+		signal: controller.signal,
+		release: () => {
+			unsubscribe();
+			parent.removeEventListener("abort", abort);
+		},
+	};
+}

@@ -1,0 +1,149 @@
+/**
+ * The auto-continue's state between pi's events: the session's mode, the outcome of the run that has ended and not
+ * yet settled, and what follows it (cancelled when the user acts, a new run ends or the session changes). It plans
+ * with planner.ts and carries out with carry-out.ts; it asks no question about the mode.
+ */
+
+import type {
+	AgentBeforeSettleEvent,
+	BoundaryResult,
+	ExtensionAPI,
+	ExtensionCommandContext,
+	ExtensionContext,
+} from "@earendil-works/pi-coding-agent";
+import { LOOP_MESSAGE_TYPE } from "../../core/rules/keys.ts";
+import { planNow } from "../../core/rules/next-step.ts";
+import { type RunOutcome, runOutcome } from "../../core/rules/outcome.ts";
+import type { TilDoneConfig } from "../../core/rules/settings.ts";
+import { loopPrompt } from "../../core/texts/model.ts";
+import { LOOP_ENDS } from "../../core/texts/user.ts";
+import { getLoop, resetChain, setLoop } from "../../state.ts";
+import type { LoopSpec } from "../../types.ts";
+import { quietly } from "../host/quietly.ts";
+import { tell } from "../host/tell.ts";
+import { afterRun, carryOut, currentInput, type FollowUp, PROMPTED } from "./carry-out.ts";
+import { type Mode, modeFor } from "./modes.ts";
+
+export interface Engine {
+	/** A session started: forget the one before, and from now on carry plans out in this one's mode. */
+	onSessionStart(ctx: ExtensionContext, config: TilDoneConfig): void;
+	/** A run ended; what it calls for waits until pi has settled (interactive modes). */
+	onRunEnd(messages: readonly unknown[], ctx: ExtensionContext): void;
+	/** pi will do nothing more on its own: carry out what the run that ended calls for. */
+	onSettled(ctx: ExtensionContext): void;
+	/** In-run modes: carry it out inside the run, asking pi for one more model call. */
+	onBeforeSettle(event: AgentBeforeSettleEvent, ctx: ExtensionContext): Promise<BoundaryResult | undefined>;
+	/** Whether the session's mode acts in `agent_before_settle`. */
+	readonly actsBeforeSettle: boolean;
+	/** The user submitted a prompt: stop whatever follows a run, and any loop, and start a new chain. */
+	onUserInput(ctx: ExtensionContext): void;
+	/** The session was replaced, reloaded or moved in its tree: forget everything tied to the old one. */
+	onSessionChange(): void;
+	/** Starts a `/loop`: its first iteration goes out now (after the current run if one is going). */
+	startLoop(spec: LoopSpec, ctx: ExtensionCommandContext): Promise<void>;
+	/**
+	 * A command of the user changed the list or the auto-continue: what the list calls for now is carried out (a
+	 * countdown, a verification, a notice), if pi is idle. In-run, the command returns once it is done.
+	 */
+	resume(ctx: ExtensionContext): Promise<void>;
+	/** `/todos pause`: stops what follows a run, and a `/loop`. */
+	pause(ctx: ExtensionContext): void;
+}
+
+/** What the engine keeps between events, for one extension instance. */
+interface EngineState {
+	pi: ExtensionAPI;
+	getConfig: () => TilDoneConfig;
+	mode?: Mode;
+	/** The outcome of the run that ended, waiting for pi to settle. */
+	ended?: RunOutcome;
+	/** Cancels what follows the last run: a countdown, a verification, a back-off. */
+	following: AbortController;
+}
+
+/**
+ * Cancels what was to follow (`why`: the abort's reason), and returns a fresh follow-up in the session's mode (none
+ * before a session starts).
+ */
+function follow(engine: EngineState, ctx: ExtensionContext, why?: string): FollowUp | undefined {
+	engine.following.abort(why);
+	engine.following = new AbortController();
+	const { pi, getConfig, mode } = engine;
+	return mode && { pi, ctx, config: getConfig(), mode, signal: engine.following.signal };
+}
+
+/** The user took the wheel (`why`: a prompt of theirs): what was to follow is dropped, and a `/loop` ends with a notice. */
+function takeOver(engine: EngineState, ctx: ExtensionContext, why?: string): void {
+	follow(engine, ctx, why);
+	engine.ended = undefined;
+	if (!getLoop()) return;
+	setLoop(undefined);
+	tell(ctx, LOOP_ENDS.byUser, "info");
+}
+
+async function startLoop(engine: EngineState, spec: LoopSpec, ctx: ExtensionCommandContext): Promise<void> {
+	const run = follow(engine, ctx);
+	engine.ended = undefined;
+	// A loop is the user's new start: its runs count in a fresh chain (they share its failure count and back-off).
+	resetChain();
+	const first = { ...spec, iteration: 1 };
+	setLoop(first);
+	const message = { customType: LOOP_MESSAGE_TYPE, content: loopPrompt(first) };
+	if (!(await run?.mode.startRun(message, ctx))) setLoop(undefined);
+}
+
+/** Carries out what the list calls for now, if pi is idle; otherwise the next run's end decides. */
+async function resume(engine: EngineState, ctx: ExtensionContext): Promise<void> {
+	let idle = false;
+	quietly(() => {
+		idle = ctx.isIdle();
+	});
+	const run = idle ? follow(engine, ctx) : undefined;
+	if (!run) return;
+	const input = currentInput(run);
+	const done = carryOut(planNow(input), input, run);
+	if (run.mode.holdsCommands) await done;
+}
+
+export function createEngine(pi: ExtensionAPI, getConfig: () => TilDoneConfig): Engine {
+	const engine: EngineState = { pi, getConfig, following: new AbortController() };
+	const forget = () => {
+		engine.following.abort();
+		engine.ended = undefined;
+		if (getLoop()) setLoop(undefined);
+	};
+	return {
+		onSessionStart(ctx, config) {
+			forget();
+			engine.mode = modeFor({ pi, ctx, config });
+		},
+		onRunEnd(messages, ctx) {
+			follow(engine, ctx);
+			engine.ended = engine.mode?.actsBeforeSettle ? undefined : runOutcome(messages);
+		},
+		onSettled(ctx) {
+			const outcome = engine.ended;
+			engine.ended = undefined;
+			const run = outcome && follow(engine, ctx);
+			if (outcome && run) void afterRun(outcome, run);
+		},
+		async onBeforeSettle(event, ctx) {
+			const run = follow(engine, ctx);
+			if (!run) return undefined;
+			const inside: FollowUp = { ...run, boundary: {} };
+			await afterRun(runOutcome(event.context.contextMessages, event.outcome === "aborted"), inside);
+			return run.signal.aborted ? undefined : inside.boundary?.result;
+		},
+		get actsBeforeSettle() {
+			return engine.mode?.actsBeforeSettle ?? false;
+		},
+		onUserInput(ctx) {
+			takeOver(engine, ctx, PROMPTED);
+			resetChain();
+		},
+		onSessionChange: forget,
+		startLoop: (spec, ctx) => startLoop(engine, spec, ctx),
+		resume: (ctx) => resume(engine, ctx),
+		pause: (ctx) => takeOver(engine, ctx),
+	};
+}
