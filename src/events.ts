@@ -154,7 +154,7 @@ function paintSession(pi: ExtensionAPI, ctx: ExtensionContext, config: TilDoneCo
 
 /**
  * pi builds a context for each `agent_before_settle` listener at the end of every run (a few milliseconds of every
- * `pi -p`), so the in-run adapter listens only while the planner can act: while there is a list or a loop.
+ * `pi -p`), so the in-run adapter listens only while the next-step rules can act: while there is a list or a loop.
  */
 function listenBeforeSettle(pi: ExtensionAPI, engine: Engine): () => void {
 	let stopListening: (() => void) | undefined;
@@ -196,7 +196,7 @@ interface StartedSession {
 }
 
 /**
- * A session starts: whose it is, its settings, its list rebuilt from the branch (a guest's own part of it), the plan
+ * A session starts: whose it is, its settings, its list rebuilt from the branch (a guest's own part of it), the step
  * file it follows, and what follows its store from now on. A `pi -p` of the user's whose settings were not understood
  * runs nothing.
  */

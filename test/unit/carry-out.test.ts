@@ -483,7 +483,7 @@ describe("a budget or the progress breaker stops the chain, says why on the stat
 });
 
 describe("a stop is shown once: a warning message on the branch, the stop on the status bar, no countdown", () => {
-	// Which breaker trips when is the planner's (planner.test.ts, breakers.test.ts); here, what a stop does.
+	// Which breaker trips when is for the next-step rules (next-step.test.ts, breakers.test.ts); here, what a stop does.
 	const stopped = () => {
 		const s = setup({}, { maxContinuations: 1 });
 		setTodos(TWO_ITEMS);

@@ -4,11 +4,11 @@ import {
 	type Checkpoint,
 	checkpointRef,
 	checkpointsOn,
+	filesToRevert,
 	itemKey,
 	itemWork,
 	MAX_CHECKPOINT_REFS,
 	parseNameStatus,
-	planRevert,
 	refsToPrune,
 	transitions,
 } from "../../src/core/rules/checkpoint-rules.ts";
@@ -121,7 +121,7 @@ describe("a revert restores what the item changed or deleted and removes what it
 			{ status: "D", path: "gone.txt" },
 			{ status: "T", path: "link" },
 		]);
-		expect(planRevert(changes)).toEqual({ restore: ["src/a.ts", "gone.txt", "link"], remove: ["new file\nx"] });
+		expect(filesToRevert(changes)).toEqual({ restore: ["src/a.ts", "gone.txt", "link"], remove: ["new file\nx"] });
 		expect(parseNameStatus("")).toEqual([]);
 	});
 });

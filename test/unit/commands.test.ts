@@ -28,7 +28,7 @@ import {
 	todosRefused,
 } from "../helpers/expected.ts";
 import type { FakeCtxOptions } from "../helpers/fake-ctx.ts";
-import { item, PLAN, planWith } from "../helpers/plans.ts";
+import { item, PLAN, planWith } from "../helpers/linked-lists.ts";
 import { fakeTimersQuietStderr } from "../helpers/quiet-timers.ts";
 import { sendContinuation } from "../helpers/store.ts";
 

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { initialChain } from "../../src/core/rules/chain.ts";
 import { countersOf } from "../../src/core/rules/decision.ts";
 import { DEFAULT_LOOP_MARKER } from "../../src/core/rules/loop-args.ts";
-import type { PlanInput } from "../../src/core/rules/next-step.ts";
+import type { StepInput } from "../../src/core/rules/next-step.ts";
 import { DEFAULT_CONFIG } from "../../src/core/rules/settings.ts";
 import { registerEventHandlers, registerFlags, registerMessageRenderers } from "../../src/events.ts";
 import {
@@ -47,7 +47,7 @@ const ENV_NAMES = [
 	"TIL_DONE_REMIND_EVERY",
 ];
 
-const currentInput = (): PlanInput => ({
+const currentInput = (): StepInput => ({
 	todos: getTodos(),
 	chain: initialChain(),
 	loop: undefined,
@@ -123,7 +123,7 @@ describe("tool_call is listened to only while checkpoints are on (pi builds a co
 	});
 });
 
-describe("agent_before_settle is listened to only while the planner can act: with a list or a loop", () => {
+describe("agent_before_settle is listened to only while the next-step rules can act: with a list or a loop", () => {
 	it("not with an empty list; from the moment a list is written until it is cleared", async () => {
 		const { pi, fire } = setup({ mode: "print", hasUI: false });
 		await fire("session_start", { reason: "startup" });

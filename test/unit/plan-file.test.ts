@@ -25,7 +25,7 @@ import type { TodoItem } from "../../src/types.ts";
 import { startEngine } from "../helpers/engine.ts";
 import { PLAN_NOTICES, PLAN_PROBLEMS, planFileError, todosRefused } from "../helpers/expected.ts";
 import type { FakeCtxOptions } from "../helpers/fake-ctx.ts";
-import { item } from "../helpers/plans.ts";
+import { item } from "../helpers/linked-lists.ts";
 
 const lines = (...text: string[]): string => `${text.join("\n")}\n`;
 const TWO: TodoItem[] = [item("Build", "completed"), item("Ship")];

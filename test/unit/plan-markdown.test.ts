@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { parsePlanMarkdown, planToMarkdown, preambleOf } from "../../src/core/rules/plan-file.ts";
 import type { TodoItem } from "../../src/types.ts";
 import { LINK_ERRORS, PLAN_PROBLEMS } from "../helpers/expected.ts";
-import { item, PLAN } from "../helpers/plans.ts";
+import { item, PLAN } from "../helpers/linked-lists.ts";
 
 const lines = (...text: string[]): string => `${text.join("\n")}\n`;
 const refused = (line: number, problem: string) => ({ ok: false, line, problem });

@@ -5,7 +5,7 @@ import { createEditTodosTool, createWriteTodosTool } from "../../src/tools.ts";
 import { scriptedChecks } from "../helpers/check-env.ts";
 import { LINK_ERRORS, notReady, openSubtasksRefused } from "../helpers/expected.ts";
 import { createFakeCtx, type FakeUi } from "../helpers/fake-ctx.ts";
-import { item, PLAN, planWith } from "../helpers/plans.ts";
+import { item, PLAN, planWith } from "../helpers/linked-lists.ts";
 import { freshStore } from "../helpers/store.ts";
 import { callTool, expectToolError } from "../helpers/tool-calls.ts";
 

@@ -11,7 +11,7 @@ import {
 	parentsCompletedBy,
 	waitingItems,
 } from "../../src/core/list/ready.ts";
-import { item, PLAN, planWith } from "../helpers/plans.ts";
+import { item, PLAN, planWith } from "../helpers/linked-lists.ts";
 
 describe("a list's links must point into it, without a cycle, one level deep", () => {
 	it("accepts a sound plan and a list without links", () => {

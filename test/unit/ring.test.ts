@@ -1,14 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from "vitest";
 import { initialChain } from "../../src/core/rules/chain.ts";
 import { endsChainForUser } from "../../src/core/rules/decision.ts";
-import type { Plan, PlanInput } from "../../src/core/rules/next-step.ts";
+import type { Step, StepInput } from "../../src/core/rules/next-step.ts";
 import { DEFAULT_CONFIG } from "../../src/core/rules/settings.ts";
 import { ringSequence } from "../../src/edges/host/ring.ts";
 import { setTodos } from "../../src/state.ts";
 import { startEngine } from "../helpers/engine.ts";
 import { allFinished, hardCap } from "../helpers/expected.ts";
 
-const input = (pausedBy?: "user" | "model"): PlanInput => ({
+const input = (pausedBy?: "user" | "model"): StepInput => ({
 	todos: [],
 	chain: { ...initialChain(), paused: pausedBy !== undefined, pausedBy },
 	loop: undefined,
@@ -16,7 +16,7 @@ const input = (pausedBy?: "user" | "model"): PlanInput => ({
 });
 
 describe("a chain's end is rung when the user may have turned away", () => {
-	it.each<[string, Plan, PlanInput]>([
+	it.each<[string, Step, StepInput]>([
 		["done", { kind: "idle", code: "all-done" }, input()],
 		["a breaker", { kind: "stop", code: "hard-cap", text: "x" }, input()],
 		["no item ready", { kind: "stop", code: "blocked", text: "x" }, input()],
@@ -24,19 +24,19 @@ describe("a chain's end is rung when the user may have turned away", () => {
 		["a review wait", { kind: "idle", code: "review-wait", index: 1 }, input()],
 		["a question", { kind: "idle", code: "asks-user" }, input()],
 		["the model's pause", { kind: "idle", code: "paused" }, input("model")],
-	])("rings for %s", (_name, plan, planInput) => {
-		expect(endsChainForUser(plan, planInput)).toBe(true);
+	])("rings for %s", (_name, step, planInput) => {
+		expect(endsChainForUser(step, planInput)).toBe(true);
 	});
 
-	it.each<[string, Plan, PlanInput]>([
-		["a continuation", { kind: "send", code: "continue" } as Plan, input()],
+	it.each<[string, Step, StepInput]>([
+		["a continuation", { kind: "send", code: "continue" } as Step, input()],
 		["a verification", { kind: "verify", code: "verify", checks: [] }, input()],
 		["the user's pause", { kind: "idle", code: "paused" }, input("user")],
 		["Esc", { kind: "idle", code: "aborted" }, input()],
 		["a key during the countdown", { kind: "idle", code: "interrupted" }, input()],
 		["no list", { kind: "idle", code: "no-todos" }, input()],
-	])("does not ring for %s", (_name, plan, planInput) => {
-		expect(endsChainForUser(plan, planInput)).toBe(false);
+	])("does not ring for %s", (_name, step, planInput) => {
+		expect(endsChainForUser(step, planInput)).toBe(false);
 	});
 });
 

@@ -8,8 +8,8 @@ import { describe, expect, it } from "vitest";
 import { lastDoneCheck, lastSnapshot, lastVerdict, snapshotFromEntry } from "../../src/core/rules/branch.ts";
 import type { TodoItem } from "../../src/types.ts";
 import { ENTRY_TYPE } from "../helpers/expected.ts";
+import { PLAN } from "../helpers/linked-lists.ts";
 import { must } from "../helpers/must.ts";
-import { PLAN } from "../helpers/plans.ts";
 
 /** A result of one of our tools, as pi stores it on the branch. */
 const toolResult = (todos: unknown, toolName = "edit_todos", action = "edit") => ({

@@ -4,7 +4,7 @@ import type { UiView } from "../../src/core/views/status-entries.ts";
 import { createPainter } from "../../src/edges/host/painter.ts";
 import type { LoopState, TodoItem, TodoStatus } from "../../src/types.ts";
 import { createFakeCtx, type FakeCtxOptions } from "../helpers/fake-ctx.ts";
-import { planWith } from "../helpers/plans.ts";
+import { planWith } from "../helpers/linked-lists.ts";
 
 const todo = (text: string, status: TodoStatus = "not_started"): TodoItem => ({ text, status });
 

@@ -136,7 +136,7 @@ export function parseNameStatus(output: string): FileChange[] {
 }
 
 /** A revert: the files to bring back from the start snapshot, and the files the item created, to delete. */
-export function planRevert(changes: readonly FileChange[]): { restore: string[]; remove: string[] } {
+export function filesToRevert(changes: readonly FileChange[]): { restore: string[]; remove: string[] } {
 	return {
 		restore: changes.filter((change) => change.status !== "A").map((change) => change.path),
 		remove: changes.filter((change) => change.status === "A").map((change) => change.path),

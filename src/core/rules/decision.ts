@@ -1,16 +1,16 @@
 /**
- * Why the auto-continue did what it did: every plan as a decision, with its reason code, its sentence (worded in
+ * Why the auto-continue did what it did: every step as a decision, with its reason code, its sentence (worded in
  * core/texts/user.ts) and the counters that led to it, for `/todos why` and the stderr of print and JSON modes. Pure.
  */
 
 import type { Counters, Decision } from "../../types.ts";
 import { finishedCount } from "../list/queries.ts";
 import { SENTENCES } from "../texts/user.ts";
-import type { Plan, PlanInput } from "./next-step.ts";
+import type { Step, StepInput } from "./next-step.ts";
 
 export type { Counters, Decision };
 
-export function countersOf({ todos, chain, limits }: PlanInput): Counters {
+export function countersOf({ todos, chain, limits }: StepInput): Counters {
 	return {
 		continuations: chain.continuations,
 		maxContinuations: limits.maxContinuations,
@@ -26,19 +26,19 @@ export function countersOf({ todos, chain, limits }: PlanInput): Counters {
 	};
 }
 
-/** The sentence for a plan: a stop says what its text says; the others say what happens next, and why. */
-export function explain(plan: Plan, input: PlanInput): string {
+/** The sentence for a step: a stop says what its text says; the others say what happens next, and why. */
+export function explain(step: Step, input: StepInput): string {
 	const { todos, chain, limits, loop } = input;
 	const next = chain.continuations + 1;
-	switch (plan.kind) {
+	switch (step.kind) {
 		case "stop":
 		case "end-loop":
-			return plan.text;
+			return step.text;
 		case "verify":
-			return SENTENCES.verify(plan.checks.length);
+			return SENTENCES.verify(step.checks.length);
 		case "send": {
-			if (plan.code === "loop-next") {
-				return SENTENCES.loopNext(plan.loop?.iteration ?? 0, loop?.max ?? 0, loop?.marker ?? "");
+			if (step.code === "loop-next") {
+				return SENTENCES.loopNext(step.loop?.iteration ?? 0, loop?.max ?? 0, loop?.marker ?? "");
 			}
 			const remaining = todos.length - finishedCount(todos);
 			return remaining > 0
@@ -46,17 +46,17 @@ export function explain(plan: Plan, input: PlanInput): string {
 				: SENTENCES.fixContinuation(next, limits.maxContinuations);
 		}
 	}
-	return explainIdle(plan, input);
+	return explainIdle(step, input);
 }
 
-function explainIdle(plan: Extract<Plan, { kind: "idle" }>, { todos, chain }: PlanInput): string {
-	switch (plan.code) {
+function explainIdle(step: Extract<Step, { kind: "idle" }>, { todos, chain }: StepInput): string {
+	switch (step.code) {
 		case "no-todos":
 			return SENTENCES.noTodos;
 		case "tools-off":
 			return SENTENCES.toolsOff;
 		case "all-done":
-			return SENTENCES.allDone(todos.length, plan.verified === true);
+			return SENTENCES.allDone(todos.length, step.verified === true);
 		case "aborted":
 			return SENTENCES.aborted;
 		case "paused":
@@ -64,14 +64,14 @@ function explainIdle(plan: Extract<Plan, { kind: "idle" }>, { todos, chain }: Pl
 		case "asks-user":
 			return SENTENCES.asksUser;
 		case "review-wait":
-			return SENTENCES.reviewWait(plan.index ?? 0);
+			return SENTENCES.reviewWait(step.index ?? 0);
 		case "interrupted":
-			return plan.byPrompt ? SENTENCES.promptedOver : SENTENCES.interrupted;
+			return step.byPrompt ? SENTENCES.promptedOver : SENTENCES.interrupted;
 	}
 }
 
-export function decisionOf(plan: Plan, input: PlanInput, at: number): Decision {
-	return { at, kind: plan.kind, code: plan.code, text: explain(plan, input), counters: countersOf(input) };
+export function decisionOf(step: Step, input: StepInput, at: number): Decision {
+	return { at, kind: step.kind, code: step.code, text: explain(step, input), counters: countersOf(input) };
 }
 
 /** The idle ends after which the chain waits for the user, who may have turned away: worth a ring. */
@@ -82,9 +82,9 @@ const WAITS_FOR_USER: ReadonlySet<string> = new Set(["all-done", "review-wait", 
  * budget, nothing ready), a loop's end, or waiting for the user's review or answer (a question, the model's pause).
  * Not the user's own acts (Esc, a key, their pause), and not a chain that goes on.
  */
-export function endsChainForUser(plan: Plan, input: PlanInput): boolean {
-	if (plan.kind === "stop" || plan.kind === "end-loop") return true;
-	if (plan.kind !== "idle") return false;
-	if (plan.code === "paused") return input.chain.pausedBy === "model";
-	return WAITS_FOR_USER.has(plan.code);
+export function endsChainForUser(step: Step, input: StepInput): boolean {
+	if (step.kind === "stop" || step.kind === "end-loop") return true;
+	if (step.kind !== "idle") return false;
+	if (step.code === "paused") return input.chain.pausedBy === "model";
+	return WAITS_FOR_USER.has(step.code);
 }

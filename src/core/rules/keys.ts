@@ -35,7 +35,7 @@ export const PAUSED_STATUS_KEY = "til-done-paused";
 export const LOOP_STATUS_KEY = "til-done-loop";
 /** A check running, or what the last verification of the finished list found. */
 export const CHECK_STATUS_KEY = "til-done-check";
-/** In a plan with waits or subtasks: the next item ready to start, and how many open items wait. */
+/** In a list with waits or subtasks: the next item ready to start, and how many open items wait. */
 export const PLAN_STATUS_KEY = "til-done-plan";
 /** The item the auto-continue waits on for the user's review. */
 export const REVIEW_STATUS_KEY = "til-done-review";

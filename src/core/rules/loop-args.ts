@@ -1,4 +1,4 @@
-/** `/loop`: its arguments and defaults. Pure; planner.ts decides what follows each iteration. */
+/** `/loop`: its arguments and defaults. Pure; core/rules/next-step.ts decides what follows each iteration. */
 
 import type { LoopSpec } from "../../types.ts";
 

@@ -1,6 +1,6 @@
 /**
  * What happens after a run, and why: the one place the auto-continue decides, for the todo chain and `/loop` alike.
- * Pure: carry-out.ts carries the plan out, through the mode (a countdown, or the same run in print and JSON modes).
+ * Pure: carry-out.ts carries the step out, through the mode (a countdown, or the same run in print and JSON modes).
  */
 
 import { buildContinuationPrompt } from "../../formatting.ts";
@@ -24,7 +24,7 @@ import { COUNTDOWN_MESSAGE_TYPE, LOOP_MESSAGE_TYPE } from "./keys.ts";
 import type { LoopEndCode } from "./loop-args.ts";
 import { endsWithQuestion, type RunOutcome } from "./outcome.ts";
 
-/** The limits the planner decides with: every breaker's, and the first back-off after a failed run. */
+/** The limits the next-step rules decides with: every breaker's, and the first back-off after a failed run. */
 export type EngineLimits = BreakerLimits & {
 	/** First back-off after a failed run; doubles with each further failure. */
 	failureBackoffMs: number;
@@ -41,7 +41,7 @@ export type IdleCode =
 	| "review-wait"
 	| "interrupted";
 /** One check of a verification: the done-check, or a completed item's own check (regressions). */
-export interface PlannedCheck {
+export interface VerificationCheck {
 	/** How the check is named to the user and the model: `the done-check`, `the check of [2]`. */
 	what: string;
 	command: string;
@@ -50,16 +50,16 @@ export interface PlannedCheck {
 }
 
 /** A message to send as a new turn: a continuation prompt or the next `/loop` iteration. */
-export interface PlannedMessage {
+export interface StepMessage {
 	customType: string;
 	content: string;
 }
 
-export type Plan =
+export type Step =
 	| {
 			kind: "send";
 			code: "continue" | "loop-next";
-			message: PlannedMessage;
+			message: StepMessage;
 			/** Extra wait after a failed run, before the message goes out. */
 			backoffMs: number;
 			/** The counters and loop to store once the message is sent. */
@@ -68,7 +68,7 @@ export type Plan =
 	  }
 	| { kind: "stop"; code: StopCode | "blocked"; text: string }
 	| { kind: "end-loop"; code: LoopEndCode; text: string; level: "info" | "warning" }
-	| { kind: "verify"; code: "verify"; checks: PlannedCheck[] }
+	| { kind: "verify"; code: "verify"; checks: VerificationCheck[] }
 	| {
 			kind: "idle";
 			code: IdleCode;
@@ -78,8 +78,8 @@ export type Plan =
 			byPrompt?: boolean;
 	  };
 
-/** The state a plan is made from. */
-export interface PlanInput {
+/** The state a step is made from. */
+export interface StepInput {
 	todos: readonly TodoItem[];
 	chain: ChainState;
 	loop: LoopState | undefined;
@@ -102,27 +102,27 @@ export function backoffFor(failures: number, limits: EngineLimits): number {
 }
 
 /** After a run: the counters to store now, and what to do next. */
-export function planAfterRun(input: PlanInput, outcome: RunOutcome): { chain: ChainState; plan: Plan } {
+export function stepAfterRun(input: StepInput, outcome: RunOutcome): { chain: ChainState; step: Step } {
 	const chain = assessRun(input.chain, outcome);
-	return { chain, plan: decide({ ...input, chain }, outcome) };
+	return { chain, step: decide({ ...input, chain }, outcome) };
 }
 
 /** Between runs (a countdown ran out, the user resumed): what to do now, with nothing new learned from a run. */
-export function planNow(input: PlanInput): Plan {
+export function stepNow(input: StepInput): Step {
 	return decide(input, undefined);
 }
 
-/** Whether any plan can be more than idle `no-todos`: only with a list or a loop. Adapters may skip asking otherwise. */
+/** Whether any step can be more than idle `no-todos`: only with a list or a loop. Adapters may skip asking otherwise. */
 export function canAct(todos: readonly TodoItem[], loop: LoopState | undefined): boolean {
 	return loop !== undefined || todos.length > 0;
 }
 
-function decide(input: PlanInput, outcome: RunOutcome | undefined): Plan {
+function decide(input: StepInput, outcome: RunOutcome | undefined): Step {
 	if (!canAct(input.todos, input.loop)) return { kind: "idle", code: "no-todos" };
 	return input.loop ? decideLoop(input.loop, input, outcome) : decideTodos(input, outcome);
 }
 
-function decideTodos(input: PlanInput, outcome: RunOutcome | undefined): Plan {
+function decideTodos(input: StepInput, outcome: RunOutcome | undefined): Step {
 	const { todos, chain } = input;
 	if (input.todoTools === false) return { kind: "idle", code: "tools-off" };
 	if (!hasIncomplete(todos)) return decideFinished(input, outcome);
@@ -146,18 +146,18 @@ function blockedText(todos: readonly TodoItem[]): string {
 }
 
 /** What the breakers are asked about a chain's next continuation (or a loop's next iteration). */
-function breakerInput({ todos, chain, inputPrice }: PlanInput, next = "continuation"): BreakerInput {
+function breakerInput({ todos, chain, inputPrice }: StepInput, next = "continuation"): BreakerInput {
 	return { chain, inputPrice, next, tail: hasIncomplete(todos) ? UNFINISHED_TAIL : UNVERIFIED_TAIL };
 }
 
 /** A breaker that trips now, in the table's order; undefined when the continuation may go. */
-function tripped(input: PlanInput): Plan | undefined {
+function tripped(input: StepInput): Step | undefined {
 	const stop = trippedBreaker(breakerInput(input), input.limits);
 	return stop ? { kind: "stop", ...stop } : undefined;
 }
 
 /** The budget a loop's next iteration would cross, by the forecast of its first call; undefined when none. */
-function loopBudgetStop(input: PlanInput): string | undefined {
+function loopBudgetStop(input: StepInput): string | undefined {
 	const subject = { ...breakerInput(input, "loop iteration"), tail: "" };
 	return (
 		tokenBudgetStop(subject, input.limits.budgetTokens, "Loop stopped") ??
@@ -165,7 +165,7 @@ function loopBudgetStop(input: PlanInput): string | undefined {
 	);
 }
 
-function continuation({ todos, chain, limits }: PlanInput): Plan {
+function continuation({ todos, chain, limits }: StepInput): Step {
 	const content = buildContinuationPrompt(todos, undefined, chain.verificationReport);
 	return {
 		kind: "send",
@@ -181,7 +181,7 @@ function continuation({ todos, chain, limits }: PlanInput): Plan {
  * Every item is finished. Done, when nothing verifies the list or it passed; otherwise verify it (after each run: the
  * run may have fixed what failed), or, between runs right after a failed verification, ask for the fix.
  */
-function decideFinished(input: PlanInput, outcome: RunOutcome | undefined): Plan {
+function decideFinished(input: StepInput, outcome: RunOutcome | undefined): Step {
 	const checks = verificationChecks(input);
 	if (checks.length === 0) return { kind: "idle", code: "all-done" };
 	if (input.verified) return { kind: "idle", code: "all-done", verified: true };
@@ -193,8 +193,8 @@ function decideFinished(input: PlanInput, outcome: RunOutcome | undefined): Plan
 }
 
 /** What verifies a finished list: the user's done-check, then the check of every completed item (regressions). */
-export function verificationChecks({ todos, doneCheck, modelChecks }: PlanInput): PlannedCheck[] {
-	const items = todos.flatMap((todo, index): PlannedCheck[] =>
+export function verificationChecks({ todos, doneCheck, modelChecks }: StepInput): VerificationCheck[] {
+	const items = todos.flatMap((todo, index): VerificationCheck[] =>
 		modelChecks && todo.status === "completed" && todo.check !== undefined
 			? [{ what: `the check of [${index}]`, command: todo.check, index }]
 			: [],
@@ -203,7 +203,7 @@ export function verificationChecks({ todos, doneCheck, modelChecks }: PlanInput)
 }
 
 /** What a verification found, and what follows from it. */
-export interface VerificationPlan {
+export interface VerificationFindings {
 	passed: boolean;
 	/** Each failed check, with how it ended: `the done-check (exit code 1)`. */
 	failed: string[];
@@ -215,13 +215,13 @@ export interface VerificationPlan {
 
 /**
  * What a verification found: passed, or which checks failed, the items to reopen and the report the next continuation
- * carries. What follows is planned from the store once the verdict is kept (the store decides whether a pass holds).
+ * carries. What follows is decided from the store once the verdict is kept (the store decides whether a pass holds).
  */
-export function planAfterVerification(
-	input: PlanInput,
-	results: readonly [PlannedCheck, CheckRun][],
+export function judgeVerification(
+	input: StepInput,
+	results: readonly [VerificationCheck, CheckRun][],
 	timeoutSeconds: number,
-): VerificationPlan {
+): VerificationFindings {
 	const failures = results.filter(([, run]) => !run.passed);
 	if (failures.length === 0) return { passed: true, failed: [], reopen: [], chain: input.chain };
 	const reopen = failures.flatMap(([check]) => (check.index === undefined ? [] : [check.index]));
@@ -234,7 +234,7 @@ export function planAfterVerification(
 	return { passed: false, failed, reopen, chain };
 }
 
-function decideLoop(loop: LoopState, input: PlanInput, outcome: RunOutcome | undefined): Plan {
+function decideLoop(loop: LoopState, input: StepInput, outcome: RunOutcome | undefined): Step {
 	const { chain, limits } = input;
 	if (outcome?.stopReason === "aborted") return endLoop("loop-aborted", LOOP_ENDS.aborted);
 	if (outcome?.answer.includes(loop.marker)) return endLoop("loop-done", LOOP_ENDS.done(loop.marker, loop.iteration));
@@ -253,6 +253,6 @@ function decideLoop(loop: LoopState, input: PlanInput, outcome: RunOutcome | und
 	};
 }
 
-function endLoop(code: Exclude<LoopEndCode, "loop-budget">, text: string): Plan {
+function endLoop(code: Exclude<LoopEndCode, "loop-budget">, text: string): Step {
 	return { kind: "end-loop", code, text, level: code === "loop-done" ? "info" : "warning" };
 }

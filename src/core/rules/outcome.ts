@@ -5,7 +5,7 @@ import { textOfContent } from "../texts/sanitize.ts";
 /** How the model's last message of a run ended, as pi reports it. */
 export type StopReason = "stop" | "toolUse" | "length" | "error" | "aborted";
 
-/** What a finished run tells the planner. */
+/** What a finished run tells the next-step rules. */
 export interface RunOutcome {
 	stopReason: StopReason | undefined;
 	/** Text of the model's last answer in the run. */

@@ -1,7 +1,7 @@
 /**
  * A verification's verdict, and the one rule of "verified": a pass holds only for the very list it checked, and never
  * while an item is open. The store keeps only verdicts this rule lets through; everything that says "verified" (the
- * planner's input, the status bar, the completion notice, the exit status, the session entry) asks it. Pure.
+ * next-step rules' input, the status bar, the completion notice, the exit status, the session entry) asks it. Pure.
  */
 
 import type { TodoItem } from "../../types.ts";

@@ -25,7 +25,7 @@ export type StatusEntry = readonly [key: string, status: StatusText | undefined]
 export const STATUS_WIDTH_DEFAULT = 80;
 /** What a cut text keeps before anything else is cut or goes: a few words, then `…`. */
 export const MIN_CUT_CELLS = 12;
-/** Item texts, cut first: the items in progress, then the next item of a plan. */
+/** Item texts, cut first: the items in progress, then the next item of a list with waits. */
 const CUT_FIRST = [ACTIVE_STATUS_KEY, PLAN_STATUS_KEY];
 /** The entries whose state is worth more than the item in progress, and whose texts are cut after it goes. */
 const CUT_LAST = [PAUSED_STATUS_KEY, CHECK_STATUS_KEY];
@@ -42,9 +42,9 @@ const SHORTEN_ORDER = [
 
 /**
  * The status-bar value of each key, fitted to `width` cells together (as pi joins them: one space between). The items
- * in progress and a plan's next item are cut first, to a few words and then to `[i] …`; the items in progress go and
- * the plan's entry keeps only its count before anything else is cut (the panel and `/todos` show them); then the pause reason and the check's text are cut; then entries take their shorter forms; then
- * the loop's counter and the plan's count go (`/todos status` and `/todos` have them), and last the stop loses its
+ * in progress and the next item of a list with waits are cut first, to a few words and then to `[i] …`; the items in progress go and
+ * the waits' entry keeps only its count before anything else is cut (the panel and `/todos` show them); then the pause reason and the check's text are cut; then entries take their shorter forms; then
+ * the loop's counter and the waits' count go (`/todos status` and `/todos` have them), and last the stop loses its
  * "stopped:" (⏹ and the reason stay).
  * Below 80 columns pi may still cut the end.
  */

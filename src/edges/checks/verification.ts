@@ -1,12 +1,12 @@
 /**
- * Verifying a finished list, at the edge: running the checks a `verify` plan names (the user's done-check, the
- * completed items' own checks) and applying what the planner concludes: reopened items, stored on the branch, the
+ * Verifying a finished list, at the edge: running the checks a `verify` step names (the user's done-check, the
+ * completed items' own checks) and applying what the next-step rules concludes: reopened items, stored on the branch, the
  * result on the status bar, and the counters for the next prompt.
  */
 
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { SNAPSHOT_ENTRY_TYPE, VERDICT_ENTRY_TYPE } from "../../core/rules/keys.ts";
-import { type PlanInput, type PlannedCheck, planAfterVerification } from "../../core/rules/next-step.ts";
+import { judgeVerification, type StepInput, type VerificationCheck } from "../../core/rules/next-step.ts";
 import { getTodos, getVerification, setChain, setChecking, setVerification, updateTodoStatus } from "../../state.ts";
 import type { CheckRun, TodoDetails, TodoItem } from "../../types.ts";
 import { cloneTodos } from "../../validation.ts";
@@ -25,10 +25,10 @@ export interface VerificationRun {
  * until the caller clears it.
  */
 export async function runVerification(
-	checks: readonly PlannedCheck[],
+	checks: readonly VerificationCheck[],
 	run: VerificationRun,
-): Promise<[PlannedCheck, CheckRun][]> {
-	const results: [PlannedCheck, CheckRun][] = [];
+): Promise<[VerificationCheck, CheckRun][]> {
+	const results: [VerificationCheck, CheckRun][] = [];
 	for (const check of checks) {
 		setChecking({ what: check.what, command: check.command });
 		results.push([check, await runCheck(run.exec, check.command, run)]);
@@ -43,12 +43,12 @@ export async function runVerification(
  */
 export function applyVerification(
 	pi: ExtensionAPI,
-	input: PlanInput,
-	results: readonly [PlannedCheck, CheckRun][],
+	input: StepInput,
+	results: readonly [VerificationCheck, CheckRun][],
 	timeoutSeconds: number,
 	checked: readonly TodoItem[],
 ): void {
-	const verdict = planAfterVerification(input, results, timeoutSeconds);
+	const verdict = judgeVerification(input, results, timeoutSeconds);
 	if (verdict.reopen.length > 0) {
 		updateTodoStatus(verdict.reopen, "in_progress");
 		const details: TodoDetails = { action: "write", todos: cloneTodos(getTodos()) };

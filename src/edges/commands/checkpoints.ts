@@ -7,10 +7,10 @@ import type { ExtensionCommandContext } from "@earendil-works/pi-coding-agent";
 import {
 	type Checkpoint,
 	checkpointsOn,
+	filesToRevert,
 	itemKey,
 	itemWork,
 	parseNameStatus,
-	planRevert,
 } from "../../core/rules/checkpoint-rules.ts";
 import { type Parsed, parseOneIndex, parseOptionalWord } from "../../core/rules/todo-args.ts";
 import { CHECKPOINT_TEXTS, diffAsData } from "../../core/texts/checkpoints.ts";
@@ -97,7 +97,7 @@ export async function revertItem(call: CheckpointCall): Promise<void> {
 	if (since === undefined) return tell(call.ctx, CHECKPOINT_TEXTS.revertFailed(index), "error");
 	const touched = parseNameStatus(since).map((change) => change.path);
 	if (touched.length > 0) return tell(call.ctx, CHECKPOINT_TEXTS.revertRefused(index, touched), "error");
-	const { restore, remove } = planRevert(changes);
+	const { restore, remove } = filesToRevert(changes);
 	const restored = await restoreFiles(repo, work.start.commit, restore, remove);
 	if (!restored) return tell(call.ctx, CHECKPOINT_TEXTS.revertFailed(index), "error");
 	tell(call.ctx, CHECKPOINT_TEXTS.reverted(index, restore, remove));

@@ -1,5 +1,5 @@
 /**
- * Carrying a plan out: the one place that does the bookkeeping of a decision, whichever mode acts on it. It keeps the
+ * Carrying a step out: the one place that does the bookkeeping of a decision, whichever mode acts on it. It keeps the
  * decision for `/todos why`, marks a stop, ends a loop, waits and sends a continuation, records the send, and runs a
  * verification and carries out what follows from it. What the user sees and how a message goes out is the mode's.
  */
@@ -7,7 +7,7 @@
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { decisionOf } from "../../core/rules/decision.ts";
 import { DECISION_ENTRY_TYPE } from "../../core/rules/keys.ts";
-import { type Plan, type PlanInput, planAfterRun, planNow } from "../../core/rules/next-step.ts";
+import { type Step, type StepInput, stepAfterRun, stepNow } from "../../core/rules/next-step.ts";
 import type { RunOutcome } from "../../core/rules/outcome.ts";
 import type { TilDoneConfig } from "../../core/rules/settings.ts";
 import { LOOP_ENDS } from "../../core/texts/user.ts";
@@ -40,12 +40,12 @@ export interface FollowUp extends Turn {
 	pi: ExtensionAPI;
 	config: TilDoneConfig;
 	mode: Mode;
-	/** Aborted when the user acts, a new run ends or the session changes: nothing planned before may go on. */
+	/** Aborted when the user acts, a new run ends or the session changes: nothing decided before may go on. */
 	signal: AbortSignal;
 }
 
-/** The state a plan is made from, as it is now. */
-export function currentInput({ pi, ctx, config }: Pick<FollowUp, "pi" | "ctx" | "config">): PlanInput {
+/** The state a step is made from, as it is now. */
+export function currentInput({ pi, ctx, config }: Pick<FollowUp, "pi" | "ctx" | "config">): StepInput {
 	return {
 		todos: getTodos(),
 		chain: getChain(),
@@ -62,9 +62,9 @@ export function currentInput({ pi, ctx, config }: Pick<FollowUp, "pi" | "ctx" | 
 /** A run ended: its counters are stored, then what it calls for is carried out. */
 export async function afterRun(outcome: RunOutcome, run: FollowUp): Promise<void> {
 	const input = currentInput(run);
-	const { chain, plan } = planAfterRun(input, outcome);
+	const { chain, step } = stepAfterRun(input, outcome);
 	setChain(chain);
-	await carryOut(plan, { ...input, chain }, run);
+	await carryOut(step, { ...input, chain }, run);
 }
 
 /** A decision is kept in the store and on the branch, so `/todos why` has it after a reload or a restart. */
@@ -73,32 +73,32 @@ function keep(decision: Decision, run: FollowUp): void {
 	quietly(() => run.pi.appendEntry(DECISION_ENTRY_TYPE, decision));
 }
 
-/** Carries out a plan made from `input`, and keeps it with its reason for `/todos why`. */
-export async function carryOut(plan: Plan, input: PlanInput, run: FollowUp): Promise<void> {
-	const decision = decisionOf(plan, input, Date.now());
+/** Carries out a step made from `input`, and keeps it with its reason for `/todos why`. */
+export async function carryOut(step: Step, input: StepInput, run: FollowUp): Promise<void> {
+	const decision = decisionOf(step, input, Date.now());
 	// Without a list or a loop there is nothing to decide about: no decision is kept.
-	if (plan.kind !== "idle" || plan.code !== "no-todos") keep(decision, run);
-	if (plan.kind === "send") return send(plan, run);
-	if (plan.kind === "verify") return verify(plan, run);
-	if (plan.kind === "stop") markStopped(plan.code);
-	if (plan.kind === "end-loop") setLoop(undefined);
-	run.mode.show(plan, decision, input, run);
+	if (step.kind !== "idle" || step.code !== "no-todos") keep(decision, run);
+	if (step.kind === "send") return send(step, run);
+	if (step.kind === "verify") return verify(step, run);
+	if (step.kind === "stop") markStopped(step.code);
+	if (step.kind === "end-loop") setLoop(undefined);
+	run.mode.show(step, decision, input, run);
 }
 
 /**
- * Waits as the mode does, then sends the planned message. When anything changed the store during the wait (a
- * command of the user, say), the message is planned again at send time, and that decision is kept too.
+ * Waits as the mode does, then sends the step's message. When anything changed the store during the wait (a
+ * command of the user, say), the next step is decided again at send time, and that decision is kept too.
  */
-async function send(plan: Extract<Plan, { kind: "send" }>, run: FollowUp): Promise<void> {
-	const planned = getState();
-	const waited = await run.mode.wait(plan.backoffMs, run.signal);
+async function send(step: Extract<Step, { kind: "send" }>, run: FollowUp): Promise<void> {
+	const decidedOn = getState();
+	const waited = await run.mode.wait(step.backoffMs, run.signal);
 	if (waited === "interrupted") return interrupted(run);
 	if (run.signal.reason === PROMPTED) return keep(promptedOver(run), run);
 	if (waited === "cancelled" || run.signal.aborted) return;
-	let due: Plan = plan;
-	if (getState() !== planned) {
+	let due: Step = step;
+	if (getState() !== decidedOn) {
 		const input = currentInput(run);
-		due = planNow(input);
+		due = stepNow(input);
 		if (due.kind !== "send") return carryOut(due, input, run);
 		keep(decisionOf(due, input, Date.now()), run);
 	}
@@ -127,17 +127,17 @@ function interrupted(run: FollowUp): void {
 }
 
 /**
- * Runs the checks a `verify` plan names, stores what they found, and carries out what follows, planned from the store.
+ * Runs the checks a `verify` step names, stores what they found, and carries out what follows, decided from the store.
  * A verdict holds for the list it checked only: any change to the list while a check runs (a command of the user, a
  * move in the tree) cancels the checks, and the list is verified again when it is next finished.
  */
-async function verify(plan: Extract<Plan, { kind: "verify" }>, run: FollowUp): Promise<void> {
+async function verify(step: Extract<Step, { kind: "verify" }>, run: FollowUp): Promise<void> {
 	const timeoutSeconds = run.config.checkTimeoutSeconds;
 	const exec = checkEnv(run.pi, () => run.config).exec;
 	const checked = getTodos();
 	const checking = cancelledBy(run.signal, () => getTodos() !== checked);
 	try {
-		const results = await runVerification(plan.checks, {
+		const results = await runVerification(step.checks, {
 			exec,
 			cwd: run.ctx.cwd,
 			timeoutSeconds,
@@ -149,7 +149,7 @@ async function verify(plan: Extract<Plan, { kind: "verify" }>, run: FollowUp): P
 		checking.release();
 	}
 	const input = currentInput(run);
-	await carryOut(planNow(input), input, run);
+	await carryOut(stepNow(input), input, run);
 }
 
 /** A signal aborted with `parent`, or as soon as a change of the store makes `changed` true. */

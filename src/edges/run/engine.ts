@@ -1,7 +1,7 @@
 /**
  * The auto-continue's state between pi's events: the session's mode, the outcome of the run that has ended and not
- * yet settled, and what follows it (cancelled when the user acts, a new run ends or the session changes). It plans
- * with planner.ts and carries out with carry-out.ts; it asks no question about the mode.
+ * yet settled, and what follows it (cancelled when the user acts, a new run ends or the session changes). It decides
+ * with core/rules/next-step.ts and carries out with carry-out.ts; it asks no question about the mode.
  */
 
 import type {
@@ -12,7 +12,7 @@ import type {
 	ExtensionContext,
 } from "@earendil-works/pi-coding-agent";
 import { LOOP_MESSAGE_TYPE } from "../../core/rules/keys.ts";
-import { planNow } from "../../core/rules/next-step.ts";
+import { stepNow } from "../../core/rules/next-step.ts";
 import { type RunOutcome, runOutcome } from "../../core/rules/outcome.ts";
 import type { TilDoneConfig } from "../../core/rules/settings.ts";
 import { loopPrompt } from "../../core/texts/model.ts";
@@ -25,7 +25,7 @@ import { afterRun, carryOut, currentInput, type FollowUp, PROMPTED } from "./car
 import { type Mode, modeFor } from "./modes.ts";
 
 export interface Engine {
-	/** A session started: forget the one before, and from now on carry plans out in this one's mode. */
+	/** A session started: forget the one before, and from now on carry steps out in this one's mode. */
 	onSessionStart(ctx: ExtensionContext, config: TilDoneConfig): void;
 	/** A run ended; what it calls for waits until pi has settled (interactive modes). */
 	onRunEnd(messages: readonly unknown[], ctx: ExtensionContext): void;
@@ -101,7 +101,7 @@ async function resume(engine: EngineState, ctx: ExtensionContext): Promise<void>
 	const run = idle ? follow(engine, ctx) : undefined;
 	if (!run) return;
 	const input = currentInput(run);
-	const done = carryOut(planNow(input), input, run);
+	const done = carryOut(stepNow(input), input, run);
 	if (run.mode.holdsCommands) await done;
 }
 

@@ -1,5 +1,5 @@
 /**
- * What carrying out a plan does in each mode, chosen once when a session starts. Interactive (TUI, RPC): a countdown
+ * What carrying out a step does in each mode, chosen once when a session starts. Interactive (TUI, RPC): a countdown
  * the user can interrupt, a message that starts a new turn, notices. In-run (print, JSON; nobody can interrupt and
  * the process exits when the run ends): a back-off inside the run, one more model call through
  * `agent_before_settle`, a `[til-done]` line on stderr and a session entry.
@@ -14,7 +14,7 @@ import type {
 import { hasIncomplete } from "../../core/list/queries.ts";
 import { endsChainForUser } from "../../core/rules/decision.ts";
 import { COMPLETE_MESSAGE_TYPE } from "../../core/rules/keys.ts";
-import type { Plan, PlanInput, PlannedMessage } from "../../core/rules/next-step.ts";
+import type { Step, StepInput, StepMessage } from "../../core/rules/next-step.ts";
 import type { TilDoneConfig } from "../../core/rules/settings.ts";
 import { backoffMessage, completionNotice, NOTICES, reviewWaitText } from "../../core/texts/user.ts";
 import {
@@ -35,10 +35,10 @@ import { startCountdown } from "./countdown.ts";
 /** How a wait before a send ended: it ran out, the user interrupted it, or it was cancelled (the user acted, the session changed). */
 export type WaitEnd = "go" | "interrupted" | "cancelled";
 
-/** A plan that ends what follows a run, or waits: shown to the user, never sent. */
-export type EndPlan = Extract<Plan, { kind: "stop" | "end-loop" | "idle" }>;
+/** A step that ends what follows a run, or waits: shown to the user, never sent. */
+export type EndStep = Extract<Step, { kind: "stop" | "end-loop" | "idle" }>;
 
-/** Where a plan is carried out: after a run, from a command, or inside `agent_before_settle` (the boundary). */
+/** Where a step is carried out: after a run, from a command, or inside `agent_before_settle` (the boundary). */
 export interface Turn {
 	ctx: ExtensionContext;
 	/** Inside `agent_before_settle`: what it is to return, filled by the in-run mode. */
@@ -46,18 +46,18 @@ export interface Turn {
 }
 
 export interface Mode {
-	/** Whether plans are carried out inside the run, in `agent_before_settle`, rather than once pi has settled. */
+	/** Whether steps are carried out inside the run, in `agent_before_settle`, rather than once pi has settled. */
 	readonly actsBeforeSettle: boolean;
 	/** Whether what a command starts is carried out before the command returns (the process ends then). */
 	readonly holdsCommands: boolean;
-	/** Waits before a planned message goes out (a countdown, longer by the back-off; or the back-off alone). */
+	/** Waits before a step's message goes out (a countdown, longer by the back-off; or the back-off alone). */
 	wait(backoffMs: number, signal: AbortSignal): Promise<WaitEnd>;
-	/** Sends a planned message as the next turn; false when pi cannot take it now. */
-	deliver(message: PlannedMessage, turn: Turn): Promise<boolean>;
+	/** Sends a step's message as the next turn; false when pi cannot take it now. */
+	deliver(message: StepMessage, turn: Turn): Promise<boolean>;
 	/** Shows the user how the chain ended, or why it waits. */
-	show(plan: EndPlan, decision: Decision, input: PlanInput, turn: Turn): void;
+	show(step: EndStep, decision: Decision, input: StepInput, turn: Turn): void;
 	/** Starts a run from a command, and returns once pi has it (in-run: once it ran, since the process then ends). */
-	startRun(message: PlannedMessage, ctx: ExtensionContext): Promise<boolean>;
+	startRun(message: StepMessage, ctx: ExtensionContext): Promise<boolean>;
 }
 
 /** What a mode needs from the extension. */
@@ -78,7 +78,7 @@ export function modeFor(env: ModeEnv): Mode {
 }
 
 /** A custom message that starts a turn: at once when pi is idle, else after the current run. */
-function sendTurn(pi: ExtensionAPI, ctx: ExtensionContext, message: PlannedMessage): boolean {
+function sendTurn(pi: ExtensionAPI, ctx: ExtensionContext, message: StepMessage): boolean {
 	return quietly(() =>
 		pi.sendMessage(
 			{ ...message, display: true },
@@ -120,13 +120,13 @@ function interactiveMode({ pi, ctx, config }: ModeEnv): Mode {
 			});
 			return sent;
 		},
-		show(plan, decision, input) {
+		show(step, decision, input) {
 			// Only the TUI owns a terminal to ring; RPC clients and pipes get no escape sequences.
-			if (config.notify && ctx.mode === "tui" && endsChainForUser(plan, input)) ringTerminal(RING_TITLE, decision.text);
-			if (plan.kind === "stop") showStop(pi, plan.text);
-			else if (plan.kind === "end-loop") tell(ctx, plan.text, plan.level);
-			else if (plan.code === "all-done") announceCompletion(ctx, input, plan.verified === true);
-			else if (plan.code === "review-wait" && plan.index !== undefined) announceReviewWait(ctx, plan.index);
+			if (config.notify && ctx.mode === "tui" && endsChainForUser(step, input)) ringTerminal(RING_TITLE, decision.text);
+			if (step.kind === "stop") showStop(pi, step.text);
+			else if (step.kind === "end-loop") tell(ctx, step.text, step.level);
+			else if (step.code === "all-done") announceCompletion(ctx, input, step.verified === true);
+			else if (step.code === "review-wait" && step.index !== undefined) announceReviewWait(ctx, step.index);
 		},
 		startRun: async (message, command) => sendTurn(pi, command, message),
 	};
@@ -143,7 +143,7 @@ function showStop(pi: ExtensionAPI, text: string): void {
 }
 
 /** Once per list. A notice, not a message: the TUI shows it in the chat, and the model needs no tokens for it. */
-function announceCompletion(ctx: ExtensionContext, input: PlanInput, verified: boolean): void {
+function announceCompletion(ctx: ExtensionContext, input: StepInput, verified: boolean): void {
 	if (isCompletionAnnounced()) return;
 	markCompletionAnnounced();
 	tell(ctx, completionNotice(input.todos.length, verified ? getVerification()?.checks : undefined), "info");
@@ -159,7 +159,7 @@ function announceReviewWait(ctx: ExtensionContext, index: number): void {
 /** The title of the desktop notification a chain's end raises. */
 const RING_TITLE = "pi-til-done";
 
-/** Exit status of `pi -p` when a setting was not understood or the plan file could not be loaded: nothing ran. */
+/** Exit status of `pi -p` when a setting was not understood or the step file could not be loaded: nothing ran. */
 export const SETUP_EXIT_CODE = 2;
 /** Exit status of `pi -p` when every item is finished but the list did not pass its verification. */
 export const UNVERIFIED_EXIT_CODE = 3;
@@ -168,7 +168,7 @@ export const OPEN_ITEMS_EXIT_CODE = 4;
 
 function inRunMode({ pi, ctx }: ModeEnv): Mode {
 	/** A run from a command: the process ends when the command returns, so the run happens inside this invocation. */
-	const startRun = async (message: PlannedMessage, command: ExtensionContext) => {
+	const startRun = async (message: StepMessage, command: ExtensionContext) => {
 		if (!sendTurn(pi, command, message)) return false;
 		await (command as Partial<ExtensionCommandContext>).waitForIdle?.();
 		return true;
@@ -186,12 +186,12 @@ function inRunMode({ pi, ctx }: ModeEnv): Mode {
 			turn.boundary.result = { entries: [{ type: "custom_message", ...message, display: true }], continue: true };
 			return true;
 		},
-		show(plan, decision, input, turn) {
+		show(step, decision, input, turn) {
 			// Without a list or a loop the extension had nothing to do with how the invocation ended.
-			if (plan.kind === "idle" && plan.code === "no-todos") return;
+			if (step.kind === "idle" && step.code === "no-todos") return;
 			tell(ctx, decision.text, "info");
-			setExitStatus(plan, input);
-			const data = endData(plan, decision);
+			setExitStatus(step, input);
+			const data = endData(step, decision);
 			if (turn.boundary)
 				turn.boundary.result = { entries: [{ type: "custom", customType: COMPLETE_MESSAGE_TYPE, data }] };
 			else quietly(() => pi.appendEntry(COMPLETE_MESSAGE_TYPE, data));
@@ -201,7 +201,7 @@ function inRunMode({ pi, ctx }: ModeEnv): Mode {
 }
 
 /**
- * A `pi -p` of the user's whose settings were not understood (or whose plan file could not be loaded) runs nothing:
+ * A `pi -p` of the user's whose settings were not understood (or whose step file could not be loaded) runs nothing:
  * a script must never read success from work that did not run, nor from work other than what was typed. The lines
  * above this one say what was wrong and how to fix it.
  */
@@ -215,8 +215,8 @@ export function refuseRun(ctx: ExtensionContext): void {
  * Why the invocation ended, as a session entry a script can read (an entry, not a message: print mode prints the
  * last message, which must stay the model's answer).
  */
-function endData(plan: EndPlan, decision: Decision) {
-	const level = plan.kind === "stop" || (plan.kind === "end-loop" && plan.level === "warning") ? "warning" : "info";
+function endData(step: EndStep, decision: Decision) {
+	const level = step.kind === "stop" || (step.kind === "end-loop" && step.level === "warning") ? "warning" : "info";
 	return { level, code: decision.code, text: decision.text, counters: decision.counters };
 }
 
@@ -225,14 +225,14 @@ function endData(plan: EndPlan, decision: Decision) {
  * verification), 3 when it is finished but unverified, 4 when items are open. A `/loop`, no list or a guest's session
  * leaves it alone, and pi's own failure (an error answer) sets its own status after this.
  */
-function setExitStatus(plan: EndPlan, { todos, doneCheck, modelChecks }: PlanInput): void {
+function setExitStatus(step: EndStep, { todos, doneCheck, modelChecks }: StepInput): void {
 	// A guest's exit status is pi's own: the parent reads the child's answer, not our verdict on its list.
-	if (plan.kind === "end-loop" || todos.length === 0 || getRole() !== "own") return;
+	if (step.kind === "end-loop" || todos.length === 0 || getRole() !== "own") return;
 	if (hasIncomplete(todos)) {
 		process.exitCode = OPEN_ITEMS_EXIT_CODE;
 		return;
 	}
 	const itemChecks = modelChecks === true && todos.some((todo) => todo.check !== undefined);
-	const verified = plan.kind === "idle" && plan.code === "all-done" && plan.verified === true;
+	const verified = step.kind === "idle" && step.code === "all-done" && step.verified === true;
 	process.exitCode = doneCheck === undefined && !itemChecks ? 0 : verified ? 0 : UNVERIFIED_EXIT_CODE;
 }

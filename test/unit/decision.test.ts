@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { type ChainState, initialChain } from "../../src/core/rules/chain.ts";
 import { type Counters, countersOf, type Decision, decisionOf, explain } from "../../src/core/rules/decision.ts";
-import type { EngineLimits, Plan, PlanInput } from "../../src/core/rules/next-step.ts";
+import type { EngineLimits, Step, StepInput } from "../../src/core/rules/next-step.ts";
 import { DEFAULT_CONFIG } from "../../src/core/rules/settings.ts";
 import { NO_SPEND } from "../../src/core/rules/usage.ts";
 import { formatClock, formatCounters, formatDecision, formatWhy } from "../../src/core/texts/user.ts";
@@ -10,14 +10,14 @@ import type { TodoItem, TodoStatus } from "../../src/types.ts";
 const todo = (text: string, status: TodoStatus = "not_started"): TodoItem => ({ text, status });
 const limits: EngineLimits = { ...DEFAULT_CONFIG, spendFactor: 0 };
 const LIST = [todo("a", "completed"), todo("b", "in_progress"), todo("c")];
-const input = (fields: Partial<PlanInput> = {}): PlanInput => ({
+const input = (fields: Partial<StepInput> = {}): StepInput => ({
 	todos: LIST,
 	chain: initialChain(),
 	loop: undefined,
 	limits,
 	...fields,
 });
-const sendPlan = (fields: Partial<Extract<Plan, { kind: "send" }>> = {}): Plan => ({
+const sendPlan = (fields: Partial<Extract<Step, { kind: "send" }>> = {}): Step => ({
 	kind: "send",
 	code: "continue",
 	message: { customType: "til-done-countdown", content: "…" },
@@ -29,8 +29,8 @@ const sendPlan = (fields: Partial<Extract<Plan, { kind: "send" }>> = {}): Plan =
 /** 03:04:05 local time. */
 const AT = new Date(2026, 10, 23, 3, 4, 5).getTime();
 
-describe("every plan is explained in one sentence", () => {
-	it.each<[string, Plan, Partial<PlanInput>, string]>([
+describe("every step is explained in one sentence", () => {
+	it.each<[string, Step, Partial<StepInput>, string]>([
 		[
 			"a continuation",
 			sendPlan(),
@@ -107,8 +107,8 @@ describe("every plan is explained in one sentence", () => {
 			{},
 			"👁 [1] waits for your review: /todos approve 1 completes it and goes on.",
 		],
-	])("%s", (_name, plan, fields, sentence) => {
-		expect(explain(plan, input(fields))).toBe(sentence);
+	])("%s", (_name, step, fields, sentence) => {
+		expect(explain(step, input(fields))).toBe(sentence);
 	});
 });
 
@@ -134,7 +134,7 @@ describe("a decision keeps the counters it was made on", () => {
 		calls: 7,
 	};
 
-	it("reads them from the plan's input", () => {
+	it("reads them from the step's input", () => {
 		expect(countersOf(input({ chain }))).toStrictEqual(counters);
 		expect(decisionOf({ kind: "idle", code: "aborted" }, input({ chain }), AT)).toStrictEqual({
 			at: AT,

@@ -4,12 +4,12 @@ import {
 	backoffFor,
 	canAct,
 	type EngineLimits,
-	type Plan,
-	type PlanInput,
-	type PlannedCheck,
-	planAfterRun,
-	planAfterVerification,
-	planNow,
+	judgeVerification,
+	type Step,
+	type StepInput,
+	stepAfterRun,
+	stepNow,
+	type VerificationCheck,
 	verificationChecks,
 } from "../../src/core/rules/next-step.ts";
 import { endsWithQuestion, isFailedRun, type RunOutcome, type StopReason } from "../../src/core/rules/outcome.ts";
@@ -27,7 +27,7 @@ import {
 	spendStop,
 	tokenBudgetStop,
 } from "../helpers/expected.ts";
-import { PLAN, planWith } from "../helpers/plans.ts";
+import { PLAN, planWith } from "../helpers/linked-lists.ts";
 
 const todo = (text: string, status: TodoStatus = "not_started"): TodoItem => ({ text, status });
 const limits: EngineLimits = {
@@ -43,15 +43,15 @@ const limits: EngineLimits = {
 const OPEN: TodoItem[] = [todo("a", "completed"), todo("b"), todo("c", "in_progress")];
 const chainWith = (fields: Partial<ChainState>): ChainState => ({ ...initialChain(), ...fields });
 const ran = (stopReason: StopReason | undefined, answer = "Done with that."): RunOutcome => ({ stopReason, answer });
-const input = (fields: Partial<PlanInput> = {}): PlanInput => ({
+const input = (fields: Partial<StepInput> = {}): StepInput => ({
 	todos: OPEN,
 	chain: initialChain(),
 	loop: undefined,
 	limits,
 	...fields,
 });
-const after = (fields: Partial<PlanInput>, outcome: RunOutcome = ran("stop")): Plan =>
-	planAfterRun(input(fields), outcome).plan;
+const after = (fields: Partial<StepInput>, outcome: RunOutcome = ran("stop")): Step =>
+	stepAfterRun(input(fields), outcome).step;
 const loop = (fields: Partial<LoopState> = {}): LoopState => ({
 	prompt: "Fix the tests",
 	max: 10,
@@ -85,8 +85,8 @@ describe("a run's counters: failures in a row, and continuation runs in a row th
 		expect(assessRun(chainWith({ continuations: 1, noProgress: 1 }), ran("error")).noProgress).toBe(1);
 	});
 
-	it("the counters after a run are returned with the plan, to be stored at once", () => {
-		const { chain } = planAfterRun(input({ chain: chainWith({ failures: 1, paused: true }) }), ran("error"));
+	it("the counters after a run are returned with the step, to be stored at once", () => {
+		const { chain } = stepAfterRun(input({ chain: chainWith({ failures: 1, paused: true }) }), ran("error"));
 		expect(chain).toEqual(chainWith({ failures: 2, paused: true }));
 	});
 });
@@ -118,7 +118,7 @@ describe("progress: an item newly completed in this chain", () => {
 	});
 });
 
-describe("the planner can act only with a list or a loop", () => {
+describe("the next-step rules can act only with a list or a loop", () => {
 	it.each<[string, TodoItem[], LoopState | undefined, boolean]>([
 		["no list and no loop", [], undefined, false],
 		["a list", [todo("a")], undefined, true],
@@ -128,11 +128,11 @@ describe("the planner can act only with a list or a loop", () => {
 		expect(canAct(todos, running)).toBe(expected);
 	});
 
-	it("without either, every plan is idle no-todos, whatever the run did", () => {
+	it("without either, every step is idle no-todos, whatever the run did", () => {
 		for (const outcome of [ran("stop"), ran("aborted"), ran("error"), ran("stop", "Shall I?")]) {
 			const empty = input({ todos: [], chain: chainWith({ continuations: 5, paused: true }) });
-			expect(planAfterRun(empty, outcome).plan).toEqual({ kind: "idle", code: "no-todos" });
-			expect(planNow(empty)).toEqual({ kind: "idle", code: "no-todos" });
+			expect(stepAfterRun(empty, outcome).step).toEqual({ kind: "idle", code: "no-todos" });
+			expect(stepNow(empty)).toEqual({ kind: "idle", code: "no-todos" });
 		}
 	});
 });
@@ -141,8 +141,8 @@ describe("nothing continues a list the model cannot change: the todo tools are n
 	it("an open list, a finished one to verify, after any run and between runs: idle tools-off", () => {
 		for (const todos of [OPEN, [todo("a", "completed")]]) {
 			const off = input({ todos, todoTools: false, doneCheck: "npm test" });
-			expect(planAfterRun(off, ran("stop")).plan).toEqual({ kind: "idle", code: "tools-off" });
-			expect(planNow(off)).toEqual({ kind: "idle", code: "tools-off" });
+			expect(stepAfterRun(off, ran("stop")).step).toEqual({ kind: "idle", code: "tools-off" });
+			expect(stepNow(off)).toEqual({ kind: "idle", code: "tools-off" });
 		}
 	});
 
@@ -152,7 +152,7 @@ describe("nothing continues a list the model cannot change: the todo tools are n
 });
 
 describe("nothing is sent when the list needs nothing, or the user or the model said not to", () => {
-	it.each<[string, Partial<PlanInput>, RunOutcome, string]>([
+	it.each<[string, Partial<StepInput>, RunOutcome, string]>([
 		["an empty list", { todos: [] }, ran("stop"), "no-todos"],
 		["a finished list", { todos: [todo("a", "completed"), todo("b", "abandoned")] }, ran("stop"), "all-done"],
 		[
@@ -268,7 +268,7 @@ describe("a budget stops the chain before the continuation whose forecast would 
 	});
 
 	it("is checked again between runs, when a countdown runs out", () => {
-		expect(planNow(input({ chain: spent(20_000), limits: { ...limits, budgetTokens: 100_000 } }))).toMatchObject({
+		expect(stepNow(input({ chain: spent(20_000), limits: { ...limits, budgetTokens: 100_000 } }))).toMatchObject({
 			kind: "stop",
 			code: "budget-tokens",
 		});
@@ -280,8 +280,8 @@ describe("a budget stops the chain before the continuation whose forecast would 
 	});
 
 	it("ends a /loop before its next iteration", () => {
-		const plan = after({ loop: loop(), chain: spent(20_000), limits: { ...limits, budgetTokens: 100_000 } });
-		expect(plan).toEqual({
+		const step = after({ loop: loop(), chain: spent(20_000), limits: { ...limits, budgetTokens: 100_000 } });
+		expect(step).toEqual({
 			kind: "end-loop",
 			code: "loop-budget",
 			level: "warning",
@@ -292,8 +292,8 @@ describe("a budget stops the chain before the continuation whose forecast would 
 
 describe("a continuation: the prompt names the next item; sending it counts one", () => {
 	it("prompts with the remaining items and the next action, and counts the continuation once sent", () => {
-		const plan = after({ chain: chainWith({ continuations: 2, progressed: true }) });
-		expect(plan).toEqual({
+		const step = after({ chain: chainWith({ continuations: 2, progressed: true }) });
+		expect(step).toEqual({
 			kind: "send",
 			code: "continue",
 			message: {
@@ -321,23 +321,23 @@ describe("a continuation: the prompt names the next item; sending it counts one"
 	])("after %i failed run(s) in a row it waits %i ms longer (doubling)", (failures, backoffMs) => {
 		expect(backoffFor(failures, limits)).toBe(backoffMs);
 		const generous = { ...limits, maxFailures: 10 };
-		expect(planNow(input({ chain: chainWith({ failures }), limits: generous }))).toMatchObject({ backoffMs });
+		expect(stepNow(input({ chain: chainWith({ failures }), limits: generous }))).toMatchObject({ backoffMs });
 	});
 
-	it("between runs (a countdown ran out) the plan is made from the state as it is then", () => {
-		expect(planNow(input({ todos: [todo("a", "completed")] }))).toEqual({ kind: "idle", code: "all-done" });
-		expect(planNow(input({ chain: chainWith({ paused: true }) }))).toEqual({ kind: "idle", code: "paused" });
+	it("between runs (a countdown ran out) the step is made from the state as it is then", () => {
+		expect(stepNow(input({ todos: [todo("a", "completed")] }))).toEqual({ kind: "idle", code: "all-done" });
+		expect(stepNow(input({ chain: chainWith({ paused: true }) }))).toEqual({ kind: "idle", code: "paused" });
 	});
 });
 
 describe("a whole chain, run by run", () => {
 	/** Plans after a run and, when told to send, stores what sending stores. */
-	function run(state: PlanInput, outcome: RunOutcome): { state: PlanInput; plan: Plan } {
-		const { chain, plan } = planAfterRun(state, outcome);
-		const next = plan.kind === "send" ? { ...state, chain: plan.chain, loop: plan.loop } : { ...state, chain };
-		return { state: next, plan };
+	function run(state: StepInput, outcome: RunOutcome): { state: StepInput; step: Step } {
+		const { chain, step } = stepAfterRun(state, outcome);
+		const next = step.kind === "send" ? { ...state, chain: step.chain, loop: step.loop } : { ...state, chain };
+		return { state: next, step };
 	}
-	const finish = (state: PlanInput, index: number): PlanInput => {
+	const finish = (state: StepInput, index: number): StepInput => {
 		const todos = state.todos.map((item, i) => (i === index ? { ...item, status: "completed" as const } : item));
 		return { ...state, todos, chain: noteCompleted(state.chain, todos) };
 	};
@@ -346,36 +346,36 @@ describe("a whole chain, run by run", () => {
 		let state = input({ todos: Array.from({ length: 40 }, (_, i) => todo(`t${i}`)) });
 		let step = run(state, ran("stop"));
 		let sent = 0;
-		while (step.plan.kind === "send") {
+		while (step.step.kind === "send") {
 			sent++;
 			state = finish(step.state, sent - 1);
 			step = run(state, ran("stop"));
 		}
 		expect(sent).toBe(20);
-		expect(step.plan).toMatchObject({ kind: "stop", code: "hard-cap" });
+		expect(step.step).toMatchObject({ kind: "stop", code: "hard-cap" });
 	});
 
 	it("stops after 3 continuations that finish nothing new, even when the same item is finished again", () => {
 		let state = finish(input({ todos: [todo("a"), todo("b")] }), 0);
 		let step = run({ ...state, chain: { ...state.chain, progressed: false } }, ran("stop"));
 		let sent = 0;
-		while (step.plan.kind === "send" && sent < 50) {
+		while (step.step.kind === "send" && sent < 50) {
 			sent++;
 			state = finish(step.state, 0);
 			step = run(state, ran("stop", `Finished a again (${sent}).`));
 		}
 		expect(sent).toBe(3);
-		expect(step.plan).toMatchObject({ kind: "stop", code: "no-progress" });
+		expect(step.step).toMatchObject({ kind: "stop", code: "no-progress" });
 	});
 
 	it("backs off longer after each failed run, gives up after 3, and a good run in between clears the count", () => {
 		const state = input({ todos: [todo("a"), todo("b")] });
 		const first = run(state, ran("error"));
-		expect(first.plan).toMatchObject({ kind: "send", backoffMs: 5000 });
+		expect(first.step).toMatchObject({ kind: "send", backoffMs: 5000 });
 		const second = run(first.state, ran("length"));
-		expect(second.plan).toMatchObject({ kind: "send", backoffMs: 10_000 });
-		expect(run(second.state, ran("error")).plan).toMatchObject({ kind: "stop", code: "failures" });
-		expect(run(second.state, ran("stop")).plan).toMatchObject({ kind: "send", backoffMs: 0 });
+		expect(second.step).toMatchObject({ kind: "send", backoffMs: 10_000 });
+		expect(run(second.state, ran("error")).step).toMatchObject({ kind: "stop", code: "failures" });
+		expect(run(second.state, ran("stop")).step).toMatchObject({ kind: "send", backoffMs: 0 });
 	});
 });
 
@@ -384,8 +384,8 @@ describe("/loop: after each iteration, finish, stop or go round again (the loop 
 		"Fix the tests\n\n(Loop iteration 3 of 10. When the task is fully complete, include LOOP_DONE in your answer.)";
 
 	it("goes round again with the next iteration's prompt; sending it stores the loop one iteration on", () => {
-		const plan = after({ loop: loop({ iteration: 2 }) }, ran("stop", "Still failing."));
-		expect(plan).toEqual({
+		const step = after({ loop: loop({ iteration: 2 }) }, ran("stop", "Still failing."));
+		expect(step).toEqual({
 			kind: "send",
 			code: "loop-next",
 			message: { customType: "til-done-loop", content: LOOP_PROMPT_3 },
@@ -452,14 +452,14 @@ describe("/loop: after each iteration, finish, stop or go round again (the loop 
 	});
 
 	it("ignores the list and its pause while it runs", () => {
-		const plan = after({ loop: loop(), todos: [], chain: chainWith({ paused: true }) }, ran("stop", "?"));
-		expect(plan).toMatchObject({ kind: "send", code: "loop-next" });
+		const step = after({ loop: loop(), todos: [], chain: chainWith({ paused: true }) }, ran("stop", "?"));
+		expect(step).toMatchObject({ kind: "send", code: "loop-next" });
 	});
 });
 
 describe("a finished list is verified before it is done", () => {
 	const DONE = [todo("a", "completed"), { text: "b", status: "completed" as const, check: "test -f b" }];
-	const verifying = (fields: Partial<PlanInput> = {}) =>
+	const verifying = (fields: Partial<StepInput> = {}) =>
 		input({ todos: DONE, doneCheck: "npm test", modelChecks: true, ...fields });
 	const run = (passed: boolean, code: number | null = passed ? 0 : 1): CheckRun => ({
 		command: "",
@@ -472,7 +472,7 @@ describe("a finished list is verified before it is done", () => {
 	});
 
 	/** The state once a verdict is kept: its items reopened, its counters stored. */
-	const afterVerdict = (state: PlanInput, verdict: ReturnType<typeof planAfterVerification>): PlanInput => ({
+	const afterVerdict = (state: StepInput, verdict: ReturnType<typeof judgeVerification>): StepInput => ({
 		...state,
 		todos: state.todos.map((item, index) =>
 			verdict.reopen.includes(index) ? { ...item, status: "in_progress" } : item,
@@ -509,14 +509,14 @@ describe("a finished list is verified before it is done", () => {
 
 	it("a pass ends the chain: done and verified", () => {
 		const checks = verificationChecks(verifying());
-		const verdict = planAfterVerification(
+		const verdict = judgeVerification(
 			verifying(),
-			checks.map((check): [PlannedCheck, CheckRun] => [check, run(true)]),
+			checks.map((check): [VerificationCheck, CheckRun] => [check, run(true)]),
 			120,
 		);
 		expect(verdict).toEqual({ passed: true, failed: [], reopen: [], chain: initialChain() });
 		// Kept by the store, the pass makes the list verified: done.
-		expect(planNow(afterVerdict(verifying({ verified: true }), verdict))).toEqual({
+		expect(stepNow(afterVerdict(verifying({ verified: true }), verdict))).toEqual({
 			kind: "idle",
 			code: "all-done",
 			verified: true,
@@ -524,8 +524,8 @@ describe("a finished list is verified before it is done", () => {
 	});
 
 	it("a failed item check reopens the item, and the continuation carries the failure output as data", () => {
-		const [doneCheck, itemCheck] = verificationChecks(verifying()) as [PlannedCheck, PlannedCheck];
-		const verdict = planAfterVerification(
+		const [doneCheck, itemCheck] = verificationChecks(verifying()) as [VerificationCheck, VerificationCheck];
+		const verdict = judgeVerification(
 			verifying(),
 			[
 				[doneCheck, run(true)],
@@ -534,7 +534,7 @@ describe("a finished list is verified before it is done", () => {
 			120,
 		);
 		expect(verdict).toMatchObject({ passed: false, failed: ["the check of [1] (exit code 2)"], reopen: [1] });
-		const next = planNow(afterVerdict(verifying(), verdict));
+		const next = stepNow(afterVerdict(verifying(), verdict));
 		expect(next).toMatchObject({ kind: "send", code: "continue" });
 		const content = next.kind === "send" ? next.message.content : "";
 		expect(content).toBe(
@@ -557,22 +557,22 @@ describe("a finished list is verified before it is done", () => {
 	});
 
 	it("a failed done-check alone asks for the fix with no item reopened, between runs too", () => {
-		const [doneCheck] = verificationChecks(verifying()) as [PlannedCheck];
-		const verdict = planAfterVerification(verifying(), [[doneCheck, run(false, null)]], 120);
-		const next = planNow(afterVerdict(verifying(), verdict));
+		const [doneCheck] = verificationChecks(verifying()) as [VerificationCheck];
+		const verdict = judgeVerification(verifying(), [[doneCheck, run(false, null)]], 120);
+		const next = stepNow(afterVerdict(verifying(), verdict));
 		const content = next.kind === "send" ? next.message.content : "";
 		expect(content.split("\n")[0]).toBe("Every todo is finished, but the list did not pass its verification:");
 		expect(content.split("\n").at(-1)).toBe(
 			"Fix what failed, and add items with write_todos (mode 'append') for any work still needed.",
 		);
-		// A countdown that runs out plans again: the same prompt, as long as the report was not sent.
-		expect(planNow(verifying({ chain: verdict.chain }))).toEqual(next);
+		// A countdown that runs out steps again: the same prompt, as long as the report was not sent.
+		expect(stepNow(verifying({ chain: verdict.chain }))).toEqual(next);
 	});
 
 	it("a failed verification is still bound by the breakers", () => {
-		const [doneCheck] = verificationChecks(verifying()) as [PlannedCheck];
+		const [doneCheck] = verificationChecks(verifying()) as [VerificationCheck];
 		const tired = verifying({ chain: chainWith({ noProgress: 3 }) });
-		expect(planNow(afterVerdict(tired, planAfterVerification(tired, [[doneCheck, run(false)]], 120)))).toMatchObject({
+		expect(stepNow(afterVerdict(tired, judgeVerification(tired, [[doneCheck, run(false)]], 120)))).toMatchObject({
 			kind: "stop",
 			code: "no-progress",
 		});
@@ -625,10 +625,10 @@ describe("three continued runs in a row that complete nothing and end with the s
 	});
 });
 
-describe("a plan with waits: the next action is the first ready item; with none ready the chain stops", () => {
+describe("a step with waits: the next action is the first ready item; with none ready the chain stops", () => {
 	it("the continuation lists every open item with its waits and names the first ready one", () => {
-		const plan = after({ todos: planWith({ 0: "completed" }) });
-		expect(plan).toMatchObject({
+		const step = after({ todos: planWith({ 0: "completed" }) });
+		expect(step).toMatchObject({
 			kind: "send",
 			message: {
 				content: continuationPrompt(
@@ -653,7 +653,7 @@ describe("a plan with waits: the next action is the first ready item; with none 
 			code: "blocked",
 			text: blockedStopText("[1] waits for [0] (abandoned); [5] waits for [1] (not started)"),
 		});
-		expect(planNow(input({ todos }))).toMatchObject({ kind: "stop", code: "blocked" });
+		expect(stepNow(input({ todos }))).toMatchObject({ kind: "stop", code: "blocked" });
 	});
 
 	it("a done-check regression reopens a blocker: its dependents wait again, and the blocker is the next action", () => {
@@ -664,7 +664,7 @@ describe("a plan with waits: the next action is the first ready item; with none 
 		});
 	});
 
-	it("a list without links plans exactly as before: the first item in progress is next", () => {
+	it("a list without links steps exactly as before: the first item in progress is next", () => {
 		expect(after({ todos: OPEN })).toMatchObject({
 			message: { content: expect.stringContaining(nextAction("complete", 2)) },
 		});
