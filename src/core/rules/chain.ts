@@ -1,6 +1,6 @@
 /**
  * The counters of a continuation chain (the runs since the user last took the wheel) and how a run moves them. Pure:
- * the next-step rules reads them, the breakers trip on them, the store keeps them.
+ * the next-step rules read them, the breakers trip on them, the store keeps them.
  */
 
 import type { TodoItem } from "../../types.ts";

@@ -24,7 +24,7 @@ import { COUNTDOWN_MESSAGE_TYPE, LOOP_MESSAGE_TYPE } from "./keys.ts";
 import type { LoopEndCode } from "./loop-args.ts";
 import { endsWithQuestion, type RunOutcome } from "./outcome.ts";
 
-/** The limits the next-step rules decides with: every breaker's, and the first back-off after a failed run. */
+/** The limits the next-step rules decide with: every breaker's, and the first back-off after a failed run. */
 export type EngineLimits = BreakerLimits & {
 	/** First back-off after a failed run; doubles with each further failure. */
 	failureBackoffMs: number;

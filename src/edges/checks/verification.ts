@@ -1,6 +1,6 @@
 /**
  * Verifying a finished list, at the edge: running the checks a `verify` step names (the user's done-check, the
- * completed items' own checks) and applying what the next-step rules concludes: reopened items, stored on the branch, the
+ * completed items' own checks) and applying what the next-step rules conclude: reopened items, stored on the branch, the
  * result on the status bar, and the counters for the next prompt.
  */
 
