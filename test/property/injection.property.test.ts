@@ -7,7 +7,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { isAllFinished } from "../../src/core/list/queries.ts";
-import { activeStatus, fullText } from "../../src/core/texts/status.ts";
+import { activeStatus, fullText } from "../../src/core/texts/user.ts";
 import { progressOf } from "../../src/core/views/status-entries.ts";
 import {
 	buildContextInjection,

@@ -15,7 +15,7 @@ import {
 	pausedStatus,
 	planStatus,
 	stopStatus,
-} from "../../src/core/texts/status.ts";
+} from "../../src/core/texts/user.ts";
 import { progressOf, reviewOf } from "../../src/core/views/status-entries.ts";
 import { fitStatusLine, type StatusEntry } from "../../src/core/views/status-line.ts";
 import type { TodoItem } from "../../src/types.ts";

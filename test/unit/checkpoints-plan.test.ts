@@ -12,7 +12,7 @@ import {
 	refsToPrune,
 	transitions,
 } from "../../src/core/rules/checkpoint-rules.ts";
-import { diffAsData } from "../../src/core/texts/checkpoints.ts";
+import { diffAsData } from "../../src/core/texts/user.ts";
 import type { TodoItem } from "../../src/types.ts";
 
 const item = (text: string, status: TodoItem["status"] = "not_started"): TodoItem => ({ text, status });

@@ -2,8 +2,16 @@ import { describe, expect, it } from "vitest";
 import { incompleteIndices, pickNextIndex, reviewWaitIndex } from "../../src/core/list/queries.ts";
 import { describeCheckEnd, formatCheckFailures } from "../../src/core/texts/model.ts";
 import { oneLine, prefix } from "../../src/core/texts/sanitize.ts";
-import { activeStatus, checkStatus, fullText, pausedStatus } from "../../src/core/texts/status.ts";
-import { backoffMessage, completionNotice, countdownText, reviewWaitText } from "../../src/core/texts/user.ts";
+import {
+	activeStatus,
+	backoffMessage,
+	checkStatus,
+	completionNotice,
+	countdownText,
+	fullText,
+	pausedStatus,
+	reviewWaitText,
+} from "../../src/core/texts/user.ts";
 import { formatPanelLines } from "../../src/core/views/panel.ts";
 import { progressOf, reviewOf } from "../../src/core/views/status-entries.ts";
 import {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseLoopArgs } from "../../src/core/rules/loop-args.ts";
 import { loopPrompt } from "../../src/core/texts/model.ts";
-import { fullText, loopStatus } from "../../src/core/texts/status.ts";
+import { fullText, loopStatus } from "../../src/core/texts/user.ts";
 import type { LoopState } from "../../src/types.ts";
 
 const BAD_MAX = "--max takes a whole number from 1 to 1000";

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { cellsOf } from "../../src/core/texts/sanitize.ts";
-import { activeStatus, checkStatus, pausedStatus, stopStatus } from "../../src/core/texts/status.ts";
+import { activeStatus, checkStatus, pausedStatus, stopStatus } from "../../src/core/texts/user.ts";
 import { progressOf, reviewOf } from "../../src/core/views/status-entries.ts";
 import { fitStatusLine, type StatusEntry } from "../../src/core/views/status-line.ts";
 import { registerEventHandlers } from "../../src/events.ts";

@@ -10,7 +10,7 @@ import type { TodoItem } from "../../types.ts";
 import { checkWriteParams, cloneTodos } from "../../validation.ts";
 import { linkProblem } from "../list/links.ts";
 import { linkError } from "../texts/model.ts";
-import { PLAN_FILE_PROBLEMS as PROBLEMS } from "../texts/plan-file.ts";
+import { PLAN_FILE_PROBLEMS as PROBLEMS } from "../texts/user.ts";
 
 /** A plan file read: its list, or the first line that is wrong and what is wrong with it. */
 export type ParsedPlan = { ok: true; todos: TodoItem[] } | { ok: false; line: number; problem: string };

@@ -1,10 +1,9 @@
 /**
- * Texts the user reads: notices, the sentence of each decision, `/todos why` and `/todos status`, a `/loop`'s end.
- * The status bar's are in status.ts, a breaker's stop text in its row (core/rules/breakers.ts), a command's usage in
- * its table. Pure.
+ * Every text the user reads: notices, the sentence of each decision, `/todos why` and `/todos status`, a `/loop`'s
+ * end, the status bar's words, plan files' problems and notices, the checkpoints' answers. Pure.
  */
 
-import type { ChainSpend, Counters, Decision, TodoItem } from "../../types.ts";
+import type { ChainSpend, Checkpoint, Counters, Decision, TodoItem } from "../../types.ts";
 import { oneLine, prefix } from "./sanitize.ts";
 
 /** Tokens as the user reads them: rounded, with thousands separators. */
@@ -204,3 +203,208 @@ export const LIST_VIEW = {
 	completed: (index: number) => `[${index}] is completed already`,
 	open: (index: number) => `[${index}] is not finished: o opens a finished item again`,
 } as const;
+
+// ── The status bar: entries in parts that may be cut, and their shorter forms (core/views/status-line.ts fits them) ───
+
+/** Fixed words, or text that may be cut (`{ cut }`). */
+export type StatusPart = string | { readonly cut: string };
+
+/** One status-bar entry: its parts, and the shorter forms it takes, in turn, when its cut parts still do not fit. */
+export interface StatusText {
+	readonly parts: readonly StatusPart[];
+	readonly shorter?: readonly string[];
+}
+
+/** The whole text of an entry, nothing cut. */
+export function fullText(status: StatusText): string;
+export function fullText(status: StatusText | undefined): string | undefined;
+export function fullText(status: StatusText | undefined): string | undefined {
+	return status?.parts.map((part) => (typeof part === "string" ? part : part.cut)).join("");
+}
+
+const whole = (text: string, ...shorter: string[]): StatusText => ({ parts: [text], shorter });
+
+/** Longest command shown on the status bar while its check runs. */
+const STATUS_COMMAND_CHARS = 60;
+
+/** The check status while a finished list waits for its verification. */
+export const VERIFICATION_PENDING = "🔎 not verified yet";
+
+/**
+ * The check status: a check running, else what the last verification found, else `pending` when a finished list
+ * waits for one; nothing otherwise.
+ */
+export function checkStatus(
+	checking: { what: string; command: string } | undefined,
+	verification: { passed: boolean; failed: readonly string[]; checks: number } | undefined,
+	pending = false,
+): StatusText | undefined {
+	if (checking) {
+		const command = prefix(oneLine(checking.command), STATUS_COMMAND_CHARS);
+		const shorter = [`🔎 checking ${checking.what}`, `🔎 ${checking.what}`];
+		return { parts: [`🔎 checking ${checking.what}: `, { cut: command }], shorter };
+	}
+	if (!verification) return pending ? whole(VERIFICATION_PENDING) : undefined;
+	if (verification.passed) return whole(`✓ verified (${verification.checks} check(s) passed)`, "✓ verified");
+	return { parts: ["✗ not verified: ", { cut: verification.failed.join("; ") }], shorter: ["✗ not verified"] };
+}
+
+/** `👁 [i] waits for your review` while the auto-continue waits on item `index`. */
+export function reviewStatus(index: number | undefined): StatusText | undefined {
+	return index === undefined ? undefined : whole(reviewWaitText(index), `👁 [${index}] review`, `👁 [${index}]`);
+}
+
+/** Width of the status-bar progress bar, in cells. */
+export const PROGRESS_BAR_CELLS = 10;
+
+/**
+ * The list's status: `📋 2/5 [████░░░░░░]` (progress, once) while items remain or the finished list is not yet known
+ * to be done, `✓ Done (N items)` once it is (`done`: finished, and verified where it has a verification); nothing for
+ * an empty list.
+ */
+export function progressStatus(finished: number, total: number, done: boolean): StatusText | undefined {
+	if (total === 0) return undefined;
+	if (done) return whole(`✓ Done (${total} items)`);
+	const filled = Math.round((finished / total) * PROGRESS_BAR_CELLS);
+	const bar = `${"█".repeat(filled)}${"░".repeat(PROGRESS_BAR_CELLS - filled)}`;
+	return whole(`📋 ${finished}/${total} [${bar}]`, `📋 ${finished}/${total}`);
+}
+
+/** While auto-continue is paused, with the reason the user or the model gave. */
+export function pausedStatus(reason: string | undefined): StatusText {
+	if (!reason) return whole("⏸ auto-continue paused", "⏸ paused");
+	return { parts: ["⏸ auto-continue paused: ", { cut: oneLine(reason) }], shorter: ["⏸ paused"] };
+}
+
+/** `[i] text` for each item in progress, or nothing. */
+export function activeStatus(todos: readonly TodoItem[]): StatusText | undefined {
+	const parts = todos.flatMap((todo, index): StatusPart[] =>
+		todo.status === "in_progress" ? [`[${index}] `, { cut: oneLine(todo.text) }, " "] : [],
+	);
+	return parts.length > 0 ? { parts: parts.slice(0, -1) } : undefined;
+}
+
+/** While a stopped chain waits for the user: why (`words`), and where the figures are. */
+export function stopStatus(words: string | undefined): StatusText | undefined {
+	return words === undefined
+		? undefined
+		: whole(`⏹ auto-continue stopped: ${words} (/todos why)`, `⏹ stopped: ${words}`, `⏹ ${words}`);
+}
+
+/**
+ * In a plan with waits or subtasks: `▶ [i] text` for the next item ready to start (one in progress is already on the
+ * bar), then `⛓ N waiting` for the open items that wait; nothing when there is neither.
+ */
+export function planStatus(next: [number, TodoItem] | undefined, waiting: number): StatusText | undefined {
+	const ahead = next === undefined || next[1].status !== "not_started" ? undefined : next;
+	const count = waiting > 0 ? `⛓ ${waiting} waiting` : "";
+	if (ahead === undefined) return count === "" ? undefined : whole(count, `⛓ ${waiting}`);
+	const [index, todo] = ahead;
+	const parts: StatusPart[] = [`▶ [${index}] `, { cut: oneLine(todo.text) }];
+	if (count === "") return { parts, shorter: [`▶ [${index}]`] };
+	return { parts: [...parts, ` ${count}`], shorter: [`▶ [${index}] ⛓ ${waiting}`, `⛓ ${waiting}`] };
+}
+
+export function loopStatus(iteration: number, max: number): StatusText {
+	return whole(`🔁 loop ${iteration}/${max}`, `🔁 ${iteration}/${max}`);
+}
+
+// ── Plan files: what is wrong with a line of one, and what the user reads about one ─────────────────────
+
+/** Why a plan file's line is refused; the parser adds the line's number. */
+export const PLAN_FILE_PROBLEMS = {
+	notAnItem: "not a task item (`- [ ] text` or `- [x] text`) or an annotation under one",
+	proseAfterItems: "text after the first item that is neither a task item nor an annotation under one",
+	itemDepth: "a task item indented neither 0 spaces (an item) nor 2 (a subtask: items nest one level)",
+	subtaskWithoutItem: "a subtask with no item above it",
+	annotationWithoutItem: "an annotation with no item above it",
+	annotationDepth: "an annotation not indented two spaces under its item",
+	unknownAnnotation: (what: string) =>
+		`unknown annotation ${what} (expected ● in progress, ✗ abandoned, 👁 review, ⛓ waits for <i>, …, check: \`<command>\` or ↳ subtask of <i>)`,
+	twice: (what: string) => `the item's ${what} is given twice`,
+	checkedNotOpen: (what: string) => `a checked item ([x]) cannot be ${what}`,
+	nestedWithParent: "a nested subtask cannot name another parent",
+	badEscape: "a backslash that starts no escape (\\\\, \\n, \\r, \\t or \\uXXXX)",
+} as const;
+
+/** Where a refused plan file is wrong: its name, the line's number and the problem. */
+export const planFileError = (file: string, line: number, problem: string): string =>
+	`${file} line ${line}: ${problem}`;
+
+/** What the user reads about plan files. */
+export const PLAN_FILE_NOTICES = {
+	exported: (file: string, items: number) => `Exported ${items} item(s) to ${file}.`,
+	imported: (file: string, items: number) => `Imported ${items} item(s) from ${file}.`,
+	importRefused: (detail: string) => `Nothing was imported: ${detail}`,
+	unreadable: (file: string, why: string) => `${file} cannot be read: ${why}`,
+	missing: (file: string) => `${file} does not exist`,
+	unwritable: (file: string, why: string) => `${file} cannot be written: ${why}`,
+	importKept: "Nothing was imported: the list stays as it was.",
+	confirmTitle: "Replace the todo list?",
+	confirmBody: (open: number, file: string) => `The list has ${open} open item(s); importing ${file} replaces it.`,
+	changedOnDisk: (file: string) =>
+		`${file} changed on disk since the last write: it is not overwritten, and the list stays the session's. /todos import ${file} takes the file's, /todos export ${file} writes the list over it.`,
+	loadRefused: (detail: string) => `The plan file is not loaded: ${detail}`,
+	loaded: (file: string, items: number) => `Loaded ${items} item(s) from ${file}.`,
+} as const;
+
+// ── Per-item checkpoints: notices, and what `/todos diff`, `revert` and `checkpoints` answer ────────────
+
+/** Longest item text a checkpoint line quotes. */
+const ITEM_CHARS = 60;
+
+const item = (index: number, text: string): string => `[${index}] ${prefix(oneLine(text), ITEM_CHARS)}`;
+const short = (commit: string): string => commit.slice(0, 12);
+
+/** A file name as a message shows it: on one line, quoted when it holds a space. */
+const fileName = (path: string): string => (/[\s"]/.test(path) ? JSON.stringify(path) : oneLine(path));
+
+export const CHECKPOINT_TEXTS = {
+	notGitTree: (cwd: string) =>
+		`Checkpoints are on, but ${oneLine(cwd)} is not in a git work tree: no checkpoint is taken.`,
+	busy: (reason: string) => `Checkpoint skipped: ${reason}; git is left alone until it ends.`,
+	failed: "A checkpoint failed: git refused to snapshot the work tree, so some items may have none.",
+	noRepo: (cwd: string) => `${oneLine(cwd)} is not in a git work tree: there are no checkpoints here.`,
+	noWork: (index: number) =>
+		`No checkpoints of [${index}] on this branch: it needs a start and a completion taken with checkpoints on (/todos checkpoints lists them).`,
+	gone: (index: number) => `The checkpoints of [${index}] are gone from the repository (/todos checkpoints clean?).`,
+	diffHead: (index: number, text: string, start: string, done: string) =>
+		`Changes of ${item(index, text)} (${short(start)} → ${short(done)}):`,
+	noChanges: (index: number, text: string) => `${item(index, text)} changed no file.`,
+	revertRefused: (index: number, paths: readonly string[]) =>
+		`Not reverted: ${paths.map(fileName).join(", ")} changed since [${index}] was completed. Nothing was changed; commit or undo those changes first.`,
+	reverted: (index: number, restored: readonly string[], removed: readonly string[]) =>
+		[
+			`Reverted ${restored.length + removed.length} file(s) [${index}] changed to their state before it.`,
+			...(restored.length > 0 ? [`Restored: ${restored.map(fileName).join(", ")}`] : []),
+			...(removed.length > 0 ? [`Removed: ${removed.map(fileName).join(", ")}`] : []),
+		].join("\n"),
+	revertFailed: (index: number) => `Reverting [${index}] failed: git could not write the files back.`,
+	none: "No checkpoint on this branch.",
+	list: (checkpoints: readonly Checkpoint[]) =>
+		[
+			`Checkpoints on this branch (${checkpoints.length}), the newest last:`,
+			...checkpoints.map(
+				(c) => `  ${formatClock(c.at)} ${c.phase.padEnd(5)} ${short(c.commit)} ${item(c.index, c.text)}`,
+			),
+		].join("\n"),
+	cleaned: (count: number) => `Deleted ${count} checkpoint ref(s) under refs/til-done/.`,
+	cleanFailed: "git refused to delete the checkpoint refs.",
+} as const;
+
+/** Most lines of a diff `/todos diff` shows; the rest is named, with the command that shows it all. */
+export const MAX_DIFF_LINES = 500;
+
+/**
+ * Each line of a diff as data: control characters (but the line breaks) become spaces; past `max` lines it is cut,
+ * and the last line says how many more there are and how to see them.
+ */
+export function diffAsData(diff: string, start: string, done: string, max = MAX_DIFF_LINES): string {
+	const lines = diff
+		.replace(/\n$/, "")
+		.split("\n")
+		.map((line) => oneLine(line));
+	if (lines.length <= max) return lines.join("\n");
+	const more = `… ${lines.length - max} more line(s): git diff ${short(start)} ${short(done)}`;
+	return [...lines.slice(0, max), more].join("\n");
+}

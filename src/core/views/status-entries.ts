@@ -30,7 +30,7 @@ import {
 	reviewStatus,
 	type StatusText,
 	stopStatus,
-} from "../texts/status.ts";
+} from "../texts/user.ts";
 import type { StatusEntry } from "./status-line.ts";
 
 /** A check that is running, for the status bar: which one (`[2]`, `the done-check`) and its command. */

@@ -16,7 +16,7 @@ import {
 	STOP_STATUS_KEY,
 } from "../rules/keys.ts";
 import { cellsOf, cutToCells } from "../texts/sanitize.ts";
-import { fullText, type StatusText } from "../texts/status.ts";
+import { fullText, type StatusText } from "../texts/user.ts";
 
 /** One status-bar key and what it shows; undefined clears the key. */
 export type StatusEntry = readonly [key: string, status: StatusText | undefined];

@@ -13,7 +13,7 @@ import {
 	parseNameStatus,
 } from "../../core/rules/checkpoint-rules.ts";
 import { type Parsed, parseOneIndex, parseOptionalWord } from "../../core/rules/todo-args.ts";
-import { CHECKPOINT_TEXTS, diffAsData } from "../../core/texts/checkpoints.ts";
+import { CHECKPOINT_TEXTS, diffAsData } from "../../core/texts/user.ts";
 import { getTodos } from "../../state.ts";
 import {
 	changedFiles,

@@ -13,7 +13,7 @@ import {
 	transitions,
 } from "../../core/rules/checkpoint-rules.ts";
 import { CHECKPOINT_ENTRY_TYPE } from "../../core/rules/keys.ts";
-import { CHECKPOINT_TEXTS } from "../../core/texts/checkpoints.ts";
+import { CHECKPOINT_TEXTS } from "../../core/texts/user.ts";
 import { getTodos, subscribe, takeUnreported } from "../../state.ts";
 import type { TodoItem } from "../../types.ts";
 import { quietly } from "../host/quietly.ts";
