@@ -17,7 +17,6 @@ import { canAct, verificationChecks } from "./core/rules/next-step.ts";
 import { staleReminder } from "./core/rules/reminder.ts";
 import {
 	BOOLEAN_SETTINGS,
-	DEFAULT_CONFIG,
 	type FlagValues,
 	flagHelp,
 	NUMERIC_SETTINGS,
@@ -37,10 +36,12 @@ import { isGuest, releaseRole, takeRole } from "./edges/host/role.ts";
 import { tell } from "./edges/host/tell.ts";
 import { currentInput } from "./edges/run/carry-out.ts";
 import { createEngine, type Engine } from "./edges/run/engine.ts";
-import { refuseRun, runsInRun } from "./edges/run/modes.ts";
+import { refuseRun } from "./edges/run/modes.ts";
 import { buildContextInjection } from "./formatting.ts";
 import {
+	beginSession,
 	bindToSession,
+	getConfig,
 	getLoop,
 	getState,
 	getTodos,
@@ -48,7 +49,6 @@ import {
 	reconstructState,
 	recordUsage,
 	setPanelEnabled,
-	setRole,
 	subscribe,
 	takeUnreported,
 	type UiView,
@@ -187,9 +187,8 @@ function waitForCheckpointsBeforeTools(pi: ExtensionAPI): () => void {
 	});
 }
 
-/** What a session's start set going: its settings, and the function that stops what follows its store. */
+/** The handles of what a session's start set going: the function that stops what follows its store. */
 interface StartedSession {
-	config: TilDoneConfig;
 	stop: () => void;
 	/** Takes the session's checkpoints, while they are on. */
 	checkpoints: CheckpointFollower | undefined;
@@ -202,16 +201,16 @@ interface StartedSession {
  */
 function startSession(pi: ExtensionAPI, ctx: ExtensionContext, engine: Engine): StartedSession {
 	const role = takeRole(pi);
-	setRole(role);
 	const resolved = resolveConfig(readFlags(pi, role), process.env, role);
 	const config = resolved.config;
+	beginSession(role, config);
 	engine.onSessionStart(ctx, config);
 	reportSettingWarnings(ctx, resolved.warnings);
 	setPanelEnabled(config.panel);
 	reconstructState(ctx, { inherited: isGuest(role) && markInherited(pi, ctx), startPaused: config.startPaused });
 	const planFile = config.planFile === undefined ? undefined : followPlanFile(pi, ctx, config.planFile);
 	const problems = planFile?.problem === undefined ? resolved.warnings : [...resolved.warnings, planFile.problem];
-	if (role === "own" && runsInRun(ctx) && problems.length > 0) refuseRun(ctx);
+	if (role === "own" && engine.actsBeforeSettle && problems.length > 0) refuseRun(ctx);
 	const stopPainting = paintSession(pi, ctx, config);
 	const stopListening = engine.actsBeforeSettle ? listenBeforeSettle(pi, engine) : () => {};
 	const checkpoints = config.checkpoints ? followCheckpoints(pi, ctx) : undefined;
@@ -223,7 +222,7 @@ function startSession(pi: ExtensionAPI, ctx: ExtensionContext, engine: Engine): 
 		stopWaiting();
 		checkpoints?.stop();
 	};
-	return { config, stop, checkpoints };
+	return { stop, checkpoints };
 }
 
 /**
@@ -240,10 +239,9 @@ function markInherited(pi: ExtensionAPI, ctx: ExtensionContext): boolean {
 	return inherited;
 }
 
-/** Registers every event handler; returns the engine and a live view of the configuration for the commands. */
-export function registerEventHandlers(pi: ExtensionAPI): { engine: Engine; getConfig: () => TilDoneConfig } {
+/** Registers every event handler; returns the engine, which the commands drive. */
+export function registerEventHandlers(pi: ExtensionAPI): Engine {
 	let session: StartedSession | undefined;
-	const getConfig = () => session?.config ?? DEFAULT_CONFIG;
 	const engine = createEngine(pi, getConfig);
 
 	pi.on("session_start", (_event, ctx) => {
@@ -268,7 +266,7 @@ export function registerEventHandlers(pi: ExtensionAPI): { engine: Engine; getCo
 		});
 	});
 	registerRunHandlers(pi, engine, getConfig);
-	return { engine, getConfig };
+	return engine;
 }
 
 /**

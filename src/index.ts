@@ -11,7 +11,7 @@ import { registerTodosCommand } from "./edges/commands/todos.ts";
 import { earlierCopy, standAside } from "./edges/host/one-copy.ts";
 import { scopedApi } from "./edges/host/scoped-api.ts";
 import { registerEventHandlers, registerFlags, registerMessageRenderers } from "./events.ts";
-import { sessionOf } from "./state.ts";
+import { getConfig, sessionOf } from "./state.ts";
 import { createEditTodosTool, createListTodosTool, createPauseTodosTool, createWriteTodosTool } from "./tools.ts";
 
 /** Where this copy was loaded from, to tell two copies apart. */
@@ -27,7 +27,7 @@ export default function tilDone(host: ExtensionAPI): void {
 	const pi = scopedApi(host, sessionOf(host));
 	registerFlags(pi);
 	registerMessageRenderers(pi);
-	const { engine, getConfig } = registerEventHandlers(pi);
+	const engine = registerEventHandlers(pi);
 	const checks = checkEnv(pi, getConfig);
 	pi.registerTool(createWriteTodosTool(checks));
 	pi.registerTool(createListTodosTool());

@@ -16,6 +16,8 @@ import { lastDecisions, lastDoneCheck, lastPause, lastSnapshot, lastVerdict, own
 import type { StoppedBy } from "./core/rules/breakers.ts";
 import { type ChainState, initialChain, noteCompleted } from "./core/rules/chain.ts";
 import type { Decision } from "./core/rules/decision.ts";
+import type { RunOutcome } from "./core/rules/outcome.ts";
+import { DEFAULT_CONFIG, type TilDoneConfig } from "./core/rules/settings.ts";
 import { addUsage, readUsage } from "./core/rules/usage.ts";
 import { passesFor, type Verification } from "./core/rules/verdict.ts";
 import { STARTED_PAUSED } from "./core/texts/user.ts";
@@ -45,6 +47,12 @@ export interface StoreState {
 	role: SessionRole;
 	/** A `pi -p` of the user's whose settings were not understood: its prompt is not run. */
 	runRefused: boolean;
+	/** The session's settings, as resolved when it started. */
+	config: Readonly<TilDoneConfig>;
+	/** The outcome of the run that ended, waiting for pi to settle (interactive modes). */
+	endedRun: RunOutcome | undefined;
+	/** Path → hash of the text this session last wrote to or read from a plan file: a change since is someone else's. */
+	planFileHashes: ReadonlyMap<string, string>;
 }
 
 function initialState(role: SessionRole): StoreState {
@@ -61,6 +69,9 @@ function initialState(role: SessionRole): StoreState {
 		branchDoneCheck: undefined,
 		decisions: [],
 		reportedWarnings: new Set(),
+		config: DEFAULT_CONFIG,
+		endedRun: undefined,
+		planFileHashes: new Map(),
 	};
 }
 
@@ -171,8 +182,18 @@ export function getChain(): Readonly<ChainState> {
 	return getState().chain;
 }
 
-export function setChain(chain: ChainState): void {
+function setChain(chain: ChainState): void {
 	setState({ chain });
+}
+
+/** A run ended: the chain's counters as the next-step rules left them. */
+export function recordRun(chain: ChainState): void {
+	setChain(chain);
+}
+
+/** The review wait on item `index` was announced, once per wait in a chain. */
+export function markReviewAnnounced(index: number): void {
+	setChain({ ...getState().chain, reviewAnnounced: index });
 }
 
 /** The user took the wheel (a prompt, a command, a new session): every breaker counter starts again. */
@@ -270,16 +291,17 @@ export function getVerification(): Verification | undefined {
 }
 
 /**
- * Keeps a verdict, which ends the check on show; a pass for another list, or for a list with an item open, says
- * nothing and is not kept. A failure re-arms the completion notice: the first pass after it is news, even for a list
- * that was announced done before it had a verification.
+ * Keeps a verdict with the chain it leaves, which ends the check on show; a pass for another list, or for a list with
+ * an item open, says nothing and is not kept. A failure re-arms the completion notice: the first pass after it is
+ * news, even for a list that was announced done before it had a verification.
  */
-export function setVerification(verification: Verification | undefined): void {
+export function recordVerdict(verification: Verification, chain: ChainState): void {
 	const { todos, completionAnnounced } = getState();
-	const kept = verification?.passed && !passesFor(verification, todos) ? getState().verification : verification;
+	const kept = verification.passed && !passesFor(verification, todos) ? getState().verification : verification;
 	setState({
 		verification: kept,
 		checking: undefined,
+		chain,
 		completionAnnounced: kept?.passed === false ? false : completionAnnounced,
 	});
 }
@@ -310,9 +332,37 @@ export function getRole(): SessionRole {
 	return getState().role;
 }
 
-/** A session started: whose it is, as the process decided (edges/host/role.ts). */
-export function setRole(role: SessionRole): void {
-	setState({ role });
+/** A session started: whose it is, as the process decided (edges/host/role.ts), and its settings. */
+export function beginSession(role: SessionRole, config: Readonly<TilDoneConfig>): void {
+	setState({ role, config, endedRun: undefined });
+}
+
+/** The settings of this session (the defaults before it starts). */
+export function getConfig(): Readonly<TilDoneConfig> {
+	return getState().config;
+}
+
+/** Holds the outcome of a run that ended until pi settles (undefined: forget it). */
+export function holdEndedRun(outcome: RunOutcome | undefined): void {
+	if (outcome !== getState().endedRun) setState({ endedRun: outcome });
+}
+
+/** The outcome of the run that ended, now taken: it is carried out once. */
+export function takeEndedRun(): RunOutcome | undefined {
+	const outcome = getState().endedRun;
+	holdEndedRun(undefined);
+	return outcome;
+}
+
+/** Counts `hash` as the text of the plan file at `path` as far as this session knows (it read or wrote it). */
+export function rememberPlanFile(path: string, hash: string): void {
+	if (getState().planFileHashes.get(path) !== hash)
+		setState({ planFileHashes: new Map([...getState().planFileHashes, [path, hash]]) });
+}
+
+/** The hash of what this session last wrote to or read from the plan file at `path`; undefined when it never did. */
+export function planFileHash(path: string): string | undefined {
+	return getState().planFileHashes.get(path);
 }
 
 /** This `pi -p` runs nothing: its settings were not understood. */
@@ -334,7 +384,8 @@ export function resetState(): void {
 /**
  * Rebuilds the store from the current branch, this session's own part of it (a guest's inherited part is its parent's):
  * the last trustworthy list, done-check, verdict, the user's pause and the decisions, and a fresh chain; an unreadable
- * branch gives an empty list. What belongs to the instance (warnings shown, the panel switch, the role) is kept.
+ * branch gives an empty list. What belongs to the session's start (its role, settings, warnings shown, the panel
+ * switch, the plan files' hashes) is kept.
  * `inherited`: the whole branch is a parent's (a guest that just marked it); `startPaused`: the session starts paused
  * where the branch does not say otherwise.
  */

@@ -10,8 +10,8 @@ import {
 	getTodos,
 	isCompletionAnnounced,
 	pauseAutoContinue,
+	recordRun,
 	resetState,
-	setChain,
 	setLoop,
 	setTodos,
 	updateTodoStatus,
@@ -449,7 +449,7 @@ describe("a budget or the progress breaker stops the chain, says why on the stat
 	it("a token budget the next continuation would cross: no countdown, a warning, the stop status", async () => {
 		const s = setup({}, { budgetTokens: 10_000 });
 		setTodos(TWO_ITEMS);
-		setChain({ ...getChain(), spend: { ...NO_SPEND, tokens: 9000, calls: 3, lastContext: 1500 } });
+		recordRun({ ...getChain(), spend: { ...NO_SPEND, tokens: 9000, calls: 3, lastContext: 1500 } });
 		s.endRun();
 		const text = tokenBudgetStop(10_500, 10_000, 9000, 1500);
 		expect(s.sentTypes()).toEqual([MESSAGE_TYPE.complete]);
@@ -461,7 +461,7 @@ describe("a budget or the progress breaker stops the chain, says why on the stat
 	it("the user's next prompt clears the stop status", async () => {
 		const s = setup({}, { budgetTokens: 1 });
 		setTodos(TWO_ITEMS);
-		setChain({ ...getChain(), spend: { ...NO_SPEND, tokens: 5, lastContext: 5 } });
+		recordRun({ ...getChain(), spend: { ...NO_SPEND, tokens: 5, lastContext: 5 } });
 		s.endRun();
 		expect(s.ui.status.get(KEY.stop)).toBe(stopStatus("token budget"));
 		s.engine.onUserInput(s.ctx);
@@ -713,7 +713,7 @@ describe("/loop in the TUI", () => {
 
 	it("start sends the first iteration as a 🔁 message that starts a run, and shows the loop status", async () => {
 		const { pi, engine, commandCtx, ui } = setup();
-		setChain({ ...getChain(), failures: 2 });
+		recordRun({ ...getChain(), failures: 2 });
 		await await engine.startLoop(spec(), commandCtx);
 		expect(pi.sent).toEqual([{ message: loopMessage(1), options: { triggerTurn: true } }]);
 		expect(pi.userMessages).toEqual([]);
@@ -862,7 +862,7 @@ describe("/loop in the TUI", () => {
 
 	it("a loop starts a fresh chain: its runs are not continuations of the list", async () => {
 		const { engine, commandCtx } = setup();
-		setChain({ ...getChain(), continuations: 5, noProgress: 2, failures: 2 });
+		recordRun({ ...getChain(), continuations: 5, noProgress: 2, failures: 2 });
 		await engine.startLoop(spec(), commandCtx);
 		expect(getChain()).toMatchObject({ continuations: 0, noProgress: 0, failures: 0 });
 	});
@@ -1110,7 +1110,7 @@ describe("print and JSON modes verify inside the run, and the exit status says h
 		s.pi.onExec = async () => ({ stdout: "", stderr: "", code: 1, killed: false });
 		setTodos(DONE);
 		// A continued run that completed nothing new: the one continuation the breaker allows is used up.
-		setChain({ ...getChain(), continuations: 1, progressed: false });
+		recordRun({ ...getChain(), continuations: 1, progressed: false });
 		await s.beforeSettle();
 		expect(stderr().mock.calls.map((call) => call[0])).toEqual([stderrLine(noProgress(1, UNVERIFIED_TAKE_OVER))]);
 		expect(process.exitCode).toBe(3);

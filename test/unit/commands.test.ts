@@ -11,7 +11,7 @@ import {
 	isPanelEnabled,
 	markStopped,
 	pauseAutoContinue,
-	setChain,
+	recordRun,
 	setTodos,
 } from "../../src/state.ts";
 import type { TodoItem, TodoStatus } from "../../src/types.ts";
@@ -473,7 +473,7 @@ describe("pause, resume and status control the auto-continue", () => {
 describe("status shows what the chain spent, its budgets and the progress breaker", () => {
 	/** The spend line, then the progress breaker's and the budgets' lines. */
 	const spendLines = (report: string) => report.split("\n").filter((line) => /^(Spent|Progress|Token|Cost)/.test(line));
-	const spent = (fields: Partial<ChainSpend>) => setChain({ ...getChain(), spend: { ...NO_SPEND, ...fields } });
+	const spent = (fields: Partial<ChainSpend>) => recordRun({ ...getChain(), spend: { ...NO_SPEND, ...fields } });
 
 	it("the spend, the budgets with the next continuation's forecast, and the breaker's figures", async () => {
 		spent({ tokens: 54_321, cost: 0.4321, calls: 9, lastContext: 6000, perItem: [2000, 4000], tokensAtFinish: 50_000 });

@@ -8,6 +8,7 @@ import { DEFAULT_CONFIG } from "../../src/core/rules/settings.ts";
 import { registerEventHandlers, registerFlags, registerMessageRenderers } from "../../src/events.ts";
 import {
 	getChain,
+	getConfig,
 	getDecisions,
 	getTodos,
 	isPanelEnabled,
@@ -56,7 +57,7 @@ const currentInput = (): StepInput => ({
 
 function setup(options: FakeCtxOptions = {}) {
 	const pi = createFakePi();
-	const { engine, getConfig } = registerEventHandlers(pi.api);
+	const engine = registerEventHandlers(pi.api);
 	const fake = createFakeCtx(options);
 	const fire = (event: string, payload: Record<string, unknown> = {}) => pi.fire(event, payload, fake.ctx);
 	/** The session starts, a run ends and pi settles: with items left on the branch, the countdown shows. */
@@ -66,7 +67,7 @@ function setup(options: FakeCtxOptions = {}) {
 		await fire("agent_settled");
 		expect(fake.ui.widgets.has(KEY.countdown)).toBe(true);
 	};
-	return { pi, engine, getConfig, fire, countDown, ...fake };
+	return { pi, engine, fire, countDown, ...fake };
 }
 
 beforeEach(() => {
@@ -101,7 +102,7 @@ describe("registerEventHandlers subscribes one handler to each event it needs", 
 	});
 
 	it("starts from the default configuration", async () => {
-		const { getConfig } = setup();
+		setup();
 		expect(getConfig()).toEqual(DEFAULT_CONFIG);
 	});
 });
@@ -165,7 +166,7 @@ describe("agent_before_settle is listened to only while the next-step rules can 
 
 describe("session_start reads the configuration, rebuilds the list and draws the UI", () => {
 	it("takes a flag over the environment", async () => {
-		const { pi, fire, getConfig } = setup();
+		const { pi, fire } = setup();
 		vi.stubEnv("TIL_DONE_COUNTDOWN", "5");
 		vi.stubEnv("TIL_DONE_MAX_CONTINUE", "7");
 		pi.flagValues.set("til-done-countdown", "1");
@@ -174,7 +175,7 @@ describe("session_start reads the configuration, rebuilds the list and draws the
 	});
 
 	it("shows each configuration warning as a notice", async () => {
-		const { pi, fire, ui, getConfig } = setup();
+		const { pi, fire, ui } = setup();
 		pi.flagValues.set("til-done-max-failures", "abc");
 		vi.stubEnv("TIL_DONE_PANEL", "maybe");
 		await fire("session_start", { reason: "startup" });

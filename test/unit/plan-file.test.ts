@@ -19,8 +19,8 @@ import { decideSave, decideStart } from "../../src/core/rules/plan-file-sync.ts"
 import type { TilDoneConfig } from "../../src/core/rules/settings.ts";
 import { completeTodosArgs, registerTodosCommand } from "../../src/edges/commands/todos.ts";
 import { followPlanFile } from "../../src/edges/files/follow.ts";
-import { hashOf, hashOfRead, knownHash, readPlanFile, writePlanFile } from "../../src/edges/files/plan-file-io.ts";
-import { getTodos, setTodos } from "../../src/state.ts";
+import { hashOf, hashOfRead, readPlanFile, writePlanFile } from "../../src/edges/files/plan-file-io.ts";
+import { getTodos, inSession, planFileHash, sessionOf, setTodos } from "../../src/state.ts";
 import type { TodoItem } from "../../src/types.ts";
 import { startEngine } from "../helpers/engine.ts";
 import { PLAN_NOTICES, PLAN_PROBLEMS, planFileError, todosRefused } from "../helpers/expected.ts";
@@ -80,7 +80,14 @@ describe("a plan file is written whole, through a temporary file in its folder, 
 		expect(writePlanFile(path, TWO_TEXT)).toBeUndefined();
 		expect(readFileSync(path, "utf8")).toBe(TWO_TEXT);
 		expect(readdirSync(dir)).toEqual(["PLAN.md"]);
-		expect(knownHash(path)).toBe(hashOf(TWO_TEXT));
+		expect(planFileHash(path)).toBe(hashOf(TWO_TEXT));
+	});
+	it("is remembered by the session that wrote it alone: to another session in the process it is someone else's write", () => {
+		const path = join(dir, "PLAN.md");
+		const other = sessionOf({});
+		inSession(other, () => expect(writePlanFile(path, TWO_TEXT)).toBeUndefined());
+		expect(planFileHash(path)).toBeUndefined();
+		expect(inSession(other, () => planFileHash(path))).toBe(hashOf(TWO_TEXT));
 	});
 	it("keeps the file's permissions", () => {
 		const path = join(dir, "PLAN.md");

@@ -5,9 +5,10 @@
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { inheritsBranch, lastSnapshot, ownBranch } from "../../src/core/rules/branch.ts";
+import { DEFAULT_CONFIG } from "../../src/core/rules/settings.ts";
 import { isGuest, PARENT_MARKER, releaseRole, takeRole } from "../../src/edges/host/role.ts";
 import { tell } from "../../src/edges/host/tell.ts";
-import { getRole, inSession, sessionOf, setRole } from "../../src/state.ts";
+import { beginSession, getRole, inSession, sessionOf } from "../../src/state.ts";
 import { createFakeCtx } from "../helpers/fake-ctx.ts";
 
 const first = {};
@@ -87,7 +88,7 @@ describe("only the process's own sessions write to its stderr", () => {
 		inSession(nested, () => {
 			expect(getRole()).toBe("nested");
 			tell(ctx, "a line of the child's");
-			setRole("child");
+			beginSession("child", DEFAULT_CONFIG);
 			tell(ctx, "a child process's own line");
 		});
 		expect(stderr.mock.calls).toEqual([["[til-done] a child process's own line\n"]]);

@@ -24,6 +24,7 @@ import {
 	recordDecision,
 	recordSend,
 	recordUsage,
+	recordVerdict,
 	resetChain,
 	resetState,
 	resumeAutoContinue,
@@ -32,7 +33,6 @@ import {
 	setLoop,
 	setPanelEnabled,
 	setTodos,
-	setVerification,
 	subscribe,
 	takeUnreported,
 	updateTodoStatus,
@@ -469,13 +469,13 @@ describe("progress counts items, not just texts", () => {
 describe("the verification of a finished list, and the done-check set on the branch", () => {
 	it("a passed verification is forgotten when the list changes; a failed one stays on show", () => {
 		setTodos([todo("a", "completed")]);
-		setVerification({ passed: true, failed: [], checks: 1, of: getTodos() });
+		recordVerdict({ passed: true, failed: [], checks: 1, of: getTodos() }, getChain());
 		expect(isVerified()).toBe(true);
 		updateTodoStatus([0], "in_progress");
 		expect(getVerification()).toBeUndefined();
 		expect(isVerified()).toBe(false);
 		const failed = { passed: false, failed: ["the done-check (exit code 1)"], checks: 1, of: getTodos() };
-		setVerification(failed);
+		recordVerdict(failed, getChain());
 		updateTodoStatus([0], "completed");
 		expect(getVerification()).toEqual(failed);
 		expect(isVerified()).toBe(false);
@@ -485,10 +485,10 @@ describe("the verification of a finished list, and the done-check set on the bra
 		setTodos([todo("a", "completed")]);
 		const checked = getTodos();
 		setTodos([todo("a", "completed")]);
-		setVerification({ passed: true, failed: [], checks: 1, of: checked });
+		recordVerdict({ passed: true, failed: [], checks: 1, of: checked }, getChain());
 		expect(getVerification()).toBeUndefined();
 		setTodos([todo("a", "completed"), todo("b")]);
-		setVerification({ passed: true, failed: [], checks: 1, of: getTodos() });
+		recordVerdict({ passed: true, failed: [], checks: 1, of: getTodos() }, getChain());
 		expect(getVerification()).toBeUndefined();
 		expect(isVerified()).toBe(false);
 	});
@@ -502,13 +502,13 @@ describe("the verification of a finished list, and the done-check set on the bra
 	});
 
 	it("setting a done-check makes the finished list unverified again", () => {
-		setVerification({ passed: true, failed: [], checks: 1, of: getTodos() });
+		recordVerdict({ passed: true, failed: [], checks: 1, of: getTodos() }, getChain());
 		setBranchDoneCheck("npm test");
 		expect(getVerification()).toBeUndefined();
 	});
 
 	it("a rebuild from the branch reads the last done-check entry and forgets the verification", () => {
-		setVerification({ passed: false, failed: ["x"], checks: 1, of: getTodos() });
+		recordVerdict({ passed: false, failed: ["x"], checks: 1, of: getTodos() }, getChain());
 		setBranchDoneCheck("old");
 		rebuild([write([todo("a")]), { type: "custom", customType: "til-done-check", data: { command: "npm test" } }]);
 		expect(getBranchDoneCheck()).toBe("npm test");
@@ -534,7 +534,7 @@ describe("resetting the store replaces the whole state", () => {
 		});
 		setPanelEnabled(true);
 		setChecking({ what: "the done-check", command: "true" });
-		setVerification({ passed: false, failed: ["x"], checks: 1, of: getTodos() });
+		recordVerdict({ passed: false, failed: ["x"], checks: 1, of: getTodos() }, getChain());
 		setBranchDoneCheck("npm test");
 		markCompletionAnnounced();
 		takeUnreported(["a warning"]);

@@ -2,7 +2,7 @@ import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import type { TilDoneConfig } from "../../src/core/rules/settings.ts";
 import type { CheckEnv } from "../../src/edges/checks/item-checks.ts";
-import { getChain, getTodos, setChain, setTodos } from "../../src/state.ts";
+import { getChain, getTodos, recordRun, setTodos } from "../../src/state.ts";
 import { createEditTodosTool, createWriteTodosTool } from "../../src/tools.ts";
 import type { TodoItem, TodoStatus } from "../../src/types.ts";
 import { scriptedChecks } from "../helpers/check-env.ts";
@@ -175,7 +175,7 @@ describe("edit_todos: an item for the user's review is never closed by the model
 });
 
 describe("walking away from open work during the auto-continue is shown to the user, and is no progress", () => {
-	const continued = () => setChain({ ...getChain(), continuations: 1, progressed: false });
+	const continued = () => recordRun({ ...getChain(), continuations: 1, progressed: false });
 
 	it("abandoning open items shows them with the reason the model gave", async () => {
 		setTodos([todo("Fix the flaky auth test"), todo("Docs", "completed"), todo("Lint")]);

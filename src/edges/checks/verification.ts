@@ -7,7 +7,7 @@
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { SNAPSHOT_ENTRY_TYPE, VERDICT_ENTRY_TYPE } from "../../core/rules/keys.ts";
 import { judgeVerification, type StepInput, type VerificationCheck } from "../../core/rules/next-step.ts";
-import { getTodos, getVerification, setChain, setChecking, setVerification, updateTodoStatus } from "../../state.ts";
+import { getTodos, getVerification, recordVerdict, setChecking, updateTodoStatus } from "../../state.ts";
 import type { CheckRun, TodoDetails, TodoItem } from "../../types.ts";
 import { cloneTodos } from "../../validation.ts";
 import { type Exec, runCheck } from "./run-check.ts";
@@ -55,10 +55,9 @@ export function applyVerification(
 		pi.appendEntry(SNAPSHOT_ENTRY_TYPE, details);
 	}
 	const kept = { passed: verdict.passed, failed: verdict.failed, checks: results.length, of: checked };
-	setVerification(kept);
+	recordVerdict(kept, verdict.chain);
 	// On the branch, so a restart, a resume or a move in the tree shows this list's verdict.
 	if (getVerification() === kept) {
 		pi.appendEntry(VERDICT_ENTRY_TYPE, { passed: kept.passed, failed: kept.failed, checks: kept.checks });
 	}
-	setChain(verdict.chain);
 }

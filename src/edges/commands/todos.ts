@@ -46,7 +46,6 @@ import { commitUserList } from "../host/commit.ts";
 import { modelInputPrice, modelPriced } from "../host/model-price.ts";
 import { tell } from "../host/tell.ts";
 import type { Engine } from "../run/engine.ts";
-import { runsInRun } from "../run/modes.ts";
 import { type CheckpointCall, revertItem, showCheckpoints, showDiff } from "./checkpoints.ts";
 import { DEFAULT_PLAN_FILE, exportPlan, importPlan } from "./plan-file.ts";
 
@@ -395,7 +394,7 @@ function showStatus(call: TodosCall): void | Promise<void> {
 				activeTools: pi.getActiveTools(),
 				inputPrice: modelInputPrice(ctx),
 				priced: modelPriced(ctx),
-				inRun: runsInRun(ctx),
+				inRun: call.engine.actsBeforeSettle,
 			}),
 		),
 	);

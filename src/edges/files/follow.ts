@@ -10,10 +10,10 @@ import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-a
 import { planToMarkdown, preambleOf } from "../../core/rules/plan-file.ts";
 import { decideSave, decideStart } from "../../core/rules/plan-file-sync.ts";
 import { PLAN_FILE_NOTICES, planFileError } from "../../core/texts/user.ts";
-import { getTodos, setTodos, subscribe } from "../../state.ts";
+import { getTodos, planFileHash, setTodos, subscribe } from "../../state.ts";
 import { commitUserList } from "../host/commit.ts";
 import { tell } from "../host/tell.ts";
-import { hashOf, hashOfRead, knownHash, readPlanFile, remember, textOf, writePlanFile } from "./plan-file-io.ts";
+import { hashOf, hashOfRead, readPlanFile, remember, textOf, writePlanFile } from "./plan-file-io.ts";
 
 /**
  * Loads the file into a session without a list, or counts it as ours when it holds the session's list. Why it is not
@@ -64,7 +64,7 @@ export function followPlanFile(pi: ExtensionAPI, ctx: ExtensionContext, file: st
 		// One read serves both: the file's own preamble to keep, and whether it changed since we last wrote it.
 		const onDisk = readPlanFile(path);
 		const text = planToMarkdown(todos, preambleOf(textOf(onDisk)));
-		const decision = decideSave(knownHash(path), hashOfRead(onDisk), hashOf(text));
+		const decision = decideSave(planFileHash(path), hashOfRead(onDisk), hashOf(text));
 		if (decision === "changed-on-disk") return warnOnce(PLAN_FILE_NOTICES.changedOnDisk(file));
 		if (decision === "unchanged") remember(path, text);
 		const error = decision === "write" ? writePlanFile(path, text) : undefined;

@@ -1,15 +1,15 @@
 /**
  * Plan files on disk: read one, write one atomically (a temporary file in the same folder, then a rename), and
- * remember the hash of what this process last wrote or read at each path, so a change made on disk since can be
- * told apart from our own write.
+ * remember in the store the hash of what this session last wrote or read at each path, so a change made on disk
+ * since (by anyone else, another session too) can be told apart from its own write.
  */
 
 import { createHash } from "node:crypto";
 import { chmodSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { rememberPlanFile } from "../../state.ts";
 
-/** Path → hash of the text this process last wrote there or read from there. */
-const known = new Map<string, string>();
+/** Temporary files written by this process, for a name no other write uses. */
 let temps = 0;
 
 export const hashOf = (text: string): string => createHash("sha256").update(text).digest("hex");
@@ -74,14 +74,9 @@ export function writePlanFile(path: string, text: string): string | undefined {
 	}
 }
 
-/** Counts `text` as what the file at `path` holds as far as this process knows (it read or wrote it). */
+/** Counts `text` as what the file at `path` holds as far as this session knows (it read or wrote it). */
 export function remember(path: string, text: string): void {
-	known.set(path, hashOf(text));
-}
-
-/** The hash of what this process last wrote or read at `path`; undefined when it never did. */
-export function knownHash(path: string): string | undefined {
-	return known.get(path);
+	rememberPlanFile(path, hashOf(text));
 }
 
 /** The hash of what a read of the file found: undefined when there was no file, null when it could not be read. */

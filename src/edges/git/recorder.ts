@@ -20,7 +20,10 @@ import { quietly } from "../host/quietly.ts";
 import { tell } from "../host/tell.ts";
 import { findRepo, gitBusy, type Repo, takeCheckpoint } from "./git.ts";
 
-/** Checkpoints still being taken, for whoever must wait for them (the end of a run, the commands). */
+/**
+ * Checkpoints still being taken in this process, for whoever must wait for them (the end of a run, the commands): the
+ * sessions of one process share its work tree, so their snapshots go one at a time.
+ */
 let pending: Promise<void> = Promise.resolve();
 
 /** Resolves once every checkpoint asked for so far is taken (or given up). */

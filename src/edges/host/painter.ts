@@ -44,7 +44,7 @@ export function createPainter(ctx: ExtensionContext, read: () => UiView): () => 
 /** pi draws a widget's lines with one column of padding on each side. */
 const PANEL_PADDING = 2;
 
-/** Whether a painter left the panel on screen: the painter of the next session must clear it. */
+/** Whether a painter left the panel on screen, which is the process's: the painter of the next session must clear it. */
 let panelOnScreen = false;
 
 /** Shows, updates or clears the panel widget; returns what it now shows. */

@@ -20,8 +20,8 @@ import {
 	isVerified,
 	markStopped,
 	recordDecision,
+	recordRun,
 	recordSend,
-	setChain,
 	setChecking,
 	setLoop,
 	subscribe,
@@ -63,7 +63,7 @@ export function currentInput({ pi, ctx, config }: Pick<FollowUp, "pi" | "ctx" | 
 export async function afterRun(outcome: RunOutcome, run: FollowUp): Promise<void> {
 	const input = currentInput(run);
 	const { chain, step } = stepAfterRun(input, outcome);
-	setChain(chain);
+	recordRun(chain);
 	await carryOut(step, { ...input, chain }, run);
 }
 

@@ -1,7 +1,8 @@
 /**
- * The auto-continue's state between pi's events: the session's mode, the outcome of the run that has ended and not
- * yet settled, and what follows it (cancelled when the user acts, a new run ends or the session changes). It decides
- * with core/rules/next-step.ts and carries out with carry-out.ts; it asks no question about the mode.
+ * The auto-continue between pi's events: it holds a run's outcome in the store until pi settles, then decides with
+ * core/rules/next-step.ts and carries out with carry-out.ts, in the session's mode (chosen once, when the session
+ * starts). Its own are the handles of what follows a run: the mode, and the abort of what was to follow (cancelled
+ * when the user acts, a new run ends or the session changes).
  */
 
 import type {
@@ -13,11 +14,11 @@ import type {
 } from "@earendil-works/pi-coding-agent";
 import { LOOP_MESSAGE_TYPE } from "../../core/rules/keys.ts";
 import { stepNow } from "../../core/rules/next-step.ts";
-import { type RunOutcome, runOutcome } from "../../core/rules/outcome.ts";
+import { runOutcome } from "../../core/rules/outcome.ts";
 import type { TilDoneConfig } from "../../core/rules/settings.ts";
 import { loopPrompt } from "../../core/texts/model.ts";
 import { LOOP_ENDS } from "../../core/texts/user.ts";
-import { getLoop, resetChain, setLoop } from "../../state.ts";
+import { getLoop, holdEndedRun, resetChain, setLoop, takeEndedRun } from "../../state.ts";
 import type { LoopSpec } from "../../types.ts";
 import { quietly } from "../host/quietly.ts";
 import { tell } from "../host/tell.ts";
@@ -50,13 +51,11 @@ export interface Engine {
 	pause(ctx: ExtensionContext): void;
 }
 
-/** What the engine keeps between events, for one extension instance. */
+/** The handles the engine keeps between events, for one extension instance. */
 interface EngineState {
 	pi: ExtensionAPI;
 	getConfig: () => TilDoneConfig;
 	mode?: Mode;
-	/** The outcome of the run that ended, waiting for pi to settle. */
-	ended?: RunOutcome;
 	/** Cancels what follows the last run: a countdown, a verification, a back-off. */
 	following: AbortController;
 }
@@ -75,7 +74,7 @@ function follow(engine: EngineState, ctx: ExtensionContext, why?: string): Follo
 /** The user took the wheel (`why`: a prompt of theirs): what was to follow is dropped, and a `/loop` ends with a notice. */
 function takeOver(engine: EngineState, ctx: ExtensionContext, why?: string): void {
 	follow(engine, ctx, why);
-	engine.ended = undefined;
+	holdEndedRun(undefined);
 	if (!getLoop()) return;
 	setLoop(undefined);
 	tell(ctx, LOOP_ENDS.byUser, "info");
@@ -83,7 +82,7 @@ function takeOver(engine: EngineState, ctx: ExtensionContext, why?: string): voi
 
 async function startLoop(engine: EngineState, spec: LoopSpec, ctx: ExtensionCommandContext): Promise<void> {
 	const run = follow(engine, ctx);
-	engine.ended = undefined;
+	holdEndedRun(undefined);
 	// A loop is the user's new start: its runs count in a fresh chain (they share its failure count and back-off).
 	resetChain();
 	const first = { ...spec, iteration: 1 };
@@ -109,7 +108,7 @@ export function createEngine(pi: ExtensionAPI, getConfig: () => TilDoneConfig): 
 	const engine: EngineState = { pi, getConfig, following: new AbortController() };
 	const forget = () => {
 		engine.following.abort();
-		engine.ended = undefined;
+		holdEndedRun(undefined);
 		if (getLoop()) setLoop(undefined);
 	};
 	return {
@@ -119,11 +118,10 @@ export function createEngine(pi: ExtensionAPI, getConfig: () => TilDoneConfig): 
 		},
 		onRunEnd(messages, ctx) {
 			follow(engine, ctx);
-			engine.ended = engine.mode?.actsBeforeSettle ? undefined : runOutcome(messages);
+			holdEndedRun(engine.mode?.actsBeforeSettle ? undefined : runOutcome(messages));
 		},
 		onSettled(ctx) {
-			const outcome = engine.ended;
-			engine.ended = undefined;
+			const outcome = takeEndedRun();
 			const run = outcome && follow(engine, ctx);
 			if (outcome && run) void afterRun(outcome, run);
 		},

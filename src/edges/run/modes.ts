@@ -23,8 +23,8 @@ import {
 	getVerification,
 	isCompletionAnnounced,
 	markCompletionAnnounced,
+	markReviewAnnounced,
 	markRunRefused,
-	setChain,
 } from "../../state.ts";
 import type { Decision } from "../../types.ts";
 import { quietly } from "../host/quietly.ts";
@@ -152,7 +152,7 @@ function announceCompletion(ctx: ExtensionContext, input: StepInput, verified: b
 /** Once per wait in a chain: the item the auto-continue waits on until the user approves it (or prompts). */
 function announceReviewWait(ctx: ExtensionContext, index: number): void {
 	if (getChain().reviewAnnounced === index) return;
-	setChain({ ...getChain(), reviewAnnounced: index });
+	markReviewAnnounced(index);
 	tell(ctx, reviewWaitText(index), "info");
 }
 
