@@ -27,8 +27,9 @@ import {
 } from "./core/rules/settings.ts";
 import { textOfContent } from "./core/texts/sanitize.ts";
 import { NOTICES } from "./core/texts/user.ts";
-import { followPlanFile } from "./edges/files/follow.ts";
-import { type CheckpointFollower, checkpointsSettled, followCheckpoints } from "./edges/git/recorder.ts";
+import type { FollowedPlan } from "./edges/files/follow.ts";
+import { checkpointsSettled } from "./edges/git/queue.ts";
+import type { CheckpointFollower } from "./edges/git/recorder.ts";
 import { warnOfInertBudget } from "./edges/host/model-price.ts";
 import { createPainter } from "./edges/host/painter.ts";
 import { quietly } from "./edges/host/quietly.ts";
@@ -194,12 +195,26 @@ interface StartedSession {
 	checkpoints: CheckpointFollower | undefined;
 }
 
+/** The plan file a session follows, its module loaded on first use (most sessions follow none). */
+async function followPlan(pi: ExtensionAPI, ctx: ExtensionContext, file: string | undefined) {
+	if (file === undefined) return undefined;
+	const { followPlanFile } = await import("./edges/files/follow.ts");
+	return followPlanFile(pi, ctx, file);
+}
+
+/** The session's checkpoints, the git edge loaded on first use (checkpoints are off unless asked for). */
+async function followCheckpointsIf(on: boolean, pi: ExtensionAPI, ctx: ExtensionContext) {
+	if (!on) return undefined;
+	const { followCheckpoints } = await import("./edges/git/recorder.ts");
+	return followCheckpoints(pi, ctx);
+}
+
 /**
  * A session starts: whose it is, its settings, its list rebuilt from the branch (a guest's own part of it), the step
  * file it follows, and what follows its store from now on. A `pi -p` of the user's whose settings were not understood
  * runs nothing.
  */
-function startSession(pi: ExtensionAPI, ctx: ExtensionContext, engine: Engine): StartedSession {
+async function startSession(pi: ExtensionAPI, ctx: ExtensionContext, engine: Engine): Promise<StartedSession> {
 	const role = takeRole(pi);
 	const resolved = resolveConfig(readFlags(pi, role), process.env, role);
 	const config = resolved.config;
@@ -208,12 +223,12 @@ function startSession(pi: ExtensionAPI, ctx: ExtensionContext, engine: Engine): 
 	reportSettingWarnings(ctx, resolved.warnings);
 	setPanelEnabled(config.panel);
 	reconstructState(ctx, { inherited: isGuest(role) && markInherited(pi, ctx), startPaused: config.startPaused });
-	const planFile = config.planFile === undefined ? undefined : followPlanFile(pi, ctx, config.planFile);
+	const planFile: FollowedPlan | undefined = await followPlan(pi, ctx, config.planFile);
 	const problems = planFile?.problem === undefined ? resolved.warnings : [...resolved.warnings, planFile.problem];
 	if (role === "own" && engine.actsBeforeSettle && problems.length > 0) refuseRun(ctx);
 	const stopPainting = paintSession(pi, ctx, config);
 	const stopListening = engine.actsBeforeSettle ? listenBeforeSettle(pi, engine) : () => {};
-	const checkpoints = config.checkpoints ? followCheckpoints(pi, ctx) : undefined;
+	const checkpoints: CheckpointFollower | undefined = await followCheckpointsIf(config.checkpoints, pi, ctx);
 	const stopWaiting = config.checkpoints ? waitForCheckpointsBeforeTools(pi) : () => {};
 	const stop = () => {
 		planFile?.stop();
@@ -244,9 +259,10 @@ export function registerEventHandlers(pi: ExtensionAPI): Engine {
 	let session: StartedSession | undefined;
 	const engine = createEngine(pi, getConfig);
 
-	pi.on("session_start", (_event, ctx) => {
+	pi.on("session_start", async (_event, ctx) => {
 		session?.stop();
-		session = startSession(pi, ctx, engine);
+		session = undefined;
+		session = await startSession(pi, ctx, engine);
 	});
 	pi.on("session_tree", (_event, ctx) => {
 		engine.onSessionChange();

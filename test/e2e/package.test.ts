@@ -4,7 +4,7 @@
  */
 
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from "vitest";
@@ -55,7 +55,11 @@ describe("the packed package", () => {
 		const manifest = JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8"));
 		expect(manifest.pi).toEqual({ extensions: ["./index.ts"], skills: ["./skills"] });
 		expect(readFileSync(join(packageDir, "index.ts"), "utf8")).toContain('"dist", "index.js"');
-		expect(readFileSync(join(packageDir, "dist/index.js"), "utf8")).toContain(MESSAGE_TYPE.continuation);
+		// The built entry and the parts it loads on first use (plan files, checkpoints, the ring) beside it.
+		const built = readdirSync(join(packageDir, "dist")).filter((file) => file.endsWith(".js"));
+		expect(built).toContain("index.js");
+		const code = built.map((file) => readFileSync(join(packageDir, "dist", file), "utf8")).join("\n");
+		expect(code).toContain(MESSAGE_TYPE.continuation);
 	});
 
 	// With "type": "module" above it, pi's loader would import the file natively and resolve pi-ai and pi-tui from
@@ -78,8 +82,18 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		const script = iso.writeScript(lazyScript(ITEMS));
 		// No -ne: the installed package is discovered like any user's package. Nothing above the unpacked folder
 		// holds pi-ai or pi-tui, so the extension loads only if pi hands it its own copies.
+		// A followed plan file: its part of the bundle is loaded on first use, from beside the built file.
 		const run = await runPrint(
-			["-e", FAKE_MODEL_EXTENSION, ...FAKE_MODEL_ARGS, "--no-session", "-p", "Do the three things"],
+			[
+				"-e",
+				FAKE_MODEL_EXTENSION,
+				...FAKE_MODEL_ARGS,
+				"--no-session",
+				"--til-done-plan",
+				"PLAN.md",
+				"-p",
+				"Do the three things",
+			],
 			iso.env,
 			{ host, raw: true },
 		);
@@ -87,6 +101,9 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		expect(run.code).toBe(0);
 		expect(continuationPrompts(readFakeLog(script.logFile))).toHaveLength(2);
 		expect(run.stdout).toBe("Finished item 2.\n");
+		expect(readFileSync(join(iso.cwd, "PLAN.md"), "utf8")).toBe(
+			`# Plan\n\n${ITEMS.map((item) => `- [x] ${item}\n`).join("")}`,
+		);
 
 		// The package also ships the til-done skill: invoking it hands its guidance to the model.
 		iso.writeScript([{ text: "Noted." }]);

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { itemKey } from "../../src/core/rules/checkpoint-rules.ts";
-import { checkpointsSettled } from "../../src/edges/git/recorder.ts";
+import { checkpointsSettled } from "../../src/edges/git/queue.ts";
 import tilDone from "../../src/index.ts";
 import { CHECKPOINT_ENTRY, CHECKPOINTS, TODOS_ERRORS, todosRefused } from "../helpers/expected.ts";
 import { createFakeCtx } from "../helpers/fake-ctx.ts";

@@ -25,7 +25,7 @@ import {
 	restoreFiles,
 	snapshotTree,
 } from "../git/git.ts";
-import { checkpointsSettled } from "../git/recorder.ts";
+import { checkpointsSettled } from "../git/queue.ts";
 import { tell } from "../host/tell.ts";
 
 /** What a checkpoint subcommand needs: the context, its arguments, and how to refuse them with the usage. */

@@ -19,17 +19,7 @@ import type { TodoItem } from "../../types.ts";
 import { quietly } from "../host/quietly.ts";
 import { tell } from "../host/tell.ts";
 import { findRepo, gitBusy, type Repo, takeCheckpoint } from "./git.ts";
-
-/**
- * Checkpoints still being taken in this process, for whoever must wait for them (the end of a run, the commands): the
- * sessions of one process share its work tree, so their snapshots go one at a time.
- */
-let pending: Promise<void> = Promise.resolve();
-
-/** Resolves once every checkpoint asked for so far is taken (or given up). */
-export function checkpointsSettled(): Promise<void> {
-	return pending;
-}
+import { queueCheckpoint } from "./queue.ts";
 
 /** Says `text` as a warning, once per pi process. */
 function warnOnce(ctx: ExtensionContext, text: string): void {
@@ -85,7 +75,7 @@ export function followCheckpoints(pi: ExtensionAPI, ctx: ExtensionContext): Chec
 		if (after === before) return;
 		const changes = holding ? [] : transitions(before, after);
 		before = after;
-		for (const change of changes) pending = pending.then(() => take(session, change)).catch(() => {});
+		for (const change of changes) queueCheckpoint(() => take(session, change));
 	});
 	return {
 		hold(rebuild) {

@@ -28,7 +28,6 @@ import {
 } from "../../state.ts";
 import type { Decision } from "../../types.ts";
 import { quietly } from "../host/quietly.ts";
-import { ringTerminal } from "../host/ring.ts";
 import { tell } from "../host/tell.ts";
 import { startCountdown } from "./countdown.ts";
 
@@ -122,7 +121,7 @@ function interactiveMode({ pi, ctx, config }: ModeEnv): Mode {
 		},
 		show(step, decision, input) {
 			// Only the TUI owns a terminal to ring; RPC clients and pipes get no escape sequences.
-			if (config.notify && ctx.mode === "tui" && endsChainForUser(step, input)) ringTerminal(RING_TITLE, decision.text);
+			if (config.notify && ctx.mode === "tui" && endsChainForUser(step, input)) ring(decision.text);
 			if (step.kind === "stop") showStop(pi, step.text);
 			else if (step.kind === "end-loop") tell(ctx, step.text, step.level);
 			else if (step.code === "all-done") announceCompletion(ctx, input, step.verified === true);
@@ -158,6 +157,11 @@ function announceReviewWait(ctx: ExtensionContext, index: number): void {
 
 /** The title of the desktop notification a chain's end raises. */
 const RING_TITLE = "pi-til-done";
+
+/** Rings the terminal, the ring loaded on first use (it is off unless asked for). */
+function ring(body: string): void {
+	void import("../host/ring.ts").then(({ ringTerminal }) => ringTerminal(RING_TITLE, body)).catch(() => {});
+}
 
 /** Exit status of `pi -p` when a setting was not understood or the step file could not be loaded: nothing ran. */
 export const SETUP_EXIT_CODE = 2;
