@@ -635,6 +635,37 @@ describe("/loop starts an iteration loop or explains its arguments", () => {
 	});
 });
 
+describe("/loop in print mode: --help and every refusal are one answer on stderr, and nothing starts", () => {
+	/** `/loop <args>` where there is no UI (pi -p); what it wrote to stderr, and what it started. */
+	async function printLoop(args: string) {
+		const { pi, loop, ui } = setup({ hasUI: false, mode: "print" });
+		await loop(args);
+		return {
+			stderr: stderr().mock.calls.map(([text]) => text),
+			notices: ui.notifications,
+			sent: pi.sent,
+			userMessages: pi.userMessages,
+			loop: getLoop(),
+			decisions: getDecisions(),
+		};
+	}
+	const NOTHING_STARTED = { notices: [], sent: [], userMessages: [], loop: undefined, decisions: [] };
+
+	it("--help answers with the usage", async () => {
+		expect(await printLoop("--help")).toEqual({ stderr: [stderrLine(LOOP_USAGE)], ...NOTHING_STARTED });
+	});
+
+	it.each([
+		["--until", "--until needs a value"],
+		["do it --max", "--max needs a value"],
+		['--until "unterminated go', '--until: the quote " is not closed'],
+		["--max 2 --max 5 go", "--max is given twice"],
+		["--halp go", "--halp is not an option of /loop"],
+	])("/loop %s is refused with what was not understood and the usage", async (args, why) => {
+		expect(await printLoop(args)).toEqual({ stderr: [stderrLine(loopRefused(why))], ...NOTHING_STARTED });
+	});
+});
+
 describe("review and approve: items only the user closes", () => {
 	it("review marks items for the user's review, shows them and stores the list", async () => {
 		const { pi, todos, told } = setup();
