@@ -1,20 +1,14 @@
 /**
  * The user's commands in print and JSON modes, where the process ends when the invocation does: `/loop` runs its
- * iterations inside the invocation and says on stderr why it ended; `/todos` answers on stderr (stdout is pi's: the
- * model's answer, or the JSON events). No extension error may reach stderr.
+ * iterations inside the invocation and says on stderr why it ended, and its refusal is one stderr line that runs
+ * nothing; `/todos` answers on stderr (stdout is pi's: the model's answer, or the JSON events), and a subcommand that
+ * goes on runs the chain inside the same `pi -p`. No extension error may reach stderr. The commands' other refusals
+ * and their parsing are tested in process (test/unit/commands.test.ts, loop.test.ts).
  */
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { EXTENSION_ENTRY, PI_HOSTS, runJson, runPrint } from "../helpers/cli.ts";
 import {
-	cleanupAll,
-	EXTENSION_ENTRY,
-	type FakeStep,
-	type IsolatedEnv,
-	isolatedEnv,
-	PI_HOSTS,
-	runJson,
-	runPrint,
-} from "../helpers/cli.ts";
-import {
+	allFinished,
 	KEY,
 	LOOP_BAD_MAX,
 	listLines,
@@ -23,27 +17,18 @@ import {
 	loopPrompt,
 	statusReport,
 	stderrLine,
-	TODOS_ERRORS,
 } from "../helpers/expected.ts";
-import { sayStep, writeStep } from "../helpers/scripts.ts";
+import { writeChecked } from "../helpers/lying-models.ts";
+import { perTest } from "../helpers/per-test.ts";
+import { completeStep, sayStep, startStep } from "../helpers/scripts.ts";
+import { sessionDir } from "../helpers/session-file.ts";
 
-let iso: IsolatedEnv | undefined;
-afterEach(() => {
-	iso?.cleanup();
-	iso = undefined;
-});
-afterAll(() => cleanupAll());
-
-function setup(steps: FakeStep[]): IsolatedEnv {
-	iso = isolatedEnv();
-	iso.writeScript(steps);
-	return iso;
-}
+const pi = perTest();
 
 describe.each(PI_HOSTS)("pi $version", (host) => {
 	describe("/loop in print mode runs every iteration inside the one invocation", () => {
 		it("stops at --max with a clear line on stderr, prints the last answer and exits 0", async () => {
-			const env = setup([sayStep("Tried once."), sayStep("Tried twice."), sayStep("Tried three times.")]);
+			const env = pi.env([sayStep("Tried once."), sayStep("Tried twice."), sayStep("Tried three times.")]);
 			const result = await runPrint(["-p", "/loop --max 3 keep going"], env.env, {
 				host,
 				extensions: [EXTENSION_ENTRY],
@@ -57,7 +42,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		});
 
 		it("ends when the answer holds the --until marker", async () => {
-			const env = setup([sayStep("Not yet."), sayStep("All green: SHIPPED"), sayStep("never asked")]);
+			const env = pi.env([sayStep("Not yet."), sayStep("All green: SHIPPED"), sayStep("never asked")]);
 			const result = await runPrint(["-p", "/loop --until SHIPPED --max 5 keep going"], env.env, {
 				host,
 				extensions: [EXTENSION_ENTRY],
@@ -69,7 +54,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		});
 
 		it("refuses bad arguments with one line and runs nothing", async () => {
-			const env = setup([sayStep("never asked")]);
+			const env = pi.env([sayStep("never asked")]);
 			const result = await runPrint(["-p", "/loop --max 0 keep going"], env.env, {
 				host,
 				extensions: [EXTENSION_ENTRY],
@@ -83,7 +68,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 
 	describe("/loop in JSON mode shows each iteration as a run of the same invocation", () => {
 		it("emits every iteration's loop message and answer, then the end line on stderr", async () => {
-			const env = setup([sayStep("One."), sayStep("Two. LOOP_DONE")]);
+			const env = pi.env([sayStep("One."), sayStep("Two. LOOP_DONE")]);
 			const result = await runJson(["/loop --max 4 keep going"], env.env, { host, extensions: [EXTENSION_ENTRY] });
 			expect(result.code).toBe(0);
 			expect(result.stderr).toBe(stderrLine(loopFinished("LOOP_DONE", 2)));
@@ -103,39 +88,55 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 	});
 
 	describe("/todos in print mode answers on stderr", () => {
-		it("names a word given as an index and changes nothing", async () => {
-			// The model plans, then asks a question: nothing is continued.
-			const env = setup([writeStep(["a", "b"]), sayStep("Shall I start with a?")]);
-			const sessionDir = `${env.root}/sessions`;
-			const first = await runPrint(["-p", "plan"], env.env, {
-				host,
-				extensions: [EXTENSION_ENTRY],
-				session: { dir: sessionDir },
-			});
-			// The list is left with items open.
-			expect(first.code).toBe(4);
-			const result = await runPrint(["-c", "-p", "/todos start abc"], env.env, {
-				host,
-				extensions: [EXTENSION_ENTRY],
-				session: { dir: sessionDir },
-			});
-			// (stdout is pi's: with -c it prints the resumed session's last answer.)
-			expect(result.code).toBe(0);
-			expect(result.stderr).toBe(stderrLine(TODOS_ERRORS.notAnIndex("start", "abc", 2)));
-			const listed = await runPrint(["-c", "-p", "/todos"], env.env, {
-				host,
-				extensions: [EXTENSION_ENTRY],
-				session: { dir: sessionDir },
-			});
-			expect(listed.stderr).toBe(stderrLine(listLines("– [0] a", "– [1] b")));
-		});
-
 		it("/todos status names no countdown, which print mode never runs", async () => {
-			const env = setup([sayStep("never asked")]);
+			const env = pi.env([sayStep("never asked")]);
 			const result = await runPrint(["-p", "/todos status"], env.env, { host, extensions: [EXTENSION_ENTRY] });
 			expect(result.code).toBe(0);
 			expect(result.stderr).toBe(stderrLine(statusReport("in-run")));
 			expect(env.readLog()).toEqual([]);
+		});
+	});
+
+	describe("a /todos command that goes on runs the chain inside the same pi -p", () => {
+		const REVIEW = [
+			writeChecked([{ text: "Release notes", review: true }, { text: "Tag it" }]),
+			startStep(0),
+			sayStep("Over to you."),
+		];
+
+		it("approve: the chain goes on to the end in the same invocation", async () => {
+			const env = pi.env(REVIEW, { TIL_DONE_COUNTDOWN: "600" });
+			const dir = sessionDir(env);
+			const first = await runPrint(["-p", "Release"], env.env, {
+				host,
+				extensions: [EXTENSION_ENTRY],
+				session: { dir },
+			});
+			expect(first.code).toBe(4);
+			env.writeScript([startStep(1), completeStep(1), sayStep("Tagged.")]);
+			const result = await runPrint(["-c", "-p", "/todos approve 0"], env.env, {
+				host,
+				extensions: [EXTENSION_ENTRY],
+				session: { dir },
+			});
+			expect(result.stderr).toBe(
+				stderrLine(listLines("✓ [0] Release notes (review)", "– [1] Tag it")) + stderrLine(allFinished(2)),
+			);
+			expect(result.code).toBe(0);
+		});
+
+		it("while paused nothing runs, and the line says why; the pause stays on the branch", async () => {
+			const env = pi.env([sayStep("Hello.")], { TIL_DONE_COUNTDOWN: "600" });
+			const options = { host, extensions: [EXTENSION_ENTRY], session: { dir: sessionDir(env) } };
+			// pi keeps a session file once it holds an answer: a first exchange, then the pause.
+			await runPrint(["-p", "Hello"], env.env, options);
+			await runPrint(["-c", "-p", "/todos pause not now"], env.env, options);
+			const result = await runPrint(["-c", "-p", "/todos add b"], env.env, options);
+			expect(result.stderr).toBe(
+				stderrLine("Added [0] b") + stderrLine("Auto-continue is paused (not now): it waits for you."),
+			);
+			expect(env.readLog()).toHaveLength(1);
+			expect(result.code).toBe(4);
 		});
 	});
 });

@@ -1,20 +1,13 @@
 /**
  * The user's own acts, over RPC on every full pi line, say what they do and keep the rules the model keeps: a prompt
  * typed during the countdown is an interruption that `/todos why` keeps, `/todos approve` closes only an open review
- * item, `/todos start` and `/todos done` keep the waits, `/todos help` says which subcommands go on, and the panel
- * counts the items it hides where they are.
+ * item (a refused subcommand, as an RPC client reads it), and the panel counts the items it hides where they are.
+ * The other subcommands' refusals (the waits `/todos start` and `/todos done` keep among them) and `/todos help` are
+ * tested in process (test/unit/commands.test.ts).
  */
 import { describe, expect, it } from "vitest";
 import { EXTENSION_ENTRY, type FakeStep, PI_HOSTS, type PiHost } from "../helpers/cli.ts";
-import {
-	countdownLine,
-	KEY,
-	PROMPTED_OVER,
-	panelAbove,
-	STATUS_REFUSED,
-	TODOS_HELP_TEXT,
-	todosRefused,
-} from "../helpers/expected.ts";
+import { countdownLine, KEY, PROMPTED_OVER, panelAbove, STATUS_REFUSED, todosRefused } from "../helpers/expected.ts";
 import { perTest } from "../helpers/per-test.ts";
 import { commandAnswer, type PiRpc } from "../helpers/rpc.ts";
 import { completeStep, sayStep, startStep, toolStep, writeStep } from "../helpers/scripts.ts";
@@ -65,33 +58,6 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		);
 		expect(await commandAnswer(client, "/todos")).toBe(
 			"– [0] Code\n– [1] Release notes (review)\n✗ [2] Release notes (review)",
-		);
-	});
-
-	it("/todos start and /todos done keep the waits: a subtask never completes a parent past its blocker", async () => {
-		const client = await rpc(host, [
-			toolStep("write_todos", {
-				mode: "replace",
-				todos: [{ text: "Blocker" }, { text: "Parent", blockedBy: [0] }, { text: "Sub", parent: 1 }],
-			}),
-			sayStep("Planned."),
-		]);
-		await client.promptAndSettle("Plan it");
-		expect(await commandAnswer(client, "/todos done 2")).toBe(
-			todosRefused("done", STATUS_REFUSED.waiting("[2] waits for [0] (not started)")),
-		);
-		expect(await commandAnswer(client, "/todos start 1")).toBe(
-			todosRefused("start", STATUS_REFUSED.waiting("[1] waits for [0] (not started)")),
-		);
-		await commandAnswer(client, "/todos done 0 2");
-		expect(await commandAnswer(client, "/todos")).toBe("✓ [0] Blocker\n✓ [1] Parent ⛓ [0]\n  ✓ [2] Sub");
-	});
-
-	it("/todos help says done goes on", async () => {
-		const client = await rpc(host, []);
-		expect(await commandAnswer(client, "/todos help")).toBe(TODOS_HELP_TEXT);
-		expect(TODOS_HELP_TEXT).toContain(
-			"/todos done <i> [<i> …]: mark items completed (your word: no check runs), and go on",
 		);
 	});
 

@@ -17,7 +17,9 @@ import {
 import type { TodoItem, TodoStatus } from "../../src/types.ts";
 import { startEngine } from "../helpers/engine.ts";
 import {
+	allDone,
 	LOOP_USAGE,
+	listLines,
 	loopRefused,
 	STATUS_REFUSED,
 	statusReport,
@@ -116,6 +118,24 @@ describe("/todos with no subcommand shows the list as text outside the TUI (the 
 		expect(ui.notifications).toEqual([]);
 		await todos("clear");
 		expect(stderr()).toHaveBeenLastCalledWith(stderrLine("Todo list cleared."));
+	});
+});
+
+describe("/todos in print mode answers on stderr, and a refused subcommand changes nothing", () => {
+	it("a word given as an index is named, on one stderr answer; the list, the branch and the chain stay as they were", async () => {
+		const { pi, todos, told } = setup({ hasUI: false, mode: "print" });
+		const two = [todo("a"), todo("b")];
+		setTodos(two);
+		const chain = getChain();
+		await todos("start abc");
+		expect(stderr().mock.calls).toEqual([[stderrLine(TODOS_ERRORS.notAnIndex("start", "abc", 2))]]);
+		expect(told()).toEqual([]);
+		expect(getTodos()).toEqual(two);
+		expect(getChain()).toEqual(chain);
+		expect(pi.entries).toEqual([]);
+		expect(pi.sent).toEqual([]);
+		await todos("");
+		expect(stderr()).toHaveBeenLastCalledWith(stderrLine(listLines("– [0] a", "– [1] b")));
 	});
 });
 
@@ -346,6 +366,30 @@ describe("the user edits, removes, moves and unmarks items; each change is store
 		expect(getTodos()).toEqual([todo("a")]);
 	});
 
+	it("on a paused list of six: add without text and an item given twice are refused and change nothing; edit, review, unreview, move and remove go", async () => {
+		const { pi, todos, told } = setup();
+		const six = ["a", "b", "c", "d", "e", "f"].map((text) => todo(text));
+		setTodos(six);
+		await todos("pause");
+		const paused = [...pi.entries];
+		await todos("add");
+		await todos("help");
+		expect(told().slice(1)).toEqual([TODOS_ERRORS.addEmpty, TODOS_HELP_TEXT]);
+		expect(getTodos()).toEqual(six);
+		expect(pi.entries).toEqual(paused);
+		await todos("edit 0 Write the parser");
+		await todos("review 1");
+		await todos("unreview 1");
+		await todos("move 5 0");
+		const moved = getTodos();
+		await todos("remove 2 3 3");
+		expect(told().at(-1)).toBe(TODOS_ERRORS.twice("remove", 3));
+		expect(getTodos()).toEqual(moved);
+		await todos("remove 2 3 4 5");
+		expect(told().at(-1)).toBe(listLines("– [0] f", "– [1] Write the parser"));
+		expect(getTodos()).toEqual([todo("f"), todo("Write the parser")]);
+	});
+
 	it.each([
 		["edit 0", todosRefused("edit", "the text is empty")],
 		["edit x text", TODOS_ERRORS.notAnIndex("edit", "x", 2)],
@@ -563,6 +607,16 @@ describe("panel switches the todo panel", () => {
 		expect(told()).toEqual([todosRefused("panel", '"maybe" is neither on nor off')]);
 		expect(isPanelEnabled()).toBe(false);
 	});
+
+	it("a refused word leaves a panel that is on as it was, showing the list", async () => {
+		const { todos, told, ui } = setup();
+		setTodos([todo("a"), todo("b")]);
+		await todos("panel ON");
+		await todos("panel maybe");
+		expect(told()).toEqual(["Todo panel on.", todosRefused("panel", '"maybe" is neither on nor off')]);
+		expect(isPanelEnabled()).toBe(true);
+		expect(ui.widgets.get("til-done-panel")?.lines).toEqual(["– [0] a", "– [1] b"]);
+	});
 });
 
 describe("an unknown subcommand is an error that lists the valid ones", () => {
@@ -740,6 +794,26 @@ describe("the user's status changes keep the same wait and review rules as the m
 		await todos("done 2");
 		expect(told()).toEqual([todosRefused("done", STATUS_REFUSED.waiting("[2] waits for [0] (in progress)"))]);
 		expect(getTodos()).toEqual(blocked);
+	});
+
+	it("a subtask never completes a parent past its blocker: done of it and start of the parent are refused; done of the blocker with it goes", async () => {
+		const { pi, todos, told } = setup();
+		const plan = [
+			item("Blocker"),
+			item("Parent", "not_started", { blockedBy: [0] }),
+			item("Sub", "not_started", { parent: 1 }),
+		];
+		setTodos(plan);
+		await todos("done 2");
+		await todos("start 1");
+		expect(told()).toEqual([
+			todosRefused("done", STATUS_REFUSED.waiting("[2] waits for [0] (not started)")),
+			todosRefused("start", STATUS_REFUSED.waiting("[1] waits for [0] (not started)")),
+		]);
+		expect(getTodos()).toEqual(plan);
+		expect(pi.entries).toEqual([]);
+		await todos("done 0 2");
+		expect(told().slice(2)).toEqual([listLines("✓ [0] Blocker", "✓ [1] Parent ⛓ [0]", "  ✓ [2] Sub"), allDone(3)]);
 	});
 
 	it("done of a parent whose subtasks are open is refused; done of the blocker and the items after it, in one command, goes", async () => {
