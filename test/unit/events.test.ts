@@ -268,6 +268,88 @@ describe("session_start reads the configuration, rebuilds the list and draws the
 	});
 });
 
+describe("a pi -p whose setting was not understood runs nothing, says how to fix it, and exits 2", () => {
+	const argv = process.argv;
+	const exitCode = process.exitCode;
+	afterEach(() => {
+		process.argv = argv;
+		process.exitCode = exitCode;
+		vi.restoreAllMocks();
+	});
+
+	/**
+	 * A `pi -p` session starts with `args` on the command line and `flags` as pi reports them, then the user's prompt
+	 * arrives: what the extension wrote to stderr, the exit status it set, what it did with the prompt, and what it sent.
+	 */
+	async function startPrint(args: string[], flags: Record<string, string | boolean> = {}) {
+		const stderr = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
+		process.argv = ["node", "pi", ...args];
+		const { pi, fire, ui } = setup({ hasUI: false, mode: "print" });
+		for (const [flag, value] of Object.entries(flags)) pi.flagValues.set(flag, value);
+		await fire("session_start", { reason: "startup" });
+		const prompt = await fire("input", { source: "interactive", text: "Do the list" });
+		return {
+			stderr: stderr.mock.calls.map(([text]) => text),
+			exitCode: process.exitCode,
+			prompt,
+			notices: ui.notifications,
+			sent: pi.sent,
+			userMessages: pi.userMessages,
+			decisions: getDecisions(),
+		};
+	}
+
+	/** What a refused run shows after the setting's own line: the run refused, the prompt handled, nothing sent. */
+	const refused = (line: string) => ({
+		stderr: [stderrLine(line), stderrLine(RUN_REFUSED)],
+		exitCode: 2,
+		prompt: [{ action: "handled" }],
+		notices: [],
+		sent: [],
+		userMessages: [],
+		decisions: [],
+	});
+
+	it("a prompt pi took as a switch's value: the word is named, and how to write the switch", async () => {
+		const args = ["-p", "--til-done-notify", "plan and do the work"];
+		expect(await startPrint(args, { "til-done-notify": true })).toEqual(
+			refused(
+				'pi-til-done: --til-done-notify took "plan and do the work" as its value (pi gives a switch the word after it), which is no switch\'s word: it is refused, and that word was not sent; write --til-done-notify=on, or put the prompt before the switch',
+			),
+		);
+	});
+
+	it("a word no switch takes after =", async () => {
+		const args = ["--til-done-paused=maybe", "-p", "Do the list"];
+		expect(await startPrint(args, { "til-done-paused": true })).toEqual(
+			refused(
+				"pi-til-done: --til-done-paused=maybe is refused: a switch takes one of on, true, yes, 1, off, false, no, 0",
+			),
+		);
+	});
+
+	it("a number out of its range, in a variable: its line repeats at most 40 characters of it", async () => {
+		vi.stubEnv("TIL_DONE_COUNTDOWN", "x".repeat(600));
+		expect(await startPrint(["-p", "Do the list"])).toEqual(
+			refused(`pi-til-done: TIL_DONE_COUNTDOWN=${"x".repeat(39)}… ignored: expected a number from 0 to 600`),
+		);
+	});
+
+	it.each(["false", "OFF"])(
+		"--til-done-paused=%s is understood: it does not pause, and the prompt goes through",
+		async (word) => {
+			vi.stubEnv("TIL_DONE_PAUSED", "1");
+			const started = await startPrint([`--til-done-paused=${word}`, "-p", "Do the list"], { "til-done-paused": true });
+			expect({ stderr: started.stderr, exitCode: started.exitCode, prompt: started.prompt }).toEqual({
+				stderr: [],
+				exitCode,
+				prompt: [{ action: "continue" }],
+			});
+			expect(getChain().paused).toBe(false);
+		},
+	);
+});
+
 describe("session_tree rebuilds from the new branch", () => {
 	it("replaces the list, redraws the status bar and cancels the countdown", async () => {
 		let branch: unknown[] = [written(TWO_ITEMS)];
