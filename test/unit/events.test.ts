@@ -1,3 +1,6 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Component } from "@earendil-works/pi-tui";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { initialChain } from "../../src/core/rules/chain.ts";
@@ -19,7 +22,16 @@ import {
 	setTodos,
 } from "../../src/state.ts";
 import type { TodoItem, TodoStatus } from "../../src/types.ts";
-import { KEY, MESSAGE_TYPE, RUN_REFUSED, staleReminder, stderrLine } from "../helpers/expected.ts";
+import {
+	KEY,
+	MESSAGE_TYPE,
+	PLAN_NOTICES,
+	PLAN_PROBLEMS,
+	planFileError,
+	RUN_REFUSED,
+	staleReminder,
+	stderrLine,
+} from "../helpers/expected.ts";
 import { createFakeCtx, type FakeCtxOptions } from "../helpers/fake-ctx.ts";
 import { createFakePi } from "../helpers/fake-pi.ts";
 import { must } from "../helpers/must.ts";
@@ -281,10 +293,10 @@ describe("a pi -p whose setting was not understood runs nothing, says how to fix
 	 * A `pi -p` session starts with `args` on the command line and `flags` as pi reports them, then the user's prompt
 	 * arrives: what the extension wrote to stderr, the exit status it set, what it did with the prompt, and what it sent.
 	 */
-	async function startPrint(args: string[], flags: Record<string, string | boolean> = {}) {
+	async function startPrint(args: string[], flags: Record<string, string | boolean> = {}, cwd?: string) {
 		const stderr = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
 		process.argv = ["node", "pi", ...args];
-		const { pi, fire, ui } = setup({ hasUI: false, mode: "print" });
+		const { pi, fire, ui } = setup({ hasUI: false, mode: "print", cwd });
 		for (const [flag, value] of Object.entries(flags)) pi.flagValues.set(flag, value);
 		await fire("session_start", { reason: "startup" });
 		const prompt = await fire("input", { source: "interactive", text: "Do the list" });
@@ -333,6 +345,25 @@ describe("a pi -p whose setting was not understood runs nothing, says how to fix
 		expect(await startPrint(["-p", "Do the list"])).toEqual(
 			refused(`pi-til-done: TIL_DONE_COUNTDOWN=${"x".repeat(39)}… ignored: expected a number from 0 to 600`),
 		);
+	});
+
+	it("a followed plan file that cannot be loaded: the line names the file and its line, and the file stays as it was", async () => {
+		const cwd = mkdtempSync(join(tmpdir(), "til-done-plan-"));
+		const bad = "# Plan\n\n- [ ] One\n- [ ] \n- [ ] Three\n";
+		writeFileSync(join(cwd, "PLAN.md"), bad);
+		try {
+			expect(
+				await startPrint(
+					["--til-done-plan", "PLAN.md", "-p", "work through the plan"],
+					{ "til-done-plan": "PLAN.md" },
+					cwd,
+				),
+			).toEqual(refused(PLAN_NOTICES.loadRefused(planFileError("PLAN.md", 4, PLAN_PROBLEMS.emptyText(1)))));
+			expect(getTodos()).toEqual([]);
+			expect(readFileSync(join(cwd, "PLAN.md"), "utf8")).toBe(bad);
+		} finally {
+			rmSync(cwd, { recursive: true, force: true });
+		}
 	});
 
 	it.each(["false", "OFF"])(

@@ -195,6 +195,18 @@ describe("/todos import replaces the list with a plan file's, stored on the bran
 		expect(getTodos()).toEqual(TWO);
 		expect(snapshots()).toEqual([]);
 	});
+	it("refuses a note it does not know, naming the file as typed (relative to the session's folder) and its line; the list stays", async () => {
+		writeFileSync(join(dir, "bad.md"), lines("- [ ] Build", "  - due friday"));
+		const { todos, told, snapshots } = setup({ mode: "rpc", cwd: dir });
+		const followed = [item("Build"), item("Document", "not_started", { blockedBy: [0] })];
+		setTodos(followed);
+		await todos("import bad.md");
+		expect(told()).toEqual([
+			PLAN_NOTICES.importRefused(planFileError("bad.md", 2, PLAN_PROBLEMS.unknownAnnotation("due friday"))),
+		]);
+		expect(getTodos()).toEqual(followed);
+		expect(snapshots()).toEqual([]);
+	});
 	it("refuses a missing file, and one not named", async () => {
 		const { todos, told } = setup();
 		await todos(`import ${join(dir, "none.md")}`);
