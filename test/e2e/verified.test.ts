@@ -22,7 +22,6 @@ import {
 	itemChecksLine,
 	KEY,
 	listLines,
-	MODEL_CHECKS_OFF,
 	noProgress,
 	repeatedAnswer,
 	reviewWait,
@@ -142,37 +141,19 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 	});
 
 	describe("a check the model wrote runs only where the model could run it itself", () => {
-		it.each([
-			[
-				"pi's bash tool is not active",
-				["--exclude-tools", "bash"],
-				{},
-				BASH_INACTIVE,
-				itemChecksLine("off while pi's bash tool is not active"),
-			],
-			[
-				"model checks are turned off",
-				[],
-				{ TIL_DONE_MODEL_CHECKS: "off" },
-				MODEL_CHECKS_OFF,
-				itemChecksLine("off (--til-done-model-checks off)"),
-			],
-		])(
-			"when %s, an item with a check is refused and nothing changes; /todos status says so",
-			async (_name, args, vars, why, statusLine) => {
-				const env = setup(
-					[writeChecked([{ text: "Write the code", check: "true" }]), sayStep("Could not plan.")],
-					vars,
-				);
-				const result = await print(host, env, "Plan it", args);
-				expect(result.code).toBe(0);
-				expect(result.writes().map((write) => [write.text, write.details.error, write.details.todos])).toEqual([
-					[checksCannotRun(0, why), "checks not allowed", []],
-				]);
-				const status = await print(host, env, "/todos status", args);
-				expect(status.stderr.split("\n").filter(Boolean).at(-1)).toBe(stderrLine(statusLine).trimEnd());
-			},
-		);
+		it("when pi's bash tool is not active (pi's --exclude-tools), an item with a check is refused and nothing changes; /todos status says so", async () => {
+			const env = setup([writeChecked([{ text: "Write the code", check: "true" }]), sayStep("Could not plan.")]);
+			const args = ["--exclude-tools", "bash"];
+			const result = await print(host, env, "Plan it", args);
+			expect(result.code).toBe(0);
+			expect(result.writes().map((write) => [write.text, write.details.error, write.details.todos])).toEqual([
+				[checksCannotRun(0, BASH_INACTIVE), "checks not allowed", []],
+			]);
+			const status = await print(host, env, "/todos status", args);
+			expect(status.stderr.split("\n").filter(Boolean).at(-1)).toBe(
+				stderrLine(itemChecksLine("off while pi's bash tool is not active")).trimEnd(),
+			);
+		});
 	});
 
 	describe("walking away from work is shown to the user and is no progress", () => {

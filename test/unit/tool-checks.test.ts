@@ -6,6 +6,7 @@ import { getChain, getTodos, recordRun, setTodos } from "../../src/state.ts";
 import { createEditTodosTool, createWriteTodosTool } from "../../src/tools.ts";
 import type { TodoItem, TodoStatus } from "../../src/types.ts";
 import { scriptedChecks } from "../helpers/check-env.ts";
+import { reviewRewritten } from "../helpers/expected.ts";
 import { createFakeCtx, type FakeUi } from "../helpers/fake-ctx.ts";
 import { freshStore } from "../helpers/store.ts";
 
@@ -171,6 +172,19 @@ describe("edit_todos: an item for the user's review is never closed by the model
 		setTodos([{ text: "b", status: "not_started", review: true }]);
 		const result = await tools(checkEnv().env).edit({ action: "start", indices: [0] });
 		expect(result.content[0]?.text).toBe("Started [0]\n\n● [0] b (review)");
+	});
+});
+
+describe("write_todos: a rewrite that drops an open review item is refused, naming it, and nothing changes", () => {
+	it("even in the run that wrote it", async () => {
+		const { write } = tools(checkEnv().env);
+		const marked = { text: "Check the screenshots", review: true };
+		const first = await write({ mode: "replace", todos: [marked] });
+		expect(first.content[0]?.text.split("\n")[0]).toBe("Wrote 1 todo item(s)");
+		const second = await write({ mode: "replace", todos: [{ text: "Something else" }] });
+		expect(second.content[0]?.text).toBe(reviewRewritten(0, "Check the screenshots"));
+		expect(second.details).toEqual({ action: "write", todos: [], error: "review item dropped" });
+		expect(getTodos()).toEqual([{ ...marked, status: "not_started" }]);
 	});
 });
 
