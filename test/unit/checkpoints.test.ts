@@ -183,6 +183,22 @@ describe("a revert that would lose a later change is refused, naming the files, 
 	});
 });
 
+describe("a revert that would lose a later change keeps every byte of it", () => {
+	it("a line ending of its own, a NUL and a non-ASCII letter, written after the item", async () => {
+		const { pi, fake, tool, todos } = await start();
+		await tool("write_todos", { mode: "replace", todos: [{ text: "Edit a" }] });
+		await tool("edit_todos", { action: "start", indices: [0] });
+		await pi.fire("tool_call", { toolName: "bash", input: {} }, fake.ctx);
+		writeFileSync(join(dir, "a.txt"), "changed\n");
+		await tool("edit_todos", { action: "complete", indices: [0] });
+		await checkpointsSettled();
+		const mine = "changed\nmine \u00e9\r\n\u0000tail";
+		writeFileSync(join(dir, "a.txt"), mine);
+		expect(await todos("revert 0")).toBe(CHECKPOINTS.revertRefused(0, "a.txt"));
+		expect(readFileSync(join(dir, "a.txt"), "utf8")).toBe(mine);
+	});
+});
+
 describe("git that cannot snapshot (it cannot write an object) is said once, and a revert is refused", () => {
 	it("no entry, one warning; revert and a later session end quietly", async () => {
 		const { pi, fake, tool, todos, taken } = await start();
