@@ -8,11 +8,10 @@ import {
 	stopWords,
 	tokenBudgetStop,
 	trippedBreaker,
-	UNFINISHED_TAIL,
-	UNVERIFIED_TAIL,
 } from "../../src/core/rules/breakers.ts";
 import { NUMERIC_SETTINGS } from "../../src/core/rules/settings.ts";
 import { type ChainSpend, NO_SPEND } from "../../src/core/rules/usage.ts";
+import { UNFINISHED_TAIL, UNVERIFIED_TAIL } from "../../src/core/texts/user.ts";
 import { costBudgetStop as costStopText, TAKE_OVER, tokenBudgetStop as tokenStopText } from "../helpers/expected.ts";
 
 /** Every breaker off or far away: each test arms the one it is about. */

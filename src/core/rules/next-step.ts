@@ -8,7 +8,7 @@ import type { CheckRun, LoopState, TodoItem } from "../../types.ts";
 import { hasIncomplete, pickNextIndex, reviewWaitIndex } from "../list/queries.ts";
 import { openWaits, waitingItems } from "../list/ready.ts";
 import { describeCheckEnd, formatCheckFailures, loopPrompt } from "../texts/model.ts";
-import { blockedStop, LOOP_ENDS } from "../texts/user.ts";
+import { blockedStop, LOOP_ENDS, NEXT_RUN, STOPPED, UNFINISHED_TAIL, UNVERIFIED_TAIL } from "../texts/user.ts";
 import {
 	type BreakerInput,
 	type BreakerLimits,
@@ -16,8 +16,6 @@ import {
 	type StopCode,
 	tokenBudgetStop,
 	trippedBreaker,
-	UNFINISHED_TAIL,
-	UNVERIFIED_TAIL,
 } from "./breakers.ts";
 import { assessRun, type ChainState } from "./chain.ts";
 import { COUNTDOWN_MESSAGE_TYPE, LOOP_MESSAGE_TYPE } from "./keys.ts";
@@ -146,7 +144,7 @@ function blockedText(todos: readonly TodoItem[]): string {
 }
 
 /** What the breakers are asked about a chain's next continuation (or a loop's next iteration). */
-function breakerInput({ todos, chain, inputPrice }: StepInput, next = "continuation"): BreakerInput {
+function breakerInput({ todos, chain, inputPrice }: StepInput, next: string = NEXT_RUN.chain): BreakerInput {
 	return { chain, inputPrice, next, tail: hasIncomplete(todos) ? UNFINISHED_TAIL : UNVERIFIED_TAIL };
 }
 
@@ -158,10 +156,10 @@ function tripped(input: StepInput): Step | undefined {
 
 /** The budget a loop's next iteration would cross, by the forecast of its first call; undefined when none. */
 function loopBudgetStop(input: StepInput): string | undefined {
-	const subject = { ...breakerInput(input, "loop iteration"), tail: "" };
+	const subject = { ...breakerInput(input, NEXT_RUN.loop), tail: "" };
 	return (
-		tokenBudgetStop(subject, input.limits.budgetTokens, "Loop stopped") ??
-		costBudgetStop(subject, input.limits.budgetCost, "Loop stopped")
+		tokenBudgetStop(subject, input.limits.budgetTokens, STOPPED.loop) ??
+		costBudgetStop(subject, input.limits.budgetCost, STOPPED.loop)
 	);
 }
 

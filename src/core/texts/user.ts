@@ -408,3 +408,122 @@ export function diffAsData(diff: string, start: string, done: string, max = MAX_
 	const more = `… ${lines.length - max} more line(s): git diff ${short(start)} ${short(done)}`;
 	return [...lines.slice(0, max), more].join("\n");
 }
+
+// ── The breakers: why a chain stopped, as its stop text, its words on the status bar and its `/todos status` line ──
+
+/** How a stop text ends: what was left undone. */
+export const UNFINISHED_TAIL = "Remaining todos were not completed. Take over manually.";
+/** The same, when every item is finished but the list failed its verification. */
+export const UNVERIFIED_TAIL = "The finished list did not pass its verification. Take over manually.";
+
+/** What a budget's stop text says stopped: the auto-continue's chain, or a `/loop`. */
+export const STOPPED = { chain: "Auto-continue stopped", loop: "Loop stopped" } as const;
+
+/** The run a budget forecasts, in its stop text and its `/todos status` line: the chain's next, or a loop's next. */
+export const NEXT_RUN = { chain: "continuation", loop: "loop iteration" } as const;
+
+/** Why a chain stopped when no breaker tripped, in a few words for the status bar. */
+export const STOP_WORDS = { interrupted: "interrupted by you", blocked: "no item is ready" } as const;
+
+/** A counter against its limit, as a `/todos status` line shows it: `2/3`, or `off` for a limit of 0. */
+const counter = (value: number, limit: number): string => (limit > 0 ? `${value}/${limit}` : "off");
+
+/** A stop text and how it ends (nothing, for a `/loop`). */
+const withTail = (text: string, tail: string): string => (tail === "" ? text : `${text} ${tail}`);
+
+/** A budget's stop in figures: what stopped, the run forecast, the chain's spend after its first call and before. */
+export interface BudgetStop {
+	/** {@link STOPPED}: the chain's or the loop's. */
+	stopped: string;
+	/** {@link NEXT_RUN}: the run that is not sent. */
+	next: string;
+	/** The chain's tokens or cost after the next run's first call, forecast. */
+	forecast: number;
+	budget: number;
+	/** The chain's tokens or cost so far. */
+	spent: number;
+	/** The last context's tokens, which the next run's first call sends again. */
+	context: number;
+	/** What that first call costs, at the model's input price; undefined when pi knows no price. */
+	nextCost?: number | undefined;
+	tail: string;
+}
+
+/**
+ * Each breaker's texts; core/rules/breakers.ts holds its row: the words on the status bar, its setting's line in
+ * `pi --help`, its stop text (figures in, how it ends last) and its `/todos status` line.
+ */
+export const BREAKER_TEXTS = {
+	failures: {
+		words: "failed runs",
+		description: "Give up after this many failed runs in a row (provider error, output limit)",
+		stop: (limit: number, tail: string) =>
+			`Auto-continue stopped after ${limit} failed runs in a row (provider error or output limit). ${tail}`,
+		report: (failures: number, limit: number) => `Failed runs in a row: ${counter(failures, limit)}`,
+	},
+	repeatedAnswer: {
+		words: "the same answer again and again",
+		description: "Stop after this many continued runs in a row complete nothing and end with the same answer (0 = off)",
+		stop: (limit: number, tail: string) =>
+			`Auto-continue stopped: the last ${limit} continued runs ended with the same answer. ${tail}`,
+		report: (sameAnswers: number, limit: number) => `Same answer in a row: ${counter(sameAnswers, limit)}`,
+	},
+	noProgress: {
+		words: "no todo completed",
+		description: "Stop after this many continuations in a row complete no item (0 = off)",
+		stop: (limit: number, tail: string) =>
+			`Auto-continue stopped: no todo was completed in the last ${limit} continuations. ${tail}`,
+		report: (noProgress: number, limit: number) => `Continuations without progress: ${counter(noProgress, limit)}`,
+	},
+	spend: {
+		words: "spending without progress",
+		description:
+			"Stop when the tokens since the last finished item exceed this many times the median per item (0 = off)",
+		stop: (factor: number, sinceFinish: number, medianPerItem: number, finished: number, tail: string) =>
+			`Auto-continue stopped: ${formatTokens(sinceFinish)} tokens since the last finished todo, more than ${factor} × the median of ${formatTokens(medianPerItem)} tokens per finished todo (${finished} finished in this chain). ${tail}`,
+		off: "Progress breaker: off",
+		/** The figures while too few items are finished for a median. */
+		armedAt: (needed: number, finished: number) => `armed once ${needed} todos are finished, ${finished} so far`,
+		figures: (medianPerItem: number, sinceFinish: number) =>
+			`median ${formatTokens(medianPerItem)}, ${formatTokens(sinceFinish)} since the last finished todo`,
+		report: (factor: number, figures: string) =>
+			`Progress breaker: ${factor} × the median tokens per finished todo; ${figures}`,
+	},
+	hardCap: {
+		words: "continuation limit reached",
+		description: "Hard cap on continuations per user prompt",
+		stop: (limit: number, tail: string) => `Auto-continue limit reached (${limit} iterations). ${tail}`,
+		report: (continuations: number, limit: number) => `Continuations this prompt: ${continuations}/${limit}`,
+	},
+	budgetTokens: {
+		words: "token budget",
+		description: "Tokens a chain may spend; a continuation forecast to cross it is not sent (0 = no budget)",
+		stop: ({ stopped, next, forecast, budget, spent, context, tail }: BudgetStop) =>
+			withTail(
+				`${stopped}: the next ${next} would bring this chain to about ${formatTokens(forecast)} tokens, over its budget of ${formatTokens(budget)} (${formatTokens(spent)} spent so far, and its first call sends the last context of ${formatTokens(context)} tokens again).`,
+				tail,
+			),
+		none: "Token budget: none",
+		report: (budget: number, next: string, forecast: number) =>
+			`Token budget: ${formatTokens(budget)} (next ${next}: about ${formatTokens(forecast)})`,
+	},
+	budgetCost: {
+		words: "cost budget",
+		description: "Cost a chain may reach, in the provider's currency; forecast the same way (0 = no budget)",
+		stop: ({ stopped, next, forecast, budget, spent, context, nextCost, tail }: BudgetStop) => {
+			const first =
+				nextCost === undefined
+					? "the model's price for the next call is unknown"
+					: `its first call sends the last context of ${formatTokens(context)} tokens again, about ${formatCost(nextCost)}`;
+			return withTail(
+				`${stopped}: the next ${next} would bring this chain to a cost of about ${formatCost(forecast)}, over its budget of ${formatCost(budget)} (${formatCost(spent)} spent so far; ${first}).`,
+				tail,
+			);
+		},
+		none: "Cost budget: none",
+		/** When pi knows no price for the model: every call costs 0, so the budget cannot apply. */
+		unpriced: (budget: number) => `Cost budget: ${formatCost(budget)} (cannot apply: pi knows no price for this model)`,
+		report: (budget: number, next: string, forecast: number, nextPriced: boolean) =>
+			`Cost budget: ${formatCost(budget)} (next ${next}: about ${formatCost(forecast)}${nextPriced ? "" : ", the next call's price unknown"})`,
+	},
+} as const;
