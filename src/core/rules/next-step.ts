@@ -7,8 +7,16 @@ import { buildContinuationPrompt } from "../../formatting.ts";
 import type { CheckRun, LoopState, TodoItem } from "../../types.ts";
 import { hasIncomplete, pickNextIndex, reviewWaitIndex } from "../list/queries.ts";
 import { openWaits, waitingItems } from "../list/ready.ts";
-import { describeCheckEnd, formatCheckFailures, loopPrompt } from "../texts/model.ts";
-import { blockedStop, LOOP_ENDS, NEXT_RUN, STOPPED, UNFINISHED_TAIL, UNVERIFIED_TAIL } from "../texts/user.ts";
+import { CHECK_NAMES, describeCheckEnd, formatCheckFailures, loopPrompt } from "../texts/model.ts";
+import {
+	blockedStop,
+	failedCheck,
+	LOOP_ENDS,
+	NEXT_RUN,
+	STOPPED,
+	UNFINISHED_TAIL,
+	UNVERIFIED_TAIL,
+} from "../texts/user.ts";
 import {
 	type BreakerInput,
 	type BreakerLimits,
@@ -194,10 +202,10 @@ function decideFinished(input: StepInput, outcome: RunOutcome | undefined): Step
 export function verificationChecks({ todos, doneCheck, modelChecks }: StepInput): VerificationCheck[] {
 	const items = todos.flatMap((todo, index): VerificationCheck[] =>
 		modelChecks && todo.status === "completed" && todo.check !== undefined
-			? [{ what: `the check of [${index}]`, command: todo.check, index }]
+			? [{ what: CHECK_NAMES.item(index), command: todo.check, index }]
 			: [],
 	);
-	return doneCheck === undefined ? items : [{ what: "the done-check", command: doneCheck }, ...items];
+	return doneCheck === undefined ? items : [{ what: CHECK_NAMES.doneCheck, command: doneCheck }, ...items];
 }
 
 /** What a verification found, and what follows from it. */
@@ -228,7 +236,7 @@ export function judgeVerification(
 		timeoutSeconds,
 	);
 	const chain = { ...input.chain, verificationReport: report };
-	const failed = failures.map(([check, run]) => `${check.what} (${describeCheckEnd(run, timeoutSeconds)})`);
+	const failed = failures.map(([check, run]) => failedCheck(check.what, describeCheckEnd(run, timeoutSeconds)));
 	return { passed: false, failed, reopen, chain };
 }
 

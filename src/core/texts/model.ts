@@ -57,6 +57,12 @@ export const MODEL_TEXTS = {
 
 // ── Checks ──────────────────────────────────────────────────────────────────
 
+/** How a check is named to the model and, on the status bar, to the user: `the done-check`, `the check of [2]`. */
+export const CHECK_NAMES = {
+	doneCheck: "the done-check",
+	item: (index: number) => `the check of [${index}]`,
+} as const;
+
 /** How a check ended, in words: `exit code 1`, `timed out after 120 s`, `stopped (the run was aborted)`. */
 export function describeCheckEnd(run: CheckRun, timeoutSeconds: number): string {
 	if (run.aborted) return "stopped: the run was aborted";
@@ -204,7 +210,7 @@ export const TOOL_ERRORS = {
 		detail: "checks not allowed",
 	}),
 	checkCannotRun: (index: number, why: string): ParamError => {
-		const detail = `the check of [${index}] cannot run here: ${why}`;
+		const detail = `${CHECK_NAMES.item(index)} cannot run here: ${why}`;
 		return { message: `Error: ${detail}; the user can complete it with /todos done`, detail };
 	},
 	/** The model may work on a review item but never close it; it is told who does, and to stop. */
@@ -220,7 +226,7 @@ export const TOOL_ERRORS = {
 		const indices = failed.map(([index]) => index);
 		const which =
 			indices.length === 1 ? `the check of item [${indices[0]}]` : `the checks of items [${indices.join(", ")}]`;
-		const labelled = failed.map(([index, run]): [string, CheckRun] => [`the check of [${index}]`, run]);
+		const labelled = failed.map(([index, run]): [string, CheckRun] => [CHECK_NAMES.item(index), run]);
 		return {
 			message: `Error: ${which} failed, so nothing was changed.\n${formatCheckFailures(labelled, timeoutSeconds)}`,
 			detail: `check failed: ${indices.map((index) => `[${index}]`).join(", ")}`,

@@ -249,6 +249,9 @@ export function checkStatus(
 	return { parts: ["✗ not verified: ", { cut: verification.failed.join("; ") }], shorter: ["✗ not verified"] };
 }
 
+/** A failed check as the status bar lists it: its name, and how it ended (`the done-check (exit code 1)`). */
+export const failedCheck = (what: string, end: string): string => `${what} (${end})`;
+
 /** `👁 [i] waits for your review` while the auto-continue waits on item `index`. */
 export function reviewStatus(index: number | undefined): StatusText | undefined {
 	return index === undefined ? undefined : whole(reviewWaitText(index), `👁 [${index}] review`, `👁 [${index}]`);
