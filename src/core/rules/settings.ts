@@ -2,6 +2,7 @@
 
 import { DEFAULT_COUNTDOWN_SECONDS, type SessionRole } from "../../types.ts";
 import { isValidCheck } from "../../validation.ts";
+import { flagHelpLine, SETTING_DESCRIPTIONS, SETTING_EXPECTED, SETTING_WARNINGS } from "../texts/user.ts";
 import { BREAKERS } from "./breakers.ts";
 import type { EngineLimits } from "./next-step.ts";
 import type { NumericSetting, Setting } from "./setting.ts";
@@ -67,7 +68,7 @@ const GENERAL_SETTINGS: readonly NumericSetting<GeneralKey>[] = [
 		key: "countdownSeconds",
 		flag: "til-done-countdown",
 		env: "TIL_DONE_COUNTDOWN",
-		description: "Seconds of countdown before auto-continuing (0 = none)",
+		description: SETTING_DESCRIPTIONS.countdownSeconds,
 		default: DEFAULT_COUNTDOWN_SECONDS,
 		min: 0,
 		max: 600,
@@ -77,7 +78,7 @@ const GENERAL_SETTINGS: readonly NumericSetting<GeneralKey>[] = [
 		key: "failureBackoffMs",
 		flag: "til-done-backoff-ms",
 		env: "TIL_DONE_BACKOFF_MS",
-		description: "First back-off after a failed run, in milliseconds; doubles per failure",
+		description: SETTING_DESCRIPTIONS.failureBackoffMs,
 		default: 5000,
 		min: 0,
 		max: 600_000,
@@ -87,7 +88,7 @@ const GENERAL_SETTINGS: readonly NumericSetting<GeneralKey>[] = [
 		key: "checkTimeoutSeconds",
 		flag: "til-done-check-timeout",
 		env: "TIL_DONE_CHECK_TIMEOUT",
-		description: "Seconds one check may run before it is killed and counts as failed",
+		description: SETTING_DESCRIPTIONS.checkTimeoutSeconds,
 		default: 120,
 		min: 0.1,
 		max: 3600,
@@ -97,7 +98,7 @@ const GENERAL_SETTINGS: readonly NumericSetting<GeneralKey>[] = [
 		key: "remindEvery",
 		flag: "til-done-remind-every",
 		env: "TIL_DONE_REMIND_EVERY",
-		description: "Remind the model of the list after this many tool calls without a todo tool (0 = never)",
+		description: SETTING_DESCRIPTIONS.remindEvery,
 		default: 12,
 		min: 0,
 		max: 1000,
@@ -137,55 +138,57 @@ export const TEXT_SETTINGS: readonly TextSetting[] = [
 		key: "modelChecks",
 		flag: "til-done-model-checks",
 		env: "TIL_DONE_MODEL_CHECKS",
-		description: "on|off: whether checks the model writes on items may run (they also need pi's bash tool)",
+		description: SETTING_DESCRIPTIONS.modelChecks,
 		parse: (raw) => parseSwitch(raw),
-		expected: `one of ${SWITCH_WORDS}`,
+		expected: SETTING_EXPECTED.switch(SWITCH_WORDS),
 	},
 	{
 		key: "doneCheck",
 		flag: "til-done-check",
 		env: "TIL_DONE_CHECK",
-		description: "A shell command that exits 0 when the whole list is really done (the done-check)",
+		description: SETTING_DESCRIPTIONS.doneCheck,
 		owned: true,
 		parse: (raw) => (isValidCheck(raw) ? raw.trim() : undefined),
-		expected: "a command of 1 to 500 characters",
+		expected: SETTING_EXPECTED.command,
 	},
 	{
 		key: "planFile",
 		flag: "til-done-plan",
 		env: "TIL_DONE_PLAN",
-		description:
-			"A plan file (a Markdown task list) the list follows: loaded when the session has none, written after every change",
+		description: SETTING_DESCRIPTIONS.planFile,
 		owned: true,
 		parse: (raw) => (raw.trim() === "" ? undefined : raw.trim()),
-		expected: "a file name",
+		expected: SETTING_EXPECTED.file,
 	},
 ];
 
 export const BOOLEAN_SETTINGS: readonly Setting<BooleanKey>[] = [
-	{ key: "startPaused", flag: "til-done-paused", env: "TIL_DONE_PAUSED", description: "Start with auto-continue off" },
-	{ key: "panel", flag: "til-done-panel", env: "TIL_DONE_PANEL", description: "Show the todo panel above the editor" },
+	{
+		key: "startPaused",
+		flag: "til-done-paused",
+		env: "TIL_DONE_PAUSED",
+		description: SETTING_DESCRIPTIONS.startPaused,
+	},
+	{ key: "panel", flag: "til-done-panel", env: "TIL_DONE_PANEL", description: SETTING_DESCRIPTIONS.panel },
 	{
 		key: "notify",
 		flag: "til-done-notify",
 		env: "TIL_DONE_NOTIFY",
-		description: "Ring the terminal and raise a desktop notification when a chain ends or needs you (TUI)",
+		description: SETTING_DESCRIPTIONS.notify,
 		owned: true,
 	},
 	{
 		key: "checkpoints",
 		flag: "til-done-checkpoints",
 		env: "TIL_DONE_CHECKPOINTS",
-		description: "Snapshot the git work tree when an item starts and completes (/todos diff, /todos revert)",
+		description: SETTING_DESCRIPTIONS.checkpoints,
 		owned: true,
 	},
 ];
 
 /** A flag's line in `pi --help`: what it does, its default and its variable. */
 export function flagHelp(setting: Setting<keyof TilDoneConfig>): string {
-	const value = DEFAULT_CONFIG[setting.key];
-	const shown = value === undefined ? "none" : typeof value === "boolean" ? (value ? "on" : "off") : String(value);
-	return `${setting.description} [default ${shown}, ${setting.env}]`;
+	return flagHelpLine(setting.description, DEFAULT_CONFIG[setting.key], setting.env);
 }
 
 /** A switch flag's word as written: `--flag=word` (attached), or the word after `--flag`, which pi takes as its value. */
@@ -252,7 +255,7 @@ export function resolveConfig(
 			if (typeof raw !== "string" || raw === "") continue;
 			const value = setting.parse(raw);
 			if (value === undefined) {
-				warnings.push(`${source}=${shownValue(raw)} ignored: expected ${setting.expected}`);
+				warnings.push(SETTING_WARNINGS.ignored(source, shownValue(raw), setting.expected));
 				continue;
 			}
 			config[setting.key] = value;
@@ -271,8 +274,8 @@ function switchFromFlag(flag: string, value: FlagValues[string], warnings: strin
 	if (parsed !== undefined) return parsed;
 	warnings.push(
 		word.attached
-			? `--${flag}=${shownValue(word.word)} is refused: a switch takes one of ${SWITCH_WORDS}`
-			: `--${flag} took ${JSON.stringify(cutValue(word.word))} as its value (pi gives a switch the word after it), which is no switch's word: it is refused, and that word was not sent; write --${flag}=on, or put the prompt before the switch`,
+			? SETTING_WARNINGS.switchRefused(flag, shownValue(word.word), SWITCH_WORDS)
+			: SETTING_WARNINGS.switchTookWord(flag, JSON.stringify(cutValue(word.word))),
 	);
 	return undefined;
 }
@@ -296,7 +299,7 @@ function resolveBooleans(
 		const raw = mayTake(setting, "env", role) ? env[setting.env] : undefined;
 		const fromEnv = raw === undefined || raw.trim() === "" ? undefined : parseSwitch(raw);
 		if (raw !== undefined && raw.trim() !== "" && fromEnv === undefined) {
-			warnings.push(`${setting.env}=${shownValue(raw)} ignored: expected one of ${SWITCH_WORDS}`);
+			warnings.push(SETTING_WARNINGS.ignored(setting.env, shownValue(raw), SETTING_EXPECTED.switch(SWITCH_WORDS)));
 		}
 		const value = fromFlag ?? fromEnv;
 		if (value !== undefined) config[setting.key] = value;
@@ -312,5 +315,5 @@ function parseNumber(raw: string, setting: NumericSetting): number | undefined {
 }
 
 function describeRange(setting: NumericSetting): string {
-	return `${setting.integer ? "a whole number" : "a number"} from ${setting.min} to ${setting.max}`;
+	return SETTING_EXPECTED.range(setting.integer, setting.min, setting.max);
 }

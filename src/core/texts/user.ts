@@ -530,3 +530,47 @@ export const BREAKER_TEXTS = {
 			`Cost budget: ${formatCost(budget)} (next ${next}: about ${formatCost(forecast)}${nextPriced ? "" : ", the next call's price unknown"})`,
 	},
 } as const;
+
+// ── Settings: each one's line in `pi --help`, and the warning of a value that was not taken ───────────────────
+
+/** What each setting that is not a breaker's limit does, as `pi --help` says it (a breaker's is in BREAKER_TEXTS). */
+export const SETTING_DESCRIPTIONS = {
+	countdownSeconds: "Seconds of countdown before auto-continuing (0 = none)",
+	failureBackoffMs: "First back-off after a failed run, in milliseconds; doubles per failure",
+	checkTimeoutSeconds: "Seconds one check may run before it is killed and counts as failed",
+	remindEvery: "Remind the model of the list after this many tool calls without a todo tool (0 = never)",
+	modelChecks: "on|off: whether checks the model writes on items may run (they also need pi's bash tool)",
+	doneCheck: "A shell command that exits 0 when the whole list is really done (the done-check)",
+	planFile:
+		"A plan file (a Markdown task list) the list follows: loaded when the session has none, written after every change",
+	startPaused: "Start with auto-continue off",
+	panel: "Show the todo panel above the editor",
+	notify: "Ring the terminal and raise a desktop notification when a chain ends or needs you (TUI)",
+	checkpoints: "Snapshot the git work tree when an item starts and completes (/todos diff, /todos revert)",
+} as const;
+
+/** A flag's line in `pi --help`: what it does, its default (a number, `on`, `off` or `none`) and its variable. */
+export function flagHelpLine(description: string, value: string | number | boolean | undefined, env: string): string {
+	const shown = value === undefined ? "none" : typeof value === "boolean" ? (value ? "on" : "off") : String(value);
+	return `${description} [default ${shown}, ${env}]`;
+}
+
+/** What a setting takes, as a warning says it. */
+export const SETTING_EXPECTED = {
+	/** A switch: one of its `words`. */
+	switch: (words: string) => `one of ${words}`,
+	command: "a command of 1 to 500 characters",
+	file: "a file name",
+	range: (integer: boolean, min: number, max: number) =>
+		`${integer ? "a whole number" : "a number"} from ${min} to ${max}`,
+} as const;
+
+/** Why a setting's value was not taken; the value comes as shown (on one line, cut, quoted where it must be). */
+export const SETTING_WARNINGS = {
+	ignored: (source: string, value: string, expected: string) => `${source}=${value} ignored: expected ${expected}`,
+	switchRefused: (flag: string, value: string, words: string) =>
+		`--${flag}=${value} is refused: a switch takes one of ${words}`,
+	/** pi gave a switch flag the word after it: most likely the prompt. */
+	switchTookWord: (flag: string, word: string) =>
+		`--${flag} took ${word} as its value (pi gives a switch the word after it), which is no switch's word: it is refused, and that word was not sent; write --${flag}=on, or put the prompt before the switch`,
+} as const;
