@@ -1,11 +1,13 @@
 /**
  * The arguments of `/todos` subcommands, read strictly: indices as the user typed them, named back in every refusal.
- * Pure; a refusal is a sentence, and edges/commands/todos.ts adds the subcommand's usage.
+ * Pure; a refusal is a sentence of TODO_ARG_REFUSALS (core/texts/user.ts), and edges/commands/todos.ts adds the
+ * subcommand's usage.
  */
 
 import { MAX_INDICES, MAX_TODO_TEXT_LENGTH, MAX_TODOS } from "../../types.ts";
 import { isTooLong } from "../../validation.ts";
 import { oneLine } from "../texts/sanitize.ts";
+import { TODO_ARG_REFUSALS as REFUSALS } from "../texts/user.ts";
 
 export type Parsed<T> = { value: T } | { error: string };
 
@@ -18,29 +20,24 @@ export function quoted(word: string): string {
 	return text.length > 22 ? `${text.slice(0, 20)}…"` : text;
 }
 
-/** Which indices the list has, as a refusal says it. */
-function range(length: number): string {
-	return length === 0 ? "the list is empty" : `the list has ${length} item(s), 0 to ${length - 1}`;
-}
-
 /** One index of a list of `length` items, as typed. */
 export function parseIndex(word: string | undefined, length: number): Parsed<number> {
-	if (word === undefined) return { error: length === 0 ? "the list is empty" : `which item? ${range(length)}` };
-	if (!/^\d+$/.test(word)) return { error: `${quoted(word)} is not an index: ${range(length)}` };
+	if (word === undefined) return { error: length === 0 ? REFUSALS.emptyList : REFUSALS.whichItem(length) };
+	if (!/^\d+$/.test(word)) return { error: REFUSALS.notAnIndex(quoted(word), length) };
 	const index = Number(word);
-	return index < length ? { value: index } : { error: `${word} is not an item: ${range(length)}` };
+	return index < length ? { value: index } : { error: REFUSALS.notAnItem(word, length) };
 }
 
 /** One or more indices (at most {@link MAX_INDICES}), each an item of the list. */
 export function parseIndices(rest: string, length: number): Parsed<number[]> {
 	const words = wordsOf(rest);
 	if (words.length === 0) return parseIndex(undefined, length) as { error: string };
-	if (words.length > MAX_INDICES) return { error: `at most ${MAX_INDICES} indices at once (got ${words.length})` };
+	if (words.length > MAX_INDICES) return { error: REFUSALS.tooManyIndices(words.length) };
 	const indices: number[] = [];
 	for (const word of words) {
 		const index = parseIndex(word, length);
 		if ("error" in index) return index;
-		if (indices.includes(index.value)) return { error: `item ${index.value} is given twice` };
+		if (indices.includes(index.value)) return { error: REFUSALS.givenTwice(index.value) };
 		indices.push(index.value);
 	}
 	return { value: indices };
@@ -48,9 +45,8 @@ export function parseIndices(rest: string, length: number): Parsed<number[]> {
 
 /** The text of an item: not blank, within the limit. */
 export function parseText(text: string): Parsed<string> {
-	if (text.trim() === "") return { error: "the text is empty" };
-	if (isTooLong(text, MAX_TODO_TEXT_LENGTH))
-		return { error: `the text is longer than ${MAX_TODO_TEXT_LENGTH} characters` };
+	if (text.trim() === "") return { error: REFUSALS.emptyText };
+	if (isTooLong(text, MAX_TODO_TEXT_LENGTH)) return { error: REFUSALS.textTooLong };
 	return { value: text };
 }
 
@@ -71,7 +67,7 @@ export function parseIndexAndText(rest: string, length: number): Parsed<{ index:
 /** Two indices: an item, and where it goes. */
 export function parseMove(rest: string, length: number): Parsed<{ from: number; to: number }> {
 	const words = wordsOf(rest);
-	if (words.length !== 2) return { error: `give the item and where it goes: two indices, ${range(length)}` };
+	if (words.length !== 2) return { error: REFUSALS.move(length) };
 	const from = parseIndex(words[0], length);
 	if ("error" in from) return from;
 	const to = parseIndex(words[1], length);
@@ -81,22 +77,20 @@ export function parseMove(rest: string, length: number): Parsed<{ from: number; 
 /** Nothing: a subcommand that takes no arguments. */
 export function parseNothing(rest: string): Parsed<undefined> {
 	const [word] = wordsOf(rest);
-	return word === undefined ? { value: undefined } : { error: `${quoted(word)} is not understood: it takes nothing` };
+	return word === undefined ? { value: undefined } : { error: REFUSALS.takesNothing(quoted(word)) };
 }
 
 /** Whether another item fits in the list. */
 export function roomFor(length: number): Parsed<undefined> {
-	return length < MAX_TODOS ? { value: undefined } : { error: `the list holds ${MAX_TODOS} items, its most` };
+	return length < MAX_TODOS ? { value: undefined } : { error: REFUSALS.listFull };
 }
 
 /** One file name (without spaces), or `fallback` when none is given and there is one. */
 export function parseFile(rest: string, fallback?: string): Parsed<string> {
 	const words = wordsOf(rest);
 	const [word] = words;
-	if (word === undefined) return fallback === undefined ? { error: "which file?" } : { value: fallback };
-	return words.length === 1
-		? { value: word }
-		: { error: `give one file (a name without spaces), not ${words.length} words` };
+	if (word === undefined) return fallback === undefined ? { error: REFUSALS.whichFile } : { value: fallback };
+	return words.length === 1 ? { value: word } : { error: REFUSALS.oneFile(words.length) };
 }
 
 /** Exactly one index, and nothing after it. */
@@ -104,7 +98,7 @@ export function parseOneIndex(rest: string, length: number): Parsed<number> {
 	const words = wordsOf(rest);
 	const index = parseIndex(words[0], length);
 	if ("error" in index || words.length === 1) return index;
-	return { error: `one index only: ${quoted(words.slice(1).join(" "))} is not understood` };
+	return { error: REFUSALS.oneIndexOnly(quoted(words.slice(1).join(" "))) };
 }
 
 /** Nothing, or one of `words`: undefined for nothing. */
@@ -113,5 +107,5 @@ export function parseOptionalWord<W extends string>(rest: string, words: readonl
 	if (given.length === 0) return { value: undefined };
 	const [word] = given;
 	if (given.length === 1 && (words as readonly string[]).includes(word as string)) return { value: word as W };
-	return { error: `${quoted(rest.trim())} is not understood: it takes nothing or ${words.join(" or ")}` };
+	return { error: REFUSALS.takesNothingOr(quoted(rest.trim()), words) };
 }

@@ -3,7 +3,16 @@
  * end, the status bar's words, plan files' problems and notices, the checkpoints' answers. Pure.
  */
 
-import type { ChainSpend, Checkpoint, Counters, Decision, TodoItem } from "../../types.ts";
+import {
+	type ChainSpend,
+	type Checkpoint,
+	type Counters,
+	type Decision,
+	MAX_INDICES,
+	MAX_TODO_TEXT_LENGTH,
+	MAX_TODOS,
+	type TodoItem,
+} from "../../types.ts";
 import { oneLine, prefix } from "./sanitize.ts";
 
 /** Tokens as the user reads them: rounded, with thousands separators. */
@@ -573,4 +582,31 @@ export const SETTING_WARNINGS = {
 	/** pi gave a switch flag the word after it: most likely the prompt. */
 	switchTookWord: (flag: string, word: string) =>
 		`--${flag} took ${word} as its value (pi gives a switch the word after it), which is no switch's word: it is refused, and that word was not sent; write --${flag}=on, or put the prompt before the switch`,
+} as const;
+
+// ── /todos: its subcommands' help, answers, refusals and status ─────────────────────────────────────────
+
+/** Which indices the list has, as a refusal says it. */
+function indexRange(length: number): string {
+	return length === 0 ? "the list is empty" : `the list has ${length} item(s), 0 to ${length - 1}`;
+}
+
+/** Why a `/todos` subcommand's arguments are refused (its usage follows); a word the user typed comes quoted. */
+export const TODO_ARG_REFUSALS = {
+	emptyList: "the list is empty",
+	whichItem: (length: number) => `which item? ${indexRange(length)}`,
+	notAnIndex: (word: string, length: number) => `${word} is not an index: ${indexRange(length)}`,
+	notAnItem: (word: string, length: number) => `${word} is not an item: ${indexRange(length)}`,
+	tooManyIndices: (given: number) => `at most ${MAX_INDICES} indices at once (got ${given})`,
+	givenTwice: (index: number) => `item ${index} is given twice`,
+	emptyText: "the text is empty",
+	textTooLong: `the text is longer than ${MAX_TODO_TEXT_LENGTH} characters`,
+	move: (length: number) => `give the item and where it goes: two indices, ${indexRange(length)}`,
+	takesNothing: (word: string) => `${word} is not understood: it takes nothing`,
+	listFull: `the list holds ${MAX_TODOS} items, its most`,
+	whichFile: "which file?",
+	oneFile: (words: number) => `give one file (a name without spaces), not ${words} words`,
+	oneIndexOnly: (rest: string) => `one index only: ${rest} is not understood`,
+	takesNothingOr: (given: string, words: readonly string[]) =>
+		`${given} is not understood: it takes nothing or ${words.join(" or ")}`,
 } as const;
