@@ -87,6 +87,12 @@ export const MAX_EDIT_REASON_LENGTH = 500;
 export const MAX_PAUSE_REASON_LENGTH = 500;
 /** Seconds the countdown shows before a continuation is sent. */
 export const DEFAULT_COUNTDOWN_SECONDS = 3;
+/** Iterations a `/loop` runs at most when `--max` is not given. */
+export const DEFAULT_LOOP_MAX = 10;
+/** Most iterations `--max` allows a `/loop`. */
+export const MAX_LOOP_ITERATIONS = 1000;
+/** What a `/loop`'s answer holds when the task is done, when `--until` is not given. */
+export const DEFAULT_LOOP_MARKER = "LOOP_DONE";
 
 export const INITIAL_STATUS: TodoStatus = "not_started";
 

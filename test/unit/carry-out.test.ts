@@ -1,6 +1,5 @@
 import type { AgentBeforeSettleEvent } from "@earendil-works/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { DEFAULT_LOOP_MARKER } from "../../src/core/rules/loop-args.ts";
 import type { TilDoneConfig } from "../../src/core/rules/settings.ts";
 import { NO_SPEND } from "../../src/core/rules/usage.ts";
 import {
@@ -16,7 +15,7 @@ import {
 	setTodos,
 	updateTodoStatus,
 } from "../../src/state.ts";
-import type { LoopSpec, TodoItem, TodoStatus } from "../../src/types.ts";
+import { DEFAULT_LOOP_MARKER, type LoopSpec, type TodoItem, type TodoStatus } from "../../src/types.ts";
 import { startEngine, WORKING } from "../helpers/engine.ts";
 import {
 	ABORTED_WAIT,

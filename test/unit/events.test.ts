@@ -5,7 +5,6 @@ import type { Component } from "@earendil-works/pi-tui";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { initialChain } from "../../src/core/rules/chain.ts";
 import { countersOf } from "../../src/core/rules/decision.ts";
-import { DEFAULT_LOOP_MARKER } from "../../src/core/rules/loop-args.ts";
 import type { StepInput } from "../../src/core/rules/next-step.ts";
 import { DEFAULT_CONFIG } from "../../src/core/rules/settings.ts";
 import { registerEventHandlers, registerFlags, registerMessageRenderers } from "../../src/events.ts";
@@ -21,7 +20,7 @@ import {
 	setLoop,
 	setTodos,
 } from "../../src/state.ts";
-import type { TodoItem, TodoStatus } from "../../src/types.ts";
+import { DEFAULT_LOOP_MARKER, type TodoItem, type TodoStatus } from "../../src/types.ts";
 import {
 	KEY,
 	MESSAGE_TYPE,

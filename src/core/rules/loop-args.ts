@@ -1,16 +1,13 @@
-/** `/loop`: its arguments and defaults. Pure; core/rules/next-step.ts decides what follows each iteration. */
+/**
+ * `/loop`: its arguments, read strictly (its defaults and limit are in types.ts, its usage and refusals in
+ * core/texts/user.ts). Pure; core/rules/next-step.ts decides what follows each iteration.
+ */
 
-import type { LoopSpec } from "../../types.ts";
-
-export const DEFAULT_LOOP_MAX = 10;
-export const MAX_LOOP_ITERATIONS = 1000;
-export const DEFAULT_LOOP_MARKER = "LOOP_DONE";
+import { DEFAULT_LOOP_MARKER, DEFAULT_LOOP_MAX, type LoopSpec, MAX_LOOP_ITERATIONS } from "../../types.ts";
+import { LOOP_ARG_REFUSALS as REFUSALS } from "../texts/user.ts";
 
 /** Why a `/loop` ends. */
 export type LoopEndCode = "loop-done" | "loop-limit" | "loop-aborted" | "loop-failures" | "loop-budget";
-
-/** What `/loop --help`, and every refusal, shows. */
-export const LOOP_USAGE = `usage: /loop [--max N] [--until MARKER] [--] <prompt>  (N: 1 to ${MAX_LOOP_ITERATIONS}, default ${DEFAULT_LOOP_MAX}; MARKER: what the answer holds when the task is done, default ${DEFAULT_LOOP_MARKER}, quoted when it has spaces; -- starts a prompt that holds --max or --until itself)`;
 
 /** What `/loop` was given: a loop to start, a refusal, or a request for its usage. */
 export type LoopArgs = { spec: LoopSpec } | { error: string } | { help: true };
@@ -38,11 +35,11 @@ function optionValue(scan: Scan, word: { text: string; end: number }, quoted: bo
 	const name = word.text.split("=")[0] ?? "";
 	if (word.text.includes("=")) return word.text.slice(name.length + 1);
 	const value = nextWord(scan);
-	if (!value || value.text.startsWith("--")) return { error: `${name} needs a value` };
+	if (!value || value.text.startsWith("--")) return { error: REFUSALS.needsValue(name) };
 	const quote = value.text[0];
 	if (quoted && (quote === '"' || quote === "'")) {
 		const close = scan.raw.indexOf(quote, value.start + 1);
-		if (close === -1) return { error: `${name}: the quote ${quote} is not closed` };
+		if (close === -1) return { error: REFUSALS.quoteNotClosed(name, quote) };
 		scan.at = close + 1;
 		return scan.raw.slice(value.start + 1, close);
 	}
@@ -52,18 +49,18 @@ function optionValue(scan: Scan, word: { text: string; end: number }, quoted: bo
 
 /** Reads one of the options; an error, or undefined once it is stored. */
 function readOption(scan: Scan, word: { text: string; end: number }): string | undefined {
-	const name = word.text.split("=")[0];
-	if (name === "--max" ? scan.max !== undefined : scan.marker !== undefined) return `${name} is given twice`;
+	const name = word.text.split("=")[0] ?? "";
+	if (name === "--max" ? scan.max !== undefined : scan.marker !== undefined) return REFUSALS.givenTwice(name);
 	const value = optionValue(scan, word, name === "--until");
 	if (typeof value !== "string") return value.error;
 	if (name === "--max") {
 		const max = Number(value);
 		if (!/^\d+$/.test(value) || max < 1 || max > MAX_LOOP_ITERATIONS) {
-			return `--max takes a whole number from 1 to ${MAX_LOOP_ITERATIONS}`;
+			return REFUSALS.max;
 		}
 		scan.max = max;
 	} else {
-		if (value.trim() === "") return "--until takes a non-empty marker";
+		if (value.trim() === "") return REFUSALS.emptyMarker;
 		scan.marker = value.trim();
 	}
 	return undefined;
@@ -91,10 +88,10 @@ export function parseLoopArgs(args: string): LoopArgs {
 			continue;
 		}
 		if (word.text.startsWith("-") && scan.prompt.join("").trim() === "")
-			return { error: `${word.text} is not an option of /loop` };
+			return { error: REFUSALS.notAnOption(word.text) };
 		scan.prompt.push(args.slice(word.start, nextWord(scan)?.start ?? args.length));
 	}
 	const prompt = scan.prompt.join("").replace(/\s+$/, "").trim();
-	if (prompt === "") return { error: "what should the loop send? Give a prompt" };
+	if (prompt === "") return { error: REFUSALS.noPrompt };
 	return { spec: { prompt, max: scan.max ?? DEFAULT_LOOP_MAX, marker: scan.marker ?? DEFAULT_LOOP_MARKER } };
 }

@@ -7,8 +7,11 @@ import {
 	type ChainSpend,
 	type Checkpoint,
 	type Counters,
+	DEFAULT_LOOP_MARKER,
+	DEFAULT_LOOP_MAX,
 	type Decision,
 	MAX_INDICES,
+	MAX_LOOP_ITERATIONS,
 	MAX_TODO_TEXT_LENGTH,
 	MAX_TODOS,
 	type TodoItem,
@@ -610,3 +613,26 @@ export const TODO_ARG_REFUSALS = {
 	takesNothingOr: (given: string, words: readonly string[]) =>
 		`${given} is not understood: it takes nothing or ${words.join(" or ")}`,
 } as const;
+
+// ── /loop: its usage and refusals (its ends are LOOP_ENDS) ─────────────────────────────────────────────
+
+/** `/loop` in pi's list of commands. */
+export const LOOP_DESCRIPTION =
+	"Send a prompt again after every run until the answer holds a marker: /loop [--max N] [--until M] <prompt>";
+
+/** What `/loop --help`, and every refusal, shows. */
+export const LOOP_USAGE = `usage: /loop [--max N] [--until MARKER] [--] <prompt>  (N: 1 to ${MAX_LOOP_ITERATIONS}, default ${DEFAULT_LOOP_MAX}; MARKER: what the answer holds when the task is done, default ${DEFAULT_LOOP_MARKER}, quoted when it has spaces; -- starts a prompt that holds --max or --until itself)`;
+
+/** Why `/loop`'s arguments are refused; `option` is `--max` or `--until` as written. */
+export const LOOP_ARG_REFUSALS = {
+	needsValue: (option: string) => `${option} needs a value`,
+	quoteNotClosed: (option: string, quote: string) => `${option}: the quote ${quote} is not closed`,
+	givenTwice: (option: string) => `${option} is given twice`,
+	max: `--max takes a whole number from 1 to ${MAX_LOOP_ITERATIONS}`,
+	emptyMarker: "--until takes a non-empty marker",
+	notAnOption: (word: string) => `${word} is not an option of /loop`,
+	noPrompt: "what should the loop send? Give a prompt",
+} as const;
+
+/** A refused `/loop`: why, then its usage. */
+export const loopRefused = (why: string): string => `/loop: ${why}\n${LOOP_USAGE}`;

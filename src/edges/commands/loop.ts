@@ -1,20 +1,20 @@
 /** `/loop`: the user's command to send a prompt again after every run until the answer holds a marker. */
 
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
-import { LOOP_USAGE, parseLoopArgs } from "../../core/rules/loop-args.ts";
+import { parseLoopArgs } from "../../core/rules/loop-args.ts";
 import type { TilDoneConfig } from "../../core/rules/settings.ts";
+import { LOOP_DESCRIPTION, LOOP_USAGE, loopRefused } from "../../core/texts/user.ts";
 import { warnOfInertBudget } from "../host/model-price.ts";
 import { tell } from "../host/tell.ts";
 import type { Engine } from "../run/engine.ts";
 
 export function registerLoopCommand(pi: ExtensionAPI, engine: Engine, getConfig: () => TilDoneConfig): void {
 	pi.registerCommand("loop", {
-		description:
-			"Send a prompt again after every run until the answer holds a marker: /loop [--max N] [--until M] <prompt>",
+		description: LOOP_DESCRIPTION,
 		handler: async (args, ctx) => {
 			const parsed = parseLoopArgs(args);
 			if ("help" in parsed) return tell(ctx, LOOP_USAGE, "info");
-			if ("error" in parsed) return tell(ctx, `/loop: ${parsed.error}\n${LOOP_USAGE}`, "error");
+			if ("error" in parsed) return tell(ctx, loopRefused(parsed.error), "error");
 			warnOfInertBudget(ctx, getConfig());
 			await engine.startLoop(parsed.spec, ctx);
 		},
