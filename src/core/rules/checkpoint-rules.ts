@@ -5,6 +5,7 @@
  */
 
 import type { Checkpoint, CheckpointPhase, TodoItem } from "../../types.ts";
+import { GIT_BUSY } from "../texts/user.ts";
 import { CHECKPOINT_ENTRY_TYPE, CHECKPOINT_REF_ROOT } from "./keys.ts";
 
 export type { Checkpoint, CheckpointPhase };
@@ -67,13 +68,13 @@ export function transitions(before: readonly TodoItem[], after: readonly TodoIte
 
 /** Files in the git directory that say the user's own operation is under way, with what they mean. */
 export const BUSY_MARKERS: readonly [string, string][] = [
-	["index.lock", "another git process holds the index"],
-	["MERGE_HEAD", "a merge is in progress"],
-	["rebase-merge", "a rebase is in progress"],
-	["rebase-apply", "a rebase or git am is in progress"],
-	["CHERRY_PICK_HEAD", "a cherry-pick is in progress"],
-	["REVERT_HEAD", "a revert is in progress"],
-	["BISECT_LOG", "a bisect is in progress"],
+	["index.lock", GIT_BUSY.indexLock],
+	["MERGE_HEAD", GIT_BUSY.merge],
+	["rebase-merge", GIT_BUSY.rebase],
+	["rebase-apply", GIT_BUSY.rebaseOrAm],
+	["CHERRY_PICK_HEAD", GIT_BUSY.cherryPick],
+	["REVERT_HEAD", GIT_BUSY.revert],
+	["BISECT_LOG", GIT_BUSY.bisect],
 ];
 
 /** Why no checkpoint may be taken now (the first marker present), or undefined when git is free. */

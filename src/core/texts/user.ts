@@ -374,6 +374,17 @@ const short = (commit: string): string => commit.slice(0, 12);
 /** A file name as a message shows it: on one line, quoted when it holds a space. */
 const fileName = (path: string): string => (/[\s"]/.test(path) ? JSON.stringify(path) : oneLine(path));
 
+/** Why git is busy with the user's own operation, so a checkpoint waits (CHECKPOINT_TEXTS.busy says so). */
+export const GIT_BUSY = {
+	indexLock: "another git process holds the index",
+	merge: "a merge is in progress",
+	rebase: "a rebase is in progress",
+	rebaseOrAm: "a rebase or git am is in progress",
+	cherryPick: "a cherry-pick is in progress",
+	revert: "a revert is in progress",
+	bisect: "a bisect is in progress",
+} as const;
+
 export const CHECKPOINT_TEXTS = {
 	notGitTree: (cwd: string) =>
 		`Checkpoints are on, but ${oneLine(cwd)} is not in a git work tree: no checkpoint is taken.`,
