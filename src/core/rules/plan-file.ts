@@ -10,7 +10,11 @@ import type { TodoItem } from "../../types.ts";
 import { checkWriteParams, cloneTodos } from "../../validation.ts";
 import { linkProblem } from "../list/links.ts";
 import { linkError } from "../texts/model.ts";
-import { PLAN_FILE_PROBLEMS as PROBLEMS } from "../texts/user.ts";
+import {
+	PLAN_FILE_ANNOTATION_NAMES as NAMES,
+	PLAN_FILE_ANNOTATIONS as NOTES,
+	PLAN_FILE_PROBLEMS as PROBLEMS,
+} from "../texts/user.ts";
 
 /** A plan file read: its list, or the first line that is wrong and what is wrong with it. */
 export type ParsedPlan = { ok: true; todos: TodoItem[] } | { ok: false; line: number; problem: string };
@@ -46,12 +50,12 @@ export function unescapeData(text: string): string | undefined {
 /** The annotations of one item, in the order they are written. */
 function annotations(todo: TodoItem, nested: boolean): string[] {
 	const notes: string[] = [];
-	if (todo.status === "in_progress") notes.push("● in progress");
-	if (todo.status === "abandoned") notes.push("✗ abandoned");
-	if (todo.review) notes.push("👁 review");
-	if (todo.blockedBy !== undefined) notes.push(`⛓ waits for ${todo.blockedBy.join(", ")}`);
+	if (todo.status === "in_progress") notes.push(NOTES.inProgress);
+	if (todo.status === "abandoned") notes.push(NOTES.abandoned);
+	if (todo.review) notes.push(NOTES.review);
+	if (todo.blockedBy !== undefined) notes.push(NOTES.waitsFor(todo.blockedBy));
 	if (todo.check !== undefined) notes.push(`check: \`${escapeData(todo.check)}\``);
-	if (!nested && todo.parent !== undefined) notes.push(`↳ subtask of ${todo.parent}`);
+	if (!nested && todo.parent !== undefined) notes.push(NOTES.subtaskOf(todo.parent));
 	return notes;
 }
 
@@ -133,7 +137,10 @@ function readItem(indent: string, open: boolean, raw: string, line: number, draf
 	return undefined;
 }
 
-/** An annotation: what it is called in a refusal, what it looks like, and what it sets (or why it cannot). */
+/**
+ * An annotation: what it is called in a refusal, what it looks like (the pattern reads back what {@link annotations}
+ * writes), and what it sets (or why it cannot).
+ */
 interface Annotation {
 	name: string;
 	pattern: RegExp;
@@ -141,19 +148,19 @@ interface Annotation {
 }
 
 /** Sets an open status a box cannot show; a checked box is completed, so it cannot also be open. */
-function openStatus(status: "in_progress" | "abandoned", words: string): Annotation["apply"] {
+function openStatus(status: "in_progress" | "abandoned"): Annotation["apply"] {
 	return ({ todo }) => {
-		if (todo.status === "completed") return PROBLEMS.checkedNotOpen(words);
+		if (todo.status === "completed") return PROBLEMS.checkedNotOpen(status);
 		todo.status = status;
 		return undefined;
 	};
 }
 
 const ANNOTATIONS: readonly Annotation[] = [
-	{ name: "status", pattern: /^● in progress$/, apply: openStatus("in_progress", "in progress") },
-	{ name: "status", pattern: /^✗ abandoned$/, apply: openStatus("abandoned", "abandoned") },
+	{ name: NAMES.status, pattern: /^● in progress$/, apply: openStatus("in_progress") },
+	{ name: NAMES.status, pattern: /^✗ abandoned$/, apply: openStatus("abandoned") },
 	{
-		name: "review mark",
+		name: NAMES.review,
 		pattern: /^👁 review$/u,
 		apply: ({ todo }) => {
 			todo.review = true;
@@ -161,7 +168,7 @@ const ANNOTATIONS: readonly Annotation[] = [
 		},
 	},
 	{
-		name: "waits",
+		name: NAMES.waits,
 		pattern: /^⛓ waits for (\d+(?:, \d+)*)$/,
 		apply: ({ todo }, match) => {
 			todo.blockedBy = (match[1] ?? "").split(", ").map(Number);
@@ -169,7 +176,7 @@ const ANNOTATIONS: readonly Annotation[] = [
 		},
 	},
 	{
-		name: "check",
+		name: NAMES.check,
 		pattern: /^check: `(.*)`$/,
 		apply: ({ todo }, match) => {
 			const check = unescapeData(match[1] ?? "");
@@ -179,7 +186,7 @@ const ANNOTATIONS: readonly Annotation[] = [
 		},
 	},
 	{
-		name: "parent",
+		name: NAMES.parent,
 		pattern: /^↳ subtask of (\d+)$/,
 		apply: ({ todo, nested }, match) => {
 			if (nested) return PROBLEMS.nestedWithParent;

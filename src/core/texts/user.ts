@@ -337,9 +337,30 @@ export const PLAN_FILE_PROBLEMS = {
 	unknownAnnotation: (what: string) =>
 		`unknown annotation ${what} (expected ● in progress, ✗ abandoned, 👁 review, ⛓ waits for <i>, …, check: \`<command>\` or ↳ subtask of <i>)`,
 	twice: (what: string) => `the item's ${what} is given twice`,
-	checkedNotOpen: (what: string) => `a checked item ([x]) cannot be ${what}`,
+	checkedNotOpen: (status: TodoItem["status"]) => `a checked item ([x]) cannot be ${STATUS_WORDS[status]}`,
 	nestedWithParent: "a nested subtask cannot name another parent",
 	badEscape: "a backslash that starts no escape (\\\\, \\n, \\r, \\t or \\uXXXX)",
+} as const;
+
+/**
+ * The annotations under a plan file's item that the user reads there: its open status, its review mark, what it waits
+ * for and its parent (core/rules/plan-file.ts writes them, and its patterns read them back).
+ */
+export const PLAN_FILE_ANNOTATIONS = {
+	inProgress: "● in progress",
+	abandoned: "✗ abandoned",
+	review: "👁 review",
+	waitsFor: (indices: readonly number[]) => `⛓ waits for ${indices.join(", ")}`,
+	subtaskOf: (parent: number) => `↳ subtask of ${parent}`,
+} as const;
+
+/** Each kind of annotation as a problem names it: `the item's review mark is given twice`. */
+export const PLAN_FILE_ANNOTATION_NAMES = {
+	status: "status",
+	review: "review mark",
+	waits: "waits",
+	check: "check",
+	parent: "parent",
 } as const;
 
 /** Where a refused plan file is wrong: its name, the line's number and the problem. */
