@@ -10,6 +10,7 @@ import {
 	DEFAULT_LOOP_MARKER,
 	DEFAULT_LOOP_MAX,
 	type Decision,
+	MAX_CHECK_LENGTH,
 	MAX_INDICES,
 	MAX_LOOP_ITERATIONS,
 	MAX_TODO_TEXT_LENGTH,
@@ -644,6 +645,88 @@ export const TODO_ARG_REFUSALS = {
 	oneIndexOnly: (rest: string) => `one index only: ${rest} is not understood`,
 	takesNothingOr: (given: string, words: readonly string[]) =>
 		`${given} is not understood: it takes nothing or ${words.join(" or ")}`,
+	notASubcommand: (word: string) => `${word} is not a subcommand`,
+	neitherOnNorOff: (word: string) => `${word} is neither on nor off`,
+	commandTooLong: `the command is longer than ${MAX_CHECK_LENGTH} characters`,
+} as const;
+
+/** `/todos` in pi's list of commands. */
+export const TODOS_DESCRIPTION =
+	"Show or change the todo list and the auto-continue (/todos help lists the subcommands)";
+
+/**
+ * Each `/todos` subcommand in the order `/todos help` lists them ("" is `/todos` alone): how it is written after
+ * `/todos `, and what it does in one line. edges/commands/todos.ts gives each its run.
+ */
+export const TODOS_HELP = {
+	"": { usage: "", help: "show the list" },
+	help: { usage: "help [<subcommand>]", help: "list the subcommands, or say how one is used" },
+	add: { usage: "add <text>", help: "append an item, and go on" },
+	edit: { usage: "edit <i> <text>", help: "change the text of item i" },
+	remove: { usage: "remove <i> [<i> …]", help: "delete items" },
+	move: { usage: "move <i> <j>", help: "move item i to position j" },
+	start: { usage: "start <i> [<i> …]", help: "mark items in progress, and go on" },
+	done: { usage: "done <i> [<i> …]", help: "mark items completed (your word: no check runs), and go on" },
+	abandon: { usage: "abandon <i> [<i> …]", help: "mark items abandoned" },
+	review: { usage: "review <i> [<i> …]", help: "make items yours to close (the model may work on them)" },
+	unreview: { usage: "unreview <i> [<i> …]", help: "take the review mark off items" },
+	approve: { usage: "approve <i> [<i> …]", help: "complete items after your review, and go on" },
+	check: { usage: "check [<command> | off]", help: "show, set or turn off the done-check of the whole list" },
+	clear: { usage: "clear", help: "empty the list" },
+	export: { usage: "export [<file>]", help: "write the list to a plan file (default: the followed one, else PLAN.md)" },
+	import: { usage: "import <file>", help: "replace the list with a plan file's" },
+	pause: { usage: "pause [<reason>]", help: "turn the auto-continue off for this session" },
+	resume: { usage: "resume", help: "turn the auto-continue back on, and go on" },
+	status: { usage: "status", help: "the auto-continue's state, counters, spend and limits" },
+	why: { usage: "why", help: "the auto-continue's last decisions, and why" },
+	panel: { usage: "panel [on | off]", help: "show or hide the list above the editor (alone: switch it)" },
+	diff: { usage: "diff <i>", help: "what item i changed, from its start to its completion" },
+	revert: { usage: "revert <i>", help: "put the files item i changed back as they were before it" },
+	checkpoints: {
+		usage: "checkpoints [clean]",
+		help: "list the items' git checkpoints on this branch, or delete them all",
+	},
+} as const;
+
+/** What `/todos` answers: its help, a refusal with the subcommand's usage, and what a subcommand did. */
+export const TODOS_ANSWERS = {
+	/** A subcommand as the help lists it and argument completion describes it: `add <text>: append an item, …`. */
+	subcommand: (usage: string, help: string) => `${usage}: ${help}`,
+	help: (subcommands: readonly string[]) =>
+		["/todos subcommands:", ...subcommands.map((line) => `  /todos ${line}`)].join("\n"),
+	usage: (usage: string, help: string) => `usage: /todos ${usage}\n${help}`,
+	refused: (sub: string, why: string, usage: string) => `/todos ${sub}: ${why}\nusage: /todos ${usage}`,
+	/** A word that is no subcommand (quoted), then the help. */
+	unknown: (word: string, help: string) => `/todos: ${TODO_ARG_REFUSALS.notASubcommand(word)}\n${help}`,
+	added: (index: number, text: string) => `Added [${index}] ${oneLine(text)}`,
+	cleared: "Todo list cleared.",
+	paused: "Auto-continue paused for this session. /todos resume turns it back on.",
+	resumed: "Auto-continue is on.",
+	panel: (enabled: boolean) => `Todo panel ${enabled ? "on" : "off"}.`,
+	noDoneCheck: "No done-check. /todos check <command> sets one.",
+	doneCheckOff: "Done-check off.",
+	doneCheckSet: (command: string) => `Done-check set: ${oneLine(command)}. It runs when every item is finished.`,
+} as const;
+
+/** How often the model is reminded of a list gone stale, in words. */
+function reminderWords(every: number): string {
+	if (every === 0) return "off";
+	return every === 1 ? "every tool call" : `every ${every} tool calls`;
+}
+
+/** The lines of `/todos status` beside spentLine, COUNTDOWN_IN_RUN and each breaker's, and the states they name. */
+export const TODOS_STATUS = {
+	autoContinue: (state: string) => `Auto-continue: ${state}`,
+	on: "on",
+	paused: (reason: string | undefined) => `paused${reason ? ` (${oneLine(reason)})` : ""}`,
+	stopped: (words: string) => `stopped: ${words} (/todos why)`,
+	countdown: (seconds: number) => `Countdown: ${seconds}s`,
+	reminder: (every: number) => `Stale-list reminder: ${reminderWords(every)}`,
+	/** Also what `/todos check` alone answers while there is one. */
+	doneCheck: (command: string | undefined) => `Done-check: ${command === undefined ? "none" : oneLine(command)}`,
+	itemChecks: (state: string, timeoutSeconds: number) => `Item checks: ${state}, timeout ${timeoutSeconds}s`,
+	checksOff: "off (--til-done-model-checks off)",
+	checksWithoutBash: "off while pi's bash tool is not active",
 } as const;
 
 // ── /loop: its usage and refusals (its ends are LOOP_ENDS) ─────────────────────────────────────────────

@@ -20,8 +20,17 @@ import {
 	roomFor,
 	wordsOf,
 } from "../../core/rules/todo-args.ts";
-import { oneLine } from "../../core/texts/sanitize.ts";
-import { COUNTDOWN_IN_RUN, formatWhy, spentLine } from "../../core/texts/user.ts";
+import {
+	COUNTDOWN_IN_RUN,
+	formatWhy,
+	NEXT_RUN,
+	spentLine,
+	TODO_ARG_REFUSALS,
+	TODOS_ANSWERS,
+	TODOS_DESCRIPTION,
+	TODOS_HELP,
+	TODOS_STATUS,
+} from "../../core/texts/user.ts";
 import { ListView } from "../../core/views/list-view.ts";
 import { formatTodoListText } from "../../formatting.ts";
 import {
@@ -40,7 +49,7 @@ import {
 	setPanelEnabled,
 	setTodos,
 } from "../../state.ts";
-import { INITIAL_STATUS, MAX_CHECK_LENGTH, type TodoStatus } from "../../types.ts";
+import { INITIAL_STATUS, type TodoStatus } from "../../types.ts";
 import { isValidCheck } from "../../validation.ts";
 import { commitUserList } from "../host/commit.ts";
 import { modelInputPrice, modelPriced } from "../host/model-price.ts";
@@ -71,14 +80,14 @@ export function completeTodosArgs(prefix: string): { value: string; label: strin
 
 /** Whether checks the model writes can run now: they need model checks on and pi's bash tool active. */
 function itemChecksState(config: TilDoneConfig, activeTools: readonly string[]): string {
-	if (!config.modelChecks) return "off (--til-done-model-checks off)";
-	return activeTools.includes("bash") ? "on" : "off while pi's bash tool is not active";
+	if (!config.modelChecks) return TODOS_STATUS.checksOff;
+	return activeTools.includes("bash") ? TODOS_STATUS.on : TODOS_STATUS.checksWithoutBash;
 }
 
 /** On, paused (and why), or stopped by a breaker or a budget until the user acts. */
 function autoContinueState(chain: Readonly<ChainState>): string {
-	if (chain.paused) return `paused${chain.pauseReason ? ` (${oneLine(chain.pauseReason)})` : ""}`;
-	return chain.stopped === undefined ? "on" : `stopped: ${stopWords(chain.stopped)} (/todos why)`;
+	if (chain.paused) return TODOS_STATUS.paused(chain.pauseReason);
+	return chain.stopped === undefined ? TODOS_STATUS.on : TODOS_STATUS.stopped(stopWords(chain.stopped));
 }
 
 /** What `/todos status` reads off the host: pi's active tools, the model's price, and whether runs go on in-run. */
@@ -90,12 +99,6 @@ export interface StatusHost {
 	inRun?: boolean;
 }
 
-/** How often the model is reminded of a list gone stale, in words. */
-function reminderState(every: number): string {
-	if (every === 0) return "off";
-	return every === 1 ? "every tool call" : `every ${every} tool calls`;
-}
-
 /** A one-paragraph account of the auto-continue for `/todos status`. */
 export function formatStatusReport(
 	config: TilDoneConfig,
@@ -103,21 +106,21 @@ export function formatStatusReport(
 ): string {
 	const chain = getChain();
 	const doneCheck = effectiveDoneCheck(config.doneCheck);
-	const next = getLoop() ? "loop iteration" : "continuation";
+	const next = getLoop() ? NEXT_RUN.loop : NEXT_RUN.chain;
 	return [
-		`Auto-continue: ${autoContinueState(chain)}`,
+		TODOS_STATUS.autoContinue(autoContinueState(chain)),
 		spentLine(chain.spend),
 		...breakerReport({ chain, inputPrice, priced, next, tail: "" }, config),
-		inRun ? COUNTDOWN_IN_RUN : `Countdown: ${config.countdownSeconds}s`,
-		`Stale-list reminder: ${reminderState(config.remindEvery)}`,
-		`Done-check: ${doneCheck === undefined ? "none" : oneLine(doneCheck)}`,
-		`Item checks: ${itemChecksState(config, activeTools)}, timeout ${config.checkTimeoutSeconds}s`,
+		inRun ? COUNTDOWN_IN_RUN : TODOS_STATUS.countdown(config.countdownSeconds),
+		TODOS_STATUS.reminder(config.remindEvery),
+		TODOS_STATUS.doneCheck(doneCheck),
+		TODOS_STATUS.itemChecks(itemChecksState(config, activeTools), config.checkTimeoutSeconds),
 	].join("\n");
 }
 
 export function registerTodosCommand(pi: ExtensionAPI, engine: Engine, getConfig: () => TilDoneConfig): void {
 	pi.registerCommand("todos", {
-		description: "Show or change the todo list and the auto-continue (/todos help lists the subcommands)",
+		description: TODOS_DESCRIPTION,
 		getArgumentCompletions: completeTodosArgs,
 		handler: async (args, ctx) => {
 			const trimmed = args.trim();
@@ -139,7 +142,7 @@ interface Subcommand {
 /** Refuses what a subcommand did not understand: why, then its usage; nothing changes. */
 function refuse(call: TodosCall, why: string): void {
 	const usage = SUBCOMMANDS[call.sub]?.usage ?? call.sub;
-	tell(call.ctx, `/todos ${call.sub}: ${why}\nusage: /todos ${usage}`, "error");
+	tell(call.ctx, TODOS_ANSWERS.refused(call.sub, why, usage), "error");
 }
 
 /** Runs `apply` with what `parsed` holds, or refuses with its error. */
@@ -160,75 +163,48 @@ async function changed(call: TodosCall, answer: string, goOn: boolean): Promise<
 
 const list = (): string => formatTodoListText(getTodos());
 
-/** Every `/todos` subcommand, in the order `/todos help` lists them ("" is `/todos` alone: the list). */
+/**
+ * Every `/todos` subcommand with its usage and help (TODOS_HELP's) and what runs it, in the order `/todos help` lists
+ * them ("" is `/todos` alone: the list).
+ */
 const SUBCOMMANDS: Readonly<Record<string, Subcommand>> = {
-	"": { usage: "", help: "show the list", run: showList },
-	help: { usage: "help [<subcommand>]", help: "list the subcommands, or say how one is used", run: showHelp },
-	add: { usage: "add <text>", help: "append an item, and go on", run: addItem },
-	edit: { usage: "edit <i> <text>", help: "change the text of item i", run: editText },
-	remove: { usage: "remove <i> [<i> …]", help: "delete items", run: removeItems },
-	move: { usage: "move <i> <j>", help: "move item i to position j", run: moveItem },
-	start: { usage: "start <i> [<i> …]", help: "mark items in progress, and go on", run: setStatus("start") },
-	done: {
-		usage: "done <i> [<i> …]",
-		help: "mark items completed (your word: no check runs), and go on",
-		run: setStatus("done"),
-	},
-	abandon: { usage: "abandon <i> [<i> …]", help: "mark items abandoned", run: setStatus("abandon") },
-	review: {
-		usage: "review <i> [<i> …]",
-		help: "make items yours to close (the model may work on them)",
-		run: setReview(true),
-	},
-	unreview: { usage: "unreview <i> [<i> …]", help: "take the review mark off items", run: setReview(false) },
-	approve: {
-		usage: "approve <i> [<i> …]",
-		help: "complete items after your review, and go on",
-		run: setStatus("approve"),
-	},
-	check: {
-		usage: "check [<command> | off]",
-		help: "show, set or turn off the done-check of the whole list",
-		run: setDoneCheck,
-	},
-	clear: { usage: "clear", help: "empty the list", run: clearList },
+	"": { ...TODOS_HELP[""], run: showList },
+	help: { ...TODOS_HELP.help, run: showHelp },
+	add: { ...TODOS_HELP.add, run: addItem },
+	edit: { ...TODOS_HELP.edit, run: editText },
+	remove: { ...TODOS_HELP.remove, run: removeItems },
+	move: { ...TODOS_HELP.move, run: moveItem },
+	start: { ...TODOS_HELP.start, run: setStatus("start") },
+	done: { ...TODOS_HELP.done, run: setStatus("done") },
+	abandon: { ...TODOS_HELP.abandon, run: setStatus("abandon") },
+	review: { ...TODOS_HELP.review, run: setReview(true) },
+	unreview: { ...TODOS_HELP.unreview, run: setReview(false) },
+	approve: { ...TODOS_HELP.approve, run: setStatus("approve") },
+	check: { ...TODOS_HELP.check, run: setDoneCheck },
+	clear: { ...TODOS_HELP.clear, run: clearList },
 	export: {
-		usage: "export [<file>]",
-		help: "write the list to a plan file (default: the followed one, else PLAN.md)",
+		...TODOS_HELP.export,
 		run: (call) =>
 			withParsed(call, parseFile(call.rest, call.config.planFile ?? DEFAULT_PLAN_FILE), (file) =>
 				exportPlan(call.ctx, file),
 			),
 	},
 	import: {
-		usage: "import <file>",
-		help: "replace the list with a plan file's",
+		...TODOS_HELP.import,
 		run: (call) =>
 			withParsed(call, parseFile(call.rest), async (file) => {
 				const answer = await importPlan(call.ctx, file);
 				if (answer !== undefined) await changed(call, answer, false);
 			}),
 	},
-	pause: { usage: "pause [<reason>]", help: "turn the auto-continue off for this session", run: pause },
-	resume: { usage: "resume", help: "turn the auto-continue back on, and go on", run: resume },
-	status: { usage: "status", help: "the auto-continue's state, counters, spend and limits", run: showStatus },
-	why: { usage: "why", help: "the auto-continue's last decisions, and why", run: showWhy },
-	panel: {
-		usage: "panel [on | off]",
-		help: "show or hide the list above the editor (alone: switch it)",
-		run: switchPanel,
-	},
-	diff: { usage: "diff <i>", help: "what item i changed, from its start to its completion", run: checkpoint(showDiff) },
-	revert: {
-		usage: "revert <i>",
-		help: "put the files item i changed back as they were before it",
-		run: checkpoint(revertItem),
-	},
-	checkpoints: {
-		usage: "checkpoints [clean]",
-		help: "list the items' git checkpoints on this branch, or delete them all",
-		run: checkpoint(showCheckpoints),
-	},
+	pause: { ...TODOS_HELP.pause, run: pause },
+	resume: { ...TODOS_HELP.resume, run: resume },
+	status: { ...TODOS_HELP.status, run: showStatus },
+	why: { ...TODOS_HELP.why, run: showWhy },
+	panel: { ...TODOS_HELP.panel, run: switchPanel },
+	diff: { ...TODOS_HELP.diff, run: checkpoint(showDiff) },
+	revert: { ...TODOS_HELP.revert, run: checkpoint(revertItem) },
+	checkpoints: { ...TODOS_HELP.checkpoints, run: checkpoint(showCheckpoints) },
 };
 
 /** A checkpoint subcommand (edges/commands/checkpoints.ts) with this call's refusal. */
@@ -239,25 +215,25 @@ function checkpoint(run: (call: CheckpointCall) => Promise<void>): Subcommand["r
 /** Subcommands of `/todos`, with the help text argument completion shows. */
 export const TODOS_SUBCOMMANDS: readonly { name: string; description: string }[] = Object.entries(SUBCOMMANDS)
 	.filter(([name]) => name !== "")
-	.map(([name, { usage, help }]) => ({ name, description: `${usage}: ${help}` }));
+	.map(([name, { usage, help }]) => ({ name, description: TODOS_ANSWERS.subcommand(usage, help) }));
 
 async function runTodosCommand(call: TodosCall): Promise<void> {
 	const subcommand = Object.hasOwn(SUBCOMMANDS, call.sub) ? SUBCOMMANDS[call.sub] : undefined;
 	if (subcommand) return subcommand.run(call);
-	tell(call.ctx, `/todos: ${quoted(call.sub)} is not a subcommand\n${helpText()}`, "error");
+	tell(call.ctx, TODOS_ANSWERS.unknown(quoted(call.sub), helpText()), "error");
 }
 
 /** One line per subcommand: how it is written, and what it does. */
 function helpText(): string {
-	return ["/todos subcommands:", ...TODOS_SUBCOMMANDS.map((sub) => `  /todos ${sub.description}`)].join("\n");
+	return TODOS_ANSWERS.help(TODOS_SUBCOMMANDS.map((sub) => sub.description));
 }
 
 function showHelp(call: TodosCall): void {
 	const [word, extra] = wordsOf(call.rest);
 	const sub = word !== undefined && Object.hasOwn(SUBCOMMANDS, word) && word !== "" ? SUBCOMMANDS[word] : undefined;
 	if (word === undefined) tell(call.ctx, helpText());
-	else if (!sub || extra !== undefined) refuse(call, `${quoted(call.rest)} is not a subcommand`);
-	else tell(call.ctx, `usage: /todos ${sub.usage}\n${sub.help}`);
+	else if (!sub || extra !== undefined) refuse(call, TODO_ARG_REFUSALS.notASubcommand(quoted(call.rest)));
+	else tell(call.ctx, TODOS_ANSWERS.usage(sub.usage, sub.help));
 }
 
 /** The view in the TUI; elsewhere (RPC, print, JSON) the list as text. */
@@ -295,7 +271,7 @@ function addItem(call: TodosCall): void | Promise<void> {
 	if ("error" in room) return refuse(call, room.error);
 	return withParsed(call, parseText(call.rest), (text) => {
 		appendTodos([{ text, status: INITIAL_STATUS }]);
-		return changed(call, `Added [${getTodos().length - 1}] ${oneLine(text)}`, true);
+		return changed(call, TODOS_ANSWERS.added(getTodos().length - 1, text), true);
 	});
 }
 
@@ -364,7 +340,7 @@ function setReview(review: boolean): Subcommand["run"] {
 function clearList(call: TodosCall): void | Promise<void> {
 	return withParsed(call, parseNothing(call.rest), () => {
 		setTodos([]);
-		return changed(call, "Todo list cleared.", false);
+		return changed(call, TODOS_ANSWERS.cleared, false);
 	});
 }
 
@@ -372,7 +348,7 @@ function pause({ pi, engine, ctx, rest }: TodosCall): void {
 	engine.pause(ctx);
 	pauseAutoContinue("user", rest || undefined);
 	pi.appendEntry(PAUSE_ENTRY_TYPE, rest ? { paused: true, reason: rest } : { paused: true });
-	tell(ctx, "Auto-continue paused for this session. /todos resume turns it back on.");
+	tell(ctx, TODOS_ANSWERS.paused);
 }
 
 function resume(call: TodosCall): void | Promise<void> {
@@ -380,7 +356,7 @@ function resume(call: TodosCall): void | Promise<void> {
 		resumeAutoContinue();
 		call.pi.appendEntry(PAUSE_ENTRY_TYPE, { paused: false });
 		resetChain();
-		tell(call.ctx, "Auto-continue is on.");
+		tell(call.ctx, TODOS_ANSWERS.resumed);
 		await call.engine.resume(call.ctx);
 	});
 }
@@ -408,11 +384,11 @@ function switchPanel(call: TodosCall): void {
 	const word = call.rest.trim();
 	const enabled = word === "" ? !isPanelEnabled() : parseSwitch(word);
 	if (enabled === undefined) {
-		refuse(call, `${quoted(word)} is neither on nor off`);
+		refuse(call, TODO_ARG_REFUSALS.neitherOnNorOff(quoted(word)));
 		return;
 	}
 	setPanelEnabled(enabled);
-	tell(call.ctx, `Todo panel ${enabled ? "on" : "off"}.`);
+	tell(call.ctx, TODOS_ANSWERS.panel(enabled));
 }
 
 /** `/todos check [<command>|off]`: shows, sets or turns off the done-check, stored on the branch. */
@@ -420,21 +396,15 @@ function setDoneCheck(call: TodosCall): void {
 	const { pi, ctx, config, rest } = call;
 	if (rest === "") {
 		const command = effectiveDoneCheck(config.doneCheck);
-		tell(
-			ctx,
-			command === undefined ? "No done-check. /todos check <command> sets one." : `Done-check: ${oneLine(command)}`,
-		);
+		tell(ctx, command === undefined ? TODOS_ANSWERS.noDoneCheck : TODOS_STATUS.doneCheck(command));
 		return;
 	}
 	const command = rest === "off" ? null : rest;
 	if (command !== null && !isValidCheck(command)) {
-		refuse(call, `the command is longer than ${MAX_CHECK_LENGTH} characters`);
+		refuse(call, TODO_ARG_REFUSALS.commandTooLong);
 		return;
 	}
 	pi.appendEntry(DONE_CHECK_ENTRY_TYPE, { command });
 	setBranchDoneCheck(command);
-	tell(
-		ctx,
-		command === null ? "Done-check off." : `Done-check set: ${oneLine(command)}. It runs when every item is finished.`,
-	);
+	tell(ctx, command === null ? TODOS_ANSWERS.doneCheckOff : TODOS_ANSWERS.doneCheckSet(command));
 }
