@@ -6,7 +6,15 @@ import { Text } from "@earendil-works/pi-tui";
 import { type Static, Type } from "typebox";
 import { withAppended, withInserted } from "./core/list/changes.ts";
 import { linkProblem } from "./core/list/links.ts";
-import { linkError, RESULT_HEADERS, TOOL_ERRORS } from "./core/texts/model.ts";
+import {
+	linkError,
+	PARAM_DESCRIPTIONS,
+	PROMPT_GUIDELINES,
+	PROMPT_SNIPPET,
+	RESULT_HEADERS,
+	TOOL_DESCRIPTIONS,
+	TOOL_ERRORS,
+} from "./core/texts/model.ts";
 import { NOTICES } from "./core/texts/user.ts";
 import {
 	changeResult,
@@ -47,41 +55,26 @@ export function todoToolsActive(pi: Pick<ExtensionAPI, "getActiveTools">): boole
 	}
 }
 
-export const PROMPT_SNIPPET =
-	"Manage a todo list: write (replace/append/insert), list, edit (start/complete/abandon by indices)";
-
-export const PROMPT_GUIDELINES: readonly string[] = [
-	"Use `write_todos` with mode `'replace'` to create or replace the full todo list at the start of a task.",
-	"Use `write_todos` with mode `'append'` to add new items to the end of the existing list.",
-	"Use `write_todos` with mode `'insert'` and an `'index'` parameter to insert items at a specific position.",
-	"Use `edit_todos` with action `'start'` and an array of 0-based indices to begin work on specific items.",
-	"Use `edit_todos` with action `'complete'` and an array of 0-based indices to mark items as done.",
-	"Use `edit_todos` with action `'abandon'` and an array of 0-based indices when items are no longer needed.",
-	"Use `list_todos` to review the current todo list.",
-	"Always call `edit_todos` with action `'start'` on the next item before working on it, then `'complete'` when done.",
-];
-
 export const WriteTodosParams = Type.Object({
 	mode: StringEnum(WRITE_MODES, {
-		description:
-			"Mode: 'replace' clears and replaces the entire list, 'append' adds to the end, 'insert' inserts at a specific index",
+		description: PARAM_DESCRIPTIONS.mode,
 	}),
 	index: Type.Optional(
 		Type.Integer({
-			description: "0-based index to insert at (required for 'insert' mode)",
+			description: PARAM_DESCRIPTIONS.index,
 		}),
 	),
 	todos: Type.Array(
 		Type.Object({
-			text: Type.String({ description: "Description of the task", maxLength: MAX_TODO_TEXT_LENGTH }),
+			text: Type.String({ description: PARAM_DESCRIPTIONS.text, maxLength: MAX_TODO_TEXT_LENGTH }),
 			// Limits without a schema bound are checked in `execute`, which says what is wrong in this extension's words.
-			check: Type.Optional(Type.String({ description: "Exits 0 when done" })),
-			review: Type.Optional(Type.Boolean({ description: "Only the user closes it" })),
+			check: Type.Optional(Type.String({ description: PARAM_DESCRIPTIONS.check })),
+			review: Type.Optional(Type.Boolean({ description: PARAM_DESCRIPTIONS.review })),
 			// Bare: every model call carries the schema; what they mean and when to use them is in the skill.
 			blockedBy: Type.Optional(Type.Array(Type.Integer())),
 			parent: Type.Optional(Type.Integer()),
 		}),
-		{ description: "Ordered list of todo items", maxItems: MAX_TODOS },
+		{ description: PARAM_DESCRIPTIONS.todos, maxItems: MAX_TODOS },
 	),
 });
 
@@ -91,10 +84,10 @@ export const ListTodosParams = Type.Object({
 
 export const EditTodosParams = Type.Object({
 	action: StringEnum(EDIT_ACTIONS, {
-		description: "Action to apply to the todo items",
+		description: PARAM_DESCRIPTIONS.action,
 	}),
 	indices: Type.Array(Type.Integer(), {
-		description: "0-based indices to apply the action to",
+		description: PARAM_DESCRIPTIONS.indices,
 		minItems: 1,
 		maxItems: MAX_INDICES,
 	}),
@@ -149,7 +142,7 @@ function listTool<P>(name: string, label: string, description: string, parameter
 
 export function createWriteTodosTool(env: CheckEnv = NO_CHECKS): ToolDefinition<typeof WriteTodosParams, TodoDetails> {
 	return {
-		...listTool("write_todos", "Write Todos", "Write the todo list; list order is the plan.", WriteTodosParams),
+		...listTool("write_todos", "Write Todos", TOOL_DESCRIPTIONS.write, WriteTodosParams),
 		promptGuidelines: [...PROMPT_GUIDELINES],
 		async execute(_toolCallId, params, _signal, _onUpdate, ctx) {
 			const error = checkWriteParams(params, getTodos().length) ?? checksNotAllowed(params.todos, env);
@@ -184,7 +177,7 @@ export function createWriteTodosTool(env: CheckEnv = NO_CHECKS): ToolDefinition<
 
 export function createListTodosTool(): ToolDefinition<typeof ListTodosParams, ListDetails> {
 	return {
-		...listTool("list_todos", "List Todos", "Show the todo list.", ListTodosParams),
+		...listTool("list_todos", "List Todos", TOOL_DESCRIPTIONS.list, ListTodosParams),
 		async execute(_toolCallId, params) {
 			const todos = getTodos();
 			const offset = params?.offset;
@@ -202,7 +195,7 @@ export function createListTodosTool(): ToolDefinition<typeof ListTodosParams, Li
 
 export function createEditTodosTool(env: CheckEnv = NO_CHECKS): ToolDefinition<typeof EditTodosParams, TodoDetails> {
 	return {
-		...listTool("edit_todos", "Edit Todos", "Start, complete or abandon todos by index; atomic.", EditTodosParams),
+		...listTool("edit_todos", "Edit Todos", TOOL_DESCRIPTIONS.edit, EditTodosParams),
 		async execute(_toolCallId, params, signal, onUpdate, ctx) {
 			const error = checkEditParams(params, getTodos().length);
 			if (error) return errorResult("edit", error);
@@ -234,7 +227,7 @@ export function createPauseTodosTool(): ToolDefinition<typeof PauseTodosParams, 
 	return {
 		name: "pause_todos",
 		label: "Pause Todos",
-		description: "Pause when blocked or waiting for the user.",
+		description: TOOL_DESCRIPTIONS.pause,
 		parameters: PauseTodosParams,
 		executionMode: "sequential",
 		async execute(_toolCallId, params, _signal, _onUpdate, ctx) {

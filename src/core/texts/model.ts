@@ -290,3 +290,41 @@ export const RESULT_HEADERS = {
 	},
 	paused: "Auto-continue paused until the user replies.",
 } as const;
+
+// ── The tools: their descriptions, the system prompt's lines about them, their parameters ─────────────
+
+/** The line pi lists under "Available tools" for each of the three list tools. */
+export const PROMPT_SNIPPET =
+	"Manage a todo list: write (replace/append/insert), list, edit (start/complete/abandon by indices)";
+
+/** The guidelines `write_todos` adds to the system prompt while it is active. */
+export const PROMPT_GUIDELINES: readonly string[] = [
+	"Use `write_todos` with mode `'replace'` to create or replace the full todo list at the start of a task.",
+	"Use `write_todos` with mode `'append'` to add new items to the end of the existing list.",
+	"Use `write_todos` with mode `'insert'` and an `'index'` parameter to insert items at a specific position.",
+	"Use `edit_todos` with action `'start'` and an array of 0-based indices to begin work on specific items.",
+	"Use `edit_todos` with action `'complete'` and an array of 0-based indices to mark items as done.",
+	"Use `edit_todos` with action `'abandon'` and an array of 0-based indices when items are no longer needed.",
+	"Use `list_todos` to review the current todo list.",
+	"Always call `edit_todos` with action `'start'` on the next item before working on it, then `'complete'` when done.",
+];
+
+/** Each tool's description. */
+export const TOOL_DESCRIPTIONS = {
+	write: "Write the todo list; list order is the plan.",
+	list: "Show the todo list.",
+	edit: "Start, complete or abandon todos by index; atomic.",
+	pause: "Pause when blocked or waiting for the user.",
+} as const;
+
+/** What the tools' schemas say of their parameters. */
+export const PARAM_DESCRIPTIONS = {
+	mode: "Mode: 'replace' clears and replaces the entire list, 'append' adds to the end, 'insert' inserts at a specific index",
+	index: "0-based index to insert at (required for 'insert' mode)",
+	text: "Description of the task",
+	check: "Exits 0 when done",
+	review: "Only the user closes it",
+	todos: "Ordered list of todo items",
+	action: "Action to apply to the todo items",
+	indices: "0-based indices to apply the action to",
+} as const;
