@@ -5,6 +5,7 @@ import { Text } from "@earendil-works/pi-tui";
 import { finishedCount, incompleteIndices, pickNextIndex } from "./core/list/queries.ts";
 import { MODEL_TEXTS, NEXT_TEXT_CHARS } from "./core/texts/model.ts";
 import { oneLine, prefix, textOfContent } from "./core/texts/sanitize.ts";
+import { TOOL_DISPLAY } from "./core/texts/user.ts";
 import { STATUS_ICONS, type TodoDetails, type TodoItem, type TodoStatus } from "./types.ts";
 import { isFinished, isValidTodoItem } from "./validation.ts";
 
@@ -38,7 +39,7 @@ export function itemMarks(todo: TodoItem): string {
 
 /** The whole list, one `ICON [i] text` line per item, or `No todos`. */
 export function formatTodoListText(todos: readonly TodoItem[]): string {
-	if (todos.length === 0) return "No todos";
+	if (todos.length === 0) return MODEL_TEXTS.noTodos;
 	return todos.map((todo, index) => formatLine(todo, index)).join("\n");
 }
 
@@ -139,7 +140,7 @@ export function renderMarks(todo: TodoItem, theme: Styler): string {
 }
 
 export function renderTodoList(todos: readonly TodoItem[], theme: Styler): string {
-	if (todos.length === 0) return theme.fg("dim", "No todos");
+	if (todos.length === 0) return theme.fg("dim", TOOL_DISPLAY.empty);
 	return todos
 		.map(
 			(todo, index) =>
@@ -175,7 +176,7 @@ export function renderToolResult(
 		const first = result.content[0];
 		return new Text(first?.type === "text" ? (first.text ?? "") : "", 0, 0);
 	}
-	if (details.error) return new Text(theme.fg("error", `Error: ${details.error}`), 0, 0);
+	if (details.error) return new Text(theme.fg("error", TOOL_DISPLAY.error(details.error)), 0, 0);
 	const todos = details.action === "list" ? details.view : details.todos;
 	// Details come from the session file: render only well-formed items.
 	const valid = Array.isArray(todos) ? todos.filter(isValidTodoItem) : [];

@@ -15,7 +15,7 @@ import {
 	TOOL_DESCRIPTIONS,
 	TOOL_ERRORS,
 } from "./core/texts/model.ts";
-import { NOTICES } from "./core/texts/user.ts";
+import { NOTICES, TOOL_DISPLAY } from "./core/texts/user.ts";
 import {
 	changeResult,
 	errorResult,
@@ -142,7 +142,7 @@ function listTool<P>(name: string, label: string, description: string, parameter
 
 export function createWriteTodosTool(env: CheckEnv = NO_CHECKS): ToolDefinition<typeof WriteTodosParams, TodoDetails> {
 	return {
-		...listTool("write_todos", "Write Todos", TOOL_DESCRIPTIONS.write, WriteTodosParams),
+		...listTool("write_todos", TOOL_DISPLAY.labels.write, TOOL_DESCRIPTIONS.write, WriteTodosParams),
 		promptGuidelines: [...PROMPT_GUIDELINES],
 		async execute(_toolCallId, params, _signal, _onUpdate, ctx) {
 			const error = checkWriteParams(params, getTodos().length) ?? checksNotAllowed(params.todos, env);
@@ -167,8 +167,8 @@ export function createWriteTodosTool(env: CheckEnv = NO_CHECKS): ToolDefinition<
 		},
 		renderCall(args, theme) {
 			const count = Array.isArray(args?.todos) ? args.todos.length : 0;
-			const where = args?.mode === "insert" ? ` @${String(args.index)}` : "";
-			const text = `${toolTitle("write_todos", theme)} ${theme.fg("warning", String(args?.mode ?? ""))} ${theme.fg("muted", `(${count} items${where})`)}`;
+			const at = args?.mode === "insert" ? String(args.index) : undefined;
+			const text = `${toolTitle("write_todos", theme)} ${theme.fg("warning", String(args?.mode ?? ""))} ${theme.fg("muted", TOOL_DISPLAY.written(count, at))}`;
 			return new Text(text, 0, 0);
 		},
 		renderResult: (result, options, theme, context) => renderToolResult(result, options, theme, context),
@@ -177,7 +177,7 @@ export function createWriteTodosTool(env: CheckEnv = NO_CHECKS): ToolDefinition<
 
 export function createListTodosTool(): ToolDefinition<typeof ListTodosParams, ListDetails> {
 	return {
-		...listTool("list_todos", "List Todos", TOOL_DESCRIPTIONS.list, ListTodosParams),
+		...listTool("list_todos", TOOL_DISPLAY.labels.list, TOOL_DESCRIPTIONS.list, ListTodosParams),
 		async execute(_toolCallId, params) {
 			const todos = getTodos();
 			const offset = params?.offset;
@@ -195,7 +195,7 @@ export function createListTodosTool(): ToolDefinition<typeof ListTodosParams, Li
 
 export function createEditTodosTool(env: CheckEnv = NO_CHECKS): ToolDefinition<typeof EditTodosParams, TodoDetails> {
 	return {
-		...listTool("edit_todos", "Edit Todos", TOOL_DESCRIPTIONS.edit, EditTodosParams),
+		...listTool("edit_todos", TOOL_DISPLAY.labels.edit, TOOL_DESCRIPTIONS.edit, EditTodosParams),
 		async execute(_toolCallId, params, signal, onUpdate, ctx) {
 			const error = checkEditParams(params, getTodos().length);
 			if (error) return errorResult("edit", error);
@@ -226,7 +226,7 @@ export interface PauseDetails {
 export function createPauseTodosTool(): ToolDefinition<typeof PauseTodosParams, PauseDetails> {
 	return {
 		name: "pause_todos",
-		label: "Pause Todos",
+		label: TOOL_DISPLAY.labels.pause,
 		description: TOOL_DESCRIPTIONS.pause,
 		parameters: PauseTodosParams,
 		executionMode: "sequential",
@@ -244,7 +244,7 @@ export function createPauseTodosTool(): ToolDefinition<typeof PauseTodosParams, 
 			new Text(`${toolTitle("pause_todos", theme)} ${theme.fg("muted", String(args?.reason ?? ""))}`, 0, 0),
 		renderResult(result, _options, theme, context) {
 			const details = result.details as PauseDetails | undefined;
-			if (details?.error) return new Text(theme.fg("error", `Error: ${details.error}`), 0, 0);
+			if (details?.error) return new Text(theme.fg("error", TOOL_DISPLAY.error(details.error)), 0, 0);
 			if (typeof details?.reason !== "string") return renderToolResult(result, _options, theme, context);
 			return new Text(`${theme.fg("warning", "⏸")} ${theme.fg("text", details?.reason ?? "")}`, 0, 0);
 		},

@@ -27,6 +27,8 @@ export const LONG_LIST_NOTE = "(A long list: results name what changed and what 
 
 /** The fixed words of the continuation prompt, the injection and the list views; formatting.ts puts the list in. */
 export const MODEL_TEXTS = {
+	/** The list lines of an empty list (a `/todos` answer shows them to the user too). */
+	noTodos: "No todos",
 	continuationHead: "There are still incomplete todos. Continue working on the remaining todos.",
 	remainingItems: "Remaining items:",
 	nextAction: (action: "start" | "complete", index: number | undefined) =>

@@ -201,10 +201,13 @@ export const PANEL = {
 /** What follows a change made in the `/todos` view: the chain goes on once the user is back at the editor. */
 const GOES_ON_AFTER_VIEW = "the auto-continue goes on when you close this view";
 
+/** An empty list, as the TUI shows it: in the `/todos` view, and as a tool's result. */
+const NO_TODOS = "No todos";
+
 /** The `/todos` view's texts: its title, its keys, what a key did, and why a key did nothing. */
 export const LIST_VIEW = {
 	title: (finished: number, total: number) => `Todos ${finished}/${total}`,
-	empty: "No todos",
+	empty: NO_TODOS,
 	keys: "↑↓ select · a approve · d done · o open again · esc close",
 	above: (count: number) => `↑ ${count} more`,
 	below: (count: number) => `↓ ${count} more`,
@@ -751,3 +754,15 @@ export const LOOP_ARG_REFUSALS = {
 
 /** A refused `/loop`: why, then its usage. */
 export const loopRefused = (why: string): string => `/loop: ${why}\n${LOOP_USAGE}`;
+
+// ── The tools as the TUI shows them: their labels, their calls and results ─────────────────────────────
+
+/** The tools' calls and results as pi's TUI shows them to the user (the model reads core/texts/model.ts). */
+export const TOOL_DISPLAY = {
+	labels: { write: "Write Todos", list: "List Todos", edit: "Edit Todos", pause: "Pause Todos" },
+	/** A `write_todos` call: how many items, and the index an insert puts them at. */
+	written: (count: number, at: string | undefined) => `(${count} items${at === undefined ? "" : ` @${at}`})`,
+	/** A result that says what went wrong: its short detail. */
+	error: (detail: string) => `Error: ${detail}`,
+	empty: NO_TODOS,
+} as const;
