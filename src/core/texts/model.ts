@@ -65,6 +65,12 @@ export const CHECK_NAMES = {
 	item: (index: number) => `the check of [${index}]`,
 } as const;
 
+/** Why the checks the model writes cannot run here, as a tool error says it. */
+export const CHECKS_BLOCKED = {
+	off: "model checks are turned off (--til-done-model-checks off)",
+	noBash: "pi's bash tool is not active, so the model could not run it itself",
+} as const;
+
 /** How a check ended, in words: `exit code 1`, `timed out after 120 s`, `stopped (the run was aborted)`. */
 export function describeCheckEnd(run: CheckRun, timeoutSeconds: number): string {
 	if (run.aborted) return "stopped: the run was aborted";

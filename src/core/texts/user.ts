@@ -17,6 +17,7 @@ import {
 	MAX_TODOS,
 	type TodoItem,
 } from "../../types.ts";
+import { CHECK_NAMES } from "./model.ts";
 import { oneLine, prefix } from "./sanitize.ts";
 
 /** Tokens as the user reads them: rounded, with thousands separators. */
@@ -765,4 +766,6 @@ export const TOOL_DISPLAY = {
 	/** A result that says what went wrong: its short detail. */
 	error: (detail: string) => `Error: ${detail}`,
 	empty: NO_TODOS,
+	/** An edit's partial result while an item's check runs. */
+	runningCheck: (index: number, command: string) => `Running ${CHECK_NAMES.item(index)}: ${oneLine(command)}`,
 } as const;

@@ -5,7 +5,8 @@
 
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import type { TilDoneConfig } from "../../core/rules/settings.ts";
-import { oneLine } from "../../core/texts/sanitize.ts";
+import { CHECKS_BLOCKED } from "../../core/texts/model.ts";
+import { TOOL_DISPLAY } from "../../core/texts/user.ts";
 import { setChecking } from "../../state.ts";
 import type { CheckRun, TodoItem } from "../../types.ts";
 import { type Exec, runCheck } from "./run-check.ts";
@@ -32,14 +33,14 @@ export function checkEnv(pi: ExtensionAPI, getConfig: () => TilDoneConfig): Chec
  * runs only where the model could run the same command itself, with pi's bash tool.
  */
 export function modelChecksBlocked(env: CheckEnv): string | undefined {
-	if (!env.getConfig().modelChecks) return "model checks are turned off (--til-done-model-checks off)";
+	if (!env.getConfig().modelChecks) return CHECKS_BLOCKED.off;
 	let active: string[] = [];
 	try {
 		active = env.activeTools();
 	} catch {
 		active = [];
 	}
-	return active.includes("bash") ? undefined : "pi's bash tool is not active, so the model could not run it itself";
+	return active.includes("bash") ? undefined : CHECKS_BLOCKED.noBash;
 }
 
 /** The items among `indices` whose check must pass before they are completed (not yet completed, with a check). */
@@ -69,7 +70,7 @@ export async function runItemChecks(
 		const command = todos[index]?.check;
 		if (command === undefined) continue;
 		setChecking({ what: `[${index}]`, command });
-		run.progress(`Running the check of [${index}]: ${oneLine(command)}`);
+		run.progress(TOOL_DISPLAY.runningCheck(index, command));
 		try {
 			runs.push([index, await runCheck(env.exec, command, { cwd: run.cwd, timeoutSeconds, signal: run.signal })]);
 		} finally {
