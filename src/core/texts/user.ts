@@ -158,6 +158,9 @@ function describeItems(items: readonly [number, TodoItem][]): string {
 	return items.map(([index, todo]) => `[${index}] ${prefix(oneLine(todo.text), NOTICE_TEXT_CHARS)}`).join(", ");
 }
 
+/** The model a notice names when pi cannot say which it is. */
+export const UNNAMED_MODEL = "this model";
+
 /** Notices: what the model did that the user must know of, and a setting that was not taken. */
 export const NOTICES = {
 	abandoned: (items: readonly [number, TodoItem][], reason: string | undefined) => {

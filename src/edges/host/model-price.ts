@@ -2,7 +2,7 @@
 
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import type { EngineLimits } from "../../core/rules/next-step.ts";
-import { NOTICES } from "../../core/texts/user.ts";
+import { NOTICES, UNNAMED_MODEL } from "../../core/texts/user.ts";
 import { takeUnreported } from "../../state.ts";
 import { tell } from "./tell.ts";
 
@@ -22,7 +22,7 @@ export function modelPriced(ctx: ExtensionContext): boolean {
  */
 export function warnOfInertBudget(ctx: ExtensionContext, limits: EngineLimits): void {
 	if (limits.budgetCost <= 0 || modelPriced(ctx)) return;
-	let model = "this model";
+	let model = UNNAMED_MODEL;
 	try {
 		if (ctx.model) model = `${ctx.model.provider}/${ctx.model.id}`;
 	} catch {
