@@ -1,7 +1,8 @@
 /**
  * Every text the model reads beyond the list lines: the words of the continuation prompt and the injection (which
- * formatting.ts fills with the list), tool result headers and errors, a failed check's report, a `/loop` iteration.
- * Pure. Instructions are fixed strings; todo text and command output appear only as data.
+ * formatting.ts fills with the list), tool result headers and errors, a failed check's report, a `/loop` iteration,
+ * the tools' descriptions, prompt snippet, guidelines and parameters. Pure. Instructions are fixed strings; todo text
+ * and command output appear only as data.
  */
 
 import {

@@ -1,6 +1,8 @@
 /**
  * Every text the user reads: notices, the sentence of each decision, `/todos why` and `/todos status`, a `/loop`'s
- * end, the status bar's words, plan files' problems and notices, the checkpoints' answers. Pure.
+ * end, the status bar's words, plan files' problems and notices, the checkpoints' answers, the breakers' texts, the
+ * settings' help and warnings, the help, answers and refusals of `/todos` and `/loop`, the tools as the TUI shows
+ * them. Pure; figures come in as plain numbers and words.
  */
 
 import {
@@ -629,14 +631,16 @@ export const SETTING_WARNINGS = {
 
 // ── /todos: its subcommands' help, answers, refusals and status ─────────────────────────────────────────
 
+const EMPTY_LIST = "the list is empty";
+
 /** Which indices the list has, as a refusal says it. */
 function indexRange(length: number): string {
-	return length === 0 ? "the list is empty" : `the list has ${length} item(s), 0 to ${length - 1}`;
+	return length === 0 ? EMPTY_LIST : `the list has ${length} item(s), 0 to ${length - 1}`;
 }
 
 /** Why a `/todos` subcommand's arguments are refused (its usage follows); a word the user typed comes quoted. */
 export const TODO_ARG_REFUSALS = {
-	emptyList: "the list is empty",
+	emptyList: EMPTY_LIST,
 	whichItem: (length: number) => `which item? ${indexRange(length)}`,
 	notAnIndex: (word: string, length: number) => `${word} is not an index: ${indexRange(length)}`,
 	notAnItem: (word: string, length: number) => `${word} is not an item: ${indexRange(length)}`,
