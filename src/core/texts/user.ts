@@ -417,6 +417,8 @@ export const GIT_BUSY = {
 } as const;
 
 export const CHECKPOINT_TEXTS = {
+	/** The message of a checkpoint's commit, as `git log` shows it under `refs/til-done/`. */
+	commitMessage: (phase: string, index: number) => `til-done ${phase} [${index}]`,
 	notGitTree: (cwd: string) =>
 		`Checkpoints are on, but ${oneLine(cwd)} is not in a git work tree: no checkpoint is taken.`,
 	busy: (reason: string) => `Checkpoint skipped: ${reason}; git is left alone until it ends.`,

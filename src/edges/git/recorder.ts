@@ -41,7 +41,7 @@ async function take(session: Session, transition: Transition): Promise<void> {
 	if (busy !== undefined) return warnOnce(session.ctx, CHECKPOINT_TEXTS.busy(busy));
 	const key = itemKey(transition.index, transition.text);
 	const ref = checkpointRef(session.sessionId, key, transition.phase);
-	const message = `til-done ${transition.phase} [${transition.index}]`;
+	const message = CHECKPOINT_TEXTS.commitMessage(transition.phase, transition.index);
 	const commit = await takeCheckpoint(repo, ref, message, session.signal);
 	if (session.signal.aborted) return;
 	if (!commit) return warnOnce(session.ctx, CHECKPOINT_TEXTS.failed);
