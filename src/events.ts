@@ -30,6 +30,7 @@ import { NOTICES } from "./core/texts/user.ts";
 import type { FollowedPlan } from "./edges/files/follow.ts";
 import { checkpointsSettled } from "./edges/git/queue.ts";
 import type { CheckpointFollower } from "./edges/git/recorder.ts";
+import { todoToolsActive } from "./edges/host/active-tools.ts";
 import { warnOfInertBudget } from "./edges/host/model-price.ts";
 import { createPainter } from "./edges/host/painter.ts";
 import { quietly } from "./edges/host/quietly.ts";
@@ -54,7 +55,6 @@ import {
 	takeUnreported,
 	type UiView,
 } from "./state.ts";
-import { todoToolsActive } from "./tools.ts";
 import type { SessionRole } from "./types.ts";
 
 type ThemeColor = Parameters<Theme["fg"]>[0];

@@ -3,11 +3,11 @@
 import type { Theme } from "@earendil-works/pi-coding-agent";
 import { Text } from "@earendil-works/pi-tui";
 import { finishedCount, incompleteIndices, pickNextIndex } from "./core/list/queries.ts";
-import { MODEL_TEXTS, NEXT_TEXT_CHARS } from "./core/texts/model.ts";
+import { LONG_LIST_NOTE, MODEL_TEXTS, NEXT_TEXT_CHARS } from "./core/texts/model.ts";
 import { oneLine, prefix, textOfContent } from "./core/texts/sanitize.ts";
 import { TOOL_DISPLAY } from "./core/texts/user.ts";
 import { STATUS_ICONS, type TodoDetails, type TodoItem, type TodoStatus } from "./types.ts";
-import { isFinished, isValidTodoItem } from "./validation.ts";
+import { cloneTodos, isFinished, isValidTodoItem, type ParamError } from "./validation.ts";
 
 /** Characters a list may take in one tool result, injection or prompt before it is shown compactly. */
 export const CONTEXT_BUDGET_CHARS = 2000;
@@ -270,4 +270,34 @@ export function buildContextInjection(todos: readonly TodoItem[], budget = CONTE
 		"",
 		MODEL_TEXTS.injectionAsk(remaining),
 	].join("\n");
+}
+
+// ── Tool results: the text the model reads and the details stored for replay ───────────────────────────────────────
+
+export type ToolResult<D> = { content: { type: "text"; text: string }[]; details: D };
+
+/** A tool result of `text`, with `details` stored for replay and rendering. */
+export function textResult<D>(text: string, details: D): ToolResult<D> {
+	return { content: [{ type: "text", text }], details };
+}
+
+/** A refused call: its message for the model, its short reason in `details.error`, and no list to replay. */
+export function errorResult(action: TodoDetails["action"], error: ParamError): ToolResult<TodoDetails> {
+	return textResult(error.message, { action, todos: [], error: error.detail });
+}
+
+/**
+ * A successful change of `todos`: the header, then the list while it is short, else what changed and what comes next
+ * (a write also says where the whole list is), and a full snapshot for replay.
+ */
+export function changeResult(
+	action: "write" | "edit",
+	header: string,
+	todos: readonly TodoItem[],
+	extra: object = {},
+	started: readonly number[] = [],
+): ToolResult<TodoDetails> {
+	const note = action === "write" && !fitsInResults(todos) ? `\n${LONG_LIST_NOTE}` : "";
+	const text = `${header}\n\n${formatChangeBody(todos, started)}${note}`;
+	return textResult(text, { action, todos: cloneTodos(todos), ...extra });
 }

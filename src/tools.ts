@@ -1,11 +1,12 @@
 /** The four model-facing tools. Each re-checks its parameters (defence in depth) before touching the store. */
 
 import { StringEnum } from "@earendil-works/pi-ai";
-import type { ExtensionAPI, Theme, ToolDefinition } from "@earendil-works/pi-coding-agent";
+import type { Theme, ToolDefinition } from "@earendil-works/pi-coding-agent";
 import { Text } from "@earendil-works/pi-tui";
 import { type Static, Type } from "typebox";
 import { withAppended, withInserted } from "./core/list/changes.ts";
 import { linkProblem } from "./core/list/links.ts";
+import { rewriteReviewError } from "./core/rules/edit-gates.ts";
 import {
 	linkError,
 	PARAM_DESCRIPTIONS,
@@ -16,18 +17,17 @@ import {
 	TOOL_ERRORS,
 } from "./core/texts/model.ts";
 import { NOTICES, TOOL_DISPLAY } from "./core/texts/user.ts";
+import { noticeDropped, rewritePlanError, runEdit } from "./edges/checks/checked-edit.ts";
+import { type CheckEnv, modelChecksBlocked } from "./edges/checks/item-checks.ts";
+import { tell } from "./edges/host/tell.ts";
 import {
 	changeResult,
 	errorResult,
-	noticeDropped,
-	rewritePlanError,
-	rewriteReviewError,
-	runEdit,
+	formatListPage,
+	type ListDetails,
+	renderToolResult,
 	textResult,
-} from "./edges/checks/edits.ts";
-import { type CheckEnv, modelChecksBlocked } from "./edges/checks/item-checks.ts";
-import { tell } from "./edges/host/tell.ts";
-import { formatListPage, type ListDetails, renderToolResult } from "./formatting.ts";
+} from "./formatting.ts";
 import { getTodos, pauseAutoContinue, setTodos } from "./state.ts";
 import {
 	EDIT_ACTIONS,
@@ -42,18 +42,6 @@ import {
 	type WriteMode,
 } from "./types.ts";
 import { checkEditParams, checkWriteParams, cloneTodos, isTooLong, type ParamError } from "./validation.ts";
-
-/**
- * Whether the model can change the list in this session: `edit_todos` is active. A session without it (a subagent
- * whose tools leave ours out, a user who switched them off) gets no injection, no reminder and no continuation.
- */
-export function todoToolsActive(pi: Pick<ExtensionAPI, "getActiveTools">): boolean {
-	try {
-		return pi.getActiveTools().includes("edit_todos");
-	} catch {
-		return false;
-	}
-}
 
 export const WriteTodosParams = Type.Object({
 	mode: StringEnum(WRITE_MODES, {
@@ -160,10 +148,10 @@ export function createWriteTodosTool(env: CheckEnv = NO_CHECKS): ToolDefinition<
 			setTodos(next);
 			if (params.mode === "replace") {
 				noticeDropped(ctx, before);
-				return changeResult("write", RESULT_HEADERS.wrote(items.length));
+				return changeResult("write", RESULT_HEADERS.wrote(items.length), getTodos());
 			}
-			if (params.mode === "append") return changeResult("write", RESULT_HEADERS.appended(items.length));
-			return changeResult("write", RESULT_HEADERS.inserted(items.length, params.index as number));
+			if (params.mode === "append") return changeResult("write", RESULT_HEADERS.appended(items.length), getTodos());
+			return changeResult("write", RESULT_HEADERS.inserted(items.length, params.index as number), getTodos());
 		},
 		renderCall(args, theme) {
 			const count = Array.isArray(args?.todos) ? args.todos.length : 0;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { rewritePlanError, rewriteReviewError } from "../../src/edges/checks/edits.ts";
+import { rewriteReviewError } from "../../src/core/rules/edit-gates.ts";
+import { rewritePlanError } from "../../src/edges/checks/checked-edit.ts";
 import type { TodoItem, TodoStatus } from "../../src/types.ts";
 import { PLAN_NOTICES, planRewriteError, reviewRewritten } from "../helpers/expected.ts";
 import { createFakeCtx } from "../helpers/fake-ctx.ts";

@@ -26,10 +26,10 @@ import {
 	setLoop,
 	subscribe,
 } from "../../state.ts";
-import { todoToolsActive } from "../../tools.ts";
 import type { Decision } from "../../types.ts";
 import { checkEnv, modelChecksBlocked } from "../checks/item-checks.ts";
 import { applyVerification, runVerification } from "../checks/verification.ts";
+import { todoToolsActive } from "../host/active-tools.ts";
 import { modelInputPrice } from "../host/model-price.ts";
 import { quietly } from "../host/quietly.ts";
 import { tell } from "../host/tell.ts";
