@@ -241,7 +241,7 @@ function startupSection(out: Out): void {
 	}
 	out();
 	out(
-		`${rounds} rounds per version, arms in rotating order. The package manifest names \`index.ts\`, which loads the built \`dist/index.js\`.`,
+		`${rounds} rounds per version, arms in rotating order. The package manifest names \`index.ts\`, which runs the built \`dist/index.cjs\` from its code cache.`,
 	);
 	out();
 }

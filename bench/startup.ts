@@ -1,7 +1,7 @@
 /**
  * pi's start-up with and without the extension: `pi -p` with the scripted fake model, on every tested pi version, for
  * the source entry (src/index.ts) and the one the package manifest names (index.ts, which loads the built
- * dist/index.js).
+ * dist/index.cjs from its code cache).
  *
  * One isolated environment per version is kept for all its runs, so pi's and jiti's caches are warm, as on a user's
  * machine after the first start; one warm-up run per arm fills them. Then each round runs every arm once, in an order
@@ -15,7 +15,7 @@ import { join } from "node:path";
 import type { PiHost } from "../scripts/pi-hosts.ts";
 import { EXTENSION_ENTRY, isolatedEnv, NODE, piArgs, REPO_ROOT } from "../test/helpers/cli.ts";
 
-/** The entry the package manifest names: it loads dist/index.js when it is built. */
+/** The entry the package manifest names: it runs dist/index.cjs when it is built. */
 export const MANIFEST_ENTRY = join(REPO_ROOT, "index.ts");
 
 export interface EntryStartup {

@@ -93,6 +93,8 @@ export const DEFAULT_LOOP_MAX = 10;
 export const MAX_LOOP_ITERATIONS = 1000;
 /** What a `/loop`'s answer holds when the task is done, when `--until` is not given. */
 export const DEFAULT_LOOP_MARKER = "LOOP_DONE";
+/** Where `/todos export` writes when it is given no file and no plan file is followed. */
+export const DEFAULT_PLAN_FILE = "PLAN.md";
 
 export const INITIAL_STATUS: TodoStatus = "not_started";
 

@@ -4,7 +4,7 @@
  */
 
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from "vitest";
@@ -51,27 +51,22 @@ afterEach(() => {
 afterAll(() => rmSync(packRoot, { recursive: true, force: true }));
 
 describe("the packed package", () => {
-	it("names the root loader in its pi manifest and ships it with the built file", () => {
+	it("names the root loader in its pi manifest and ships it with the built files", () => {
 		const manifest = JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8"));
 		expect(manifest.pi).toEqual({ extensions: ["./index.ts"], skills: ["./skills"] });
-		expect(readFileSync(join(packageDir, "index.ts"), "utf8")).toContain('"dist", "index.js"');
-		// The built entry and the parts it loads on first use (plan files, checkpoints, the ring) beside it.
-		const built = readdirSync(join(packageDir, "dist")).filter((file) => file.endsWith(".js"));
-		expect(built).toContain("index.js");
-		const code = built.map((file) => readFileSync(join(packageDir, "dist", file), "utf8")).join("\n");
-		expect(code).toContain(MESSAGE_TYPE.continuation);
-	});
-
-	// With "type": "module" above it, pi's loader would import the file natively and resolve pi-ai and pi-tui from
-	// node_modules (where npm installs peers): second copies, 0.4 s more per start (`npm run bench` measures it).
-	it("has a package.json without a type beside the built file, so pi's loader compiles it with pi's libraries", () => {
-		const distManifest = JSON.parse(readFileSync(join(packageDir, "dist/package.json"), "utf8"));
-		expect(distManifest).not.toHaveProperty("type");
+		expect(readFileSync(join(packageDir, "index.ts"), "utf8")).toContain('"dist", "index.cjs"');
+		// pi runs the CommonJS bundle; programs that import the package get the ESM one.
+		expect(
+			readdirSync(join(packageDir, "dist"))
+				.filter((file) => /\.c?js$/.test(file))
+				.sort(),
+		).toEqual(["index.cjs", "index.js"]);
+		expect(readFileSync(join(packageDir, "dist/index.cjs"), "utf8")).toContain(MESSAGE_TYPE.continuation);
 	});
 });
 
 describe.each(PI_HOSTS)("pi $version", (host) => {
-	it("`pi install` of the unpacked tarball loads dist/index.js with pi's own libraries and works a list to the end", async () => {
+	it("`pi install` of the unpacked tarball runs dist/index.cjs with pi's own libraries and works a list to the end", async () => {
 		iso = isolatedEnv();
 		// Without the source beside it, only the built file can have loaded.
 		renameSync(join(packageDir, "src"), join(packageDir, "src.hidden"));
@@ -82,7 +77,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		const script = iso.writeScript(lazyScript(ITEMS));
 		// No -ne: the installed package is discovered like any user's package. Nothing above the unpacked folder
 		// holds pi-ai or pi-tui, so the extension loads only if pi hands it its own copies.
-		// A followed plan file: its part of the bundle is loaded on first use, from beside the built file.
+		// A followed plan file: its part of the bundle is evaluated on first use.
 		const run = await runPrint(
 			[
 				"-e",
@@ -105,6 +100,13 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			`# Plan\n\n${ITEMS.map((item) => `- [x] ${item}\n`).join("")}`,
 		);
 
+		// The bundle's code cache is kept beside it, one file; a cache V8 cannot use is only slower, and is made again.
+		const caches = () => readdirSync(join(packageDir, "dist")).filter((file) => file.startsWith(".v8-cache-"));
+		const [cache] = caches();
+		expect(caches()).toHaveLength(1);
+		const cachePath = join(packageDir, "dist", must(cache, "the code cache"));
+		writeFileSync(cachePath, "not a code cache");
+
 		// The package also ships the til-done skill: invoking it hands its guidance to the model.
 		iso.writeScript([{ text: "Noted." }]);
 		const skill = await runPrint(
@@ -116,6 +118,8 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		const lastUser = readFakeLog(iso.env.TIL_DONE_FAKE_LOG as string).at(-1)?.lastUser ?? "";
 		expect(lastUser).toContain(SKILL_HEADING);
 		expect(lastUser).toContain("plan the release");
+		expect(caches()).toEqual([cache]);
+		expect(readFileSync(cachePath, "utf8")).not.toBe("not a code cache");
 	});
 
 	it.skipIf(!hasTmux())(

@@ -24,6 +24,14 @@ describe("the public surface doc names every setting and every name the extensio
 		}
 	});
 
+	it("every export of the entry, by its name", async () => {
+		const entry = await import("../../src/index.ts");
+		const exportsTable = api.split("## Exports of `src/index.ts`")[1]?.split("\n## ")[0] ?? "";
+		for (const name of Object.keys(entry)) {
+			if (name !== "default" && !(name in names)) expect(exportsTable, name).toContain(`\`${name}\``);
+		}
+	});
+
 	it("every exported name, with its value", () => {
 		for (const [constant, value] of Object.entries(names)) {
 			expect(api, constant).toContain(`\`${value}\` (\`${constant}\`)`);

@@ -266,20 +266,26 @@ function setup(options: FakeCtxOptions = {}) {
 	const todos = (args: string) => must(base.pi.commands.get("todos"), "/todos").handler(args, base.commandCtx);
 	/** The view /todos shows; fails the test when none is open. */
 	const view = () => must(base.ui.view, "the /todos view");
+	/** Runs `/todos <args>` and waits for its view, loaded on first use; `closed` settles when the view closes. */
+	const openView = async (args = "") => {
+		const closed = todos(args);
+		await vi.waitFor(() => view());
+		return { closed };
+	};
 	/** Presses terminal keys in the view, in order. */
 	const press = (...keys: string[]) => {
 		for (const key of keys) view().handleInput?.(key);
 	};
 	const snapshots = () => base.pi.entries.filter((entry) => entry.customType === "til-done-snapshot");
-	return { ...base, todos, view, press, snapshots, told: () => base.ui.notifications.map((n) => n.message) };
+	return { ...base, todos, openView, view, press, snapshots, told: () => base.ui.notifications.map((n) => n.message) };
 }
 
 describe("/todos in the TUI opens the view of the list instead of printing it", () => {
 	it("opens the view with the first item selected, in the theme, and tells nothing", async () => {
-		const { ctx, todos, view, told } = setup({ mode: "tui" });
+		const { ctx, openView, view, told } = setup({ mode: "tui" });
 		(ctx.ui as { theme: Theme }).theme = taggingTheme;
 		setTodos(PLAN);
-		void todos("");
+		await openView("");
 		const lines = view().render(300);
 		expect(lines[0]).toBe(`<b><accent>${LIST_VIEW.title(2, 5)}</accent></b>`);
 		expect(lines[1]).toBe(
@@ -290,17 +296,17 @@ describe("/todos in the TUI opens the view of the list instead of printing it", 
 	});
 
 	it("opens on an empty list too, and shows what the model writes while it is open", async () => {
-		const { todos, view } = setup({ mode: "tui" });
-		void todos("  ");
+		const { openView, view } = setup({ mode: "tui" });
+		await openView("  ");
 		expect(view().render(100)).toEqual([LIST_VIEW.title(0, 0), LIST_VIEW.empty, LIST_VIEW.keys]);
 		setTodos([todo("a", "in_progress")]);
 		expect(view().render(100)).toEqual([LIST_VIEW.title(0, 1), "› ● [0] a", LIST_VIEW.keys]);
 	});
 
 	it("shows as many items as the terminal's rows leave room for", async () => {
-		const { todos, view } = setup({ mode: "tui", rows: 13 });
+		const { openView, view } = setup({ mode: "tui", rows: 13 });
 		setTodos(Array.from({ length: 10 }, (_, i) => todo(`item ${i}`)));
-		void todos("");
+		await openView("");
 		expect(view().render(100).slice(1, -1)).toEqual([
 			"› – [0] item 0",
 			"  – [1] item 1",
@@ -310,10 +316,10 @@ describe("/todos in the TUI opens the view of the list instead of printing it", 
 	});
 
 	it("escape closes it and ctrl+c does too; nothing changed, nothing stored, nothing goes on", async () => {
-		const { todos, press, ui, pi, counting } = setup({ mode: "tui" });
+		const { openView, press, ui, pi, counting } = setup({ mode: "tui" });
 		setTodos(PLAN);
 		for (const key of [ESCAPE, "\x03"]) {
-			const shown = todos("");
+			const { closed: shown } = await openView("");
 			press(DOWN, "x");
 			press(key);
 			await shown;
@@ -334,16 +340,16 @@ describe("a key of the view makes the change of its /todos subcommand: the same 
 	}
 
 	/** The list and the stored entries after `keys` in the view on `list`, in a session of its own. */
-	function byKeys(list: TodoItem[], ...keys: string[]) {
-		const { todos, press, snapshots } = setup({ mode: "tui" });
+	async function byKeys(list: TodoItem[], ...keys: string[]) {
+		const { openView, press, snapshots } = setup({ mode: "tui" });
 		setTodos(list);
-		void todos("");
+		await openView("");
 		press(...keys);
 		return { todos: getTodos(), entries: snapshots() };
 	}
 
 	it("a on the review item is /todos approve", async () => {
-		expect(byKeys(PLAN, DOWN, "a")).toEqual(await bySubcommand(PLAN, "approve 1"));
+		expect(await byKeys(PLAN, DOWN, "a")).toEqual(await bySubcommand(PLAN, "approve 1"));
 		expect(getTodos()[1]?.status).toBe("completed");
 	});
 
@@ -353,20 +359,20 @@ describe("a key of the view makes the change of its /todos subcommand: the same 
 			todo("one", "completed", { parent: 0 }),
 			todo("two", "in_progress", { parent: 0 }),
 		];
-		const keyed = byKeys(family, DOWN, DOWN, "d");
+		const keyed = await byKeys(family, DOWN, DOWN, "d");
 		expect(keyed).toEqual(await bySubcommand(family, "done 2"));
 		expect(keyed.todos.map((item) => item.status)).toEqual(["completed", "completed", "completed"]);
 	});
 
 	it("o on a finished item is /todos start", async () => {
-		expect(byKeys(PLAN, "o")).toEqual(await bySubcommand(PLAN, "start 0"));
+		expect(await byKeys(PLAN, "o")).toEqual(await bySubcommand(PLAN, "start 0"));
 		expect(getTodos()[0]?.status).toBe("in_progress");
 	});
 
 	it("the view shows the list as it now is, and the note of what the key did", async () => {
-		const { todos, press, view } = setup({ mode: "tui" });
+		const { openView, press, view } = setup({ mode: "tui" });
 		setTodos(PLAN);
-		void todos("");
+		await openView("");
 		press("j", "a");
 		expect(view().render(100)).toEqual([
 			LIST_VIEW.title(3, 5),
@@ -381,9 +387,9 @@ describe("a key of the view makes the change of its /todos subcommand: the same 
 	});
 
 	it("a key that does not apply changes nothing, stores nothing and says why in the view", async () => {
-		const { todos, press, view, pi, told } = setup({ mode: "tui" });
+		const { openView, press, view, pi, told } = setup({ mode: "tui" });
 		setTodos(PLAN);
-		void todos("");
+		await openView("");
 		press("a", DOWN, DOWN, "o", UP, UP, "d");
 		expect(getTodos()).toEqual(PLAN);
 		expect(pi.entries).toEqual([]);
@@ -397,9 +403,9 @@ describe("a key of the view makes the change of its /todos subcommand: the same 
 
 describe("after a change in the view the chain goes on once the view is closed, never while it is open", () => {
 	it("no countdown while the view is open; closing it starts the countdown", async () => {
-		const { todos, press, counting } = setup({ mode: "tui" });
+		const { openView, press, counting } = setup({ mode: "tui" });
 		setTodos(PLAN);
-		const shown = todos("");
+		const { closed: shown } = await openView("");
 		press(DOWN, "a");
 		await vi.advanceTimersByTimeAsync(5000);
 		expect(counting()).toBe(false);
@@ -409,9 +415,9 @@ describe("after a change in the view the chain goes on once the view is closed, 
 	});
 
 	it("a refusal alone leaves nothing to go on with when the view closes", async () => {
-		const { todos, press, counting } = setup({ mode: "tui" });
+		const { openView, press, counting } = setup({ mode: "tui" });
 		setTodos([todo("a"), todo("b")]);
-		const shown = todos("");
+		const { closed: shown } = await openView("");
 		press("a", "o", ESCAPE);
 		await shown;
 		expect(counting()).toBe(false);

@@ -1,7 +1,6 @@
 /** `/loop`: the user's command to send a prompt again after every run until the answer holds a marker. */
 
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
-import { parseLoopArgs } from "../../core/rules/loop-args.ts";
 import type { TilDoneConfig } from "../../core/rules/settings.ts";
 import { LOOP_DESCRIPTION, LOOP_USAGE, loopRefused } from "../../core/texts/user.ts";
 import { warnOfInertBudget } from "../host/model-price.ts";
@@ -12,6 +11,8 @@ export function registerLoopCommand(pi: ExtensionAPI, engine: Engine, getConfig:
 	pi.registerCommand("loop", {
 		description: LOOP_DESCRIPTION,
 		handler: async (args, ctx) => {
+			// Its parser is loaded on first use: most sessions never loop.
+			const { parseLoopArgs } = await import("../../core/rules/loop-args.ts");
 			const parsed = parseLoopArgs(args);
 			if ("help" in parsed) return tell(ctx, LOOP_USAGE, "info");
 			if ("error" in parsed) return tell(ctx, loopRefused(parsed.error), "error");

@@ -12,9 +12,6 @@ import { getTodos, setTodos } from "../../state.ts";
 import { readPlanFile, readPlanText, remember, writePlanFile } from "../files/plan-file-io.ts";
 import { tell } from "../host/tell.ts";
 
-/** Where `/todos export` writes when it is given no file and no plan file is followed. */
-export const DEFAULT_PLAN_FILE = "PLAN.md";
-
 /**
  * Writes the list to `file` (relative to the session's folder) over the list it holds, the user said so; its own
  * heading and notes above the list stay.

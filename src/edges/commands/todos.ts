@@ -31,7 +31,6 @@ import {
 	TODOS_HELP,
 	TODOS_STATUS,
 } from "../../core/texts/user.ts";
-import { ListView } from "../../core/views/list-view.ts";
 import { formatTodoListText } from "../../formatting.ts";
 import {
 	appendTodos,
@@ -49,14 +48,13 @@ import {
 	setPanelEnabled,
 	setTodos,
 } from "../../state.ts";
-import { INITIAL_STATUS, type TodoStatus } from "../../types.ts";
+import { DEFAULT_PLAN_FILE, INITIAL_STATUS, type TodoStatus } from "../../types.ts";
 import { isValidCheck } from "../../validation.ts";
 import { commitUserList } from "../host/commit.ts";
 import { modelInputPrice, modelPriced } from "../host/model-price.ts";
 import { tell } from "../host/tell.ts";
 import type { Engine } from "../run/engine.ts";
-import { type CheckpointCall, revertItem, showCheckpoints, showDiff } from "./checkpoints.ts";
-import { DEFAULT_PLAN_FILE, exportPlan, importPlan } from "./plan-file.ts";
+import type { CheckpointCall } from "./checkpoints.ts";
 
 /** What a `/todos` subcommand needs. */
 interface TodosCall {
@@ -185,14 +183,16 @@ const SUBCOMMANDS: Readonly<Record<string, Subcommand>> = {
 	export: {
 		...TODOS_HELP.export,
 		run: (call) =>
-			withParsed(call, parseFile(call.rest, call.config.planFile ?? DEFAULT_PLAN_FILE), (file) =>
-				exportPlan(call.ctx, file),
-			),
+			withParsed(call, parseFile(call.rest, call.config.planFile ?? DEFAULT_PLAN_FILE), async (file) => {
+				const { exportPlan } = await import("./plan-file.ts");
+				exportPlan(call.ctx, file);
+			}),
 	},
 	import: {
 		...TODOS_HELP.import,
 		run: (call) =>
 			withParsed(call, parseFile(call.rest), async (file) => {
+				const { importPlan } = await import("./plan-file.ts");
 				const answer = await importPlan(call.ctx, file);
 				if (answer !== undefined) await changed(call, answer, false);
 			}),
@@ -202,14 +202,18 @@ const SUBCOMMANDS: Readonly<Record<string, Subcommand>> = {
 	status: { ...TODOS_HELP.status, run: showStatus },
 	why: { ...TODOS_HELP.why, run: showWhy },
 	panel: { ...TODOS_HELP.panel, run: switchPanel },
-	diff: { ...TODOS_HELP.diff, run: checkpoint(showDiff) },
-	revert: { ...TODOS_HELP.revert, run: checkpoint(revertItem) },
-	checkpoints: { ...TODOS_HELP.checkpoints, run: checkpoint(showCheckpoints) },
+	diff: { ...TODOS_HELP.diff, run: checkpoint("showDiff") },
+	revert: { ...TODOS_HELP.revert, run: checkpoint("revertItem") },
+	checkpoints: { ...TODOS_HELP.checkpoints, run: checkpoint("showCheckpoints") },
 };
 
-/** A checkpoint subcommand (edges/commands/checkpoints.ts) with this call's refusal. */
-function checkpoint(run: (call: CheckpointCall) => Promise<void>): Subcommand["run"] {
-	return (call) => run({ ctx: call.ctx, rest: call.rest, refuse: (why) => refuse(call, why) });
+/** A checkpoint subcommand of edges/commands/checkpoints.ts (loaded on first use) with this call's refusal. */
+function checkpoint(name: "showDiff" | "revertItem" | "showCheckpoints"): Subcommand["run"] {
+	return async (call) => {
+		const commands = await import("./checkpoints.ts");
+		const checkpointCall: CheckpointCall = { ctx: call.ctx, rest: call.rest, refuse: (why) => refuse(call, why) };
+		await commands[name](checkpointCall);
+	};
 }
 
 /** Subcommands of `/todos`, with the help text argument completion shows. */
@@ -247,6 +251,7 @@ function showList(call: TodosCall): void | Promise<void> {
  * at once; the chain goes on once the view is closed, so that the view's own keys never interrupt a countdown.
  */
 async function openListView(call: TodosCall): Promise<void> {
+	const { ListView } = await import("../../core/views/list-view.ts");
 	let goOn = false;
 	await call.ctx.ui.custom<void>(
 		(tui, theme, _keybindings, done) =>
