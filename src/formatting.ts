@@ -4,7 +4,7 @@ import type { Theme } from "@earendil-works/pi-coding-agent";
 import { Text } from "@earendil-works/pi-tui";
 import { finishedCount, incompleteIndices, pickNextIndex } from "./core/list/queries.ts";
 import { LONG_LIST_NOTE, MODEL_TEXTS, NEXT_TEXT_CHARS } from "./core/texts/model.ts";
-import { oneLine, prefix, textOfContent } from "./core/texts/sanitize.ts";
+import { cellsOf, cutToCells, oneLine, prefix, textOfContent } from "./core/texts/sanitize.ts";
 import { TOOL_DISPLAY } from "./core/texts/user.ts";
 import { STATUS_ICONS, type TodoDetails, type TodoItem, type TodoStatus } from "./types.ts";
 import { cloneTodos, isFinished, isValidTodoItem, type ParamError } from "./validation.ts";
@@ -137,6 +137,32 @@ export function getTodoLabel(text: string, status: TodoStatus, theme: Styler): s
 export function renderMarks(todo: TodoItem, theme: Styler): string {
 	const marks = itemMarks(todo);
 	return marks ? theme.fg("muted", marks) : "";
+}
+
+/** How a fitted item line starts (a view's selection marker) and how its cut text is styled. */
+export interface FittedLineStyle {
+	/** What stands before the item, as it takes cells and as it is drawn. */
+	lead?: { plain: string; styled: string };
+	/** The item's text, cut to fit, as it is drawn; the default is {@link getTodoLabel}'s. */
+	label?: (text: string) => string;
+}
+
+/**
+ * One item's line within `width` cells, as the panel and the `/todos` view show it: its text cut so that the icon, the
+ * index and the marks stay on the line.
+ */
+export function fittedItemLine(
+	todo: TodoItem,
+	index: number,
+	width: number,
+	theme: Styler,
+	{ lead = { plain: "", styled: "" }, label }: FittedLineStyle = {},
+): string {
+	const room =
+		width - cellsOf(`${lead.plain}${indentOf(todo)}${getPlainIcon(todo.status)} [${index}] ${itemMarks(todo)}`);
+	const text = cutToCells(oneLine(todo.text), Math.max(1, room));
+	const styled = label ? label(text) : getTodoLabel(text, todo.status, theme);
+	return `${lead.styled}${indentOf(todo)}${getStatusIcon(todo.status, theme)} ${theme.fg("accent", `[${index}]`)} ${styled}${renderMarks(todo, theme)}`;
 }
 
 export function renderTodoList(todos: readonly TodoItem[], theme: Styler): string {

@@ -5,21 +5,11 @@
  */
 
 import { type Component, type KeyId, matchesKey, truncateToWidth } from "@earendil-works/pi-tui";
-import {
-	getPlainIcon,
-	getStatusIcon,
-	getTodoLabel,
-	indentOf,
-	itemMarks,
-	PLAIN_STYLE,
-	renderMarks,
-	type Styler,
-} from "../../formatting.ts";
+import { fittedItemLine, getTodoLabel, PLAIN_STYLE, type Styler } from "../../formatting.ts";
 import type { TodoItem } from "../../types.ts";
 import { isIncomplete } from "../../validation.ts";
 import { finishedCount } from "../list/queries.ts";
 import { statusRefusal } from "../rules/status-rules.ts";
-import { cellsOf, cutToCells, oneLine } from "../texts/sanitize.ts";
 import { LIST_VIEW } from "../texts/user.ts";
 
 /** The keys the view knows, by what they do. */
@@ -127,10 +117,11 @@ const UNSELECTED = "  ";
 
 /** One item's line: its text cut so that the marks stay on the line; the selected one marked and bold. */
 function itemLine(todo: TodoItem, index: number, selected: boolean, width: number, style: Styler): string {
-	const marker = selected ? SELECTED : UNSELECTED;
-	const room = width - cellsOf(`${marker}${indentOf(todo)}${getPlainIcon(todo.status)} [${index}] ${itemMarks(todo)}`);
-	const label = getTodoLabel(cutToCells(oneLine(todo.text), Math.max(1, room)), todo.status, style);
-	return `${selected ? style.fg("accent", marker) : marker}${indentOf(todo)}${getStatusIcon(todo.status, style)} ${style.fg("accent", `[${index}]`)} ${selected ? style.bold(label) : label}${renderMarks(todo, style)}`;
+	if (!selected) return fittedItemLine(todo, index, width, style, { lead: { plain: UNSELECTED, styled: UNSELECTED } });
+	return fittedItemLine(todo, index, width, style, {
+		lead: { plain: SELECTED, styled: style.fg("accent", SELECTED) },
+		label: (text) => style.bold(getTodoLabel(text, todo.status, style)),
+	});
 }
 
 /** The item lines in the window around the selection, with how many are above and below it. */

@@ -1,18 +1,8 @@
 /** The optional todo panel above the editor: a short window onto the list, one line per item. Pure; painter.ts draws it. */
 
-import {
-	getPlainIcon,
-	getStatusIcon,
-	getTodoLabel,
-	indentOf,
-	itemMarks,
-	PLAIN_STYLE,
-	renderMarks,
-	type Styler,
-} from "../../formatting.ts";
+import { fittedItemLine, PLAIN_STYLE, type Styler } from "../../formatting.ts";
 import type { TodoItem } from "../../types.ts";
 import { isIncomplete } from "../../validation.ts";
-import { cellsOf, cutToCells, oneLine } from "../texts/sanitize.ts";
 import { PANEL } from "../texts/user.ts";
 
 /** Most items the panel shows; the hidden ones are counted above and below the window (`↑ K more`, `↓ N more`). */
@@ -37,14 +27,11 @@ export function formatPanelLines(
 	if (todos.length === 0) return [];
 	const start = panelStart(todos);
 	const shown = todos.slice(start, start + PANEL_MAX_ITEMS);
-	const lines = shown.map((todo, offset) => {
-		const at = start + offset;
-		const room = width - cellsOf(`${indentOf(todo)}${getPlainIcon(todo.status)} [${at}] ${itemMarks(todo)}`);
-		const text = cutToCells(oneLine(todo.text), Math.max(1, room));
-		const label =
-			todo.status === "in_progress" ? style.bold(style.fg("warning", text)) : getTodoLabel(text, todo.status, style);
-		return `${indentOf(todo)}${getStatusIcon(todo.status, style)} ${style.fg("accent", `[${at}]`)} ${label}${renderMarks(todo, style)}`;
-	});
+	// The item in progress is highlighted; the others are labelled as everywhere.
+	const highlight = (text: string) => style.bold(style.fg("warning", text));
+	const lines = shown.map((todo, offset) =>
+		fittedItemLine(todo, start + offset, width, style, todo.status === "in_progress" ? { label: highlight } : {}),
+	);
 	const below = todos.length - start - shown.length;
 	if (start > 0) lines.unshift(style.fg("dim", PANEL.above(start)));
 	if (below > 0) lines.push(style.fg("dim", PANEL.below(below)));
