@@ -9,6 +9,7 @@ import { CHECKS_BLOCKED } from "../../core/texts/model.ts";
 import { TOOL_DISPLAY } from "../../core/texts/user.ts";
 import { setChecking } from "../../state.ts";
 import type { CheckRun, TodoItem } from "../../types.ts";
+import { isToolActive } from "../host/active-tools.ts";
 import { type Exec, runCheck } from "./run-check.ts";
 
 /** What running the model's checks needs from pi and the session. */
@@ -34,13 +35,7 @@ export function checkEnv(pi: ExtensionAPI, getConfig: () => TilDoneConfig): Chec
  */
 export function modelChecksBlocked(env: CheckEnv): string | undefined {
 	if (!env.getConfig().modelChecks) return CHECKS_BLOCKED.off;
-	let active: string[] = [];
-	try {
-		active = env.activeTools();
-	} catch {
-		active = [];
-	}
-	return active.includes("bash") ? undefined : CHECKS_BLOCKED.noBash;
+	return isToolActive(env.activeTools, "bash") ? undefined : CHECKS_BLOCKED.noBash;
 }
 
 /** The items among `indices` whose check must pass before they are completed (not yet completed, with a check). */

@@ -2,14 +2,19 @@
 
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 
+/** Whether `name` is among the tools `activeTools` lists; false when pi cannot say (a stale context). */
+export function isToolActive(activeTools: () => readonly string[], name: string): boolean {
+	try {
+		return activeTools().includes(name);
+	} catch {
+		return false;
+	}
+}
+
 /**
  * Whether the model can change the list in this session: `edit_todos` is active. A session without it (a subagent
  * whose tools leave ours out, a user who switched them off) gets no injection, no reminder and no continuation.
  */
 export function todoToolsActive(pi: Pick<ExtensionAPI, "getActiveTools">): boolean {
-	try {
-		return pi.getActiveTools().includes("edit_todos");
-	} catch {
-		return false;
-	}
+	return isToolActive(() => pi.getActiveTools(), "edit_todos");
 }
