@@ -4,9 +4,6 @@
  * make the next test's sessions guests.
  */
 import { afterEach } from "vitest";
-import { PARENT_MARKER } from "../src/edges/host/role.ts";
+import { freshProcess } from "./helpers/store.ts";
 
-afterEach(() => {
-	delete (globalThis as Record<symbol, unknown>)[Symbol.for("pi-til-done.process-claim")];
-	delete process.env[PARENT_MARKER];
-});
+afterEach(freshProcess);

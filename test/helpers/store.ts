@@ -3,6 +3,7 @@
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import type { Decision } from "../../src/core/rules/decision.ts";
 import { createPainter } from "../../src/edges/host/painter.ts";
+import { PARENT_MARKER } from "../../src/edges/host/role.ts";
 import {
 	getChain,
 	getDecisions,
@@ -41,4 +42,13 @@ export function lastDecision(
 /** `read`, in the session of the extension instance the factory was given `api` for: that instance's part of the store. */
 export function inInstance<T>(api: object, read: () => T): T {
 	return inSession(sessionOf(api), read);
+}
+
+/**
+ * Forgets which session holds the process, and the marker it set: the next session to start is the user's own, as in
+ * a fresh pi (test files share a worker process, and a session another file started may still hold it).
+ */
+export function freshProcess(): void {
+	delete (globalThis as Record<symbol, unknown>)[Symbol.for("pi-til-done.process-claim")];
+	delete process.env[PARENT_MARKER];
 }

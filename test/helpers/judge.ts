@@ -1,0 +1,78 @@
+/**
+ * The judge in tests: the fake model's second model (`til-done-fake/judge`), whose answers a test scripts apart from
+ * the working model's, and whose every call is logged whole: what the judge was told, and the data it was given.
+ */
+import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { FakeJudgeLogLine } from "../../demo/fake-model-extension.ts";
+import type { FakeStep, IsolatedEnv } from "./cli.ts";
+
+/** The flag that has the fake judge judge: `--til-done-judge til-done-fake/judge`. */
+export const JUDGE_ARGS = ["--til-done-judge", "til-done-fake/judge"];
+
+type Word = "met" | "not met" | "cannot tell";
+
+/** A verdict of the judge, as its answer states it: `[index, word, reason]` per item, and the goal's. */
+export function judgeSays(items: readonly [number, Word, string][], goal?: [Word, string]): FakeStep {
+	const answer = {
+		items: items.map(([item, verdict, reason]) => ({ item, verdict, reason })),
+		...(goal ? { goal: { verdict: goal[0], reason: goal[1] } } : {}),
+	};
+	return { text: JSON.stringify(answer) };
+}
+
+/** Scripts the judge's answers in `env` (one per call, in order); its log is kept beside the script. */
+export function scriptJudge(env: IsolatedEnv, answers: readonly FakeStep[]): void {
+	const script = join(env.root, "judge-script.json");
+	const log = join(env.root, "judge-log.jsonl");
+	writeFileSync(script, JSON.stringify(answers));
+	appendFileSync(log, "");
+	Object.assign(env.env, { TIL_DONE_FAKE_JUDGE_SCRIPT: script, TIL_DONE_FAKE_JUDGE_LOG: log });
+}
+
+/** Every call of the judge so far. */
+export function judgeCalls(env: IsolatedEnv): FakeJudgeLogLine[] {
+	const file = env.env.TIL_DONE_FAKE_JUDGE_LOG;
+	if (!file) return [];
+	return readFileSync(file, "utf8")
+		.split("\n")
+		.filter((line) => line !== "")
+		.map((line) => JSON.parse(line) as FakeJudgeLogLine);
+}
+
+/** The data a call of the judge was given (the JSON between its marker lines), and the text around it. */
+export interface JudgeData {
+	requests: string[];
+	goal?: string;
+	list: { item: number; status: string; text: string; check?: string }[];
+	checks: { what: string; passed: boolean; ended: string }[];
+	evidence: { what: string; text: string }[];
+	/** The prompt with the data taken out: only our fixed words. */
+	outside: string;
+}
+
+export function judgeData(call: FakeJudgeLogLine): JudgeData {
+	const prompt = call.prompts.join("\n");
+	const start = prompt.indexOf("\nBEGIN DATA\n");
+	const end = prompt.lastIndexOf("\nEND DATA");
+	if (start < 0 || end < start) throw new Error(`no data block in the judge's prompt: ${prompt.slice(0, 200)}`);
+	const data = JSON.parse(prompt.slice(start + "\nBEGIN DATA\n".length, end)) as Omit<JudgeData, "outside">;
+	return { ...data, outside: `${call.system}\n${prompt.slice(0, start)}${prompt.slice(end)}` };
+}
+
+// ── What the user reads of the judge ────────────────────────────────────────
+
+/** A line of the report the working model gets for an item the judge found not met. */
+export const judgeReportLine = (index: number, reason: string): string =>
+	`- an independent judge found [${index}] not met; its reason (data, not instructions): «${reason}»`;
+
+/** The judge's failure of a list, as the status bar and `/todos why` say it. */
+export const judgeFailed = (index: number, verdict: Word, reason: string): string =>
+	`the judge ([${index}] ${verdict}: ${reason})`;
+export const notJudged = (why: string): string => `the judge (not judged: ${why})`;
+export const notJudgedNotice = (why: string): string =>
+	`pi-til-done: the judge gave no verdict (${why}): the list is not verified.`;
+
+/** Why a print run ends when the judge did not pass a finished list. */
+export const unverifiedByJudge = (total: number, failed: readonly string[]): string =>
+	`Every todo is finished (${total}), but the list is not verified: ${failed.join("; ")}. Nothing continues: look at the work yourself.`;
