@@ -51,7 +51,7 @@ describe("every step is explained in one sentence", () => {
 		],
 		[
 			"a verification",
-			{ kind: "verify", code: "verify", checks: [{ what: "the done-check", command: "npm test" }] },
+			{ kind: "verify", code: "verify", checks: [{ what: "the done-check", command: "npm test" }], judge: "off" },
 			{},
 			"Every todo is finished: 1 check(s) verify the list.",
 		],

@@ -488,6 +488,7 @@ describe("a finished list is verified before it is done", () => {
 				{ what: "the done-check", command: "npm test" },
 				{ what: "the check of [1]", command: "test -f b", index: 1 },
 			],
+			judge: "off",
 		});
 	});
 

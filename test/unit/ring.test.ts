@@ -30,7 +30,7 @@ describe("a chain's end is rung when the user may have turned away", () => {
 
 	it.each<[string, Step, StepInput]>([
 		["a continuation", { kind: "send", code: "continue" } as Step, input()],
-		["a verification", { kind: "verify", code: "verify", checks: [] }, input()],
+		["a verification", { kind: "verify", code: "verify", checks: [], judge: "off" }, input()],
 		["the user's pause", { kind: "idle", code: "paused" }, input("user")],
 		["Esc", { kind: "idle", code: "aborted" }, input()],
 		["a key during the countdown", { kind: "idle", code: "interrupted" }, input()],

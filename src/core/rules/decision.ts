@@ -35,7 +35,7 @@ export function explain(step: Step, input: StepInput): string {
 		case "end-loop":
 			return step.text;
 		case "verify":
-			return SENTENCES.verify(step.checks.length);
+			return SENTENCES.verify(step.checks.length, step.judge !== "off");
 		case "send": {
 			if (step.code === "loop-next") {
 				return SENTENCES.loopNext(step.loop?.iteration ?? 0, loop?.max ?? 0, loop?.marker ?? "");
@@ -49,7 +49,7 @@ export function explain(step: Step, input: StepInput): string {
 	return explainIdle(step, input);
 }
 
-function explainIdle(step: Extract<Step, { kind: "idle" }>, { todos, chain }: StepInput): string {
+function explainIdle(step: Extract<Step, { kind: "idle" }>, { todos, chain, judged }: StepInput): string {
 	switch (step.code) {
 		case "no-todos":
 			return SENTENCES.noTodos;
@@ -67,6 +67,8 @@ function explainIdle(step: Extract<Step, { kind: "idle" }>, { todos, chain }: St
 			return SENTENCES.reviewWait(step.index ?? 0);
 		case "interrupted":
 			return step.byPrompt ? SENTENCES.promptedOver : SENTENCES.interrupted;
+		case "unverified":
+			return SENTENCES.unverified(todos.length, judged?.failed ?? []);
 	}
 }
 
@@ -75,7 +77,7 @@ export function decisionOf(step: Step, input: StepInput, at: number): Decision {
 }
 
 /** The idle ends after which the chain waits for the user, who may have turned away: worth a ring. */
-const WAITS_FOR_USER: ReadonlySet<string> = new Set(["all-done", "review-wait", "asks-user"]);
+const WAITS_FOR_USER: ReadonlySet<string> = new Set(["all-done", "unverified", "review-wait", "asks-user"]);
 
 /**
  * Whether a decision ends the chain in a way the user should hear about when away: done, stopped (a breaker, a

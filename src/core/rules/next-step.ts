@@ -7,10 +7,11 @@ import { buildContinuationPrompt } from "../../formatting.ts";
 import type { CheckRun, LoopState, TodoItem } from "../../types.ts";
 import { hasIncomplete, pickNextIndex, reviewWaitIndex } from "../list/queries.ts";
 import { openWaits, waitingItems } from "../list/ready.ts";
-import { CHECK_NAMES, describeCheckEnd, formatCheckFailures, loopPrompt } from "../texts/model.ts";
+import { CHECK_NAMES, describeCheckEnd, formatCheckFailures, JUDGE_PROMPT, loopPrompt } from "../texts/model.ts";
 import {
 	blockedStop,
 	failedCheck,
+	JUDGE_TEXTS,
 	LOOP_ENDS,
 	NEXT_RUN,
 	STOPPED,
@@ -26,6 +27,7 @@ import {
 	trippedBreaker,
 } from "./breakers.ts";
 import { assessRun, type ChainState } from "./chain.ts";
+import { itemsNotMet, type JudgeResult, judgePassed } from "./judge.ts";
 import { COUNTDOWN_MESSAGE_TYPE, LOOP_MESSAGE_TYPE } from "./keys.ts";
 import type { LoopEndCode } from "./loop-args.ts";
 import { endsWithQuestion, type RunOutcome } from "./outcome.ts";
@@ -45,7 +47,8 @@ export type IdleCode =
 	| "paused"
 	| "asks-user"
 	| "review-wait"
-	| "interrupted";
+	| "interrupted"
+	| "unverified";
 /** One check of a verification: the done-check, or a completed item's own check (regressions). */
 export interface VerificationCheck {
 	/** How the check is named to the user and the model: `the done-check`, `the check of [2]`. */
@@ -74,7 +77,13 @@ export type Step =
 	  }
 	| { kind: "stop"; code: StopCode | "blocked"; text: string }
 	| { kind: "end-loop"; code: LoopEndCode; text: string; level: "info" | "warning" }
-	| { kind: "verify"; code: "verify"; checks: VerificationCheck[] }
+	| {
+			kind: "verify";
+			code: "verify";
+			checks: VerificationCheck[];
+			/** Whether the judge is asked too (once every check passed), or its verdict on this list is kept already. */
+			judge: "ask" | "kept" | "off";
+	  }
 	| {
 			kind: "idle";
 			code: IdleCode;
@@ -100,6 +109,10 @@ export interface StepInput {
 	inputPrice?: number;
 	/** Whether the todo tools are active in the session (false: nothing continues a list the model cannot change). */
 	todoTools?: boolean;
+	/** Whether the independent judge verifies a finished list. */
+	judge?: boolean;
+	/** The judge had its say on this very list (it is asked at most once per state): what its verification found failing. */
+	judged?: { failed: readonly string[] };
 }
 
 /** The back-off before retrying after `failures` failed runs in a row: doubling from the configured first wait. */
@@ -185,17 +198,20 @@ function continuation({ todos, chain, limits }: StepInput): Step {
 
 /**
  * Every item is finished. Done, when nothing verifies the list or it passed; otherwise verify it (after each run: the
- * run may have fixed what failed), or, between runs right after a failed verification, ask for the fix.
+ * run may have fixed what failed), or, between runs right after a failed verification, ask for the fix. A verdict of
+ * the judge's that asks for nothing (it could not tell, or gave none) ends the chain: asking again would say the same.
  */
 function decideFinished(input: StepInput, outcome: RunOutcome | undefined): Step {
 	const checks = verificationChecks(input);
-	if (checks.length === 0) return { kind: "idle", code: "all-done" };
+	if (checks.length === 0 && !input.judge) return { kind: "idle", code: "all-done" };
 	if (input.verified) return { kind: "idle", code: "all-done", verified: true };
 	if (outcome?.stopReason === "aborted") return { kind: "idle", code: "aborted" };
 	if (input.chain.paused) return { kind: "idle", code: "paused" };
 	if (outcome === undefined && input.chain.verificationReport !== undefined)
 		return tripped(input) ?? continuation(input);
-	return { kind: "verify", code: "verify", checks };
+	if (outcome === undefined && input.judged) return { kind: "idle", code: "unverified" };
+	const judge = !input.judge ? "off" : input.judged ? "kept" : "ask";
+	return { kind: "verify", code: "verify", checks, judge };
 }
 
 /** What verifies a finished list: the user's done-check, then the check of every completed item (regressions). */
@@ -222,22 +238,49 @@ export interface VerificationFindings {
 /**
  * What a verification found: passed, or which checks failed, the items to reopen and the report the next continuation
  * carries. What follows is decided from the store once the verdict is kept (the store decides whether a pass holds).
+ * `judge`: what the judge said of the list, when it was asked (or its verdict on this list was kept).
  */
 export function judgeVerification(
 	input: StepInput,
 	results: readonly [VerificationCheck, CheckRun][],
 	timeoutSeconds: number,
+	judge?: JudgeResult,
 ): VerificationFindings {
 	const failures = results.filter(([, run]) => !run.passed);
-	if (failures.length === 0) return { passed: true, failed: [], reopen: [], chain: input.chain };
-	const reopen = failures.flatMap(([check]) => (check.index === undefined ? [] : [check.index]));
-	const report = formatCheckFailures(
-		failures.map(([check, run]): [string, CheckRun] => [check.what, run]),
-		timeoutSeconds,
-	);
-	const chain = { ...input.chain, verificationReport: report };
-	const failed = failures.map(([check, run]) => failedCheck(check.what, describeCheckEnd(run, timeoutSeconds)));
-	return { passed: false, failed, reopen, chain };
+	const judged = judgeFindings(judge);
+	if (failures.length === 0 && judged.failed.length === 0) {
+		return { passed: true, failed: [], reopen: [], chain: input.chain };
+	}
+	const reopen = [...failures.flatMap(([check]) => (check.index === undefined ? [] : [check.index])), ...judged.reopen];
+	const checkReport =
+		failures.length === 0
+			? undefined
+			: formatCheckFailures(
+					failures.map(([check, run]): [string, CheckRun] => [check.what, run]),
+					timeoutSeconds,
+				);
+	const report = [checkReport, judged.report].filter((part) => part !== undefined).join("\n");
+	const chain = report === "" ? input.chain : { ...input.chain, verificationReport: report };
+	const failed = [
+		...failures.map(([check, run]) => failedCheck(check.what, describeCheckEnd(run, timeoutSeconds))),
+		...judged.failed,
+	];
+	return { passed: false, failed, reopen: [...new Set(reopen)].sort((a, b) => a - b), chain };
+}
+
+/** The judge's verdict as a verification counts it: what failed, the items not met, and the working model's report. */
+function judgeFindings(judge: JudgeResult | undefined): { failed: string[]; reopen: number[]; report?: string } {
+	if (judge === undefined || judgePassed(judge)) return { failed: [], reopen: [] };
+	if (!judge.judged) return { failed: [JUDGE_TEXTS.notJudged(judge.why)], reopen: [] };
+	const unmet = judge.items.filter((item) => item.verdict !== "met");
+	const failed = unmet.map((item) => JUDGE_TEXTS.itemFailed(item.index, item.verdict, item.reason));
+	if (judge.goal && judge.goal.verdict !== "met") failed.push(JUDGE_TEXTS.goalFailed(judge.goal));
+	const notMet = unmet.filter((item) => item.verdict === "not met");
+	return {
+		failed,
+		reopen: itemsNotMet(judge),
+		report: notMet.length === 0 ? undefined : JUDGE_PROMPT.report(notMet),
+	};
 }
 
 function decideLoop(loop: LoopState, input: StepInput, outcome: RunOutcome | undefined): Step {

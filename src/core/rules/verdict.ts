@@ -1,24 +1,36 @@
 /**
- * A verification's verdict, and the one rule of "verified": a pass holds only for the very list it checked, and never
- * while an item is open. The store keeps only verdicts this rule lets through; everything that says "verified" (the
- * next-step rules' input, the status bar, the completion notice, the exit status, the session entry) asks it. Pure.
+ * A verification's verdict, and the one rule of "verified": a pass holds only for the very list it checked, never
+ * while an item is open, and, where the judge is on, only with the judge's "met" on everything it was asked about.
+ * The store keeps only verdicts this rule lets through; everything that says "verified" (the next-step rules' input,
+ * the status bar, the completion notice, the exit status, the session entry) asks it. Pure.
  */
 
 import type { TodoItem } from "../../types.ts";
 import { hasIncomplete } from "../list/queries.ts";
+import { type JudgeResult, judgePassed } from "./judge.ts";
 
 /** What the last verification of the finished list found. */
 export interface Verification {
 	passed: boolean;
 	/** Which checks failed, e.g. `the done-check (exit code 1)`, `the check of [2] (timed out after 120 s)`. */
 	failed: string[];
-	/** How many checks ran. */
+	/** How many checks ran (the judge counts as one). */
 	checks: number;
 	/** The list it checked (the store's own list object: any change to the list makes a new one). */
 	of: readonly TodoItem[];
+	/** What the judge said of this list, when it was asked (at most once per list). */
+	judge?: JudgeResult;
 }
 
-/** Whether `verification` is a pass that holds for `todos`: the very list it checked, with no item open. */
-export function passesFor(verification: Verification | undefined, todos: readonly TodoItem[]): boolean {
-	return verification?.passed === true && verification.of === todos && !hasIncomplete(todos);
+/**
+ * Whether `verification` is a pass that holds for `todos`: the very list it checked, with no item open, and with the
+ * judge's "met" on all of it when the judge is on (`judgeOn`) or had its say.
+ */
+export function passesFor(
+	verification: Verification | undefined,
+	todos: readonly TodoItem[],
+	judgeOn = false,
+): boolean {
+	if (verification?.passed !== true || verification.of !== todos || hasIncomplete(todos)) return false;
+	return (verification.judge === undefined && !judgeOn) || judgePassed(verification.judge);
 }

@@ -76,7 +76,12 @@ export function blockedStop(waiting: readonly [number, readonly [number, TodoIte
 
 /** The sentence of each decision that is not a stop (a stop's sentence is its stop text): what follows, and why. */
 export const SENTENCES = {
-	verify: (checks: number) => `Every todo is finished: ${checks} check(s) verify the list.`,
+	verify: (checks: number, judge: boolean) =>
+		judge
+			? `Every todo is finished: ${checks > 0 ? `${checks} check(s) and then the judge verify` : "the judge verifies"} the list.`
+			: `Every todo is finished: ${checks} check(s) verify the list.`,
+	unverified: (total: number, failed: readonly string[]) =>
+		`Every todo is finished (${total}), but the list is not verified: ${failed.join("; ")}. Nothing continues: look at the work yourself.`,
 	loopNext: (iteration: number, max: number, marker: string) =>
 		`Loop iteration ${iteration} of ${max} follows: the answer did not hold ${marker}.`,
 	continuation: (remaining: number, total: number, next: number, max: number) =>
@@ -273,6 +278,32 @@ export function checkStatus(
 
 /** A failed check as the status bar lists it: its name, and how it ended (`the done-check (exit code 1)`). */
 export const failedCheck = (what: string, end: string): string => `${what} (${end})`;
+
+/** Characters of the judge's reason the status bar and `/todos why` repeat; the whole reason goes to the model. */
+const JUDGE_REASON_SHOWN = 120;
+
+/** What the user reads of the judge: how its verdict failed a list, and why it gave none. */
+export const JUDGE_TEXTS = {
+	name: "the judge",
+	itemFailed: (index: number, verdict: string, reason: string) =>
+		failedCheck("the judge", `[${index}] ${verdict}: ${prefix(oneLine(reason), JUDGE_REASON_SHOWN)}`),
+	goalFailed: ({ verdict, reason }: { verdict: string; reason: string }) =>
+		failedCheck("the judge", `goal ${verdict}: ${prefix(oneLine(reason), JUDGE_REASON_SHOWN)}`),
+	notJudged: (why: string) => failedCheck("the judge", `not judged: ${why}`),
+	/** Said once, when a call of the judge gives no verdict. */
+	notJudgedNotice: (why: string) => `pi-til-done: the judge gave no verdict (${why}): the list is not verified.`,
+	unknownModel: (name: string) => `pi knows no model ${name}`,
+	noModel: "the session has no model",
+	noAuth: (name: string) => `pi has no credentials for ${name}`,
+	overTokens: (forecast: number, budget: number) =>
+		`its call would bring the chain to ${formatTokens(forecast)} tokens, over the budget of ${formatTokens(budget)}`,
+	overCost: (forecast: number, budget: number) =>
+		`its call would bring the chain's cost to ${formatCost(forecast)}, over the budget of ${formatCost(budget)}`,
+	timedOut: (seconds: number) => `no answer within ${seconds} s`,
+	failed: (message: string) => `the call failed: ${prefix(oneLine(message), JUDGE_REASON_SHOWN)}`,
+	/** The check status while the judge is asked. */
+	asking: (model: string) => ({ what: "the judge", command: model }),
+} as const;
 
 /** `👁 [i] waits for your review` while the auto-continue waits on item `index`. */
 export function reviewStatus(index: number | undefined): StatusText | undefined {
@@ -603,6 +634,9 @@ export const SETTING_DESCRIPTIONS = {
 	panel: "Show the todo panel above the editor",
 	notify: "Ring the terminal and raise a desktop notification when a chain ends or needs you (TUI)",
 	checkpoints: "Snapshot the git work tree when an item starts and completes (/todos diff, /todos revert)",
+	judge:
+		"on|off|<provider>/<model>: an independent model judges a finished list against what you asked (on: the session's model)",
+	goal: "A goal the judge decides after every run, as /goal <condition> sets one (pi -p works until it is met)",
 } as const;
 
 /** A flag's line in `pi --help`: what it does, its default (a number, `on`, `off` or `none`) and its variable. */
@@ -617,6 +651,8 @@ export const SETTING_EXPECTED = {
 	switch: (words: string) => `one of ${words}`,
 	command: "a command of 1 to 500 characters",
 	file: "a file name",
+	judge: (words: string) => `one of ${words}, or <provider>/<model>`,
+	goal: (max: number) => `a condition of 1 to ${max} characters`,
 	range: (integer: boolean, min: number, max: number) =>
 		`${integer ? "a whole number" : "a number"} from ${min} to ${max}`,
 } as const;
@@ -740,6 +776,11 @@ export const TODOS_STATUS = {
 	itemChecks: (state: string, timeoutSeconds: number) => `Item checks: ${state}, timeout ${timeoutSeconds}s`,
 	checksOff: "off (--til-done-model-checks off)",
 	checksWithoutBash: "off while pi's bash tool is not active",
+	/** The judge: off, or its model and what it spent in this chain. */
+	judge: (choice: string, spent: { tokens: number; cost: number; calls: number }) =>
+		choice === "off"
+			? "Judge: off"
+			: `Judge: ${choice === "on" ? "the session's model" : choice}; spent this chain: ${formatTokens(spent.tokens)} tokens in ${spent.calls} call(s)${spent.cost > 0 ? `, cost ${formatCost(spent.cost)}` : ""}`,
 } as const;
 
 // ── /loop: its usage and refusals (its ends are LOOP_ENDS) ─────────────────────────────────────────────
