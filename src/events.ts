@@ -48,6 +48,7 @@ import {
 	getState,
 	getTodos,
 	isRunRefused,
+	judgeIsOn,
 	reconstructState,
 	recordUsage,
 	setPanelEnabled,
@@ -139,7 +140,9 @@ function paintSession(pi: ExtensionAPI, ctx: ExtensionContext, config: TilDoneCo
 		const state = getState();
 		// Only a finished list asks what verifies it (the bash tool may have been switched on or off meanwhile).
 		const finished = isAllFinished(state.todos);
-		return { ...state, toVerify: finished && verificationChecks(currentInput({ pi, ctx, config })).length > 0 };
+		const judgeOn = judgeIsOn();
+		const toVerify = finished && (judgeOn || verificationChecks(currentInput({ pi, ctx, config })).length > 0);
+		return { ...state, toVerify, judgeOn };
 	};
 	const paint = createPainter(ctx, view);
 	paint();

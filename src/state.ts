@@ -18,7 +18,7 @@ import { type ChainState, initialChain, noteCompleted } from "./core/rules/chain
 import type { Decision } from "./core/rules/decision.ts";
 import type { RunOutcome } from "./core/rules/outcome.ts";
 import { DEFAULT_CONFIG, type TilDoneConfig } from "./core/rules/settings.ts";
-import { addUsage, readUsage } from "./core/rules/usage.ts";
+import { addJudgeUsage, addUsage, readUsage } from "./core/rules/usage.ts";
 import { passesFor, type Verification } from "./core/rules/verdict.ts";
 import { STARTED_PAUSED } from "./core/texts/user.ts";
 import type { RunningCheck, UiView } from "./core/views/status-entries.ts";
@@ -227,6 +227,12 @@ export function recordUsage(message: unknown): void {
 	if (usage) setChain({ ...getState().chain, spend: addUsage(getState().chain.spend, usage) });
 }
 
+/** A call of the judge ended: it counts in the chain's spend, and in the judge's own. */
+export function recordJudgeUsage(message: unknown): void {
+	const usage = readUsage(message);
+	if (usage) setChain({ ...getState().chain, spend: addJudgeUsage(getState().chain.spend, usage) });
+}
+
 /** A breaker, a budget or the user's key stopped the chain: the status bar says why until the user acts. */
 export function markStopped(code: StoppedBy): void {
 	setChain({ ...getState().chain, stopped: code });
@@ -297,7 +303,8 @@ export function getVerification(): Verification | undefined {
  */
 export function recordVerdict(verification: Verification, chain: ChainState): void {
 	const { todos, completionAnnounced } = getState();
-	const kept = verification.passed && !passesFor(verification, todos) ? getState().verification : verification;
+	const kept =
+		verification.passed && !passesFor(verification, todos, judgeIsOn()) ? getState().verification : verification;
 	setState({
 		verification: kept,
 		checking: undefined,
@@ -308,7 +315,18 @@ export function recordVerdict(verification: Verification, chain: ChainState): vo
 
 /** Whether the list, as it is now, passed its verification. */
 export function isVerified(): boolean {
-	return passesFor(getState().verification, getState().todos);
+	return passesFor(getState().verification, getState().todos, judgeIsOn());
+}
+
+/** Whether this session's settings have the judge verify a finished list. */
+export function judgeIsOn(): boolean {
+	return getState().config.judge !== "off";
+}
+
+/** Whether the judge had its say on the list as it is now: it is asked at most once per state of the list. */
+export function isJudged(): boolean {
+	const { verification, todos } = getState();
+	return verification?.judge !== undefined && verification.of === todos;
 }
 
 /** The done-check the user set on this branch, if they did (null: they turned it off). */
@@ -409,7 +427,7 @@ export function reconstructState(ctx: ExtensionContext, { inherited = false, sta
 		chain: pause?.paused ? { ...chain, paused: true, pausedBy: "user", pauseReason: pause.reason } : chain,
 		branchDoneCheck: lastDoneCheck(branch),
 		// The last verdict of this very list; a pass the rule does not let through (an item open) says nothing.
-		verification: verification?.passed && !passesFor(verification, todos) ? undefined : verification,
+		verification: verification?.passed && !passesFor(verification, todos, judgeIsOn()) ? undefined : verification,
 		checking: undefined,
 		// A finished list needs no fresh "all done" notice, unless it failed its verification: its pass is news.
 		completionAnnounced: isAllFinished(todos) && verdict?.passed !== false,

@@ -178,6 +178,8 @@ export interface ChainSpend {
 	tokensAtFinish: number;
 	/** Tokens each item finished in this chain took, oldest first, at most `MAX_SPEND_SAMPLES`. */
 	perItem: readonly number[];
+	/** The judge's calls: counted in the figures above too, shown apart in `/todos status`. */
+	judge: { tokens: number; cost: number; calls: number };
 }
 
 export type CheckpointPhase = "start" | "done";

@@ -150,7 +150,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 				[checksCannotRun(0, BASH_INACTIVE), "checks not allowed", []],
 			]);
 			const status = await print(host, env, "/todos status", args);
-			expect(status.stderr.split("\n").filter(Boolean).at(-1)).toBe(
+			expect(status.stderr.split("\n").filter(Boolean).at(-2)).toBe(
 				stderrLine(itemChecksLine("off while pi's bash tool is not active")).trimEnd(),
 			);
 		});

@@ -190,11 +190,38 @@ export const STATUS_REFUSED = {
 };
 
 export const TODOS_SUBCOMMANDS = TODOS_HELP.map(([usage]) => usage.split(" ")[0]).join(", ");
-/** What `/todos help` answers. */
-export const TODOS_HELP_TEXT = [
+/** The subcommands, as `/todos help` lists them (and an unknown subcommand's refusal). */
+export const TODOS_SUBCOMMANDS_TEXT = [
 	"/todos subcommands:",
 	...TODOS_HELP.map(([usage, help]) => `  /todos ${usage}: ${help}`),
 ].join("\n");
+
+/** The settings `/todos help` lists after the subcommands, with their defaults. */
+export const SETTINGS_HELP_TEXT = [
+	"Settings (flag, variable: value in this session; pi --help says what each does):",
+	"  --til-done-countdown, TIL_DONE_COUNTDOWN: 3",
+	"  --til-done-backoff-ms, TIL_DONE_BACKOFF_MS: 5000",
+	"  --til-done-check-timeout, TIL_DONE_CHECK_TIMEOUT: 120",
+	"  --til-done-remind-every, TIL_DONE_REMIND_EVERY: 12",
+	"  --til-done-max-failures, TIL_DONE_MAX_FAILURES: 3",
+	"  --til-done-max-same-answers, TIL_DONE_MAX_SAME_ANSWERS: 3",
+	"  --til-done-max-no-progress, TIL_DONE_MAX_NO_PROGRESS: 3",
+	"  --til-done-spend-factor, TIL_DONE_SPEND_FACTOR: 5",
+	"  --til-done-max-continue, TIL_DONE_MAX_CONTINUE: 20",
+	"  --til-done-budget-tokens, TIL_DONE_BUDGET_TOKENS: 0",
+	"  --til-done-budget-cost, TIL_DONE_BUDGET_COST: 0",
+	"  --til-done-model-checks, TIL_DONE_MODEL_CHECKS: on",
+	"  --til-done-check, TIL_DONE_CHECK: none",
+	"  --til-done-plan, TIL_DONE_PLAN: none",
+	"  --til-done-judge, TIL_DONE_JUDGE: off",
+	"  --til-done-paused, TIL_DONE_PAUSED: off",
+	"  --til-done-panel, TIL_DONE_PANEL: off",
+	"  --til-done-notify, TIL_DONE_NOTIFY: off",
+	"  --til-done-checkpoints, TIL_DONE_CHECKPOINTS: off",
+].join("\n");
+
+/** What `/todos help` answers in a session with the default settings. */
+export const TODOS_HELP_TEXT = `${TODOS_SUBCOMMANDS_TEXT}\n${SETTINGS_HELP_TEXT}`;
 const usageOf = (sub: string): string => TODOS_HELP.find(([usage]) => usage.split(" ")[0] === sub)?.[0] ?? sub;
 /** `/todos <sub>` refused: why, then its usage. */
 export const todosRefused = (sub: string, why: string): string =>
@@ -212,7 +239,7 @@ export const TODOS_ERRORS = {
 	twice: (sub: string, index: number) => todosRefused(sub, `item ${index} is given twice`),
 	addEmpty: todosRefused("add", "the text is empty"),
 	takesNothing: (sub: string, word: string) => todosRefused(sub, `"${word}" is not understood: it takes nothing`),
-	unknown: (sub: string) => `/todos: "${sub}" is not a subcommand\n${TODOS_HELP_TEXT}`,
+	unknown: (sub: string) => `/todos: "${sub}" is not a subcommand\n${TODOS_SUBCOMMANDS_TEXT}`,
 } as const;
 
 /** After a change in the `/todos` view: the chain goes on once the user closes it. */
@@ -259,6 +286,7 @@ export const statusReport = (countdownSeconds: number | "in-run"): string =>
 		"Stale-list reminder: every 12 tool calls",
 		"Done-check: none",
 		"Item checks: on, timeout 120s",
+		"Judge: off",
 	].join("\n");
 
 // ── Why the auto-continue went on or stopped ────────────────────────────────

@@ -31,7 +31,15 @@ export interface FakeCtxOptions {
 	rows?: number;
 	/** The session's folder (default `/tmp`). */
 	cwd?: string;
+	/** A model's answer to each call through `ctx.modelRegistry.complete` (the judge's); none: the session has no model. */
+	complete?: (
+		context: { systemPrompt?: string; messages: unknown[] },
+		options?: { signal?: AbortSignal },
+	) => Promise<unknown>;
 }
+
+/** The session's model in a fake context that has one. */
+export const FAKE_SESSION_MODEL = { provider: "fake", id: "session", cost: { input: 0, output: 0 } };
 
 export interface FakeUi {
 	/** Current status text by key; a cleared key is removed. */
@@ -176,6 +184,13 @@ export function createFakeCtx(options: FakeCtxOptions = {}): FakeCtx {
 			return switches.pendingMessages;
 		},
 		waitForIdle: async () => undefined,
+		model: options.complete ? FAKE_SESSION_MODEL : undefined,
+		modelRegistry: {
+			find: () => undefined,
+			hasConfiguredAuth: () => true,
+			complete: (_model: unknown, context: never, callOptions?: { signal?: AbortSignal }) =>
+				options.complete ? options.complete(context, callOptions) : Promise.reject(new Error("no model")),
+		},
 	};
 	return {
 		ctx: ctx as unknown as ExtensionContext,

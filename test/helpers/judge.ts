@@ -76,3 +76,12 @@ export const notJudgedNotice = (why: string): string =>
 /** Why a print run ends when the judge did not pass a finished list. */
 export const unverifiedByJudge = (total: number, failed: readonly string[]): string =>
 	`Every todo is finished (${total}), but the list is not verified: ${failed.join("; ")}. Nothing continues: look at the work yourself.`;
+
+/**
+ * The tokens pi-ai's faux provider counts for one call of the fake judge, as pi records them: its serialised request
+ * (`system:` and `user:` parts, 4 characters a token, rounded up) and its answer's text.
+ */
+export function fakeJudgeTokens(call: FakeJudgeLogLine, answer: string): number {
+	const request = [`system:${call.system}`, ...call.prompts.map((prompt) => `user:${prompt}`)].join("\n\n");
+	return Math.ceil(request.length / 4) + Math.ceil(answer.length / 4);
+}

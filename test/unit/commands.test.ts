@@ -477,6 +477,7 @@ describe("pause, resume and status control the auto-continue", () => {
 				"Stale-list reminder: every 12 tool calls",
 				"Done-check: none",
 				"Item checks: on, timeout 120s",
+				"Judge: off",
 			].join("\n"),
 		);
 	});
@@ -510,7 +511,28 @@ describe("pause, resume and status control the auto-continue", () => {
 			"Item checks: off (--til-done-model-checks off), timeout 30s",
 		],
 	])("status says whether the model's item checks can run: %s", (_name, config, tools, line) => {
-		expect(formatStatusReport(config, { activeTools: tools }).split("\n").at(-1)).toBe(line);
+		expect(formatStatusReport(config, { activeTools: tools }).split("\n").at(-2)).toBe(line);
+	});
+
+	it.each([
+		["off", { tokens: 0, cost: 0, calls: 0 }, "Judge: off"],
+		[
+			"on",
+			{ tokens: 1234, cost: 0, calls: 1 },
+			"Judge: the session's model; spent this chain: 1,234 tokens in 1 call(s)",
+		],
+		[
+			"acme/small",
+			{ tokens: 40, cost: 0.0125, calls: 2 },
+			"Judge: acme/small; spent this chain: 40 tokens in 2 call(s), cost 0.0125",
+		],
+	])("status names the judge (%s) and what it spent in the chain", (judge, spent, line) => {
+		recordRun({ ...getChain(), spend: { ...NO_SPEND, judge: spent } });
+		expect(
+			formatStatusReport({ ...DEFAULT_CONFIG, judge }, { activeTools: [] })
+				.split("\n")
+				.at(-1),
+		).toBe(line);
 	});
 });
 

@@ -42,6 +42,7 @@ describe("defaults", () => {
 				budgetTokens: 0,
 				budgetCost: 0,
 				spendFactor: 5,
+				judge: "off",
 			},
 			warnings: [],
 		});
@@ -65,6 +66,7 @@ describe("defaults", () => {
 			["modelChecks", "til-done-model-checks", "TIL_DONE_MODEL_CHECKS"],
 			["doneCheck", "til-done-check", "TIL_DONE_CHECK"],
 			["planFile", "til-done-plan", "TIL_DONE_PLAN"],
+			["judge", "til-done-judge", "TIL_DONE_JUDGE"],
 		]);
 		expect(BOOLEAN_SETTINGS.map((s) => [s.key, s.flag, s.env])).toEqual([
 			["startPaused", "til-done-paused", "TIL_DONE_PAUSED"],

@@ -615,7 +615,7 @@ describe("the decisions for /todos why are the branch's: rebuilt at every sessio
 });
 
 describe("registerFlags registers every setting as a CLI flag", () => {
-	it("registers every setting's flag: thirteen taking a value and four switches", async () => {
+	it("registers every setting's flag: fifteen taking a value and four switches", async () => {
 		const pi = createFakePi();
 		registerFlags(pi.api);
 		expect(Object.fromEntries([...pi.flags].map(([name, flag]) => [name, flag.type]))).toEqual({
@@ -633,6 +633,7 @@ describe("registerFlags registers every setting as a CLI flag", () => {
 			"til-done-model-checks": "string",
 			"til-done-check": "string",
 			"til-done-plan": "string",
+			"til-done-judge": "string",
 			"til-done-paused": "boolean",
 			"til-done-panel": "boolean",
 			"til-done-notify": "boolean",
@@ -643,6 +644,9 @@ describe("registerFlags registers every setting as a CLI flag", () => {
 		);
 		expect(pi.flags.get("til-done-countdown")?.description).toBe(
 			"Seconds of countdown before auto-continuing (0 = none) [default 3, TIL_DONE_COUNTDOWN]",
+		);
+		expect(pi.flags.get("til-done-judge")?.description).toBe(
+			"on|off|<provider>/<model>: an independent model judges a finished list against what you asked (on: the session's model) [default off, TIL_DONE_JUDGE]",
 		);
 		expect(pi.flags.get("til-done-check")?.description).toBe(
 			"A shell command that exits 0 when the whole list is really done (the done-check) [default none, TIL_DONE_CHECK]",

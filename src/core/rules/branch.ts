@@ -6,6 +6,7 @@
 import { type Decision, MAX_TODOS, TOOL_NAMES, type TodoItem } from "../../types.ts";
 import { cloneTodos, isValidCheck, isValidTodoItem } from "../../validation.ts";
 import { linkProblem } from "../list/links.ts";
+import { type Finding, JUDGE_WORDS, type JudgeResult, type JudgeWord } from "./judge.ts";
 import {
 	DECISION_ENTRY_TYPE,
 	DONE_CHECK_ENTRY_TYPE,
@@ -96,14 +97,41 @@ export interface StoredVerdict {
 	passed: boolean;
 	failed: string[];
 	checks: number;
+	judge?: JudgeResult;
+}
+
+function asFindingOf(value: unknown): Finding | undefined {
+	const { verdict, reason } = (value ?? {}) as Record<string, unknown>;
+	return JUDGE_WORDS.includes(verdict as JudgeWord) && typeof reason === "string"
+		? { verdict: verdict as JudgeWord, reason }
+		: undefined;
+}
+
+/** A judge's verdict as an entry keeps it; undefined when malformed (the whole verdict is then not trusted). */
+function asJudgeResult(value: unknown): JudgeResult | undefined {
+	const { judged, why, items, goal } = (value ?? {}) as Record<string, unknown>;
+	if (judged === false) return typeof why === "string" ? { judged, why } : undefined;
+	if (judged !== true || !Array.isArray(items)) return undefined;
+	const findings = items.map((item) => {
+		const index = (item as { index?: unknown } | null)?.index;
+		const finding = asFindingOf(item);
+		return Number.isSafeInteger(index) && finding ? { index: index as number, ...finding } : undefined;
+	});
+	if (!findings.every((finding) => finding !== undefined)) return undefined;
+	const goalFinding = goal === undefined ? undefined : asFindingOf(goal);
+	if (goal !== undefined && !goalFinding) return undefined;
+	return goalFinding ? { judged, items: findings, goal: goalFinding } : { judged, items: findings };
 }
 
 function asVerdict(data: unknown): StoredVerdict | undefined {
-	const { passed, failed, checks } = (data ?? {}) as Record<string, unknown>;
+	const { passed, failed, checks, judge } = (data ?? {}) as Record<string, unknown>;
 	if (typeof passed !== "boolean" || !Number.isSafeInteger(checks) || (checks as number) < 0) return undefined;
 	if (!Array.isArray(failed) || !failed.every((what) => typeof what === "string")) return undefined;
 	if (passed !== (failed.length === 0)) return undefined;
-	return { passed, failed: [...failed], checks: checks as number };
+	const judgement = judge === undefined ? undefined : asJudgeResult(judge);
+	if (judge !== undefined && !judgement) return undefined;
+	const verdict = { passed, failed: [...failed], checks: checks as number };
+	return judgement ? { ...verdict, judge: judgement } : verdict;
 }
 
 /**

@@ -28,6 +28,8 @@ export interface TilDoneConfig extends EngineLimits {
 	remindEvery: number;
 	/** The plan file the list follows: loaded into a session without a list, written after every change. */
 	planFile: string | undefined;
+	/** Whether an independent model judges a finished list: `off`, `on` (the session's model) or `<provider>/<model>`. */
+	judge: string;
 }
 
 /** The words a switch takes, in any case: the same for every flag, variable and `/todos panel`. */
@@ -59,7 +61,7 @@ function shownValue(raw: string): string {
 }
 
 type GeneralKey = "countdownSeconds" | "failureBackoffMs" | "checkTimeoutSeconds" | "remindEvery";
-type TextKey = "modelChecks" | "doneCheck" | "planFile";
+type TextKey = "modelChecks" | "doneCheck" | "planFile" | "judge";
 type BooleanKey = "startPaused" | "panel" | "notify" | "checkpoints";
 
 /** The numeric settings that are not a breaker's limit (those are rows of the breaker table). */
@@ -123,6 +125,7 @@ export const DEFAULT_CONFIG: Readonly<TilDoneConfig> = {
 	modelChecks: true,
 	doneCheck: undefined,
 	planFile: undefined,
+	judge: "off",
 };
 
 interface TextSetting extends Setting<TextKey> {
@@ -160,7 +163,30 @@ export const TEXT_SETTINGS: readonly TextSetting[] = [
 		parse: (raw) => (raw.trim() === "" ? undefined : raw.trim()),
 		expected: SETTING_EXPECTED.file,
 	},
+	{
+		key: "judge",
+		flag: "til-done-judge",
+		env: "TIL_DONE_JUDGE",
+		description: SETTING_DESCRIPTIONS.judge,
+		owned: true,
+		parse: parseJudgeChoice,
+		expected: SETTING_EXPECTED.judge(SWITCH_WORDS),
+	},
 ];
+
+/** A judge setting's word: a switch's (`on` is the session's model), or a model named `<provider>/<model>`. */
+export function parseJudgeChoice(raw: string): string | undefined {
+	const on = parseSwitch(raw);
+	if (on !== undefined) return on ? "on" : "off";
+	const named = raw.trim();
+	return /^[^\s/]+\/\S+$/.test(named) ? named : undefined;
+}
+
+/** The model a judge setting names, or undefined for `off` and `on` (`on` judges with the session's model). */
+export function judgeModelOf(choice: string): { provider: string; id: string } | undefined {
+	const slash = choice.indexOf("/");
+	return slash < 0 ? undefined : { provider: choice.slice(0, slash), id: choice.slice(slash + 1) };
+}
 
 export const BOOLEAN_SETTINGS: readonly Setting<BooleanKey>[] = [
 	{

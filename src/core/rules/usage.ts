@@ -22,7 +22,15 @@ export const MAX_SPEND_SAMPLES = 200;
 /** Items a chain must have finished before the progress breaker can compare against their median. */
 export const MIN_FINISHED_FOR_SPEND = 2;
 
-export const NO_SPEND: ChainSpend = { tokens: 0, cost: 0, calls: 0, lastContext: 0, tokensAtFinish: 0, perItem: [] };
+export const NO_SPEND: ChainSpend = {
+	tokens: 0,
+	cost: 0,
+	calls: 0,
+	lastContext: 0,
+	tokensAtFinish: 0,
+	perItem: [],
+	judge: { tokens: 0, cost: 0, calls: 0 },
+};
 
 const count = (value: unknown): number =>
 	typeof value === "number" && Number.isFinite(value) && value > 0 ? value : 0;
@@ -51,6 +59,22 @@ export function addUsage(spend: ChainSpend, usage: UsageRecord): ChainSpend {
 		cost: spend.cost + usage.cost.total,
 		calls: spend.calls + 1,
 		lastContext: context,
+	};
+}
+
+/**
+ * One call of the judge: it counts in the chain's spend like any call, and apart; the next continuation does not send
+ * its context again, so the forecast's last context stays the working model's.
+ */
+export function addJudgeUsage(spend: ChainSpend, usage: UsageRecord): ChainSpend {
+	const tokens = usage.input + usage.cacheRead + usage.cacheWrite + usage.output;
+	const { judge } = spend;
+	return {
+		...spend,
+		tokens: spend.tokens + tokens,
+		cost: spend.cost + usage.cost.total,
+		calls: spend.calls + 1,
+		judge: { tokens: judge.tokens + tokens, cost: judge.cost + usage.cost.total, calls: judge.calls + 1 },
 	};
 }
 

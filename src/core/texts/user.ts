@@ -639,10 +639,14 @@ export const SETTING_DESCRIPTIONS = {
 	goal: "A goal the judge decides after every run, as /goal <condition> sets one (pi -p works until it is met)",
 } as const;
 
+/** A setting's value as help shows it: a number, `on`, `off`, `none` or the text (on one line). */
+function settingValue(value: string | number | boolean | undefined): string {
+	return value === undefined ? "none" : typeof value === "boolean" ? (value ? "on" : "off") : oneLine(String(value));
+}
+
 /** A flag's line in `pi --help`: what it does, its default (a number, `on`, `off` or `none`) and its variable. */
 export function flagHelpLine(description: string, value: string | number | boolean | undefined, env: string): string {
-	const shown = value === undefined ? "none" : typeof value === "boolean" ? (value ? "on" : "off") : String(value);
-	return `${description} [default ${shown}, ${env}]`;
+	return `${description} [default ${settingValue(value)}, ${env}]`;
 }
 
 /** What a setting takes, as a warning says it. */
@@ -744,6 +748,12 @@ export const TODOS_ANSWERS = {
 	help: (subcommands: readonly string[]) =>
 		["/todos subcommands:", ...subcommands.map((line) => `  /todos ${line}`)].join("\n"),
 	usage: (usage: string, help: string) => `usage: /todos ${usage}\n${help}`,
+	/** The settings `/todos help` lists after the subcommands: each flag, its variable and its value in this session. */
+	settings: (rows: readonly [flag: string, env: string, value: string | number | boolean | undefined][]) =>
+		[
+			"Settings (flag, variable: value in this session; pi --help says what each does):",
+			...rows.map(([flag, env, value]) => `  --${flag}, ${env}: ${settingValue(value)}`),
+		].join("\n"),
 	refused: (sub: string, why: string, usage: string) => `/todos ${sub}: ${why}\nusage: /todos ${usage}`,
 	/** A word that is no subcommand (quoted), then the help. */
 	unknown: (word: string, help: string) => `/todos: ${TODO_ARG_REFUSALS.notASubcommand(word)}\n${help}`,

@@ -47,8 +47,10 @@ export interface UiView {
 	panelEnabled: boolean;
 	checking: RunningCheck | undefined;
 	verification: Verification | undefined;
-	/** Whether a finished list has a verification to pass before it is done (a done-check, or item checks that run). */
+	/** Whether a finished list has a verification to pass before it is done (a done-check, item checks, the judge). */
 	toVerify: boolean;
+	/** Whether the judge is on: no pass holds without its "met". */
+	judgeOn?: boolean;
 }
 
 /** The list's progress entry: `done` once it is finished and verified where it has a verification. */
@@ -66,7 +68,7 @@ export function reviewOf(todos: readonly TodoItem[]): StatusText | undefined {
  * (progress once), the item in progress, the verification, then why the chain waits or stopped.
  */
 export function statusEntries(view: UiView): StatusEntry[] {
-	const verified = passesFor(view.verification, view.todos);
+	const verified = passesFor(view.verification, view.todos, view.judgeOn);
 	// A finished list waits while it has a verification to pass, or failed its last one, whatever the settings say now.
 	const unverified = view.toVerify || view.verification?.passed === false;
 	const waitsForVerification = isAllFinished(view.todos) && unverified && !verified;

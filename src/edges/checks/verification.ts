@@ -5,6 +5,7 @@
  */
 
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
+import type { JudgeResult } from "../../core/rules/judge.ts";
 import { SNAPSHOT_ENTRY_TYPE, VERDICT_ENTRY_TYPE } from "../../core/rules/keys.ts";
 import { judgeVerification, type StepInput, type VerificationCheck } from "../../core/rules/next-step.ts";
 import { getTodos, getVerification, recordVerdict, setChecking, updateTodoStatus } from "../../state.ts";
@@ -47,17 +48,20 @@ export function applyVerification(
 	results: readonly [VerificationCheck, CheckRun][],
 	timeoutSeconds: number,
 	checked: readonly TodoItem[],
+	judge?: JudgeResult,
 ): void {
-	const verdict = judgeVerification(input, results, timeoutSeconds);
+	const verdict = judgeVerification(input, results, timeoutSeconds, judge);
 	if (verdict.reopen.length > 0) {
 		updateTodoStatus(verdict.reopen, "in_progress");
 		const details: TodoDetails = { action: "write", todos: cloneTodos(getTodos()) };
 		pi.appendEntry(SNAPSHOT_ENTRY_TYPE, details);
 	}
-	const kept = { passed: verdict.passed, failed: verdict.failed, checks: results.length, of: checked };
+	const checks = results.length + (judge ? 1 : 0);
+	const kept = { passed: verdict.passed, failed: verdict.failed, checks, of: checked, ...(judge ? { judge } : {}) };
 	recordVerdict(kept, verdict.chain);
-	// On the branch, so a restart, a resume or a move in the tree shows this list's verdict.
+	// On the branch, so a restart, a resume or a move in the tree shows this list's verdict (and asks no judge again).
 	if (getVerification() === kept) {
-		pi.appendEntry(VERDICT_ENTRY_TYPE, { passed: kept.passed, failed: kept.failed, checks: kept.checks });
+		const { passed, failed } = kept;
+		pi.appendEntry(VERDICT_ENTRY_TYPE, { passed, failed, checks, ...(judge ? { judge } : {}) });
 	}
 }

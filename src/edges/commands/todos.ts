@@ -6,7 +6,13 @@ import { parentsCompletedBy } from "../../core/list/ready.ts";
 import { breakerReport, stopWords } from "../../core/rules/breakers.ts";
 import type { ChainState } from "../../core/rules/chain.ts";
 import { DONE_CHECK_ENTRY_TYPE, PAUSE_ENTRY_TYPE } from "../../core/rules/keys.ts";
-import { parseSwitch, type TilDoneConfig } from "../../core/rules/settings.ts";
+import {
+	BOOLEAN_SETTINGS,
+	NUMERIC_SETTINGS,
+	parseSwitch,
+	TEXT_SETTINGS,
+	type TilDoneConfig,
+} from "../../core/rules/settings.ts";
 import { type StatusWord, statusRefusal } from "../../core/rules/status-rules.ts";
 import {
 	type Parsed,
@@ -113,6 +119,7 @@ export function formatStatusReport(
 		TODOS_STATUS.reminder(config.remindEvery),
 		TODOS_STATUS.doneCheck(doneCheck),
 		TODOS_STATUS.itemChecks(itemChecksState(config, activeTools), config.checkTimeoutSeconds),
+		TODOS_STATUS.judge(config.judge, chain.spend.judge),
 	].join("\n");
 }
 
@@ -232,10 +239,16 @@ function helpText(): string {
 	return TODOS_ANSWERS.help(TODOS_SUBCOMMANDS.map((sub) => sub.description));
 }
 
+/** Every setting with its flag, its variable and its value in this session. */
+function settingsText(config: TilDoneConfig): string {
+	const settings = [...NUMERIC_SETTINGS, ...TEXT_SETTINGS, ...BOOLEAN_SETTINGS];
+	return TODOS_ANSWERS.settings(settings.map((setting) => [setting.flag, setting.env, config[setting.key]]));
+}
+
 function showHelp(call: TodosCall): void {
 	const [word, extra] = wordsOf(call.rest);
 	const sub = word !== undefined && Object.hasOwn(SUBCOMMANDS, word) && word !== "" ? SUBCOMMANDS[word] : undefined;
-	if (word === undefined) tell(call.ctx, helpText());
+	if (word === undefined) tell(call.ctx, `${helpText()}\n${settingsText(call.config)}`);
 	else if (!sub || extra !== undefined) refuse(call, TODO_ARG_REFUSALS.notASubcommand(quoted(call.rest)));
 	else tell(call.ctx, TODOS_ANSWERS.usage(sub.usage, sub.help));
 }

@@ -6,18 +6,29 @@
 
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { decisionOf } from "../../core/rules/decision.ts";
+import type { JudgeResult } from "../../core/rules/judge.ts";
 import { DECISION_ENTRY_TYPE } from "../../core/rules/keys.ts";
-import { type Step, type StepInput, stepAfterRun, stepNow } from "../../core/rules/next-step.ts";
+import {
+	type Step,
+	type StepInput,
+	stepAfterRun,
+	stepNow,
+	type VerificationCheck,
+} from "../../core/rules/next-step.ts";
 import type { RunOutcome } from "../../core/rules/outcome.ts";
 import type { TilDoneConfig } from "../../core/rules/settings.ts";
-import { LOOP_ENDS } from "../../core/texts/user.ts";
+import { describeCheckEnd } from "../../core/texts/model.ts";
+import { JUDGE_TEXTS, LOOP_ENDS } from "../../core/texts/user.ts";
 import {
 	effectiveDoneCheck,
 	getChain,
 	getLoop,
 	getState,
 	getTodos,
+	getVerification,
+	isJudged,
 	isVerified,
+	judgeIsOn,
 	markStopped,
 	recordDecision,
 	recordRun,
@@ -26,7 +37,7 @@ import {
 	setLoop,
 	subscribe,
 } from "../../state.ts";
-import type { Decision } from "../../types.ts";
+import type { CheckRun, Decision, TodoItem } from "../../types.ts";
 import { checkEnv, modelChecksBlocked } from "../checks/item-checks.ts";
 import { applyVerification, runVerification } from "../checks/verification.ts";
 import { todoToolsActive } from "../host/active-tools.ts";
@@ -56,6 +67,8 @@ export function currentInput({ pi, ctx, config }: Pick<FollowUp, "pi" | "ctx" | 
 		modelChecks: modelChecksBlocked(checkEnv(pi, () => config)) === undefined,
 		inputPrice: modelInputPrice(ctx),
 		todoTools: todoToolsActive(pi),
+		judge: judgeIsOn(),
+		judged: isJudged() ? { failed: getVerification()?.failed ?? [] } : undefined,
 	};
 }
 
@@ -127,9 +140,10 @@ function interrupted(run: FollowUp): void {
 }
 
 /**
- * Runs the checks a `verify` step names, stores what they found, and carries out what follows, decided from the store.
- * A verdict holds for the list it checked only: any change to the list while a check runs (a command of the user, a
- * move in the tree) cancels the checks, and the list is verified again when it is next finished.
+ * Runs the checks a `verify` step names, then (every check passed) the judge, stores what they found, and carries
+ * out what follows, decided from the store. A verdict holds for the list it checked only: any change to the list
+ * while a check runs (a command of the user, a move in the tree) cancels the checks, and the list is verified again
+ * when it is next finished.
  */
 async function verify(step: Extract<Step, { kind: "verify" }>, run: FollowUp): Promise<void> {
 	const timeoutSeconds = run.config.checkTimeoutSeconds;
@@ -143,13 +157,47 @@ async function verify(step: Extract<Step, { kind: "verify" }>, run: FollowUp): P
 			timeoutSeconds,
 			signal: checking.signal,
 		});
-		if (checking.signal.aborted) return setChecking(undefined);
-		applyVerification(run.pi, currentInput(run), results, timeoutSeconds, checked);
+		const passed = results.every(([, result]) => result.passed);
+		const judge = passed ? await judgeOf(step, checked, results, { ...run, signal: checking.signal }) : undefined;
+		if (checking.signal.aborted || judge === null) return setChecking(undefined);
+		applyVerification(run.pi, currentInput(run), results, timeoutSeconds, checked, judge);
 	} finally {
 		checking.release();
 	}
 	const input = currentInput(run);
 	await carryOut(stepNow(input), input, run);
+}
+
+/**
+ * The judge's verdict on the list `checked`: asked now, or the one kept for it (asked at most once per state of the
+ * list); undefined when the judge is off, null when the call was cancelled. A call that gives no verdict is said once.
+ */
+async function judgeOf(
+	step: Extract<Step, { kind: "verify" }>,
+	checked: readonly TodoItem[],
+	results: readonly [VerificationCheck, CheckRun][],
+	run: FollowUp,
+): Promise<JudgeResult | undefined | null> {
+	if (step.judge === "off") return undefined;
+	if (step.judge === "kept") return getVerification()?.judge;
+	const { askJudge } = await import("../checks/judge.ts");
+	const { gatherEvidence, ownEntries, userRequests } = await import("../checks/evidence.ts");
+	const branch = ownEntries(run.ctx);
+	const checks = results.map(([check, result]) => ({
+		what: check.what,
+		passed: result.passed,
+		ended: describeCheckEnd(result, run.config.checkTimeoutSeconds),
+	}));
+	const input = {
+		requests: userRequests(branch),
+		todos: checked,
+		checks,
+		evidence: await gatherEvidence(run.ctx, branch, checked, run.config.checkpoints),
+	};
+	const judge = await askJudge(input, run);
+	if (judge === undefined) return null;
+	if (!judge.judged) tell(run.ctx, JUDGE_TEXTS.notJudgedNotice(judge.why), "warning");
+	return judge;
 }
 
 /** A signal aborted with `parent`, or as soon as a change of the store makes `changed` true. */

@@ -125,6 +125,7 @@ function interactiveMode({ pi, ctx, config }: ModeEnv): Mode {
 			if (step.kind === "stop") showStop(pi, step.text);
 			else if (step.kind === "end-loop") tell(ctx, step.text, step.level);
 			else if (step.code === "all-done") announceCompletion(ctx, input, step.verified === true);
+			else if (step.code === "unverified") announceUnverified(ctx, decision.text);
 			else if (step.code === "review-wait" && step.index !== undefined) announceReviewWait(ctx, step.index);
 		},
 		startRun: async (message, command) => sendTurn(pi, command, message),
@@ -146,6 +147,13 @@ function announceCompletion(ctx: ExtensionContext, input: StepInput, verified: b
 	if (isCompletionAnnounced()) return;
 	markCompletionAnnounced();
 	tell(ctx, completionNotice(input.todos.length, verified ? getVerification()?.checks : undefined), "info");
+}
+
+/** Once per verdict: a finished list the judge did not pass, and why; nothing follows until the user acts. */
+function announceUnverified(ctx: ExtensionContext, text: string): void {
+	if (isCompletionAnnounced()) return;
+	markCompletionAnnounced();
+	tell(ctx, text, "warning");
 }
 
 /** Once per wait in a chain: the item the auto-continue waits on until the user approves it (or prompts). */
@@ -229,7 +237,7 @@ function endData(step: EndStep, decision: Decision) {
  * verification), 3 when it is finished but unverified, 4 when items are open. A `/loop`, no list or a guest's session
  * leaves it alone, and pi's own failure (an error answer) sets its own status after this.
  */
-function setExitStatus(step: EndStep, { todos, doneCheck, modelChecks }: StepInput): void {
+function setExitStatus(step: EndStep, { todos, doneCheck, modelChecks, judge }: StepInput): void {
 	// A guest's exit status is pi's own: the parent reads the child's answer, not our verdict on its list.
 	if (step.kind === "end-loop" || todos.length === 0 || getRole() !== "own") return;
 	if (hasIncomplete(todos)) {
@@ -238,5 +246,5 @@ function setExitStatus(step: EndStep, { todos, doneCheck, modelChecks }: StepInp
 	}
 	const itemChecks = modelChecks === true && todos.some((todo) => todo.check !== undefined);
 	const verified = step.kind === "idle" && step.code === "all-done" && step.verified === true;
-	process.exitCode = doneCheck === undefined && !itemChecks ? 0 : verified ? 0 : UNVERIFIED_EXIT_CODE;
+	process.exitCode = doneCheck === undefined && !itemChecks && !judge ? 0 : verified ? 0 : UNVERIFIED_EXIT_CODE;
 }

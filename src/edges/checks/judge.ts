@@ -1,0 +1,89 @@
+/**
+ * Asking the judge: one model call through pi's model registry with the user's credentials (the session's model, or
+ * the one the setting names), no tools, no extensions. Its spend counts in the chain's; a call that would cross a
+ * budget is not made. Whatever goes wrong, the result is "not judged", never a pass.
+ */
+
+import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
+import {
+	buildJudgePrompt,
+	itemsToJudge,
+	JUDGE_MAX_ANSWER_TOKENS,
+	type JudgeInput,
+	type JudgeResult,
+	judgeForecastTokens,
+	readJudgeAnswer,
+} from "../../core/rules/judge.ts";
+import { judgeModelOf, type TilDoneConfig } from "../../core/rules/settings.ts";
+import { textOfContent } from "../../core/texts/sanitize.ts";
+import { JUDGE_TEXTS } from "../../core/texts/user.ts";
+import { getChain, recordJudgeUsage, setChecking } from "../../state.ts";
+
+type Model = NonNullable<ExtensionContext["model"]>;
+
+/** The model that judges: the one the setting names, else the session's; or why there is none. */
+function judgeModel(ctx: ExtensionContext, choice: string): Model | { why: string } {
+	const named = judgeModelOf(choice);
+	if (!named) return ctx.model ?? { why: JUDGE_TEXTS.noModel };
+	return ctx.modelRegistry.find(named.provider, named.id) ?? { why: JUDGE_TEXTS.unknownModel(choice) };
+}
+
+/** Why the judge's call may not be made within the chain's budgets, by the forecast of its tokens and cost. */
+function overBudget(model: Model, promptChars: number, asked: number, config: TilDoneConfig): string | undefined {
+	const { spend } = getChain();
+	const tokens = judgeForecastTokens(promptChars, asked);
+	if (config.budgetTokens > 0 && spend.tokens + tokens > config.budgetTokens) {
+		return JUDGE_TEXTS.overTokens(spend.tokens + tokens, config.budgetTokens);
+	}
+	const cost = spend.cost + (tokens * (model.cost?.input ?? 0)) / 1_000_000;
+	if (config.budgetCost > 0 && cost > config.budgetCost) return JUDGE_TEXTS.overCost(cost, config.budgetCost);
+	return undefined;
+}
+
+/** What asking the judge needs: the session, its settings, and the signal that cancels the call. */
+export interface JudgeCall {
+	ctx: ExtensionContext;
+	config: TilDoneConfig;
+	signal: AbortSignal;
+}
+
+/**
+ * Asks the judge about `input` and returns its verdict, or "not judged" with why; undefined when `signal` cancelled
+ * the call (the list changed, the user acted): nothing is then concluded.
+ */
+export async function askJudge(
+	input: JudgeInput,
+	{ ctx, config, signal }: JudgeCall,
+): Promise<JudgeResult | undefined> {
+	const model = judgeModel(ctx, config.judge);
+	if ("why" in model) return { judged: false, why: model.why };
+	const name = `${model.provider}/${model.id}`;
+	if (!ctx.modelRegistry.hasConfiguredAuth(model)) return { judged: false, why: JUDGE_TEXTS.noAuth(name) };
+	const asked = itemsToJudge(input.todos);
+	const { system, prompt } = buildJudgePrompt(input);
+	const over = overBudget(model, system.length + prompt.length, asked.length, config);
+	if (over) return { judged: false, why: over };
+	setChecking(JUDGE_TEXTS.asking(name));
+	const timeout = AbortSignal.timeout(config.checkTimeoutSeconds * 1000);
+	let answer: Awaited<ReturnType<typeof ctx.modelRegistry.complete>>;
+	try {
+		answer = await ctx.modelRegistry.complete(
+			model,
+			{
+				systemPrompt: system,
+				messages: [{ role: "user", content: [{ type: "text", text: prompt }], timestamp: Date.now() }],
+			},
+			{ signal: AbortSignal.any([signal, timeout]), maxTokens: JUDGE_MAX_ANSWER_TOKENS },
+		);
+	} catch (error) {
+		if (signal.aborted) return undefined;
+		return { judged: false, why: JUDGE_TEXTS.failed(error instanceof Error ? error.message : String(error)) };
+	}
+	recordJudgeUsage(answer);
+	if (signal.aborted) return undefined;
+	if (timeout.aborted) return { judged: false, why: JUDGE_TEXTS.timedOut(config.checkTimeoutSeconds) };
+	if (answer.stopReason === "error" || answer.stopReason === "aborted") {
+		return { judged: false, why: JUDGE_TEXTS.failed(answer.errorMessage ?? answer.stopReason) };
+	}
+	return readJudgeAnswer(textOfContent(answer.content), asked, input.goal !== undefined);
+}
