@@ -36,6 +36,10 @@ export interface FakeCtxOptions {
 		context: { systemPrompt?: string; messages: unknown[] },
 		options?: { signal?: AbortSignal },
 	) => Promise<unknown>;
+	/** The models `ctx.modelRegistry.find` knows, by `provider/id`. */
+	models?: Record<string, unknown>;
+	/** Whether pi has credentials for every model (default true). */
+	auth?: boolean;
 }
 
 /** The session's model in a fake context that has one. */
@@ -186,8 +190,8 @@ export function createFakeCtx(options: FakeCtxOptions = {}): FakeCtx {
 		waitForIdle: async () => undefined,
 		model: options.complete ? FAKE_SESSION_MODEL : undefined,
 		modelRegistry: {
-			find: () => undefined,
-			hasConfiguredAuth: () => true,
+			find: (provider: string, id: string) => options.models?.[`${provider}/${id}`],
+			hasConfiguredAuth: () => options.auth ?? true,
 			complete: (_model: unknown, context: never, callOptions?: { signal?: AbortSignal }) =>
 				options.complete ? options.complete(context, callOptions) : Promise.reject(new Error("no model")),
 		},

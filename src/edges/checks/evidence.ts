@@ -7,7 +7,7 @@
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { ownBranch } from "../../core/rules/branch.ts";
 import { checkpointsOn, itemKey, itemWork } from "../../core/rules/checkpoint-rules.ts";
-import { type Evidence, itemsToJudge } from "../../core/rules/judge.ts";
+import type { Evidence } from "../../core/rules/judge.ts";
 import { textOfContent } from "../../core/texts/sanitize.ts";
 import type { TodoItem } from "../../types.ts";
 import { checkpointsSettled } from "../git/queue.ts";
@@ -68,8 +68,9 @@ async function diffEvidence(ctx: ExtensionContext, branch: readonly unknown[], t
 	if (!repo) return [];
 	const checkpoints = checkpointsOn(branch);
 	const evidence: Evidence[] = [];
-	for (const index of itemsToJudge(todos)) {
-		const work = itemWork(checkpoints, itemKey(index, todos[index]?.text ?? ""));
+	for (const [index, todo] of todos.entries()) {
+		if (todo.status !== "completed") continue;
+		const work = itemWork(checkpoints, itemKey(index, todo.text));
 		const diff = work && (await diffSnapshots(repo, work.start.commit, work.done.commit));
 		if (diff !== undefined) evidence.push({ what: `diff of [${index}]`, text: diff });
 	}

@@ -35,7 +35,7 @@ function overBudget(model: Model, promptChars: number, asked: number, config: Ti
 	if (config.budgetTokens > 0 && spend.tokens + tokens > config.budgetTokens) {
 		return JUDGE_TEXTS.overTokens(spend.tokens + tokens, config.budgetTokens);
 	}
-	const cost = spend.cost + (tokens * (model.cost?.input ?? 0)) / 1_000_000;
+	const cost = spend.cost + (tokens * model.cost.input) / 1_000_000;
 	if (config.budgetCost > 0 && cost > config.budgetCost) return JUDGE_TEXTS.overCost(cost, config.budgetCost);
 	return undefined;
 }
