@@ -9,6 +9,7 @@ import {
 	CONTEXT_MESSAGE_TYPE,
 	COUNTDOWN_MESSAGE_TYPE,
 	COUNTDOWN_WIDGET_ID,
+	GOAL_MESSAGE_TYPE,
 	GUEST_ENTRY_TYPE,
 	LOOP_MESSAGE_TYPE,
 	REMINDER_MESSAGE_TYPE,
@@ -44,6 +45,7 @@ import {
 	beginSession,
 	bindToSession,
 	getConfig,
+	getGoal,
 	getLoop,
 	getState,
 	getTodos,
@@ -51,6 +53,7 @@ import {
 	judgeIsOn,
 	reconstructState,
 	recordUsage,
+	setGoal,
 	setPanelEnabled,
 	subscribe,
 	takeUnreported,
@@ -84,6 +87,7 @@ export function registerMessageRenderers(pi: ExtensionAPI): void {
 		iconRenderer({ icon: "⏳", iconColor: "accent", textColor: "dim" }),
 	);
 	pi.registerMessageRenderer(LOOP_MESSAGE_TYPE, iconRenderer({ icon: "🔁", iconColor: "accent", textColor: "text" }));
+	pi.registerMessageRenderer(GOAL_MESSAGE_TYPE, iconRenderer({ icon: "🎯", iconColor: "accent", textColor: "text" }));
 	// A tripped breaker is a warning, not a success: `details.level` says which one this message is.
 	pi.registerMessageRenderer(COMPLETE_MESSAGE_TYPE, (message, _options, theme) => {
 		const level = (message.details as { level?: unknown } | undefined)?.level;
@@ -163,7 +167,7 @@ function paintSession(pi: ExtensionAPI, ctx: ExtensionContext, config: TilDoneCo
 function listenBeforeSettle(pi: ExtensionAPI, engine: Engine): () => void {
 	let stopListening: (() => void) | undefined;
 	const follow = () => {
-		const wanted = canAct(getTodos(), getLoop());
+		const wanted = canAct(getTodos(), getLoop(), getGoal());
 		if (wanted && !stopListening) {
 			stopListening = pi.on("agent_before_settle", (event, ctx) => engine.onBeforeSettle(event, ctx));
 		} else if (!wanted && stopListening) {
@@ -226,6 +230,8 @@ async function startSession(pi: ExtensionAPI, ctx: ExtensionContext, engine: Eng
 	reportSettingWarnings(ctx, resolved.warnings);
 	setPanelEnabled(config.panel);
 	reconstructState(ctx, { inherited: isGuest(role) && markInherited(pi, ctx), startPaused: config.startPaused });
+	// `--til-done-goal`: the goal is in progress from the start (a guest never takes the user's).
+	if (config.goal !== undefined) setGoal({ condition: config.goal, runs: 0 });
 	const planFile: FollowedPlan | undefined = await followPlan(pi, ctx, config.planFile);
 	const problems = planFile?.problem === undefined ? resolved.warnings : [...resolved.warnings, planFile.problem];
 	if (role === "own" && engine.actsBeforeSettle && problems.length > 0) refuseRun(ctx);

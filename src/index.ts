@@ -6,6 +6,7 @@
 import { fileURLToPath } from "node:url";
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { checkEnv } from "./edges/checks/item-checks.ts";
+import { registerGoalCommand } from "./edges/commands/goal.ts";
 import { registerLoopCommand } from "./edges/commands/loop.ts";
 import { registerTodosCommand } from "./edges/commands/todos.ts";
 import { earlierCopy, standAside } from "./edges/host/one-copy.ts";
@@ -35,6 +36,7 @@ export default function tilDone(host: ExtensionAPI): void {
 	pi.registerTool(createPauseTodosTool());
 	registerTodosCommand(pi, engine, getConfig);
 	registerLoopCommand(pi, engine, getConfig);
+	registerGoalCommand(pi, engine, getConfig);
 }
 
 export * from "./core/rules/keys.ts";

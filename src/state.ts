@@ -22,7 +22,7 @@ import { addJudgeUsage, addUsage, readUsage } from "./core/rules/usage.ts";
 import { passesFor, type Verification } from "./core/rules/verdict.ts";
 import { STARTED_PAUSED } from "./core/texts/user.ts";
 import type { RunningCheck, UiView } from "./core/views/status-entries.ts";
-import type { LoopState, SessionRole, TodoItem, TodoStatus } from "./types.ts";
+import type { GoalState, LoopState, SessionRole, TodoItem, TodoStatus } from "./types.ts";
 import { cloneTodos } from "./validation.ts";
 
 export type { RunningCheck, UiView, Verification };
@@ -32,6 +32,8 @@ export interface StoreState {
 	todos: readonly TodoItem[];
 	chain: ChainState;
 	loop: LoopState | undefined;
+	/** The goal in progress (`/goal`, `--til-done-goal`), if any. */
+	goal: GoalState | undefined;
 	/** Set once the finished-list notice is shown; cleared when the list has work again. */
 	completionAnnounced: boolean;
 	panelEnabled: boolean;
@@ -62,6 +64,7 @@ function initialState(role: SessionRole): StoreState {
 		todos: [],
 		chain: initialChain(),
 		loop: undefined,
+		goal: undefined,
 		completionAnnounced: false,
 		panelEnabled: false,
 		checking: undefined,
@@ -258,9 +261,25 @@ export function setLoop(next: LoopState | undefined): void {
 	setState({ loop: next ? { ...next } : undefined });
 }
 
-/** Stores what a sent continuation or loop iteration changes: the chain's counters and the loop. */
-export function recordSend(sent: { chain: ChainState; loop: LoopState | undefined }): void {
-	setState({ chain: sent.chain, loop: sent.loop });
+/** Stores what a sent continuation, loop iteration or goal run changes: the chain's counters, the loop, the goal. */
+export function recordSend(sent: { chain: ChainState; loop: LoopState | undefined; goal?: GoalState }): void {
+	setState({ chain: sent.chain, loop: sent.loop, ...(sent.goal ? { goal: sent.goal } : {}) });
+}
+
+/** The goal in progress, if any. */
+export function getGoal(): Readonly<GoalState> | undefined {
+	return getState().goal;
+}
+
+/** Starts a goal (`{ condition, runs: 0 }`), or ends it (undefined). */
+export function setGoal(goal: GoalState | undefined): void {
+	setState({ goal: goal ? { ...goal } : undefined });
+}
+
+/** What the judge said of the goal after the last run; ignored when no goal is in progress. */
+export function recordGoalVerdict(verdict: NonNullable<GoalState["verdict"]>): void {
+	const { goal } = getState();
+	if (goal) setState({ goal: { ...goal, verdict }, checking: undefined });
 }
 
 /** Whether the "all done" notice was already shown for the current list. */

@@ -142,6 +142,15 @@ export interface LoopState extends LoopSpec {
 	iteration: number;
 }
 
+/** A goal in progress (`/goal`, `--til-done-goal`): the user's condition, and what the judge said after the last run. */
+export interface GoalState {
+	condition: string;
+	/** Goal prompts sent after the first run (the chain's continuations count them too). */
+	runs: number;
+	/** The judge's word on the goal after the last run (cleared when the next goal prompt goes out), or why it gave none. */
+	verdict?: { word: "met" | "not met" | "cannot tell"; reason: string } | { why: string };
+}
+
 /**
  * Whose session this is: `own`, the user's own session; `child`, the session of a process another session of ours
  * started; `nested`, one of several sessions in a process whose own session is someone else's (edges/host/role.ts).

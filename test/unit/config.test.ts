@@ -43,6 +43,7 @@ describe("defaults", () => {
 				budgetCost: 0,
 				spendFactor: 5,
 				judge: "off",
+				goal: undefined,
 			},
 			warnings: [],
 		});
@@ -67,6 +68,7 @@ describe("defaults", () => {
 			["doneCheck", "til-done-check", "TIL_DONE_CHECK"],
 			["planFile", "til-done-plan", "TIL_DONE_PLAN"],
 			["judge", "til-done-judge", "TIL_DONE_JUDGE"],
+			["goal", "til-done-goal", "TIL_DONE_GOAL"],
 		]);
 		expect(BOOLEAN_SETTINGS.map((s) => [s.key, s.flag, s.env])).toEqual([
 			["startPaused", "til-done-paused", "TIL_DONE_PAUSED"],

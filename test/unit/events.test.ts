@@ -615,7 +615,7 @@ describe("the decisions for /todos why are the branch's: rebuilt at every sessio
 });
 
 describe("registerFlags registers every setting as a CLI flag", () => {
-	it("registers every setting's flag: fifteen taking a value and four switches", async () => {
+	it("registers every setting's flag: sixteen taking a value and four switches", async () => {
 		const pi = createFakePi();
 		registerFlags(pi.api);
 		expect(Object.fromEntries([...pi.flags].map(([name, flag]) => [name, flag.type]))).toEqual({
@@ -634,6 +634,7 @@ describe("registerFlags registers every setting as a CLI flag", () => {
 			"til-done-check": "string",
 			"til-done-plan": "string",
 			"til-done-judge": "string",
+			"til-done-goal": "string",
 			"til-done-paused": "boolean",
 			"til-done-panel": "boolean",
 			"til-done-notify": "boolean",
@@ -666,11 +667,12 @@ describe("renderers show each custom message with its icon", () => {
 			) as Component,
 		);
 
-	it("registers four message renderers and one entry renderer", async () => {
+	it("registers five message renderers and one entry renderer", async () => {
 		expect([...pi.renderers.keys()]).toEqual([
 			"til-done-context",
 			MESSAGE_TYPE.continuation,
 			"til-done-loop",
+			"til-done-goal",
 			"til-done-complete",
 		]);
 		expect([...pi.entryRenderers.keys()]).toEqual(["til-done-complete"]);
@@ -686,6 +688,10 @@ describe("renderers show each custom message with its icon", () => {
 
 	it("🔁 for a loop iteration, in the text colour", async () => {
 		expect(render("til-done-loop", "again")).toBe("<accent>🔁</accent> <text>again</text>");
+	});
+
+	it("🎯 for a goal's prompt, in the text colour", async () => {
+		expect(render("til-done-goal", "until it holds")).toBe("<accent>🎯</accent> <text>until it holds</text>");
 	});
 
 	it("⚠ for a completion message whose details.level is warning", async () => {

@@ -16,8 +16,8 @@ describe("the extension factory only registers", () => {
 		expect([...pi.tools.keys()]).toEqual(["write_todos", "list_todos", "edit_todos", "pause_todos"]);
 	});
 
-	it("registers the two commands", () => {
-		expect([...pi.commands.keys()]).toEqual(["todos", "loop"]);
+	it("registers the three commands", () => {
+		expect([...pi.commands.keys()]).toEqual(["todos", "loop", "goal"]);
 	});
 
 	it("registers a renderer for each custom message type and one for the headless stop entry", () => {
@@ -25,6 +25,7 @@ describe("the extension factory only registers", () => {
 			"til-done-context",
 			MESSAGE_TYPE.continuation,
 			"til-done-loop",
+			"til-done-goal",
 			MESSAGE_TYPE.complete,
 		]);
 		expect([...pi.entryRenderers.keys()]).toEqual([MESSAGE_TYPE.complete]);

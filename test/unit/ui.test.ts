@@ -169,6 +169,7 @@ describe("the painter sets every key once, then only what changed", () => {
 			"til-done",
 			"til-done-active",
 			"til-done-check",
+			"til-done-goal",
 			"til-done-loop",
 			"til-done-paused",
 			"til-done-plan",

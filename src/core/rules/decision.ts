@@ -35,8 +35,10 @@ export function explain(step: Step, input: StepInput): string {
 		case "end-loop":
 			return step.text;
 		case "verify":
+			if (input.goal && todos.length === 0) return SENTENCES.judgeGoal;
 			return SENTENCES.verify(step.checks.length, step.judge !== "off");
 		case "send": {
+			if (step.code === "goal-next") return SENTENCES.goalNext((step.goal?.runs ?? 0) + 1, limits.maxContinuations + 1);
 			if (step.code === "loop-next") {
 				return SENTENCES.loopNext(step.loop?.iteration ?? 0, loop?.max ?? 0, loop?.marker ?? "");
 			}

@@ -8,6 +8,8 @@ export const COMPLETE_MESSAGE_TYPE = "til-done-complete";
 export const COUNTDOWN_MESSAGE_TYPE = "til-done-countdown";
 /** Each `/loop` iteration, rendered with 🔁. */
 export const LOOP_MESSAGE_TYPE = "til-done-loop";
+/** A goal's first prompt and each one after a run the judge did not find it met, rendered with 🎯. */
+export const GOAL_MESSAGE_TYPE = "til-done-goal";
 /** The stale-list reminder added to one model call's messages; never stored, never shown. */
 export const REMINDER_MESSAGE_TYPE = "til-done-reminder";
 
@@ -33,6 +35,8 @@ export const STATUS_KEY = "til-done";
 export const ACTIVE_STATUS_KEY = "til-done-active";
 export const PAUSED_STATUS_KEY = "til-done-paused";
 export const LOOP_STATUS_KEY = "til-done-loop";
+/** The goal in progress. */
+export const GOAL_STATUS_KEY = "til-done-goal";
 /** A check running, or what the last verification of the finished list found. */
 export const CHECK_STATUS_KEY = "til-done-check";
 /** In a list with waits or subtasks: the next item ready to start, and how many open items wait. */

@@ -4,13 +4,21 @@
  */
 
 import { buildContinuationPrompt } from "../../formatting.ts";
-import type { CheckRun, LoopState, TodoItem } from "../../types.ts";
+import type { CheckRun, GoalState, LoopState, TodoItem } from "../../types.ts";
 import { hasIncomplete, pickNextIndex, reviewWaitIndex } from "../list/queries.ts";
 import { openWaits, waitingItems } from "../list/ready.ts";
-import { CHECK_NAMES, describeCheckEnd, formatCheckFailures, JUDGE_PROMPT, loopPrompt } from "../texts/model.ts";
+import {
+	CHECK_NAMES,
+	describeCheckEnd,
+	formatCheckFailures,
+	GOAL_PROMPTS,
+	JUDGE_PROMPT,
+	loopPrompt,
+} from "../texts/model.ts";
 import {
 	blockedStop,
 	failedCheck,
+	GOAL_ENDS,
 	JUDGE_TEXTS,
 	LOOP_ENDS,
 	NEXT_RUN,
@@ -28,7 +36,7 @@ import {
 } from "./breakers.ts";
 import { assessRun, type ChainState } from "./chain.ts";
 import { itemsNotMet, type JudgeResult, judgePassed } from "./judge.ts";
-import { COUNTDOWN_MESSAGE_TYPE, LOOP_MESSAGE_TYPE } from "./keys.ts";
+import { COUNTDOWN_MESSAGE_TYPE, GOAL_MESSAGE_TYPE, LOOP_MESSAGE_TYPE } from "./keys.ts";
 import type { LoopEndCode } from "./loop-args.ts";
 import { endsWithQuestion, type RunOutcome } from "./outcome.ts";
 
@@ -37,6 +45,15 @@ export type EngineLimits = BreakerLimits & {
 	/** First back-off after a failed run; doubles with each further failure. */
 	failureBackoffMs: number;
 };
+
+/** Why a goal ends: the judge's met, a bound, the user, or a judge that gave no verdict. */
+export type GoalEndCode =
+	| "goal-met"
+	| "goal-limit"
+	| "goal-aborted"
+	| "goal-failures"
+	| "goal-budget"
+	| "goal-unjudged";
 
 /** Why nothing is sent: the list needs nothing, or the user or the model said not to, or the user must review. */
 export type IdleCode =
@@ -67,16 +84,18 @@ export interface StepMessage {
 export type Step =
 	| {
 			kind: "send";
-			code: "continue" | "loop-next";
+			code: "continue" | "loop-next" | "goal-next";
 			message: StepMessage;
 			/** Extra wait after a failed run, before the message goes out. */
 			backoffMs: number;
-			/** The counters and loop to store once the message is sent. */
+			/** The counters and loop to store once the message is sent, and the goal when the step moves it on. */
 			chain: ChainState;
 			loop: LoopState | undefined;
+			goal?: GoalState;
 	  }
 	| { kind: "stop"; code: StopCode | "blocked"; text: string }
-	| { kind: "end-loop"; code: LoopEndCode; text: string; level: "info" | "warning" }
+	/** A `/loop` or a goal ends. */
+	| { kind: "end-loop"; code: LoopEndCode | GoalEndCode; text: string; level: "info" | "warning" }
 	| {
 			kind: "verify";
 			code: "verify";
@@ -113,6 +132,8 @@ export interface StepInput {
 	judge?: boolean;
 	/** The judge had its say on this very list (it is asked at most once per state): what its verification found failing. */
 	judged?: { failed: readonly string[] };
+	/** The goal in progress, if any: with a list it is the list's done-check, judged with it. */
+	goal?: GoalState;
 }
 
 /** The back-off before retrying after `failures` failed runs in a row: doubling from the configured first wait. */
@@ -131,14 +152,16 @@ export function stepNow(input: StepInput): Step {
 	return decide(input, undefined);
 }
 
-/** Whether any step can be more than idle `no-todos`: only with a list or a loop. Adapters may skip asking otherwise. */
-export function canAct(todos: readonly TodoItem[], loop: LoopState | undefined): boolean {
-	return loop !== undefined || todos.length > 0;
+/** Whether any step can be more than idle `no-todos`: only with a list, a loop or a goal. Adapters may skip asking otherwise. */
+export function canAct(todos: readonly TodoItem[], loop: LoopState | undefined, goal?: GoalState): boolean {
+	return loop !== undefined || goal !== undefined || todos.length > 0;
 }
 
 function decide(input: StepInput, outcome: RunOutcome | undefined): Step {
-	if (!canAct(input.todos, input.loop)) return { kind: "idle", code: "no-todos" };
-	return input.loop ? decideLoop(input.loop, input, outcome) : decideTodos(input, outcome);
+	if (!canAct(input.todos, input.loop, input.goal)) return { kind: "idle", code: "no-todos" };
+	if (input.loop) return decideLoop(input.loop, input, outcome);
+	if (input.goal && input.todos.length === 0) return decideGoal(input.goal, input, outcome);
+	return decideTodos(input, outcome);
 }
 
 function decideTodos(input: StepInput, outcome: RunOutcome | undefined): Step {
@@ -175,12 +198,12 @@ function tripped(input: StepInput): Step | undefined {
 	return stop ? { kind: "stop", ...stop } : undefined;
 }
 
-/** The budget a loop's next iteration would cross, by the forecast of its first call; undefined when none. */
-function loopBudgetStop(input: StepInput): string | undefined {
-	const subject = { ...breakerInput(input, NEXT_RUN.loop), tail: "" };
+/** The budget a loop's or a goal's next run would cross, by the forecast of its first call; undefined when none. */
+function runBudgetStop(input: StepInput, next: string, stopped: string): string | undefined {
+	const subject = { ...breakerInput(input, next), tail: "" };
 	return (
-		tokenBudgetStop(subject, input.limits.budgetTokens, STOPPED.loop) ??
-		costBudgetStop(subject, input.limits.budgetCost, STOPPED.loop)
+		tokenBudgetStop(subject, input.limits.budgetTokens, stopped) ??
+		costBudgetStop(subject, input.limits.budgetCost, stopped)
 	);
 }
 
@@ -203,14 +226,17 @@ function continuation({ todos, chain, limits }: StepInput): Step {
  */
 function decideFinished(input: StepInput, outcome: RunOutcome | undefined): Step {
 	const checks = verificationChecks(input);
-	if (checks.length === 0 && !input.judge) return { kind: "idle", code: "all-done" };
+	// A goal is the list's done-check, and only the judge can say it holds.
+	const judgeOn = input.judge === true || input.goal !== undefined;
+	if (checks.length === 0 && !judgeOn) return { kind: "idle", code: "all-done" };
 	if (input.verified) return { kind: "idle", code: "all-done", verified: true };
 	if (outcome?.stopReason === "aborted") return { kind: "idle", code: "aborted" };
 	if (input.chain.paused) return { kind: "idle", code: "paused" };
 	if (outcome === undefined && input.chain.verificationReport !== undefined)
 		return tripped(input) ?? continuation(input);
 	if (outcome === undefined && input.judged) return { kind: "idle", code: "unverified" };
-	const judge = !input.judge ? "off" : input.judged ? "kept" : "ask";
+	// A goal is judged after every run (the run may have made it hold); a list alone once per state of the list.
+	const judge = !judgeOn ? "off" : input.judged && !input.goal ? "kept" : "ask";
 	return { kind: "verify", code: "verify", checks, judge };
 }
 
@@ -276,11 +302,11 @@ function judgeFindings(judge: JudgeResult | undefined): { failed: string[]; reop
 	const failed = unmet.map((item) => JUDGE_TEXTS.itemFailed(item.index, item.verdict, item.reason));
 	if (judge.goal && judge.goal.verdict !== "met") failed.push(JUDGE_TEXTS.goalFailed(judge.goal));
 	const notMet = unmet.filter((item) => item.verdict === "not met");
-	return {
-		failed,
-		reopen: itemsNotMet(judge),
-		report: notMet.length === 0 ? undefined : JUDGE_PROMPT.report(notMet),
-	};
+	const reports = [
+		...(notMet.length === 0 ? [] : [JUDGE_PROMPT.report(notMet)]),
+		...(judge.goal?.verdict === "not met" ? [GOAL_PROMPTS.report(judge.goal.verdict, judge.goal.reason)] : []),
+	];
+	return { failed, reopen: itemsNotMet(judge), report: reports.length === 0 ? undefined : reports.join("\n") };
 }
 
 function decideLoop(loop: LoopState, input: StepInput, outcome: RunOutcome | undefined): Step {
@@ -289,7 +315,7 @@ function decideLoop(loop: LoopState, input: StepInput, outcome: RunOutcome | und
 	if (outcome?.answer.includes(loop.marker)) return endLoop("loop-done", LOOP_ENDS.done(loop.marker, loop.iteration));
 	if (chain.failures >= limits.maxFailures) return endLoop("loop-failures", LOOP_ENDS.failures(chain.failures));
 	if (loop.iteration >= loop.max) return endLoop("loop-limit", LOOP_ENDS.limit(loop.max, loop.marker));
-	const overBudget = loopBudgetStop(input);
+	const overBudget = runBudgetStop(input, NEXT_RUN.loop, STOPPED.loop);
 	if (overBudget) return { kind: "end-loop", code: "loop-budget", text: overBudget, level: "warning" };
 	const next = { ...loop, iteration: loop.iteration + 1 };
 	return {
@@ -304,4 +330,50 @@ function decideLoop(loop: LoopState, input: StepInput, outcome: RunOutcome | und
 
 function endLoop(code: Exclude<LoopEndCode, "loop-budget">, text: string): Step {
 	return { kind: "end-loop", code, text, level: code === "loop-done" ? "info" : "warning" };
+}
+
+/** The judge decides a goal after every run; what it said decides what follows (a goal without a list). */
+function decideGoal(goal: GoalState, input: StepInput, outcome: RunOutcome | undefined): Step {
+	const { chain, limits } = input;
+	if (outcome?.stopReason === "aborted") return endGoal("goal-aborted", GOAL_ENDS.aborted);
+	if (chain.paused) return { kind: "idle", code: "paused" };
+	if (outcome && chain.failures >= limits.maxFailures)
+		return endGoal("goal-failures", GOAL_ENDS.failures(chain.failures));
+	const verdict = outcome ? undefined : goal.verdict;
+	if (verdict === undefined) return { kind: "verify", code: "verify", checks: [], judge: "ask" };
+	if ("why" in verdict) return endGoal("goal-unjudged", GOAL_ENDS.unjudged(verdict.why));
+	if (verdict.word === "met") return endGoal("goal-met", GOAL_ENDS.met(goal.runs + 1, verdict.reason));
+	if (goal.runs >= limits.maxContinuations) return endGoal("goal-limit", GOAL_ENDS.limit(goal.runs + 1));
+	const overBudget = runBudgetStop(input, NEXT_RUN.goal, STOPPED.goal);
+	if (overBudget) return { kind: "end-loop", code: "goal-budget", text: overBudget, level: "warning" };
+	const next: GoalState = { condition: goal.condition, runs: goal.runs + 1 };
+	const content = GOAL_PROMPTS.next(
+		goal.condition,
+		verdict.word,
+		verdict.reason,
+		next.runs + 1,
+		limits.maxContinuations + 1,
+	);
+	return {
+		kind: "send",
+		code: "goal-next",
+		message: { customType: GOAL_MESSAGE_TYPE, content },
+		backoffMs: backoffFor(chain.failures, limits),
+		chain: { ...chain, continuations: chain.continuations + 1 },
+		loop: undefined,
+		goal: next,
+	};
+}
+
+function endGoal(code: Exclude<GoalEndCode, "goal-budget">, text: string): Step {
+	return { kind: "end-loop", code, text, level: code === "goal-met" ? "info" : "warning" };
+}
+
+/**
+ * Whether a step ends the goal in progress: its own end, a stop, a finished list (verified or not), the user's key, an
+ * aborted run. A pause, a question or a review wait leave it for when the chain goes on.
+ */
+export function endsGoal(step: Step): boolean {
+	if (step.kind === "end-loop" || step.kind === "stop") return true;
+	return step.kind === "idle" && ["all-done", "unverified", "interrupted", "aborted"].includes(step.code);
 }

@@ -4,6 +4,7 @@ import { DEFAULT_COUNTDOWN_SECONDS, type SessionRole } from "../../types.ts";
 import { isValidCheck } from "../../validation.ts";
 import { flagHelpLine, SETTING_DESCRIPTIONS, SETTING_EXPECTED, SETTING_WARNINGS } from "../texts/user.ts";
 import { BREAKERS } from "./breakers.ts";
+import { MAX_GOAL_LENGTH } from "./judge.ts";
 import type { EngineLimits } from "./next-step.ts";
 import type { NumericSetting, Setting } from "./setting.ts";
 
@@ -30,6 +31,8 @@ export interface TilDoneConfig extends EngineLimits {
 	planFile: string | undefined;
 	/** Whether an independent model judges a finished list: `off`, `on` (the session's model) or `<provider>/<model>`. */
 	judge: string;
+	/** A goal the judge decides after every run, in progress from the session's start; undefined when none. */
+	goal: string | undefined;
 }
 
 /** The words a switch takes, in any case: the same for every flag, variable and `/todos panel`. */
@@ -61,7 +64,7 @@ function shownValue(raw: string): string {
 }
 
 type GeneralKey = "countdownSeconds" | "failureBackoffMs" | "checkTimeoutSeconds" | "remindEvery";
-type TextKey = "modelChecks" | "doneCheck" | "planFile" | "judge";
+type TextKey = "modelChecks" | "doneCheck" | "planFile" | "judge" | "goal";
 type BooleanKey = "startPaused" | "panel" | "notify" | "checkpoints";
 
 /** The numeric settings that are not a breaker's limit (those are rows of the breaker table). */
@@ -126,6 +129,7 @@ export const DEFAULT_CONFIG: Readonly<TilDoneConfig> = {
 	doneCheck: undefined,
 	planFile: undefined,
 	judge: "off",
+	goal: undefined,
 };
 
 interface TextSetting extends Setting<TextKey> {
@@ -172,7 +176,22 @@ export const TEXT_SETTINGS: readonly TextSetting[] = [
 		parse: parseJudgeChoice,
 		expected: SETTING_EXPECTED.judge(SWITCH_WORDS),
 	},
+	{
+		key: "goal",
+		flag: "til-done-goal",
+		env: "TIL_DONE_GOAL",
+		description: SETTING_DESCRIPTIONS.goal,
+		owned: true,
+		parse: parseGoal,
+		expected: SETTING_EXPECTED.goal(MAX_GOAL_LENGTH),
+	},
 ];
+
+/** A goal's condition: its text trimmed, of 1 to MAX_GOAL_LENGTH characters; undefined otherwise. */
+export function parseGoal(raw: string): string | undefined {
+	const condition = raw.trim();
+	return condition === "" || condition.length > MAX_GOAL_LENGTH ? undefined : condition;
+}
 
 /** A judge setting's word: a switch's (`on` is the session's model), or a model named `<provider>/<model>`. */
 export function parseJudgeChoice(raw: string): string | undefined {

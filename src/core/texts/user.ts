@@ -80,6 +80,9 @@ export const SENTENCES = {
 		judge
 			? `Every todo is finished: ${checks > 0 ? `${checks} check(s) and then the judge verify` : "the judge verifies"} the list.`
 			: `Every todo is finished: ${checks} check(s) verify the list.`,
+	judgeGoal: "The judge decides whether the goal holds.",
+	goalNext: (run: number, max: number) =>
+		`The judge did not find the goal met: goal run ${run} of at most ${max} follows.`,
 	unverified: (total: number, failed: readonly string[]) =>
 		`Every todo is finished (${total}), but the list is not verified: ${failed.join("; ")}. Nothing continues: look at the work yourself.`,
 	loopNext: (iteration: number, max: number, marker: string) =>
@@ -144,6 +147,36 @@ export function formatWhy(decisions: readonly Decision[]): string {
 export const COUNTDOWN_IN_RUN = "Countdown: none in print and JSON modes (the chain goes on inside the run)";
 
 /** What the user reads when a `/loop` ends (a budget's end is that budget's stop text). */
+/** How a goal ends, as the user reads it. */
+export const GOAL_ENDS = {
+	met: (runs: number, reason: string) =>
+		`🎯 Goal met after ${runs} run(s), by the judge's word: ${prefix(oneLine(reason), JUDGE_REASON_SHOWN)}`,
+	limit: (runs: number) => `Goal stopped: ${runs} run(s) and the judge has not found it met.`,
+	failures: (failures: number) => `Goal stopped after ${failures} failed runs in a row.`,
+	aborted: `Goal stopped: the run was aborted.`,
+	unjudged: (why: string) => `Goal stopped: the judge gave no verdict (${why}).`,
+	/** `/goal off`, or a key during a countdown. */
+	byUser: `Goal stopped by you.`,
+	/** The goal of a list the judge passed, with the list. */
+	listMet: "🎯 Goal met: the judge found it held with the list.",
+	/** `/goal off` with no goal in progress. */
+	none: "No goal is in progress.",
+} as const;
+
+// ── /goal: its usage and what it answers ───────────────────────────────────────────────────────────────
+
+/** `/goal` in pi's list of commands. */
+export const GOAL_DESCRIPTION =
+	"Work until an independent judge finds a condition met: /goal <condition>, /goal off, /goal (what is in progress)";
+
+/** What `/goal` alone answers: the goal in progress, or how to start one. */
+export const GOAL_ANSWERS = {
+	current: (condition: string, runs: number) => `🎯 Goal in progress (run ${runs + 1}): ${oneLine(condition)}`,
+	usage: (max: number) =>
+		`usage: /goal <condition> | /goal off  (the condition: 1 to ${max} characters; after every run the judge decides whether it holds, and the goal ends when it does, at a breaker or budget, on /goal off or a key)`,
+	tooLong: (length: number, max: number) => `/goal: the condition has ${length} characters, more than ${max}`,
+} as const;
+
 export const LOOP_ENDS = {
 	done: (marker: string, iterations: number) => `Loop finished: ${marker} found after ${iterations} iteration(s).`,
 	limit: (max: number, marker: string) => `Loop stopped: ${max} iteration(s) without ${marker}.`,
@@ -361,6 +394,11 @@ export function planStatus(next: [number, TodoItem] | undefined, waiting: number
 	return { parts: [...parts, ` ${count}`], shorter: [`▶ [${index}] ⛓ ${waiting}`, `⛓ ${waiting}`] };
 }
 
+/** `🎯 goal: <condition>` while a goal is in progress. */
+export function goalStatus(condition: string): StatusText {
+	return { parts: ["🎯 goal: ", { cut: oneLine(condition) }], shorter: ["🎯 goal"] };
+}
+
 export function loopStatus(iteration: number, max: number): StatusText {
 	return whole(`🔁 loop ${iteration}/${max}`, `🔁 ${iteration}/${max}`);
 }
@@ -507,10 +545,10 @@ export const UNFINISHED_TAIL = "Remaining todos were not completed. Take over ma
 export const UNVERIFIED_TAIL = "The finished list did not pass its verification. Take over manually.";
 
 /** What a budget's stop text says stopped: the auto-continue's chain, or a `/loop`. */
-export const STOPPED = { chain: "Auto-continue stopped", loop: "Loop stopped" } as const;
+export const STOPPED = { chain: "Auto-continue stopped", loop: "Loop stopped", goal: "Goal stopped" } as const;
 
 /** The run a budget forecasts, in its stop text and its `/todos status` line: the chain's next, or a loop's next. */
-export const NEXT_RUN = { chain: "continuation", loop: "loop iteration" } as const;
+export const NEXT_RUN = { chain: "continuation", loop: "loop iteration", goal: "goal run" } as const;
 
 /** Why a chain stopped when no breaker tripped, in a few words for the status bar. */
 export const STOP_WORDS = { interrupted: "interrupted by you", blocked: "no item is ready" } as const;

@@ -3,7 +3,7 @@
  * the verification (edges/host/painter.ts paints them). Pure.
  */
 
-import type { LoopState, TodoItem } from "../../types.ts";
+import type { GoalState, LoopState, TodoItem } from "../../types.ts";
 import { hasLinks } from "../list/links.ts";
 import { finishedCount, isAllFinished, pickNextIndex, reviewWaitIndex } from "../list/queries.ts";
 import { waitingItems } from "../list/ready.ts";
@@ -12,6 +12,7 @@ import type { ChainState } from "../rules/chain.ts";
 import {
 	ACTIVE_STATUS_KEY,
 	CHECK_STATUS_KEY,
+	GOAL_STATUS_KEY,
 	LOOP_STATUS_KEY,
 	PAUSED_STATUS_KEY,
 	PLAN_STATUS_KEY,
@@ -23,6 +24,7 @@ import { passesFor, type Verification } from "../rules/verdict.ts";
 import {
 	activeStatus,
 	checkStatus,
+	goalStatus,
 	loopStatus,
 	pausedStatus,
 	planStatus,
@@ -44,6 +46,8 @@ export interface UiView {
 	todos: readonly TodoItem[];
 	chain: Pick<ChainState, "paused" | "pauseReason" | "stopped">;
 	loop: LoopState | undefined;
+	/** The goal in progress, if any. */
+	goal?: GoalState;
 	panelEnabled: boolean;
 	checking: RunningCheck | undefined;
 	verification: Verification | undefined;
@@ -76,6 +80,7 @@ export function statusEntries(view: UiView): StatusEntry[] {
 		[STATUS_KEY, progressOf(view.todos, isAllFinished(view.todos) && !waitsForVerification)],
 		[ACTIVE_STATUS_KEY, activeStatus(view.todos)],
 		[CHECK_STATUS_KEY, checkStatus(view.checking, verdictToShow(view, verified), waitsForVerification)],
+		[GOAL_STATUS_KEY, view.goal ? goalStatus(view.goal.condition) : undefined],
 		[LOOP_STATUS_KEY, view.loop ? loopStatus(view.loop.iteration, view.loop.max) : undefined],
 		[PAUSED_STATUS_KEY, view.chain.paused ? pausedStatus(view.chain.pauseReason) : undefined],
 		[PLAN_STATUS_KEY, planEntry(view.todos)],

@@ -8,6 +8,7 @@
 import {
 	ACTIVE_STATUS_KEY,
 	CHECK_STATUS_KEY,
+	GOAL_STATUS_KEY,
 	LOOP_STATUS_KEY,
 	PAUSED_STATUS_KEY,
 	PLAN_STATUS_KEY,
@@ -25,14 +26,15 @@ export type StatusEntry = readonly [key: string, status: StatusText | undefined]
 export const STATUS_WIDTH_DEFAULT = 80;
 /** What a cut text keeps before anything else is cut or goes: a few words, then `…`. */
 export const MIN_CUT_CELLS = 12;
-/** Item texts, cut first: the items in progress, then the next item of a list with waits. */
-const CUT_FIRST = [ACTIVE_STATUS_KEY, PLAN_STATUS_KEY];
+/** Long texts, cut first: the items in progress, the next item of a list with waits, the goal's condition. */
+const CUT_FIRST = [ACTIVE_STATUS_KEY, PLAN_STATUS_KEY, GOAL_STATUS_KEY];
 /** The entries whose state is worth more than the item in progress, and whose texts are cut after it goes. */
 const CUT_LAST = [PAUSED_STATUS_KEY, CHECK_STATUS_KEY];
 /** The entries that take their shorter forms when nothing is left to cut, in this order; the stop goes last. */
 const SHORTEN_ORDER = [
 	STATUS_KEY,
 	PLAN_STATUS_KEY,
+	GOAL_STATUS_KEY,
 	LOOP_STATUS_KEY,
 	CHECK_STATUS_KEY,
 	PAUSED_STATUS_KEY,

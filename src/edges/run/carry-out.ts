@@ -9,6 +9,7 @@ import { decisionOf } from "../../core/rules/decision.ts";
 import type { JudgeResult } from "../../core/rules/judge.ts";
 import { DECISION_ENTRY_TYPE } from "../../core/rules/keys.ts";
 import {
+	endsGoal,
 	type Step,
 	type StepInput,
 	stepAfterRun,
@@ -17,11 +18,12 @@ import {
 } from "../../core/rules/next-step.ts";
 import type { RunOutcome } from "../../core/rules/outcome.ts";
 import type { TilDoneConfig } from "../../core/rules/settings.ts";
-import { describeCheckEnd } from "../../core/texts/model.ts";
-import { JUDGE_TEXTS, LOOP_ENDS } from "../../core/texts/user.ts";
+import { describeCheckEnd, JUDGE_PROMPT } from "../../core/texts/model.ts";
+import { GOAL_ENDS, JUDGE_TEXTS, LOOP_ENDS } from "../../core/texts/user.ts";
 import {
 	effectiveDoneCheck,
 	getChain,
+	getGoal,
 	getLoop,
 	getState,
 	getTodos,
@@ -31,13 +33,15 @@ import {
 	judgeIsOn,
 	markStopped,
 	recordDecision,
+	recordGoalVerdict,
 	recordRun,
 	recordSend,
 	setChecking,
+	setGoal,
 	setLoop,
 	subscribe,
 } from "../../state.ts";
-import type { CheckRun, Decision, TodoItem } from "../../types.ts";
+import type { CheckRun, Decision, GoalState, TodoItem } from "../../types.ts";
 import { checkEnv, modelChecksBlocked } from "../checks/item-checks.ts";
 import { applyVerification, runVerification } from "../checks/verification.ts";
 import { todoToolsActive } from "../host/active-tools.ts";
@@ -69,6 +73,7 @@ export function currentInput({ pi, ctx, config }: Pick<FollowUp, "pi" | "ctx" | 
 		todoTools: todoToolsActive(pi),
 		judge: judgeIsOn(),
 		judged: isJudged() ? { failed: getVerification()?.failed ?? [] } : undefined,
+		goal: getGoal(),
 	};
 }
 
@@ -96,6 +101,7 @@ export async function carryOut(step: Step, input: StepInput, run: FollowUp): Pro
 	if (step.kind === "stop") markStopped(step.code);
 	if (step.kind === "end-loop") setLoop(undefined);
 	run.mode.show(step, decision, input, run);
+	if (getGoal() && endsGoal(step)) endGoal(step, run);
 }
 
 /**
@@ -118,6 +124,12 @@ async function send(step: Extract<Step, { kind: "send" }>, run: FollowUp): Promi
 	if (await run.mode.deliver(due.message, run)) recordSend(due);
 }
 
+/** The goal ends with the chain: its own end says why; a list the judge passed says the goal was met with it. */
+function endGoal(step: Step, run: FollowUp): void {
+	setGoal(undefined);
+	if (step.kind === "idle" && step.code === "all-done" && step.verified) tell(run.ctx, GOAL_ENDS.listMet, "info");
+}
+
 /** Why a follow-up is cancelled when a prompt of the user's takes its place (the engine aborts with it). */
 export const PROMPTED = "prompted";
 
@@ -134,6 +146,10 @@ function interrupted(run: FollowUp): void {
 	const input = currentInput(run);
 	keep(decisionOf({ kind: "idle", code: "interrupted" }, input, Date.now()), run);
 	markStopped("interrupted");
+	if (getGoal() !== undefined) {
+		setGoal(undefined);
+		tell(run.ctx, GOAL_ENDS.byUser, "info");
+	}
 	if (getLoop() === undefined) return;
 	setLoop(undefined);
 	tell(run.ctx, LOOP_ENDS.byUser, "info");
@@ -160,7 +176,8 @@ async function verify(step: Extract<Step, { kind: "verify" }>, run: FollowUp): P
 		const passed = results.every(([, result]) => result.passed);
 		const judge = passed ? await judgeOf(step, checked, results, { ...run, signal: checking.signal }) : undefined;
 		if (checking.signal.aborted || judge === null) return setChecking(undefined);
-		applyVerification(run.pi, currentInput(run), results, timeoutSeconds, checked, judge);
+		if (checked.length === 0 && judge) recordGoalVerdict(goalVerdictOf(judge));
+		else applyVerification(run.pi, currentInput(run), results, timeoutSeconds, checked, judge);
 	} finally {
 		checking.release();
 	}
@@ -188,16 +205,25 @@ async function judgeOf(
 		passed: result.passed,
 		ended: describeCheckEnd(result, run.config.checkTimeoutSeconds),
 	}));
+	const goal = getGoal()?.condition;
 	const input = {
 		requests: userRequests(branch),
 		todos: checked,
 		checks,
 		evidence: await gatherEvidence(run.ctx, branch, checked, run.config.checkpoints),
+		...(goal === undefined ? {} : { goal }),
 	};
 	const judge = await askJudge(input, run);
 	if (judge === undefined) return null;
-	if (!judge.judged) tell(run.ctx, JUDGE_TEXTS.notJudgedNotice(judge.why), "warning");
+	// A goal without a list ends with its own word on a judge that gave none.
+	if (!judge.judged && checked.length > 0) tell(run.ctx, JUDGE_TEXTS.notJudgedNotice(judge.why), "warning");
 	return judge;
+}
+
+/** The judge's word on a goal without a list, as the goal keeps it. */
+function goalVerdictOf(judge: JudgeResult): NonNullable<GoalState["verdict"]> {
+	if (!judge.judged) return { why: judge.why };
+	return judge.goal ? { word: judge.goal.verdict, reason: judge.goal.reason } : { why: JUDGE_PROMPT.unread.noGoal };
 }
 
 /** A signal aborted with `parent`, or as soon as a change of the store makes `changed` true. */

@@ -12,13 +12,13 @@ import type {
 	ExtensionCommandContext,
 	ExtensionContext,
 } from "@earendil-works/pi-coding-agent";
-import { LOOP_MESSAGE_TYPE } from "../../core/rules/keys.ts";
+import { GOAL_MESSAGE_TYPE, LOOP_MESSAGE_TYPE } from "../../core/rules/keys.ts";
 import { stepNow } from "../../core/rules/next-step.ts";
 import { runOutcome } from "../../core/rules/outcome.ts";
 import type { TilDoneConfig } from "../../core/rules/settings.ts";
-import { loopPrompt } from "../../core/texts/model.ts";
-import { LOOP_ENDS } from "../../core/texts/user.ts";
-import { getLoop, holdEndedRun, resetChain, setLoop, takeEndedRun } from "../../state.ts";
+import { GOAL_PROMPTS, loopPrompt } from "../../core/texts/model.ts";
+import { GOAL_ENDS, LOOP_ENDS } from "../../core/texts/user.ts";
+import { getGoal, getLoop, holdEndedRun, resetChain, setGoal, setLoop, takeEndedRun } from "../../state.ts";
 import type { LoopSpec } from "../../types.ts";
 import { quietly } from "../host/quietly.ts";
 import { tell } from "../host/tell.ts";
@@ -42,6 +42,10 @@ export interface Engine {
 	onSessionChange(): void;
 	/** Starts a `/loop`: its first iteration goes out now (after the current run if one is going). */
 	startLoop(spec: LoopSpec, ctx: ExtensionCommandContext): Promise<void>;
+	/** Starts a goal (`/goal <condition>`): its first run goes out now (after the current run if one is going). */
+	startGoal(condition: string, ctx: ExtensionCommandContext): Promise<void>;
+	/** `/goal off`: the goal ends, and what was to follow a run with it. */
+	endGoal(ctx: ExtensionContext): void;
 	/**
 	 * A command of the user changed the list or the auto-continue: what the list calls for now is carried out (a
 	 * countdown, a verification, a notice), if pi is idle. In-run, the command returns once it is done.
@@ -91,6 +95,27 @@ async function startLoop(engine: EngineState, spec: LoopSpec, ctx: ExtensionComm
 	if (!(await run?.mode.startRun(message, ctx))) setLoop(undefined);
 }
 
+async function startGoal(engine: EngineState, condition: string, ctx: ExtensionCommandContext): Promise<void> {
+	const run = follow(engine, ctx);
+	holdEndedRun(undefined);
+	// A goal is the user's new start: its runs count in a fresh chain, bounded by the chain's breakers and budgets.
+	resetChain();
+	setGoal({ condition, runs: 0 });
+	const message = { customType: GOAL_MESSAGE_TYPE, content: GOAL_PROMPTS.first(condition) };
+	if (!(await run?.mode.startRun(message, ctx))) setGoal(undefined);
+}
+
+function endGoal(engine: EngineState, ctx: ExtensionContext): void {
+	follow(engine, ctx);
+	holdEndedRun(undefined);
+	if (!getGoal()) {
+		tell(ctx, GOAL_ENDS.none, "info");
+		return;
+	}
+	setGoal(undefined);
+	tell(ctx, GOAL_ENDS.byUser, "info");
+}
+
 /** Carries out what the list calls for now, if pi is idle; otherwise the next run's end decides. */
 async function resume(engine: EngineState, ctx: ExtensionContext): Promise<void> {
 	let idle = false;
@@ -110,6 +135,7 @@ export function createEngine(pi: ExtensionAPI, getConfig: () => TilDoneConfig): 
 		engine.following.abort();
 		holdEndedRun(undefined);
 		if (getLoop()) setLoop(undefined);
+		if (getGoal()) setGoal(undefined);
 	};
 	return {
 		onSessionStart(ctx, config) {
@@ -141,6 +167,8 @@ export function createEngine(pi: ExtensionAPI, getConfig: () => TilDoneConfig): 
 		},
 		onSessionChange: forget,
 		startLoop: (spec, ctx) => startLoop(engine, spec, ctx),
+		startGoal: (condition, ctx) => startGoal(engine, condition, ctx),
+		endGoal: (ctx) => endGoal(engine, ctx),
 		resume: (ctx) => resume(engine, ctx),
 		pause: (ctx) => takeOver(engine, ctx),
 	};

@@ -237,14 +237,21 @@ function endData(step: EndStep, decision: Decision) {
  * verification), 3 when it is finished but unverified, 4 when items are open. A `/loop`, no list or a guest's session
  * leaves it alone, and pi's own failure (an error answer) sets its own status after this.
  */
-function setExitStatus(step: EndStep, { todos, doneCheck, modelChecks, judge }: StepInput): void {
+function setExitStatus(step: EndStep, { todos, doneCheck, modelChecks, judge, goal }: StepInput): void {
 	// A guest's exit status is pi's own: the parent reads the child's answer, not our verdict on its list.
-	if (step.kind === "end-loop" || todos.length === 0 || getRole() !== "own") return;
+	if (getRole() !== "own") return;
+	// A goal without a list: 0 only on the judge's met.
+	if (goal && todos.length === 0 && step.kind === "end-loop") {
+		process.exitCode = step.code === "goal-met" ? 0 : UNVERIFIED_EXIT_CODE;
+		return;
+	}
+	if (step.kind === "end-loop" || todos.length === 0) return;
 	if (hasIncomplete(todos)) {
 		process.exitCode = OPEN_ITEMS_EXIT_CODE;
 		return;
 	}
 	const itemChecks = modelChecks === true && todos.some((todo) => todo.check !== undefined);
 	const verified = step.kind === "idle" && step.code === "all-done" && step.verified === true;
-	process.exitCode = doneCheck === undefined && !itemChecks && !judge ? 0 : verified ? 0 : UNVERIFIED_EXIT_CODE;
+	const verifies = doneCheck !== undefined || itemChecks || judge === true || goal !== undefined;
+	process.exitCode = !verifies || verified ? 0 : UNVERIFIED_EXIT_CODE;
 }
