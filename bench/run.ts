@@ -23,6 +23,7 @@ import { createUiRecorder } from "../test/helpers/ui-recorder.ts";
 import { checkpointsSection } from "./checkpoints.ts";
 import { checksSection } from "./checks.ts";
 import { contextSection } from "./context.ts";
+import { judgeSection } from "./judge.ts";
 import { planFileSection } from "./plan-file.ts";
 import { buildDist, measureStartup, median } from "./startup.ts";
 import { verifiedSection } from "./verified.ts";
@@ -186,6 +187,7 @@ async function main(): Promise<void> {
 	planFileSection(out, quick);
 	await contextSection(out, quick);
 	await verifiedSection(out);
+	await judgeSection(out);
 	await checksSection(out, quick);
 	await checkpointsSection(out, quick);
 	startupSection(out);
