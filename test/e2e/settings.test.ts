@@ -65,5 +65,11 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		expect(lines.find((line) => line.includes("--til-done-paused"))).toMatch(
 			/Start with auto-continue off \[default off, TIL_DONE_PAUSED\]$/,
 		);
+		expect(lines.find((line) => line.includes("--til-done-judge"))).toMatch(
+			/an independent model judges a finished list against what you asked \(on: the session's model\) \[default off, TIL_DONE_JUDGE\]$/,
+		);
+		expect(lines.find((line) => line.includes("--til-done-goal"))).toMatch(
+			/A goal the judge decides after every run, as \/goal <condition> sets one \(pi -p works until it is met\) \[default none, TIL_DONE_GOAL\]$/,
+		);
 	});
 });

@@ -1,12 +1,30 @@
 /**
  * The smoke subset on the pi lines before the current one (1.5.2): every other command-line suite runs on 0.87.1 and
- * 1.6.0. It drives a lazy model to the end in print mode and over RPC, and says why a run with items open exits 4.
+ * 1.6.0. It drives a lazy model to the end in print mode and over RPC, says why a run with items open exits 4, and has
+ * the judge send back an item the model never did.
  */
 import { describe, expect, it } from "vitest";
 import { EXTENSION_ENTRY, runPrint, SMOKE_HOSTS } from "../helpers/cli.ts";
-import { allFinished, doneStatus, KEY, noProgress, progressStatus, stderrLine } from "../helpers/expected.ts";
+import {
+	allFinished,
+	allVerified,
+	doneStatus,
+	KEY,
+	noProgress,
+	progressStatus,
+	stderrLine,
+} from "../helpers/expected.ts";
+import { JUDGE_ARGS, judgeCalls, judgeReportLine, judgeSays, scriptJudge } from "../helpers/judge.ts";
 import { perTest } from "../helpers/per-test.ts";
-import { continuationPrompts, lazyScript, stallScript } from "../helpers/scripts.ts";
+import {
+	completeStep,
+	continuationPrompts,
+	lazyScript,
+	sayStep,
+	stallScript,
+	startStep,
+	writeStep,
+} from "../helpers/scripts.ts";
 
 const pi = perTest({ TIL_DONE_COUNTDOWN: "600" });
 const THREE = ["Read the spec", "Write the parser", "Add tests"];
@@ -25,6 +43,33 @@ describe.each(SMOKE_HOSTS)("pi $version (smoke)", (host) => {
 		const result = await runPrint(["-p", "Build the thing"], env.env, { host, extensions: [EXTENSION_ENTRY] });
 		expect(result.code).toBe(4);
 		expect(result.stderr).toBe(stderrLine(noProgress(3)));
+	});
+
+	it("print mode: the judge sends back an item the model never did, and passes the list once it is done", async () => {
+		const steps = [
+			writeStep(THREE),
+			startStep(0, 1, 2),
+			completeStep(0, 1, 2),
+			sayStep("Done."),
+			completeStep(2),
+			sayStep("Tests added."),
+		];
+		const env = pi.env(steps, { TIL_DONE_COUNTDOWN: "0.05" });
+		const met = (i: number): [number, "met", string] => [i, "met", "ok"];
+		scriptJudge(env, [
+			judgeSays([met(0), met(1), [2, "not met", "No test file was written."]]),
+			judgeSays([met(0), met(1), met(2)]),
+		]);
+		const result = await runPrint([...JUDGE_ARGS, "-p", "Build the thing"], env.env, {
+			host,
+			extensions: [EXTENSION_ENTRY],
+		});
+		expect(result.stderr).toBe(stderrLine(allVerified(3)));
+		expect(result.code).toBe(0);
+		expect(judgeCalls(env)).toHaveLength(2);
+		expect(env.readLog().some((line) => line.lastUser.includes(judgeReportLine(2, "No test file was written.")))).toBe(
+			true,
+		);
 	});
 
 	it("RPC counts down and continues until the list is done", async () => {
