@@ -131,6 +131,17 @@ describe("with a list, the goal is the list's done-check", () => {
 		expect(getGoal()).toBeUndefined();
 	});
 
+	it("the judge is asked once per state of the list: a run on the same list keeps its verdict", async () => {
+		const { complete, asked } = judge({ items: ["cannot tell"] }, { items: ["met"] });
+		const s = setup({ complete }, { judge: "on" });
+		setTodos(finished);
+		await s.settle();
+		await s.settle();
+		expect(asked).toHaveLength(1);
+		expect(getVerification()?.failed).toEqual(["the judge ([0] cannot tell: reason 0)"]);
+		expect(s.ui.status.get(KEY.check)).toBe("✗ not verified: the judge ([0] cannot tell: reason 0)");
+	});
+
 	it("a judge with no verdict on a list is said once, and the list ends unverified", async () => {
 		const { complete } = judge({ raw: "Fine." });
 		const s = setup({ complete }, { judge: "on" });
