@@ -1,0 +1,87 @@
+/**
+ * A worker's own tree: a folder outside the user's work tree, a repository of its own that borrows the user's objects
+ * (`objects/info/alternates`), checked out byte for byte from a snapshot of the user's work tree (raw attributes: no
+ * conversion), with that snapshot as its HEAD so the worker's `git diff` shows its own work only. Nothing of it is in
+ * the user's repository: `git worktree list`, the index, HEAD, branches and stash never see it. Its result is written
+ * into the user's object store and kept under a ref of ours, so it survives the folder.
+ */
+
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type Repo, runGit } from "./git.ts";
+import { RAW_ATTRIBUTES, RAW_SETTINGS } from "./raw-git.ts";
+
+/** Who the worker trees' commits are by, so they need no `user.name` anywhere. */
+const AUTHOR = {
+	GIT_AUTHOR_NAME: "pi-til-done",
+	GIT_AUTHOR_EMAIL: "til-done@localhost",
+	GIT_COMMITTER_NAME: "pi-til-done",
+	GIT_COMMITTER_EMAIL: "til-done@localhost",
+};
+
+/** A worker's tree: its folder, and the snapshot (a commit in the user's object store) it was made from. */
+export interface WorkerTree {
+	dir: string;
+	base: string;
+}
+
+/**
+ * Makes a worker's tree from `base`, a commit of the user's work tree as the checkpoints snapshot it. Undefined when
+ * git refused (the folder is then removed).
+ */
+export async function makeWorkerTree(repo: Repo, base: string): Promise<WorkerTree | undefined> {
+	const dir = mkdtempSync(join(tmpdir(), "til-done-worker-"));
+	const git = (args: readonly string[]) => runGit(dir, [...RAW_SETTINGS, ...args], { env: AUTHOR });
+	const made =
+		(await git(["init", "-q"])).code === 0 &&
+		writeInfo(dir, repo.commonDir) &&
+		(await git(["read-tree", base])).code === 0 &&
+		(await git(["checkout-index", "-a", "-f"])).code === 0 &&
+		(await git(["update-ref", "HEAD", base])).code === 0;
+	if (made) return { dir, base };
+	removeWorkerTree(dir);
+	return undefined;
+}
+
+/** The worker repository's borrowed objects, its raw attributes, and the user's own exclusions. */
+function writeInfo(dir: string, commonDir: string): boolean {
+	mkdirSync(join(dir, ".git", "objects", "info"), { recursive: true });
+	mkdirSync(join(dir, ".git", "info"), { recursive: true });
+	writeFileSync(join(dir, ".git", "objects", "info", "alternates"), `${join(commonDir, "objects")}\n`);
+	writeFileSync(join(dir, ".git", "info", "attributes"), RAW_ATTRIBUTES);
+	try {
+		copyFileSync(join(commonDir, "info", "exclude"), join(dir, ".git", "info", "exclude"));
+	} catch {
+		// No exclusions of the user's: the tree's own .gitignore files still apply.
+	}
+	return true;
+}
+
+/**
+ * What the worker left in its tree, as a commit on its base written into the user's object store (the worker's own
+ * objects readable beside it) and kept under `ref`; undefined when git refused.
+ */
+export async function keepWorkerResult(repo: Repo, tree: WorkerTree, ref: string): Promise<string | undefined> {
+	const objects = join(repo.commonDir, "objects");
+	const env = {
+		...AUTHOR,
+		GIT_OBJECT_DIRECTORY: objects,
+		GIT_ALTERNATE_OBJECT_DIRECTORIES: join(tree.dir, ".git", "objects"),
+		GIT_INDEX_FILE: join(tree.dir, ".git", "til-done-result-index"),
+	};
+	const git = (args: readonly string[]) => runGit(tree.dir, [...RAW_SETTINGS, ...args], { env });
+	if ((await git(["read-tree", tree.base])).code !== 0) return undefined;
+	if ((await git(["add", "-A"])).code !== 0) return undefined;
+	const written = await git(["write-tree"]);
+	if (written.code !== 0) return undefined;
+	const commit = await git(["commit-tree", written.stdout.trim(), "-p", tree.base, "-m", "pi-til-done worker result"]);
+	if (commit.code !== 0) return undefined;
+	const sha = commit.stdout.trim();
+	return (await runGit(repo.top, ["update-ref", ref, sha])).code === 0 ? sha : undefined;
+}
+
+/** Removes a worker's tree, whatever is in it. */
+export function removeWorkerTree(dir: string): void {
+	rmSync(dir, { recursive: true, force: true });
+}
