@@ -1,0 +1,129 @@
+/**
+ * One worker's process: a `pi --mode json -p` child (as pi's own `subagent` example starts one) in its own process
+ * group, read line by line for what it spent and how it ended, and stopped whole (its group killed: every process it
+ * started) on a timeout or when the run that started it is aborted.
+ */
+
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { readUsage, type UsageRecord } from "../../core/rules/usage.ts";
+import { textOfContent } from "../../core/texts/sanitize.ts";
+
+/** How long a killed worker's group has to exit on SIGTERM before it gets SIGKILL. */
+export const WORKER_KILL_GRACE_MS = 2_000;
+
+/** The command that runs this very pi again: its script under its runtime, as pi's `subagent` example does. */
+export function piCommand(): { command: string; args: string[] } {
+	const script = process.argv[1];
+	if (script && existsSync(script)) return { command: process.execPath, args: [script] };
+	return { command: "pi", args: [] };
+}
+
+/** What a worker is started with. */
+export interface WorkerStart {
+	command: string;
+	args: readonly string[];
+	cwd: string;
+	env: NodeJS.ProcessEnv;
+	/** How long the worker may run before its group is killed. */
+	timeoutMs: number;
+	/** The abort of the run that started it: its group is killed. */
+	signal: AbortSignal;
+	/** Each model call of the worker, as it ends: its usage counts in the chain's spend at once. */
+	onUsage?: (usage: UsageRecord) => void;
+}
+
+/** How a worker ended. */
+export interface WorkerEnd {
+	/** The process's exit code, or null when a signal ended it. */
+	code: number | null;
+	/** Its last answer's text, and how that answer stopped (`stop`, `error`, `length`, `aborted`). */
+	answer: string;
+	stopReason?: string;
+	/** Its model calls, and when the first one ended (ms since the epoch). */
+	calls: number;
+	firstCallAt?: number;
+	timedOut: boolean;
+	aborted: boolean;
+	/** The end of what it wrote to stderr. */
+	stderr: string;
+}
+
+/** Characters of a worker's stderr kept, from its end. */
+const STDERR_CHARS = 4_000;
+
+/** Kills a process group, first asking (SIGTERM), then, if it is still there after the grace, telling (SIGKILL). */
+function killGroup(pid: number | undefined): void {
+	if (pid === undefined) return;
+	const send = (signal: NodeJS.Signals) => {
+		try {
+			process.kill(-pid, signal);
+		} catch {
+			// The group is gone already.
+		}
+	};
+	send("SIGTERM");
+	setTimeout(() => send("SIGKILL"), WORKER_KILL_GRACE_MS).unref();
+}
+
+/** Reads one JSON line of the worker's stdout into `end`: an assistant message's end is a model call. */
+function readLine(line: string, end: WorkerEnd, onUsage: WorkerStart["onUsage"]): void {
+	let event: { type?: unknown; message?: { role?: unknown; stopReason?: unknown; content?: unknown } };
+	try {
+		event = JSON.parse(line);
+	} catch {
+		return;
+	}
+	if (event?.type !== "message_end" || event.message?.role !== "assistant") return;
+	end.calls++;
+	end.firstCallAt ??= Date.now();
+	end.answer = textOfContent(event.message.content);
+	end.stopReason = typeof event.message.stopReason === "string" ? event.message.stopReason : undefined;
+	const usage = readUsage(event.message);
+	if (usage) onUsage?.(usage);
+}
+
+/** Starts a worker and resolves once its process has closed, however it ended. */
+export function runWorker(start: WorkerStart): Promise<WorkerEnd> {
+	const end: WorkerEnd = { code: null, answer: "", calls: 0, timedOut: false, aborted: false, stderr: "" };
+	return new Promise((resolve) => {
+		const child = spawn(start.command, [...start.args], {
+			cwd: start.cwd,
+			env: start.env,
+			detached: true,
+			stdio: ["ignore", "pipe", "pipe"],
+		});
+		let pending = "";
+		child.stdout.on("data", (chunk: Buffer) => {
+			const lines = (pending + chunk.toString("utf8")).split("\n");
+			pending = lines.pop() ?? "";
+			for (const line of lines) readLine(line, end, start.onUsage);
+		});
+		child.stderr.on("data", (chunk: Buffer) => {
+			end.stderr = (end.stderr + chunk.toString("utf8")).slice(-STDERR_CHARS);
+		});
+		const stop = (why: "timedOut" | "aborted") => {
+			end[why] = true;
+			killGroup(child.pid);
+		};
+		const timer = setTimeout(() => stop("timedOut"), start.timeoutMs);
+		const abort = () => stop("aborted");
+		if (start.signal.aborted) abort();
+		else start.signal.addEventListener("abort", abort, { once: true });
+		let finished = false;
+		const finish = (code: number | null) => {
+			if (finished) return;
+			finished = true;
+			clearTimeout(timer);
+			start.signal.removeEventListener("abort", abort);
+			if (pending.trim() !== "") readLine(pending, end, start.onUsage);
+			end.code = code;
+			resolve(end);
+		};
+		child.on("close", finish);
+		child.on("error", (error) => {
+			end.stderr = error.message;
+			finish(null);
+		});
+	});
+}

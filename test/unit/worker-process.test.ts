@@ -1,0 +1,131 @@
+/**
+ * A worker's process, with small Node scripts in its place: what it spent and how it ended is read off its JSON lines,
+ * and a timeout or an abort kills its whole process group (a grandchild it started too).
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { UsageRecord } from "../../src/core/rules/usage.ts";
+import { piCommand, runWorker, type WorkerStart } from "../../src/edges/workers/worker-process.ts";
+import { waitForValue } from "../helpers/cli.ts";
+
+let dir = "";
+beforeEach(() => {
+	dir = mkdtempSync(join(tmpdir(), "til-done-worker-process-"));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const assistant = (text: string, input: number) =>
+	JSON.stringify({
+		type: "message_end",
+		message: {
+			role: "assistant",
+			stopReason: "stop",
+			content: [{ type: "text", text }],
+			usage: { input, output: 10, cacheRead: 0, cacheWrite: 0, cost: { total: 0.01 } },
+		},
+	});
+
+/** A worker that runs `script` under Node. */
+function start(script: string, overrides: Partial<WorkerStart> = {}): WorkerStart {
+	return {
+		command: process.execPath,
+		args: ["-e", script],
+		cwd: dir,
+		env: process.env,
+		timeoutMs: 30_000,
+		signal: new AbortController().signal,
+		...overrides,
+	};
+}
+
+/** A script that starts a grandchild (its pid in `pid`), says it is ready, and then waits for ever. */
+const HANGS = `
+const { spawn } = require("node:child_process");
+const child = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
+require("node:fs").writeFileSync("pid", String(child.pid));
+console.log(${JSON.stringify(assistant("started", 5))});
+setInterval(() => {}, 1000);
+`;
+
+const alive = (pid: number) => {
+	try {
+		process.kill(pid, 0);
+		return true;
+	} catch {
+		return false;
+	}
+};
+
+describe("a worker's JSON lines say what it spent and how it ended", () => {
+	it("counts each assistant message's end as a call, reports its usage at once, and keeps the last answer", async () => {
+		const lines = [
+			"not json",
+			JSON.stringify({ type: "message_end", message: { role: "user", content: "go" } }),
+			assistant("first", 100),
+			assistant("All done.", 200),
+		];
+		const usages: UsageRecord[] = [];
+		const end = await runWorker(
+			start(
+				`console.log(${JSON.stringify(lines.join("\n"))}); process.stdout.write(${JSON.stringify(assistant("tail", 1))})`,
+				{ onUsage: (usage) => usages.push(usage) },
+			),
+		);
+		expect(end).toMatchObject({
+			code: 0,
+			calls: 3,
+			answer: "tail",
+			stopReason: "stop",
+			timedOut: false,
+			aborted: false,
+		});
+		expect(usages.map((usage) => usage.input)).toEqual([100, 200, 1]);
+		expect(end.firstCallAt).toBeTypeOf("number");
+	});
+
+	it("keeps the end of stderr and the exit code", async () => {
+		const end = await runWorker(start(`process.stderr.write("boom"); process.exit(3)`));
+		expect(end).toMatchObject({ code: 3, calls: 0, answer: "", stderr: "boom" });
+	});
+
+	it("a command that cannot start ends at once, with why", async () => {
+		const end = await runWorker(start("", { command: join(dir, "no-such-pi") }));
+		expect(end.code).toBeNull();
+		expect(end.stderr).toContain("ENOENT");
+	});
+});
+
+describe("a worker is stopped whole", () => {
+	it.each([
+		["past its time limit", "timedOut" as const],
+		["when the run that started it is aborted", "aborted" as const],
+	])("%s: its process group is killed, the grandchild with it", async (_name, how) => {
+		const stop = new AbortController();
+		const ended = runWorker(start(HANGS, { timeoutMs: how === "timedOut" ? 1_000 : 60_000, signal: stop.signal }));
+		const pid = Number(
+			await waitForValue(() =>
+				existsSync(join(dir, "pid")) ? readFileSync(join(dir, "pid"), "utf8") || undefined : undefined,
+			),
+		);
+		if (how === "aborted") stop.abort();
+		const end = await ended;
+		expect(end[how]).toBe(true);
+		expect(end.calls).toBe(1);
+		await waitForValue(() => (alive(pid) ? undefined : true), 10_000, "the grandchild gone");
+	});
+
+	it("a signal aborted before the start kills it at once", async () => {
+		const stop = new AbortController();
+		stop.abort();
+		const end = await runWorker(start("setInterval(() => {}, 1000)", { signal: stop.signal }));
+		expect(end.aborted).toBe(true);
+	});
+});
+
+describe("the command that runs pi again", () => {
+	it("is this process's runtime and script", () => {
+		expect(piCommand()).toEqual({ command: process.execPath, args: [process.argv[1]] });
+	});
+});
