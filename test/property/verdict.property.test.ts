@@ -12,7 +12,7 @@ import { getTodos as readTodos, isVerified as readVerified, resetState } from ".
 import { createFakeCtx } from "../helpers/fake-ctx.ts";
 import { createFakePi } from "../helpers/fake-pi.ts";
 import { fakeTimersQuietStderr } from "../helpers/quiet-timers.ts";
-import { inInstance } from "../helpers/store.ts";
+import { freshProcess, inInstance } from "../helpers/store.ts";
 
 type Action = "finish" | "add" | "start" | "runEnd" | "pass" | "fail" | "tick";
 const ACTIONS: readonly Action[] = ["finish", "add", "start", "runEnd", "pass", "fail", "tick"];
@@ -24,6 +24,8 @@ const isVerified = () => inInstance(instance, readVerified);
 
 /** The extension after `session_start`, with a done-check whose every run waits until the test ends it. */
 async function start() {
+	// Each run's instance must hold the process, as a fresh pi's does: else it is a guest and takes no done-check.
+	freshProcess();
 	resetState();
 	const pi = createFakePi();
 	instance = pi.api;
