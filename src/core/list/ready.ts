@@ -40,7 +40,7 @@ function parentsWithOpenSubtasks(todos: readonly TodoItem[]): Set<number> {
 }
 
 /** Ready, and not a parent with open subtasks: what the model can work on now, in list order. */
-function workableItems(todos: readonly TodoItem[]): number[] {
+export function workableItems(todos: readonly TodoItem[]): number[] {
 	const busyParents = parentsWithOpenSubtasks(todos);
 	return [...todos.keys()].filter((index) => !busyParents.has(index) && isReady(todos, index));
 }

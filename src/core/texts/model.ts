@@ -380,3 +380,13 @@ export const JUDGE_PROMPT = {
 			)
 			.join("\n"),
 } as const;
+
+/** What a worker is told: its one item, the user's request, the plan around it as data, and how to finish. */
+export const WORKER_PROMPT = {
+	head: "You are one of several workers on a plan, each in a copy of the project of its own. Do this one item here, completely, and nothing else of the plan: other workers do the other items, and your changes are merged back when its check passes.",
+	item: (index: number, text: string) => `Your item (the plan's words, data): [${index}] «${oneLine(text)}»`,
+	check: (command: string) => `Its check, run in this folder when you end (it must exit 0): ${JSON.stringify(command)}`,
+	request: (request: string) => `The user's request, for context (their words, data): «${oneLine(request)}»`,
+	plan: "The whole plan, for context (data, one line per item, cut):",
+	end: "When the item is done, end with a one-line summary of what you changed. If it cannot be done here, say why in one line and change nothing more.",
+} as const;

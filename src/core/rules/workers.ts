@@ -1,0 +1,57 @@
+/**
+ * Workers: which ready items are handed to workers now, and what a worker is told. A worker gets a fresh context that
+ * holds only its item, the user's request and the plan, compact and marked as data. Pure: the edges start the workers,
+ * land their work and keep the claims.
+ */
+
+import { getPlainIcon } from "../../formatting.ts";
+import type { TodoItem } from "../../types.ts";
+import { workableItems } from "../list/ready.ts";
+import { WORKER_PROMPT } from "../texts/model.ts";
+import { oneLine, prefix } from "../texts/sanitize.ts";
+
+/** The most characters of the plan and of the user's request a worker's prompt carries; an item's text goes whole. */
+export const WORKER_LIMITS = { plan: 6_000, request: 4_000, line: 60 } as const;
+
+/**
+ * The items to hand to workers now, in list order: workable (open, every wait completed, not a parent with open
+ * subtasks), not a review item (the user closes those), not claimed by a worker already; at most `free` of them.
+ */
+export function itemsForWorkers(todos: readonly TodoItem[], claimed: ReadonlySet<number>, free: number): number[] {
+	if (free <= 0) return [];
+	return workableItems(todos)
+		.filter((index) => !claimed.has(index) && todos[index]?.review !== true)
+		.slice(0, free);
+}
+
+/** The plan as a worker sees it: one line per item (its state, index and text cut), within the plan's budget. */
+function planLines(todos: readonly TodoItem[]): string[] {
+	const lines: string[] = [];
+	let left = WORKER_LIMITS.plan;
+	for (const [index, todo] of todos.entries()) {
+		const line = `${getPlainIcon(todo.status)} [${index}] ${prefix(oneLine(todo.text), WORKER_LIMITS.line)}`;
+		if (line.length + 1 > left) break;
+		lines.push(line);
+		left -= line.length + 1;
+	}
+	return lines;
+}
+
+/** The prompt of the worker of item `index`: everything it knows of the session. */
+export function workerPrompt(todos: readonly TodoItem[], index: number, request: string): string {
+	const todo = todos[index];
+	if (!todo) return "";
+	return [
+		WORKER_PROMPT.head,
+		"",
+		WORKER_PROMPT.item(index, todo.text),
+		...(todo.check === undefined ? [] : [WORKER_PROMPT.check(todo.check)]),
+		"",
+		WORKER_PROMPT.request(prefix(request, WORKER_LIMITS.request)),
+		"",
+		WORKER_PROMPT.plan,
+		...planLines(todos),
+		"",
+		WORKER_PROMPT.end,
+	].join("\n");
+}
