@@ -1,0 +1,53 @@
+/**
+ * Claims: one item, one worker. A claim is a ref of ours in the user's repository (`refs/til-done-claims/<key>`),
+ * created only where there is none (git's `update-ref` with an empty old value is atomic), so every process on the
+ * repository sees it and two never hold the same item; being a ref, it can be pushed to a remote. It points at a blob
+ * that says who holds it.
+ */
+
+import { type Repo, runGit } from "./git.ts";
+
+/** Where the claims are kept: beside the checkpoints' refs, never among them (cleaning those leaves claims alone). */
+export const CLAIM_REF_ROOT = "refs/til-done-claims/";
+
+/** Who holds a claim. */
+export interface Claim {
+	key: string;
+	session: string;
+	pid: number;
+	at: number;
+}
+
+const refOf = (key: string) => `${CLAIM_REF_ROOT}${key}`;
+
+/** Claims the item `key` for this process's session; false when another holds it (or git refused). */
+export async function claimItem(repo: Repo, claim: Claim): Promise<boolean> {
+	const blob = await runGit(repo.top, ["hash-object", "-w", "--stdin"], { input: JSON.stringify(claim) });
+	if (blob.code !== 0) return false;
+	const created = await runGit(repo.top, ["update-ref", refOf(claim.key), blob.stdout.trim(), ""]);
+	return created.code === 0;
+}
+
+/** Lets the item `key` go; true when the claim is gone (it was ours, or there was none). */
+export async function releaseItem(repo: Repo, key: string): Promise<boolean> {
+	return (await runGit(repo.top, ["update-ref", "-d", refOf(key)])).code === 0;
+}
+
+/** Every claim on the repository, as its blob says; a claim whose blob cannot be read is left out. */
+export async function claimsOn(repo: Repo): Promise<Claim[]> {
+	const listed = await runGit(repo.top, ["for-each-ref", "--format=%(objectname)", CLAIM_REF_ROOT]);
+	if (listed.code !== 0) return [];
+	const claims: Claim[] = [];
+	for (const sha of listed.stdout.split("\n").filter((line) => line !== "")) {
+		const shown = await runGit(repo.top, ["cat-file", "blob", sha]);
+		try {
+			const claim = JSON.parse(shown.stdout) as Partial<Claim>;
+			if (typeof claim.key === "string" && typeof claim.session === "string" && typeof claim.pid === "number") {
+				claims.push({ key: claim.key, session: claim.session, pid: claim.pid, at: Number(claim.at) || 0 });
+			}
+		} catch {
+			// Not a claim of ours.
+		}
+	}
+	return claims;
+}

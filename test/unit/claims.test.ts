@@ -1,0 +1,45 @@
+/** Claims against a real repository: one item, one worker, whichever process asks, and nothing of the user's touched. */
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { claimItem, claimsOn, releaseItem } from "../../src/edges/git/claims.ts";
+import { findRepo, type Repo } from "../../src/edges/git/git.ts";
+import { must } from "../helpers/must.ts";
+
+let dir = "";
+const git = (...args: string[]) => execFileSync("git", args, { cwd: dir, encoding: "utf8" });
+beforeEach(() => {
+	dir = realpathSync(mkdtempSync(join(tmpdir(), "til-done-claims-")));
+	git("init", "-q", "-b", "main");
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const repo = async (): Promise<Repo> => must(await findRepo(dir), "the repository");
+const claim = (key: string, session: string) => ({ key, session, pid: process.pid, at: 1 });
+
+describe("an item is claimed by one worker at a time", () => {
+	it("the first claim wins, a second is refused until the first lets go", async () => {
+		const r = await repo();
+		expect(await claimItem(r, claim("3-abc", "s1"))).toBe(true);
+		expect(await claimItem(r, claim("3-abc", "s2"))).toBe(false);
+		expect(await claimsOn(r)).toEqual([claim("3-abc", "s1")]);
+		expect(await releaseItem(r, "3-abc")).toBe(true);
+		expect(await claimItem(r, claim("3-abc", "s2"))).toBe(true);
+		expect(await claimsOn(r)).toEqual([claim("3-abc", "s2")]);
+	});
+
+	it("of many claims at once on one item, exactly one wins", async () => {
+		const r = await repo();
+		const won = await Promise.all(Array.from({ length: 8 }, (_, i) => claimItem(r, claim("7-x", `s${i}`))));
+		expect(won.filter(Boolean)).toHaveLength(1);
+	});
+
+	it("lives among our refs only: the user's branches and HEAD are as they were", async () => {
+		const r = await repo();
+		await claimItem(r, claim("1-a", "s"));
+		expect(git("for-each-ref", "--format=%(refname)").trim()).toBe("refs/til-done-claims/1-a");
+		expect(git("symbolic-ref", "HEAD").trim()).toBe("refs/heads/main");
+	});
+});
