@@ -43,3 +43,32 @@ describe("an item is claimed by one worker at a time", () => {
 		expect(git("symbolic-ref", "HEAD").trim()).toBe("refs/heads/main");
 	});
 });
+
+describe("claims that are not ours, and a repository that refuses", () => {
+	it("a ref under the claims that holds no claim is left out; releasing an unclaimed item is no error", async () => {
+		const r = await repo();
+		const blob = execFileSync("git", ["hash-object", "-w", "--stdin"], { cwd: dir, input: "not json" })
+			.toString()
+			.trim();
+		git("update-ref", "refs/til-done-claims/x", blob);
+		const other = execFileSync("git", ["hash-object", "-w", "--stdin"], { cwd: dir, input: '{"key":1}' })
+			.toString()
+			.trim();
+		git("update-ref", "refs/til-done-claims/y", other);
+		const undated = execFileSync("git", ["hash-object", "-w", "--stdin"], {
+			cwd: dir,
+			input: '{"key":"z","session":"s","pid":1}',
+		})
+			.toString()
+			.trim();
+		git("update-ref", "refs/til-done-claims/z", undated);
+		expect(await claimsOn(r)).toEqual([{ key: "z", session: "s", pid: 1, at: 0 }]);
+		expect(await releaseItem(r, "never-claimed")).toBe(true);
+	});
+
+	it("a repository git cannot read claims nothing and lists none", async () => {
+		const gone = { top: join(dir, "gone"), gitDir: join(dir, "gone", ".git"), commonDir: join(dir, "gone", ".git") };
+		expect(await claimItem(gone, claim("1-a", "s"))).toBe(false);
+		expect(await claimsOn(gone)).toEqual([]);
+	});
+});

@@ -152,6 +152,42 @@ describe("a worker's work lands by a 3-way merge, or not at all", () => {
 	});
 });
 
+describe("what git refuses, and what cannot be merged", () => {
+	it("a repository without exclusions of its own still makes a tree", async () => {
+		rmSync(join(dir, ".git", "info", "exclude"), { force: true });
+		const { tree } = await setup();
+		expect(read(tree.dir, "notes.md")).toBe("untracked notes\n");
+	});
+
+	it("a snapshot git does not have makes no tree; a tree whose base is gone keeps no result", async () => {
+		const repo = must(await findRepo(dir), "the repository");
+		expect(await makeWorkerTree(repo, "0".repeat(40))).toBeUndefined();
+		const { tree } = await setup();
+		expect(await keepWorkerResult(repo, { ...tree, base: "1".repeat(40) }, "refs/til-done/s/x")).toBeUndefined();
+		expect(await landWork(repo, "0".repeat(40), tree.base)).toBeUndefined();
+	});
+
+	it("a folder where the worker wrote a file, and a file the user deleted that the worker changed, conflict", async () => {
+		const { repo, tree } = await setup();
+		write(tree.dir, "notes.md", "the worker's notes\n");
+		write(tree.dir, "dir-here", "a file");
+		mkdirSync(join(dir, "dir-here"));
+		rmSync(join(dir, "notes.md"));
+		expect(await land(repo, tree)).toEqual({ conflicts: ["dir-here", "notes.md"] });
+	});
+
+	it("a file deleted on both sides, or the user's already the worker's, needs nothing; a binary changed by both conflicts", async () => {
+		const { repo, tree } = await setup();
+		rmSync(join(tree.dir, "notes.md"));
+		rmSync(join(dir, "notes.md"));
+		expect(await land(repo, tree)).toEqual({ landed: [] });
+		const second = await setup();
+		write(second.tree.dir, "crlf.txt", Buffer.from([0, 1, 2, 3]));
+		write(dir, "crlf.txt", Buffer.from([0, 9, 9, 9]));
+		expect(await land(second.repo, second.tree)).toEqual({ conflicts: ["crlf.txt"] });
+	});
+});
+
 describe("what landing does to one file", () => {
 	const sides = (overrides: Partial<FileSides>): FileSides => ({
 		base: true,

@@ -63,6 +63,7 @@ describe("a worker's JSON lines say what it spent and how it ended", () => {
 		const lines = [
 			"not json",
 			JSON.stringify({ type: "message_end", message: { role: "user", content: "go" } }),
+			JSON.stringify({ type: "message_end", message: { role: "assistant", content: "no usage, no stop reason" } }),
 			assistant("first", 100),
 			assistant("All done.", 200),
 		];
@@ -75,7 +76,7 @@ describe("a worker's JSON lines say what it spent and how it ended", () => {
 		);
 		expect(end).toMatchObject({
 			code: 0,
-			calls: 3,
+			calls: 4,
 			answer: "tail",
 			stopReason: "stop",
 			timedOut: false,
@@ -125,7 +126,14 @@ describe("a worker is stopped whole", () => {
 });
 
 describe("the command that runs pi again", () => {
-	it("is this process's runtime and script", () => {
+	it("is this process's runtime and script; pi itself when the script is not a file", () => {
 		expect(piCommand()).toEqual({ command: process.execPath, args: [process.argv[1]] });
+		const script = process.argv[1];
+		process.argv[1] = "/$bunfs/root/pi";
+		try {
+			expect(piCommand()).toEqual({ command: "pi", args: [] });
+		} finally {
+			process.argv[1] = script as string;
+		}
 	});
 });

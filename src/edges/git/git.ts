@@ -51,6 +51,11 @@ export function runGit(cwd: string, args: readonly string[], options: GitOptions
 	return run("git", args, cwd, options);
 }
 
+/** Runs a shell script in `cwd` whose `"$@"` are the raw settings (git commands chained in one process). */
+export function runSh(cwd: string, script: string, env: NodeJS.ProcessEnv): Promise<GitResult> {
+	return run("sh", ["-c", script, "_", ...RAW_SETTINGS], cwd, { env });
+}
+
 function run(file: string, args: readonly string[], cwd: string, options: GitOptions): Promise<GitResult> {
 	return new Promise((resolve) => {
 		const child = execFile(

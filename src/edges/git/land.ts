@@ -34,36 +34,30 @@ interface Change {
 	theirs?: { sha: string; mode: string };
 }
 
-/** Runs git and gives its output as bytes; undefined when it fails (or, with `codes`, exits outside them). */
-function gitBytes(cwd: string, args: readonly string[], codes: readonly number[] = [0]) {
-	return new Promise<{ code: number; stdout: Buffer } | undefined>((resolve) => {
-		execFile(
-			"git",
-			[...args],
-			{ cwd, encoding: "buffer", timeout: GIT_TIMEOUT_MS, maxBuffer: 256 * 1024 * 1024 },
-			(error, stdout) => {
-				const code = error ? (typeof error.code === "number" ? error.code : -1) : 0;
-				resolve(codes.includes(code) ? { code, stdout } : undefined);
-			},
-		);
+/** Runs git and gives its output as bytes; undefined when it fails (`merge-file` fails on a conflict). */
+function gitBytes(cwd: string, args: readonly string[]): Promise<Buffer | undefined> {
+	return new Promise((resolve) => {
+		const options = { cwd, encoding: "buffer" as const, timeout: GIT_TIMEOUT_MS, maxBuffer: 256 * 1024 * 1024 };
+		execFile("git", [...args], options, (error, stdout) => resolve(error ? undefined : stdout));
 	});
 }
 
+/** One record of `git diff-tree -r -z --no-renames`: the modes and blobs before and after (zeros: absent). */
+const RECORD = /^:(\d+) (\d+) ([0-9a-f]+) ([0-9a-f]+) /;
 const ABSENT = /^0+$/;
 
-/** The files that differ between two trees, from `git diff-tree -r -z --no-renames`. */
+/** The files that differ between two trees. */
 async function changesBetween(repo: Repo, base: string, work: string): Promise<Change[] | undefined> {
 	const listed = await gitBytes(repo.top, ["diff-tree", "-r", "-z", "--no-renames", base, work]);
 	if (!listed) return undefined;
-	const fields = listed.stdout.toString("utf8").split("\0");
+	const fields = listed.toString("utf8").split("\0");
 	const changes: Change[] = [];
 	for (let i = 0; i + 1 < fields.length; i += 2) {
-		const [oldMode = "", newMode = "", oldSha = "", newSha = ""] = (fields[i] ?? "").slice(1).split(" ");
-		const path = fields[i + 1] ?? "";
+		const [, oldMode, newMode, oldSha, newSha] = RECORD.exec(fields[i] as string) as unknown as string[];
 		changes.push({
-			path,
-			...(ABSENT.test(oldSha) ? {} : { base: { sha: oldSha, mode: oldMode } }),
-			...(ABSENT.test(newSha) ? {} : { theirs: { sha: newSha, mode: newMode } }),
+			path: fields[i + 1] as string,
+			...(ABSENT.test(oldSha as string) ? {} : { base: { sha: oldSha as string, mode: oldMode as string } }),
+			...(ABSENT.test(newSha as string) ? {} : { theirs: { sha: newSha as string, mode: newMode as string } }),
 		});
 	}
 	return changes;
@@ -81,7 +75,7 @@ function oursOf(top: string, path: string): { bytes: Buffer; regular: boolean } 
 	}
 }
 
-const blob = async (repo: Repo, sha: string) => (await gitBytes(repo.top, ["cat-file", "blob", sha]))?.stdout;
+const blob = (repo: Repo, sha: string) => gitBytes(repo.top, ["cat-file", "blob", sha]);
 
 /** The three versions merged by `git merge-file`; undefined when they conflict (or git cannot merge them). */
 async function mergeThree(ours: Buffer, base: Buffer, theirs: Buffer): Promise<Buffer | undefined> {
@@ -97,8 +91,7 @@ async function mergeThree(ours: Buffer, base: Buffer, theirs: Buffer): Promise<B
 			writeFileSync(join(dir, name), bytes);
 			return join(dir, name);
 		});
-		const merged = await gitBytes(dir, ["merge-file", "-p", ...files]);
-		return merged?.stdout;
+		return await gitBytes(dir, ["merge-file", "-p", ...files]);
 	} finally {
 		rmSync(dir, { recursive: true, force: true });
 	}
@@ -155,10 +148,9 @@ function apply(top: string, planned: Planned): void {
 /** The planned files whose user copy is no longer what the plan was made on (the user changed them meanwhile). */
 function changedSincePlanned(top: string, plans: readonly Planned[]): string[] {
 	return plans.flatMap((plan) => {
-		const ours = oursOf(top, plan.path);
-		const bytes = ours === "other" ? undefined : ours?.bytes;
-		const same = bytes === undefined ? plan.ours === undefined : plan.ours !== undefined && bytes.equals(plan.ours);
-		return same ? [] : [plan.path];
+		const now = oursOf(top, plan.path);
+		const bytes = now === "other" ? Buffer.alloc(0) : now?.bytes;
+		return Buffer.compare(bytes ?? Buffer.alloc(0), plan.ours ?? Buffer.alloc(0)) === 0 ? [] : [plan.path];
 	});
 }
 

@@ -9,7 +9,7 @@
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Repo, runGit } from "./git.ts";
+import { type Repo, runGit, runSh } from "./git.ts";
 import { RAW_ATTRIBUTES, RAW_SETTINGS } from "./raw-git.ts";
 
 /** Who the worker trees' commits are by, so they need no `user.name` anywhere. */
@@ -70,15 +70,13 @@ export async function keepWorkerResult(repo: Repo, tree: WorkerTree, ref: string
 		GIT_ALTERNATE_OBJECT_DIRECTORIES: join(tree.dir, ".git", "objects"),
 		GIT_INDEX_FILE: join(tree.dir, ".git", "til-done-result-index"),
 	};
-	const git = (args: readonly string[]) => runGit(tree.dir, [...RAW_SETTINGS, ...args], { env });
-	if ((await git(["read-tree", tree.base])).code !== 0) return undefined;
-	if ((await git(["add", "-A"])).code !== 0) return undefined;
-	const written = await git(["write-tree"]);
-	if (written.code !== 0) return undefined;
-	const commit = await git(["commit-tree", written.stdout.trim(), "-p", tree.base, "-m", "pi-til-done worker result"]);
-	if (commit.code !== 0) return undefined;
+	const script = [
+		'git "$@" read-tree "$BASE" && git "$@" add -A && tree=$(git "$@" write-tree) || exit 1',
+		'git "$@" commit-tree "$tree" -p "$BASE" -m "pi-til-done worker result"',
+	].join("\n");
+	const commit = await runSh(tree.dir, script, { ...env, BASE: tree.base });
 	const sha = commit.stdout.trim();
-	return (await runGit(repo.top, ["update-ref", ref, sha])).code === 0 ? sha : undefined;
+	return commit.code === 0 && (await runGit(repo.top, ["update-ref", ref, sha])).code === 0 ? sha : undefined;
 }
 
 /** Removes a worker's tree, whatever is in it. */
