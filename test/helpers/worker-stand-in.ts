@@ -1,0 +1,22 @@
+/**
+ * A worker's stand-in for unit tests: a small Node script run in a worker's place. It reads its item off its prompt,
+ * writes `item-<index>.txt` in its tree and prints one model call as pi's JSON mode does. `WORKER_MODE`: `write`
+ * (default), `conflict` (writes a.txt once the file `WORKER_GO` exists), `fail` (exits 1 after writing), `hang`.
+ */
+
+export const WORKER = `
+const prompt = process.argv.at(-1);
+const index = Number(/Your item \\(the plan's words, data\\): \\[(\\d+)\\]/.exec(prompt)[1]);
+const mode = process.env.WORKER_MODE ?? "write";
+const fs = require("node:fs");
+if (mode === "hang") setInterval(() => {}, 1000);
+// In conflict mode it waits for the test's word (the user's change is made first).
+else if (mode === "conflict" && !fs.existsSync(process.env.WORKER_GO)) { const wait = setInterval(() => { if (fs.existsSync(process.env.WORKER_GO)) { clearInterval(wait); work(); } }, 10); }
+else work();
+function work() {
+	const name = mode === "conflict" ? "a.txt" : "item-" + index + ".txt";
+	fs.writeFileSync(name, mode === "conflict" ? "the worker's line\\n" : name + " by its worker\\n");
+	console.log(JSON.stringify({ type: "message_end", message: { role: "assistant", stopReason: "stop", content: [{ type: "text", text: "done" }], usage: { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, cost: { total: 0 } } } }));
+	process.exit(mode === "fail" ? 1 : 0);
+}
+`;
