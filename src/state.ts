@@ -18,11 +18,11 @@ import { type ChainState, initialChain, noteCompleted } from "./core/rules/chain
 import type { Decision } from "./core/rules/decision.ts";
 import type { RunOutcome } from "./core/rules/outcome.ts";
 import { DEFAULT_CONFIG, type TilDoneConfig } from "./core/rules/settings.ts";
-import { addJudgeUsage, addUsage, readUsage } from "./core/rules/usage.ts";
+import { addJudgeUsage, addUsage, addWorkerUsage, readUsage, type UsageRecord } from "./core/rules/usage.ts";
 import { passesFor, type Verification } from "./core/rules/verdict.ts";
 import { STARTED_PAUSED } from "./core/texts/user.ts";
 import type { RunningCheck, UiView } from "./core/views/status-entries.ts";
-import type { GoalState, LoopState, SessionRole, TodoItem, TodoStatus } from "./types.ts";
+import type { GoalState, LoopState, SessionRole, TodoItem, TodoStatus, WorkerState } from "./types.ts";
 import { cloneTodos } from "./validation.ts";
 
 export type { RunningCheck, UiView, Verification };
@@ -34,6 +34,8 @@ export interface StoreState {
 	loop: LoopState | undefined;
 	/** The goal in progress (`/goal`, `--til-done-goal`), if any. */
 	goal: GoalState | undefined;
+	/** The workers at work, in the order they started. */
+	workers: readonly WorkerState[];
 	/** Set once the finished-list notice is shown; cleared when the list has work again. */
 	completionAnnounced: boolean;
 	panelEnabled: boolean;
@@ -65,6 +67,7 @@ function initialState(role: SessionRole): StoreState {
 		chain: initialChain(),
 		loop: undefined,
 		goal: undefined,
+		workers: [],
 		completionAnnounced: false,
 		panelEnabled: false,
 		checking: undefined,
@@ -234,6 +237,42 @@ export function recordUsage(message: unknown): void {
 export function recordJudgeUsage(message: unknown): void {
 	const usage = readUsage(message);
 	if (usage) setChain({ ...getState().chain, spend: addJudgeUsage(getState().chain.spend, usage) });
+}
+
+/** The workers at work. */
+export function getWorkers(): readonly WorkerState[] {
+	return getState().workers;
+}
+
+/** A worker started on its item. */
+export function addWorker(worker: WorkerState): void {
+	setState({ workers: [...getState().workers, { ...worker }] });
+}
+
+/** The worker of item `key` has its tree at `dir`. */
+export function placeWorker(key: string, dir: string): void {
+	setState({ workers: getState().workers.map((worker) => (worker.key === key ? { ...worker, dir } : worker)) });
+}
+
+/** The worker of item `key` ended. */
+export function removeWorker(key: string): void {
+	setState({ workers: getState().workers.filter((worker) => worker.key !== key) });
+}
+
+/** A worker's model call ended: it counts in the chain's spend, and in the worker's own. */
+export function recordWorkerUsage(key: string, usage: UsageRecord): void {
+	const tokens = usage.input + usage.cacheRead + usage.cacheWrite + usage.output;
+	const { chain, workers } = getState();
+	setState({
+		chain: { ...chain, spend: addWorkerUsage(chain.spend, usage) },
+		workers: workers.map((worker) => (worker.key === key ? { ...worker, tokens: worker.tokens + tokens } : worker)),
+	});
+}
+
+/** A worker ended: a failed one counts as a failed run (the failures breaker bounds the retries); a landed one resets it. */
+export function recordWorkerEnd(failed: boolean): void {
+	const { chain } = getState();
+	setChain({ ...chain, failures: failed ? chain.failures + 1 : 0 });
 }
 
 /** A breaker, a budget or the user's key stopped the chain: the status bar says why until the user acts. */

@@ -58,7 +58,7 @@ export interface Counters {
 export interface Decision {
 	/** When it was made, in milliseconds since the epoch. */
 	at: number;
-	kind: "send" | "stop" | "end-loop" | "verify" | "idle";
+	kind: "send" | "stop" | "end-loop" | "verify" | "idle" | "work";
 	/** The reason code. */
 	code: string;
 	/** The sentence the user reads. */
@@ -140,6 +140,18 @@ export interface LoopSpec {
 export interface LoopState extends LoopSpec {
 	/** Iterations sent so far (the first one included). */
 	iteration: number;
+}
+
+/** A worker at work on an item, as the status bar and `/todos workers` show it. */
+export interface WorkerState {
+	index: number;
+	/** The item's key (index and text), which names its claim and its refs. */
+	key: string;
+	startedAt: number;
+	/** Tokens of its model calls so far. */
+	tokens: number;
+	/** The folder of its tree. */
+	dir: string;
 }
 
 /** A goal in progress (`/goal`, `--til-done-goal`): the user's condition, and what the judge said after the last run. */

@@ -615,7 +615,7 @@ describe("the decisions for /todos why are the branch's: rebuilt at every sessio
 });
 
 describe("registerFlags registers every setting as a CLI flag", () => {
-	it("registers every setting's flag: sixteen taking a value and four switches", async () => {
+	it("registers every setting's flag: seventeen taking a value and four switches", async () => {
 		const pi = createFakePi();
 		registerFlags(pi.api);
 		expect(Object.fromEntries([...pi.flags].map(([name, flag]) => [name, flag.type]))).toEqual({
@@ -623,6 +623,7 @@ describe("registerFlags registers every setting as a CLI flag", () => {
 			"til-done-backoff-ms": "string",
 			"til-done-check-timeout": "string",
 			"til-done-remind-every": "string",
+			"til-done-workers": "string",
 			"til-done-max-failures": "string",
 			"til-done-max-same-answers": "string",
 			"til-done-max-no-progress": "string",

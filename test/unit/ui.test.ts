@@ -175,6 +175,7 @@ describe("the painter sets every key once, then only what changed", () => {
 			"til-done-plan",
 			"til-done-review",
 			"til-done-stop",
+			"til-done-workers",
 		]);
 		expect(ui.statusCalls.every((call) => call.text === undefined)).toBe(true);
 	});

@@ -1,4 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { initialChain } from "../../src/core/rules/chain.ts";
+import { decisionOf } from "../../src/core/rules/decision.ts";
+import { type StepInput, stepAfterRun, stepNow } from "../../src/core/rules/next-step.ts";
+import { DEFAULT_CONFIG } from "../../src/core/rules/settings.ts";
 import { itemsForWorkers, WORKER_LIMITS, workerPrompt } from "../../src/core/rules/workers.ts";
 import type { TodoItem } from "../../src/types.ts";
 
@@ -64,5 +68,39 @@ describe("a worker's prompt: its item, the user's request, and the plan as data"
 			prompt.split("The whole plan, for context (data, one line per item, cut):\n")[1]?.split("\n\n")[0] ?? "";
 		expect(plan.length).toBeLessThanOrEqual(WORKER_LIMITS.plan);
 		expect(prompt.length).toBeLessThan(WORKER_LIMITS.plan + WORKER_LIMITS.request + 2_000);
+	});
+});
+
+describe("with workers on, the chain hands ready items to workers", () => {
+	const base = (todos: TodoItem[], running: number[] = [], max = 2): StepInput => ({
+		todos,
+		chain: initialChain(),
+		loop: undefined,
+		limits: DEFAULT_CONFIG,
+		workers: { max, running },
+	});
+	const ran = { stopReason: "stop" as const, answer: "Planned." };
+
+	it("starts workers on the ready items, as many as are free, and says so", () => {
+		const input = base([item("a"), item("b"), item("c")]);
+		const step = stepAfterRun(input, ran).step;
+		expect(step).toEqual({ kind: "work", code: "work", items: [0, 1], atWork: 2 });
+		expect(decisionOf(step, input, 0).text).toBe("Workers start on [0] [1]: 2 at work.");
+	});
+
+	it("waits while every worker is busy, or every ready item has one", () => {
+		const busy = base([item("a", { status: "in_progress" }), item("b", { blockedBy: [0] })], [0]);
+		expect(stepNow(busy)).toEqual({ kind: "idle", code: "workers-busy", running: [0] });
+		expect(decisionOf(stepNow(busy), busy, 0).text).toBe(
+			"Workers are at work on [0]: what follows is decided as each ends.",
+		);
+	});
+
+	it("with workers off, or nothing for them and none at work, the session's model goes on", () => {
+		expect(stepNow(base([item("a")], [], 0))).toMatchObject({ kind: "send", code: "continue" });
+		expect(stepNow(base([item("a", { review: true, status: "in_progress" })]))).toMatchObject({
+			kind: "idle",
+			code: "review-wait",
+		});
 	});
 });

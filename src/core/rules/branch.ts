@@ -163,7 +163,7 @@ export function lastPause(branch: readonly unknown[]): { paused: boolean; reason
 	return undefined;
 }
 
-const DECISION_KINDS: ReadonlySet<unknown> = new Set(["send", "stop", "end-loop", "verify", "idle"]);
+const DECISION_KINDS: ReadonlySet<unknown> = new Set(["send", "stop", "end-loop", "verify", "idle", "work"]);
 const COUNTER_KEYS = [
 	"continuations",
 	"maxContinuations",

@@ -34,6 +34,8 @@ export function explain(step: Step, input: StepInput): string {
 		case "stop":
 		case "end-loop":
 			return step.text;
+		case "work":
+			return SENTENCES.work(step.items, step.atWork);
 		case "verify":
 			if (input.goal && todos.length === 0) return SENTENCES.judgeGoal;
 			return SENTENCES.verify(step.checks.length, step.judge !== "off");
@@ -51,7 +53,8 @@ export function explain(step: Step, input: StepInput): string {
 	return explainIdle(step, input);
 }
 
-function explainIdle(step: Extract<Step, { kind: "idle" }>, { todos, chain, judged }: StepInput): string {
+function explainIdle(step: Extract<Step, { kind: "idle" }>, input: StepInput): string {
+	const { todos, chain, judged } = input;
 	switch (step.code) {
 		case "no-todos":
 			return SENTENCES.noTodos;
@@ -71,6 +74,8 @@ function explainIdle(step: Extract<Step, { kind: "idle" }>, { todos, chain, judg
 			return step.byPrompt ? SENTENCES.promptedOver : SENTENCES.interrupted;
 		case "unverified":
 			return SENTENCES.unverified(todos.length, judged?.failed ?? []);
+		case "workers-busy":
+			return SENTENCES.workersBusy(step.running ?? []);
 	}
 }
 

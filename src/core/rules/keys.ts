@@ -37,6 +37,8 @@ export const PAUSED_STATUS_KEY = "til-done-paused";
 export const LOOP_STATUS_KEY = "til-done-loop";
 /** The goal in progress. */
 export const GOAL_STATUS_KEY = "til-done-goal";
+/** The workers at work. */
+export const WORKERS_STATUS_KEY = "til-done-workers";
 /** A check running, or what the last verification of the finished list found. */
 export const CHECK_STATUS_KEY = "til-done-check";
 /** In a list with waits or subtasks: the next item ready to start, and how many open items wait. */

@@ -39,6 +39,7 @@ import { itemsNotMet, type JudgeResult, judgePassed } from "./judge.ts";
 import { COUNTDOWN_MESSAGE_TYPE, GOAL_MESSAGE_TYPE, LOOP_MESSAGE_TYPE } from "./keys.ts";
 import type { LoopEndCode } from "./loop-args.ts";
 import { endsWithQuestion, type RunOutcome } from "./outcome.ts";
+import { itemsForWorkers } from "./workers.ts";
 
 /** The limits the next-step rules decide with: every breaker's, and the first back-off after a failed run. */
 export type EngineLimits = BreakerLimits & {
@@ -65,7 +66,8 @@ export type IdleCode =
 	| "asks-user"
 	| "review-wait"
 	| "interrupted"
-	| "unverified";
+	| "unverified"
+	| "workers-busy";
 /** One check of a verification: the done-check, or a completed item's own check (regressions). */
 export interface VerificationCheck {
 	/** How the check is named to the user and the model: `the done-check`, `the check of [2]`. */
@@ -96,6 +98,8 @@ export type Step =
 	| { kind: "stop"; code: StopCode | "blocked"; text: string }
 	/** A `/loop` or a goal ends. */
 	| { kind: "end-loop"; code: LoopEndCode | GoalEndCode; text: string; level: "info" | "warning" }
+	/** Start workers on these ready items (`atWork`: how many will then be at work). */
+	| { kind: "work"; code: "work"; items: number[]; atWork: number }
 	| {
 			kind: "verify";
 			code: "verify";
@@ -110,6 +114,8 @@ export type Step =
 			verified?: boolean;
 			/** For `interrupted`: a prompt of the user's took the countdown's place (else a key interrupted it). */
 			byPrompt?: boolean;
+			/** For `workers-busy`: the items the workers are at work on. */
+			running?: readonly number[];
 	  };
 
 /** The state a step is made from. */
@@ -134,6 +140,8 @@ export interface StepInput {
 	judged?: { failed: readonly string[] };
 	/** The goal in progress, if any: with a list it is the list's done-check, judged with it. */
 	goal?: GoalState;
+	/** Workers: how many may work at once, and the items they are at work on. */
+	workers?: { max: number; running: readonly number[] };
 }
 
 /** The back-off before retrying after `failures` failed runs in a row: doubling from the configured first wait. */
@@ -174,8 +182,21 @@ function decideTodos(input: StepInput, outcome: RunOutcome | undefined): Step {
 	const review = reviewWaitIndex(todos);
 	if (review !== undefined) return { kind: "idle", code: "review-wait", index: review };
 	// Never a continuation that cannot make progress: with no item ready, the chain stops and says what waits on what.
-	if (pickNextIndex(todos) === undefined) return { kind: "stop", code: "blocked", text: blockedText(todos) };
-	return tripped(input) ?? continuation(input);
+	if (pickNextIndex(todos) === undefined && !input.workers?.running.length) {
+		return { kind: "stop", code: "blocked", text: blockedText(todos) };
+	}
+	return tripped(input) ?? workStep(input) ?? continuation(input);
+}
+
+/**
+ * With workers on: start them on the ready items no worker has, or, when none is left to start, wait while they work.
+ * Undefined when workers are off, or none is at work and none can start (the session's model goes on).
+ */
+function workStep({ todos, workers }: StepInput): Step | undefined {
+	if (!workers || workers.max <= 0) return undefined;
+	const items = itemsForWorkers(todos, new Set(workers.running), workers.max - workers.running.length);
+	if (items.length > 0) return { kind: "work", code: "work", items, atWork: workers.running.length + items.length };
+	return workers.running.length > 0 ? { kind: "idle", code: "workers-busy", running: workers.running } : undefined;
 }
 
 /** The stop text of a list whose open items all wait: each one, with the items it waits for and their states. */

@@ -7,6 +7,7 @@ import { BREAKERS } from "./breakers.ts";
 import { MAX_GOAL_LENGTH } from "./judge.ts";
 import type { EngineLimits } from "./next-step.ts";
 import type { NumericSetting, Setting } from "./setting.ts";
+import { MAX_WORKERS } from "./workers.ts";
 
 export interface TilDoneConfig extends EngineLimits {
 	/** Seconds of countdown before a continuation; 0 sends at once. Fractions are allowed (tests use them). */
@@ -27,6 +28,8 @@ export interface TilDoneConfig extends EngineLimits {
 	doneCheck: string | undefined;
 	/** Tool calls without a todo tool, while an item is in progress, per reminder of the list; 0 turns it off. */
 	remindEvery: number;
+	/** Ready items worked at once by workers, each a pi of its own in a tree of its own; 0 turns workers off. */
+	workers: number;
 	/** The plan file the list follows: loaded into a session without a list, written after every change. */
 	planFile: string | undefined;
 	/** Whether an independent model judges a finished list: `off`, `on` (the session's model) or `<provider>/<model>`. */
@@ -63,7 +66,7 @@ function shownValue(raw: string): string {
 	return /^$|\s/.test(cut) ? JSON.stringify(cut) : cut;
 }
 
-type GeneralKey = "countdownSeconds" | "failureBackoffMs" | "checkTimeoutSeconds" | "remindEvery";
+type GeneralKey = "countdownSeconds" | "failureBackoffMs" | "checkTimeoutSeconds" | "remindEvery" | "workers";
 type TextKey = "modelChecks" | "doneCheck" | "planFile" | "judge" | "goal";
 type BooleanKey = "startPaused" | "panel" | "notify" | "checkpoints";
 
@@ -107,6 +110,17 @@ const GENERAL_SETTINGS: readonly NumericSetting<GeneralKey>[] = [
 		default: 12,
 		min: 0,
 		max: 1000,
+		integer: true,
+	},
+	{
+		key: "workers",
+		flag: "til-done-workers",
+		env: "TIL_DONE_WORKERS",
+		description: SETTING_DESCRIPTIONS.workers,
+		owned: true,
+		default: 0,
+		min: 0,
+		max: MAX_WORKERS,
 		integer: true,
 	},
 ];

@@ -78,6 +78,15 @@ export function addJudgeUsage(spend: ChainSpend, usage: UsageRecord): ChainSpend
 	};
 }
 
+/**
+ * One call of a worker: it counts in the chain's spend like any call; its context is its own, so the forecast's last
+ * context stays the session's.
+ */
+export function addWorkerUsage(spend: ChainSpend, usage: UsageRecord): ChainSpend {
+	const tokens = usage.input + usage.cacheRead + usage.cacheWrite + usage.output;
+	return { ...spend, tokens: spend.tokens + tokens, cost: spend.cost + usage.cost.total, calls: spend.calls + 1 };
+}
+
 /** `finished` items were just finished: the tokens since the last finish are shared among them. */
 export function noteFinished(spend: ChainSpend, finished: number): ChainSpend {
 	if (finished <= 0) return spend;

@@ -10,6 +10,9 @@ import { workableItems } from "../list/ready.ts";
 import { WORKER_PROMPT } from "../texts/model.ts";
 import { oneLine, prefix } from "../texts/sanitize.ts";
 
+/** The most workers at once. */
+export const MAX_WORKERS = 16;
+
 /** The most characters of the plan and of the user's request a worker's prompt carries; an item's text goes whole. */
 export const WORKER_LIMITS = { plan: 6_000, request: 4_000, line: 60 } as const;
 

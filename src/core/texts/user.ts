@@ -81,6 +81,10 @@ export const SENTENCES = {
 			? `Every todo is finished: ${checks > 0 ? `${checks} check(s) and then the judge verify` : "the judge verifies"} the list.`
 			: `Every todo is finished: ${checks} check(s) verify the list.`,
 	judgeGoal: "The judge decides whether the goal holds.",
+	work: (items: readonly number[], atWork: number) =>
+		`Workers start on ${items.map((index) => `[${index}]`).join(" ")}: ${atWork} at work.`,
+	workersBusy: (running: readonly number[]) =>
+		`Workers are at work on ${running.map((index) => `[${index}]`).join(" ")}: what follows is decided as each ends.`,
 	goalNext: (run: number, max: number) =>
 		`The judge did not find the goal met: goal run ${run} of at most ${max} follows.`,
 	unverified: (total: number, failed: readonly string[]) =>
@@ -311,6 +315,27 @@ export function checkStatus(
 
 /** A failed check as the status bar lists it: its name, and how it ended (`the done-check (exit code 1)`). */
 export const failedCheck = (what: string, end: string): string => `${what} (${end})`;
+
+/** What the user reads of the workers. */
+export const WORKER_TEXTS = {
+	noRepo: "pi-til-done: workers need a git work tree: the session's model works the list alone.",
+	noTree: "its tree could not be made from a snapshot of the work tree",
+	noResult: "its work could not be kept",
+	stopped: "stopped",
+	timedOut: (minutes: number) => `it ran past its ${minutes}-minute limit`,
+	failed: (code: number | null, stderr: string) =>
+		`it ended with ${code === null ? "a signal" : `exit code ${code}`}${stderr.trim() ? `: ${prefix(oneLine(stderr.trim()), 120)}` : ""}`,
+	checkFailed: (code: number) => `its check failed in its tree (exit code ${code})`,
+	conflicts: (files: readonly string[]) =>
+		`its work conflicts with the work tree in ${files.map((file) => JSON.stringify(oneLine(file))).join(", ")}`,
+	givenBack: (index: number, why: string) => `Worker on [${index}]: ${why}; the item is ready again.`,
+} as const;
+
+/** `⚙ 3 workers: [1] [2] [4]` while workers are at work. */
+export function workersStatus(indices: readonly number[]): StatusText {
+	const items = indices.map((index) => `[${index}]`).join(" ");
+	return whole(`⚙ ${indices.length} worker(s): ${items}`, `⚙ ${indices.length}`);
+}
 
 /** Characters of the judge's reason the status bar and `/todos why` repeat; the whole reason goes to the model. */
 const JUDGE_REASON_SHOWN = 120;
@@ -664,6 +689,7 @@ export const SETTING_DESCRIPTIONS = {
 	failureBackoffMs: "First back-off after a failed run, in milliseconds; doubles per failure",
 	checkTimeoutSeconds: "Seconds one check may run before it is killed and counts as failed",
 	remindEvery: "Remind the model of the list after this many tool calls without a todo tool (0 = never)",
+	workers: "Ready items worked at once, each by a pi of its own in a tree of its own, merged back (0 = off; git only)",
 	modelChecks: "on|off: whether checks the model writes on items may run (they also need pi's bash tool)",
 	doneCheck: "A shell command that exits 0 when the whole list is really done (the done-check)",
 	planFile:

@@ -19,6 +19,7 @@ import {
 	REVIEW_STATUS_KEY,
 	STATUS_KEY,
 	STOP_STATUS_KEY,
+	WORKERS_STATUS_KEY,
 } from "../rules/keys.ts";
 import { passesFor, type Verification } from "../rules/verdict.ts";
 import {
@@ -32,6 +33,7 @@ import {
 	reviewStatus,
 	type StatusText,
 	stopStatus,
+	workersStatus,
 } from "../texts/user.ts";
 import type { StatusEntry } from "./status-line.ts";
 
@@ -48,6 +50,8 @@ export interface UiView {
 	loop: LoopState | undefined;
 	/** The goal in progress, if any. */
 	goal?: GoalState;
+	/** The workers at work. */
+	workers?: readonly { index: number }[];
 	panelEnabled: boolean;
 	checking: RunningCheck | undefined;
 	verification: Verification | undefined;
@@ -86,6 +90,7 @@ export function statusEntries(view: UiView): StatusEntry[] {
 		[PLAN_STATUS_KEY, planEntry(view.todos)],
 		[REVIEW_STATUS_KEY, reviewOf(view.todos)],
 		[STOP_STATUS_KEY, stopStatus(view.chain.stopped && stopWords(view.chain.stopped))],
+		[WORKERS_STATUS_KEY, view.workers?.length ? workersStatus(view.workers.map((worker) => worker.index)) : undefined],
 	];
 }
 

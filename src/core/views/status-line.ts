@@ -15,6 +15,7 @@ import {
 	REVIEW_STATUS_KEY,
 	STATUS_KEY,
 	STOP_STATUS_KEY,
+	WORKERS_STATUS_KEY,
 } from "../rules/keys.ts";
 import { cellsOf, cutToCells } from "../texts/sanitize.ts";
 import { fullText, type StatusText } from "../texts/user.ts";
@@ -39,6 +40,7 @@ const SHORTEN_ORDER = [
 	CHECK_STATUS_KEY,
 	PAUSED_STATUS_KEY,
 	REVIEW_STATUS_KEY,
+	WORKERS_STATUS_KEY,
 	STOP_STATUS_KEY,
 ];
 

@@ -28,6 +28,7 @@ import {
 	getState,
 	getTodos,
 	getVerification,
+	getWorkers,
 	isJudged,
 	isVerified,
 	judgeIsOn,
@@ -74,6 +75,7 @@ export function currentInput({ pi, ctx, config }: Pick<FollowUp, "pi" | "ctx" | 
 		judge: judgeIsOn(),
 		judged: isJudged() ? { failed: getVerification()?.failed ?? [] } : undefined,
 		goal: getGoal(),
+		workers: { max: workersRefused.has(pi) ? 0 : config.workers, running: getWorkers().map((worker) => worker.index) },
 	};
 }
 
@@ -98,6 +100,8 @@ export async function carryOut(step: Step, input: StepInput, run: FollowUp): Pro
 	if (step.kind !== "idle" || step.code !== "no-todos") keep(decision, run);
 	if (step.kind === "send") return send(step, run);
 	if (step.kind === "verify") return verify(step, run);
+	if (step.kind === "work") return work(step, run);
+	if (step.kind === "idle" && step.code === "workers-busy") return waitForWorkers(run);
 	if (step.kind === "stop") markStopped(step.code);
 	if (step.kind === "end-loop") setLoop(undefined);
 	run.mode.show(step, decision, input, run);
@@ -128,6 +132,36 @@ async function send(step: Extract<Step, { kind: "send" }>, run: FollowUp): Promi
 function endGoal(step: Step, run: FollowUp): void {
 	setGoal(undefined);
 	if (step.kind === "idle" && step.code === "all-done" && step.verified) tell(run.ctx, GOAL_ENDS.listMet, "info");
+}
+
+/** The sessions where workers were refused (no git work tree): the session's model works their lists. */
+const workersRefused = new WeakSet<object>();
+
+/** Starts workers on the step's items, then waits for one of them to end and decides again. */
+async function work(step: Extract<Step, { kind: "work" }>, run: FollowUp): Promise<void> {
+	const { ownEntries, userRequests } = await import("../checks/evidence.ts");
+	const { startWorkers } = await import("../workers/crew.ts");
+	const request = userRequests(ownEntries(run.ctx)).at(-1) ?? "";
+	const started = await startWorkers(step.items, {
+		pi: run.pi,
+		ctx: run.ctx,
+		request,
+		checkTimeoutSeconds: run.config.checkTimeoutSeconds,
+	});
+	if (!started) workersRefused.add(run.pi);
+	return waitForWorkers(run);
+}
+
+/** Waits for the next worker to end (or the follow-up to be cancelled), then carries out what follows. */
+async function waitForWorkers(run: FollowUp): Promise<void> {
+	const { nextWorkerEnd } = await import("../workers/crew.ts");
+	const cancelled = new Promise<void>((resolve) =>
+		run.signal.addEventListener("abort", () => resolve(), { once: true }),
+	);
+	await Promise.race([nextWorkerEnd(run.pi), cancelled]);
+	if (run.signal.aborted) return;
+	const input = currentInput(run);
+	await carryOut(stepNow(input), input, run);
 }
 
 /** Why a follow-up is cancelled when a prompt of the user's takes its place (the engine aborts with it). */

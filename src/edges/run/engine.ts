@@ -18,7 +18,7 @@ import { runOutcome } from "../../core/rules/outcome.ts";
 import type { TilDoneConfig } from "../../core/rules/settings.ts";
 import { GOAL_PROMPTS, loopPrompt } from "../../core/texts/model.ts";
 import { GOAL_ENDS, LOOP_ENDS } from "../../core/texts/user.ts";
-import { getGoal, getLoop, holdEndedRun, resetChain, setGoal, setLoop, takeEndedRun } from "../../state.ts";
+import { getGoal, getLoop, getWorkers, holdEndedRun, resetChain, setGoal, setLoop, takeEndedRun } from "../../state.ts";
 import type { LoopSpec } from "../../types.ts";
 import { quietly } from "../host/quietly.ts";
 import { tell } from "../host/tell.ts";
@@ -75,10 +75,17 @@ function follow(engine: EngineState, ctx: ExtensionContext, why?: string): Follo
 	return mode && { pi, ctx, config: getConfig(), mode, signal: engine.following.signal };
 }
 
+/** Stops the session's workers, if any are at work: the crew is loaded only when there are some. */
+function stopCrew(pi: ExtensionAPI): void {
+	if (getWorkers().length === 0) return;
+	void import("../workers/crew.ts").then(({ stopWorkers }) => stopWorkers(pi));
+}
+
 /** The user took the wheel (`why`: a prompt of theirs): what was to follow is dropped, and a `/loop` ends with a notice. */
 function takeOver(engine: EngineState, ctx: ExtensionContext, why?: string): void {
 	follow(engine, ctx, why);
 	holdEndedRun(undefined);
+	stopCrew(engine.pi);
 	if (!getLoop()) return;
 	setLoop(undefined);
 	tell(ctx, LOOP_ENDS.byUser, "info");
@@ -134,6 +141,7 @@ export function createEngine(pi: ExtensionAPI, getConfig: () => TilDoneConfig): 
 	const forget = () => {
 		engine.following.abort();
 		holdEndedRun(undefined);
+		stopCrew(pi);
 		if (getLoop()) setLoop(undefined);
 		if (getGoal()) setGoal(undefined);
 	};

@@ -1,0 +1,208 @@
+/**
+ * The workers of a session: each ready item it is given is claimed, set in progress, and worked by a pi of its own in
+ * a tree of its own; when the worker ends, the item's check runs in its tree, its work is kept under a ref and landed
+ * in the user's work tree, and the item completes (or goes back to ready, with why). The crew keeps only the handles of
+ * its processes; what the user sees (the workers at work, the list) is in the store.
+ */
+
+import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
+import { itemKey } from "../../core/rules/checkpoint-rules.ts";
+import { CHECKPOINT_REF_ROOT, SNAPSHOT_ENTRY_TYPE } from "../../core/rules/keys.ts";
+import { workerPrompt } from "../../core/rules/workers.ts";
+import { WORKER_TEXTS } from "../../core/texts/user.ts";
+import {
+	addWorker,
+	getTodos,
+	placeWorker,
+	recordWorkerEnd,
+	recordWorkerUsage,
+	removeWorker,
+	updateTodoStatus,
+} from "../../state.ts";
+import type { TodoDetails } from "../../types.ts";
+import { cloneTodos } from "../../validation.ts";
+import { claimItem, releaseItem } from "../git/claims.ts";
+import { findRepo, type Repo, takeCheckpoint } from "../git/git.ts";
+import { landWork } from "../git/land.ts";
+import { keepWorkerResult, makeWorkerTree, removeWorkerTree, type WorkerTree } from "../git/worker-tree.ts";
+import { quietly } from "../host/quietly.ts";
+import { tell } from "../host/tell.ts";
+import { piCommand, runWorker, type WorkerEnd } from "./worker-process.ts";
+
+/** How long one worker may run before its group is killed and its item goes back to ready. */
+export const WORKER_TIME_LIMIT_MS = 30 * 60_000;
+
+/** One worker at work: the item it has, and how to stop it. */
+interface Running {
+	index: number;
+	stop: AbortController;
+	ended: Promise<void>;
+}
+
+/** The crew of one extension instance (its session). */
+interface Crew {
+	running: Map<string, Running>;
+}
+
+const crews = new WeakMap<object, Crew>();
+
+function crewOf(pi: ExtensionAPI): Crew {
+	let crew = crews.get(pi);
+	if (!crew) {
+		crew = { running: new Map() };
+		crews.set(pi, crew);
+	}
+	return crew;
+}
+
+/** What a worker needs from its session. */
+export interface CrewRun {
+	pi: ExtensionAPI;
+	ctx: ExtensionContext;
+	/** The user's request the worker is told of. */
+	request: string;
+	checkTimeoutSeconds: number;
+	/** What runs a worker: this pi again (tests give a stand-in). */
+	command?: { command: string; args: string[] };
+}
+
+/** The flags of this pi's command line that choose its extensions: a worker loads the same ones. */
+export function extensionFlags(argv: readonly string[] = process.argv): string[] {
+	const flags: string[] = [];
+	argv.forEach((arg, i) => {
+		if (arg === "-ne" || arg === "--no-extensions") flags.push(arg);
+		if ((arg === "-e" || arg === "--extension") && argv[i + 1] !== undefined) flags.push(arg, argv[i + 1] as string);
+	});
+	return flags;
+}
+
+/** Records the list on the branch, as a `/todos` change is, so a reload shows what the workers did. */
+function commitList(pi: ExtensionAPI): void {
+	const details: TodoDetails = { action: "write", todos: cloneTodos(getTodos()) };
+	quietly(() => pi.appendEntry(SNAPSHOT_ENTRY_TYPE, details));
+}
+
+/**
+ * Starts a worker on each of `items` that it can claim; returns once they are started. Outside a git work tree nothing
+ * starts and the user is told why: false.
+ */
+export async function startWorkers(items: readonly number[], run: CrewRun): Promise<boolean> {
+	const repo = await findRepo(run.ctx.cwd);
+	if (!repo) {
+		tell(run.ctx, WORKER_TEXTS.noRepo, "warning");
+		return false;
+	}
+	for (const index of items) await startOne(index, repo, run);
+	return true;
+}
+
+async function startOne(index: number, repo: Repo, run: CrewRun): Promise<void> {
+	const todo = getTodos()[index];
+	if (!todo) return;
+	const key = itemKey(index, todo.text);
+	const session = run.ctx.sessionManager.getSessionId();
+	// At work from now on: no other decision hands the item out again.
+	addWorker({ index, key, startedAt: Date.now(), tokens: 0, dir: "" });
+	if (!(await claimItem(repo, { key, session, pid: process.pid, at: Date.now() }))) return removeWorker(key);
+	updateTodoStatus([index], "in_progress");
+	commitList(run.pi);
+	const refs = `${CHECKPOINT_REF_ROOT}${session}/${key}/worker`;
+	const base = await takeCheckpoint(repo, `${refs}-base`, `pi-til-done worker base of [${index}]`);
+	const tree = base === undefined ? undefined : await makeWorkerTree(repo, base);
+	if (!tree) {
+		removeWorker(key);
+		await releaseItem(repo, key);
+		return giveBack(run, index, WORKER_TEXTS.noTree);
+	}
+	placeWorker(key, tree.dir);
+	const stop = new AbortController();
+	const crew = crewOf(run.pi);
+	const ended = work({ index, key, repo, tree, refs, run, stop: stop.signal }).finally(() => crew.running.delete(key));
+	crew.running.set(key, { index, stop, ended });
+}
+
+/** One worker's life, from its start to its item completed or given back. */
+async function work(job: {
+	index: number;
+	key: string;
+	repo: Repo;
+	tree: WorkerTree;
+	refs: string;
+	run: CrewRun;
+	stop: AbortSignal;
+}): Promise<void> {
+	const { index, key, repo, tree, refs, run } = job;
+	try {
+		const end = await runWorker({
+			...piCommandFor(run, index),
+			cwd: tree.dir,
+			env: process.env,
+			timeoutMs: WORKER_TIME_LIMIT_MS,
+			signal: job.stop,
+			onUsage: (usage) => recordWorkerUsage(key, usage),
+		});
+		const why = workerFailure(end);
+		const result = await keepWorkerResult(repo, tree, `${refs}-result`);
+		if (why !== undefined || result === undefined) return giveBack(run, index, why ?? WORKER_TEXTS.noResult);
+		const failedCheck = await checkInTree(run, index, tree.dir);
+		if (failedCheck) return giveBack(run, index, failedCheck);
+		const landing = await landWork(repo, tree.base, result);
+		if (!landing || "conflicts" in landing)
+			return giveBack(run, index, WORKER_TEXTS.conflicts(landing?.conflicts ?? []));
+		updateTodoStatus([index], "completed");
+		commitList(run.pi);
+		recordWorkerEnd(false);
+	} finally {
+		removeWorker(key);
+		removeWorkerTree(tree.dir);
+		await releaseItem(repo, key);
+	}
+}
+
+/** The worker's command: this pi again, with the session's model and extensions, on its one item. */
+function piCommandFor(run: CrewRun, index: number): { command: string; args: string[] } {
+	const pi = run.command ?? piCommand();
+	const model = run.ctx.model ? ["--model", `${run.ctx.model.provider}/${run.ctx.model.id}`] : [];
+	const prompt = workerPrompt(getTodos(), index, run.request);
+	return {
+		command: pi.command,
+		args: [...pi.args, ...extensionFlags(), "--mode", "json", "-p", "--no-session", ...model, prompt],
+	};
+}
+
+/** Why a worker's end is no work done, or undefined when it ended with an answer. */
+function workerFailure(end: WorkerEnd): string | undefined {
+	if (end.aborted) return WORKER_TEXTS.stopped;
+	if (end.timedOut) return WORKER_TEXTS.timedOut(WORKER_TIME_LIMIT_MS / 60_000);
+	if (end.code !== 0 || end.stopReason === "error") return WORKER_TEXTS.failed(end.code, end.stderr);
+	return undefined;
+}
+
+/** The item's own check, run in the worker's tree; why it failed, or undefined when it passed (or has none). */
+async function checkInTree(run: CrewRun, index: number, dir: string): Promise<string | undefined> {
+	const check = getTodos()[index]?.check;
+	if (check === undefined) return undefined;
+	const result = await run.pi.exec("bash", ["-c", check], { cwd: dir, timeout: run.checkTimeoutSeconds * 1000 });
+	return result.code === 0 ? undefined : WORKER_TEXTS.checkFailed(result.code);
+}
+
+/** The item goes back to ready, with why; a worker that failed counts as a failed run. */
+function giveBack(run: CrewRun, index: number, why: string): void {
+	updateTodoStatus([index], "not_started");
+	commitList(run.pi);
+	recordWorkerEnd(why !== WORKER_TEXTS.stopped);
+	tell(run.ctx, WORKER_TEXTS.givenBack(index, why), "warning");
+}
+
+/** Resolves when the next worker of the crew ends (at once when none is at work). */
+export function nextWorkerEnd(pi: ExtensionAPI): Promise<void> {
+	const ended = [...crewOf(pi).running.values()].map((worker) => worker.ended);
+	return ended.length === 0 ? Promise.resolve() : Promise.race(ended);
+}
+
+/** Stops every worker of the crew: each group killed, its work kept under a ref, its tree removed. */
+export async function stopWorkers(pi: ExtensionAPI): Promise<void> {
+	const running = [...crewOf(pi).running.values()];
+	for (const worker of running) worker.stop.abort();
+	await Promise.all(running.map((worker) => worker.ended));
+}

@@ -1,0 +1,88 @@
+/**
+ * Workers in the real pi on both lines, against a real git repository in a temporary folder: ready items worked at
+ * once, each by a pi of its own in a tree of its own, landed in the user's work tree with the user's own files and
+ * git state untouched.
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { EXTENSION_ENTRY, type FakeStep, type IsolatedEnv, PI_HOSTS, type PiHost, runPrint } from "../helpers/cli.ts";
+import { allFinished, stderrLine } from "../helpers/expected.ts";
+import { perTest } from "../helpers/per-test.ts";
+import { sayStep, toolStep, writeStep } from "../helpers/scripts.ts";
+
+const pi = perTest({ TIL_DONE_COUNTDOWN: "0" });
+const ITEMS = ["Write a.txt", "Write b.txt", "Write c.txt", "Write d.txt"];
+
+/** The user's repository in the project folder: one commit, a change not staged, and an untracked file. */
+function userRepo(env: IsolatedEnv): () => string {
+	const git = (...args: string[]) => execFileSync("git", args, { cwd: env.cwd, encoding: "utf8" });
+	git("init", "-q", "-b", "main");
+	writeFileSync(join(env.cwd, "README.md"), "readme\n");
+	git("add", ".");
+	git("-c", "user.name=u", "-c", "user.email=u@u", "commit", "-qm", "start");
+	writeFileSync(join(env.cwd, "README.md"), "readme, changed by the user\n");
+	writeFileSync(join(env.cwd, "mine.txt"), "the user's own\n");
+	return () =>
+		JSON.stringify({
+			index: readFileSync(join(env.cwd, ".git", "index")).toString("base64"),
+			head: git("rev-parse", "HEAD"),
+			refs: git("for-each-ref", "--format=%(refname)", "refs/heads", "refs/tags", "refs/stash"),
+			worktrees: git("worktree", "list", "--porcelain").replace(/\n+$/, ""),
+		});
+}
+
+/** Each worker writes its item's file (slowly, so the four overlap), then says so. */
+function workerScripts(env: IsolatedEnv): void {
+	const scripts = Object.fromEntries(
+		ITEMS.map((_, i): [string, FakeStep[]] => {
+			const name = `${"abcd"[i]}.txt`;
+			return [
+				String(i),
+				[
+					{ ...toolStep("write", { path: name, content: `${name} by its worker\n` }), delayMs: 1500 },
+					sayStep(`Wrote ${name}.`),
+				],
+			];
+		}),
+	);
+	const file = join(env.root, "worker-scripts.json");
+	writeFileSync(file, JSON.stringify(scripts));
+	env.env.TIL_DONE_FAKE_WORKER_SCRIPTS = file;
+}
+
+async function print(host: PiHost, env: IsolatedEnv) {
+	return runPrint(["-p", "Write the four files."], env.env, {
+		host,
+		extensions: [EXTENSION_ENTRY],
+		session: { dir: join(env.root, "sessions") },
+	});
+}
+
+describe.each(PI_HOSTS)("pi $version", (host) => {
+	it("pi -p --til-done-workers 4: four independent items are worked at once and land; the user's files and git are untouched", async () => {
+		const env = pi.env([writeStep(ITEMS), sayStep("Planned.")], { TIL_DONE_WORKERS: "4" });
+		const state = userRepo(env);
+		workerScripts(env);
+		const before = state();
+		const result = await print(host, env);
+		expect(result.stderr).toBe(stderrLine(allFinished(4)));
+		expect(result.code).toBe(0);
+		for (const name of ["a.txt", "b.txt", "c.txt", "d.txt"]) {
+			expect(readFileSync(join(env.cwd, name), "utf8")).toBe(`${name} by its worker\n`);
+		}
+		expect(readFileSync(join(env.cwd, "README.md"), "utf8")).toBe("readme, changed by the user\n");
+		expect(readFileSync(join(env.cwd, "mine.txt"), "utf8")).toBe("the user's own\n");
+		expect(state()).toBe(before);
+		// The workers' runs overlap: each one's first call came before any one's last.
+		const calls = env
+			.readLog()
+			.filter((line) => /Your item/.test(line.userHeads.join("\n")) || /Your item/.test(line.lastUser));
+		expect(calls).toHaveLength(8);
+		const firsts = calls.filter((line) => line.messages <= 2).map((line) => line.time);
+		const lasts = calls.filter((line) => line.messages > 2).map((line) => line.time);
+		expect(Math.max(...firsts)).toBeLessThan(Math.min(...lasts));
+		expect(existsSync(join(env.cwd, ".git", "worktrees"))).toBe(false);
+	});
+});

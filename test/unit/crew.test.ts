@@ -1,0 +1,179 @@
+/**
+ * The crew against a real repository, with a small Node script standing in for each worker's pi: it reads its item
+ * off its prompt and writes that item's file in its tree. What lands, what is given back and why, and that a stopped
+ * crew leaves no tree and no claim.
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { itemKey } from "../../src/core/rules/checkpoint-rules.ts";
+import { extensionFlags, nextWorkerEnd, startWorkers, stopWorkers } from "../../src/edges/workers/crew.ts";
+import { getChain, getTodos, getWorkers, setTodos, subscribe } from "../../src/state.ts";
+import type { TodoItem } from "../../src/types.ts";
+import { createFakeCtx } from "../helpers/fake-ctx.ts";
+import { createFakePi } from "../helpers/fake-pi.ts";
+import { freshStore } from "../helpers/store.ts";
+import { WORKER } from "../helpers/worker-stand-in.ts";
+
+let dir = "";
+const git = (...args: string[]) => execFileSync("git", args, { cwd: dir, encoding: "utf8" });
+
+let script = "";
+
+beforeEach(() => {
+	dir = realpathSync(mkdtempSync(join(tmpdir(), "til-done-crew-")));
+	git("init", "-q", "-b", "main");
+	writeFileSync(join(dir, "a.txt"), "the user's line\n");
+	git("add", ".");
+	git("-c", "user.name=u", "-c", "user.email=u@u", "commit", "-qm", "start");
+	script = join(dir, "..", `${dir.split("/").pop()}-worker.js`);
+	writeFileSync(script, WORKER);
+	freshStore();
+});
+afterEach(() => {
+	if (process.env.WORKER_GO) rmSync(process.env.WORKER_GO, { force: true });
+	delete process.env.WORKER_MODE;
+	delete process.env.WORKER_GO;
+	rmSync(dir, { recursive: true, force: true });
+	rmSync(script, { force: true });
+});
+
+const items = (...texts: string[]): TodoItem[] => texts.map((text) => ({ text, status: "not_started" }));
+
+function crew(options: { check?: number } = {}) {
+	const pi = createFakePi();
+	pi.onExec = async () => ({ stdout: "", stderr: "", code: options.check ?? 0, killed: false });
+	// A session with a model: the worker is started on it.
+	const fake = createFakeCtx({ mode: "rpc", cwd: dir, complete: async () => ({}) });
+	const run = {
+		pi: pi.api,
+		ctx: fake.ctx,
+		request: "Write the files.",
+		checkTimeoutSeconds: 5,
+		command: { command: process.execPath, args: [script] },
+	};
+	const told = () => fake.ui.notifications.map((notice) => notice.message);
+	return { pi, run, told };
+}
+
+/** Waits until no worker is at work. */
+async function allEnded(pi: object): Promise<void> {
+	while (getWorkers().length > 0) await nextWorkerEnd(pi as never);
+}
+
+/** The folders of every worker's tree, as the store names them while they work. */
+function treesSeen(): Set<string> {
+	const seen = new Set<string>();
+	subscribe(() => {
+		for (const worker of getWorkers()) if (worker.dir !== "") seen.add(worker.dir);
+	});
+	return seen;
+}
+
+describe("the crew works ready items and lands them", () => {
+	it("two items at once: both files land, both items complete, their usage counts, no claim is left", async () => {
+		setTodos(items("Write item-0.txt", "Write item-1.txt"));
+		const { pi, run } = crew();
+		const trees = treesSeen();
+		expect(await startWorkers([0, 1], run)).toBe(true);
+		await allEnded(pi.api);
+		expect(getTodos().map((todo) => todo.status)).toEqual(["completed", "completed"]);
+		expect(readFileSync(join(dir, "item-0.txt"), "utf8")).toBe("item-0.txt by its worker\n");
+		expect(readFileSync(join(dir, "item-1.txt"), "utf8")).toBe("item-1.txt by its worker\n");
+		expect(readFileSync(join(dir, "a.txt"), "utf8")).toBe("the user's line\n");
+		expect(getChain().spend.calls).toBe(2);
+		expect(git("for-each-ref", "refs/til-done-claims/")).toBe("");
+		expect(trees.size).toBe(2);
+		expect([...trees].filter((tree) => existsSync(tree))).toEqual([]);
+		expect(pi.entries.filter((entry) => entry.customType === "til-done-snapshot")).toHaveLength(4);
+	});
+
+	it("a conflict gives the item back, naming the file, and the user's file is as it was", async () => {
+		process.env.WORKER_MODE = "conflict";
+		setTodos(items("Write a.txt"));
+		const { pi, run, told } = crew();
+		process.env.WORKER_GO = join(dir, "..", `${dir.split("/").pop()}-go`);
+		await startWorkers([0], run);
+		writeFileSync(join(dir, "a.txt"), "the user's line, changed meanwhile\n");
+		writeFileSync(process.env.WORKER_GO, "");
+		await allEnded(pi.api);
+		expect(getTodos()[0]?.status).toBe("not_started");
+		expect(readFileSync(join(dir, "a.txt"), "utf8")).toBe("the user's line, changed meanwhile\n");
+		expect(told()).toEqual([
+			'Worker on [0]: its work conflicts with the work tree in "a.txt"; the item is ready again.',
+		]);
+		expect(getChain().failures).toBe(1);
+	});
+
+	it.each([
+		["a failed check", { check: 1 }, "write", "its check failed in its tree (exit code 1)"],
+		["a worker that exits 1", {}, "fail", "it ended with exit code 1"],
+	])("%s gives the item back", async (_name, options, mode, why) => {
+		process.env.WORKER_MODE = mode;
+		setTodos([{ text: "Write a.txt", status: "not_started", check: "test -f a.txt" }]);
+		const { pi, run, told } = crew(options);
+		await startWorkers([0], run);
+		await allEnded(pi.api);
+		expect(getTodos()[0]?.status).toBe("not_started");
+		expect(told()).toEqual([`Worker on [0]: ${why}; the item is ready again.`]);
+	});
+
+	it("stopped: its work is kept under a ref, its tree removed, the item ready again, no failure counted", async () => {
+		process.env.WORKER_MODE = "hang";
+		setTodos(items("Write a.txt"));
+		const { pi, run } = crew();
+		const trees = treesSeen();
+		await startWorkers([0], run);
+		await stopWorkers(pi.api);
+		expect(getTodos()[0]?.status).toBe("not_started");
+		expect(getChain().failures).toBe(0);
+		expect(
+			git("for-each-ref", "--format=%(refname)", "refs/til-done/")
+				.split("\n")
+				.some((ref) => ref.endsWith("worker-result")),
+		).toBe(true);
+		expect(trees.size).toBe(1);
+		expect([...trees].filter((tree) => existsSync(tree))).toEqual([]);
+		expect(getWorkers()).toEqual([]);
+	});
+
+	it("a tree that cannot be made gives the item back, its claim let go", async () => {
+		setTodos(items("Write item-0.txt"));
+		const { pi, run, told } = crew();
+		// No ref can hold this session's name: the snapshot the tree is made from cannot be kept.
+		(run.ctx.sessionManager as { getSessionId: () => string }).getSessionId = () => "bad..session";
+		await startWorkers([0], run);
+		await allEnded(pi.api);
+		expect(getTodos()[0]?.status).toBe("not_started");
+		expect(told()).toEqual([
+			"Worker on [0]: its tree could not be made from a snapshot of the work tree; the item is ready again.",
+		]);
+		expect(git("for-each-ref", "refs/til-done-claims/")).toBe("");
+	});
+
+	it("an item another worker has claimed is not started; outside a git work tree nothing starts", async () => {
+		setTodos(items("Write item-0.txt"));
+		const { pi, run } = crew();
+		const key = itemKey(0, "Write item-0.txt");
+		git("update-ref", `refs/til-done-claims/${key}`, git("rev-parse", "HEAD").trim());
+		expect(await startWorkers([0], run)).toBe(true);
+		await allEnded(pi.api);
+		expect(getTodos()[0]?.status).toBe("not_started");
+		expect(existsSync(join(dir, "item-0.txt"))).toBe(false);
+		const outside = crew();
+		const fake = createFakeCtx({ mode: "rpc", cwd: realpathSync(tmpdir()) });
+		expect(await startWorkers([0], { ...outside.run, ctx: fake.ctx })).toBe(false);
+		expect(fake.ui.notifications.map((notice) => notice.message)).toEqual([
+			"pi-til-done: workers need a git work tree: the session's model works the list alone.",
+		]);
+	});
+});
+
+describe("a worker loads this pi's extensions", () => {
+	it("takes -e, --extension, -ne and --no-extensions from the command line, and nothing else", () => {
+		const argv = ["node", "pi", "-ne", "-e", "./a.ts", "--model", "x/y", "--extension", "b", "--no-extensions", "-e"];
+		expect(extensionFlags(argv)).toEqual(["-ne", "-e", "./a.ts", "--extension", "b", "--no-extensions"]);
+	});
+});

@@ -1,0 +1,87 @@
+/**
+ * Workers through the engine, with a fake pi and a Node script standing in for each worker's pi, against a real
+ * repository: what the chain decides and does when workers are on, outside a git work tree, and when the user takes
+ * the wheel.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { beginSession, getDecisions, getTodos, getWorkers, setTodos } from "../../src/state.ts";
+import type { TodoItem } from "../../src/types.ts";
+import { startEngine } from "../helpers/engine.ts";
+import { WORKER } from "../helpers/worker-stand-in.ts";
+
+const stand = vi.hoisted(() => ({ script: "" }));
+vi.mock("../../src/edges/workers/worker-process.ts", async (load) => ({
+	...(await load<typeof import("../../src/edges/workers/worker-process.ts")>()),
+	piCommand: () => ({ command: process.execPath, args: [stand.script] }),
+}));
+
+let dir = "";
+beforeEach(() => {
+	dir = realpathSync(mkdtempSync(join(tmpdir(), "til-done-workers-engine-")));
+	execFileSync("git", ["init", "-q", "-b", "main"], { cwd: dir });
+	stand.script = `${dir}-worker.js`;
+	writeFileSync(stand.script, WORKER);
+});
+afterEach(() => {
+	delete process.env.WORKER_MODE;
+	rmSync(dir, { recursive: true, force: true });
+	rmSync(stand.script, { force: true });
+});
+
+const items = (...texts: string[]): TodoItem[] => texts.map((text) => ({ text, status: "not_started" }));
+
+function setup(cwd = dir) {
+	const s = startEngine({ mode: "rpc", cwd }, { workers: 2, countdownSeconds: 0 });
+	beginSession("own", s.config);
+	const told = () => s.ui.notifications.map((notice) => notice.message);
+	return { ...s, told };
+}
+
+/** Resolves once `done()` holds, checked every 20 ms (the workers are real processes). */
+async function until(done: () => boolean): Promise<void> {
+	for (let i = 0; i < 500 && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+	expect(done()).toBe(true);
+}
+
+describe("with workers on, the chain hands ready items to workers and goes on as each lands", () => {
+	it("three items, two workers: all land, then the list is done", async () => {
+		const s = setup();
+		setTodos(items("Write item-0.txt", "Write item-1.txt", "Write item-2.txt"));
+		s.endRun();
+		await until(() => s.told().includes("✓ All 3 todos are done."));
+		expect(getTodos().map((todo) => todo.status)).toEqual(["completed", "completed", "completed"]);
+		expect(readFileSync(join(dir, "item-2.txt"), "utf8")).toBe("item-2.txt by its worker\n");
+		expect(getDecisions().map((decision) => decision.text)[0]).toBe("Workers start on [0] [1]: 2 at work.");
+		expect(s.pi.sent).toEqual([]);
+	});
+
+	it("outside a git work tree: one notice, and the session's model works the list", async () => {
+		const outside = realpathSync(mkdtempSync(join(tmpdir(), "til-done-no-git-")));
+		try {
+			const s = setup(outside);
+			setTodos(items("Write item-0.txt"));
+			s.endRun();
+			await until(() => s.pi.sent.length === 1);
+			expect(s.told()).toEqual([
+				"pi-til-done: workers need a git work tree: the session's model works the list alone.",
+			]);
+		} finally {
+			rmSync(outside, { recursive: true, force: true });
+		}
+	});
+
+	it("the user's pause stops every worker: the items are ready again", async () => {
+		process.env.WORKER_MODE = "hang";
+		const s = setup();
+		setTodos(items("Write item-0.txt", "Write item-1.txt"));
+		s.endRun();
+		await until(() => getWorkers().filter((worker) => worker.dir !== "").length === 2);
+		s.engine.pause(s.ctx);
+		await until(() => getWorkers().length === 0);
+		expect(getTodos().map((todo) => todo.status)).toEqual(["not_started", "not_started"]);
+	});
+});
