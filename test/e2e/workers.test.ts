@@ -6,6 +6,7 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { JsonValue } from "@earendil-works/pi-ai";
 import { describe, expect, it } from "vitest";
 import { EXTENSION_ENTRY, type FakeStep, type IsolatedEnv, PI_HOSTS, type PiHost, runPrint } from "../helpers/cli.ts";
 import { allFinished, stderrLine } from "../helpers/expected.ts";
@@ -84,5 +85,26 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		const lasts = calls.filter((line) => line.messages > 2).map((line) => line.time);
 		expect(Math.max(...firsts)).toBeLessThan(Math.min(...lasts));
 		expect(existsSync(join(env.cwd, ".git", "worktrees"))).toBe(false);
+	});
+
+	it("an item waiting for another starts only once the other has landed: its tree holds the other's work", async () => {
+		const todos = [{ text: "Write a.txt" }, { text: "Copy a.txt to b.txt", blockedBy: [0] }] as JsonValue[];
+		const env = pi.env([toolStep("write_todos", { mode: "replace", todos }), sayStep("Planned.")], {
+			TIL_DONE_WORKERS: "2",
+		});
+		const state = userRepo(env);
+		const scripts = {
+			"0": [toolStep("write", { path: "a.txt", content: "a.txt by its worker\n" }), sayStep("Wrote a.txt.")],
+			"1": [toolStep("bash", { command: "cat a.txt > b.txt" }), sayStep("Copied.")],
+		};
+		const file = join(env.root, "worker-scripts.json");
+		writeFileSync(file, JSON.stringify(scripts));
+		env.env.TIL_DONE_FAKE_WORKER_SCRIPTS = file;
+		const before = state();
+		const result = await print(host, env);
+		expect(result.stderr).toBe(stderrLine(allFinished(2)));
+		expect(result.code).toBe(0);
+		expect(readFileSync(join(env.cwd, "b.txt"), "utf8")).toBe("a.txt by its worker\n");
+		expect(state()).toBe(before);
 	});
 });
