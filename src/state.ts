@@ -36,6 +36,8 @@ export interface StoreState {
 	goal: GoalState | undefined;
 	/** The workers at work, in the order they started. */
 	workers: readonly WorkerState[];
+	/** How many workers `/todos workers` allowed in this session, over the setting; undefined when it did not. */
+	workersAllowed: number | undefined;
 	/** Set once the finished-list notice is shown; cleared when the list has work again. */
 	completionAnnounced: boolean;
 	panelEnabled: boolean;
@@ -68,6 +70,7 @@ function initialState(role: SessionRole): StoreState {
 		loop: undefined,
 		goal: undefined,
 		workers: [],
+		workersAllowed: undefined,
 		completionAnnounced: false,
 		panelEnabled: false,
 		checking: undefined,
@@ -237,6 +240,16 @@ export function recordUsage(message: unknown): void {
 export function recordJudgeUsage(message: unknown): void {
 	const usage = readUsage(message);
 	if (usage) setChain({ ...getState().chain, spend: addJudgeUsage(getState().chain.spend, usage) });
+}
+
+/** How many workers may work at once: what `/todos workers` said in this session, else the setting. */
+export function workersAllowed(configured: number): number {
+	return getState().workersAllowed ?? configured;
+}
+
+/** `/todos workers <n>`: how many workers may work at once in this session. */
+export function allowWorkers(count: number): void {
+	setState({ workersAllowed: count });
 }
 
 /** The workers at work. */

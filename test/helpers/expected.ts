@@ -179,6 +179,7 @@ export const TODOS_HELP: readonly [string, string][] = [
 	["diff <i>", "what item i changed, from its start to its completion"],
 	["revert <i>", "put the files item i changed back as they were before it"],
 	["checkpoints [clean]", "list the items' git checkpoints on this branch, or delete them all"],
+	["workers [<n> | off]", "the workers at work (alone), or how many may work at once in this session"],
 ];
 /** Why a `/todos` change of statuses (or a key in its view) is refused. */
 export const STATUS_REFUSED = {

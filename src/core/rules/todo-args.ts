@@ -75,6 +75,17 @@ export function parseMove(rest: string, length: number): Parsed<{ from: number; 
 }
 
 /** Nothing: a subcommand that takes no arguments. */
+/** `/todos workers`'s argument: none (show them), `off`, or how many may work at once (0 to `max`). */
+export function parseWorkerCount(rest: string, max: number): Parsed<number | undefined> {
+	const words = wordsOf(rest);
+	if (words.length === 0) return { value: undefined };
+	const [word = ""] = words;
+	if (words.length > 1 || !(word.toLowerCase() === "off" || /^\d+$/.test(word)) || Number(word) > max) {
+		return { error: REFUSALS.workerCount(quoted(rest.trim()), max) };
+	}
+	return { value: word.toLowerCase() === "off" ? 0 : Number(word) };
+}
+
 export function parseNothing(rest: string): Parsed<undefined> {
 	const [word] = wordsOf(rest);
 	return word === undefined ? { value: undefined } : { error: REFUSALS.takesNothing(quoted(word)) };

@@ -329,6 +329,14 @@ export const WORKER_TEXTS = {
 	conflicts: (files: readonly string[]) =>
 		`its work conflicts with the work tree in ${files.map((file) => JSON.stringify(oneLine(file))).join(", ")}`,
 	givenBack: (index: number, why: string) => `Worker on [${index}]: ${why}; the item is ready again.`,
+	/** `/todos workers` alone: the setting, then one line per worker at work. */
+	list: (max: number, lines: readonly string[]) =>
+		[max === 0 ? "Workers: off" : `Workers: up to ${max} at once; ${lines.length} at work`, ...lines].join("\n"),
+	line: (index: number, text: string, seconds: number, tokens: number, dir: string) =>
+		`  [${index}] ${prefix(oneLine(text), 60)}: ${seconds} s, ${tokens.toLocaleString("en-US")} tokens, in ${dir || "(its tree is being made)"}`,
+	set: (max: number) =>
+		max === 0 ? "Workers: off for this session." : `Workers: up to ${max} at once in this session.`,
+	noRepoRefused: "workers need a git work tree, and this session's folder is not in one",
 } as const;
 
 /** `⚙ 3 workers: [1] [2] [4]` while workers are at work. */
@@ -747,6 +755,7 @@ function indexRange(length: number): string {
 /** Why a `/todos` subcommand's arguments are refused (its usage follows); a word the user typed comes quoted. */
 export const TODO_ARG_REFUSALS = {
 	emptyList: EMPTY_LIST,
+	workerCount: (word: string, max: number) => `${word} is not a number of workers: 0 to ${max}, or off`,
 	whichItem: (length: number) => `which item? ${indexRange(length)}`,
 	notAnIndex: (word: string, length: number) => `${word} is not an index: ${indexRange(length)}`,
 	notAnItem: (word: string, length: number) => `${word} is not an item: ${indexRange(length)}`,
@@ -802,6 +811,10 @@ export const TODOS_HELP = {
 	checkpoints: {
 		usage: "checkpoints [clean]",
 		help: "list the items' git checkpoints on this branch, or delete them all",
+	},
+	workers: {
+		usage: "workers [<n> | off]",
+		help: "the workers at work (alone), or how many may work at once in this session",
 	},
 } as const;
 

@@ -22,10 +22,12 @@ import {
 	parseMove,
 	parseNothing,
 	parseText,
+	parseWorkerCount,
 	quoted,
 	roomFor,
 	wordsOf,
 } from "../../core/rules/todo-args.ts";
+import { MAX_WORKERS } from "../../core/rules/workers.ts";
 import {
 	COUNTDOWN_IN_RUN,
 	formatWhy,
@@ -212,6 +214,15 @@ const SUBCOMMANDS: Readonly<Record<string, Subcommand>> = {
 	diff: { ...TODOS_HELP.diff, run: checkpoint("showDiff") },
 	revert: { ...TODOS_HELP.revert, run: checkpoint("revertItem") },
 	checkpoints: { ...TODOS_HELP.checkpoints, run: checkpoint("showCheckpoints") },
+	workers: {
+		...TODOS_HELP.workers,
+		run: (call) =>
+			withParsed(call, parseWorkerCount(call.rest, MAX_WORKERS), async (count) => {
+				const commands = await import("./workers.ts");
+				if (count === undefined) return commands.showWorkers(call.ctx, call.config.workers);
+				if (await commands.setWorkers(call.ctx, count, (why) => refuse(call, why))) await call.engine.resume(call.ctx);
+			}),
+	},
 };
 
 /** A checkpoint subcommand of edges/commands/checkpoints.ts (loaded on first use) with this call's refusal. */

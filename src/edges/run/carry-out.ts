@@ -41,6 +41,7 @@ import {
 	setGoal,
 	setLoop,
 	subscribe,
+	workersAllowed,
 } from "../../state.ts";
 import type { CheckRun, Decision, GoalState, TodoItem } from "../../types.ts";
 import { checkEnv, modelChecksBlocked } from "../checks/item-checks.ts";
@@ -75,7 +76,10 @@ export function currentInput({ pi, ctx, config }: Pick<FollowUp, "pi" | "ctx" | 
 		judge: judgeIsOn(),
 		judged: isJudged() ? { failed: getVerification()?.failed ?? [] } : undefined,
 		goal: getGoal(),
-		workers: { max: workersRefused.has(pi) ? 0 : config.workers, running: getWorkers().map((worker) => worker.index) },
+		workers: {
+			max: workersRefused.has(pi) ? 0 : workersAllowed(config.workers),
+			running: getWorkers().map((worker) => worker.index),
+		},
 	};
 }
 
