@@ -27,6 +27,7 @@ import { judgeSection } from "./judge.ts";
 import { planFileSection } from "./plan-file.ts";
 import { buildDist, measureStartup, median } from "./startup.ts";
 import { verifiedSection } from "./verified.ts";
+import { workersSection } from "./workers.ts";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 /** Rounds of the start-up measurement: each arm runs once per round. */
@@ -188,6 +189,7 @@ async function main(): Promise<void> {
 	await contextSection(out, quick);
 	await verifiedSection(out);
 	await judgeSection(out);
+	await workersSection(out);
 	await checksSection(out, quick);
 	await checkpointsSection(out, quick);
 	startupSection(out);
