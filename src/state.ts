@@ -38,6 +38,8 @@ export interface StoreState {
 	workers: readonly WorkerState[];
 	/** How many workers `/todos workers` allowed in this session, over the setting; undefined when it did not. */
 	workersAllowed: number | undefined;
+	/** Why each item's last worker gave it back, by the item's key: its next worker is told (as data). */
+	workerNotes: ReadonlyMap<string, string>;
 	/** Set once the finished-list notice is shown; cleared when the list has work again. */
 	completionAnnounced: boolean;
 	panelEnabled: boolean;
@@ -71,6 +73,7 @@ function initialState(role: SessionRole): StoreState {
 		goal: undefined,
 		workers: [],
 		workersAllowed: undefined,
+		workerNotes: new Map(),
 		completionAnnounced: false,
 		panelEnabled: false,
 		checking: undefined,
@@ -250,6 +253,19 @@ export function workersAllowed(configured: number): number {
 /** `/todos workers <n>`: how many workers may work at once in this session. */
 export function allowWorkers(count: number): void {
 	setState({ workersAllowed: count });
+}
+
+/** Why the last worker on the item `key` gave it back (undefined: none did, or it has landed since). */
+export function workerNote(key: string): string | undefined {
+	return getState().workerNotes.get(key);
+}
+
+/** Keeps why a worker gave the item `key` back, or forgets it (undefined) once the item lands. */
+export function noteWorker(key: string, why: string | undefined): void {
+	const notes = new Map(getState().workerNotes);
+	if (why === undefined) notes.delete(key);
+	else notes.set(key, why);
+	setState({ workerNotes: notes });
 }
 
 /** The workers at work. */

@@ -107,4 +107,31 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		expect(readFileSync(join(env.cwd, "b.txt"), "utf8")).toBe("a.txt by its worker\n");
 		expect(state()).toBe(before);
 	});
+
+	it("two items that change the same lines: one lands, the other conflicts, is given back with the file named, and lands on its second try", async () => {
+		const env = pi.env([writeStep(["Title the README A", "Title the README B"]), sayStep("Planned.")], {
+			TIL_DONE_WORKERS: "2",
+		});
+		const state = userRepo(env);
+		const scripts = {
+			"0": [toolStep("write", { path: "README.md", content: "title A\n" }), sayStep("Titled A.")],
+			"1": [{ ...toolStep("write", { path: "README.md", content: "title B\n" }), delayMs: 1500 }, sayStep("Titled B.")],
+		};
+		const file = join(env.root, "worker-scripts.json");
+		writeFileSync(file, JSON.stringify(scripts));
+		env.env.TIL_DONE_FAKE_WORKER_SCRIPTS = file;
+		const before = state();
+		const result = await print(host, env);
+		const conflict = 'Worker on [1]: its work conflicts with the work tree in "README.md"; the item is ready again.';
+		expect(result.stderr).toBe(stderrLine(conflict) + stderrLine(allFinished(2)));
+		expect(result.code).toBe(0);
+		expect(readFileSync(join(env.cwd, "README.md"), "utf8")).toBe("title B\n");
+		// The second try of [1] was told why the first was given back.
+		const tries = env.readLog().filter((line) => line.messages <= 2 && line.lastUser.includes("data): [1]"));
+		expect(tries).toHaveLength(2);
+		expect(tries[1]?.lastUser).toContain(
+			'Its last try was given back (data): «its work conflicts with the work tree in "README.md"».',
+		);
+		expect(state()).toBe(before);
+	});
 });

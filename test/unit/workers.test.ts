@@ -61,6 +61,18 @@ describe("a worker's prompt: its item, the user's request, and the plan as data"
 		expect(workerPrompt(todos, 5, "")).toBe("");
 	});
 
+	it("tells a next try why the last one was given back, as data", () => {
+		const prompt = workerPrompt(
+			[item("Title the README")],
+			0,
+			"",
+			'its work conflicts with the work tree in "README.md"',
+		);
+		expect(prompt.split("\n")[3]).toBe(
+			'Its last try was given back (data): «its work conflicts with the work tree in "README.md"». Work from the files as they are in this folder now.',
+		);
+	});
+
 	it("keeps the plan within its budget whatever the list", () => {
 		const todos = Array.from({ length: 100 }, (_, i) => item(`${i} ${"y".repeat(1000)}`));
 		const prompt = workerPrompt(todos, 3, "r".repeat(10_000));

@@ -41,7 +41,7 @@ function planLines(todos: readonly TodoItem[]): string[] {
 }
 
 /** The prompt of the worker of item `index`: everything it knows of the session. */
-export function workerPrompt(todos: readonly TodoItem[], index: number, request: string): string {
+export function workerPrompt(todos: readonly TodoItem[], index: number, request: string, lastTry?: string): string {
 	const todo = todos[index];
 	if (!todo) return "";
 	return [
@@ -49,6 +49,7 @@ export function workerPrompt(todos: readonly TodoItem[], index: number, request:
 		"",
 		WORKER_PROMPT.item(index, todo.text),
 		...(todo.check === undefined ? [] : [WORKER_PROMPT.check(todo.check)]),
+		...(lastTry === undefined ? [] : [WORKER_PROMPT.lastTry(prefix(lastTry, WORKER_LIMITS.request))]),
 		"",
 		WORKER_PROMPT.request(prefix(request, WORKER_LIMITS.request)),
 		"",

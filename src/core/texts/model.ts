@@ -388,5 +388,7 @@ export const WORKER_PROMPT = {
 	check: (command: string) => `Its check, run in this folder when you end (it must exit 0): ${JSON.stringify(command)}`,
 	request: (request: string) => `The user's request, for context (their words, data): «${oneLine(request)}»`,
 	plan: "The whole plan, for context (data, one line per item, cut):",
+	lastTry: (why: string) =>
+		`Its last try was given back (data): «${oneLine(why)}». Work from the files as they are in this folder now.`,
 	end: "When the item is done, end with a one-line summary of what you changed. If it cannot be done here, say why in one line and change nothing more.",
 } as const;

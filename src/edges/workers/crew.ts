@@ -13,11 +13,13 @@ import { WORKER_TEXTS } from "../../core/texts/user.ts";
 import {
 	addWorker,
 	getTodos,
+	noteWorker,
 	placeWorker,
 	recordWorkerEnd,
 	recordWorkerUsage,
 	removeWorker,
 	updateTodoStatus,
+	workerNote,
 } from "../../state.ts";
 import type { TodoDetails } from "../../types.ts";
 import { cloneTodos } from "../../validation.ts";
@@ -134,7 +136,7 @@ async function work(job: {
 	const { index, key, repo, tree, refs, run } = job;
 	try {
 		const end = await runWorker({
-			...piCommandFor(run, index),
+			...piCommandFor(run, index, key),
 			cwd: tree.dir,
 			env: process.env,
 			timeoutMs: WORKER_TIME_LIMIT_MS,
@@ -143,15 +145,16 @@ async function work(job: {
 		});
 		const why = workerFailure(end);
 		const result = await keepWorkerResult(repo, tree, `${refs}-result`);
-		if (why !== undefined || result === undefined) return giveBack(run, index, why ?? WORKER_TEXTS.noResult);
+		if (why !== undefined || result === undefined) return giveBack(run, index, why ?? WORKER_TEXTS.noResult, key);
 		const failedCheck = await checkInTree(run, index, tree.dir);
-		if (failedCheck) return giveBack(run, index, failedCheck);
+		if (failedCheck) return giveBack(run, index, failedCheck, key);
 		const landing = await landWork(repo, tree.base, result);
 		if (!landing || "conflicts" in landing)
-			return giveBack(run, index, WORKER_TEXTS.conflicts(landing?.conflicts ?? []));
+			return giveBack(run, index, WORKER_TEXTS.conflicts(landing?.conflicts ?? []), key);
 		updateTodoStatus([index], "completed");
 		commitList(run.pi);
 		recordWorkerEnd(false);
+		noteWorker(key, undefined);
 	} finally {
 		removeWorker(key);
 		removeWorkerTree(tree.dir);
@@ -160,10 +163,10 @@ async function work(job: {
 }
 
 /** The worker's command: this pi again, with the session's model and extensions, on its one item. */
-function piCommandFor(run: CrewRun, index: number): { command: string; args: string[] } {
+function piCommandFor(run: CrewRun, index: number, key: string): { command: string; args: string[] } {
 	const pi = run.command ?? piCommand();
 	const model = run.ctx.model ? ["--model", `${run.ctx.model.provider}/${run.ctx.model.id}`] : [];
-	const prompt = workerPrompt(getTodos(), index, run.request);
+	const prompt = workerPrompt(getTodos(), index, run.request, workerNote(key));
 	return {
 		command: pi.command,
 		args: [...pi.args, ...extensionFlags(), "--mode", "json", "-p", "--no-session", ...model, prompt],
@@ -186,8 +189,9 @@ async function checkInTree(run: CrewRun, index: number, dir: string): Promise<st
 	return result.code === 0 ? undefined : WORKER_TEXTS.checkFailed(result.code);
 }
 
-/** The item goes back to ready, with why; a worker that failed counts as a failed run. */
-function giveBack(run: CrewRun, index: number, why: string): void {
+/** The item goes back to ready, with why (its next worker is told); a worker that failed counts as a failed run. */
+function giveBack(run: CrewRun, index: number, why: string, key?: string): void {
+	if (key !== undefined) noteWorker(key, why);
 	updateTodoStatus([index], "not_started");
 	commitList(run.pi);
 	recordWorkerEnd(why !== WORKER_TEXTS.stopped);
