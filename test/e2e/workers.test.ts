@@ -134,4 +134,25 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		);
 		expect(state()).toBe(before);
 	});
+
+	it("pi -p on a plan file with four workers exits 0 with the file all [x]", async () => {
+		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "4" });
+		const state = userRepo(env);
+		workerScripts(env);
+		const plan = `# Plan\n\n${ITEMS.map((text) => `- [ ] ${text}`).join("\n")}\n`;
+		writeFileSync(join(env.cwd, "PLAN.md"), plan);
+		const before = state();
+		const result = await runPrint(["--til-done-plan", "PLAN.md", "-p", "Work the plan."], env.env, {
+			host,
+			extensions: [EXTENSION_ENTRY],
+			session: { dir: join(env.root, "sessions") },
+		});
+		expect(result.stderr).toBe(stderrLine("Loaded 4 item(s) from PLAN.md.") + stderrLine(allFinished(4)));
+		expect(result.code).toBe(0);
+		expect(readFileSync(join(env.cwd, "PLAN.md"), "utf8")).toBe(
+			`# Plan\n\n${ITEMS.map((text) => `- [x] ${text}`).join("\n")}\n`,
+		);
+		for (const name of ["a.txt", "b.txt", "c.txt", "d.txt"]) expect(existsSync(join(env.cwd, name))).toBe(true);
+		expect(state()).toBe(before);
+	});
 });
