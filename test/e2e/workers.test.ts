@@ -4,11 +4,19 @@
  * git state untouched.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { JsonValue } from "@earendil-works/pi-ai";
 import { describe, expect, it } from "vitest";
-import { EXTENSION_ENTRY, type FakeStep, type IsolatedEnv, PI_HOSTS, type PiHost, runPrint } from "../helpers/cli.ts";
+import {
+	EXTENSION_ENTRY,
+	type FakeStep,
+	type IsolatedEnv,
+	PI_HOSTS,
+	type PiHost,
+	runPrint,
+	waitForValue,
+} from "../helpers/cli.ts";
 import { allFinished, stderrLine } from "../helpers/expected.ts";
 import { perTest } from "../helpers/per-test.ts";
 import { sayStep, toolStep, writeStep } from "../helpers/scripts.ts";
@@ -32,6 +40,20 @@ function userRepo(env: IsolatedEnv): () => string {
 			refs: git("for-each-ref", "--format=%(refname)", "refs/heads", "refs/tags", "refs/stash"),
 			worktrees: git("worktree", "list", "--porcelain").replace(/\n+$/, ""),
 		});
+}
+
+/** The pid of a worker of this test: its command line holds `text` (its prompt), its environment `mark`. */
+function workerPid(text: string, mark: string): number | undefined {
+	for (const entry of readdirSync("/proc")) {
+		if (!/^\d+$/.test(entry)) continue;
+		try {
+			const ours = readFileSync(`/proc/${entry}/environ`, "utf8").includes(mark);
+			if (ours && readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(text)) return Number(entry);
+		} catch {
+			// Gone meanwhile, or not ours to read.
+		}
+	}
+	return undefined;
 }
 
 /** Each worker writes its item's file (slowly, so the four overlap), then says so. */
@@ -153,6 +175,28 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			`# Plan\n\n${ITEMS.map((text) => `- [x] ${text}`).join("\n")}\n`,
 		);
 		for (const name of ["a.txt", "b.txt", "c.txt", "d.txt"]) expect(existsSync(join(env.cwd, name))).toBe(true);
+		expect(state()).toBe(before);
+	});
+
+	it("a killed worker puts its item back, and the item lands on its next try", async () => {
+		const env = pi.env([writeStep(["Write a.txt"]), sayStep("Planned.")], { TIL_DONE_WORKERS: "1" });
+		const state = userRepo(env);
+		const scripts = {
+			"0": [{ ...toolStep("write", { path: "a.txt", content: "a\n" }), delayMs: 3000 }, sayStep("Wrote a.txt.")],
+		};
+		const file = join(env.root, "worker-scripts.json");
+		writeFileSync(file, JSON.stringify(scripts));
+		env.env.TIL_DONE_FAKE_WORKER_SCRIPTS = file;
+		const before = state();
+		const running = print(host, env);
+		// The first worker, found by its prompt among the processes, is killed while its model call waits.
+		const pid = await waitForValue(() => workerPid("data): [0]", file), 20_000, "the worker");
+		process.kill(pid, "SIGKILL");
+		const result = await running;
+		const killed = "Worker on [0]: it ended with a signal; the item is ready again.";
+		expect(result.stderr).toBe(stderrLine(killed) + stderrLine(allFinished(1)));
+		expect(result.code).toBe(0);
+		expect(readFileSync(join(env.cwd, "a.txt"), "utf8")).toBe("a\n");
 		expect(state()).toBe(before);
 	});
 });
