@@ -18,7 +18,7 @@ import { type ChainState, initialChain, noteCompleted } from "./core/rules/chain
 import type { Decision } from "./core/rules/decision.ts";
 import type { RunOutcome } from "./core/rules/outcome.ts";
 import { DEFAULT_CONFIG, type TilDoneConfig } from "./core/rules/settings.ts";
-import { addJudgeUsage, addUsage, addWorkerUsage, readUsage, type UsageRecord } from "./core/rules/usage.ts";
+import { addJudgeUsage, addSideUsage, addUsage, readUsage, tokensOf, type UsageRecord } from "./core/rules/usage.ts";
 import { passesFor, type Verification } from "./core/rules/verdict.ts";
 import { STARTED_PAUSED } from "./core/texts/user.ts";
 import type { RunningCheck, UiView } from "./core/views/status-entries.ts";
@@ -290,10 +290,10 @@ export function removeWorker(key: string): void {
 
 /** A worker's model call ended: it counts in the chain's spend, and in the worker's own. */
 export function recordWorkerUsage(key: string, usage: UsageRecord): void {
-	const tokens = usage.input + usage.cacheRead + usage.cacheWrite + usage.output;
+	const tokens = tokensOf(usage);
 	const { chain, workers } = getState();
 	setState({
-		chain: { ...chain, spend: addWorkerUsage(chain.spend, usage) },
+		chain: { ...chain, spend: addSideUsage(chain.spend, usage) },
 		workers: workers.map((worker) => (worker.key === key ? { ...worker, tokens: worker.tokens + tokens } : worker)),
 	});
 }

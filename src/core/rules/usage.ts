@@ -50,41 +50,39 @@ export function readUsage(message: unknown): UsageRecord | undefined {
 	};
 }
 
-/** One more model call. */
+/** What a call sent as input: input, cache read and cache write. */
+const contextOf = (usage: UsageRecord): number => usage.input + usage.cacheRead + usage.cacheWrite;
+
+/** A call's tokens: what it sent and what it answered. */
+export const tokensOf = (usage: UsageRecord): number => contextOf(usage) + usage.output;
+
+/** One more model call of the session's model: the next continuation sends its context again. */
 export function addUsage(spend: ChainSpend, usage: UsageRecord): ChainSpend {
-	const context = usage.input + usage.cacheRead + usage.cacheWrite;
-	return {
-		...spend,
-		tokens: spend.tokens + context + usage.output,
-		cost: spend.cost + usage.cost.total,
-		calls: spend.calls + 1,
-		lastContext: context,
-	};
+	return { ...addSideUsage(spend, usage), lastContext: contextOf(usage) };
 }
 
 /**
- * One call of the judge: it counts in the chain's spend like any call, and apart; the next continuation does not send
- * its context again, so the forecast's last context stays the working model's.
+ * One call beside the session's own (a worker's, the judge's): it counts in the chain's spend like any call, but its
+ * context is not sent again, so the forecast's last context stays the session's.
  */
+export function addSideUsage(spend: ChainSpend, usage: UsageRecord): ChainSpend {
+	return {
+		...spend,
+		tokens: spend.tokens + tokensOf(usage),
+		cost: spend.cost + usage.cost.total,
+		calls: spend.calls + 1,
+	};
+}
+
+/** One call of the judge: a call beside the session's, and counted apart too. */
 export function addJudgeUsage(spend: ChainSpend, usage: UsageRecord): ChainSpend {
-	const tokens = usage.input + usage.cacheRead + usage.cacheWrite + usage.output;
 	const { judge } = spend;
-	return {
-		...spend,
-		tokens: spend.tokens + tokens,
-		cost: spend.cost + usage.cost.total,
-		calls: spend.calls + 1,
-		judge: { tokens: judge.tokens + tokens, cost: judge.cost + usage.cost.total, calls: judge.calls + 1 },
+	const counted = {
+		tokens: judge.tokens + tokensOf(usage),
+		cost: judge.cost + usage.cost.total,
+		calls: judge.calls + 1,
 	};
-}
-
-/**
- * One call of a worker: it counts in the chain's spend like any call; its context is its own, so the forecast's last
- * context stays the session's.
- */
-export function addWorkerUsage(spend: ChainSpend, usage: UsageRecord): ChainSpend {
-	const tokens = usage.input + usage.cacheRead + usage.cacheWrite + usage.output;
-	return { ...spend, tokens: spend.tokens + tokens, cost: spend.cost + usage.cost.total, calls: spend.calls + 1 };
+	return { ...addSideUsage(spend, usage), judge: counted };
 }
 
 /** `finished` items were just finished: the tokens since the last finish are shared among them. */
