@@ -6,11 +6,11 @@
 
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import type { JudgeResult } from "../../core/rules/judge.ts";
-import { SNAPSHOT_ENTRY_TYPE, VERDICT_ENTRY_TYPE } from "../../core/rules/keys.ts";
+import { VERDICT_ENTRY_TYPE } from "../../core/rules/keys.ts";
 import { judgeVerification, type StepInput, type VerificationCheck } from "../../core/rules/next-step.ts";
-import { getTodos, getVerification, recordVerdict, setChecking, updateTodoStatus } from "../../state.ts";
-import type { CheckRun, TodoDetails, TodoItem } from "../../types.ts";
-import { cloneTodos } from "../../validation.ts";
+import { getVerification, recordVerdict, setChecking, updateTodoStatus } from "../../state.ts";
+import type { CheckRun, TodoItem } from "../../types.ts";
+import { storeList } from "../host/commit.ts";
 import { type Exec, runCheck } from "./run-check.ts";
 
 export interface VerificationRun {
@@ -53,8 +53,7 @@ export function applyVerification(
 	const verdict = judgeVerification(input, results, timeoutSeconds, judge);
 	if (verdict.reopen.length > 0) {
 		updateTodoStatus(verdict.reopen, "in_progress");
-		const details: TodoDetails = { action: "write", todos: cloneTodos(getTodos()) };
-		pi.appendEntry(SNAPSHOT_ENTRY_TYPE, details);
+		storeList(pi);
 	}
 	const checks = results.length + (judge ? 1 : 0);
 	const kept = { passed: verdict.passed, failed: verdict.failed, checks, of: checked, ...(judge ? { judge } : {}) };

@@ -38,8 +38,8 @@ interface GitOptions {
 	signal?: AbortSignal;
 }
 
-/** Who the snapshot commits are by, so they need no `user.name` in the user's configuration. */
-const AUTHOR = {
+/** Who our commits (snapshots, workers' results) are by, so they need no `user.name` in the user's configuration. */
+export const AUTHOR = {
 	GIT_AUTHOR_NAME: "pi-til-done",
 	GIT_AUTHOR_EMAIL: "til-done@localhost",
 	GIT_COMMITTER_NAME: "pi-til-done",

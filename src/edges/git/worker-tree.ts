@@ -9,16 +9,8 @@
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Repo, runGit, runSh } from "./git.ts";
+import { AUTHOR, type Repo, runGit, runSh } from "./git.ts";
 import { RAW_ATTRIBUTES, RAW_SETTINGS } from "./raw-git.ts";
-
-/** Who the worker trees' commits are by, so they need no `user.name` anywhere. */
-const AUTHOR = {
-	GIT_AUTHOR_NAME: "pi-til-done",
-	GIT_AUTHOR_EMAIL: "til-done@localhost",
-	GIT_COMMITTER_NAME: "pi-til-done",
-	GIT_COMMITTER_EMAIL: "til-done@localhost",
-};
 
 /** A worker's tree: its folder, and the snapshot (a commit in the user's object store) it was made from. */
 export interface WorkerTree {

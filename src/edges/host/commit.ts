@@ -1,4 +1,4 @@
-/** The user's change of the list, stored on the session branch so reload and tree moves replay it like a tool result. */
+/** A change of the list not made by a tool (the user's, a verification's, a worker's), stored on the session branch. */
 
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { SNAPSHOT_ENTRY_TYPE } from "../../core/rules/keys.ts";
@@ -6,9 +6,14 @@ import { getTodos, resetChain } from "../../state.ts";
 import type { TodoDetails } from "../../types.ts";
 import { cloneTodos } from "../../validation.ts";
 
-/** Stores the list as it is now on the branch; the user took the wheel, so the chain starts again. */
-export function commitUserList(pi: ExtensionAPI): void {
+/** Stores the list as it is now on the branch, replayed like a tool result on a reload or a move in the tree. */
+export function storeList(pi: ExtensionAPI): void {
 	const details: TodoDetails = { action: "write", todos: cloneTodos(getTodos()) };
 	pi.appendEntry(SNAPSHOT_ENTRY_TYPE, details);
+}
+
+/** Stores the list the user changed; the user took the wheel, so the chain starts again. */
+export function commitUserList(pi: ExtensionAPI): void {
+	storeList(pi);
 	resetChain();
 }

@@ -7,7 +7,7 @@
 
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { itemKey } from "../../core/rules/checkpoint-rules.ts";
-import { CHECKPOINT_REF_ROOT, SNAPSHOT_ENTRY_TYPE } from "../../core/rules/keys.ts";
+import { CHECKPOINT_REF_ROOT } from "../../core/rules/keys.ts";
 import { workerPrompt } from "../../core/rules/workers.ts";
 import { WORKER_TEXTS } from "../../core/texts/user.ts";
 import {
@@ -21,12 +21,11 @@ import {
 	updateTodoStatus,
 	workerNote,
 } from "../../state.ts";
-import type { TodoDetails } from "../../types.ts";
-import { cloneTodos } from "../../validation.ts";
 import { claimItem, releaseItem } from "../git/claims.ts";
 import { findRepo, type Repo, takeCheckpoint } from "../git/git.ts";
 import { landWork } from "../git/land.ts";
 import { keepWorkerResult, makeWorkerTree, removeWorkerTree, type WorkerTree } from "../git/worker-tree.ts";
+import { storeList } from "../host/commit.ts";
 import { quietly } from "../host/quietly.ts";
 import { tell } from "../host/tell.ts";
 import { piCommand, runWorker, type WorkerEnd } from "./worker-process.ts";
@@ -78,10 +77,9 @@ export function extensionFlags(argv: readonly string[] = process.argv): string[]
 	return flags;
 }
 
-/** Records the list on the branch, as a `/todos` change is, so a reload shows what the workers did. */
+/** Records the list on the branch, so a reload shows what the workers did (the session may be gone by then). */
 function commitList(pi: ExtensionAPI): void {
-	const details: TodoDetails = { action: "write", todos: cloneTodos(getTodos()) };
-	quietly(() => pi.appendEntry(SNAPSHOT_ENTRY_TYPE, details));
+	quietly(() => storeList(pi));
 }
 
 /**
