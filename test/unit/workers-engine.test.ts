@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { beginSession, getDecisions, getTodos, getWorkers, setTodos } from "../../src/state.ts";
 import type { TodoItem } from "../../src/types.ts";
+import { waitForValue } from "../helpers/cli.ts";
 import { startEngine } from "../helpers/engine.ts";
 import { WORKER } from "../helpers/worker-stand-in.ts";
 
@@ -41,18 +42,15 @@ function setup(cwd = dir) {
 	return { ...s, told };
 }
 
-/** Resolves once `done()` holds, checked every 20 ms (the workers are real processes). */
-async function until(done: () => boolean): Promise<void> {
-	for (let i = 0; i < 500 && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 20));
-	expect(done()).toBe(true);
-}
+/** Resolves once `done()` holds (the workers are real processes); fails, naming `what`, after 10 s. */
+const until = (done: () => boolean, what: string) => waitForValue(() => (done() ? true : undefined), 10_000, what);
 
 describe("with workers on, the chain hands ready items to workers and goes on as each lands", () => {
 	it("three items, two workers: all land, then the list is done", async () => {
 		const s = setup();
 		setTodos(items("Write item-0.txt", "Write item-1.txt", "Write item-2.txt"));
 		s.endRun();
-		await until(() => s.told().includes("✓ All 3 todos are done."));
+		await until(() => s.told().includes("✓ All 3 todos are done."), "the list done");
 		expect(getTodos().map((todo) => todo.status)).toEqual(["completed", "completed", "completed"]);
 		expect(readFileSync(join(dir, "item-2.txt"), "utf8")).toBe("item-2.txt by its worker\n");
 		expect(getDecisions().map((decision) => decision.text)[0]).toBe("Workers start on [0] [1]: 2 at work.");
@@ -65,7 +63,7 @@ describe("with workers on, the chain hands ready items to workers and goes on as
 			const s = setup(outside);
 			setTodos(items("Write item-0.txt"));
 			s.endRun();
-			await until(() => s.pi.sent.length === 1);
+			await until(() => s.pi.sent.length === 1, "the continuation");
 			expect(s.told()).toEqual([
 				"pi-til-done: workers need a git work tree: the session's model works the list alone.",
 			]);
@@ -79,9 +77,9 @@ describe("with workers on, the chain hands ready items to workers and goes on as
 		const s = setup();
 		setTodos(items("Write item-0.txt", "Write item-1.txt"));
 		s.endRun();
-		await until(() => getWorkers().filter((worker) => worker.dir !== "").length === 2);
+		await until(() => getWorkers().filter((worker) => worker.dir !== "").length === 2, "two workers at work");
 		s.engine.pause(s.ctx);
-		await until(() => getWorkers().length === 0);
+		await until(() => getWorkers().length === 0, "the workers stopped");
 		expect(getTodos().map((todo) => todo.status)).toEqual(["not_started", "not_started"]);
 	});
 });
