@@ -7,17 +7,15 @@
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
 import { judgePassed } from "../../src/core/rules/judge.ts";
-import tilDone from "../../src/index.ts";
 import {
 	getTodos as readTodos,
 	getVerification as readVerification,
 	isVerified as readVerified,
 	resetState,
 } from "../../src/state.ts";
-import { createFakeCtx } from "../helpers/fake-ctx.ts";
-import { createFakePi } from "../helpers/fake-pi.ts";
 import { fakeTimersQuietStderr } from "../helpers/quiet-timers.ts";
-import { freshProcess, inInstance } from "../helpers/store.ts";
+import { inInstance } from "../helpers/store.ts";
+import { twoItemList } from "../helpers/two-item-list.ts";
 // Loaded on first use by the extension: loaded here first, so that use needs no file read under fake timers.
 import "../../src/edges/checks/evidence.ts";
 import "../../src/edges/checks/judge.ts";
@@ -45,41 +43,17 @@ const askedIn = (prompt: string): number[] =>
 	(/items \[([\d, ]*)\]/.exec(prompt)?.[1] ?? "").split(",").flatMap((part) => (part.trim() ? [Number(part)] : []));
 
 async function start(answers: Answer[]) {
-	freshProcess();
 	resetState();
-	const pi = createFakePi();
-	instance = pi.api;
-	pi.flagValues.set("til-done-judge", "on");
-	pi.flagValues.set("til-done-countdown", "1");
 	const pending: (() => void)[] = [];
 	const complete = (context: { messages: unknown[] }) =>
 		new Promise<unknown>((resolve) => {
 			const prompt = JSON.stringify(context.messages);
 			pending.push(() => resolve(answerOf(answers.shift() ?? "met", askedIn(prompt))));
 		});
-	tilDone(pi.api);
-	const fake = createFakeCtx({ mode: "rpc", complete });
-	const fire = (event: string, payload: Record<string, unknown> = {}) => pi.fire(event, payload, fake.ctx);
-	const tool = (name: string, params: Record<string, unknown>) =>
-		pi.tools.get(name)?.execute("call", params as never, undefined, undefined, fake.ctx);
-	const command = (args: string) => pi.commands.get("todos")?.handler(args, fake.commandCtx);
-	await fire("session_start", { reason: "startup" });
-	await fire("input", { source: "rpc", text: "go" });
-	await tool("write_todos", { mode: "replace", todos: [{ text: "a" }, { text: "b" }] });
-	const open = () => getTodos().flatMap((todo, index) => (todo.status === "completed" ? [] : [index]));
-	const steps: Record<Action, () => Promise<unknown>> = {
-		finish: async () => (open().length > 0 ? tool("edit_todos", { action: "complete", indices: open() }) : undefined),
-		add: async () => command("add another"),
-		start: async () => command("start 0"),
-		runEnd: async () => {
-			const message = { role: "assistant", stopReason: "stop", content: [{ type: "text", text: "Done." }] };
-			await fire("agent_end", { messages: [message] });
-			await fire("agent_settled");
-		},
-		answer: async () => pending.shift()?.(),
-		tick: () => vi.advanceTimersByTimeAsync(1100),
-	};
-	return { ui: fake.ui, steps };
+	const list = await twoItemList({ "til-done-judge": "on" }, { complete });
+	instance = list.pi.api;
+	const steps: Record<Action, () => Promise<unknown>> = { ...list.steps, answer: async () => pending.shift()?.() };
+	return { ui: list.ui, steps };
 }
 
 fakeTimersQuietStderr();

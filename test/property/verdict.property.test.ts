@@ -7,12 +7,10 @@
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
 import { hasIncomplete } from "../../src/core/list/queries.ts";
-import tilDone from "../../src/index.ts";
 import { getTodos as readTodos, isVerified as readVerified, resetState } from "../../src/state.ts";
-import { createFakeCtx } from "../helpers/fake-ctx.ts";
-import { createFakePi } from "../helpers/fake-pi.ts";
 import { fakeTimersQuietStderr } from "../helpers/quiet-timers.ts";
-import { freshProcess, inInstance } from "../helpers/store.ts";
+import { inInstance } from "../helpers/store.ts";
+import { twoItemList } from "../helpers/two-item-list.ts";
 
 type Action = "finish" | "add" | "start" | "runEnd" | "pass" | "fail" | "tick";
 const ACTIONS: readonly Action[] = ["finish", "add", "start", "runEnd", "pass", "fail", "tick"];
@@ -24,40 +22,19 @@ const isVerified = () => inInstance(instance, readVerified);
 
 /** The extension after `session_start`, with a done-check whose every run waits until the test ends it. */
 async function start() {
-	// Each run's instance must hold the process, as a fresh pi's does: else it is a guest and takes no done-check.
-	freshProcess();
 	resetState();
-	const pi = createFakePi();
-	instance = pi.api;
-	pi.flagValues.set("til-done-check", "npm test");
-	pi.flagValues.set("til-done-countdown", "1");
 	const pending: ((code: number) => void)[] = [];
-	pi.onExec = () =>
-		new Promise((resolve) => pending.push((code) => resolve({ stdout: "", stderr: "", code, killed: false })));
-	tilDone(pi.api);
-	const fake = createFakeCtx({ mode: "rpc" });
-	const fire = (event: string, payload: Record<string, unknown> = {}) => pi.fire(event, payload, fake.ctx);
-	const tool = (name: string, params: Record<string, unknown>) =>
-		pi.tools.get(name)?.execute("call", params as never, undefined, undefined, fake.ctx);
-	const command = (args: string) => pi.commands.get("todos")?.handler(args, fake.commandCtx);
-	await fire("session_start", { reason: "startup" });
-	await fire("input", { source: "rpc", text: "go" });
-	await tool("write_todos", { mode: "replace", todos: [{ text: "a" }, { text: "b" }] });
-	const open = () => getTodos().flatMap((todo, index) => (todo.status === "completed" ? [] : [index]));
+	const list = await twoItemList({ "til-done-check": "npm test" }, {}, (pi) => {
+		pi.onExec = () =>
+			new Promise((resolve) => pending.push((code) => resolve({ stdout: "", stderr: "", code, killed: false })));
+	});
+	instance = list.pi.api;
 	const steps: Record<Action, () => Promise<unknown>> = {
-		finish: async () => (open().length > 0 ? tool("edit_todos", { action: "complete", indices: open() }) : undefined),
-		add: async () => command("add another"),
-		start: async () => command("start 0"),
-		runEnd: async () => {
-			const message = { role: "assistant", stopReason: "stop", content: [{ type: "text", text: "Done." }] };
-			await fire("agent_end", { messages: [message] });
-			await fire("agent_settled");
-		},
+		...list.steps,
 		pass: async () => pending.shift()?.(0),
 		fail: async () => pending.shift()?.(1),
-		tick: () => vi.advanceTimersByTimeAsync(1100),
 	};
-	return { pi, ui: fake.ui, steps };
+	return { pi: list.pi, ui: list.ui, steps };
 }
 
 fakeTimersQuietStderr();
