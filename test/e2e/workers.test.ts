@@ -20,6 +20,7 @@ import {
 import { allFinished, stderrLine } from "../helpers/expected.ts";
 import { perTest } from "../helpers/per-test.ts";
 import { sayStep, toolStep, writeStep } from "../helpers/scripts.ts";
+import { hasTmux, TMUX_MISSING } from "../helpers/tmux.ts";
 
 const pi = perTest({ TIL_DONE_COUNTDOWN: "0" });
 const ITEMS = ["Write a.txt", "Write b.txt", "Write c.txt", "Write d.txt"];
@@ -176,6 +177,36 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		);
 		for (const name of ["a.txt", "b.txt", "c.txt", "d.txt"]) expect(existsSync(join(env.cwd, name))).toBe(true);
 		expect(state()).toBe(before);
+	});
+
+	describe.skipIf(!hasTmux())(`Esc stops them, in the TUI${hasTmux() ? "" : ` (${TMUX_MISSING})`}`, () => {
+		it("Esc stops every worker: no process and no tree is left, the items are ready again, git is as before", async () => {
+			const env = pi.env([writeStep(["Write a.txt", "Write b.txt"]), sayStep("Planned.")], {
+				TIL_DONE_WORKERS: "2",
+			});
+			const state = userRepo(env);
+			// Each worker's first call waits far longer than the test: only Esc ends it.
+			const waits = { ...toolStep("write", { path: "x.txt", content: "x\n" }), delayMs: 600_000 };
+			const file = join(env.root, "worker-scripts.json");
+			writeFileSync(file, JSON.stringify({ "0": [waits], "1": [waits] }));
+			env.env.TIL_DONE_FAKE_WORKER_SCRIPTS = file;
+			const before = state();
+			const session = await pi.tui({ host, env: env.env, extensions: [EXTENSION_ENTRY] });
+			await session.type("Write the two files.");
+			await session.sendKeys("Enter");
+			await session.waitForScreen((screen) => screen.includes("⚙ 2 worker(s): [0] [1]"));
+			await waitForValue(() => workerPid("data): [1]", file), 20_000, "the second worker");
+			await session.sendKeys("Escape");
+			const screen = await session.waitForScreen(
+				(s) => s.includes("Workers stopped by you: 2 item(s) are ready again") && !s.includes("⚙ 2 worker(s)"),
+			);
+			expect(screen).toContain("interrupted by you");
+			expect(workerPid("data): [0]", file)).toBeUndefined();
+			expect(workerPid("data): [1]", file)).toBeUndefined();
+			expect(readdirSync(env.tmpDir).filter((name) => name.startsWith("til-done-worker-"))).toEqual([]);
+			expect(existsSync(join(env.cwd, "x.txt"))).toBe(false);
+			expect(state()).toBe(before);
+		});
 	});
 
 	it("a killed worker puts its item back, and the item lands on its next try", async () => {

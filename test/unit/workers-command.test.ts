@@ -46,8 +46,8 @@ describe("/todos workers shows the workers at work, and sets how many may work",
 		showWorkers(fake.ctx, 2, 31_000);
 		expect(fake.ui.notifications.map((notice) => notice.message)).toEqual([
 			"Workers: off",
-			"Workers: up to 2 at once; 1 at work\n  [0] Write the parser: 30 s, 1,234 tokens, in (its tree is being made)",
-			"Workers: up to 2 at once; 1 at work\n  [0] Write the parser: 30 s, 1,234 tokens, in /tmp/til-done-worker-abc",
+			"Workers: up to 2 at once; 1 at work\n  [0] Write the parser: 30 s, 1,234 tokens, in (its tree is being made)\nEsc (in the TUI) or /todos pause stops them all.",
+			"Workers: up to 2 at once; 1 at work\n  [0] Write the parser: 30 s, 1,234 tokens, in /tmp/til-done-worker-abc\nEsc (in the TUI) or /todos pause stops them all.",
 		]);
 	});
 

@@ -83,3 +83,38 @@ describe("with workers on, the chain hands ready items to workers and goes on as
 		expect(getTodos().map((todo) => todo.status)).toEqual(["not_started", "not_started"]);
 	});
 });
+
+describe("Esc while workers are at work stops them all", () => {
+	/** Presses a key as the TUI would: every live input handler sees it; whether one consumed it. */
+	const press = (s: ReturnType<typeof setup>, data: string) =>
+		[...s.ui.inputHandlers].map((handler) => handler(data)?.consume === true).includes(true);
+
+	it("Esc stops every worker, is consumed, and the chain stops until the next prompt; another key does nothing", async () => {
+		process.env.WORKER_MODE = "hang";
+		const s = setup();
+		setTodos(items("Write item-0.txt", "Write item-1.txt"));
+		s.endRun();
+		await until(() => getWorkers().filter((worker) => worker.dir !== "").length === 2, "two workers at work");
+		await until(() => s.ui.inputHandlers.size === 1, "the Esc handler");
+		expect(press(s, "x")).toBe(false);
+		expect(getWorkers()).toHaveLength(2);
+		expect(press(s, "\x1b")).toBe(true);
+		await until(() => s.told().some((line) => line.startsWith("Workers stopped by you")), "the stop notice");
+		expect(getWorkers()).toEqual([]);
+		expect(getTodos().map((todo) => todo.status)).toEqual(["not_started", "not_started"]);
+		expect(s.told().filter((line) => line.startsWith("Workers stopped"))).toEqual([
+			"Workers stopped by you: 2 item(s) are ready again, each worker's work kept under a ref of pi-til-done.",
+		]);
+		expect(getDecisions().at(-1)?.code).toBe("interrupted");
+		expect(s.ui.inputHandlers.size).toBe(0);
+		expect(s.pi.sent).toEqual([]);
+	});
+
+	it("once the workers are done, Esc is pi's again: no handler is left", async () => {
+		const s = setup();
+		setTodos(items("Write item-0.txt"));
+		s.endRun();
+		await until(() => s.told().includes("✓ All 1 todos are done."), "the list done");
+		expect(s.ui.inputHandlers.size).toBe(0);
+	});
+});

@@ -331,12 +331,19 @@ export const WORKER_TEXTS = {
 	givenBack: (index: number, why: string) => `Worker on [${index}]: ${why}; the item is ready again.`,
 	/** `/todos workers` alone: the setting, then one line per worker at work. */
 	list: (max: number, lines: readonly string[]) =>
-		[max === 0 ? "Workers: off" : `Workers: up to ${max} at once; ${lines.length} at work`, ...lines].join("\n"),
+		[
+			max === 0 ? "Workers: off" : `Workers: up to ${max} at once; ${lines.length} at work`,
+			...lines,
+			...(lines.length === 0 ? [] : ["Esc (in the TUI) or /todos pause stops them all."]),
+		].join("\n"),
 	line: (index: number, text: string, seconds: number, tokens: number, dir: string) =>
 		`  [${index}] ${prefix(oneLine(text), 60)}: ${seconds} s, ${tokens.toLocaleString("en-US")} tokens, in ${dir || "(its tree is being made)"}`,
 	set: (max: number) =>
 		max === 0 ? "Workers: off for this session." : `Workers: up to ${max} at once in this session.`,
 	noRepoRefused: "workers need a git work tree, and this session's folder is not in one",
+	/** Esc while workers are at work: every one is stopped and its item is ready again. */
+	stoppedByKey: (count: number) =>
+		`Workers stopped by you: ${count} item(s) are ready again, each worker's work kept under a ref of pi-til-done.`,
 } as const;
 
 /** `⚙ 3 workers: [1] [2] [4]` while workers are at work. */

@@ -19,7 +19,7 @@ import {
 import type { RunOutcome } from "../../core/rules/outcome.ts";
 import type { TilDoneConfig } from "../../core/rules/settings.ts";
 import { describeCheckEnd, JUDGE_PROMPT } from "../../core/texts/model.ts";
-import { GOAL_ENDS, JUDGE_TEXTS, LOOP_ENDS } from "../../core/texts/user.ts";
+import { GOAL_ENDS, JUDGE_TEXTS, LOOP_ENDS, WORKER_TEXTS } from "../../core/texts/user.ts";
 import {
 	effectiveDoneCheck,
 	getChain,
@@ -156,14 +156,26 @@ async function work(step: Extract<Step, { kind: "work" }>, run: FollowUp): Promi
 	return waitForWorkers(run);
 }
 
-/** Waits for the next worker to end (or the follow-up to be cancelled), then carries out what follows. */
+/**
+ * Waits for the next worker to end, then carries out what follows; Esc in the TUI stops every worker instead, and the
+ * follow-up's cancellation (a prompt, `/todos pause`, a session change) ends the wait.
+ */
 async function waitForWorkers(run: FollowUp): Promise<void> {
-	const { nextWorkerEnd } = await import("../workers/crew.ts");
-	const cancelled = new Promise<void>((resolve) =>
-		run.signal.addEventListener("abort", () => resolve(), { once: true }),
+	const { nextWorkerEnd, stopWorkers } = await import("../workers/crew.ts");
+	const waiting = new AbortController();
+	const cancelled = new Promise<"cancelled">((resolve) =>
+		run.signal.addEventListener("abort", () => resolve("cancelled"), { once: true }),
 	);
-	await Promise.race([nextWorkerEnd(run.pi), cancelled]);
+	const keyed = run.mode.stopKey(waiting.signal).then(() => "key" as const);
+	const end = await Promise.race([nextWorkerEnd(run.pi).then(() => "ended" as const), cancelled, keyed]);
+	waiting.abort();
 	if (run.signal.aborted) return;
+	if (end === "key") {
+		const stopped = getWorkers().length;
+		await stopWorkers(run.pi);
+		tell(run.ctx, WORKER_TEXTS.stoppedByKey(stopped), "info");
+		return interrupted(run);
+	}
 	const input = currentInput(run);
 	await carryOut(stepNow(input), input, run);
 }

@@ -11,6 +11,7 @@ import type {
 	ExtensionCommandContext,
 	ExtensionContext,
 } from "@earendil-works/pi-coding-agent";
+import { matchesKey } from "@earendil-works/pi-tui";
 import { hasIncomplete } from "../../core/list/queries.ts";
 import { endsChainForUser } from "../../core/rules/decision.ts";
 import { COMPLETE_MESSAGE_TYPE } from "../../core/rules/keys.ts";
@@ -57,6 +58,8 @@ export interface Mode {
 	show(step: EndStep, decision: Decision, input: StepInput, turn: Turn): void;
 	/** Starts a run from a command, and returns once pi has it (in-run: once it ran, since the process then ends). */
 	startRun(message: StepMessage, ctx: ExtensionContext): Promise<boolean>;
+	/** Resolves when the user presses Esc while workers are at work (never where nobody can); `signal` ends the wait. */
+	stopKey(signal: AbortSignal): Promise<void>;
 }
 
 /** What a mode needs from the extension. */
@@ -129,7 +132,25 @@ function interactiveMode({ pi, ctx, config }: ModeEnv): Mode {
 			else if (step.code === "review-wait" && step.index !== undefined) announceReviewWait(ctx, step.index);
 		},
 		startRun: async (message, command) => sendTurn(pi, command, message),
+		stopKey: (signal) => escapeKey(ctx, signal),
 	};
+}
+
+/** Resolves on the first Esc in the TUI, which is consumed (pi does not act on it); never without a terminal. */
+function escapeKey(ctx: ExtensionContext, signal: AbortSignal): Promise<void> {
+	return new Promise((resolve) => {
+		let unsubscribe: (() => void) | undefined;
+		quietly(() => {
+			if (!ctx.hasUI || signal.aborted) return;
+			unsubscribe = ctx.ui.onTerminalInput((data) => {
+				if (!matchesKey(data, "escape")) return undefined;
+				unsubscribe?.();
+				resolve();
+				return { consume: true };
+			});
+		});
+		signal.addEventListener("abort", () => quietly(() => unsubscribe?.()), { once: true });
+	});
 }
 
 /** A tripped breaker or budget: shown once, as a warning message on the branch (it stays in the transcript). */
@@ -209,6 +230,8 @@ function inRunMode({ pi, ctx }: ModeEnv): Mode {
 			else quietly(() => pi.appendEntry(COMPLETE_MESSAGE_TYPE, data));
 		},
 		startRun,
+		// Nobody can press a key in print and JSON modes.
+		stopKey: () => new Promise(() => {}),
 	};
 }
 
