@@ -20,7 +20,9 @@ import {
 import { allFinished, stderrLine } from "../helpers/expected.ts";
 import { perTest } from "../helpers/per-test.ts";
 import { sayStep, toolStep, writeStep } from "../helpers/scripts.ts";
+import { sessionEntries } from "../helpers/session-file.ts";
 import { hasTmux, TMUX_MISSING } from "../helpers/tmux.ts";
+import { usageOf } from "../helpers/usage.ts";
 
 const pi = perTest({ TIL_DONE_COUNTDOWN: "0" });
 const ITEMS = ["Write a.txt", "Write b.txt", "Write c.txt", "Write d.txt"];
@@ -155,6 +157,22 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		expect(tries[1]?.lastUser).toContain(
 			'Its last try was given back (data): «its work conflicts with the work tree in "README.md"».',
 		);
+		expect(state()).toBe(before);
+	});
+
+	it("the token budget is forecast across the workers: none starts when the next would cross it, and the stop says why in figures", async () => {
+		const env = pi.env([writeStep(ITEMS), sayStep("Planned.")], { TIL_DONE_WORKERS: "4", TIL_DONE_BUDGET_TOKENS: "1" });
+		const state = userRepo(env);
+		workerScripts(env);
+		const before = state();
+		const result = await print(host, env);
+		const spent = usageOf(sessionEntries(join(env.root, "sessions")).map((entry) => entry.message));
+		const each = spent.contexts.at(-1) ?? 0;
+		const stop = `Auto-continue stopped: the next worker would bring this chain to about ${(spent.tokens + each).toLocaleString("en-US")} tokens, over its budget of 1 (${spent.tokens.toLocaleString("en-US")} spent so far; each worker is forecast at ${each.toLocaleString("en-US")} tokens, the last context, as no todo is finished yet). Remaining todos were not completed. Take over manually.`;
+		expect(result.stderr).toBe(stderrLine(stop));
+		expect(result.code).toBe(4);
+		expect(spent.calls).toBe(2);
+		expect(env.readLog()).toHaveLength(2);
 		expect(state()).toBe(before);
 	});
 

@@ -10,8 +10,9 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { itemKey } from "../../src/core/rules/checkpoint-rules.ts";
 import { extensionFlags, nextWorkerEnd, startWorkers, stopWorkers } from "../../src/edges/workers/crew.ts";
-import { getChain, getTodos, getWorkers, setTodos, subscribe } from "../../src/state.ts";
+import { getChain, getTodos, getWorkers, recordRun, setTodos, subscribe } from "../../src/state.ts";
 import type { TodoItem } from "../../src/types.ts";
+import { waitForValue } from "../helpers/cli.ts";
 import { createFakeCtx } from "../helpers/fake-ctx.ts";
 import { createFakePi } from "../helpers/fake-pi.ts";
 import { freshStore } from "../helpers/store.ts";
@@ -52,6 +53,7 @@ function crew(options: { check?: number } = {}) {
 		ctx: fake.ctx,
 		request: "Write the files.",
 		checkTimeoutSeconds: 5,
+		spendFactor: 5,
 		command: { command: process.execPath, args: [script] },
 	};
 	const told = () => fake.ui.notifications.map((notice) => notice.message);
@@ -168,6 +170,40 @@ describe("the crew works ready items and lands them", () => {
 		expect(fake.ui.notifications.map((notice) => notice.message)).toEqual([
 			"pi-til-done: workers need a git work tree: the session's model works the list alone.",
 		]);
+	});
+});
+
+describe("the progress breaker applies per item", () => {
+	it("a worker spending more than 5 × the median per finished item is stopped and its item given back, a failure", async () => {
+		process.env.WORKER_MODE = "spend";
+		// Two items finished at 4,000 tokens each arm the breaker: 20,000 is the most one item may take.
+		recordRun({ ...getChain(), spend: { ...getChain().spend, perItem: [4_000, 4_000] } });
+		setTodos(items("Write item-0.txt"));
+		const { pi, run, told } = crew();
+		await startWorkers([0], run);
+		await allEnded(pi.api);
+		expect(getTodos()[0]?.status).toBe("not_started");
+		expect(told()).toEqual([
+			"Worker on [0]: it spent 50,000 tokens on its item, more than 5 × the median of 4,000 tokens per finished todo; the item is ready again.",
+		]);
+		expect(getChain().failures).toBe(1);
+		expect(getChain().spend.tokens).toBe(50_000);
+	});
+
+	it("with the breaker off (factor 0), or fewer than two items finished, the worker goes on", async () => {
+		process.env.WORKER_MODE = "spend";
+		recordRun({ ...getChain(), spend: { ...getChain().spend, perItem: [4_000] } });
+		setTodos(items("Write item-0.txt"));
+		const { pi, run } = crew();
+		await startWorkers([0], { ...run, spendFactor: 5 });
+		await waitForValue(() => (getChain().spend.tokens === 50_000 ? true : undefined), 10_000, "the worker's call");
+		expect(getWorkers()).toHaveLength(1);
+		await stopWorkers(pi.api);
+		recordRun({ ...getChain(), spend: { ...getChain().spend, perItem: [4_000, 4_000] } });
+		await startWorkers([0], { ...run, spendFactor: 0 });
+		await waitForValue(() => (getChain().spend.tokens === 100_000 ? true : undefined), 10_000, "the worker's call");
+		expect(getWorkers()).toHaveLength(1);
+		await stopWorkers(pi.api);
 	});
 });
 

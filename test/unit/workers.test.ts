@@ -116,3 +116,69 @@ describe("with workers on, the chain hands ready items to workers", () => {
 		});
 	});
 });
+
+describe("the budgets are forecast across the workers that would start", () => {
+	/** A chain that spent 10,000 tokens and finished items of a median 3,000 tokens. */
+	const spent = { ...initialChain().spend, tokens: 10_000, lastContext: 2_000, perItem: [2_000, 3_000, 4_000] };
+	const input = (budgetTokens: number, running: number[] = [], extra: Partial<StepInput> = {}): StepInput => ({
+		todos: [item("a"), item("b"), item("c"), item("d"), item("e", { status: "in_progress" })],
+		chain: { ...initialChain(), spend: spent },
+		loop: undefined,
+		limits: { ...DEFAULT_CONFIG, budgetTokens },
+		workers: { max: 4, running },
+		...extra,
+	});
+
+	it("as many start as the budget holds, each forecast at the median per finished item", () => {
+		expect(stepNow(input(0))).toMatchObject({ kind: "work", items: [0, 1, 2, 3] });
+		expect(stepNow(input(19_000))).toMatchObject({ kind: "work", items: [0, 1, 2] });
+		expect(stepNow(input(13_000))).toMatchObject({ kind: "work", items: [0] });
+	});
+
+	it("none fits and none is at work: the chain stops with the figures of the next worker", () => {
+		expect(stepNow(input(12_999))).toEqual({
+			kind: "stop",
+			code: "budget-tokens",
+			text: "Auto-continue stopped: the next worker would bring this chain to about 13,000 tokens, over its budget of 12,999 (10,000 spent so far; each worker is forecast at 3,000 tokens, the median per finished todo). Remaining todos were not completed. Take over manually.",
+		});
+	});
+
+	it("none fits while others work: it waits for them, and stops only if the spend so far crossed the budget", () => {
+		expect(stepNow(input(12_000, [4]))).toEqual({ kind: "idle", code: "workers-busy", running: [4] });
+		expect(stepNow(input(9_000, [4]))).toMatchObject({
+			kind: "stop",
+			code: "budget-tokens",
+			text: expect.stringContaining("the workers at work would bring this chain to about 10,000 tokens"),
+		});
+	});
+
+	it("before any item is finished, a worker is forecast at the session's last context", () => {
+		const fresh = { ...input(11_999), chain: { ...initialChain(), spend: { ...spent, perItem: [] } } };
+		expect(stepNow(fresh)).toMatchObject({
+			kind: "stop",
+			text: expect.stringContaining(
+				"12,000 tokens, over its budget of 11,999 (10,000 spent so far; each worker is forecast at 2,000 tokens, the last context, as no todo is finished yet)",
+			),
+		});
+	});
+
+	it("the cost budget: each worker priced at the model's input price; unknown, only the spend so far counts", () => {
+		const costly = (inputPrice?: number) => ({
+			...input(0),
+			chain: { ...initialChain(), spend: { ...spent, cost: 1 } },
+			limits: { ...DEFAULT_CONFIG, budgetCost: 1.05 },
+			inputPrice,
+		});
+		// 3,000 tokens at 10 per million input tokens: 0.03 a worker; one fits in 0.05, two do not.
+		expect(stepNow(costly(10))).toMatchObject({ kind: "work", items: [0] });
+		expect(stepNow(costly())).toMatchObject({ kind: "work", items: [0, 1, 2, 3] });
+		const none = { ...costly(100), workers: { max: 4, running: [] } };
+		expect(stepNow(none)).toMatchObject({
+			kind: "stop",
+			code: "budget-cost",
+			text: expect.stringContaining(
+				"the next worker would bring this chain to a cost of about 1.3000, over its budget of 1.0500 (1.0000 spent so far; each worker is forecast at 3,000 tokens, the median per finished todo, about 0.3000 for it at the model's input price)",
+			),
+		});
+	});
+});

@@ -6,14 +6,17 @@
  */
 
 import { MAX_AUTO_CONTINUE, MAX_NO_PROGRESS } from "../../types.ts";
-import { BREAKER_TEXTS, STOP_WORDS, STOPPED } from "../texts/user.ts";
+import { BREAKER_TEXTS, STOP_WORDS, STOPPED, type WorkersBudgetStop } from "../texts/user.ts";
 import type { NumericSetting } from "./setting.ts";
 import {
 	type ChainSpend,
+	type Forecast,
 	forecastNext,
+	forecastWorkers,
 	MIN_FINISHED_FOR_SPEND,
 	spendProgress,
 	spendsWithoutProgress,
+	workerForecast,
 } from "./usage.ts";
 
 /** The chain's counters a breaker reads (the chain's state has more). */
@@ -36,6 +39,8 @@ export interface BreakerInput {
 	tail: string;
 	/** What a budget forecasts (NEXT_RUN): the chain's next `continuation`, or a `/loop`'s next `loop iteration`. */
 	next: string;
+	/** Workers about to start: the budgets forecast them instead of a continuation (0: only the spend so far counts). */
+	workers?: number;
 }
 
 interface Breaker<C extends string, K extends string> {
@@ -224,20 +229,40 @@ export function breakerReport(input: BreakerInput, limits: BreakerLimits): strin
 	return BREAKERS.map((row) => row.report(input, limits[row.setting.key]));
 }
 
-/** The token budget's stop when the next message's first call would cross it; `stopped` names what stops. */
+/** The forecast a budget is held to: the next message's first call, or the workers about to start. */
+function forecastOf({ chain, inputPrice, workers }: BreakerInput): Forecast {
+	return workers === undefined
+		? forecastNext(chain.spend, inputPrice)
+		: forecastWorkers(chain.spend, workers, inputPrice);
+}
+
+/** The figures of a budget's stop by workers: how many, and what each one is forecast at and on what basis. */
+function workersFigures({ chain, workers }: BreakerInput): Pick<WorkersBudgetStop, "workers" | "each" | "finished"> {
+	return { workers: workers ?? 0, each: workerForecast(chain.spend), finished: chain.spend.perItem.length > 0 };
+}
+
+/** The token budget's stop when the next message's first call (or the workers) would cross it; `stopped` names what stops. */
 export function tokenBudgetStop(input: BreakerInput, budget: number, stopped: string): string | undefined {
-	const { chain, inputPrice, next, tail } = input;
-	const forecast = forecastNext(chain.spend, inputPrice);
+	const { chain, next, tail } = input;
+	const forecast = forecastOf(input);
 	if (budget <= 0 || forecast.tokens <= budget) return undefined;
 	const { tokens, nextTokens: context } = forecast;
-	return budgetTokens.stop({ stopped, next, forecast: tokens, budget, spent: chain.spend.tokens, context, tail });
+	const spent = chain.spend.tokens;
+	if (input.workers !== undefined)
+		return budgetTokens.workersStop({ stopped, forecast: tokens, budget, spent, tail, ...workersFigures(input) });
+	return budgetTokens.stop({ stopped, next, forecast: tokens, budget, spent, context, tail });
 }
 
 /** The cost budget's stop, forecast the same way, with the next call priced at the model's input price when known. */
 export function costBudgetStop(input: BreakerInput, budget: number, stopped: string): string | undefined {
-	const { chain, inputPrice, next, tail } = input;
-	const forecast = forecastNext(chain.spend, inputPrice);
+	const { chain, next, tail } = input;
+	const forecast = forecastOf(input);
 	if (budget <= 0 || forecast.cost <= budget) return undefined;
 	const { cost, nextCost, nextTokens: context } = forecast;
-	return budgetCost.stop({ stopped, next, forecast: cost, budget, spent: chain.spend.cost, context, nextCost, tail });
+	const spent = chain.spend.cost;
+	if (input.workers !== undefined) {
+		const figures = { stopped, forecast: cost, budget, spent, nextCost, tail, ...workersFigures(input) };
+		return budgetCost.workersStop(figures);
+	}
+	return budgetCost.stop({ stopped, next, forecast: cost, budget, spent, context, nextCost, tail });
 }

@@ -185,18 +185,51 @@ function decideTodos(input: StepInput, outcome: RunOutcome | undefined): Step {
 	if (pickNextIndex(todos) === undefined && !input.workers?.running.length) {
 		return { kind: "stop", code: "blocked", text: blockedText(todos) };
 	}
-	return tripped(input) ?? workStep(input) ?? continuation(input);
+	const crew = crewPlan(input);
+	return tripped(input, crew?.forecast) ?? workStep(crew, input.workers?.running ?? []) ?? continuation(input);
+}
+
+/** What the workers do next: the items to start, and how many workers the budgets are forecast for. */
+interface CrewPlan {
+	items: number[];
+	/** Workers the budgets forecast: those starting, or 0 while others work (only the spend so far counts), or 1. */
+	forecast: number;
 }
 
 /**
- * With workers on: start them on the ready items no worker has, or, when none is left to start, wait while they work.
- * Undefined when workers are off, or none is at work and none can start (the session's model goes on).
+ * With workers on: the ready items no worker has, as many as free workers and the budgets' forecast allow (each
+ * worker forecast at the median per finished item). Undefined when workers are off, or none is at work and there is
+ * nothing for one (the session's model goes on).
  */
-function workStep({ todos, workers }: StepInput): Step | undefined {
+function crewPlan(input: StepInput): CrewPlan | undefined {
+	const { todos, workers } = input;
 	if (!workers || workers.max <= 0) return undefined;
-	const items = itemsForWorkers(todos, new Set(workers.running), workers.max - workers.running.length);
-	if (items.length > 0) return { kind: "work", code: "work", items, atWork: workers.running.length + items.length };
-	return workers.running.length > 0 ? { kind: "idle", code: "workers-busy", running: workers.running } : undefined;
+	const wanted = itemsForWorkers(todos, new Set(workers.running), workers.max - workers.running.length);
+	if (wanted.length === 0 && workers.running.length === 0) return undefined;
+	const items = wanted.slice(0, affordableWorkers(input, wanted.length));
+	return { items, forecast: items.length > 0 ? items.length : workers.running.length > 0 ? 0 : 1 };
+}
+
+/** The most of `wanted` workers that may start with no budget forecast to be crossed. */
+function affordableWorkers(input: StepInput, wanted: number): number {
+	for (let count = wanted; count > 0; count--) if (budgetHolds(input, count)) return count;
+	return 0;
+}
+
+function budgetHolds(input: StepInput, workers: number): boolean {
+	const subject = { ...breakerInput(input), workers };
+	return (
+		tokenBudgetStop(subject, input.limits.budgetTokens, STOPPED.chain) === undefined &&
+		costBudgetStop(subject, input.limits.budgetCost, STOPPED.chain) === undefined
+	);
+}
+
+/** With workers: start them on the plan's items, or, when none may start, wait while others work. */
+function workStep(crew: CrewPlan | undefined, running: readonly number[]): Step | undefined {
+	if (!crew) return undefined;
+	const { items } = crew;
+	if (items.length > 0) return { kind: "work", code: "work", items, atWork: running.length + items.length };
+	return running.length > 0 ? { kind: "idle", code: "workers-busy", running } : undefined;
 }
 
 /** The stop text of a list whose open items all wait: each one, with the items it waits for and their states. */
@@ -213,9 +246,9 @@ function breakerInput({ todos, chain, inputPrice }: StepInput, next: string = NE
 	return { chain, inputPrice, next, tail: hasIncomplete(todos) ? UNFINISHED_TAIL : UNVERIFIED_TAIL };
 }
 
-/** A breaker that trips now, in the table's order; undefined when the continuation may go. */
-function tripped(input: StepInput): Step | undefined {
-	const stop = trippedBreaker(breakerInput(input), input.limits);
+/** A breaker that trips now, in the table's order (`workers`: the workers about to start); undefined when it may go. */
+function tripped(input: StepInput, workers?: number): Step | undefined {
+	const stop = trippedBreaker({ ...breakerInput(input), workers }, input.limits);
 	return stop ? { kind: "stop", ...stop } : undefined;
 }
 

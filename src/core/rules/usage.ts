@@ -143,3 +143,18 @@ export function forecastNext(spend: ChainSpend, inputPrice: number | undefined):
 		nextCost,
 	};
 }
+
+/**
+ * What one more worker is forecast to spend, in tokens: the median per finished item, or before any is finished the
+ * session's last context (a worker's first call sends about what a first call of the session does).
+ */
+export function workerForecast(spend: ChainSpend): number {
+	return spend.perItem.length > 0 ? median(spend.perItem) : spend.lastContext;
+}
+
+/** `workers` more workers, before they start: the spend so far plus each one's forecast, priced as input when known. */
+export function forecastWorkers(spend: ChainSpend, workers: number, inputPrice: number | undefined): Forecast {
+	const nextTokens = workers * workerForecast(spend);
+	const nextCost = inputPrice !== undefined && inputPrice > 0 ? (nextTokens * inputPrice) / 1_000_000 : undefined;
+	return { tokens: spend.tokens + nextTokens, cost: spend.cost + (nextCost ?? 0), nextTokens, nextCost };
+}

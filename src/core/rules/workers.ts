@@ -9,6 +9,8 @@ import type { TodoItem } from "../../types.ts";
 import { workableItems } from "../list/ready.ts";
 import { WORKER_PROMPT } from "../texts/model.ts";
 import { oneLine, prefix } from "../texts/sanitize.ts";
+import { WORKER_TEXTS } from "../texts/user.ts";
+import { type ChainSpend, MIN_FINISHED_FOR_SPEND, median } from "./usage.ts";
 
 /** The most workers at once. */
 export const MAX_WORKERS = 16;
@@ -58,4 +60,14 @@ export function workerPrompt(todos: readonly TodoItem[], index: number, request:
 		"",
 		WORKER_PROMPT.end,
 	].join("\n");
+}
+
+/**
+ * The progress breaker, per item: why a worker is stopped for what it spent on its one item (more than `factor` times
+ * the chain's median per finished item, once that median is armed); undefined while it holds.
+ */
+export function workerOverspends(tokens: number, spend: ChainSpend, factor: number): string | undefined {
+	if (factor <= 0 || spend.perItem.length < MIN_FINISHED_FOR_SPEND) return undefined;
+	const medianPerItem = median(spend.perItem);
+	return tokens > factor * medianPerItem ? WORKER_TEXTS.overspent(tokens, factor, medianPerItem) : undefined;
 }

@@ -326,6 +326,8 @@ export const WORKER_TEXTS = {
 	failed: (code: number | null, stderr: string) =>
 		`it ended with ${code === null ? "a signal" : `exit code ${code}`}${stderr.trim() ? `: ${prefix(oneLine(stderr.trim()), 120)}` : ""}`,
 	checkFailed: (code: number) => `its check failed in its tree (exit code ${code})`,
+	overspent: (tokens: number, factor: number, medianPerItem: number) =>
+		`it spent ${formatTokens(tokens)} tokens on its item, more than ${factor} × the median of ${formatTokens(medianPerItem)} tokens per finished todo`,
 	conflicts: (files: readonly string[]) =>
 		`its work conflicts with the work tree in ${files.map((file) => JSON.stringify(oneLine(file))).join(", ")}`,
 	givenBack: (index: number, why: string) => `Worker on [${index}]: ${why}; the item is ready again.`,
@@ -617,6 +619,30 @@ export interface BudgetStop {
 	tail: string;
 }
 
+/** A budget's stop by workers about to start: how many, and what each one is forecast at (tokens; cost when priced). */
+export interface WorkersBudgetStop {
+	stopped: string;
+	/** The workers that would start (0: the spend so far crossed it already). */
+	workers: number;
+	forecast: number;
+	budget: number;
+	spent: number;
+	/** Each worker's forecast in tokens, and whether that is the median per finished item (else the last context). */
+	each: number;
+	finished: boolean;
+	/** The workers' cost at the model's input price; undefined when pi knows no price. */
+	nextCost?: number | undefined;
+	tail: string;
+}
+
+/** Who would cross a budget: the workers about to start, or (none) the chain as it is. */
+const workersWords = (workers: number): string =>
+	workers === 0 ? "the workers at work" : workers === 1 ? "the next worker" : `the next ${workers} workers`;
+
+/** What each worker is forecast at, and on what basis. */
+const eachWorker = ({ each, finished }: WorkersBudgetStop): string =>
+	`each worker is forecast at ${formatTokens(each)} tokens, ${finished ? "the median per finished todo" : "the last context, as no todo is finished yet"}`;
+
 /**
  * Each breaker's texts; core/rules/breakers.ts holds its row: the words on the status bar, its setting's line in
  * `pi --help`, its stop text (figures in, how it ends last) and its `/todos status` line.
@@ -671,6 +697,11 @@ export const BREAKER_TEXTS = {
 				`${stopped}: the next ${next} would bring this chain to about ${formatTokens(forecast)} tokens, over its budget of ${formatTokens(budget)} (${formatTokens(spent)} spent so far, and its first call sends the last context of ${formatTokens(context)} tokens again).`,
 				tail,
 			),
+		workersStop: (stop: WorkersBudgetStop) =>
+			withTail(
+				`${stop.stopped}: ${workersWords(stop.workers)} would bring this chain to about ${formatTokens(stop.forecast)} tokens, over its budget of ${formatTokens(stop.budget)} (${formatTokens(stop.spent)} spent so far; ${eachWorker(stop)}).`,
+				stop.tail,
+			),
 		none: "Token budget: none",
 		report: (budget: number, next: string, forecast: number) =>
 			`Token budget: ${formatTokens(budget)} (next ${next}: about ${formatTokens(forecast)})`,
@@ -686,6 +717,16 @@ export const BREAKER_TEXTS = {
 			return withTail(
 				`${stopped}: the next ${next} would bring this chain to a cost of about ${formatCost(forecast)}, over its budget of ${formatCost(budget)} (${formatCost(spent)} spent so far; ${first}).`,
 				tail,
+			);
+		},
+		workersStop: (stop: WorkersBudgetStop) => {
+			const priced =
+				stop.nextCost === undefined
+					? "the model's price is unknown"
+					: `about ${formatCost(stop.nextCost)} for ${stop.workers === 1 ? "it" : "them"} at the model's input price`;
+			return withTail(
+				`${stop.stopped}: ${workersWords(stop.workers)} would bring this chain to a cost of about ${formatCost(stop.forecast)}, over its budget of ${formatCost(stop.budget)} (${formatCost(stop.spent)} spent so far; ${eachWorker(stop)}, ${priced}).`,
+				stop.tail,
 			);
 		},
 		none: "Cost budget: none",

@@ -151,6 +151,7 @@ async function work(step: Extract<Step, { kind: "work" }>, run: FollowUp): Promi
 		ctx: run.ctx,
 		request,
 		checkTimeoutSeconds: run.config.checkTimeoutSeconds,
+		spendFactor: run.config.spendFactor,
 	});
 	if (!started) workersRefused.add(run.pi);
 	return waitForWorkers(run);

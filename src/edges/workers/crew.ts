@@ -8,11 +8,13 @@
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { itemKey } from "../../core/rules/checkpoint-rules.ts";
 import { CHECKPOINT_REF_ROOT } from "../../core/rules/keys.ts";
-import { workerPrompt } from "../../core/rules/workers.ts";
+import { workerOverspends, workerPrompt } from "../../core/rules/workers.ts";
 import { WORKER_TEXTS } from "../../core/texts/user.ts";
 import {
 	addWorker,
+	getChain,
 	getTodos,
+	getWorkers,
 	noteWorker,
 	placeWorker,
 	recordWorkerEnd,
@@ -63,6 +65,8 @@ export interface CrewRun {
 	/** The user's request the worker is told of. */
 	request: string;
 	checkTimeoutSeconds: number;
+	/** The progress breaker's factor: a worker spending more than this many medians per finished item is stopped. */
+	spendFactor: number;
 	/** What runs a worker: this pi again (tests give a stand-in). */
 	command?: { command: string; args: string[] };
 }
@@ -117,7 +121,7 @@ async function startOne(index: number, repo: Repo, run: CrewRun): Promise<void> 
 	placeWorker(key, tree.dir);
 	const stop = new AbortController();
 	const crew = crewOf(run.pi);
-	const ended = work({ index, key, repo, tree, refs, run, stop: stop.signal }).finally(() => crew.running.delete(key));
+	const ended = work({ index, key, repo, tree, refs, run, stop }).finally(() => crew.running.delete(key));
 	crew.running.set(key, { index, stop, ended });
 }
 
@@ -129,19 +133,25 @@ async function work(job: {
 	tree: WorkerTree;
 	refs: string;
 	run: CrewRun;
-	stop: AbortSignal;
+	/** Aborted to stop the worker: with why as its reason when the worker itself is the cause. */
+	stop: AbortController;
 }): Promise<void> {
-	const { index, key, repo, tree, refs, run } = job;
+	const { index, key, repo, tree, refs, run, stop } = job;
 	try {
 		const end = await runWorker({
 			...piCommandFor(run, index, key),
 			cwd: tree.dir,
 			env: process.env,
 			timeoutMs: WORKER_TIME_LIMIT_MS,
-			signal: job.stop,
-			onUsage: (usage) => recordWorkerUsage(key, usage),
+			signal: stop.signal,
+			onUsage: (usage) => {
+				recordWorkerUsage(key, usage);
+				const tokens = getWorkers().find((worker) => worker.key === key)?.tokens ?? 0;
+				const overspent = workerOverspends(tokens, getChain().spend, run.spendFactor);
+				if (overspent !== undefined) stop.abort(overspent);
+			},
 		});
-		const why = workerFailure(end);
+		const why = workerFailure(end, stop.signal);
 		const result = await keepWorkerResult(repo, tree, `${refs}-result`);
 		if (why !== undefined || result === undefined) return giveBack(run, index, why ?? WORKER_TEXTS.noResult, key);
 		const failedCheck = await checkInTree(run, index, tree.dir);
@@ -171,9 +181,9 @@ function piCommandFor(run: CrewRun, index: number, key: string): { command: stri
 	};
 }
 
-/** Why a worker's end is no work done, or undefined when it ended with an answer. */
-function workerFailure(end: WorkerEnd): string | undefined {
-	if (end.aborted) return WORKER_TEXTS.stopped;
+/** Why a worker's end is no work done, or undefined when it ended with an answer; `stop` says why it was stopped. */
+function workerFailure(end: WorkerEnd, stop: AbortSignal): string | undefined {
+	if (end.aborted) return typeof stop.reason === "string" ? stop.reason : WORKER_TEXTS.stopped;
 	if (end.timedOut) return WORKER_TEXTS.timedOut(WORKER_TIME_LIMIT_MS / 60_000);
 	if (end.code !== 0 || end.stopReason === "error") return WORKER_TEXTS.failed(end.code, end.stderr);
 	return undefined;
