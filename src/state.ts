@@ -40,6 +40,10 @@ export interface StoreState {
 	workersAllowed: number | undefined;
 	/** Why each item's last worker gave it back, by the item's key: its next worker is told (as data). */
 	workerNotes: ReadonlyMap<string, string>;
+	/** Workers that ended in this session: a wait for workers wakes on the next end, even one before it began. */
+	workerEnds: number;
+	/** Items another live process holds the claim of, by key, in this chain: no worker of ours is handed them. */
+	claimedElsewhere: readonly string[];
 	/** Set once the finished-list notice is shown; cleared when the list has work again. */
 	completionAnnounced: boolean;
 	panelEnabled: boolean;
@@ -74,6 +78,8 @@ function initialState(role: SessionRole): StoreState {
 		workers: [],
 		workersAllowed: undefined,
 		workerNotes: new Map(),
+		workerEnds: 0,
+		claimedElsewhere: [],
 		completionAnnounced: false,
 		panelEnabled: false,
 		checking: undefined,
@@ -210,7 +216,7 @@ export function markReviewAnnounced(index: number): void {
 
 /** The user took the wheel (a prompt, a command, a new session): every breaker counter starts again. */
 export function resetChain(): void {
-	setState({ chain: freshChain(getState().chain, getState().todos) });
+	setState({ chain: freshChain(getState().chain, getState().todos), claimedElsewhere: [] });
 }
 
 /** A new chain over `todos`: what is completed now is not progress, and a pause of the user's lasts. */
@@ -285,7 +291,27 @@ export function placeWorker(key: string, dir: string): void {
 
 /** The worker of item `key` ended. */
 export function removeWorker(key: string): void {
-	setState({ workers: getState().workers.filter((worker) => worker.key !== key) });
+	const { workers, workerEnds } = getState();
+	setState({ workers: workers.filter((worker) => worker.key !== key), workerEnds: workerEnds + 1 });
+}
+
+/** How many workers have ended in this session. */
+export function getWorkerEnds(): number {
+	return getState().workerEnds;
+}
+
+/** Another live process holds the claim of item `key`: it is not ours to work in this chain, and never was. */
+export function markClaimedElsewhere(key: string): void {
+	const { workers, claimedElsewhere } = getState();
+	setState({
+		workers: workers.filter((worker) => worker.key !== key),
+		claimedElsewhere: [...claimedElsewhere, key],
+	});
+}
+
+/** The keys of the items other processes hold in this chain. */
+export function getClaimedElsewhere(): readonly string[] {
+	return getState().claimedElsewhere;
 }
 
 /** A worker's model call ended: it counts in the chain's spend, and in the worker's own. */

@@ -1,7 +1,7 @@
 /** Claims against a real repository: one item, one worker, whichever process asks, and nothing of the user's touched. */
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { claimItem, claimsOn, releaseItem } from "../../src/edges/git/claims.ts";
@@ -17,7 +17,16 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const repo = async (): Promise<Repo> => must(await findRepo(dir), "the repository");
-const claim = (key: string, session: string) => ({ key, session, pid: process.pid, at: 1 });
+const claim = (key: string, session: string, pid = process.pid, host = hostname()) => ({
+	key,
+	session,
+	host,
+	pid,
+	at: 1,
+});
+
+/** A pid no process of this machine has now: a child that has exited. */
+const gonePid = (): number => must(spawnSync(process.execPath, ["-e", ""]).pid, "a pid");
 
 describe("an item is claimed by one worker at a time", () => {
 	it("the first claim wins, a second is refused until the first lets go", async () => {
@@ -44,6 +53,29 @@ describe("an item is claimed by one worker at a time", () => {
 	});
 });
 
+describe("a claim whose process is gone is taken over", () => {
+	it("a claim left by a process of this machine that has exited is taken; a live one's, or another machine's, is not", async () => {
+		const r = await repo();
+		const dead = gonePid();
+		expect(await claimItem(r, claim("2-b", "crashed", dead))).toBe(true);
+		expect(await claimItem(r, claim("2-b", "s2"))).toBe(true);
+		expect(await claimsOn(r)).toEqual([claim("2-b", "s2")]);
+		expect(await claimItem(r, claim("2-b", "s3"))).toBe(false);
+		expect(await claimItem(r, claim("4-d", "far", dead, "another-machine"))).toBe(true);
+		expect(await claimItem(r, claim("4-d", "s4"))).toBe(false);
+		expect(await claimsOn(r)).toEqual([claim("2-b", "s2"), claim("4-d", "far", dead, "another-machine")]);
+	});
+
+	it("a held ref that is no claim of ours is never taken", async () => {
+		const r = await repo();
+		const blob = execFileSync("git", ["hash-object", "-w", "--stdin"], { cwd: dir, input: "not json" })
+			.toString()
+			.trim();
+		git("update-ref", "refs/til-done-claims/5-e", blob);
+		expect(await claimItem(r, claim("5-e", "s"))).toBe(false);
+	});
+});
+
 describe("claims that are not ours, and a repository that refuses", () => {
 	it("a ref under the claims that holds no claim is left out; releasing an unclaimed item is no error", async () => {
 		const r = await repo();
@@ -62,7 +94,7 @@ describe("claims that are not ours, and a repository that refuses", () => {
 			.toString()
 			.trim();
 		git("update-ref", "refs/til-done-claims/z", undated);
-		expect(await claimsOn(r)).toEqual([{ key: "z", session: "s", pid: 1, at: 0 }]);
+		expect(await claimsOn(r)).toEqual([{ key: "z", session: "s", host: "", pid: 1, at: 0 }]);
 		expect(await releaseItem(r, "never-claimed")).toBe(true);
 	});
 

@@ -9,8 +9,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { itemKey } from "../../src/core/rules/checkpoint-rules.ts";
-import { extensionFlags, nextWorkerEnd, startWorkers, stopWorkers } from "../../src/edges/workers/crew.ts";
-import { getChain, getTodos, getWorkers, recordRun, setTodos, subscribe } from "../../src/state.ts";
+import { extensionFlags, startWorkers, stopWorkers } from "../../src/edges/workers/crew.ts";
+import {
+	getChain,
+	getClaimedElsewhere,
+	getTodos,
+	getWorkers,
+	recordRun,
+	setTodos,
+	subscribe,
+} from "../../src/state.ts";
 import type { TodoItem } from "../../src/types.ts";
 import { waitForValue } from "../helpers/cli.ts";
 import { createFakeCtx } from "../helpers/fake-ctx.ts";
@@ -61,8 +69,8 @@ function crew(options: { check?: number } = {}) {
 }
 
 /** Waits until no worker is at work. */
-async function allEnded(pi: object): Promise<void> {
-	while (getWorkers().length > 0) await nextWorkerEnd(pi as never);
+async function allEnded(): Promise<void> {
+	await waitForValue(() => (getWorkers().length === 0 ? true : undefined), 10_000, "every worker's end");
 }
 
 /** The folders of every worker's tree, as the store names them while they work. */
@@ -80,7 +88,7 @@ describe("the crew works ready items and lands them", () => {
 		const { pi, run } = crew();
 		const trees = treesSeen();
 		expect(await startWorkers([0, 1], run)).toBe(true);
-		await allEnded(pi.api);
+		await allEnded();
 		expect(getTodos().map((todo) => todo.status)).toEqual(["completed", "completed"]);
 		expect(readFileSync(join(dir, "item-0.txt"), "utf8")).toBe("item-0.txt by its worker\n");
 		expect(readFileSync(join(dir, "item-1.txt"), "utf8")).toBe("item-1.txt by its worker\n");
@@ -95,12 +103,12 @@ describe("the crew works ready items and lands them", () => {
 	it("a conflict gives the item back, naming the file, and the user's file is as it was", async () => {
 		process.env.WORKER_MODE = "conflict";
 		setTodos(items("Write a.txt"));
-		const { pi, run, told } = crew();
+		const { run, told } = crew();
 		process.env.WORKER_GO = join(dir, "..", `${dir.split("/").pop()}-go`);
 		await startWorkers([0], run);
 		writeFileSync(join(dir, "a.txt"), "the user's line, changed meanwhile\n");
 		writeFileSync(process.env.WORKER_GO, "");
-		await allEnded(pi.api);
+		await allEnded();
 		expect(getTodos()[0]?.status).toBe("not_started");
 		expect(readFileSync(join(dir, "a.txt"), "utf8")).toBe("the user's line, changed meanwhile\n");
 		expect(told()).toEqual([
@@ -115,9 +123,9 @@ describe("the crew works ready items and lands them", () => {
 	])("%s gives the item back", async (_name, options, mode, why) => {
 		process.env.WORKER_MODE = mode;
 		setTodos([{ text: "Write a.txt", status: "not_started", check: "test -f a.txt" }]);
-		const { pi, run, told } = crew(options);
+		const { run, told } = crew(options);
 		await startWorkers([0], run);
-		await allEnded(pi.api);
+		await allEnded();
 		expect(getTodos()[0]?.status).toBe("not_started");
 		expect(told()).toEqual([`Worker on [0]: ${why}; the item is ready again.`]);
 	});
@@ -143,11 +151,11 @@ describe("the crew works ready items and lands them", () => {
 
 	it("a tree that cannot be made gives the item back, its claim let go", async () => {
 		setTodos(items("Write item-0.txt"));
-		const { pi, run, told } = crew();
+		const { run, told } = crew();
 		// No ref can hold this session's name: the snapshot the tree is made from cannot be kept.
 		(run.ctx.sessionManager as { getSessionId: () => string }).getSessionId = () => "bad..session";
 		await startWorkers([0], run);
-		await allEnded(pi.api);
+		await allEnded();
 		expect(getTodos()[0]?.status).toBe("not_started");
 		expect(told()).toEqual([
 			"Worker on [0]: its tree could not be made from a snapshot of the work tree; the item is ready again.",
@@ -157,13 +165,15 @@ describe("the crew works ready items and lands them", () => {
 
 	it("an item another worker has claimed is not started; outside a git work tree nothing starts", async () => {
 		setTodos(items("Write item-0.txt"));
-		const { pi, run } = crew();
+		const { run } = crew();
 		const key = itemKey(0, "Write item-0.txt");
 		git("update-ref", `refs/til-done-claims/${key}`, git("rev-parse", "HEAD").trim());
 		expect(await startWorkers([0], run)).toBe(true);
-		await allEnded(pi.api);
+		await allEnded();
 		expect(getTodos()[0]?.status).toBe("not_started");
 		expect(existsSync(join(dir, "item-0.txt"))).toBe(false);
+		expect(getClaimedElsewhere()).toEqual([key]);
+		expect(getWorkers()).toEqual([]);
 		const outside = crew();
 		const fake = createFakeCtx({ mode: "rpc", cwd: realpathSync(tmpdir()) });
 		expect(await startWorkers([0], { ...outside.run, ctx: fake.ctx })).toBe(false);
@@ -179,9 +189,9 @@ describe("the progress breaker applies per item", () => {
 		// Two items finished at 4,000 tokens each arm the breaker: 20,000 is the most one item may take.
 		recordRun({ ...getChain(), spend: { ...getChain().spend, perItem: [4_000, 4_000] } });
 		setTodos(items("Write item-0.txt"));
-		const { pi, run, told } = crew();
+		const { run, told } = crew();
 		await startWorkers([0], run);
-		await allEnded(pi.api);
+		await allEnded();
 		expect(getTodos()[0]?.status).toBe("not_started");
 		expect(told()).toEqual([
 			"Worker on [0]: it spent 50,000 tokens on its item, more than 5 × the median of 4,000 tokens per finished todo; the item is ready again.",

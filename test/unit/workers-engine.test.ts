@@ -29,6 +29,7 @@ beforeEach(() => {
 });
 afterEach(() => {
 	delete process.env.WORKER_MODE;
+	delete process.env.WORKER_HANG;
 	rmSync(dir, { recursive: true, force: true });
 	rmSync(stand.script, { force: true });
 });
@@ -55,6 +56,17 @@ describe("with workers on, the chain hands ready items to workers and goes on as
 		expect(readFileSync(join(dir, "item-2.txt"), "utf8")).toBe("item-2.txt by its worker\n");
 		expect(getDecisions().map((decision) => decision.text)[0]).toBe("Workers start on [0] [1]: 2 at work.");
 		expect(s.pi.sent).toEqual([]);
+	});
+
+	it("each worker's end frees its place: the next item starts while another still works", async () => {
+		process.env.WORKER_HANG = "2";
+		const s = setup();
+		setTodos(items("Write item-0.txt", "Write item-1.txt", "Write item-2.txt", "Write item-3.txt"));
+		s.endRun();
+		await until(() => getTodos()[3]?.status === "completed", "the fourth item landed");
+		expect(getTodos().map((todo) => todo.status)).toEqual(["completed", "completed", "in_progress", "completed"]);
+		s.engine.pause(s.ctx);
+		await until(() => getWorkers().length === 0, "the workers stopped");
 	});
 
 	it("outside a git work tree: one notice, and the session's model works the list", async () => {

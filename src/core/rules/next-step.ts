@@ -140,8 +140,8 @@ export interface StepInput {
 	judged?: { failed: readonly string[] };
 	/** The goal in progress, if any: with a list it is the list's done-check, judged with it. */
 	goal?: GoalState;
-	/** Workers: how many may work at once, and the items they are at work on. */
-	workers?: { max: number; running: readonly number[] };
+	/** Workers: how many may work at once, the items they are at work on, and those another process holds. */
+	workers?: { max: number; running: readonly number[]; claimed?: readonly number[] };
 }
 
 /** The back-off before retrying after `failures` failed runs in a row: doubling from the configured first wait. */
@@ -204,7 +204,8 @@ interface CrewPlan {
 function crewPlan(input: StepInput): CrewPlan | undefined {
 	const { todos, workers } = input;
 	if (!workers || workers.max <= 0) return undefined;
-	const wanted = itemsForWorkers(todos, new Set(workers.running), workers.max - workers.running.length);
+	const taken = new Set([...workers.running, ...(workers.claimed ?? [])]);
+	const wanted = itemsForWorkers(todos, taken, workers.max - workers.running.length);
 	if (wanted.length === 0 && workers.running.length === 0) return undefined;
 	const items = wanted.slice(0, affordableWorkers(input, wanted.length));
 	return { items, forecast: items.length > 0 ? items.length : workers.running.length > 0 ? 0 : 1 };

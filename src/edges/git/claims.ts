@@ -10,22 +10,60 @@ import { type Repo, runGit } from "./git.ts";
 /** Where the claims are kept: beside the checkpoints' refs, never among them (cleaning those leaves claims alone). */
 export const CLAIM_REF_ROOT = "refs/til-done-claims/";
 
-/** Who holds a claim. */
+/** Who holds a claim: a session's process, on a machine. */
 export interface Claim {
 	key: string;
 	session: string;
+	host: string;
 	pid: number;
 	at: number;
 }
 
 const refOf = (key: string) => `${CLAIM_REF_ROOT}${key}`;
 
-/** Claims the item `key` for this process's session; false when another holds it (or git refused). */
+/**
+ * Claims the item `key` for this process's session; false when another live process holds it (or git refused). A
+ * claim left by a process of this machine that is gone (a pi killed mid-work) is taken over, compare-and-swap.
+ */
 export async function claimItem(repo: Repo, claim: Claim): Promise<boolean> {
 	const blob = await runGit(repo.top, ["hash-object", "-w", "--stdin"], { input: JSON.stringify(claim) });
 	if (blob.code !== 0) return false;
 	const created = await runGit(repo.top, ["update-ref", refOf(claim.key), blob.stdout.trim(), ""]);
-	return created.code === 0;
+	if (created.code === 0) return true;
+	const held = await runGit(repo.top, ["rev-parse", "--verify", "-q", refOf(claim.key)]);
+	const holder = held.code === 0 ? await readClaim(repo, held.stdout.trim()) : undefined;
+	if (!holder || holder.host !== claim.host || isAlive(holder.pid)) return false;
+	const taken = await runGit(repo.top, ["update-ref", refOf(claim.key), blob.stdout.trim(), held.stdout.trim()]);
+	return taken.code === 0;
+}
+
+/** Whether a process of this machine is still there (one we may not signal is there too). */
+function isAlive(pid: number): boolean {
+	try {
+		process.kill(pid, 0);
+		return true;
+	} catch (error) {
+		return (error as NodeJS.ErrnoException).code === "EPERM";
+	}
+}
+
+/** The claim a blob says, or undefined when it is not one of ours. */
+async function readClaim(repo: Repo, sha: string): Promise<Claim | undefined> {
+	const shown = await runGit(repo.top, ["cat-file", "blob", sha]);
+	try {
+		const claim = JSON.parse(shown.stdout) as Partial<Claim>;
+		if (typeof claim.key !== "string" || typeof claim.session !== "string" || typeof claim.pid !== "number")
+			return undefined;
+		return {
+			key: claim.key,
+			session: claim.session,
+			host: String(claim.host ?? ""),
+			pid: claim.pid,
+			at: Number(claim.at) || 0,
+		};
+	} catch {
+		return undefined;
+	}
 }
 
 /** Lets the item `key` go; true when the claim is gone (it was ours, or there was none). */
@@ -39,15 +77,8 @@ export async function claimsOn(repo: Repo): Promise<Claim[]> {
 	if (listed.code !== 0) return [];
 	const claims: Claim[] = [];
 	for (const sha of listed.stdout.split("\n").filter((line) => line !== "")) {
-		const shown = await runGit(repo.top, ["cat-file", "blob", sha]);
-		try {
-			const claim = JSON.parse(shown.stdout) as Partial<Claim>;
-			if (typeof claim.key === "string" && typeof claim.session === "string" && typeof claim.pid === "number") {
-				claims.push({ key: claim.key, session: claim.session, pid: claim.pid, at: Number(claim.at) || 0 });
-			}
-		} catch {
-			// Not a claim of ours.
-		}
+		const claim = await readClaim(repo, sha);
+		if (claim) claims.push(claim);
 	}
 	return claims;
 }

@@ -5,6 +5,7 @@
  */
 
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
+import { itemKey } from "../../core/rules/checkpoint-rules.ts";
 import { decisionOf } from "../../core/rules/decision.ts";
 import type { JudgeResult } from "../../core/rules/judge.ts";
 import { DECISION_ENTRY_TYPE } from "../../core/rules/keys.ts";
@@ -23,11 +24,13 @@ import { GOAL_ENDS, JUDGE_TEXTS, LOOP_ENDS, WORKER_TEXTS } from "../../core/text
 import {
 	effectiveDoneCheck,
 	getChain,
+	getClaimedElsewhere,
 	getGoal,
 	getLoop,
 	getState,
 	getTodos,
 	getVerification,
+	getWorkerEnds,
 	getWorkers,
 	isJudged,
 	isVerified,
@@ -79,8 +82,16 @@ export function currentInput({ pi, ctx, config }: Pick<FollowUp, "pi" | "ctx" | 
 		workers: {
 			max: workersRefused.has(pi) ? 0 : workersAllowed(config.workers),
 			running: getWorkers().map((worker) => worker.index),
+			claimed: claimedElsewhere(),
 		},
 	};
+}
+
+/** The items of the list another process holds the claim of. */
+function claimedElsewhere(): number[] {
+	const keys = new Set(getClaimedElsewhere());
+	if (keys.size === 0) return [];
+	return getTodos().flatMap((todo, index) => (keys.has(itemKey(index, todo.text)) ? [index] : []));
 }
 
 /** A run ended: its counters are stored, then what it calls for is carried out. */
@@ -104,8 +115,9 @@ export async function carryOut(step: Step, input: StepInput, run: FollowUp): Pro
 	if (step.kind !== "idle" || step.code !== "no-todos") keep(decision, run);
 	if (step.kind === "send") return send(step, run);
 	if (step.kind === "verify") return verify(step, run);
-	if (step.kind === "work") return work(step, run);
-	if (step.kind === "idle" && step.code === "workers-busy") return waitForWorkers(run);
+	// Workers that end from here on wake the wait, even those that end while workers are being started.
+	if (step.kind === "work") return work(step, run, getWorkerEnds());
+	if (step.kind === "idle" && step.code === "workers-busy") return waitForWorkers(run, getWorkerEnds());
 	if (step.kind === "stop") markStopped(step.code);
 	if (step.kind === "end-loop") setLoop(undefined);
 	run.mode.show(step, decision, input, run);
@@ -142,7 +154,7 @@ function endGoal(step: Step, run: FollowUp): void {
 const workersRefused = new WeakSet<object>();
 
 /** Starts workers on the step's items, then waits for one of them to end and decides again. */
-async function work(step: Extract<Step, { kind: "work" }>, run: FollowUp): Promise<void> {
+async function work(step: Extract<Step, { kind: "work" }>, run: FollowUp, endsSeen: number): Promise<void> {
 	const { ownEntries, userRequests } = await import("../checks/evidence.ts");
 	const { startWorkers } = await import("../workers/crew.ts");
 	const request = userRequests(ownEntries(run.ctx)).at(-1) ?? "";
@@ -154,21 +166,36 @@ async function work(step: Extract<Step, { kind: "work" }>, run: FollowUp): Promi
 		spendFactor: run.config.spendFactor,
 	});
 	if (!started) workersRefused.add(run.pi);
-	return waitForWorkers(run);
+	return waitForWorkers(run, endsSeen);
+}
+
+/** Resolves once a worker ended after `endsSeen` ends, or none is at work; `signal` drops the wait. */
+function workerEnded(endsSeen: number, signal: AbortSignal): Promise<void> {
+	return new Promise((resolve) => {
+		const check = () => {
+			if (getWorkerEnds() <= endsSeen && getWorkers().length > 0) return;
+			unsubscribe();
+			resolve();
+		};
+		const unsubscribe = subscribe(check);
+		signal.addEventListener("abort", unsubscribe, { once: true });
+		check();
+	});
 }
 
 /**
  * Waits for the next worker to end, then carries out what follows; Esc in the TUI stops every worker instead, and the
  * follow-up's cancellation (a prompt, `/todos pause`, a session change) ends the wait.
  */
-async function waitForWorkers(run: FollowUp): Promise<void> {
-	const { nextWorkerEnd, stopWorkers } = await import("../workers/crew.ts");
+async function waitForWorkers(run: FollowUp, endsSeen: number): Promise<void> {
+	const { stopWorkers } = await import("../workers/crew.ts");
 	const waiting = new AbortController();
 	const cancelled = new Promise<"cancelled">((resolve) =>
 		run.signal.addEventListener("abort", () => resolve("cancelled"), { once: true }),
 	);
 	const keyed = run.mode.stopKey(waiting.signal).then(() => "key" as const);
-	const end = await Promise.race([nextWorkerEnd(run.pi).then(() => "ended" as const), cancelled, keyed]);
+	const ended = workerEnded(endsSeen, waiting.signal).then(() => "ended" as const);
+	const end = await Promise.race([ended, cancelled, keyed]);
 	waiting.abort();
 	if (run.signal.aborted) return;
 	if (end === "key") {

@@ -5,6 +5,7 @@
  * its processes; what the user sees (the workers at work, the list) is in the store.
  */
 
+import { hostname } from "node:os";
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { itemKey } from "../../core/rules/checkpoint-rules.ts";
 import { CHECKPOINT_REF_ROOT } from "../../core/rules/keys.ts";
@@ -15,6 +16,7 @@ import {
 	getChain,
 	getTodos,
 	getWorkers,
+	markClaimedElsewhere,
 	noteWorker,
 	placeWorker,
 	recordWorkerEnd,
@@ -107,15 +109,16 @@ async function startOne(index: number, repo: Repo, run: CrewRun): Promise<void> 
 	const session = run.ctx.sessionManager.getSessionId();
 	// At work from now on: no other decision hands the item out again.
 	addWorker({ index, key, startedAt: Date.now(), tokens: 0, dir: "" });
-	if (!(await claimItem(repo, { key, session, pid: process.pid, at: Date.now() }))) return removeWorker(key);
+	if (!(await claimItem(repo, { key, session, host: hostname(), pid: process.pid, at: Date.now() })))
+		return markClaimedElsewhere(key);
 	updateTodoStatus([index], "in_progress");
 	commitList(run.pi);
 	const refs = `${CHECKPOINT_REF_ROOT}${session}/${key}/worker`;
 	const base = await takeCheckpoint(repo, `${refs}-base`, `pi-til-done worker base of [${index}]`);
 	const tree = base === undefined ? undefined : await makeWorkerTree(repo, base);
 	if (!tree) {
-		removeWorker(key);
 		await releaseItem(repo, key);
+		removeWorker(key);
 		return giveBack(run, index, WORKER_TEXTS.noTree);
 	}
 	placeWorker(key, tree.dir);
@@ -164,9 +167,10 @@ async function work(job: {
 		recordWorkerEnd(false);
 		noteWorker(key, undefined);
 	} finally {
-		removeWorker(key);
 		removeWorkerTree(tree.dir);
 		await releaseItem(repo, key);
+		// Last: its end wakes the next decision, which may hand the item out again.
+		removeWorker(key);
 	}
 }
 
@@ -204,12 +208,6 @@ function giveBack(run: CrewRun, index: number, why: string, key?: string): void 
 	commitList(run.pi);
 	recordWorkerEnd(why !== WORKER_TEXTS.stopped);
 	tell(run.ctx, WORKER_TEXTS.givenBack(index, why), "warning");
-}
-
-/** Resolves when the next worker of the crew ends (at once when none is at work). */
-export function nextWorkerEnd(pi: ExtensionAPI): Promise<void> {
-	const ended = [...crewOf(pi).running.values()].map((worker) => worker.ended);
-	return ended.length === 0 ? Promise.resolve() : Promise.race(ended);
 }
 
 /** Stops every worker of the crew: each group killed, its work kept under a ref, its tree removed. */
