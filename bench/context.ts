@@ -256,7 +256,12 @@ function goalLines(measured: Measured, piFixed: number): string[] {
 }
 
 /** Runs every job with both extensions and prints the section of bench/results.md. */
-export async function contextSection(out: (line?: string) => void, quick: boolean, host = DEFAULT_HOST): Promise<void> {
+/** The section of bench/results.md; returns our figures of the 100 × 1,000 one-run job, for the workers' section. */
+export async function contextSection(
+	out: (line?: string) => void,
+	quick: boolean,
+	host = DEFAULT_HOST,
+): Promise<ContextFigures | undefined> {
 	out(`## Characters the model receives while a list is worked (real pi ${host.version}, scripted fake model)`);
 	out();
 	out("| Job | model calls | last call: ours | original | ratio | summed: ours | original | ratio |");
@@ -304,4 +309,5 @@ export async function contextSection(out: (line?: string) => void, quick: boolea
 	out();
 	for (const line of goalLines(measured, piFixed)) out(line);
 	out();
+	return measured.get(LONG_ONE_RUN)?.ours;
 }

@@ -186,10 +186,10 @@ async function main(): Promise<void> {
 	await runCostSection(out);
 	reconstructionSection(out);
 	planFileSection(out, quick);
-	await contextSection(out, quick);
+	const oneSession = await contextSection(out, quick);
 	await verifiedSection(out);
 	await judgeSection(out);
-	await workersSection(out);
+	await workersSection(out, undefined, oneSession);
 	await checksSection(out, quick);
 	await checkpointsSection(out, quick);
 	startupSection(out);
