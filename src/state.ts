@@ -289,6 +289,13 @@ export function placeWorker(key: string, dir: string): void {
 	setState({ workers: getState().workers.map((worker) => (worker.key === key ? { ...worker, dir } : worker)) });
 }
 
+/** The worker of item `key` lands its work now. */
+export function markLanding(key: string): void {
+	setState({
+		workers: getState().workers.map((worker) => (worker.key === key ? { ...worker, landing: true } : worker)),
+	});
+}
+
 /** The worker of item `key` ended. */
 export function removeWorker(key: string): void {
 	const { workers, workerEnds } = getState();

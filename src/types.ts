@@ -152,6 +152,8 @@ export interface WorkerState {
 	tokens: number;
 	/** The folder of its tree. */
 	dir: string;
+	/** Its work is being landed: the item's start checkpoint is taken now, so its diff holds its landing alone. */
+	landing?: boolean;
 }
 
 /** A goal in progress (`/goal`, `--til-done-goal`): the user's condition, and what the judge said after the last run. */

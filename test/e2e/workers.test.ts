@@ -17,7 +17,7 @@ import {
 	runPrint,
 	waitForValue,
 } from "../helpers/cli.ts";
-import { allFinished, stderrLine } from "../helpers/expected.ts";
+import { allFinished, CHECKPOINT_ENTRY, CHECKPOINTS, stderrLine } from "../helpers/expected.ts";
 import { perTest } from "../helpers/per-test.ts";
 import { sayStep, toolStep, writeStep } from "../helpers/scripts.ts";
 import { sessionEntries } from "../helpers/session-file.ts";
@@ -85,6 +85,27 @@ async function print(host: PiHost, env: IsolatedEnv) {
 		session: { dir: join(env.root, "sessions") },
 	});
 }
+
+/** The checkpoint entries of the session, as `[index, phase, commit]`. */
+function checkpointsOf(env: IsolatedEnv): [number, string, string][] {
+	return sessionEntries(join(env.root, "sessions")).flatMap((entry): [number, string, string][] => {
+		if (entry.type !== "custom" || entry.customType !== CHECKPOINT_ENTRY) return [];
+		const data = entry.data as { index: number; phase: string; commit: string };
+		return [[data.index, data.phase, data.commit]];
+	});
+}
+
+/** A command of the user's in the same session, resumed. */
+function again(host: PiHost, env: IsolatedEnv, command: string) {
+	return runPrint(["-c", "-p", command], env.env, {
+		host,
+		extensions: [EXTENSION_ENTRY],
+		session: { dir: join(env.root, "sessions") },
+	});
+}
+
+const blob = (cwd: string, text: string): string =>
+	execFileSync("git", ["hash-object", "--stdin"], { cwd, input: text, encoding: "utf8" }).trim().slice(0, 7);
 
 describe.each(PI_HOSTS)("pi $version", (host) => {
 	it("pi -p --til-done-workers 4: four independent items are worked at once and land; the user's files and git are untouched", async () => {
@@ -173,6 +194,53 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		expect(result.code).toBe(4);
 		expect(spent.calls).toBe(2);
 		expect(env.readLog()).toHaveLength(2);
+		expect(state()).toBe(before);
+	});
+
+	it("with checkpoints, an item's diff is its own landing: /todos diff and /todos revert of one leave the other's work", async () => {
+		const env = pi.env([writeStep(["Write a.txt", "Write b.txt"]), sayStep("Planned.")], {
+			TIL_DONE_WORKERS: "2",
+			TIL_DONE_CHECKPOINTS: "1",
+		});
+		const state = userRepo(env);
+		// [1] lands while [0] is still at work.
+		const scripts = {
+			"0": [{ ...toolStep("write", { path: "a.txt", content: "a\n" }), delayMs: 2000 }, sayStep("Wrote a.txt.")],
+			"1": [toolStep("write", { path: "b.txt", content: "b\n" }), sayStep("Wrote b.txt.")],
+		};
+		const file = join(env.root, "worker-scripts.json");
+		writeFileSync(file, JSON.stringify(scripts));
+		env.env.TIL_DONE_FAKE_WORKER_SCRIPTS = file;
+		const before = state();
+		const result = await print(host, env);
+		expect(result.stderr).toBe(stderrLine(allFinished(2)));
+		const taken = checkpointsOf(env);
+		expect(taken.map(([index, phase]) => [index, phase])).toEqual([
+			[1, "start"],
+			[1, "done"],
+			[0, "start"],
+			[0, "done"],
+		]);
+		const start = taken[2]?.[2] ?? "";
+		const done = taken[3]?.[2] ?? "";
+		const diff = await again(host, env, "/todos diff 0");
+		const patch = [
+			" a.txt | 1 +",
+			" 1 file changed, 1 insertion(+)",
+			"",
+			"diff --git a/a.txt b/a.txt",
+			"new file mode 100644",
+			`index 0000000..${blob(env.cwd, "a\n")}`,
+			"--- /dev/null",
+			"+++ b/a.txt",
+			"@@ -0,0 +1 @@",
+			"+a",
+		];
+		expect(diff.stderr).toBe(stderrLine([CHECKPOINTS.diffHead(0, "Write a.txt", start, done), ...patch].join("\n")));
+		const revert = await again(host, env, "/todos revert 0");
+		expect(revert.stderr).toBe(stderrLine(CHECKPOINTS.reverted(0, 1, undefined, "a.txt")));
+		expect(existsSync(join(env.cwd, "a.txt"))).toBe(false);
+		expect(readFileSync(join(env.cwd, "b.txt"), "utf8")).toBe("b\n");
 		expect(state()).toBe(before);
 	});
 

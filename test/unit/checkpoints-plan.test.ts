@@ -35,6 +35,15 @@ describe("a change of the list calls for a checkpoint per item it starts or comp
 		]);
 	});
 
+	it("an item a worker holds is not started by its status: its start is taken when its work lands", () => {
+		expect(
+			transitions([item("a"), item("b")], [item("a", "in_progress"), item("b", "in_progress")], new Set([0])),
+		).toEqual([{ index: 1, text: "b", phase: "start" }]);
+		expect(transitions([item("a", "in_progress")], [item("a", "completed")], new Set([0]))).toEqual([
+			{ index: 0, text: "a", phase: "done" },
+		]);
+	});
+
 	it("a reopened item (completed back to in progress) is started again", () => {
 		expect(transitions([item("a", "completed")], [item("a", "in_progress")])).toEqual([
 			{ index: 0, text: "a", phase: "start" },

@@ -12,6 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { itemKey } from "../../src/core/rules/checkpoint-rules.ts";
 import { checkpointsSettled } from "../../src/edges/git/queue.ts";
 import tilDone from "../../src/index.ts";
+import { addWorker, inSession, markLanding, removeWorker, sessionOf, updateTodoStatus } from "../../src/state.ts";
 import { CHECKPOINT_ENTRY, CHECKPOINTS, TODOS_ERRORS, todosRefused } from "../helpers/expected.ts";
 import { createFakeCtx } from "../helpers/fake-ctx.ts";
 import { createFakePi } from "../helpers/fake-pi.ts";
@@ -96,6 +97,30 @@ describe("a start and a completion are snapshots on the branch; diff and revert 
 		}
 		expect(await todos("diff 0")).toBe(CHECKPOINTS.gone(0));
 		expect(await todos("revert 0")).toBe(CHECKPOINTS.gone(0));
+	});
+
+	it("an item a worker holds: no start when it is set in progress, its start when it lands, then its done", async () => {
+		const { pi, tool, taken } = await start();
+		// The crew works in the session's part of the store.
+		const inIt = (work: () => void) => inSession(sessionOf(pi.api), work);
+		await tool("write_todos", { mode: "replace", todos: [{ text: "Write b" }, { text: "Write c" }] });
+		const key = itemKey(0, "Write b");
+		inIt(() => addWorker({ index: 0, key, startedAt: 0, tokens: 0, dir: "" }));
+		inIt(() => updateTodoStatus([0], "in_progress"));
+		await checkpointsSettled();
+		expect(taken()).toEqual([]);
+		inIt(() => markLanding(key));
+		inIt(() => markLanding(key));
+		await checkpointsSettled();
+		expect(taken()).toEqual([[0, "start"]]);
+		writeFileSync(join(dir, "b.txt"), "b\n");
+		inIt(() => updateTodoStatus([0], "completed"));
+		inIt(() => removeWorker(key));
+		await checkpointsSettled();
+		expect(taken()).toEqual([
+			[0, "start"],
+			[0, "done"],
+		]);
 	});
 
 	it("an item that changed nothing says so, for diff and revert alike", async () => {

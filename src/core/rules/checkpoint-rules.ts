@@ -54,13 +54,19 @@ export interface Transition {
 
 /**
  * The items a change of the list starts (now in progress, were not) or completes (now completed, were not), by index;
- * an item whose text changed at the same index counts as new.
+ * an item whose text changed at the same index counts as new. An item a worker holds starts when its work lands, not
+ * here (`held`): its diff is then its landing alone, whatever other workers landed meanwhile.
  */
-export function transitions(before: readonly TodoItem[], after: readonly TodoItem[]): Transition[] {
+export function transitions(
+	before: readonly TodoItem[],
+	after: readonly TodoItem[],
+	held: ReadonlySet<number> = new Set(),
+): Transition[] {
 	return after.flatMap((item, index): Transition[] => {
 		const old = before[index];
 		const was = old !== undefined && old.text === item.text ? old.status : undefined;
-		if (item.status === "in_progress" && was !== "in_progress") return [{ index, text: item.text, phase: "start" }];
+		if (item.status === "in_progress" && was !== "in_progress")
+			return held.has(index) ? [] : [{ index, text: item.text, phase: "start" }];
 		if (item.status === "completed" && was !== "completed") return [{ index, text: item.text, phase: "done" }];
 		return [];
 	});

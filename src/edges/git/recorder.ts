@@ -14,7 +14,7 @@ import {
 } from "../../core/rules/checkpoint-rules.ts";
 import { CHECKPOINT_ENTRY_TYPE } from "../../core/rules/keys.ts";
 import { CHECKPOINT_TEXTS } from "../../core/texts/user.ts";
-import { getTodos, subscribe, takeUnreported } from "../../state.ts";
+import { getTodos, getWorkers, subscribe, takeUnreported } from "../../state.ts";
 import type { TodoItem } from "../../types.ts";
 import { quietly } from "../host/quietly.ts";
 import { tell } from "../host/tell.ts";
@@ -50,6 +50,21 @@ async function take(session: Session, transition: Transition): Promise<void> {
 	quietly(() => session.pi.appendEntry(CHECKPOINT_ENTRY_TYPE, checkpoint));
 }
 
+/**
+ * The start of each item whose worker began landing since the last call (`seen`: the workers landing already, kept
+ * up to date): taken before the landing writes a file, since the crew waits for the checkpoints before it lands.
+ */
+function landingStarts(seen: Set<string>): Transition[] {
+	const workers = getWorkers();
+	for (const key of seen) if (!workers.some((worker) => worker.key === key && worker.landing)) seen.delete(key);
+	return workers.flatMap((worker): Transition[] => {
+		const text = getTodos()[worker.index]?.text;
+		if (!worker.landing || seen.has(worker.key) || text === undefined) return [];
+		seen.add(worker.key);
+		return [{ index: worker.index, text, phase: "start" }];
+	});
+}
+
 /** A follower of the store for one session; `hold` runs a rebuild of the store that is no start or completion. */
 export interface CheckpointFollower {
 	hold(rebuild: () => void): void;
@@ -70,10 +85,13 @@ export function followCheckpoints(pi: ExtensionAPI, ctx: ExtensionContext): Chec
 	const session: Session = { pi, ctx, sessionId, repo, signal: abort.signal };
 	let before: readonly TodoItem[] = getTodos();
 	let holding = false;
+	const landing = new Set<string>();
 	const unsubscribe = subscribe(() => {
+		if (!holding) for (const change of landingStarts(landing)) queueCheckpoint(() => take(session, change));
 		const after = getTodos();
 		if (after === before) return;
-		const changes = holding ? [] : transitions(before, after);
+		const held = new Set(getWorkers().map((worker) => worker.index));
+		const changes = holding ? [] : transitions(before, after, held);
 		before = after;
 		for (const change of changes) queueCheckpoint(() => take(session, change));
 	});

@@ -17,6 +17,7 @@ import {
 	getTodos,
 	getWorkers,
 	markClaimedElsewhere,
+	markLanding,
 	noteWorker,
 	placeWorker,
 	recordWorkerEnd,
@@ -28,6 +29,7 @@ import {
 import { claimItem, releaseItem } from "../git/claims.ts";
 import { findRepo, type Repo, takeCheckpoint } from "../git/git.ts";
 import { landWork } from "../git/land.ts";
+import { checkpointsSettled } from "../git/queue.ts";
 import { keepWorkerResult, makeWorkerTree, removeWorkerTree, type WorkerTree } from "../git/worker-tree.ts";
 import { storeList } from "../host/commit.ts";
 import { quietly } from "../host/quietly.ts";
@@ -159,11 +161,8 @@ async function work(job: {
 		if (why !== undefined || result === undefined) return giveBack(run, index, why ?? WORKER_TEXTS.noResult, key);
 		const failedCheck = await checkInTree(run, index, tree.dir);
 		if (failedCheck) return giveBack(run, index, failedCheck, key);
-		const landing = await landWork(repo, tree.base, result);
-		if (!landing || "conflicts" in landing)
-			return giveBack(run, index, WORKER_TEXTS.conflicts(landing?.conflicts ?? []), key);
-		updateTodoStatus([index], "completed");
-		commitList(run.pi);
+		const conflicts = await landOneAtATime(() => land(job, result));
+		if (conflicts) return giveBack(run, index, WORKER_TEXTS.conflicts(conflicts), key);
 		recordWorkerEnd(false);
 		noteWorker(key, undefined);
 	} finally {
@@ -172,6 +171,30 @@ async function work(job: {
 		// Last: its end wakes the next decision, which may hand the item out again.
 		removeWorker(key);
 	}
+}
+
+/** The landings of this process, one at a time: an item's checkpoints around its landing hold its work alone. */
+let landings: Promise<unknown> = Promise.resolve();
+
+function landOneAtATime<T>(landing: () => Promise<T>): Promise<T> {
+	const done = landings.then(landing);
+	landings = done.catch(() => {});
+	return done;
+}
+
+/**
+ * Lands a worker's `result` in the user's work tree, between the item's start checkpoint (taken once the worker is
+ * marked landing) and its completion's; the conflicting files when it could not, nothing written then.
+ */
+async function land(job: { index: number; key: string; repo: Repo; tree: WorkerTree; run: CrewRun }, result: string) {
+	markLanding(job.key);
+	await checkpointsSettled();
+	const landing = await landWork(job.repo, job.tree.base, result);
+	if (!landing || "conflicts" in landing) return landing?.conflicts ?? [];
+	updateTodoStatus([job.index], "completed");
+	commitList(job.run.pi);
+	await checkpointsSettled();
+	return undefined;
 }
 
 /** The worker's command: this pi again, with the session's model and extensions, on its one item. */
