@@ -295,6 +295,35 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		});
 	});
 
+	it("a worker that ends saying NOT DONE puts its item back with its reason; nothing of it lands; the next try lands", async () => {
+		const env = pi.env([writeStep(["Write a.txt"]), sayStep("Planned.")], { TIL_DONE_WORKERS: "1" });
+		const state = userRepo(env);
+		// The first worker writes half and gives up; the next, told why, writes the file.
+		const scripts = {
+			"0": [
+				toolStep("write", { path: "half.txt", content: "half\n" }),
+				sayStep("Started.\nNOT DONE: the spec for a.txt is missing"),
+			],
+			"0/again": [toolStep("write", { path: "a.txt", content: "a\n" }), sayStep("Wrote a.txt.")],
+		};
+		const file = join(env.root, "worker-scripts.json");
+		writeFileSync(file, JSON.stringify(scripts));
+		env.env.TIL_DONE_FAKE_WORKER_SCRIPTS = file;
+		const before = state();
+		const result = await print(host, env);
+		const why =
+			"Worker on [0]: it said it could not do its item: «the spec for a.txt is missing»; the item is ready again.";
+		expect(result.stderr).toBe(stderrLine(why) + stderrLine(allFinished(1)));
+		expect(result.code).toBe(0);
+		expect(existsSync(join(env.cwd, "half.txt"))).toBe(false);
+		expect(readFileSync(join(env.cwd, "a.txt"), "utf8")).toBe("a\n");
+		const tries = env.readLog().filter((line) => line.messages <= 2 && line.lastUser.includes("data): [0]"));
+		expect(tries[1]?.lastUser).toContain(
+			"Its last try was given back (data): «it said it could not do its item: «the spec for a.txt is missing»».",
+		);
+		expect(state()).toBe(before);
+	});
+
 	it("a killed worker puts its item back, and the item lands on its next try", async () => {
 		const env = pi.env([writeStep(["Write a.txt"]), sayStep("Planned.")], { TIL_DONE_WORKERS: "1" });
 		const state = userRepo(env);

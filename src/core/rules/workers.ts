@@ -71,3 +71,20 @@ export function workerOverspends(tokens: number, spend: ChainSpend, factor: numb
 	const medianPerItem = median(spend.perItem);
 	return tokens > factor * medianPerItem ? WORKER_TEXTS.overspent(tokens, factor, medianPerItem) : undefined;
 }
+
+/** How a worker says it could not do its item: its last line starts with this. */
+export const NOT_DONE_MARK = "NOT DONE:";
+
+/** Characters of a worker's own reason the user and its next try are told. */
+const NOT_DONE_REASON_CHARS = 200;
+
+/**
+ * Why a worker that ended on its own left its item unfinished: its answer was cut at the output limit, or its last line
+ * says `NOT DONE:` and why. Undefined when it ended with its item done, in its own word.
+ */
+export function unfinishedWhy(answer: string, stopReason: string | undefined): string | undefined {
+	if (stopReason === "length") return WORKER_TEXTS.cutOff;
+	const last = answer.trim().split("\n").at(-1)?.trim() ?? "";
+	if (!last.startsWith(NOT_DONE_MARK)) return undefined;
+	return WORKER_TEXTS.notDone(prefix(oneLine(last.slice(NOT_DONE_MARK.length).trim()), NOT_DONE_REASON_CHARS));
+}

@@ -390,5 +390,5 @@ export const WORKER_PROMPT = {
 	plan: "The whole plan, for context (data, one line per item, cut):",
 	lastTry: (why: string) =>
 		`Its last try was given back (data): «${oneLine(why)}». Work from the files as they are in this folder now.`,
-	end: "When the item is done, end with a one-line summary of what you changed. If it cannot be done here, say why in one line and change nothing more.",
+	end: "When the item is done, end with a one-line summary of what you changed. If it cannot be done here, end with one line that starts `NOT DONE:` and says why: nothing of yours is merged then.",
 } as const;

@@ -326,6 +326,8 @@ export const WORKER_TEXTS = {
 	failed: (code: number | null, stderr: string) =>
 		`it ended with ${code === null ? "a signal" : `exit code ${code}`}${stderr.trim() ? `: ${prefix(oneLine(stderr.trim()), 120)}` : ""}`,
 	checkFailed: (code: number) => `its check failed in its tree (exit code ${code})`,
+	cutOff: "its answer was cut at the model's output limit before it ended its item",
+	notDone: (why: string) => `it said it could not do its item: «${why}»`,
 	overspent: (tokens: number, factor: number, medianPerItem: number) =>
 		`it spent ${formatTokens(tokens)} tokens on its item, more than ${factor} × the median of ${formatTokens(medianPerItem)} tokens per finished todo`,
 	conflicts: (files: readonly string[]) =>

@@ -9,7 +9,7 @@ import { hostname } from "node:os";
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { itemKey } from "../../core/rules/checkpoint-rules.ts";
 import { CHECKPOINT_REF_ROOT } from "../../core/rules/keys.ts";
-import { workerOverspends, workerPrompt } from "../../core/rules/workers.ts";
+import { unfinishedWhy, workerOverspends, workerPrompt } from "../../core/rules/workers.ts";
 import { WORKER_TEXTS } from "../../core/texts/user.ts";
 import {
 	addWorker,
@@ -213,7 +213,7 @@ function workerFailure(end: WorkerEnd, stop: AbortSignal): string | undefined {
 	if (end.aborted) return typeof stop.reason === "string" ? stop.reason : WORKER_TEXTS.stopped;
 	if (end.timedOut) return WORKER_TEXTS.timedOut(WORKER_TIME_LIMIT_MS / 60_000);
 	if (end.code !== 0 || end.stopReason === "error") return WORKER_TEXTS.failed(end.code, end.stderr);
-	return undefined;
+	return unfinishedWhy(end.answer, end.stopReason);
 }
 
 /** The item's own check, run in the worker's tree; why it failed, or undefined when it passed (or has none). */
