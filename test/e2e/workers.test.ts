@@ -113,13 +113,24 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		const state = userRepo(env);
 		workerScripts(env);
 		const before = state();
-		const result = await print(host, env);
+		const running = print(host, env);
+		// The user edits a file while the workers work: once every worker's first call reached the model.
+		await waitForValue(
+			() => {
+				const firsts = env.readLog().filter((line) => line.messages <= 2 && line.lastUser.includes("Your item"));
+				return firsts.length === 4 ? true : undefined;
+			},
+			20_000,
+			"the workers at work",
+		);
+		writeFileSync(join(env.cwd, "README.md"), "readme, edited by the user during the run\n");
+		const result = await running;
 		expect(result.stderr).toBe(stderrLine(allFinished(4)));
 		expect(result.code).toBe(0);
 		for (const name of ["a.txt", "b.txt", "c.txt", "d.txt"]) {
 			expect(readFileSync(join(env.cwd, name), "utf8")).toBe(`${name} by its worker\n`);
 		}
-		expect(readFileSync(join(env.cwd, "README.md"), "utf8")).toBe("readme, changed by the user\n");
+		expect(readFileSync(join(env.cwd, "README.md"), "utf8")).toBe("readme, edited by the user during the run\n");
 		expect(readFileSync(join(env.cwd, "mine.txt"), "utf8")).toBe("the user's own\n");
 		expect(state()).toBe(before);
 		// The workers' runs overlap: each one's first call came before any one's last.
