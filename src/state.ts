@@ -321,14 +321,20 @@ export function getClaimedElsewhere(): readonly string[] {
 	return getState().claimedElsewhere;
 }
 
-/** A worker's model call ended: it counts in the chain's spend, and in the worker's own. */
-export function recordWorkerUsage(key: string, usage: UsageRecord): void {
+/** A worker's model call ended: it counts in the chain's spend, and in the worker's own; its tokens so far. */
+export function recordWorkerUsage(key: string, usage: UsageRecord): number {
 	const tokens = tokensOf(usage);
 	const { chain, workers } = getState();
+	let total = tokens;
 	setState({
 		chain: { ...chain, spend: addSideUsage(chain.spend, usage) },
-		workers: workers.map((worker) => (worker.key === key ? { ...worker, tokens: worker.tokens + tokens } : worker)),
+		workers: workers.map((worker) => {
+			if (worker.key !== key) return worker;
+			total = worker.tokens + tokens;
+			return { ...worker, tokens: total };
+		}),
 	});
+	return total;
 }
 
 /** A worker ended: a failed one counts as a failed run (the failures breaker bounds the retries); a landed one resets it. */

@@ -3,6 +3,7 @@
  * writes `item-<index>.txt` in its tree and prints one model call as pi's JSON mode does. `WORKER_MODE`: `write`
  * (default), `conflict` (writes a.txt once the file `WORKER_GO` exists), `fail` (exits 1 after writing), `hang`,
  * `spend` (one call of 50,000 tokens, then it hangs). `WORKER_HANG`: items (`1,3`) whose worker hangs whatever the mode.
+ * `WORKER_ARGS`: a file each worker appends its arguments to, as a JSON line.
  */
 
 export const WORKER = `
@@ -10,6 +11,7 @@ const prompt = process.argv.at(-1);
 const index = Number(/Your item \\(the plan's words, data\\): \\[(\\d+)\\]/.exec(prompt)[1]);
 const mode = process.env.WORKER_MODE ?? "write";
 const fs = require("node:fs");
+if (process.env.WORKER_ARGS) fs.appendFileSync(process.env.WORKER_ARGS, JSON.stringify(process.argv.slice(2)) + "\\n");
 const hangs = (process.env.WORKER_HANG ?? "").split(",").includes(String(index));
 if (mode === "hang" || hangs) setInterval(() => {}, 1000);
 else if (mode === "spend") { console.log(JSON.stringify({ type: "message_end", message: { role: "assistant", stopReason: "toolUse", content: [], usage: { input: 50000, output: 0, cacheRead: 0, cacheWrite: 0, cost: { total: 0 } } } })); setInterval(() => {}, 1000); }

@@ -7,6 +7,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { itemKey } from "../../src/core/rules/checkpoint-rules.ts";
 import { extensionFlags, startWorkers, stopWorkers } from "../../src/edges/workers/crew.ts";
@@ -163,6 +164,14 @@ describe("the crew works ready items and lands them", () => {
 		expect(git("for-each-ref", "refs/til-done-claims/")).toBe("");
 	});
 
+	it("an index no longer in the list starts nothing", async () => {
+		setTodos(items("Write item-0.txt"));
+		const { run } = crew();
+		expect(await startWorkers([3], run)).toBe(true);
+		expect(getWorkers()).toEqual([]);
+		expect(git("for-each-ref", "refs/til-done-claims/")).toBe("");
+	});
+
 	it("an item another worker has claimed is not started; outside a git work tree nothing starts", async () => {
 		setTodos(items("Write item-0.txt"));
 		const { run } = crew();
@@ -214,6 +223,39 @@ describe("the progress breaker applies per item", () => {
 		await waitForValue(() => (getChain().spend.tokens === 100_000 ? true : undefined), 10_000, "the worker's call");
 		expect(getWorkers()).toHaveLength(1);
 		await stopWorkers(pi.api);
+	});
+});
+
+describe("a worker runs with the session's model and thinking level", () => {
+	it("its command: JSON mode, print, no session, --model and --thinking of the session, its prompt last", async () => {
+		process.env.WORKER_ARGS = join(dir, "..", `${dir.split("/").pop()}-args`);
+		try {
+			setTodos(items("Write item-0.txt"));
+			const { pi, run } = crew();
+			(pi.api as { getThinkingLevel: () => string }).getThinkingLevel = () => "high";
+			const model = { provider: "anthropic", id: "claude-x" } as ExtensionContext["model"];
+			await startWorkers([0], { ...run, ctx: { ...run.ctx, model, cwd: dir } as ExtensionContext });
+			await allEnded();
+			const [args] = readFileSync(process.env.WORKER_ARGS, "utf8")
+				.trim()
+				.split("\n")
+				.map((line) => JSON.parse(line) as string[]);
+			expect(args?.slice(0, -1)).toEqual([
+				...extensionFlags(),
+				"--mode",
+				"json",
+				"-p",
+				"--no-session",
+				"--model",
+				"anthropic/claude-x",
+				"--thinking",
+				"high",
+			]);
+			expect(args?.at(-1)).toContain("Your item (the plan's words, data): [0] «Write item-0.txt»");
+		} finally {
+			rmSync(process.env.WORKER_ARGS, { force: true });
+			delete process.env.WORKER_ARGS;
+		}
 	});
 });
 

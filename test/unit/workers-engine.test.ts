@@ -5,9 +5,10 @@
  */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { itemKey } from "../../src/core/rules/checkpoint-rules.ts";
 import { beginSession, getDecisions, getTodos, getWorkers, setTodos } from "../../src/state.ts";
 import type { TodoItem } from "../../src/types.ts";
 import { waitForValue } from "../helpers/cli.ts";
@@ -67,6 +68,26 @@ describe("with workers on, the chain hands ready items to workers and goes on as
 		expect(getTodos().map((todo) => todo.status)).toEqual(["completed", "completed", "in_progress", "completed"]);
 		s.engine.pause(s.ctx);
 		await until(() => getWorkers().length === 0, "the workers stopped");
+	});
+
+	it("an item another live process holds is left to it: the other item goes to a worker", async () => {
+		const s = setup();
+		setTodos(items("Write item-0.txt", "Write item-1.txt"));
+		// This very process is alive on this machine: its claim is a live one.
+		const claim = JSON.stringify({
+			key: itemKey(0, "Write item-0.txt"),
+			session: "other",
+			host: hostname(),
+			pid: process.pid,
+			at: 1,
+		});
+		const blob = execFileSync("git", ["hash-object", "-w", "--stdin"], { cwd: dir, input: claim }).toString().trim();
+		execFileSync("git", ["update-ref", `refs/til-done-claims/${itemKey(0, "Write item-0.txt")}`, blob], { cwd: dir });
+		s.endRun();
+		await until(() => getTodos()[1]?.status === "completed", "the second item landed");
+		expect(getTodos()[0]?.status).toBe("not_started");
+		expect(readFileSync(join(dir, "item-1.txt"), "utf8")).toBe("item-1.txt by its worker\n");
+		await until(() => s.pi.sent.length === 1, "the session's model goes on with what is left");
 	});
 
 	it("outside a git work tree: one notice, and the session's model works the list", async () => {

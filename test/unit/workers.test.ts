@@ -114,6 +114,19 @@ describe("with workers on, the chain hands ready items to workers", () => {
 		);
 	});
 
+	it("turned off while some work: they finish their items and none starts; once they are done the model goes on", () => {
+		const todos = [item("a", { status: "in_progress" }), item("b")];
+		expect(stepNow(base(todos, [0], 0))).toEqual({ kind: "idle", code: "workers-busy", running: [0] });
+		expect(stepNow(base(todos, [], 0))).toMatchObject({ kind: "send", code: "continue" });
+	});
+
+	it("an item another process holds is never handed out; with nothing else for them and none at work, the model goes on", () => {
+		const input = { ...base([item("a"), item("b")]), workers: { max: 2, running: [], claimed: [0] } };
+		expect(stepNow(input)).toEqual({ kind: "work", code: "work", items: [1], atWork: 1 });
+		const all = { ...input, workers: { max: 2, running: [], claimed: [0, 1] } };
+		expect(stepNow(all)).toMatchObject({ kind: "send", code: "continue" });
+	});
+
 	it("with workers off, or nothing for them and none at work, the session's model goes on", () => {
 		expect(stepNow(base([item("a")], [], 0))).toMatchObject({ kind: "send", code: "continue" });
 		expect(stepNow(base([item("a", { review: true, status: "in_progress" })]))).toMatchObject({

@@ -236,9 +236,9 @@ function forecastOf({ chain, inputPrice, workers }: BreakerInput): Forecast {
 		: forecastWorkers(chain.spend, workers, inputPrice);
 }
 
-/** The figures of a budget's stop by workers: how many, and what each one is forecast at and on what basis. */
-function workersFigures({ chain, workers }: BreakerInput): Pick<WorkersBudgetStop, "workers" | "each" | "finished"> {
-	return { workers: workers ?? 0, each: workerForecast(chain.spend), finished: chain.spend.perItem.length > 0 };
+/** The figures of a budget's stop by `workers` workers: how many, and what each one is forecast at and on what basis. */
+function workersFigures(spend: ChainSpend, workers: number): Pick<WorkersBudgetStop, "workers" | "each" | "finished"> {
+	return { workers, each: workerForecast(spend), finished: spend.perItem.length > 0 };
 }
 
 /** The token budget's stop when the next message's first call (or the workers) would cross it; `stopped` names what stops. */
@@ -248,8 +248,10 @@ export function tokenBudgetStop(input: BreakerInput, budget: number, stopped: st
 	if (budget <= 0 || forecast.tokens <= budget) return undefined;
 	const { tokens, nextTokens: context } = forecast;
 	const spent = chain.spend.tokens;
-	if (input.workers !== undefined)
-		return budgetTokens.workersStop({ stopped, forecast: tokens, budget, spent, tail, ...workersFigures(input) });
+	if (input.workers !== undefined) {
+		const figures = workersFigures(chain.spend, input.workers);
+		return budgetTokens.workersStop({ stopped, forecast: tokens, budget, spent, tail, ...figures });
+	}
 	return budgetTokens.stop({ stopped, next, forecast: tokens, budget, spent, context, tail });
 }
 
@@ -261,8 +263,8 @@ export function costBudgetStop(input: BreakerInput, budget: number, stopped: str
 	const { cost, nextCost, nextTokens: context } = forecast;
 	const spent = chain.spend.cost;
 	if (input.workers !== undefined) {
-		const figures = { stopped, forecast: cost, budget, spent, nextCost, tail, ...workersFigures(input) };
-		return budgetCost.workersStop(figures);
+		const figures = workersFigures(chain.spend, input.workers);
+		return budgetCost.workersStop({ stopped, forecast: cost, budget, spent, nextCost, tail, ...figures });
 	}
 	return budgetCost.stop({ stopped, next, forecast: cost, budget, spent, context, nextCost, tail });
 }

@@ -203,7 +203,8 @@ interface CrewPlan {
  */
 function crewPlan(input: StepInput): CrewPlan | undefined {
 	const { todos, workers } = input;
-	if (!workers || workers.max <= 0) return undefined;
+	// Workers turned off while some work: they finish their items, and none starts.
+	if (!workers || (workers.max <= 0 && workers.running.length === 0)) return undefined;
 	const taken = new Set([...workers.running, ...(workers.claimed ?? [])]);
 	const wanted = itemsForWorkers(todos, taken, workers.max - workers.running.length);
 	if (wanted.length === 0 && workers.running.length === 0) return undefined;
@@ -225,12 +226,15 @@ function budgetHolds(input: StepInput, workers: number): boolean {
 	);
 }
 
-/** With workers: start them on the plan's items, or, when none may start, wait while others work. */
+/**
+ * With workers: start them on the plan's items, or, when none may start, wait while others work (with none at work
+ * and none starting, the budget that left none stopped the chain before this).
+ */
 function workStep(crew: CrewPlan | undefined, running: readonly number[]): Step | undefined {
 	if (!crew) return undefined;
 	const { items } = crew;
 	if (items.length > 0) return { kind: "work", code: "work", items, atWork: running.length + items.length };
-	return running.length > 0 ? { kind: "idle", code: "workers-busy", running } : undefined;
+	return { kind: "idle", code: "workers-busy", running };
 }
 
 /** The stop text of a list whose open items all wait: each one, with the items it waits for and their states. */

@@ -84,7 +84,8 @@ const NOT_DONE_REASON_CHARS = 200;
  */
 export function unfinishedWhy(answer: string, stopReason: string | undefined): string | undefined {
 	if (stopReason === "length") return WORKER_TEXTS.cutOff;
-	const last = answer.trim().split("\n").at(-1)?.trim() ?? "";
+	const whole = answer.trim();
+	const last = whole.slice(whole.lastIndexOf("\n") + 1).trim();
 	if (!last.startsWith(NOT_DONE_MARK)) return undefined;
 	return WORKER_TEXTS.notDone(prefix(oneLine(last.slice(NOT_DONE_MARK.length).trim()), NOT_DONE_REASON_CHARS));
 }

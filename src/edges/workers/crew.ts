@@ -15,7 +15,6 @@ import {
 	addWorker,
 	getChain,
 	getTodos,
-	getWorkers,
 	markClaimedElsewhere,
 	markLanding,
 	noteWorker,
@@ -150,8 +149,7 @@ async function work(job: {
 			timeoutMs: WORKER_TIME_LIMIT_MS,
 			signal: stop.signal,
 			onUsage: (usage) => {
-				recordWorkerUsage(key, usage);
-				const tokens = getWorkers().find((worker) => worker.key === key)?.tokens ?? 0;
+				const tokens = recordWorkerUsage(key, usage);
 				const overspent = workerOverspends(tokens, getChain().spend, run.spendFactor);
 				if (overspent !== undefined) stop.abort(overspent);
 			},
@@ -202,10 +200,20 @@ function piCommandFor(run: CrewRun, index: number, key: string): { command: stri
 	const pi = run.command ?? piCommand();
 	const model = run.ctx.model ? ["--model", `${run.ctx.model.provider}/${run.ctx.model.id}`] : [];
 	const prompt = workerPrompt(getTodos(), index, run.request, workerNote(key));
+	const session = [...model, ...thinkingOf(run.pi)];
 	return {
 		command: pi.command,
-		args: [...pi.args, ...extensionFlags(), "--mode", "json", "-p", "--no-session", ...model, prompt],
+		args: [...pi.args, ...extensionFlags(), "--mode", "json", "-p", "--no-session", ...session, prompt],
 	};
+}
+
+/** The session's thinking level as a flag, when pi says it: a worker thinks as the session does. */
+function thinkingOf(pi: ExtensionAPI): string[] {
+	let level: string | undefined;
+	quietly(() => {
+		level = typeof pi.getThinkingLevel === "function" ? pi.getThinkingLevel() : undefined;
+	});
+	return level ? ["--thinking", level] : [];
 }
 
 /** Why a worker's end is no work done, or undefined when it ended with an answer; `stop` says why it was stopped. */
