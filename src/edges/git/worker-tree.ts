@@ -10,7 +10,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AUTHOR, type Repo, runGit, runSh } from "./git.ts";
-import { RAW_ATTRIBUTES, RAW_SETTINGS } from "./raw-git.ts";
+import { RAW_ATTRIBUTES } from "./raw-git.ts";
 
 /** A worker's tree: its folder, and the snapshot (a commit in the user's object store) it was made from. */
 export interface WorkerTree {
@@ -24,20 +24,18 @@ export interface WorkerTree {
  */
 export async function makeWorkerTree(repo: Repo, base: string): Promise<WorkerTree | undefined> {
 	const dir = mkdtempSync(join(tmpdir(), "til-done-worker-"));
-	const git = (args: readonly string[]) => runGit(dir, [...RAW_SETTINGS, ...args], { env: AUTHOR });
-	const made =
-		(await git(["init", "-q"])).code === 0 &&
-		writeInfo(dir, repo.commonDir) &&
-		(await git(["read-tree", base])).code === 0 &&
-		(await git(["checkout-index", "-a", "-f"])).code === 0 &&
-		(await git(["update-ref", "HEAD", base])).code === 0;
-	if (made) return { dir, base };
+	// Its info first (git init keeps what is there), then the whole checkout in one shell: a worker starts sooner.
+	writeInfo(dir, repo.commonDir);
+	const script =
+		'git "$@" init -q && git "$@" read-tree "$BASE" && git "$@" checkout-index -a -f && git "$@" update-ref HEAD "$BASE"';
+	const made = await runSh(dir, script, { ...AUTHOR, BASE: base });
+	if (made.code === 0) return { dir, base };
 	removeWorkerTree(dir);
 	return undefined;
 }
 
 /** The worker repository's borrowed objects, its raw attributes, and the user's own exclusions. */
-function writeInfo(dir: string, commonDir: string): boolean {
+function writeInfo(dir: string, commonDir: string): void {
 	mkdirSync(join(dir, ".git", "objects", "info"), { recursive: true });
 	mkdirSync(join(dir, ".git", "info"), { recursive: true });
 	writeFileSync(join(dir, ".git", "objects", "info", "alternates"), `${join(commonDir, "objects")}\n`);
@@ -47,7 +45,6 @@ function writeInfo(dir: string, commonDir: string): boolean {
 	} catch {
 		// No exclusions of the user's: the tree's own .gitignore files still apply.
 	}
-	return true;
 }
 
 /**
