@@ -8,8 +8,9 @@ import type { JudgeInput, JudgeResult } from "../../src/core/rules/judge.ts";
 import { CHECKPOINT_ENTRY_TYPE, GUEST_ENTRY_TYPE } from "../../src/core/rules/keys.ts";
 import { DEFAULT_CONFIG, type TilDoneConfig } from "../../src/core/rules/settings.ts";
 import { NO_SPEND } from "../../src/core/rules/usage.ts";
-import { gatherEvidence, ownEntries, toolEvidence, userRequests } from "../../src/edges/checks/evidence.ts";
+import { gatherEvidence, toolEvidence, userRequests } from "../../src/edges/checks/evidence.ts";
 import { askJudge } from "../../src/edges/checks/judge.ts";
+import { ownEntries } from "../../src/edges/host/own-branch.ts";
 import { getChain, getState, recordRun, resetState } from "../../src/state.ts";
 import { createFakeCtx, type FakeCtxOptions } from "../helpers/fake-ctx.ts";
 

@@ -5,7 +5,6 @@
  */
 
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
-import { ownBranch } from "../../core/rules/branch.ts";
 import { checkpointsOn, itemKey, itemWork } from "../../core/rules/checkpoint-rules.ts";
 import type { Evidence } from "../../core/rules/judge.ts";
 import { textOfContent } from "../../core/texts/sanitize.ts";
@@ -14,15 +13,6 @@ import { checkpointsSettled } from "../git/queue.ts";
 
 /** Characters of a tool call (its name and arguments) that name a piece of evidence. */
 const CALL_CHARS = 300;
-
-/** The session's branch, this session's own part of it; [] when pi cannot give it. */
-export function ownEntries(ctx: ExtensionContext): readonly unknown[] {
-	try {
-		return ownBranch(ctx.sessionManager.getBranch());
-	} catch {
-		return [];
-	}
-}
 
 /** The message of a branch entry, when it is one. */
 function messageOf(entry: unknown): Record<string, unknown> | undefined {

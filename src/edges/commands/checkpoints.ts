@@ -26,6 +26,7 @@ import {
 	snapshotTree,
 } from "../git/git.ts";
 import { checkpointsSettled } from "../git/queue.ts";
+import { ownEntries } from "../host/own-branch.ts";
 import { tell } from "../host/tell.ts";
 
 /** What a checkpoint subcommand needs: the context, its arguments, and how to refuse them with the usage. */
@@ -44,14 +45,6 @@ interface Work {
 	repo: Repo;
 }
 
-function branchOf(ctx: ExtensionCommandContext): readonly unknown[] {
-	try {
-		return ctx.sessionManager.getBranch();
-	} catch {
-		return [];
-	}
-}
-
 /** The start and completion checkpoints of the item `rest` names, once every checkpoint asked for is taken. */
 async function workOf(call: CheckpointCall): Promise<Work | undefined> {
 	const parsed: Parsed<number> = parseOneIndex(call.rest, getTodos().length);
@@ -59,7 +52,7 @@ async function workOf(call: CheckpointCall): Promise<Work | undefined> {
 	await checkpointsSettled();
 	const index = parsed.value;
 	const text = getTodos()[index]?.text ?? "";
-	const work = itemWork(checkpointsOn(branchOf(call.ctx)), itemKey(index, text));
+	const work = itemWork(checkpointsOn(ownEntries(call.ctx)), itemKey(index, text));
 	if (!work) return void tell(call.ctx, CHECKPOINT_TEXTS.noWork(index), "error");
 	const repo = await findRepo(call.ctx.cwd);
 	if (!repo) return void tell(call.ctx, CHECKPOINT_TEXTS.noRepo(call.ctx.cwd), "error");
@@ -109,7 +102,7 @@ export async function showCheckpoints(call: CheckpointCall): Promise<void> {
 	if ("error" in parsed) return call.refuse(parsed.error);
 	await checkpointsSettled();
 	if (parsed.value === undefined) {
-		const checkpoints = checkpointsOn(branchOf(call.ctx));
+		const checkpoints = checkpointsOn(ownEntries(call.ctx));
 		return tell(call.ctx, checkpoints.length === 0 ? CHECKPOINT_TEXTS.none : CHECKPOINT_TEXTS.list(checkpoints));
 	}
 	const repo = await findRepo(call.ctx.cwd);

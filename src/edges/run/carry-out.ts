@@ -51,6 +51,7 @@ import { checkEnv, modelChecksBlocked } from "../checks/item-checks.ts";
 import { applyVerification, runVerification } from "../checks/verification.ts";
 import { todoToolsActive } from "../host/active-tools.ts";
 import { modelInputPrice } from "../host/model-price.ts";
+import { ownEntries } from "../host/own-branch.ts";
 import { quietly } from "../host/quietly.ts";
 import { tell } from "../host/tell.ts";
 import type { Mode, Turn } from "./modes.ts";
@@ -155,7 +156,7 @@ const workersRefused = new WeakSet<object>();
 
 /** Starts workers on the step's items, then waits for one of them to end and decides again. */
 async function work(step: Extract<Step, { kind: "work" }>, run: FollowUp, endsSeen: number): Promise<void> {
-	const { ownEntries, userRequests } = await import("../checks/evidence.ts");
+	const { userRequests } = await import("../checks/evidence.ts");
 	const { startWorkers } = await import("../workers/crew.ts");
 	const request = userRequests(ownEntries(run.ctx)).at(-1) ?? "";
 	const started = await startWorkers(step.items, {
@@ -276,7 +277,7 @@ async function judgeOf(
 	if (step.judge === "off") return undefined;
 	if (step.judge === "kept") return getVerification()?.judge;
 	const { askJudge } = await import("../checks/judge.ts");
-	const { gatherEvidence, ownEntries, userRequests } = await import("../checks/evidence.ts");
+	const { gatherEvidence, userRequests } = await import("../checks/evidence.ts");
 	const branch = ownEntries(run.ctx);
 	const checks = results.map(([check, result]) => ({
 		what: check.what,
