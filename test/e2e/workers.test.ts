@@ -17,8 +17,9 @@ import {
 	runPrint,
 	waitForValue,
 } from "../helpers/cli.ts";
-import { allFinished, CHECKPOINT_ENTRY, CHECKPOINTS, stderrLine } from "../helpers/expected.ts";
+import { allDone, allFinished, CHECKPOINT_ENTRY, CHECKPOINTS, KEY, stderrLine } from "../helpers/expected.ts";
 import { perTest } from "../helpers/per-test.ts";
+import { commandAnswer } from "../helpers/rpc.ts";
 import { sayStep, toolStep, writeStep } from "../helpers/scripts.ts";
 import { sessionEntries } from "../helpers/session-file.ts";
 import { hasTmux, TMUX_MISSING } from "../helpers/tmux.ts";
@@ -274,6 +275,45 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		);
 		for (const name of ["a.txt", "b.txt", "c.txt", "d.txt"]) expect(existsSync(join(env.cwd, name))).toBe(true);
 		expect(state()).toBe(before);
+	});
+
+	describe("over RPC", () => {
+		it("the status bar shows the workers at work, /todos workers lists each one, and both go when the list is done", async () => {
+			const env = pi.env([writeStep(["Write a.txt", "Write b.txt"]), sayStep("Planned.")], {
+				TIL_DONE_WORKERS: "2",
+			});
+			userRepo(env);
+			const go = join(env.root, "go");
+			// Each worker's first call waits until the test has seen both at work.
+			const waits = (name: string): FakeStep[] => [
+				{ ...toolStep("write", { path: name, content: `${name}\n` }), waitForFile: go },
+				sayStep(`Wrote ${name}.`),
+			];
+			const file = join(env.root, "worker-scripts.json");
+			writeFileSync(file, JSON.stringify({ "0": waits("a.txt"), "1": waits("b.txt") }));
+			env.env.TIL_DONE_FAKE_WORKER_SCRIPTS = file;
+			const client = await pi.rpc({ host, env: env.env, extensions: [EXTENSION_ENTRY] });
+			await client.prompt("Write the two files.");
+			await client.waitFor(
+				() =>
+					client.statuses.get(KEY.workers) === "⚙ 2 worker(s): [0] [1]" && workerPid("data): [1]", file) !== undefined,
+				20_000,
+				"two workers at work",
+			);
+			const listed = (await commandAnswer(client, "/todos workers")).split("\n");
+			expect(listed[0]).toBe("Workers: up to 2 at once; 2 at work");
+			expect(listed[1]).toMatch(/^ {2}\[0\] Write a\.txt: \d+ s, 0 tokens, in \/.+\/til-done-worker-\w+$/);
+			expect(listed[2]).toMatch(/^ {2}\[1\] Write b\.txt: \d+ s, 0 tokens, in \/.+\/til-done-worker-\w+$/);
+			expect(listed.slice(3)).toEqual(["Esc (in the TUI) or /todos pause stops them all."]);
+			writeFileSync(go, "");
+			await client.waitFor(
+				() => client.notifications.some((notice) => notice.message === allDone(2)),
+				20_000,
+				"the list done",
+			);
+			expect(client.statuses.has(KEY.workers)).toBe(false);
+			expect(readFileSync(join(env.cwd, "b.txt"), "utf8")).toBe("b.txt\n");
+		});
 	});
 
 	describe.skipIf(!hasTmux())(`Esc stops them, in the TUI${hasTmux() ? "" : ` (${TMUX_MISSING})`}`, () => {

@@ -22,6 +22,7 @@ export const KEY = {
 	review: "til-done-review",
 	plan: "til-done-plan",
 	stop: "til-done-stop",
+	workers: "til-done-workers",
 } as const;
 
 /** Custom entry types the extension writes to the session file (the model never reads them). */
