@@ -1,8 +1,11 @@
 /**
  * The smoke subset on the pi lines before the current one (1.5.2): every other command-line suite runs on 0.87.1 and
  * 1.6.0. It drives a lazy model to the end in print mode and over RPC, says why a run with items open exits 4, and has
- * the judge send back an item the model never did.
+ * the judge send back an item the model never did, and two workers land two items.
  */
+import { execFileSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { EXTENSION_ENTRY, runPrint, SMOKE_HOSTS } from "../helpers/cli.ts";
 import {
@@ -23,6 +26,7 @@ import {
 	sayStep,
 	stallScript,
 	startStep,
+	toolStep,
 	writeStep,
 } from "../helpers/scripts.ts";
 
@@ -70,6 +74,23 @@ describe.each(SMOKE_HOSTS)("pi $version (smoke)", (host) => {
 		expect(env.readLog().some((line) => line.lastUser.includes(judgeReportLine(2, "No test file was written.")))).toBe(
 			true,
 		);
+	});
+
+	it("print mode: two workers land two items in a git repository and the run exits 0", async () => {
+		const env = pi.env([writeStep(["Write a.txt", "Write b.txt"]), sayStep("Planned.")], { TIL_DONE_WORKERS: "2" });
+		execFileSync("git", ["init", "-q"], { cwd: env.cwd });
+		const file = join(env.root, "worker-scripts.json");
+		const writes = (name: string) => [
+			toolStep("write", { path: name, content: `${name}\n` }),
+			sayStep(`Wrote ${name}.`),
+		];
+		writeFileSync(file, JSON.stringify({ "0": writes("a.txt"), "1": writes("b.txt") }));
+		env.env.TIL_DONE_FAKE_WORKER_SCRIPTS = file;
+		const result = await runPrint(["-p", "Write the two files."], env.env, { host, extensions: [EXTENSION_ENTRY] });
+		expect(result.stderr).toBe(stderrLine(allFinished(2)));
+		expect(result.code).toBe(0);
+		expect(readFileSync(join(env.cwd, "a.txt"), "utf8")).toBe("a.txt\n");
+		expect(readFileSync(join(env.cwd, "b.txt"), "utf8")).toBe("b.txt\n");
 	});
 
 	it("RPC counts down and continues until the list is done", async () => {

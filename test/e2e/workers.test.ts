@@ -14,6 +14,7 @@ import {
 	type IsolatedEnv,
 	PI_HOSTS,
 	type PiHost,
+	runJson,
 	runPrint,
 	waitForValue,
 } from "../helpers/cli.ts";
@@ -274,6 +275,34 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			`# Plan\n\n${ITEMS.map((text) => `- [x] ${text}`).join("\n")}\n`,
 		);
 		for (const name of ["a.txt", "b.txt", "c.txt", "d.txt"]) expect(existsSync(join(env.cwd, name))).toBe(true);
+		expect(state()).toBe(before);
+	});
+
+	it("--mode json: the workers land the items, exit 0, and the session's events are its own two calls", async () => {
+		const env = pi.env([writeStep(["Write a.txt", "Write b.txt"]), sayStep("Planned.")], { TIL_DONE_WORKERS: "2" });
+		const state = userRepo(env);
+		const file = join(env.root, "worker-scripts.json");
+		const writes = (name: string) => [
+			toolStep("write", { path: name, content: `${name}\n` }),
+			sayStep(`Wrote ${name}.`),
+		];
+		writeFileSync(file, JSON.stringify({ "0": writes("a.txt"), "1": writes("b.txt") }));
+		env.env.TIL_DONE_FAKE_WORKER_SCRIPTS = file;
+		const before = state();
+		const result = await runJson(["Write the two files."], env.env, {
+			host,
+			extensions: [EXTENSION_ENTRY],
+			session: { none: true },
+		});
+		expect(result.code).toBe(0);
+		expect(result.stderr).toBe(stderrLine(allFinished(2)));
+		const answers = result.events.filter(
+			(event) => event.type === "message_end" && (event.message as { role?: string }).role === "assistant",
+		);
+		expect(answers).toHaveLength(2);
+		expect(readFileSync(join(env.cwd, "a.txt"), "utf8")).toBe("a.txt\n");
+		expect(readFileSync(join(env.cwd, "b.txt"), "utf8")).toBe("b.txt\n");
+		expect(env.readLog()).toHaveLength(6);
 		expect(state()).toBe(before);
 	});
 
