@@ -23,6 +23,7 @@ import { perTest } from "../helpers/per-test.ts";
 import { commandAnswer } from "../helpers/rpc.ts";
 import { sayStep, toolStep, writeStep } from "../helpers/scripts.ts";
 import { sessionEntries } from "../helpers/session-file.ts";
+import { installForChildren, runParent, scriptsByDepth } from "../helpers/subagents.ts";
 import { hasTmux, TMUX_MISSING } from "../helpers/tmux.ts";
 import { usageOf } from "../helpers/usage.ts";
 
@@ -303,6 +304,29 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		expect(readFileSync(join(env.cwd, "a.txt"), "utf8")).toBe("a.txt\n");
 		expect(readFileSync(join(env.cwd, "b.txt"), "utf8")).toBe("b.txt\n");
 		expect(env.readLog()).toHaveLength(6);
+		expect(state()).toBe(before);
+	});
+
+	it("beside pi-subagents, installed as users install it (the workers start with it installed too): the items land", async () => {
+		const env = pi.env([], { TIL_DONE_WORKERS: "2" });
+		installForChildren(env, host, { piSubagents: true });
+		const state = userRepo(env);
+		// Every worker is a child process of depth 1: each writes a file named after its own tree.
+		const log = scriptsByDepth(
+			env,
+			[writeStep(["Write one file", "Write another file"]), sayStep("Planned.")],
+			[toolStep("bash", { command: 'printf ok > "$(basename "$PWD").txt"' }), sayStep("Wrote it.")],
+		);
+		const before = state();
+		const run = await runParent(env, host, "Write the files");
+		expect(run.stderr.split("\n").filter((line) => line.startsWith("[til-done] "))).toEqual([
+			stderrLine(allFinished(2)).trimEnd(),
+		]);
+		expect(run.code).toBe(0);
+		expect(log(1)).toHaveLength(4);
+		const landed = readdirSync(env.cwd).filter((name) => /^til-done-worker-\w+\.txt$/.test(name));
+		expect(landed).toHaveLength(2);
+		for (const name of landed) expect(readFileSync(join(env.cwd, name), "utf8")).toBe("ok");
 		expect(state()).toBe(before);
 	});
 
