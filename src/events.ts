@@ -35,7 +35,7 @@ import { todoToolsActive } from "./edges/host/active-tools.ts";
 import { warnOfInertBudget } from "./edges/host/model-price.ts";
 import { createPainter } from "./edges/host/painter.ts";
 import { quietly } from "./edges/host/quietly.ts";
-import { isGuest, releaseRole, takeRole } from "./edges/host/role.ts";
+import { isGuest, releaseRole, takeRole, WORKER_MARKER } from "./edges/host/role.ts";
 import { tell } from "./edges/host/tell.ts";
 import { currentInput } from "./edges/run/carry-out.ts";
 import { createEngine, type Engine } from "./edges/run/engine.ts";
@@ -223,6 +223,9 @@ async function followCheckpointsIf(on: boolean, pi: ExtensionAPI, ctx: Extension
  */
 async function startSession(pi: ExtensionAPI, ctx: ExtensionContext, engine: Engine): Promise<StartedSession> {
 	const role = takeRole(pi);
+	// A worker of a crew of ours ends with the session that started it.
+	if (role === "child" && process.env[WORKER_MARKER] !== undefined)
+		void import("./edges/workers/watchdog.ts").then(({ watchParentOnce }) => watchParentOnce());
 	const resolved = resolveConfig(readFlags(pi, role), process.env, role);
 	const config = resolved.config;
 	beginSession(role, config);

@@ -62,6 +62,31 @@ function workerPid(text: string, mark: string): number | undefined {
 	return undefined;
 }
 
+/** The parent of a process, from `/proc`; undefined once it is gone. */
+function parentOf(pid: number): number | undefined {
+	try {
+		const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+		return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+	} catch {
+		return undefined;
+	}
+}
+
+/** The `sleep 600` a worker's bash tool runs (pi puts it in a group of its own), found by its ancestry. */
+function sleeper(worker: number): number | undefined {
+	for (const entry of readdirSync("/proc")) {
+		if (!/^\d+$/.test(entry)) continue;
+		try {
+			if (readFileSync(`/proc/${entry}/cmdline`, "utf8") !== "sleep\u0000600\u0000") continue;
+		} catch {
+			continue;
+		}
+		for (let at = parentOf(Number(entry)); at !== undefined && at > 1; at = parentOf(at))
+			if (at === worker) return Number(entry);
+	}
+	return undefined;
+}
+
 /** Each worker writes its item's file (slowly, so the four overlap), then says so. */
 function workerScripts(env: IsolatedEnv): void {
 	const scripts = Object.fromEntries(
@@ -426,6 +451,29 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			"Its last try was given back (data): «it said it could not do its item: «the spec for a.txt is missing»».",
 		);
 		expect(state()).toBe(before);
+	});
+
+	it("a worker outlives no session: when its parent pi is killed, the worker's whole process group ends", async () => {
+		const env = pi.env([writeStep(["Write a.txt"]), sayStep("Planned.")], { TIL_DONE_WORKERS: "1" });
+		userRepo(env);
+		// The worker runs a long, silent command (a test suite, say): only its watch of the parent can end it.
+		const scripts = { "0": [toolStep("bash", { command: "sleep 600 && touch a.txt" }), sayStep("Done.")] };
+		const file = join(env.root, "worker-scripts.json");
+		writeFileSync(file, JSON.stringify(scripts));
+		env.env.TIL_DONE_FAKE_WORKER_SCRIPTS = file;
+		const running = print(host, env);
+		const worker = await waitForValue(() => workerPid("data): [0]", file), 20_000, "the worker");
+		const parent = Number(/TIL_DONE_WORKER_OF=(\d+)/.exec(readFileSync(`/proc/${worker}/environ`, "utf8"))?.[1]);
+		const command = await waitForValue(() => sleeper(worker), 20_000, "the worker's command");
+		process.kill(parent, "SIGKILL");
+		expect((await running).signal).toBe("SIGKILL");
+		await waitForValue(() => (existsSync(`/proc/${command}`) ? undefined : true), 20_000, "the command's end");
+		await waitForValue(
+			() => (workerPid("data): [0]", file) === undefined ? true : undefined),
+			20_000,
+			"the worker's end",
+		);
+		expect(existsSync(join(env.cwd, "a.txt"))).toBe(false);
 	});
 
 	it("a killed worker puts its item back, and the item lands on its next try", async () => {

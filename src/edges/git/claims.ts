@@ -5,6 +5,7 @@
  * that says who holds it.
  */
 
+import { isAlive } from "../host/processes.ts";
 import { type Repo, runGit } from "./git.ts";
 
 /** Where the claims are kept: beside the checkpoints' refs, never among them (cleaning those leaves claims alone). */
@@ -35,16 +36,6 @@ export async function claimItem(repo: Repo, claim: Claim): Promise<boolean> {
 	if (!holder || holder.host !== claim.host || isAlive(holder.pid)) return false;
 	const taken = await runGit(repo.top, ["update-ref", refOf(claim.key), blob.stdout.trim(), held.stdout.trim()]);
 	return taken.code === 0;
-}
-
-/** Whether a process of this machine is still there (one we may not signal is there too). */
-function isAlive(pid: number): boolean {
-	try {
-		process.kill(pid, 0);
-		return true;
-	} catch (error) {
-		return (error as NodeJS.ErrnoException).code === "EPERM";
-	}
 }
 
 /** The claim a blob says, or undefined when it is not one of ours. */

@@ -10,6 +10,9 @@ import type { SessionRole } from "../../types.ts";
 /** The marker a session of ours puts in its process's environment: the processes it starts are its children. */
 export const PARENT_MARKER = "TIL_DONE_PARENT_PID";
 
+/** The marker a crew of ours puts in a worker's environment: the pid of the process the worker works for. */
+export const WORKER_MARKER = "TIL_DONE_WORKER_OF";
+
 /** What every copy of the extension in the process shares (copies may be separate module instances). */
 interface ProcessClaim {
 	/** The instance whose session is the process's own, while it has one. */

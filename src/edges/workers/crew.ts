@@ -32,6 +32,7 @@ import { checkpointsSettled } from "../git/queue.ts";
 import { keepWorkerResult, makeWorkerTree, removeWorkerTree, type WorkerTree } from "../git/worker-tree.ts";
 import { storeList } from "../host/commit.ts";
 import { quietly } from "../host/quietly.ts";
+import { WORKER_MARKER } from "../host/role.ts";
 import { tell } from "../host/tell.ts";
 import { piCommand, runWorker, type WorkerEnd } from "./worker-process.ts";
 
@@ -145,7 +146,7 @@ async function work(job: {
 		const end = await runWorker({
 			...piCommandFor(run, index, key),
 			cwd: tree.dir,
-			env: process.env,
+			env: { ...process.env, [WORKER_MARKER]: String(process.pid) },
 			timeoutMs: WORKER_TIME_LIMIT_MS,
 			signal: stop.signal,
 			onUsage: (usage) => {

@@ -1,0 +1,41 @@
+/**
+ * A worker outlives no session: the pi a crew starts is told its parent's pid, and pi-til-done in the worker (a guest)
+ * watches it. When the parent is gone (killed, crashed), the worker's whole process group ends: nothing works on,
+ * spending, for a session that can no longer land its work.
+ */
+
+import { isAlive } from "../host/processes.ts";
+import { WORKER_MARKER } from "../host/role.ts";
+
+/** How often a worker looks for its parent. */
+export const PARENT_WATCH_MS = 1_000;
+
+/** Calls `end` once the process `parent` is gone, looking every {@link PARENT_WATCH_MS}; returns how to stop looking. */
+export function watchParent(parent: number, end: () => void = endGroup): () => void {
+	const timer = setInterval(() => {
+		if (isAlive(parent)) return;
+		clearInterval(timer);
+		end();
+	}, PARENT_WATCH_MS);
+	timer.unref();
+	return () => clearInterval(timer);
+}
+
+let watching = false;
+
+/** In a worker's pi: watches the parent named by {@link WORKER_MARKER}, once per process (sessions come and go). */
+export function watchParentOnce(env: NodeJS.ProcessEnv = process.env): void {
+	const parent = Number(env[WORKER_MARKER]);
+	if (watching || !Number.isInteger(parent) || parent <= 0) return;
+	watching = true;
+	watchParent(parent);
+}
+
+/** Ends this worker's process group (a worker leads its own), or this process alone when it leads none. */
+function endGroup(): void {
+	try {
+		process.kill(-process.pid, "SIGTERM");
+	} catch {
+		process.kill(process.pid, "SIGTERM");
+	}
+}
