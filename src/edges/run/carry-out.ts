@@ -190,9 +190,10 @@ function workerEnded(endsSeen: number, signal: AbortSignal): Promise<void> {
  */
 async function waitForWorkers(run: FollowUp, endsSeen: number): Promise<void> {
 	const { stopWorkers } = await import("../workers/crew.ts");
+	// Each wait's listeners go with it: a chain of many workers' ends waits on one follow-up's signal.
 	const waiting = new AbortController();
 	const cancelled = new Promise<"cancelled">((resolve) =>
-		run.signal.addEventListener("abort", () => resolve("cancelled"), { once: true }),
+		run.signal.addEventListener("abort", () => resolve("cancelled"), { once: true, signal: waiting.signal }),
 	);
 	const keyed = run.mode.stopKey(waiting.signal).then(() => "key" as const);
 	const ended = workerEnded(endsSeen, waiting.signal).then(() => "ended" as const);
