@@ -164,6 +164,24 @@ describe("the crew works ready items and lands them", () => {
 		expect(git("for-each-ref", "refs/til-done-claims/")).toBe("");
 	});
 
+	it("a list changed under a worker: its work does not land on another item, and is kept under its ref", async () => {
+		process.env.WORKER_MODE = "conflict";
+		setTodos(items("Write a.txt"));
+		const { run, told } = crew();
+		process.env.WORKER_GO = join(dir, "..", `${dir.split("/").pop()}-go`);
+		await startWorkers([0], run);
+		setTodos([{ text: "Another item", status: "in_progress" }]);
+		writeFileSync(process.env.WORKER_GO, "");
+		await allEnded();
+		expect(getTodos()).toEqual([{ text: "Another item", status: "in_progress" }]);
+		expect(readFileSync(join(dir, "a.txt"), "utf8")).toBe("the user's line\n");
+		expect(told()).toEqual([
+			"Worker on [0]: the list changed while it worked: its item is no longer where it was; nothing of it landed, and its work is kept under its ref.",
+		]);
+		const refs = git("for-each-ref", "--format=%(refname)", "refs/til-done/").split("\n");
+		expect(refs.some((ref) => ref.endsWith("worker-result"))).toBe(true);
+	});
+
 	it("an index no longer in the list starts nothing", async () => {
 		setTodos(items("Write item-0.txt"));
 		const { run } = crew();

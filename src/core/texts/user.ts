@@ -333,6 +333,10 @@ export const WORKER_TEXTS = {
 	conflicts: (files: readonly string[]) =>
 		`its work conflicts with the work tree in ${files.map((file) => JSON.stringify(oneLine(file))).join(", ")}`,
 	givenBack: (index: number, why: string) => `Worker on [${index}]: ${why}; the item is ready again.`,
+	listChanged: "the list changed while it worked: its item is no longer where it was",
+	/** A worker whose item the list no longer holds: nothing of it landed, and its work stays under its ref. */
+	workKept: (index: number, why: string) =>
+		`Worker on [${index}]: ${why}; nothing of it landed, and its work is kept under its ref.`,
 	/** `/todos workers` alone: the setting, then one line per worker at work. */
 	list: (max: number, lines: readonly string[]) =>
 		[

@@ -118,21 +118,32 @@ async function startOne(index: number, repo: Repo, run: CrewRun): Promise<void> 
 	const refs = `${CHECKPOINT_REF_ROOT}${session}/${key}/worker`;
 	const base = await takeCheckpoint(repo, `${refs}-base`, `pi-til-done worker base of [${index}]`);
 	const tree = base === undefined ? undefined : await makeWorkerTree(repo, base);
+	const item: Item = { index, text: todo.text, check: todo.check };
 	if (!tree) {
 		await releaseItem(repo, key);
 		removeWorker(key);
-		return giveBack(run, index, WORKER_TEXTS.noTree);
+		return giveBack(run, item, WORKER_TEXTS.noTree);
 	}
 	placeWorker(key, tree.dir);
 	const stop = new AbortController();
 	const crew = crewOf(run.pi);
-	const ended = work({ index, key, repo, tree, refs, run, stop }).finally(() => crew.running.delete(key));
+	const ended = work({ item, key, repo, tree, refs, run, stop }).finally(() => crew.running.delete(key));
 	crew.running.set(key, { index, stop, ended });
 }
 
+/** A worker's item as it was when the worker started: a change of the list meanwhile never lands on another. */
+interface Item {
+	index: number;
+	text: string;
+	check?: string;
+}
+
+/** Whether the list still holds `item` where it was. */
+const stillThere = (item: Item): boolean => getTodos()[item.index]?.text === item.text;
+
 /** One worker's life, from its start to its item completed or given back. */
 async function work(job: {
-	index: number;
+	item: Item;
 	key: string;
 	repo: Repo;
 	tree: WorkerTree;
@@ -141,10 +152,10 @@ async function work(job: {
 	/** Aborted to stop the worker: with why as its reason when the worker itself is the cause. */
 	stop: AbortController;
 }): Promise<void> {
-	const { index, key, repo, tree, refs, run, stop } = job;
+	const { item, key, repo, tree, refs, run, stop } = job;
 	try {
 		const end = await runWorker({
-			...piCommandFor(run, index, key),
+			...piCommandFor(run, item.index, key),
 			cwd: tree.dir,
 			env: { ...process.env, [WORKER_MARKER]: String(process.pid) },
 			timeoutMs: WORKER_TIME_LIMIT_MS,
@@ -157,11 +168,11 @@ async function work(job: {
 		});
 		const why = workerFailure(end, stop.signal);
 		const result = await keepWorkerResult(repo, tree, `${refs}-result`);
-		if (why !== undefined || result === undefined) return giveBack(run, index, why ?? WORKER_TEXTS.noResult, key);
-		const failedCheck = await checkInTree(run, index, tree.dir);
-		if (failedCheck) return giveBack(run, index, failedCheck, key);
-		const conflicts = await landOneAtATime(() => land(job, result));
-		if (conflicts) return giveBack(run, index, WORKER_TEXTS.conflicts(conflicts), key);
+		if (why !== undefined || result === undefined) return giveBack(run, item, why ?? WORKER_TEXTS.noResult, key);
+		const failedCheck = await checkInTree(run, item.check, tree.dir);
+		if (failedCheck) return giveBack(run, item, failedCheck, key);
+		const notLanded = await landOneAtATime(() => land(job, result));
+		if (notLanded) return giveBack(run, item, notLanded, key);
 		recordWorkerEnd(false);
 		noteWorker(key, undefined);
 	} finally {
@@ -183,14 +194,15 @@ function landOneAtATime<T>(landing: () => Promise<T>): Promise<T> {
 
 /**
  * Lands a worker's `result` in the user's work tree, between the item's start checkpoint (taken once the worker is
- * marked landing) and its completion's; the conflicting files when it could not, nothing written then.
+ * marked landing) and its completion's; why it did not land (nothing written then), or undefined once it did.
  */
-async function land(job: { index: number; key: string; repo: Repo; tree: WorkerTree; run: CrewRun }, result: string) {
+async function land(job: { item: Item; key: string; repo: Repo; tree: WorkerTree; run: CrewRun }, result: string) {
+	if (!stillThere(job.item)) return WORKER_TEXTS.listChanged;
 	markLanding(job.key);
 	await checkpointsSettled();
 	const landing = await landWork(job.repo, job.tree.base, result);
-	if (!landing || "conflicts" in landing) return landing?.conflicts ?? [];
-	updateTodoStatus([job.index], "completed");
+	if (!landing || "conflicts" in landing) return WORKER_TEXTS.conflicts(landing?.conflicts ?? []);
+	updateTodoStatus([job.item.index], "completed");
 	commitList(job.run.pi);
 	await checkpointsSettled();
 	return undefined;
@@ -226,20 +238,26 @@ function workerFailure(end: WorkerEnd, stop: AbortSignal): string | undefined {
 }
 
 /** The item's own check, run in the worker's tree; why it failed, or undefined when it passed (or has none). */
-async function checkInTree(run: CrewRun, index: number, dir: string): Promise<string | undefined> {
-	const check = getTodos()[index]?.check;
+async function checkInTree(run: CrewRun, check: string | undefined, dir: string): Promise<string | undefined> {
 	if (check === undefined) return undefined;
 	const result = await run.pi.exec("bash", ["-c", check], { cwd: dir, timeout: run.checkTimeoutSeconds * 1000 });
 	return result.code === 0 ? undefined : WORKER_TEXTS.checkFailed(result.code);
 }
 
-/** The item goes back to ready, with why (its next worker is told); a worker that failed counts as a failed run. */
-function giveBack(run: CrewRun, index: number, why: string, key?: string): void {
+/**
+ * The item goes back to ready, with why (its next worker is told); a worker that failed counts as a failed run. An item
+ * the list no longer holds where it was is left as the list has it now.
+ */
+function giveBack(run: CrewRun, item: Item, why: string, key?: string): void {
 	if (key !== undefined) noteWorker(key, why);
-	updateTodoStatus([index], "not_started");
-	commitList(run.pi);
 	recordWorkerEnd(why !== WORKER_TEXTS.stopped);
-	tell(run.ctx, WORKER_TEXTS.givenBack(index, why), "warning");
+	if (!stillThere(item)) {
+		tell(run.ctx, WORKER_TEXTS.workKept(item.index, why), "warning");
+		return;
+	}
+	updateTodoStatus([item.index], "not_started");
+	commitList(run.pi);
+	tell(run.ctx, WORKER_TEXTS.givenBack(item.index, why), "warning");
 }
 
 /** Stops every worker of the crew: each group killed, its work kept under a ref, its tree removed. */
