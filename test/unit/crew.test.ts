@@ -164,6 +164,16 @@ describe("the crew works ready items and lands them", () => {
 		expect(git("for-each-ref", "refs/til-done-claims/")).toBe("");
 	});
 
+	it("an item whose check passes in the worker's tree lands, the check run there", async () => {
+		setTodos([{ text: "Write item-0.txt", status: "not_started", check: "test -f item-0.txt" }]);
+		const { pi, run } = crew();
+		await startWorkers([0], run);
+		await allEnded();
+		expect(getTodos()[0]?.status).toBe("completed");
+		expect(pi.execCalls.map((call) => [call.command, call.args])).toEqual([["bash", ["-c", "test -f item-0.txt"]]]);
+		expect(readFileSync(join(dir, "item-0.txt"), "utf8")).toBe("item-0.txt by its worker\n");
+	});
+
 	it("a list changed under a worker: its work does not land on another item, and is kept under its ref", async () => {
 		process.env.WORKER_MODE = "conflict";
 		setTodos(items("Write a.txt"));

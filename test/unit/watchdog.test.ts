@@ -43,6 +43,8 @@ describe("a worker ends once its parent is gone", () => {
 describe("a worker's pi watches the parent its environment names, once per process", () => {
 	it("no marker, or one that is no pid, watches nothing; a marker starts one watch, and a second session adds none", () => {
 		vi.useFakeTimers();
+		// This test process is no worker: its environment names no parent.
+		watchParentOnce();
 		watchParentOnce({});
 		watchParentOnce({ TIL_DONE_WORKER_OF: "not a pid" });
 		watchParentOnce({ TIL_DONE_WORKER_OF: "-3" });
