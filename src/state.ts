@@ -18,7 +18,7 @@ import { type ChainState, initialChain, noteCompleted } from "./core/rules/chain
 import type { Decision } from "./core/rules/decision.ts";
 import type { RunOutcome } from "./core/rules/outcome.ts";
 import { DEFAULT_CONFIG, type TilDoneConfig } from "./core/rules/settings.ts";
-import { addJudgeUsage, addSideUsage, addUsage, readUsage, tokensOf, type UsageRecord } from "./core/rules/usage.ts";
+import { addApartUsage, addUsage, readUsage, tokensOf, type UsageRecord } from "./core/rules/usage.ts";
 import { passesFor, type Verification } from "./core/rules/verdict.ts";
 import { STARTED_PAUSED } from "./core/texts/user.ts";
 import type { RunningCheck, UiView } from "./core/views/status-entries.ts";
@@ -248,7 +248,7 @@ export function recordUsage(message: unknown): void {
 /** A call of the judge ended: it counts in the chain's spend, and in the judge's own. */
 export function recordJudgeUsage(message: unknown): void {
 	const usage = readUsage(message);
-	if (usage) setChain({ ...getState().chain, spend: addJudgeUsage(getState().chain.spend, usage) });
+	if (usage) setChain({ ...getState().chain, spend: addApartUsage(getState().chain.spend, usage, "judge") });
 }
 
 /** How many workers may work at once: what `/todos workers` said in this session, else the setting. */
@@ -327,7 +327,7 @@ export function recordWorkerUsage(key: string, usage: UsageRecord): number {
 	const { chain, workers } = getState();
 	let total = tokens;
 	setState({
-		chain: { ...chain, spend: addSideUsage(chain.spend, usage) },
+		chain: { ...chain, spend: addApartUsage(chain.spend, usage, "workers") },
 		workers: workers.map((worker) => {
 			if (worker.key !== key) return worker;
 			total = worker.tokens + tokens;

@@ -203,6 +203,8 @@ export interface ChainSpend {
 	perItem: readonly number[];
 	/** The judge's calls: counted in the figures above too, shown apart in `/todos status`. */
 	judge: { tokens: number; cost: number; calls: number };
+	/** The workers' calls: counted in the figures above too, shown apart in `/todos status`. */
+	workers: { tokens: number; cost: number; calls: number };
 }
 
 export type CheckpointPhase = "start" | "done";

@@ -232,9 +232,10 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			expect(status[1]).toBe(
 				`Spent this chain: ${(working.tokens + judge).toLocaleString("en-US")} tokens in ${working.calls + 1} call(s)`,
 			);
-			expect(status.at(-1)).toBe(
+			expect(status.slice(-2)).toEqual([
 				`Judge: til-done-fake/judge; spent this chain: ${judge.toLocaleString("en-US")} tokens in 1 call(s)`,
-			);
+				"Workers: off",
+			]);
 			expect(messages(client)).toContain(unverifiedByJudge(2, [failed]));
 			const help = (await commandAnswer(client, "/todos help")).split("\n");
 			expect(help).toContain("  --til-done-judge, TIL_DONE_JUDGE: til-done-fake/judge");

@@ -391,6 +391,17 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			);
 			expect(client.statuses.has(KEY.workers)).toBe(false);
 			expect(readFileSync(join(env.cwd, "b.txt"), "utf8")).toBe("b.txt\n");
+			// The chain's spend holds the session's calls and the workers' four, which /todos status also shows apart.
+			const own = usageOf(client.events.flatMap((event) => (event.type === "message_end" ? [event.message] : [])));
+			const status = (await commandAnswer(client, "/todos status")).split("\n");
+			const total = Number(
+				/^Spent this chain: ([\d,]+) tokens in 6 call\(s\)$/.exec(status[1] ?? "")?.[1]?.replaceAll(",", ""),
+			);
+			expect(own.calls).toBe(2);
+			expect(total).toBeGreaterThan(own.tokens);
+			expect(status.at(-1)).toBe(
+				`Workers: up to 2 at once; spent this chain: ${(total - own.tokens).toLocaleString("en-US")} tokens in 4 call(s)`,
+			);
 		});
 	});
 

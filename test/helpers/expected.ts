@@ -292,6 +292,7 @@ export const statusReport = (countdownSeconds: number | "in-run"): string =>
 		"Done-check: none",
 		"Item checks: on, timeout 120s",
 		"Judge: off",
+		"Workers: off",
 	].join("\n");
 
 // ── Why the auto-continue went on or stopped ────────────────────────────────

@@ -478,6 +478,7 @@ describe("pause, resume and status control the auto-continue", () => {
 				"Done-check: none",
 				"Item checks: on, timeout 120s",
 				"Judge: off",
+				"Workers: off",
 			].join("\n"),
 		);
 	});
@@ -511,7 +512,7 @@ describe("pause, resume and status control the auto-continue", () => {
 			"Item checks: off (--til-done-model-checks off), timeout 30s",
 		],
 	])("status says whether the model's item checks can run: %s", (_name, config, tools, line) => {
-		expect(formatStatusReport(config, { activeTools: tools }).split("\n").at(-2)).toBe(line);
+		expect(formatStatusReport(config, { activeTools: tools }).split("\n").at(-3)).toBe(line);
 	});
 
 	it.each([
@@ -530,6 +531,24 @@ describe("pause, resume and status control the auto-continue", () => {
 		recordRun({ ...getChain(), spend: { ...NO_SPEND, judge: spent } });
 		expect(
 			formatStatusReport({ ...DEFAULT_CONFIG, judge }, { activeTools: [] })
+				.split("\n")
+				.at(-2),
+		).toBe(line);
+	});
+
+	it.each([
+		[0, { tokens: 0, cost: 0, calls: 0 }, "Workers: off"],
+		[4, { tokens: 0, cost: 0, calls: 0 }, "Workers: up to 4 at once; spent this chain: 0 tokens in 0 call(s)"],
+		[
+			2,
+			{ tokens: 52_000, cost: 0.5, calls: 8 },
+			"Workers: up to 2 at once; spent this chain: 52,000 tokens in 8 call(s), cost 0.5000",
+		],
+		[0, { tokens: 900, cost: 0, calls: 2 }, "Workers: off now; spent this chain: 900 tokens in 2 call(s)"],
+	])("status says how many workers may work (%i) and what they spent in the chain", (workers, spent, line) => {
+		recordRun({ ...getChain(), spend: { ...NO_SPEND, workers: spent } });
+		expect(
+			formatStatusReport({ ...DEFAULT_CONFIG, workers }, { activeTools: [] })
 				.split("\n")
 				.at(-1),
 		).toBe(line);

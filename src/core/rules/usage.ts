@@ -30,6 +30,7 @@ export const NO_SPEND: ChainSpend = {
 	tokensAtFinish: 0,
 	perItem: [],
 	judge: { tokens: 0, cost: 0, calls: 0 },
+	workers: { tokens: 0, cost: 0, calls: 0 },
 };
 
 const count = (value: unknown): number =>
@@ -74,15 +75,18 @@ export function addSideUsage(spend: ChainSpend, usage: UsageRecord): ChainSpend 
 	};
 }
 
-/** One call of the judge: a call beside the session's, and counted apart too. */
-export function addJudgeUsage(spend: ChainSpend, usage: UsageRecord): ChainSpend {
-	const { judge } = spend;
+/** Who spends beside the session, counted apart in the chain's spend too. */
+export type SideSpender = "judge" | "workers";
+
+/** One call of the judge's or of a worker's: a call beside the session's, and counted apart too. */
+export function addApartUsage(spend: ChainSpend, usage: UsageRecord, by: SideSpender): ChainSpend {
+	const apart = spend[by];
 	const counted = {
-		tokens: judge.tokens + tokensOf(usage),
-		cost: judge.cost + usage.cost.total,
-		calls: judge.calls + 1,
+		tokens: apart.tokens + tokensOf(usage),
+		cost: apart.cost + usage.cost.total,
+		calls: apart.calls + 1,
 	};
-	return { ...addSideUsage(spend, usage), judge: counted };
+	return { ...addSideUsage(spend, usage), [by]: counted };
 }
 
 /** `finished` items were just finished: the tokens since the last finish are shared among them. */

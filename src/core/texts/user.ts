@@ -904,6 +904,17 @@ function reminderWords(every: number): string {
 	return every === 1 ? "every tool call" : `every ${every} tool calls`;
 }
 
+/** What a spender beside the session (the judge, the workers) spent in the chain. */
+interface SideSpend {
+	tokens: number;
+	cost: number;
+	calls: number;
+}
+
+/** `1,234 tokens in 2 call(s)`, and the cost when there is one. */
+const spentApart = (spent: SideSpend): string =>
+	`${formatTokens(spent.tokens)} tokens in ${spent.calls} call(s)${spent.cost > 0 ? `, cost ${formatCost(spent.cost)}` : ""}`;
+
 /** The lines of `/todos status` beside spentLine, COUNTDOWN_IN_RUN and each breaker's, and the states they name. */
 export const TODOS_STATUS = {
 	autoContinue: (state: string) => `Auto-continue: ${state}`,
@@ -918,10 +929,15 @@ export const TODOS_STATUS = {
 	checksOff: "off (--til-done-model-checks off)",
 	checksWithoutBash: "off while pi's bash tool is not active",
 	/** The judge: off, or its model and what it spent in this chain. */
-	judge: (choice: string, spent: { tokens: number; cost: number; calls: number }) =>
+	judge: (choice: string, spent: SideSpend) =>
 		choice === "off"
 			? "Judge: off"
-			: `Judge: ${choice === "on" ? "the session's model" : choice}; spent this chain: ${formatTokens(spent.tokens)} tokens in ${spent.calls} call(s)${spent.cost > 0 ? `, cost ${formatCost(spent.cost)}` : ""}`,
+			: `Judge: ${choice === "on" ? "the session's model" : choice}; spent this chain: ${spentApart(spent)}`,
+	/** The workers: off, or how many may work at once and what they spent in this chain. */
+	workers: (max: number, spent: SideSpend) =>
+		max === 0 && spent.calls === 0
+			? "Workers: off"
+			: `Workers: ${max === 0 ? "off now" : `up to ${max} at once`}; spent this chain: ${spentApart(spent)}`,
 } as const;
 
 // ── /loop: its usage and refusals (its ends are LOOP_ENDS) ─────────────────────────────────────────────

@@ -55,6 +55,7 @@ import {
 	setBranchDoneCheck,
 	setPanelEnabled,
 	setTodos,
+	workersAllowed,
 } from "../../state.ts";
 import { DEFAULT_PLAN_FILE, INITIAL_STATUS, type TodoStatus } from "../../types.ts";
 import { isValidCheck } from "../../validation.ts";
@@ -122,6 +123,7 @@ export function formatStatusReport(
 		TODOS_STATUS.doneCheck(doneCheck),
 		TODOS_STATUS.itemChecks(itemChecksState(config, activeTools), config.checkTimeoutSeconds),
 		TODOS_STATUS.judge(config.judge, chain.spend.judge),
+		TODOS_STATUS.workers(workersAllowed(config.workers), chain.spend.workers),
 	].join("\n");
 }
 
