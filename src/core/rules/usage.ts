@@ -119,11 +119,18 @@ export function spendProgress(spend: ChainSpend): SpendProgress {
 	};
 }
 
+/**
+ * The progress rule: true when `tokens` spent on unfinished work pass `factor` times the chain's median per finished
+ * item, once that median is armed (a factor of 0 turns it off).
+ */
+export function overMedianSpend(tokens: number, spend: ChainSpend, factor: number): boolean {
+	if (factor <= 0 || spend.perItem.length < MIN_FINISHED_FOR_SPEND) return false;
+	return tokens > factor * median(spend.perItem);
+}
+
 /** True when the chain spends more than `factor` times its median per finished item without finishing another. */
 export function spendsWithoutProgress(spend: ChainSpend, factor: number): boolean {
-	if (factor <= 0 || spend.perItem.length < MIN_FINISHED_FOR_SPEND) return false;
-	const { sinceFinish, medianPerItem } = spendProgress(spend);
-	return sinceFinish > factor * medianPerItem;
+	return overMedianSpend(spendProgress(spend).sinceFinish, spend, factor);
 }
 
 /** The next continuation's first call, before it is sent: the spend so far plus the last context sent again. */

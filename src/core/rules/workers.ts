@@ -10,7 +10,7 @@ import { workableItems } from "../list/ready.ts";
 import { WORKER_PROMPT } from "../texts/model.ts";
 import { oneLine, prefix } from "../texts/sanitize.ts";
 import { WORKER_TEXTS } from "../texts/user.ts";
-import { type ChainSpend, MIN_FINISHED_FOR_SPEND, median } from "./usage.ts";
+import { type ChainSpend, median, overMedianSpend } from "./usage.ts";
 
 /** The most workers at once. */
 export const MAX_WORKERS = 16;
@@ -67,9 +67,8 @@ export function workerPrompt(todos: readonly TodoItem[], index: number, request:
  * the chain's median per finished item, once that median is armed); undefined while it holds.
  */
 export function workerOverspends(tokens: number, spend: ChainSpend, factor: number): string | undefined {
-	if (factor <= 0 || spend.perItem.length < MIN_FINISHED_FOR_SPEND) return undefined;
-	const medianPerItem = median(spend.perItem);
-	return tokens > factor * medianPerItem ? WORKER_TEXTS.overspent(tokens, factor, medianPerItem) : undefined;
+	if (!overMedianSpend(tokens, spend, factor)) return undefined;
+	return WORKER_TEXTS.overspent(tokens, factor, median(spend.perItem));
 }
 
 /** How a worker says it could not do its item: its last line starts with this. */
