@@ -7,7 +7,7 @@
 import { getPlainIcon } from "../../formatting.ts";
 import type { TodoItem } from "../../types.ts";
 import { workableItems } from "../list/ready.ts";
-import { WORKER_PROMPT } from "../texts/model.ts";
+import { NOT_DONE_MARK, WORKER_PROMPT } from "../texts/model.ts";
 import { oneLine, prefix } from "../texts/sanitize.ts";
 import { WORKER_TEXTS } from "../texts/user.ts";
 import { type ChainSpend, median, overMedianSpend } from "./usage.ts";
@@ -70,9 +70,6 @@ export function workerOverspends(tokens: number, spend: ChainSpend, factor: numb
 	if (!overMedianSpend(tokens, spend, factor)) return undefined;
 	return WORKER_TEXTS.overspent(tokens, factor, median(spend.perItem));
 }
-
-/** How a worker says it could not do its item: its last line starts with this. */
-export const NOT_DONE_MARK = "NOT DONE:";
 
 /** Characters of a worker's own reason the user and its next try are told. */
 const NOT_DONE_REASON_CHARS = 200;
