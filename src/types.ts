@@ -202,9 +202,16 @@ export interface ChainSpend {
 	/** Tokens each item finished in this chain took, oldest first, at most `MAX_SPEND_SAMPLES`. */
 	perItem: readonly number[];
 	/** The judge's calls: counted in the figures above too, shown apart in `/todos status`. */
-	judge: { tokens: number; cost: number; calls: number };
+	judge: SideSpend;
 	/** The workers' calls: counted in the figures above too, shown apart in `/todos status`. */
-	workers: { tokens: number; cost: number; calls: number };
+	workers: SideSpend;
+}
+
+/** What a spender beside the session (the judge, the workers) spent in a chain. */
+export interface SideSpend {
+	tokens: number;
+	cost: number;
+	calls: number;
 }
 
 export type CheckpointPhase = "start" | "done";

@@ -17,6 +17,7 @@ import {
 	MAX_LOOP_ITERATIONS,
 	MAX_TODO_TEXT_LENGTH,
 	MAX_TODOS,
+	type SideSpend,
 	type TodoItem,
 } from "../../types.ts";
 import { CHECK_NAMES } from "./model.ts";
@@ -902,13 +903,6 @@ export const TODOS_ANSWERS = {
 function reminderWords(every: number): string {
 	if (every === 0) return "off";
 	return every === 1 ? "every tool call" : `every ${every} tool calls`;
-}
-
-/** What a spender beside the session (the judge, the workers) spent in the chain. */
-interface SideSpend {
-	tokens: number;
-	cost: number;
-	calls: number;
 }
 
 /** `1,234 tokens in 2 call(s)`, and the cost when there is one. */
