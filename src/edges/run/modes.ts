@@ -128,7 +128,7 @@ function interactiveMode({ pi, ctx, config }: ModeEnv): Mode {
 			if (step.kind === "stop") showStop(pi, step.text);
 			else if (step.kind === "end-loop") tell(ctx, step.text, step.level);
 			else if (step.code === "all-done") announceCompletion(ctx, input, step.verified === true);
-			else if (step.code === "unverified") announceUnverified(ctx, decision.text);
+			else if (step.code === "unverified") announceEnd(ctx, decision.text, "warning");
 			else if (step.code === "review-wait" && step.index !== undefined) announceReviewWait(ctx, step.index);
 		},
 		startRun: async (message, command) => sendTurn(pi, command, message),
@@ -163,18 +163,19 @@ function showStop(pi: ExtensionAPI, text: string): void {
 	);
 }
 
-/** Once per list. A notice, not a message: the TUI shows it in the chat, and the model needs no tokens for it. */
-function announceCompletion(ctx: ExtensionContext, input: StepInput, verified: boolean): void {
+/**
+ * How a finished list ended, said once per list (and verdict). A notice, not a message: the TUI shows it in the chat,
+ * and the model needs no tokens for it.
+ */
+function announceEnd(ctx: ExtensionContext, text: string, level: "info" | "warning"): void {
 	if (isCompletionAnnounced()) return;
 	markCompletionAnnounced();
-	tell(ctx, completionNotice(input.todos.length, verified ? getVerification()?.checks : undefined), "info");
+	tell(ctx, text, level);
 }
 
-/** Once per verdict: a finished list the judge did not pass, and why; nothing follows until the user acts. */
-function announceUnverified(ctx: ExtensionContext, text: string): void {
-	if (isCompletionAnnounced()) return;
-	markCompletionAnnounced();
-	tell(ctx, text, "warning");
+/** Every item finished (and verified, when something verifies the list). */
+function announceCompletion(ctx: ExtensionContext, input: StepInput, verified: boolean): void {
+	announceEnd(ctx, completionNotice(input.todos.length, verified ? getVerification()?.checks : undefined), "info");
 }
 
 /** Once per wait in a chain: the item the auto-continue waits on until the user approves it (or prompts). */
