@@ -56,19 +56,33 @@ export function runSh(cwd: string, script: string, env: NodeJS.ProcessEnv): Prom
 	return run("sh", ["-c", script, "_", ...RAW_SETTINGS], cwd, { env });
 }
 
+/** How every process of the git edge runs: no optional locks on the user's repository, and a time limit. */
+function processOptions(cwd: string, options: GitOptions) {
+	return {
+		cwd,
+		env: { ...process.env, ...options.env, GIT_OPTIONAL_LOCKS: "0" },
+		timeout: GIT_TIMEOUT_MS,
+		signal: options.signal,
+	};
+}
+
+/** The most bytes of a file git gives whole (a file a worker changed, as it lands). */
+const MAX_FILE_BYTES = 256 * 1024 * 1024;
+
+/** Runs git and gives its output as bytes (a file's contents); undefined when it fails (`merge-file` on a conflict). */
+export function runGitBytes(cwd: string, args: readonly string[]): Promise<Buffer | undefined> {
+	return new Promise((resolve) => {
+		const options = { ...processOptions(cwd, {}), encoding: "buffer" as const, maxBuffer: MAX_FILE_BYTES };
+		execFile("git", [...args], options, (error, stdout) => resolve(error ? undefined : stdout));
+	});
+}
+
 function run(file: string, args: readonly string[], cwd: string, options: GitOptions): Promise<GitResult> {
 	return new Promise((resolve) => {
 		const child = execFile(
 			file,
 			[...args],
-			{
-				cwd,
-				env: { ...process.env, ...options.env, GIT_OPTIONAL_LOCKS: "0" },
-				timeout: GIT_TIMEOUT_MS,
-				signal: options.signal,
-				maxBuffer: MAX_OUTPUT_BYTES,
-				encoding: "utf8",
-			},
+			{ ...processOptions(cwd, options), maxBuffer: MAX_OUTPUT_BYTES, encoding: "utf8" },
 			(error, stdout, stderr) => {
 				const code = error ? (typeof error.code === "number" ? error.code : 127) : 0;
 				resolve({ code, stdout, stderr: stderr || (error && code === 127 ? error.message : "") });

@@ -5,7 +5,6 @@
  * Only the work tree's files change: never the index, HEAD, a branch or the stash.
  */
 
-import { execFile } from "node:child_process";
 import {
 	chmodSync,
 	lstatSync,
@@ -21,7 +20,7 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { type FileLanding, type Landing, landFile } from "../../core/rules/landing.ts";
-import { GIT_TIMEOUT_MS, type Repo } from "./git.ts";
+import { type Repo, runGitBytes } from "./git.ts";
 
 /** Git's mode of a symbolic link, and of an executable file. */
 const SYMLINK = "120000";
@@ -34,21 +33,13 @@ interface Change {
 	theirs?: { sha: string; mode: string };
 }
 
-/** Runs git and gives its output as bytes; undefined when it fails (`merge-file` fails on a conflict). */
-function gitBytes(cwd: string, args: readonly string[]): Promise<Buffer | undefined> {
-	return new Promise((resolve) => {
-		const options = { cwd, encoding: "buffer" as const, timeout: GIT_TIMEOUT_MS, maxBuffer: 256 * 1024 * 1024 };
-		execFile("git", [...args], options, (error, stdout) => resolve(error ? undefined : stdout));
-	});
-}
-
 /** One record of `git diff-tree -r -z --no-renames`: the modes and blobs before and after (zeros: absent). */
 const RECORD = /^:(\d+) (\d+) ([0-9a-f]+) ([0-9a-f]+) /;
 const ABSENT = /^0+$/;
 
 /** The files that differ between two trees. */
 async function changesBetween(repo: Repo, base: string, work: string): Promise<Change[] | undefined> {
-	const listed = await gitBytes(repo.top, ["diff-tree", "-r", "-z", "--no-renames", base, work]);
+	const listed = await runGitBytes(repo.top, ["diff-tree", "-r", "-z", "--no-renames", base, work]);
 	if (!listed) return undefined;
 	const fields = listed.toString("utf8").split("\0");
 	const changes: Change[] = [];
@@ -75,7 +66,7 @@ function oursOf(top: string, path: string): { bytes: Buffer; regular: boolean } 
 	}
 }
 
-const blob = (repo: Repo, sha: string) => gitBytes(repo.top, ["cat-file", "blob", sha]);
+const blob = (repo: Repo, sha: string) => runGitBytes(repo.top, ["cat-file", "blob", sha]);
 
 /** The three versions merged by `git merge-file`; undefined when they conflict (or git cannot merge them). */
 async function mergeThree(ours: Buffer, base: Buffer, theirs: Buffer): Promise<Buffer | undefined> {
@@ -91,7 +82,7 @@ async function mergeThree(ours: Buffer, base: Buffer, theirs: Buffer): Promise<B
 			writeFileSync(join(dir, name), bytes);
 			return join(dir, name);
 		});
-		return await gitBytes(dir, ["merge-file", "-p", ...files]);
+		return await runGitBytes(dir, ["merge-file", "-p", ...files]);
 	} finally {
 		rmSync(dir, { recursive: true, force: true });
 	}
