@@ -143,16 +143,19 @@ export interface Forecast {
 	nextCost: number | undefined;
 }
 
-/** `inputPrice` is the model's price per million input tokens, when pi knows it. */
+/**
+ * The spend so far plus `tokens` more, priced as input tokens when the price is known: every forecast a budget is held
+ * to (the next continuation, the workers about to start, the judge's call). `inputPrice` is the model's price per
+ * million input tokens, when pi knows it.
+ */
+export function forecastSpend(spend: ChainSpend, tokens: number, inputPrice: number | undefined): Forecast {
+	const nextCost = inputPrice !== undefined && inputPrice > 0 ? (tokens * inputPrice) / 1_000_000 : undefined;
+	return { tokens: spend.tokens + tokens, cost: spend.cost + (nextCost ?? 0), nextTokens: tokens, nextCost };
+}
+
+/** The next continuation's first call: it sends the last context again. */
 export function forecastNext(spend: ChainSpend, inputPrice: number | undefined): Forecast {
-	const nextCost =
-		inputPrice !== undefined && inputPrice > 0 ? (spend.lastContext * inputPrice) / 1_000_000 : undefined;
-	return {
-		tokens: spend.tokens + spend.lastContext,
-		cost: spend.cost + (nextCost ?? 0),
-		nextTokens: spend.lastContext,
-		nextCost,
-	};
+	return forecastSpend(spend, spend.lastContext, inputPrice);
 }
 
 /**
@@ -165,7 +168,5 @@ export function workerForecast(spend: ChainSpend): number {
 
 /** `workers` more workers, before they start: the spend so far plus each one's forecast, priced as input when known. */
 export function forecastWorkers(spend: ChainSpend, workers: number, inputPrice: number | undefined): Forecast {
-	const nextTokens = workers * workerForecast(spend);
-	const nextCost = inputPrice !== undefined && inputPrice > 0 ? (nextTokens * inputPrice) / 1_000_000 : undefined;
-	return { tokens: spend.tokens + nextTokens, cost: spend.cost + (nextCost ?? 0), nextTokens, nextCost };
+	return forecastSpend(spend, workers * workerForecast(spend), inputPrice);
 }

@@ -15,6 +15,7 @@ import {
 	readJudgeAnswer,
 } from "../../core/rules/judge.ts";
 import { judgeModelOf, type TilDoneConfig } from "../../core/rules/settings.ts";
+import { forecastSpend } from "../../core/rules/usage.ts";
 import { textOfContent } from "../../core/texts/sanitize.ts";
 import { JUDGE_TEXTS } from "../../core/texts/user.ts";
 import { getChain, recordJudgeUsage, setChecking } from "../../state.ts";
@@ -30,12 +31,11 @@ function judgeModel(ctx: ExtensionContext, choice: string): Model | { why: strin
 
 /** Why the judge's call may not be made within the chain's budgets, by the forecast of its tokens and cost. */
 function overBudget(model: Model, promptChars: number, asked: number, config: TilDoneConfig): string | undefined {
-	const { spend } = getChain();
-	const tokens = judgeForecastTokens(promptChars, asked);
-	if (config.budgetTokens > 0 && spend.tokens + tokens > config.budgetTokens) {
-		return JUDGE_TEXTS.overTokens(spend.tokens + tokens, config.budgetTokens);
+	const forecast = forecastSpend(getChain().spend, judgeForecastTokens(promptChars, asked), model.cost.input);
+	if (config.budgetTokens > 0 && forecast.tokens > config.budgetTokens) {
+		return JUDGE_TEXTS.overTokens(forecast.tokens, config.budgetTokens);
 	}
-	const cost = spend.cost + (tokens * model.cost.input) / 1_000_000;
+	const { cost } = forecast;
 	if (config.budgetCost > 0 && cost > config.budgetCost) return JUDGE_TEXTS.overCost(cost, config.budgetCost);
 	return undefined;
 }
