@@ -219,11 +219,7 @@ function affordableWorkers(input: StepInput, wanted: number): number {
 }
 
 function budgetHolds(input: StepInput, workers: number): boolean {
-	const subject = { ...breakerInput(input), workers };
-	return (
-		tokenBudgetStop(subject, input.limits.budgetTokens, STOPPED.chain) === undefined &&
-		costBudgetStop(subject, input.limits.budgetCost, STOPPED.chain) === undefined
-	);
+	return budgetStop({ ...breakerInput(input), workers }, input.limits, STOPPED.chain) === undefined;
 }
 
 /**
@@ -259,11 +255,12 @@ function tripped(input: StepInput, workers?: number): Step | undefined {
 
 /** The budget a loop's or a goal's next run would cross, by the forecast of its first call; undefined when none. */
 function runBudgetStop(input: StepInput, next: string, stopped: string): string | undefined {
-	const subject = { ...breakerInput(input, next), tail: "" };
-	return (
-		tokenBudgetStop(subject, input.limits.budgetTokens, stopped) ??
-		costBudgetStop(subject, input.limits.budgetCost, stopped)
-	);
+	return budgetStop({ ...breakerInput(input, next), tail: "" }, input.limits, stopped);
+}
+
+/** The stop text of the first budget `subject`'s forecast would cross (tokens, then cost); undefined when both hold. */
+function budgetStop(subject: BreakerInput, limits: EngineLimits, stopped: string): string | undefined {
+	return tokenBudgetStop(subject, limits.budgetTokens, stopped) ?? costBudgetStop(subject, limits.budgetCost, stopped);
 }
 
 function continuation({ todos, chain, limits }: StepInput): Step {
