@@ -4,7 +4,7 @@
  * spending, for a session that can no longer land its work.
  */
 
-import { isAlive } from "../host/processes.ts";
+import { isAlive, signalGroup } from "../host/processes.ts";
 import { WORKER_MARKER } from "../host/role.ts";
 
 /** How often a worker looks for its parent. */
@@ -33,9 +33,5 @@ export function watchParentOnce(env: NodeJS.ProcessEnv = process.env): void {
 
 /** Ends this worker's process group (a worker leads its own), or this process alone when it leads none. */
 function endGroup(): void {
-	try {
-		process.kill(-process.pid, "SIGTERM");
-	} catch {
-		process.kill(process.pid, "SIGTERM");
-	}
+	if (!signalGroup(process.pid, "SIGTERM")) process.kill(process.pid, "SIGTERM");
 }

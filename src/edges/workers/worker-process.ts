@@ -8,6 +8,7 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { readUsage, type UsageRecord } from "../../core/rules/usage.ts";
 import { textOfContent } from "../../core/texts/sanitize.ts";
+import { signalGroup } from "../host/processes.ts";
 
 /** How long a killed worker's group has to exit on SIGTERM before it gets SIGKILL. */
 export const WORKER_KILL_GRACE_MS = 2_000;
@@ -55,15 +56,8 @@ const STDERR_CHARS = 4_000;
 /** Kills a process group, first asking (SIGTERM), then, if it is still there after the grace, telling (SIGKILL). */
 function killGroup(pid: number | undefined): void {
 	if (pid === undefined) return;
-	const send = (signal: NodeJS.Signals) => {
-		try {
-			process.kill(-pid, signal);
-		} catch {
-			// The group is gone already.
-		}
-	};
-	send("SIGTERM");
-	setTimeout(() => send("SIGKILL"), WORKER_KILL_GRACE_MS).unref();
+	signalGroup(pid, "SIGTERM");
+	setTimeout(() => signalGroup(pid, "SIGKILL"), WORKER_KILL_GRACE_MS).unref();
 }
 
 /** Reads one JSON line of the worker's stdout into `end`: an assistant message's end is a model call. */
