@@ -11,7 +11,6 @@
  */
 
 import { execFileSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
 	DEFAULT_HOST,
@@ -55,11 +54,7 @@ async function timed(host: PiHost, steps: FakeStep[], workers: number, scripts?:
 	try {
 		execFileSync("git", ["init", "-q"], { cwd: iso.cwd });
 		iso.writeScript(steps);
-		if (scripts) {
-			const file = join(iso.root, "worker-scripts.json");
-			writeFileSync(file, JSON.stringify(scripts));
-			iso.env.TIL_DONE_FAKE_WORKER_SCRIPTS = file;
-		}
+		if (scripts) iso.writeWorkerScripts(scripts);
 		const sessionDir = join(iso.root, "sessions");
 		const start = performance.now();
 		const result = await runPrint(["-p", "Write the files."], iso.env, {

@@ -4,7 +4,7 @@
  * the judge send back an item the model never did, and two workers land two items.
  */
 import { execFileSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { EXTENSION_ENTRY, runPrint, SMOKE_HOSTS } from "../helpers/cli.ts";
@@ -26,7 +26,7 @@ import {
 	sayStep,
 	stallScript,
 	startStep,
-	toolStep,
+	writeFileScript,
 	writeStep,
 } from "../helpers/scripts.ts";
 
@@ -79,13 +79,7 @@ describe.each(SMOKE_HOSTS)("pi $version (smoke)", (host) => {
 	it("print mode: two workers land two items in a git repository and the run exits 0", async () => {
 		const env = pi.env([writeStep(["Write a.txt", "Write b.txt"]), sayStep("Planned.")], { TIL_DONE_WORKERS: "2" });
 		execFileSync("git", ["init", "-q"], { cwd: env.cwd });
-		const file = join(env.root, "worker-scripts.json");
-		const writes = (name: string) => [
-			toolStep("write", { path: name, content: `${name}\n` }),
-			sayStep(`Wrote ${name}.`),
-		];
-		writeFileSync(file, JSON.stringify({ "0": writes("a.txt"), "1": writes("b.txt") }));
-		env.env.TIL_DONE_FAKE_WORKER_SCRIPTS = file;
+		env.writeWorkerScripts({ "0": writeFileScript("a.txt"), "1": writeFileScript("b.txt") });
 		const result = await runPrint(["-p", "Write the two files."], env.env, { host, extensions: [EXTENSION_ENTRY] });
 		expect(result.stderr).toBe(stderrLine(allFinished(2)));
 		expect(result.code).toBe(0);

@@ -21,7 +21,7 @@ import {
 import { allDone, allFinished, CHECKPOINT_ENTRY, CHECKPOINTS, KEY, stderrLine } from "../helpers/expected.ts";
 import { perTest } from "../helpers/per-test.ts";
 import { commandAnswer } from "../helpers/rpc.ts";
-import { sayStep, toolStep, writeStep } from "../helpers/scripts.ts";
+import { sayStep, toolStep, writeFileScript, writeStep } from "../helpers/scripts.ts";
 import { sessionEntries } from "../helpers/session-file.ts";
 import { installForChildren, runParent, scriptsByDepth } from "../helpers/subagents.ts";
 import { hasTmux, TMUX_MISSING } from "../helpers/tmux.ts";
@@ -111,9 +111,7 @@ function workerScripts(env: IsolatedEnv): void {
 			];
 		}),
 	);
-	const file = join(env.root, "worker-scripts.json");
-	writeFileSync(file, JSON.stringify(scripts));
-	env.env.TIL_DONE_FAKE_WORKER_SCRIPTS = file;
+	env.writeWorkerScripts(scripts);
 }
 
 async function print(host: PiHost, env: IsolatedEnv) {
@@ -192,9 +190,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			"0": [toolStep("write", { path: "a.txt", content: "a.txt by its worker\n" }), sayStep("Wrote a.txt.")],
 			"1": [toolStep("bash", { command: "cat a.txt > b.txt" }), sayStep("Copied.")],
 		};
-		const file = join(env.root, "worker-scripts.json");
-		writeFileSync(file, JSON.stringify(scripts));
-		env.env.TIL_DONE_FAKE_WORKER_SCRIPTS = file;
+		env.writeWorkerScripts(scripts);
 		const before = state();
 		const result = await print(host, env);
 		expect(result.stderr).toBe(stderrLine(allFinished(2)));
@@ -212,9 +208,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			"0": [toolStep("write", { path: "README.md", content: "title A\n" }), sayStep("Titled A.")],
 			"1": [{ ...toolStep("write", { path: "README.md", content: "title B\n" }), delayMs: 1500 }, sayStep("Titled B.")],
 		};
-		const file = join(env.root, "worker-scripts.json");
-		writeFileSync(file, JSON.stringify(scripts));
-		env.env.TIL_DONE_FAKE_WORKER_SCRIPTS = file;
+		env.writeWorkerScripts(scripts);
 		const before = state();
 		const result = await print(host, env);
 		const conflict = 'Worker on [1]: its work conflicts with the work tree in "README.md"; the item is ready again.';
@@ -257,9 +251,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			"0": [{ ...toolStep("write", { path: "a.txt", content: "a\n" }), delayMs: 2000 }, sayStep("Wrote a.txt.")],
 			"1": [toolStep("write", { path: "b.txt", content: "b\n" }), sayStep("Wrote b.txt.")],
 		};
-		const file = join(env.root, "worker-scripts.json");
-		writeFileSync(file, JSON.stringify(scripts));
-		env.env.TIL_DONE_FAKE_WORKER_SCRIPTS = file;
+		env.writeWorkerScripts(scripts);
 		const before = state();
 		const result = await print(host, env);
 		expect(result.stderr).toBe(stderrLine(allFinished(2)));
@@ -317,13 +309,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 	it("--mode json: the workers land the items, exit 0, and the session's events are its own two calls", async () => {
 		const env = pi.env([writeStep(["Write a.txt", "Write b.txt"]), sayStep("Planned.")], { TIL_DONE_WORKERS: "2" });
 		const state = userRepo(env);
-		const file = join(env.root, "worker-scripts.json");
-		const writes = (name: string) => [
-			toolStep("write", { path: name, content: `${name}\n` }),
-			sayStep(`Wrote ${name}.`),
-		];
-		writeFileSync(file, JSON.stringify({ "0": writes("a.txt"), "1": writes("b.txt") }));
-		env.env.TIL_DONE_FAKE_WORKER_SCRIPTS = file;
+		env.writeWorkerScripts({ "0": writeFileScript("a.txt"), "1": writeFileScript("b.txt") });
 		const before = state();
 		const result = await runJson(["Write the two files."], env.env, {
 			host,
@@ -377,9 +363,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 				{ ...toolStep("write", { path: name, content: `${name}\n` }), waitForFile: go },
 				sayStep(`Wrote ${name}.`),
 			];
-			const file = join(env.root, "worker-scripts.json");
-			writeFileSync(file, JSON.stringify({ "0": waits("a.txt"), "1": waits("b.txt") }));
-			env.env.TIL_DONE_FAKE_WORKER_SCRIPTS = file;
+			const file = env.writeWorkerScripts({ "0": waits("a.txt"), "1": waits("b.txt") });
 			const client = await pi.rpc({ host, env: env.env, extensions: [EXTENSION_ENTRY] });
 			await client.prompt("Write the two files.");
 			await client.waitFor(
@@ -423,9 +407,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			const state = userRepo(env);
 			// Each worker's first call waits far longer than the test: only Esc ends it.
 			const waits = { ...toolStep("write", { path: "x.txt", content: "x\n" }), delayMs: 600_000 };
-			const file = join(env.root, "worker-scripts.json");
-			writeFileSync(file, JSON.stringify({ "0": [waits], "1": [waits] }));
-			env.env.TIL_DONE_FAKE_WORKER_SCRIPTS = file;
+			const file = env.writeWorkerScripts({ "0": [waits], "1": [waits] });
 			const before = state();
 			const session = await pi.tui({ host, env: env.env, extensions: [EXTENSION_ENTRY] });
 			await session.type("Write the two files.");
@@ -456,9 +438,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			],
 			"0/again": [toolStep("write", { path: "a.txt", content: "a\n" }), sayStep("Wrote a.txt.")],
 		};
-		const file = join(env.root, "worker-scripts.json");
-		writeFileSync(file, JSON.stringify(scripts));
-		env.env.TIL_DONE_FAKE_WORKER_SCRIPTS = file;
+		env.writeWorkerScripts(scripts);
 		const before = state();
 		const result = await print(host, env);
 		const why =
@@ -479,9 +459,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		userRepo(env);
 		// The worker runs a long, silent command (a test suite, say): only its watch of the parent can end it.
 		const scripts = { "0": [toolStep("bash", { command: "sleep 600 && touch a.txt" }), sayStep("Done.")] };
-		const file = join(env.root, "worker-scripts.json");
-		writeFileSync(file, JSON.stringify(scripts));
-		env.env.TIL_DONE_FAKE_WORKER_SCRIPTS = file;
+		const file = env.writeWorkerScripts(scripts);
 		const running = print(host, env);
 		const worker = await waitForValue(() => workerPid("data): [0]", file), 20_000, "the worker");
 		const parent = Number(/TIL_DONE_WORKER_OF=(\d+)/.exec(readFileSync(`/proc/${worker}/environ`, "utf8"))?.[1]);
@@ -500,9 +478,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		const scripts = {
 			"0": [{ ...toolStep("write", { path: "a.txt", content: "a\n" }), delayMs: 3000 }, sayStep("Wrote a.txt.")],
 		};
-		const file = join(env.root, "worker-scripts.json");
-		writeFileSync(file, JSON.stringify(scripts));
-		env.env.TIL_DONE_FAKE_WORKER_SCRIPTS = file;
+		const file = env.writeWorkerScripts(scripts);
 		const before = state();
 		const running = print(host, env);
 		// The first worker, found by its prompt among the processes, is killed while its model call waits.

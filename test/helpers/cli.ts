@@ -74,6 +74,11 @@ export interface IsolatedEnv {
 	env: NodeJS.ProcessEnv;
 	/** Write a fake-model script; its env vars are also merged into `env`. */
 	writeScript(steps: FakeStep[]): ScriptFiles;
+	/**
+	 * Write the scripts pi-til-done's workers play, by item index (`"<index>/again"` for a next try), and point
+	 * `TIL_DONE_FAKE_WORKER_SCRIPTS` at them; the file's path (a mark a worker's environment carries).
+	 */
+	writeWorkerScripts(scripts: Record<string, FakeStep[]>): string;
 	/** Lines appended by the fake model to its log so far ([] if none). */
 	readLog(): FakeLogLine[];
 	cleanup(): void;
@@ -111,6 +116,12 @@ export function isolatedEnv(extra: NodeJS.ProcessEnv = {}): IsolatedEnv {
 			const files = writeScript(steps, root);
 			Object.assign(env, files.env);
 			return files;
+		},
+		writeWorkerScripts(scripts) {
+			const file = join(root, "worker-scripts.json");
+			writeFileSync(file, JSON.stringify(scripts));
+			env.TIL_DONE_FAKE_WORKER_SCRIPTS = file;
+			return file;
 		},
 		readLog() {
 			const file = env.TIL_DONE_FAKE_LOG;

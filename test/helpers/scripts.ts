@@ -19,6 +19,11 @@ export const completeStep = (...indices: number[]): FakeStep => toolStep("edit_t
 /** One model call that ends the run with plain text (stopReason `stop`). */
 export const sayStep = (text: string, delayMs?: number): FakeStep =>
 	delayMs === undefined ? { text } : { text, delayMs };
+/** A worker's whole script: it writes `name` (its content: the name and a newline), then says so. */
+export const writeFileScript = (name: string): FakeStep[] => [
+	toolStep("write", { path: name, content: `${name}\n` }),
+	sayStep(`Wrote ${name}.`),
+];
 
 /** A lazy model's run on item `i`: start it, complete it, then stop. */
 export const workItemSteps = (i: number): FakeStep[] => [startStep(i), completeStep(i), sayStep(`Finished item ${i}.`)];
