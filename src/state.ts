@@ -165,11 +165,11 @@ export function getTodos(): readonly TodoItem[] {
  * list with work, and a pass no longer holds. A failure stays on the status bar while the list stays finished (until
  * the next verification); a list open again is not the list that failed.
  */
-function withList(todos: readonly TodoItem[]): Partial<StoreState> {
+function withList(todos: readonly TodoItem[], byWorkers: readonly number[] = []): Partial<StoreState> {
 	const { chain, completionAnnounced, verification } = getState();
 	return {
 		todos,
-		chain: noteCompleted(chain, todos),
+		chain: noteCompleted(chain, todos, byWorkers),
 		completionAnnounced: isAllFinished(todos) ? completionAnnounced : false,
 		verification: verification?.passed || !isAllFinished(todos) ? undefined : verification,
 	};
@@ -185,6 +185,17 @@ export function updateTodoStatus(indices: readonly number[], newStatus: TodoStat
 	setState(
 		withList(getState().todos.map((todo, index) => (indices.includes(index) ? { ...todo, status: newStatus } : todo))),
 	);
+}
+
+/**
+ * The worker of item `key` landed its work: the item at `index` completes, and what that worker spent on it is the
+ * item's spend (not a share of whatever the chain spent since the last item finished).
+ */
+export function completeWorkerItem(key: string, index: number): void {
+	const { todos, workers } = getState();
+	const spent = workers.find((worker) => worker.key === key)?.tokens ?? 0;
+	const completed = todos.map((todo, at) => (at === index ? { ...todo, status: "completed" as const } : todo));
+	setState(withList(completed, [spent]));
 }
 
 export function appendTodos(newItems: readonly TodoItem[]): void {

@@ -197,7 +197,7 @@ export interface ChainSpend {
 	calls: number;
 	/** What the last call sent as input (input + cache read + cache write): the next call sends it again. */
 	lastContext: number;
-	/** `tokens` when the chain last finished an item (0 before the first). */
+	/** `tokens` less the workers' when the chain last finished an item (0 before the first). */
 	tokensAtFinish: number;
 	/** Tokens each item finished in this chain took, oldest first, at most `MAX_SPEND_SAMPLES`. */
 	perItem: readonly number[];

@@ -114,9 +114,10 @@ function workerScripts(env: IsolatedEnv): void {
 	env.writeWorkerScripts(scripts);
 }
 
-async function print(host: PiHost, env: IsolatedEnv) {
+async function print(host: PiHost, env: IsolatedEnv, timeoutMs?: number) {
 	return runPrint(["-p", "Write the four files."], env.env, {
 		host,
+		timeoutMs,
 		extensions: [EXTENSION_ENTRY],
 		session: { dir: join(env.root, "sessions") },
 	});
@@ -223,6 +224,32 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		);
 		expect(state()).toBe(before);
 	});
+
+	it("sixteen workers on 32 independent items land all 32: each item's spend is its worker's own, so no worker is over a median of 0", async () => {
+		const texts = Array.from({ length: 32 }, (_, i) => `Write f${i}.txt`);
+		const env = pi.env([writeStep(texts), sayStep("Planned.")], { TIL_DONE_WORKERS: "16" });
+		const state = userRepo(env);
+		// The first sixteen end together once the gate is opened: their items land one right after another.
+		const gate = join(env.root, "gate");
+		const script = (i: number): FakeStep[] => {
+			const [write, say] = writeFileScript(`f${i}.txt`) as [FakeStep, FakeStep];
+			return i < 16 ? [write, { ...say, waitForFile: gate }] : [write, say];
+		};
+		env.writeWorkerScripts(Object.fromEntries(texts.map((_, i) => [String(i), script(i)])));
+		const before = state();
+		const running = print(host, env, 200_000);
+		await waitForValue(
+			() => (env.readLog().filter((line) => line.lastUser.includes("Your item")).length >= 16 ? true : undefined),
+			120_000,
+			"the first sixteen workers at work",
+		);
+		writeFileSync(gate, "");
+		const result = await running;
+		expect(result.stderr).toBe(stderrLine(allFinished(32)));
+		expect(result.code).toBe(0);
+		for (let i = 0; i < 32; i++) expect(readFileSync(join(env.cwd, `f${i}.txt`), "utf8")).toBe(`f${i}.txt\n`);
+		expect(state()).toBe(before);
+	}, 240_000);
 
 	it("the token budget is forecast across the workers: none starts when the next would cross it, and the stop says why in figures", async () => {
 		const env = pi.env([writeStep(ITEMS), sayStep("Planned.")], { TIL_DONE_WORKERS: "4", TIL_DONE_BUDGET_TOKENS: "1" });

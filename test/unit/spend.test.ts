@@ -65,6 +65,20 @@ describe("tokens per finished item", () => {
 		expect(spend.tokensAtFinish).toBe(1600);
 	});
 
+	it("gives an item a worker landed what its worker spent, and the rest a share of the chain's own tokens", () => {
+		const withWorkers = (tokens: number, workers: number, from: ChainSpend = NO_SPEND): ChainSpend => ({
+			...from,
+			tokens,
+			workers: { ...from.workers, tokens: workers },
+		});
+		let spend = noteFinished(withWorkers(10_000, 9_000), 1, [4_000]);
+		expect(spend.perItem).toEqual([4_000]);
+		expect(spend.tokensAtFinish).toBe(1_000);
+		spend = noteFinished(withWorkers(11_600, 9_000, spend), 2);
+		expect(spend.perItem).toEqual([4_000, 800, 800]);
+		expect(spend.tokensAtFinish).toBe(2_600);
+	});
+
 	it("changes nothing when nothing was finished", () => {
 		const spend = at(500);
 		expect(noteFinished(spend, 0)).toBe(spend);
@@ -99,6 +113,11 @@ describe("the progress breaker: tokens since the last finished item against K ×
 	it("waits until the chain has finished 2 items", () => {
 		expect(spendsWithoutProgress(spend([1000], 1_000_000), 5)).toBe(false);
 		expect(spendsWithoutProgress(spend([1000, 1000], 5001), 5)).toBe(true);
+	});
+
+	it("never trips against a median of 0: items finished for nothing are no yardstick", () => {
+		expect(spendsWithoutProgress(spend([0, 0, 0], 1), 5)).toBe(false);
+		expect(spendsWithoutProgress(spend([0, 0, 1], 6), 5)).toBe(false);
 	});
 
 	it("is off with a factor of 0", () => {

@@ -2,9 +2,12 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { initialChain } from "../../src/core/rules/chain.ts";
 import { countersOf } from "../../src/core/rules/decision.ts";
 import { DEFAULT_CONFIG } from "../../src/core/rules/settings.ts";
-import { NO_SPEND } from "../../src/core/rules/usage.ts";
+import { NO_SPEND, spendProgress } from "../../src/core/rules/usage.ts";
+import { workerOverspends } from "../../src/core/rules/workers.ts";
 import {
+	addWorker,
 	appendTodos,
+	completeWorkerItem,
 	effectiveDoneCheck,
 	getBranchDoneCheck,
 	getChain,
@@ -25,6 +28,7 @@ import {
 	recordSend,
 	recordUsage,
 	recordVerdict,
+	recordWorkerUsage,
 	resetChain,
 	resetState,
 	resumeAutoContinue,
@@ -317,6 +321,13 @@ describe("the chain's spend, why it stopped, and the decisions kept for /todos w
 		role: "assistant",
 		usage: { input, output, cacheRead: 0, cacheWrite: 0, cost: { total: 0 } },
 	});
+	const workerCall = (input: number, output: number) => ({
+		input,
+		output,
+		cacheRead: 0,
+		cacheWrite: 0,
+		cost: { total: 0 },
+	});
 
 	it("recordUsage adds a model call to the chain; a message without usage changes nothing", () => {
 		recordUsage(assistantCall(100, 10));
@@ -330,6 +341,35 @@ describe("the chain's spend, why it stopped, and the decisions kept for /todos w
 		recordUsage(assistantCall(900, 100));
 		updateTodoStatus([0, 1], "completed");
 		expect(getChain().spend.perItem).toEqual([500, 500]);
+	});
+
+	it("a worker's landed item takes what its worker spent, however many others spent meanwhile", () => {
+		const texts = Array.from({ length: 16 }, (_, i) => `Write ${i}.txt`);
+		setTodos(texts.map((text) => todo(text)));
+		resetChain();
+		const workers = texts.map((_, index) => ({ index, key: `${index}-k`, startedAt: 0, tokens: 0, dir: "" }));
+		for (const worker of workers) addWorker(worker);
+		// Sixteen workers each spend 5,328 tokens, then their items land one after another.
+		for (const worker of workers) recordWorkerUsage(worker.key, workerCall(5_000, 328));
+		for (const worker of workers) completeWorkerItem(worker.key, worker.index);
+		expect(getChain().spend.perItem).toEqual(Array.from({ length: 16 }, () => 5_328));
+		expect(getChain().spend.tokens).toBe(16 * 5_328);
+		expect(spendProgress(getChain().spend).sinceFinish).toBe(0);
+		expect(workerOverspends(5_328, getChain().spend, 5)).toBeUndefined();
+	});
+
+	it("the workers' tokens are no part of the chain's tokens since its last finished item", () => {
+		setTodos([todo("a"), todo("b"), todo("c")]);
+		resetChain();
+		recordUsage(assistantCall(900, 100));
+		updateTodoStatus([0], "completed");
+		addWorker({ index: 1, key: "1-b", startedAt: 0, tokens: 0, dir: "" });
+		recordWorkerUsage("1-b", workerCall(40_000, 0));
+		recordUsage(assistantCall(150, 50));
+		expect(spendProgress(getChain().spend).sinceFinish).toBe(200);
+		completeWorkerItem("1-b", 1);
+		expect(getChain().spend.perItem).toEqual([1_000, 40_000]);
+		expect(spendProgress(getChain().spend).sinceFinish).toBe(0);
 	});
 
 	it("why the chain stopped stays until the user acts (a new chain)", () => {

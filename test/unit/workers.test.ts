@@ -233,4 +233,8 @@ describe("the progress breaker, per item", () => {
 		expect(workerOverspends(1e9, spend, 0)).toBeUndefined();
 		expect(workerOverspends(1e9, { ...spend, perItem: [1_000] }, 5)).toBeUndefined();
 	});
+
+	it("never judges a worker against a median of 0 tokens per finished todo", () => {
+		expect(workerOverspends(5_328, { ...spend, perItem: [0, 0, 0, 0, 5_328] }, 5)).toBeUndefined();
+	});
 });

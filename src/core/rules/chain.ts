@@ -54,9 +54,14 @@ export function initialChain(): ChainState {
 
 /**
  * Notes items newly completed in this chain (more items with some text completed than ever before in it), and the
- * tokens they took. Only a completion is progress: abandoning work, or rewriting the list without it, is not.
+ * tokens they took (`byWorkers`: what the worker of each one a worker landed spent on it). Only a completion is
+ * progress: abandoning work, or rewriting the list without it, is not.
  */
-export function noteCompleted(chain: ChainState, todos: readonly TodoItem[]): ChainState {
+export function noteCompleted(
+	chain: ChainState,
+	todos: readonly TodoItem[],
+	byWorkers: readonly number[] = [],
+): ChainState {
 	let completedByText: Map<string, number> | undefined;
 	let finished = 0;
 	for (const [text, count] of countCompletedByText(todos)) {
@@ -67,7 +72,7 @@ export function noteCompleted(chain: ChainState, todos: readonly TodoItem[]): Ch
 		finished += count - before;
 	}
 	if (!completedByText) return chain;
-	return { ...chain, completedByText, progressed: true, spend: noteFinished(chain.spend, finished) };
+	return { ...chain, completedByText, progressed: true, spend: noteFinished(chain.spend, finished, byWorkers) };
 }
 
 /**

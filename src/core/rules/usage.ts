@@ -89,12 +89,24 @@ export function addApartUsage(spend: ChainSpend, usage: UsageRecord, by: SideSpe
 	return { ...addSideUsage(spend, usage), [by]: counted };
 }
 
-/** `finished` items were just finished: the tokens since the last finish are shared among them. */
-export function noteFinished(spend: ChainSpend, finished: number): ChainSpend {
+/**
+ * The chain's tokens but its workers': a worker's tokens are its own item's, counted when that item lands, never
+ * shared out among the items that happen to finish after them.
+ */
+const ownTokens = (spend: ChainSpend): number => spend.tokens - spend.workers.tokens;
+
+/**
+ * `finished` items were just finished. `byWorkers`: what the worker of each item among them that a worker landed spent
+ * on it, that item's spend; the rest share the chain's own tokens since the last finish.
+ */
+export function noteFinished(spend: ChainSpend, finished: number, byWorkers: readonly number[] = []): ChainSpend {
 	if (finished <= 0) return spend;
-	const each = (spend.tokens - spend.tokensAtFinish) / finished;
-	const perItem = [...spend.perItem, ...Array.from({ length: finished }, () => each)].slice(-MAX_SPEND_SAMPLES);
-	return { ...spend, tokensAtFinish: spend.tokens, perItem };
+	const landed = byWorkers.slice(0, finished);
+	const own = finished - landed.length;
+	const each = own > 0 ? (ownTokens(spend) - spend.tokensAtFinish) / own : 0;
+	const shares = Array.from({ length: own }, () => each);
+	const perItem = [...spend.perItem, ...landed, ...shares].slice(-MAX_SPEND_SAMPLES);
+	return { ...spend, tokensAtFinish: ownTokens(spend), perItem };
 }
 
 export function median(values: readonly number[]): number {
@@ -113,7 +125,7 @@ export interface SpendProgress {
 
 export function spendProgress(spend: ChainSpend): SpendProgress {
 	return {
-		sinceFinish: spend.tokens - spend.tokensAtFinish,
+		sinceFinish: ownTokens(spend) - spend.tokensAtFinish,
 		medianPerItem: median(spend.perItem),
 		finished: spend.perItem.length,
 	};
@@ -121,11 +133,13 @@ export function spendProgress(spend: ChainSpend): SpendProgress {
 
 /**
  * The progress rule: true when `tokens` spent on unfinished work pass `factor` times the chain's median per finished
- * item, once that median is armed (a factor of 0 turns it off).
+ * item, once that median is armed (a factor of 0 turns it off). A median of 0 (items finished for nothing) is no
+ * yardstick: nothing spent could stay under it.
  */
 export function overMedianSpend(tokens: number, spend: ChainSpend, factor: number): boolean {
 	if (factor <= 0 || spend.perItem.length < MIN_FINISHED_FOR_SPEND) return false;
-	return tokens > factor * median(spend.perItem);
+	const perItem = median(spend.perItem);
+	return perItem > 0 && tokens > factor * perItem;
 }
 
 /** True when the chain spends more than `factor` times its median per finished item without finishing another. */

@@ -13,6 +13,7 @@ import { unfinishedWhy, workerOverspends, workerPrompt } from "../../core/rules/
 import { WORKER_TEXTS } from "../../core/texts/user.ts";
 import {
 	addWorker,
+	completeWorkerItem,
 	getChain,
 	getTodos,
 	markClaimedElsewhere,
@@ -202,7 +203,7 @@ async function land(job: { item: Item; key: string; repo: Repo; tree: WorkerTree
 	await checkpointsSettled();
 	const landing = await landWork(job.repo, job.tree.base, result);
 	if (!landing || "conflicts" in landing) return WORKER_TEXTS.conflicts(landing?.conflicts ?? []);
-	updateTodoStatus([job.item.index], "completed");
+	completeWorkerItem(job.key, job.item.index);
 	commitList(job.run.pi);
 	await checkpointsSettled();
 	return undefined;
