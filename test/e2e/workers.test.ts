@@ -4,7 +4,7 @@
  * git state untouched.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { JsonValue } from "@earendil-works/pi-ai";
 import { describe, expect, it } from "vitest";
@@ -250,6 +250,55 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		for (let i = 0; i < 32; i++) expect(readFileSync(join(env.cwd, `f${i}.txt`), "utf8")).toBe(`f${i}.txt\n`);
 		expect(state()).toBe(before);
 	}, 240_000);
+
+	it("an untracked file over the bound stays out of every worker's tree, named once; nothing of a snapshot is left unreferenced in .git", async () => {
+		const env = pi.env([writeStep(["Write a.txt", "Write b.txt"]), sayStep("Planned.")], { TIL_DONE_WORKERS: "2" });
+		const state = userRepo(env);
+		// 1.5 GB that takes no disk: what a worker's tree or a snapshot copied of it would.
+		execFileSync("truncate", ["-s", "1500000000", join(env.cwd, "big.bin")]);
+		env.writeWorkerScripts({
+			"0": [toolStep("bash", { command: "ls > a.txt" }), sayStep("Listed.")],
+			"1": writeFileScript("b.txt"),
+		});
+		const before = state();
+		const result = await print(host, env, 120_000);
+		const named = CHECKPOINTS.leftOut(1, 50, '"big.bin" (1,500 MB)');
+		expect(result.stderr).toBe(stderrLine(named) + stderrLine(allFinished(2)));
+		expect(result.code).toBe(0);
+		// The worker of [0] listed its tree: everything of the user's but the big file.
+		expect(readFileSync(join(env.cwd, "a.txt"), "utf8")).toBe("README.md\na.txt\nmine.txt\n");
+		expect(statSync(join(env.cwd, "big.bin")).size).toBe(1_500_000_000);
+		const git = (...args: string[]) => execFileSync("git", args, { cwd: env.cwd, encoding: "utf8" });
+		// Unreferenced: only the workers' released claims (two small blobs that say who held an item).
+		const unreachable = git("fsck", "--unreachable", "--no-reflogs", "--no-progress").trim().split("\n");
+		expect(unreachable.map((line) => line.split(" ").slice(0, 2).join(" "))).toEqual([
+			"unreachable blob",
+			"unreachable blob",
+		]);
+		for (const line of unreachable) {
+			expect(Object.keys(JSON.parse(git("cat-file", "blob", line.split(" ")[2] ?? "")))).toEqual([
+				"key",
+				"session",
+				"host",
+				"pid",
+				"at",
+			]);
+		}
+		expect(readdirSync(join(env.cwd, ".git", "objects")).filter((name) => name.startsWith("til-done"))).toEqual([]);
+		expect(state()).toBe(before);
+	}, 180_000);
+
+	it("a worker that commits its work in its own repository still lands it: its objects are kept with its result", async () => {
+		const env = pi.env([writeStep(["Write c.txt"]), sayStep("Planned.")], { TIL_DONE_WORKERS: "1" });
+		const state = userRepo(env);
+		const commit = "echo committed > c.txt && git add c.txt && git -c user.name=w -c user.email=w@w commit -qm c";
+		env.writeWorkerScripts({ "0": [toolStep("bash", { command: commit }), sayStep("Committed c.txt.")] });
+		const before = state();
+		const result = await print(host, env);
+		expect(result.stderr).toBe(stderrLine(allFinished(1)));
+		expect(readFileSync(join(env.cwd, "c.txt"), "utf8")).toBe("committed\n");
+		expect(state()).toBe(before);
+	});
 
 	it("the token budget is forecast across the workers: none starts when the next would cross it, and the stop says why in figures", async () => {
 		const env = pi.env([writeStep(ITEMS), sayStep("Planned.")], { TIL_DONE_WORKERS: "4", TIL_DONE_BUDGET_TOKENS: "1" });

@@ -5,7 +5,16 @@
  */
 
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import {
+	existsSync,
+	mkdirSync,
+	mkdtempSync,
+	readdirSync,
+	readFileSync,
+	realpathSync,
+	rmSync,
+	writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -94,6 +103,66 @@ describe("a snapshot holds tracked and untracked files, not ignored ones, and ch
 		const commit = got(await takeCheckpoint(found, "refs/til-done/s/k/done", "m"));
 		expect(git("cat-file", "-p", commit)).toMatch(/^tree [0-9a-f]{40}\nauthor pi-til-done <til-done@localhost>/);
 		expect(existsSync(join(dir, ".git/index"))).toBe(false);
+	});
+});
+
+describe("untracked files over the bound are left out of a snapshot, named, and never read", () => {
+	const bound = (maxMb: number, named: string[][]) => ({
+		maxMb,
+		leftOut: (files: readonly { path: string }[]) => named.push(files.map((file) => file.path)),
+	});
+
+	it("an untracked file over it is left out, a tracked one is kept, and the bound's file names are taken literally", async () => {
+		write("tracked.bin", "x".repeat(2_000_000));
+		git("add", "tracked.bin");
+		write("a*b [1].bin ", "y".repeat(2_000_000));
+		write("aXb [1].bin ", "small\n");
+		write("small.txt", "small\n");
+		const named: string[][] = [];
+		const tree = got(await snapshotTree(await repo(), { bound: bound(1, named) }));
+		expect(git("ls-tree", "-r", "--name-only", tree).split("\n").filter(Boolean)).toEqual([
+			"aXb [1].bin ",
+			"small.txt",
+			"tracked.bin",
+		]);
+		expect(named).toEqual([["a*b [1].bin "]]);
+	});
+
+	it("a file that grows past the bound after a snapshot leaves the next one", async () => {
+		const found = await repo();
+		write("grows.bin", "small\n");
+		const first = got(await snapshotTree(found, { bound: bound(1, []) }));
+		expect(git("ls-tree", "--name-only", first)).toBe("grows.bin\n");
+		write("grows.bin", "z".repeat(2_000_000));
+		const second = got(await snapshotTree(found, { bound: bound(1, []) }));
+		expect(git("ls-tree", "--name-only", second)).toBe("");
+	});
+
+	it("a bound of 0 leaves nothing out and names nothing", async () => {
+		write("big.bin", "x".repeat(2_000_000));
+		const named: string[][] = [];
+		const tree = got(await snapshotTree(await repo(), { bound: bound(0, named) }));
+		expect(git("ls-tree", "--name-only", tree)).toBe("big.bin\n");
+		expect(named).toEqual([]);
+	});
+});
+
+describe("a snapshot that fails leaves nothing in the user's store", () => {
+	it("no new object and no folder of ours; once git can write again, the next snapshot is whole", async () => {
+		const found = await repo();
+		write("a.txt", "one\n");
+		const objects = join(dir, ".git/objects");
+		const blob = git("hash-object", "a.txt").trim();
+		// A file where the folder of the new file's object must go: its object can never move into the store.
+		const blocker = join(objects, blob.slice(0, 2));
+		writeFileSync(blocker, "");
+		const before = readdirSync(objects).sort();
+		expect(await takeCheckpoint(found, "refs/til-done/s/0-k/start", "start")).toBeUndefined();
+		expect(readdirSync(objects).sort()).toEqual(before);
+		expect(git("for-each-ref", "refs/til-done/")).toBe("");
+		rmSync(blocker);
+		const commit = got(await takeCheckpoint(found, "refs/til-done/s/0-k/start", "start"));
+		expect(git("cat-file", "-p", `${commit}:a.txt`)).toBe("one\n");
 	});
 });
 

@@ -4,6 +4,8 @@ import {
 	type Checkpoint,
 	checkpointRef,
 	checkpointsOn,
+	excludeLines,
+	filesLeftOut,
 	filesToRevert,
 	itemKey,
 	itemWork,
@@ -150,5 +152,19 @@ describe("a diff is shown as data, and cut past its line limit with the command 
 		expect(diffAsData("1\n2\n3\n4\n", sha("a"), sha("b"), 2)).toBe(
 			`1\n2\n… 2 more line(s): git diff ${"a".repeat(12)} ${"b".repeat(12)}`,
 		);
+	});
+});
+
+describe("which untracked files a snapshot leaves out, and the exclude lines that name them", () => {
+	const file = (path: string, bytes: number) => ({ path, bytes });
+
+	it("those over the bound in MB (1,000,000 bytes), biggest first; none with a bound of 0", () => {
+		const files = [file("a", 1_000_000), file("b", 1_000_001), file("c", 9_000_000)];
+		expect(filesLeftOut(files, 1)).toEqual([file("c", 9_000_000), file("b", 1_000_001)]);
+		expect(filesLeftOut(files, 0)).toEqual([]);
+	});
+
+	it("anchors each path and escapes git's pattern characters and a trailing space; a path with a line break is not named", () => {
+		expect(excludeLines(["a*b?[c]\\d.bin", "end ", "two\nlines"])).toBe("/a\\*b\\?\\[c]\\\\d.bin\n/end\\ \n");
 	});
 });

@@ -154,3 +154,29 @@ export function filesToRevert(changes: readonly FileChange[]): { restore: string
 export function refsToPrune(refsOldestFirst: readonly string[], max = MAX_CHECKPOINT_REFS): string[] {
 	return refsOldestFirst.slice(0, Math.max(0, refsOldestFirst.length - max));
 }
+
+/** Bytes in one MB of `--til-done-max-untracked-mb`. */
+export const BYTES_PER_MB = 1_000_000;
+
+/** An untracked file a snapshot leaves out for its size. */
+export interface LeftOut {
+	path: string;
+	bytes: number;
+}
+
+/** The untracked files over `maxMb` MB, biggest first (0 MB: none is left out). */
+export function filesLeftOut(untracked: readonly LeftOut[], maxMb: number): LeftOut[] {
+	if (maxMb <= 0) return [];
+	return untracked.filter((file) => file.bytes > maxMb * BYTES_PER_MB).sort((a, b) => b.bytes - a.bytes);
+}
+
+/**
+ * Lines of git's exclude file that name exactly `paths`: each anchored at the top, git's pattern characters and a
+ * trailing space escaped. A path with a line break cannot be named there and is left to the snapshot.
+ */
+export function excludeLines(paths: readonly string[]): string {
+	return paths
+		.filter((path) => !/[\n\r]/.test(path))
+		.map((path) => `/${path.replace(/[\\*?[]/g, "\\$&").replace(/ $/, "\\ ")}\n`)
+		.join("");
+}

@@ -30,6 +30,8 @@ export interface TilDoneConfig extends EngineLimits {
 	remindEvery: number;
 	/** Ready items worked at once by workers, each a pi of its own in a tree of its own; 0 turns workers off. */
 	workers: number;
+	/** Untracked files bigger than this many MB (1,000,000 bytes) are left out of every snapshot; 0 leaves none out. */
+	maxUntrackedMb: number;
 	/** The plan file the list follows: loaded into a session without a list, written after every change. */
 	planFile: string | undefined;
 	/** Whether an independent model judges a finished list: `off`, `on` (the session's model) or `<provider>/<model>`. */
@@ -66,7 +68,13 @@ function shownValue(raw: string): string {
 	return /^$|\s/.test(cut) ? JSON.stringify(cut) : cut;
 }
 
-type GeneralKey = "countdownSeconds" | "failureBackoffMs" | "checkTimeoutSeconds" | "remindEvery" | "workers";
+type GeneralKey =
+	| "countdownSeconds"
+	| "failureBackoffMs"
+	| "checkTimeoutSeconds"
+	| "remindEvery"
+	| "workers"
+	| "maxUntrackedMb";
 type TextKey = "modelChecks" | "doneCheck" | "planFile" | "judge" | "goal";
 type BooleanKey = "startPaused" | "panel" | "notify" | "checkpoints";
 
@@ -122,6 +130,16 @@ const GENERAL_SETTINGS: readonly NumericSetting<GeneralKey>[] = [
 		min: 0,
 		max: MAX_WORKERS,
 		integer: true,
+	},
+	{
+		key: "maxUntrackedMb",
+		flag: "til-done-max-untracked-mb",
+		env: "TIL_DONE_MAX_UNTRACKED_MB",
+		description: SETTING_DESCRIPTIONS.maxUntrackedMb,
+		default: 50,
+		min: 0,
+		max: 1_000_000,
+		integer: false,
 	},
 ];
 

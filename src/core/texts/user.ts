@@ -534,7 +534,22 @@ export const GIT_BUSY = {
 	bisect: "a bisect is in progress",
 } as const;
 
+/** A size in MB, as the bound on untracked files counts it (1 MB: 1,000,000 bytes). */
+const megabytes = (bytes: number): string =>
+	`${(bytes / 1_000_000).toLocaleString("en-US", { maximumFractionDigits: 1 })} MB`;
+
+/** Files a notice names in full; the rest are counted. */
+const NAMED_FILES = 5;
+
 export const CHECKPOINT_TEXTS = {
+	/** The untracked files over the bound, said once: they are in no snapshot, so no worker's tree nor checkpoint has them. */
+	leftOut: (files: readonly { path: string; bytes: number }[], maxMb: number) => {
+		const named = files
+			.slice(0, NAMED_FILES)
+			.map((file) => `${JSON.stringify(oneLine(file.path))} (${megabytes(file.bytes)})`);
+		const more = files.length > NAMED_FILES ? ` and ${files.length - NAMED_FILES} more` : "";
+		return `pi-til-done: ${files.length} untracked file(s) over ${maxMb.toLocaleString("en-US")} MB left out of snapshots (workers' trees, checkpoints, the judge's evidence): ${named.join(", ")}${more}. --til-done-max-untracked-mb sets the bound.`;
+	},
 	/** The message of a checkpoint's commit, as `git log` shows it under `refs/til-done/`. */
 	commitMessage: (phase: string, index: number) => `til-done ${phase} [${index}]`,
 	notGitTree: (cwd: string) =>
@@ -753,6 +768,8 @@ export const SETTING_DESCRIPTIONS = {
 	checkTimeoutSeconds: "Seconds one check may run before it is killed and counts as failed",
 	remindEvery: "Remind the model of the list after this many tool calls without a todo tool (0 = never)",
 	workers: "Ready items worked at once, each by a pi of its own in a tree of its own, merged back (0 = off; git only)",
+	maxUntrackedMb:
+		"Untracked files over this many MB are left out of snapshots: workers' trees, checkpoints, the judge's (0 = none)",
 	modelChecks: "on|off: whether checks the model writes on items may run (they also need pi's bash tool)",
 	doneCheck: "A shell command that exits 0 when the whole list is really done (the done-check)",
 	planFile:

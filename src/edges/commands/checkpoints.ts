@@ -15,6 +15,7 @@ import {
 import { type Parsed, parseOneIndex, parseOptionalWord } from "../../core/rules/todo-args.ts";
 import { CHECKPOINT_TEXTS, diffAsData } from "../../core/texts/user.ts";
 import { getTodos } from "../../state.ts";
+import { snapshotBound } from "../git/bound.ts";
 import {
 	changedFiles,
 	cleanCheckpointRefs,
@@ -84,7 +85,7 @@ export async function revertItem(call: CheckpointCall): Promise<void> {
 	if (changes.length === 0) return tell(call.ctx, CHECKPOINT_TEXTS.noChanges(index, work.text));
 	const busy = gitBusy(repo);
 	if (busy !== undefined) return tell(call.ctx, CHECKPOINT_TEXTS.busy(busy), "error");
-	const now = await snapshotTree(repo);
+	const now = await snapshotTree(repo, { bound: snapshotBound(call.ctx) });
 	const paths = changes.map((change) => change.path);
 	const since = now === undefined ? undefined : await changedFiles(repo, work.done.commit, now, paths);
 	if (since === undefined) return tell(call.ctx, CHECKPOINT_TEXTS.revertFailed(index), "error");

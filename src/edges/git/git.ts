@@ -5,12 +5,21 @@
  * the session's abort signal; nothing here decides (core/rules/checkpoint-rules.ts does).
  */
 
-import { execFile } from "node:child_process";
-import { existsSync, rmdirSync, rmSync } from "node:fs";
+import { existsSync, lstatSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { busyReason, MAX_CHECKPOINT_REFS, refsToPrune, sessionRootOf } from "../../core/rules/checkpoint-rules.ts";
+import {
+	busyReason,
+	excludeLines,
+	filesLeftOut,
+	type LeftOut,
+	MAX_CHECKPOINT_REFS,
+	refsToPrune,
+	sessionRootOf,
+} from "../../core/rules/checkpoint-rules.ts";
 import { CHECKPOINT_REF_ROOT } from "../../core/rules/keys.ts";
+import { type GroupedRun, runGrouped } from "./process.ts";
+import { inQuarantine } from "./quarantine.ts";
 import { privateGitDir, RAW_SETTINGS, rawEnv } from "./raw-git.ts";
 
 /** Milliseconds one git command may run before it is killed. */
@@ -56,12 +65,17 @@ export function runSh(cwd: string, script: string, env: NodeJS.ProcessEnv): Prom
 	return run("sh", ["-c", script, "_", ...RAW_SETTINGS], cwd, { env });
 }
 
-/** How every process of the git edge runs: no optional locks on the user's repository, and a time limit. */
-function processOptions(cwd: string, options: GitOptions) {
+/**
+ * How every process of the git edge runs: no optional locks on the user's repository, a time limit, and a process
+ * group of its own that ends whole (edges/git/process.ts).
+ */
+function processOptions(cwd: string, options: GitOptions, maxBytes: number): GroupedRun {
 	return {
 		cwd,
 		env: { ...process.env, ...options.env, GIT_OPTIONAL_LOCKS: "0" },
-		timeout: GIT_TIMEOUT_MS,
+		input: options.input,
+		timeoutMs: GIT_TIMEOUT_MS,
+		maxBytes,
 		signal: options.signal,
 	};
 }
@@ -70,27 +84,14 @@ function processOptions(cwd: string, options: GitOptions) {
 const MAX_FILE_BYTES = 256 * 1024 * 1024;
 
 /** Runs git and gives its output as bytes (a file's contents); undefined when it fails (`merge-file` on a conflict). */
-export function runGitBytes(cwd: string, args: readonly string[]): Promise<Buffer | undefined> {
-	return new Promise((resolve) => {
-		const options = { ...processOptions(cwd, {}), encoding: "buffer" as const, maxBuffer: MAX_FILE_BYTES };
-		execFile("git", [...args], options, (error, stdout) => resolve(error ? undefined : stdout));
-	});
+export async function runGitBytes(cwd: string, args: readonly string[]): Promise<Buffer | undefined> {
+	const ended = await runGrouped("git", args, processOptions(cwd, {}, MAX_FILE_BYTES));
+	return ended.code === 0 ? ended.stdout : undefined;
 }
 
-function run(file: string, args: readonly string[], cwd: string, options: GitOptions): Promise<GitResult> {
-	return new Promise((resolve) => {
-		const child = execFile(
-			file,
-			[...args],
-			{ ...processOptions(cwd, options), maxBuffer: MAX_OUTPUT_BYTES, encoding: "utf8" },
-			(error, stdout, stderr) => {
-				const code = error ? (typeof error.code === "number" ? error.code : 127) : 0;
-				resolve({ code, stdout, stderr: stderr || (error && code === 127 ? error.message : "") });
-			},
-		);
-		child.stdin?.on("error", () => {});
-		child.stdin?.end(options.input ?? "");
-	});
+async function run(file: string, args: readonly string[], cwd: string, options: GitOptions): Promise<GitResult> {
+	const ended = await runGrouped(file, args, processOptions(cwd, options, MAX_OUTPUT_BYTES));
+	return { code: ended.code, stdout: ended.stdout.toString("utf8"), stderr: ended.stderr };
 }
 
 /** The repository whose work tree holds `cwd`, or undefined outside one (or without git). */
@@ -132,58 +133,142 @@ function oneAtATime<T>(repo: Repo, work: () => Promise<T>): Promise<T> {
 }
 
 /**
- * One shell for a whole snapshot: `$1` the ref (empty: the tree only), `$2` the message, `$3`… the raw settings. The
- * tree is written by raw git (the environment holds the private directory); the commit, which stands on HEAD when
- * there is one, and its ref go to the user's repository.
+ * One shell for a whole snapshot's objects: `$1` "commit" to write a commit (empty: the tree only), `$2` the message,
+ * `$3`… the raw settings. The tree is written by raw git (the environment holds the private directory), the files left
+ * out for their size taken out of its index; the commit stands on HEAD when there is one. Every new object goes to the
+ * quarantine folder (edges/git/quarantine.ts); the ref is written once they are in the store.
  */
 const SNAPSHOT_SCRIPT = [
-	'ref="$1"; message="$2"; shift 2',
+	'mode="$1"; message="$2"; shift 2',
+	'export GIT_OBJECT_DIRECTORY="$QUARANTINE" GIT_ALTERNATE_OBJECT_DIRECTORIES="$OBJECTS"',
 	// A command substitution is a subshell: what it exports is for raw git alone.
-	'tree=$(export GIT_DIR="$RAW_DIR" GIT_WORK_TREE="$RAW_TOP" GIT_OBJECT_DIRECTORY="$RAW_OBJECTS" GIT_INDEX_FILE="$RAW_INDEX"; git "$@" add -A && git "$@" write-tree) || exit 1',
-	'if [ -z "$ref" ]; then echo "$tree"; exit 0; fi',
+	'tree=$(export GIT_DIR="$RAW_DIR" GIT_WORK_TREE="$RAW_TOP" GIT_INDEX_FILE="$RAW_INDEX"; git "$@" add -A && { [ -z "$LEFT_OUT" ] || git "$@" --literal-pathspecs rm -q --cached --ignore-unmatch --pathspec-from-file="$LEFT_OUT" --pathspec-file-nul; } && git "$@" write-tree) || exit 1',
+	'if [ -z "$mode" ]; then echo "$tree"; exit 0; fi',
 	'commit=$(git commit-tree "$tree" -p HEAD -m "$message" 2>/dev/null || git commit-tree "$tree" -m "$message") || exit 1',
-	'git update-ref "$ref" "$commit" || exit 1',
 	'echo "$commit"',
 ].join("\n");
 
-/** The variables that carry the raw environment into {@link SNAPSHOT_SCRIPT}, which sets it for raw git alone. */
-function scriptEnv(repo: Repo): NodeJS.ProcessEnv {
-	const gitDir = privateGitDir(repo);
-	const raw = rawEnv(repo, gitDir, join(gitDir, "index"));
-	return {
-		...AUTHOR,
-		RAW_DIR: raw.GIT_DIR,
-		RAW_TOP: raw.GIT_WORK_TREE,
-		RAW_OBJECTS: raw.GIT_OBJECT_DIRECTORY,
-		RAW_INDEX: raw.GIT_INDEX_FILE,
-	};
+/** What bounds a snapshot: untracked files over `maxMb` MB are left out (0: none), and `leftOut` is told which. */
+export interface SnapshotBound {
+	maxMb: number;
+	leftOut?: (files: readonly LeftOut[]) => void;
 }
 
-function snapshot(repo: Repo, ref: string, message: string, signal?: AbortSignal): Promise<string | undefined> {
-	return oneAtATime(repo, async () => {
-		const args = ["-c", SNAPSHOT_SCRIPT, "_", ref, message, ...RAW_SETTINGS];
-		const result = await run("sh", args, repo.top, { env: scriptEnv(repo), signal });
-		return result.code === 0 ? result.stdout.trim() : undefined;
-	});
+export interface SnapshotOptions {
+	signal?: AbortSignal;
+	bound?: SnapshotBound;
 }
 
-/** The working tree as a tree object: tracked and untracked files, ignored ones left out; undefined on failure. */
-export function snapshotTree(repo: Repo, signal?: AbortSignal): Promise<string | undefined> {
-	return snapshot(repo, "", "", signal);
+/** The user's objects. */
+const objectsOf = (repo: Repo): string => join(repo.commonDir, "objects");
+
+/** The untracked files of the work tree (as the user's own index and exclusions say) a snapshot leaves out. */
+async function untrackedLeftOut(repo: Repo, options: SnapshotOptions): Promise<LeftOut[]> {
+	const maxMb = options.bound?.maxMb ?? 0;
+	if (maxMb <= 0) return [];
+	const listed = await runGit(repo.top, ["ls-files", "-z", "-o", "--exclude-standard"], { signal: options.signal });
+	if (listed.code !== 0) return [];
+	const sizes = listed.stdout
+		.split("\0")
+		.filter((path) => path !== "")
+		.flatMap((path): LeftOut[] => {
+			try {
+				const stat = lstatSync(join(repo.top, path));
+				return stat.isFile() ? [{ path, bytes: stat.size }] : [];
+			} catch {
+				return [];
+			}
+		});
+	const leftOut = filesLeftOut(sizes, maxMb);
+	if (leftOut.length > 0) options.bound?.leftOut?.(leftOut);
+	return leftOut;
+}
+
+/** One snapshot's writing: a commit or a tree alone, raw git's index, the list of files left out, where objects go. */
+interface SnapshotJob {
+	commit: boolean;
+	message: string;
+	index: string;
+	leftOut: string;
+	quarantine: string;
+	gitDir: string;
+	signal?: AbortSignal;
 }
 
 /**
- * A checkpoint: the working tree as a commit kept under `ref`, as {@link snapshotTree} takes it; the oldest refs of the
+ * The snapshot's objects written in quarantine by {@link SNAPSHOT_SCRIPT} with `index` as raw git's index: the commit
+ * (or tree), or undefined when git failed. `leftOut` is the file that lists the paths left out.
+ */
+async function writeSnapshot(repo: Repo, job: SnapshotJob): Promise<string | undefined> {
+	const raw = rawEnv(repo, job.gitDir, job.index);
+	const env = {
+		...AUTHOR,
+		RAW_DIR: raw.GIT_DIR,
+		RAW_TOP: raw.GIT_WORK_TREE,
+		RAW_INDEX: raw.GIT_INDEX_FILE,
+		QUARANTINE: job.quarantine,
+		OBJECTS: objectsOf(repo),
+		LEFT_OUT: job.leftOut,
+	};
+	const args = ["-c", SNAPSHOT_SCRIPT, "_", job.commit ? "commit" : "", job.message, ...RAW_SETTINGS];
+	const result = await run("sh", args, repo.top, { env, signal: job.signal });
+	return result.code === 0 ? result.stdout.trim() : undefined;
+}
+
+/** The private directory for a snapshot that leaves `leftOut` out, and the file listing them (empty: none). */
+function prepare(repo: Repo, leftOut: readonly LeftOut[]): { gitDir: string; listFile: string } {
+	const paths = leftOut.map((file) => file.path);
+	const gitDir = privateGitDir(repo, excludeLines(paths));
+	if (paths.length === 0) return { gitDir, listFile: "" };
+	const listFile = join(gitDir, "left-out");
+	writeFileSync(listFile, paths.map((path) => `${path}\0`).join(""));
+	return { gitDir, listFile };
+}
+
+/**
+ * A snapshot kept under `ref` (none: a tree alone): its objects move into the store only once its commit is whole, then the ref is
+ * written. A snapshot that fails leaves nothing in the store, and its stat cache is dropped (it may name objects that
+ * were never moved in). The commit, or undefined.
+ */
+function snapshot(
+	repo: Repo,
+	ref: string | undefined,
+	message: string,
+	options: SnapshotOptions,
+): Promise<string | undefined> {
+	return oneAtATime(repo, async () => {
+		const { gitDir, listFile } = prepare(repo, await untrackedLeftOut(repo, options));
+		const index = join(gitDir, "index");
+		const written = await inQuarantine(objectsOf(repo), (quarantine) => {
+			const job = { commit: ref !== undefined, message, index, leftOut: listFile, quarantine, gitDir, ...options };
+			return writeSnapshot(repo, job);
+		});
+		if (written === undefined) rmSync(index, { force: true });
+		if (written === undefined || ref === undefined) return written;
+		return (await runGit(repo.top, ["update-ref", ref, written], options)).code === 0 ? written : undefined;
+	});
+}
+
+/**
+ * The working tree as a tree object: tracked and untracked files, ignored ones and those over the bound left out;
+ * undefined on failure. Like a checkpoint's, its objects move into the store only once it is whole.
+ */
+export function snapshotTree(repo: Repo, options: SnapshotOptions = {}): Promise<string | undefined> {
+	return snapshot(repo, undefined, "", options);
+}
+
+/**
+ * A checkpoint: the working tree as a commit kept under `ref`, as {@link snapshot} takes it; the oldest refs of the
  * same session beyond the limit are deleted (never another session's). The commit, or undefined when git refused.
  */
 export async function takeCheckpoint(
 	repo: Repo,
 	ref: string,
 	message: string,
-	signal?: AbortSignal,
+	options: SnapshotOptions = {},
 ): Promise<string | undefined> {
-	const commit = await snapshot(repo, ref, message, signal);
-	if (commit !== undefined) await keepWithinLimit(repo, sessionRootOf(ref), signal);
+	const commit = await snapshot(repo, ref, message, options);
+	if (commit !== undefined) await keepWithinLimit(repo, sessionRootOf(ref), options.signal);
 	return commit;
 }
 

@@ -6,7 +6,7 @@
  * index keeps the stat cache of the bytes as they are, so a snapshot reads again only the files changed since the last.
  */
 
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -49,9 +49,10 @@ function copyOrEmpty(from: string, to: string): void {
 
 /**
  * The repository's private git directory, made on first use. Its settings and exclusions are copied from the
- * repository's each time, so a change the user makes to them counts at the next snapshot.
+ * repository's each time, so a change the user makes to them counts at the next snapshot; `exclude`: lines of git's
+ * exclude file added for this use (the files a snapshot leaves out).
  */
-export function privateGitDir(repo: RepoPaths): string {
+export function privateGitDir(repo: RepoPaths, exclude = ""): string {
 	let dir = privateDirs.get(repo.commonDir);
 	if (dir === undefined) {
 		dir = mkdtempSync(join(tmpdir(), "til-done-git-"));
@@ -64,6 +65,7 @@ export function privateGitDir(repo: RepoPaths): string {
 	}
 	copyOrEmpty(join(repo.commonDir, "config"), join(dir, "config"));
 	copyOrEmpty(join(repo.commonDir, "info", "exclude"), join(dir, "info", "exclude"));
+	if (exclude !== "") appendFileSync(join(dir, "info", "exclude"), `\n${exclude}`);
 	return dir;
 }
 

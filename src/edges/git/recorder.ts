@@ -18,7 +18,8 @@ import { getTodos, getWorkers, subscribe, takeUnreported } from "../../state.ts"
 import type { TodoItem } from "../../types.ts";
 import { quietly } from "../host/quietly.ts";
 import { tell } from "../host/tell.ts";
-import { findRepo, gitBusy, type Repo, takeCheckpoint } from "./git.ts";
+import { snapshotBound } from "./bound.ts";
+import { findRepo, gitBusy, type Repo, type SnapshotBound, takeCheckpoint } from "./git.ts";
 import { queueCheckpoint } from "./queue.ts";
 
 /** Says `text` as a warning, once per pi process. */
@@ -32,6 +33,7 @@ interface Session {
 	sessionId: string;
 	repo: Promise<Repo | undefined>;
 	signal: AbortSignal;
+	bound: SnapshotBound;
 }
 
 async function take(session: Session, transition: Transition): Promise<void> {
@@ -42,7 +44,7 @@ async function take(session: Session, transition: Transition): Promise<void> {
 	const key = itemKey(transition.index, transition.text);
 	const ref = checkpointRef(session.sessionId, key, transition.phase);
 	const message = CHECKPOINT_TEXTS.commitMessage(transition.phase, transition.index);
-	const commit = await takeCheckpoint(repo, ref, message, session.signal);
+	const commit = await takeCheckpoint(repo, ref, message, { signal: session.signal, bound: session.bound });
 	if (session.signal.aborted) return;
 	if (!commit) return warnOnce(session.ctx, CHECKPOINT_TEXTS.failed);
 	const { index, text, phase } = transition;
@@ -82,7 +84,7 @@ export function followCheckpoints(pi: ExtensionAPI, ctx: ExtensionContext): Chec
 	quietly(() => {
 		sessionId = ctx.sessionManager.getSessionId();
 	});
-	const session: Session = { pi, ctx, sessionId, repo, signal: abort.signal };
+	const session: Session = { pi, ctx, sessionId, repo, signal: abort.signal, bound: snapshotBound(ctx) };
 	let before: readonly TodoItem[] = getTodos();
 	let holding = false;
 	const landing = new Set<string>();

@@ -10,6 +10,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AUTHOR, type Repo, runGit, runSh } from "./git.ts";
+import { inQuarantine, quarantineEnv } from "./quarantine.ts";
 import { RAW_ATTRIBUTES } from "./raw-git.ts";
 
 /** A worker's tree: its folder, and the snapshot (a commit in the user's object store) it was made from. */
@@ -48,24 +49,26 @@ function writeInfo(dir: string, commonDir: string): void {
 }
 
 /**
- * What the worker left in its tree, as a commit on its base written into the user's object store (the worker's own
- * objects readable beside it) and kept under `ref`; undefined when git refused.
+ * What the worker left in its tree, as a commit on its base kept under `ref`; undefined when git refused. Its new
+ * objects (every file it changed, even one it committed in its own repository, which goes with its tree) are written
+ * in quarantine and move into the user's store only once the commit is whole.
  */
 export async function keepWorkerResult(repo: Repo, tree: WorkerTree, ref: string): Promise<string | undefined> {
 	const objects = join(repo.commonDir, "objects");
-	const env = {
-		...AUTHOR,
-		GIT_OBJECT_DIRECTORY: objects,
-		GIT_ALTERNATE_OBJECT_DIRECTORIES: join(tree.dir, ".git", "objects"),
-		GIT_INDEX_FILE: join(tree.dir, ".git", "til-done-result-index"),
-	};
-	const script = [
-		'git "$@" read-tree "$BASE" && git "$@" add -A && tree=$(git "$@" write-tree) || exit 1',
-		'git "$@" commit-tree "$tree" -p "$BASE" -m "pi-til-done worker result"',
-	].join("\n");
-	const commit = await runSh(tree.dir, script, { ...env, BASE: tree.base });
-	const sha = commit.stdout.trim();
-	return commit.code === 0 && (await runGit(repo.top, ["update-ref", ref, sha])).code === 0 ? sha : undefined;
+	const commit = await inQuarantine(objects, async (quarantine) => {
+		const env = {
+			...AUTHOR,
+			...quarantineEnv(quarantine, objects),
+			GIT_INDEX_FILE: join(tree.dir, ".git", "til-done-result-index"),
+		};
+		const script = [
+			'git "$@" read-tree "$BASE" && git "$@" add -A && tree=$(git "$@" write-tree) || exit 1',
+			'git "$@" commit-tree "$tree" -p "$BASE" -m "pi-til-done worker result"',
+		].join("\n");
+		const written = await runSh(tree.dir, script, { ...env, BASE: tree.base });
+		return written.code === 0 ? written.stdout.trim() : undefined;
+	});
+	return commit !== undefined && (await runGit(repo.top, ["update-ref", ref, commit])).code === 0 ? commit : undefined;
 }
 
 /** Removes a worker's tree, whatever is in it. */

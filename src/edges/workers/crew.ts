@@ -26,6 +26,7 @@ import {
 	updateTodoStatus,
 	workerNote,
 } from "../../state.ts";
+import { snapshotBound } from "../git/bound.ts";
 import { claimItem, releaseItem } from "../git/claims.ts";
 import { findRepo, type Repo, takeCheckpoint } from "../git/git.ts";
 import { landWork } from "../git/land.ts";
@@ -117,7 +118,9 @@ async function startOne(index: number, repo: Repo, run: CrewRun): Promise<void> 
 	updateTodoStatus([index], "in_progress");
 	commitList(run.pi);
 	const refs = `${CHECKPOINT_REF_ROOT}${session}/${key}/worker`;
-	const base = await takeCheckpoint(repo, `${refs}-base`, `pi-til-done worker base of [${index}]`);
+	const base = await takeCheckpoint(repo, `${refs}-base`, `pi-til-done worker base of [${index}]`, {
+		bound: snapshotBound(run.ctx),
+	});
 	const tree = base === undefined ? undefined : await makeWorkerTree(repo, base);
 	const item: Item = { index, text: todo.text, check: todo.check };
 	if (!tree) {

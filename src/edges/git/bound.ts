@@ -1,0 +1,21 @@
+/**
+ * The bound every snapshot of a session keeps: untracked files over `--til-done-max-untracked-mb` are left out (a
+ * worker's tree, a checkpoint and the judge's evidence never copy them), and the user is told which, once.
+ */
+
+import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
+import { CHECKPOINT_TEXTS } from "../../core/texts/user.ts";
+import { getConfig, takeUnreported } from "../../state.ts";
+import { tell } from "../host/tell.ts";
+import type { SnapshotBound } from "./git.ts";
+
+/** The session's bound on snapshots, which names what it leaves out once per session. */
+export function snapshotBound(ctx: ExtensionContext): SnapshotBound {
+	const maxMb = getConfig().maxUntrackedMb;
+	return {
+		maxMb,
+		leftOut: (files) => {
+			for (const text of takeUnreported([CHECKPOINT_TEXTS.leftOut(files, maxMb)])) tell(ctx, text, "warning");
+		},
+	};
+}
