@@ -207,6 +207,7 @@ export const SETTINGS_HELP_TEXT = [
 	"  --til-done-check-timeout, TIL_DONE_CHECK_TIMEOUT: 120",
 	"  --til-done-remind-every, TIL_DONE_REMIND_EVERY: 12",
 	"  --til-done-workers, TIL_DONE_WORKERS: 0",
+	"  --til-done-max-untracked-mb, TIL_DONE_MAX_UNTRACKED_MB: 50",
 	"  --til-done-max-failures, TIL_DONE_MAX_FAILURES: 3",
 	"  --til-done-max-same-answers, TIL_DONE_MAX_SAME_ANSWERS: 3",
 	"  --til-done-max-no-progress, TIL_DONE_MAX_NO_PROGRESS: 3",

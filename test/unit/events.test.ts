@@ -615,7 +615,7 @@ describe("the decisions for /todos why are the branch's: rebuilt at every sessio
 });
 
 describe("registerFlags registers every setting as a CLI flag", () => {
-	it("registers every setting's flag: seventeen taking a value and four switches", async () => {
+	it("registers every setting's flag: eighteen taking a value and four switches", async () => {
 		const pi = createFakePi();
 		registerFlags(pi.api);
 		expect(Object.fromEntries([...pi.flags].map(([name, flag]) => [name, flag.type]))).toEqual({
@@ -624,6 +624,7 @@ describe("registerFlags registers every setting as a CLI flag", () => {
 			"til-done-check-timeout": "string",
 			"til-done-remind-every": "string",
 			"til-done-workers": "string",
+			"til-done-max-untracked-mb": "string",
 			"til-done-max-failures": "string",
 			"til-done-max-same-answers": "string",
 			"til-done-max-no-progress": "string",
