@@ -209,6 +209,12 @@ async function followPlan(pi: ExtensionAPI, ctx: ExtensionContext, file: string 
 	return followPlanFile(pi, ctx, file);
 }
 
+/** A worker's bounds, their module loaded in a worker only. */
+async function keepWorkerInTree(pi: ExtensionAPI, ctx: ExtensionContext) {
+	const { keepInTree } = await import("./edges/workers/confine.ts");
+	return keepInTree(pi, ctx);
+}
+
 /** The session's checkpoints, the git edge loaded on first use (checkpoints are off unless asked for). */
 async function followCheckpointsIf(on: boolean, pi: ExtensionAPI, ctx: ExtensionContext) {
 	if (!on) return undefined;
@@ -223,9 +229,11 @@ async function followCheckpointsIf(on: boolean, pi: ExtensionAPI, ctx: Extension
  */
 async function startSession(pi: ExtensionAPI, ctx: ExtensionContext, engine: Engine): Promise<StartedSession> {
 	const role = takeRole(pi);
+	const worker = role === "child" && process.env[WORKER_MARKER] !== undefined;
 	// A worker of a crew of ours ends with the session that started it.
-	if (role === "child" && process.env[WORKER_MARKER] !== undefined)
-		void import("./edges/workers/watchdog.ts").then(({ watchParentOnce }) => watchParentOnce());
+	if (worker) void import("./edges/workers/watchdog.ts").then(({ watchParentOnce }) => watchParentOnce());
+	// ...and stays in its tree from its first tool call.
+	const stopBounds = worker ? await keepWorkerInTree(pi, ctx) : () => {};
 	const resolved = resolveConfig(readFlags(pi, role), process.env, role);
 	const config = resolved.config;
 	beginSession(role, config);
@@ -243,6 +251,7 @@ async function startSession(pi: ExtensionAPI, ctx: ExtensionContext, engine: Eng
 	const checkpoints: CheckpointFollower | undefined = await followCheckpointsIf(config.checkpoints, pi, ctx);
 	const stopWaiting = config.checkpoints ? waitForCheckpointsBeforeTools(pi) : () => {};
 	const stop = () => {
+		stopBounds();
 		planFile?.stop();
 		stopPainting();
 		stopListening();

@@ -550,3 +550,19 @@ export const CHECKPOINTS = {
 	gone: (index: number) => `The checkpoints of [${index}] are gone from the repository (/todos checkpoints clean?).`,
 	listHead: (count: number) => `Checkpoints on this branch (${count}), the newest last:`,
 } as const;
+
+// ── A worker's bounds ───────────────────────────────────────────────────────
+
+/** What a worker's model reads when a write or edit of it is refused, and the user's line about unconfined bash. */
+export const WORKER_BOUNDS = {
+	inRepo: (path: string, instead: string) =>
+		`Refused: ${JSON.stringify(path)} is a file of the person's repository, outside your tree. Your tree is a copy of that repository, and its paths mean the same files in your tree: write ${JSON.stringify(instead)} instead. Nothing was written.`,
+	outside: (path: string, tree: string) =>
+		`Refused: ${JSON.stringify(path)} is outside your tree (${JSON.stringify(tree)}): a worker writes only inside its tree. Nothing was written.`,
+	throughLink: (path: string, real: string, tree: string) =>
+		`Refused: ${JSON.stringify(path)} leads through a symbolic link to ${JSON.stringify(real)}, outside your tree (${JSON.stringify(tree)}): a worker writes only inside its tree. Nothing was written.`,
+	bwrapMissing:
+		"pi-til-done: the workers' bash is not confined to their trees: bubblewrap (bwrap) is not installed, so a command of theirs can write outside their trees.",
+	bwrapFailed: (detail: string) =>
+		`pi-til-done: the workers' bash is not confined to their trees: bubblewrap (bwrap) cannot run here (${detail}), so a command of theirs can write outside their trees.`,
+} as const;

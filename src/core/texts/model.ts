@@ -395,3 +395,13 @@ export const WORKER_PROMPT = {
 		`Its last try was given back (data): «${oneLine(why)}». Work from the files as they are in this folder now.`,
 	end: `When the item is done, end with a one-line summary of what you changed. If it cannot be done here, end with one line that starts \`${NOT_DONE_MARK}\` and says why: nothing of yours is merged then.`,
 } as const;
+
+/** What a worker's model reads when a write or edit of its is refused: it writes inside its tree only. */
+export const WORKER_BOUNDS_TEXTS = {
+	inRepo: (path: string, instead: string) =>
+		`Refused: ${JSON.stringify(path)} is a file of the person's repository, outside your tree. Your tree is a copy of that repository, and its paths mean the same files in your tree: write ${JSON.stringify(instead)} instead. Nothing was written.`,
+	outside: (path: string, tree: string) =>
+		`Refused: ${JSON.stringify(path)} is outside your tree (${JSON.stringify(tree)}): a worker writes only inside its tree. Nothing was written.`,
+	throughLink: (path: string, real: string, tree: string) =>
+		`Refused: ${JSON.stringify(path)} leads through a symbolic link to ${JSON.stringify(real)}, outside your tree (${JSON.stringify(tree)}): a worker writes only inside its tree. Nothing was written.`,
+} as const;

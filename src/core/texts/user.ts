@@ -351,6 +351,19 @@ export const WORKER_TEXTS = {
 		max === 0 ? "Workers: off for this session." : `Workers: up to ${max} at once in this session.`,
 	noRepoRefused: "workers need a git work tree, and this session's folder is not in one",
 	/** Esc while workers are at work: every one is stopped and its item is ready again. */
+	/** Said once per session that starts workers where bubblewrap is not installed: their bash is not confined. */
+	bwrapMissing:
+		"pi-til-done: the workers' bash is not confined to their trees: bubblewrap (bwrap) is not installed, so a command of theirs can write outside their trees.",
+	/** How bubblewrap's trial run failed when it said nothing: it ran past `timeoutMs`, a signal ended it, or its code. */
+	bwrapSilent: (end: { timeoutMs?: number; signal?: string; code?: number | string }) =>
+		end.timeoutMs !== undefined
+			? `it did not end within ${end.timeoutMs / 1000} s`
+			: end.signal
+				? `it was ended by ${end.signal}`
+				: `exit code ${end.code}`,
+	/** The same where bubblewrap cannot make its namespaces here: `detail` is its first line, or how it failed. */
+	bwrapFailed: (detail: string) =>
+		`pi-til-done: the workers' bash is not confined to their trees: bubblewrap (bwrap) cannot run here (${prefix(oneLine(detail), 120)}), so a command of theirs can write outside their trees.`,
 	stoppedByKey: (count: number) =>
 		`Workers stopped by you: ${count} item(s) are ready again, each worker's work kept under a ref of pi-til-done.`,
 } as const;

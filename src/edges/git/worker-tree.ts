@@ -3,7 +3,8 @@
  * (`objects/info/alternates`), checked out byte for byte from a snapshot of the user's work tree (raw attributes: no
  * conversion), with that snapshot as its HEAD so the worker's `git diff` shows its own work only. Nothing of it is in
  * the user's repository: `git worktree list`, the index, HEAD, branches and stash never see it. Its result is written
- * into the user's object store and kept under a ref of ours, so it survives the folder.
+ * into the user's object store and kept under a ref of ours, so it survives the folder. The worker's own TMPDIR is a
+ * folder of its git directory ({@link workerTmpDir}): git never sees it as work, and it goes with the tree.
  */
 
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -18,6 +19,9 @@ export interface WorkerTree {
 	dir: string;
 	base: string;
 }
+
+/** The worker's own TMPDIR in its tree `dir`: the worker's bash can write it (edges/workers/confine.ts). */
+export const workerTmpDir = (dir: string): string => join(dir, ".git", "til-done-tmp");
 
 /**
  * Makes a worker's tree from `base`, a commit of the user's work tree as the checkpoints snapshot it. Undefined when
@@ -39,6 +43,7 @@ export async function makeWorkerTree(repo: Repo, base: string): Promise<WorkerTr
 function writeInfo(dir: string, commonDir: string): void {
 	mkdirSync(join(dir, ".git", "objects", "info"), { recursive: true });
 	mkdirSync(join(dir, ".git", "info"), { recursive: true });
+	mkdirSync(workerTmpDir(dir));
 	writeFileSync(join(dir, ".git", "objects", "info", "alternates"), `${join(commonDir, "objects")}\n`);
 	writeFileSync(join(dir, ".git", "info", "attributes"), RAW_ATTRIBUTES);
 	try {

@@ -36,6 +36,7 @@ import { storeList } from "../host/commit.ts";
 import { quietly } from "../host/quietly.ts";
 import { WORKER_MARKER } from "../host/role.ts";
 import { tell } from "../host/tell.ts";
+import { boundsEnv } from "./confine.ts";
 import { piCommand, runWorker, type WorkerEnd } from "./worker-process.ts";
 
 /** How long one worker may run before its group is killed and its item goes back to ready. */
@@ -102,11 +103,15 @@ export async function startWorkers(items: readonly number[], run: CrewRun): Prom
 		tell(run.ctx, WORKER_TEXTS.noRepo, "warning");
 		return false;
 	}
-	for (const index of items) await startOne(index, repo, run);
+	const bounds = await boundsEnv(repo, run.ctx);
+	for (const index of items) await startOne(index, repo, { ...run, bounds });
 	return true;
 }
 
-async function startOne(index: number, repo: Repo, run: CrewRun): Promise<void> {
+/** A crew's run as its workers start: what their environment tells them of their bounds (edges/workers/confine.ts). */
+type BoundRun = CrewRun & { bounds: Record<string, string> };
+
+async function startOne(index: number, repo: Repo, run: BoundRun): Promise<void> {
 	const todo = getTodos()[index];
 	if (!todo) return;
 	const key = itemKey(index, todo.text);
@@ -152,7 +157,7 @@ async function work(job: {
 	repo: Repo;
 	tree: WorkerTree;
 	refs: string;
-	run: CrewRun;
+	run: BoundRun;
 	/** Aborted to stop the worker: with why as its reason when the worker itself is the cause. */
 	stop: AbortController;
 }): Promise<void> {
@@ -161,7 +166,7 @@ async function work(job: {
 		const end = await runWorker({
 			...piCommandFor(run, item.index, key),
 			cwd: tree.dir,
-			env: { ...process.env, [WORKER_MARKER]: String(process.pid) },
+			env: { ...process.env, ...run.bounds, [WORKER_MARKER]: String(process.pid) },
 			timeoutMs: WORKER_TIME_LIMIT_MS,
 			signal: stop.signal,
 			onUsage: (usage) => {

@@ -1,0 +1,102 @@
+/**
+ * A worker's bounds: it writes inside its tree only. A `write` or `edit` whose path leads outside the tree (an
+ * absolute path, `..`, a symbolic link that leads out) is refused, and a path of the person's repository is named as
+ * the same file in the tree; the worker's `bash` runs in bubblewrap, where it can write only its tree and its TMPDIR.
+ * Pure: the edge reads pi's spelling of the path and resolves its links (edges/workers/confine.ts). Paths are POSIX:
+ * workers run where bash and process groups do.
+ */
+
+import { WORKER_BOUNDS_TEXTS } from "../texts/model.ts";
+
+/** Where a worker works. */
+export interface WorkerPlace {
+	/** Its tree, its pi's folder: as pi names it, and with its links resolved. */
+	tree: string;
+	realTree: string;
+	/** The top of the person's repository its tree is a copy of, links resolved (undefined: not known). */
+	repo: string | undefined;
+}
+
+/** The path a write names: resolved against the tree as written ({@link resolveIn}), and with its links resolved. */
+export interface WriteTarget {
+	absolute: string;
+	real: string;
+}
+
+/** Whether a write may go ahead, and if not, what the refusal says. */
+export type WriteVerdict =
+	| { kind: "inside" }
+	/** A file of the person's repository: `instead` is the same file in the tree. */
+	| { kind: "in-repo"; instead: string }
+	/** A path in the tree that leads out through a symbolic link, to `real`. */
+	| { kind: "through-link"; real: string }
+	| { kind: "outside" };
+
+/** `path` read against `cwd`, with `.` and `..` read off by name, as the write tool resolves it (before links). */
+export function resolveIn(cwd: string, path: string): string {
+	const parts: string[] = [];
+	for (const part of (path.startsWith("/") ? path : `${cwd}/${path}`).split("/")) {
+		if (part === "..") parts.pop();
+		else if (part !== "" && part !== ".") parts.push(part);
+	}
+	return `/${parts.join("/")}`;
+}
+
+/** `path` as a path below `dir` ("" for `dir` itself), or undefined when it is not in `dir`. */
+function below(dir: string, path: string): string | undefined {
+	if (path === dir) return "";
+	const head = dir.endsWith("/") ? dir : `${dir}/`;
+	return path.startsWith(head) ? path.slice(head.length) : undefined;
+}
+
+/** Whether a worker in `place` may write `target`, and if not, why. */
+export function judgeWrite(place: WorkerPlace, target: WriteTarget): WriteVerdict {
+	if (below(place.realTree, target.real) !== undefined) return { kind: "inside" };
+	const inRepo =
+		place.repo === undefined ? undefined : (below(place.repo, target.absolute) ?? below(place.repo, target.real));
+	if (inRepo !== undefined) return { kind: "in-repo", instead: inRepo === "" ? place.tree : `${place.tree}/${inRepo}` };
+	const named = below(place.tree, target.absolute) ?? below(place.realTree, target.absolute);
+	return named === undefined ? { kind: "outside" } : { kind: "through-link", real: target.real };
+}
+
+/** What the model reads when its write of `path` is refused for `verdict`. */
+export function writeRefusal(path: string, verdict: Exclude<WriteVerdict, { kind: "inside" }>, tree: string): string {
+	if (verdict.kind === "in-repo") return WORKER_BOUNDS_TEXTS.inRepo(path, verdict.instead);
+	if (verdict.kind === "through-link") return WORKER_BOUNDS_TEXTS.throughLink(path, verdict.real, tree);
+	return WORKER_BOUNDS_TEXTS.outside(path, tree);
+}
+
+/** A word as one argument of a POSIX shell: single-quoted, each `'` in it closed, escaped and opened again. */
+export function shellWord(word: string): string {
+	return `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+/** What confines a worker's bash: bubblewrap at `bwrap`, and the two folders it may write. */
+export interface Confinement {
+	bwrap: string;
+	tree: string;
+	/** The worker's own TMPDIR. */
+	tmp: string;
+}
+
+/**
+ * The arguments that make bubblewrap run a command where `/` is read-only and only the tree and the worker's TMPDIR
+ * are writable, with fresh `/dev` and `/proc`, ending with its parent. The network and the processes stay as they are.
+ */
+export function confinedArgs(bounds: Omit<Confinement, "bwrap">): string[] {
+	const { tree, tmp } = bounds;
+	return [
+		...["--die-with-parent", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"],
+		...["--bind", tree, tree, "--bind", tmp, tmp, "--setenv", "TMPDIR", tmp, "--"],
+	];
+}
+
+/** The command a worker's `bash` runs instead of `command`: the same, in bubblewrap ({@link confinedArgs}). */
+export function confinedCommand(command: string, bounds: Confinement): string {
+	return ["exec", ...[bounds.bwrap, ...confinedArgs(bounds), "bash", "-c", command].map(shellWord)].join(" ");
+}
+
+/** Where bubblewrap cannot confine it: the same command, with the worker's own TMPDIR. */
+export function unconfinedCommand(command: string, tmp: string): string {
+	return `export TMPDIR=${shellWord(tmp)}\n${command}`;
+}

@@ -1,0 +1,186 @@
+/**
+ * A worker stays in its tree. The session that starts workers finds out once whether bubblewrap can confine their
+ * bash here (and says once when it cannot), and tells each worker the person's repository and the bwrap to use. In
+ * the worker's pi (a guest), a `tool_call` handler refuses a `write` or `edit` outside its tree, as pi's
+ * `protected-paths` example refuses one, and runs its `bash` in bubblewrap, as the comment of pi's `sandbox` example
+ * suggests (input mutation of `bash`).
+ *
+ * Why bubblewrap directly, not the library pi's `sandbox` example uses (`@anthropic-ai/sandbox-runtime` 0.0.83): on
+ * Linux it refuses to start without socat and ripgrep, two more system packages, and its configuration requires
+ * `network.allowedDomains`, which makes it unshare the network and route every connection through proxies of its own:
+ * a worker's commands would no longer reach what the session's reach. bubblewrap alone confines writes and leaves the
+ * network as it is.
+ */
+
+import { execFile } from "node:child_process";
+import { accessSync, constants, lstatSync, readlinkSync, realpathSync, statSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
+import {
+	confinedArgs,
+	confinedCommand,
+	judgeWrite,
+	resolveIn,
+	unconfinedCommand,
+	type WorkerPlace,
+	type WriteTarget,
+	writeRefusal,
+} from "../../core/rules/worker-bounds.ts";
+import { WORKER_TEXTS } from "../../core/texts/user.ts";
+import { takeUnreported } from "../../state.ts";
+import type { Repo } from "../git/git.ts";
+import { workerTmpDir } from "../git/worker-tree.ts";
+import { tell } from "../host/tell.ts";
+
+/** In a worker's environment: the top of the person's repository its tree is a copy of. */
+export const WORKER_REPO_VAR = "TIL_DONE_WORKER_REPO";
+/** In a worker's environment, when bubblewrap can confine its bash: the bwrap to run it with. */
+export const WORKER_BWRAP_VAR = "TIL_DONE_WORKER_BWRAP";
+
+/** How long bubblewrap's trial run may take before it counts as failed. */
+export const BWRAP_PROBE_MS = 5_000;
+
+/** Whether bubblewrap confines here: the bwrap that does, or why none does. */
+export type BwrapProbe = { kind: "works"; bwrap: string } | { kind: "missing" } | { kind: "failed"; detail: string };
+
+/** The first `bwrap` on `PATH` that is an executable file. */
+function findBwrap(env: NodeJS.ProcessEnv): string | undefined {
+	for (const dir of (env.PATH ?? "").split(":")) {
+		const file = join(dir || ".", "bwrap");
+		try {
+			accessSync(file, constants.X_OK);
+			if (statSync(file).isFile()) return file;
+		} catch {
+			// Not here.
+		}
+	}
+	return undefined;
+}
+
+/**
+ * Runs `true` in bubblewrap with the workers' own arguments, killed past `timeoutMs`: whether it can make its
+ * namespaces here.
+ */
+export function probeBwrap(env: NodeJS.ProcessEnv = process.env, timeoutMs = BWRAP_PROBE_MS): Promise<BwrapProbe> {
+	const bwrap = findBwrap(env);
+	if (bwrap === undefined) return Promise.resolve({ kind: "missing" });
+	const args = [...confinedArgs({ tree: tmpdir(), tmp: tmpdir() }), "true"];
+	return new Promise((resolve) => {
+		execFile(bwrap, args, { env, timeout: timeoutMs, killSignal: "SIGKILL" }, (error, _stdout, stderr) => {
+			if (!error) return resolve({ kind: "works", bwrap });
+			const line = String(stderr).trim().split("\n")[0] ?? "";
+			const end = error.killed ? { timeoutMs } : { signal: error.signal ?? undefined, code: error.code ?? undefined };
+			resolve({ kind: "failed", detail: line || WORKER_TEXTS.bwrapSilent(end) });
+		});
+	});
+}
+
+/** Bubblewrap's answer, asked once per process: it is the machine's. */
+let probed: Promise<BwrapProbe> | undefined;
+
+/**
+ * What a worker of `repo` is told in its environment: the person's repository, and the bwrap that confines its bash
+ * when one does. Where none does, the session is told so once.
+ */
+export async function boundsEnv(repo: Repo, ctx: ExtensionContext): Promise<Record<string, string>> {
+	probed ??= probeBwrap();
+	return boundsOf(await probed, repo, ctx);
+}
+
+/** {@link boundsEnv} for bubblewrap's answer `probe`. */
+export function boundsOf(probe: BwrapProbe, repo: Repo, ctx: ExtensionContext): Record<string, string> {
+	if (probe.kind === "works") return { [WORKER_REPO_VAR]: repo.top, [WORKER_BWRAP_VAR]: probe.bwrap };
+	const notConfined = probe.kind === "missing" ? WORKER_TEXTS.bwrapMissing : WORKER_TEXTS.bwrapFailed(probe.detail);
+	for (const text of takeUnreported([notConfined])) tell(ctx, text, "warning");
+	return { [WORKER_REPO_VAR]: repo.top };
+}
+
+const UNICODE_SPACES = /[\u00A0\u2000-\u200A\u202F\u205F\u3000]/g;
+
+/** A tool's path as pi's `write` and `edit` read it: `@` dropped, odd spaces as spaces, `~` and `file://` expanded. */
+function asPiReadsIt(path: string): string {
+	const spaced = path.replace(UNICODE_SPACES, " ");
+	const bare = spaced.startsWith("@") ? spaced.slice(1) : spaced;
+	if (bare === "~") return homedir();
+	if (bare.startsWith("~/")) return join(homedir(), bare.slice(2));
+	if (!bare.startsWith("file://")) return bare;
+	try {
+		return fileURLToPath(bare);
+	} catch {
+		return bare;
+	}
+}
+
+/** Links followed at most, as the kernel's limit: a loop resolves no further. */
+const MAX_LINKS = 40;
+
+/**
+ * `path` (absolute, `..` read off) with every symbolic link on it followed, a dangling one too (a write through it
+ * creates its target); the part that does not exist yet stays as written.
+ */
+export function realPath(path: string): string {
+	let at = "/";
+	const rest = path.split("/").filter((part) => part !== "" && part !== ".");
+	for (let links = 0; rest.length > 0; ) {
+		const part = rest.shift() as string;
+		if (part === "..") {
+			at = dirname(at);
+			continue;
+		}
+		const next = join(at, part);
+		let isLink: boolean;
+		try {
+			isLink = lstatSync(next).isSymbolicLink();
+		} catch {
+			return join(next, ...rest);
+		}
+		if (!isLink) at = next;
+		else if (++links > MAX_LINKS) return join(next, ...rest);
+		else {
+			const target = readlinkSync(next);
+			if (target.startsWith("/")) at = "/";
+			rest.unshift(...target.split("/").filter((p) => p !== "" && p !== "."));
+		}
+	}
+	return at;
+}
+
+const realOrAsIs = (path: string): string => {
+	try {
+		return realpathSync(path);
+	} catch {
+		return path;
+	}
+};
+
+/** The target of a write of `path` by a worker whose tree is `tree`. */
+function targetOf(tree: string, path: string): WriteTarget {
+	const absolute = resolveIn(tree, asPiReadsIt(path));
+	return { absolute, real: realPath(absolute) };
+}
+
+/**
+ * In a worker's pi, from its session's start: `write` and `edit` outside its tree refused, `bash` confined (or, where
+ * it cannot be, given the worker's own TMPDIR). Returns how to stop.
+ */
+export function keepInTree(pi: ExtensionAPI, ctx: ExtensionContext, env: NodeJS.ProcessEnv = process.env): () => void {
+	const tree = ctx.cwd;
+	const repo = env[WORKER_REPO_VAR];
+	const place: WorkerPlace = { tree, realTree: realOrAsIs(tree), repo: repo ? realOrAsIs(repo) : undefined };
+	const tmp = realOrAsIs(workerTmpDir(tree));
+	const bwrap = env[WORKER_BWRAP_VAR];
+	const confine = (command: string): string =>
+		bwrap ? confinedCommand(command, { bwrap, tree: place.realTree, tmp }) : unconfinedCommand(command, tmp);
+	return pi.on("tool_call", (event) => {
+		const input = event.input as { command?: unknown; path?: unknown };
+		if (event.toolName === "bash" && typeof input.command === "string") {
+			input.command = confine(input.command);
+			return undefined;
+		}
+		if ((event.toolName !== "write" && event.toolName !== "edit") || typeof input.path !== "string") return undefined;
+		const verdict = judgeWrite(place, targetOf(tree, input.path));
+		return verdict.kind === "inside" ? undefined : { block: true, reason: writeRefusal(input.path, verdict, tree) };
+	});
+}
