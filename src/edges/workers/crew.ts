@@ -201,6 +201,7 @@ async function land(job: { item: Item; key: string; repo: Repo; tree: WorkerTree
 	markLanding(job.key);
 	await checkpointsSettled();
 	const landing = await landWork(job.repo, job.tree.base, result);
+	if (landing && "submodules" in landing) return WORKER_TEXTS.submodules(landing.submodules);
 	if (!landing || "conflicts" in landing) return WORKER_TEXTS.conflicts(landing?.conflicts ?? []);
 	updateTodoStatus([job.item.index], "completed");
 	commitList(job.run.pi);
