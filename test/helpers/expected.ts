@@ -151,6 +151,17 @@ export const stderrLine = (text: string): string =>
 		.map((line) => `[til-done] ${line}\n`)
 		.join("");
 
+// ── Workers ─────────────────────────────────────────────────────────────────
+
+/** What the user reads when a worker's item goes back to ready, and why. */
+export const WORKERS = {
+	givenBack: (index: number, why: string): string => `Worker on [${index}]: ${why}; the item is ready again.`,
+	conflicts: (...files: string[]): string =>
+		`its work conflicts with the work tree in ${files.map((file) => `"${file}"`).join(", ")}`,
+	submodules: (...paths: string[]): string =>
+		`its work changes the ${paths.length === 1 ? "submodule" : "submodules"} ${paths.map((path) => `"${path}"`).join(", ")}, and a worker's change to a submodule never lands (its work is kept under its ref)`,
+} as const;
+
 // ── /todos and /loop ────────────────────────────────────────────────────────
 
 export const added = (index: number, text: string): string => `Added [${index}] ${text}`;

@@ -1,7 +1,8 @@
 /**
  * A worker's stand-in for unit tests: a small Node script run in a worker's place. It reads its item off its prompt,
  * writes `item-<index>.txt` in its tree and prints one model call as pi's JSON mode does. `WORKER_MODE`: `write`
- * (default), `conflict` (writes a.txt once the file `WORKER_GO` exists), `fail` (exits 1 after writing), `hang`,
+ * (default), `conflict` (writes a.txt once the file `WORKER_GO` exists), `fail` (exits 1 after writing), `submodules`
+ * (writes its file, and one in each of the folders `ext` and `lib`, where the user's submodules are), `hang`,
  * `spend` (one call of 50,000 tokens, then it hangs). `WORKER_HANG`: items (`1,3`) whose worker hangs whatever the mode.
  * `WORKER_ARGS`: a file each worker appends its arguments to, as a JSON line.
  */
@@ -21,6 +22,7 @@ else work();
 function work() {
 	const name = mode === "conflict" ? "a.txt" : "item-" + index + ".txt";
 	fs.writeFileSync(name, mode === "conflict" ? "the worker's line\\n" : name + " by its worker\\n");
+	if (mode === "submodules") for (const folder of ["ext", "lib"]) fs.writeFileSync(folder + "/x.txt", "the worker's\\n");
 	console.log(JSON.stringify({ type: "message_end", message: { role: "assistant", stopReason: "stop", content: [{ type: "text", text: "done" }], usage: { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, cost: { total: 0 } } } }));
 	process.exit(mode === "fail" ? 1 : 0);
 }

@@ -22,6 +22,7 @@ import {
 } from "../../src/state.ts";
 import type { TodoItem } from "../../src/types.ts";
 import { waitForValue } from "../helpers/cli.ts";
+import { WORKERS } from "../helpers/expected.ts";
 import { createFakeCtx } from "../helpers/fake-ctx.ts";
 import { createFakePi } from "../helpers/fake-pi.ts";
 import { freshStore } from "../helpers/store.ts";
@@ -115,6 +116,26 @@ describe("the crew works ready items and lands them", () => {
 		expect(told()).toEqual([
 			'Worker on [0]: its work conflicts with the work tree in "a.txt"; the item is ready again.',
 		]);
+		expect(getChain().failures).toBe(1);
+	});
+
+	it("a change inside the user's submodules gives the item back, naming them; nothing of it lands", async () => {
+		process.env.WORKER_MODE = "submodules";
+		const library = realpathSync(mkdtempSync(join(tmpdir(), "til-done-library-")));
+		execFileSync("git", ["init", "-q", "-b", "main"], { cwd: library });
+		execFileSync("git", ["-c", "user.name=u", "-c", "user.email=u@u", "commit", "-q", "--allow-empty", "-m", "lib"], {
+			cwd: library,
+		});
+		for (const folder of ["ext", "lib"])
+			git("-c", "protocol.file.allow=always", "submodule", "add", "-q", library, folder);
+		rmSync(library, { recursive: true, force: true });
+		setTodos(items("Write item-0.txt"));
+		const { run, told } = crew();
+		await startWorkers([0], run);
+		await allEnded();
+		expect(getTodos()[0]?.status).toBe("not_started");
+		expect(existsSync(join(dir, "item-0.txt"))).toBe(false);
+		expect(told()).toEqual([WORKERS.givenBack(0, WORKERS.submodules("ext", "lib"))]);
 		expect(getChain().failures).toBe(1);
 	});
 

@@ -7,10 +7,12 @@
 
 import { execFileSync } from "node:child_process";
 import {
+	chmodSync,
 	existsSync,
 	lstatSync,
 	mkdirSync,
 	mkdtempSync,
+	readdirSync,
 	readFileSync,
 	readlinkSync,
 	realpathSync,
@@ -21,7 +23,6 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type FileSides, landFile } from "../../src/core/rules/landing.ts";
 import { findRepo, type Repo, takeCheckpoint } from "../../src/edges/git/git.ts";
 import { landWork } from "../../src/edges/git/land.ts";
 import {
@@ -39,6 +40,7 @@ const write = (root: string, path: string, text: string | Buffer) => {
 	writeFileSync(join(root, path), text);
 };
 const read = (root: string, path: string) => readFileSync(join(root, path), "utf8");
+const modeOf = (path: string) => lstatSync(join(dir, path)).mode & 0o7777;
 
 /** What of the user's repository a worker must never change: index, HEAD, refs but ours, stash, worktrees. */
 function userState(): string {
@@ -188,28 +190,167 @@ describe("what git refuses, and what cannot be merged", () => {
 	});
 });
 
-describe("what landing does to one file", () => {
-	const sides = (overrides: Partial<FileSides>): FileSides => ({
-		base: true,
-		theirs: true,
-		ours: true,
-		oursIsBase: false,
-		oursIsTheirs: false,
-		regular: true,
-		...overrides,
+describe("a landing keeps the user's modes and permission bits", () => {
+	it("a worker's chmod +x alone lands where the user's file has the read bits (600 → 700), and a chmod -x", async () => {
+		write(dir, "tool.sh", "#!/bin/sh\n");
+		chmodSync(join(dir, "tool.sh"), 0o600);
+		write(dir, "old.sh", "#!/bin/sh\n");
+		chmodSync(join(dir, "old.sh"), 0o750);
+		const { repo, tree } = await setup();
+		chmodSync(join(tree.dir, "tool.sh"), 0o755);
+		chmodSync(join(tree.dir, "old.sh"), 0o644);
+		const before = userState();
+		expect(await land(repo, tree)).toEqual({ landed: ["old.sh", "tool.sh"] });
+		expect([modeOf("tool.sh"), modeOf("old.sh")]).toEqual([0o700, 0o640]);
+		expect([read(dir, "tool.sh"), read(dir, "old.sh")]).toEqual(["#!/bin/sh\n", "#!/bin/sh\n"]);
+		expect(userState()).toBe(before);
 	});
-	it.each([
-		["the user's copy is already the worker's", sides({ oursIsTheirs: true }), "keep"],
-		["deleted by the worker, gone from the user's tree too", sides({ theirs: false, ours: false }), "keep"],
-		["deleted by the worker, untouched by the user", sides({ theirs: false, oursIsBase: true }), "delete"],
-		["deleted by the worker, changed by the user", sides({ theirs: false }), "conflict"],
-		["changed by the worker, deleted by the user", sides({ ours: false }), "conflict"],
-		["added by the worker only", sides({ base: false, ours: false }), "write"],
-		["added by both, differently", sides({ base: false }), "conflict"],
-		["changed by the worker, untouched by the user", sides({ oursIsBase: true }), "write"],
-		["changed by both", sides({}), "merge"],
-		["a link changed by both", sides({ regular: false }), "conflict"],
-	])("%s: %s", (_name, given, expected) => {
-		expect(landFile(given)).toBe(expected);
+
+	it("a 600 file the worker changes stays 600; a file the user made executable meanwhile stays so", async () => {
+		write(dir, "secret.env", "TOKEN=1\n");
+		chmodSync(join(dir, "secret.env"), 0o600);
+		const { repo, tree } = await setup();
+		write(tree.dir, "secret.env", "TOKEN=1\nTOKEN=2\n");
+		write(tree.dir, "app.txt", "ONE (worker)\ntwo\nthree\nfour\nfive\nsix (uncommitted)\nseven (unstaged)\n");
+		write(dir, "app.txt", "one\ntwo\nthree\nfour\nfive\nsix (uncommitted)\nseven (unstaged)\neight (user)\n");
+		chmodSync(join(dir, "app.txt"), 0o754);
+		expect(await land(repo, tree)).toEqual({ landed: ["app.txt", "secret.env"] });
+		expect(read(dir, "secret.env")).toBe("TOKEN=1\nTOKEN=2\n");
+		expect(read(dir, "app.txt")).toBe(
+			"ONE (worker)\ntwo\nthree\nfour\nfive\nsix (uncommitted)\nseven (unstaged)\neight (user)\n",
+		);
+		expect([modeOf("secret.env"), modeOf("app.txt")]).toEqual([0o600, 0o754]);
+	});
+
+	it("a new file gets what a new file of the user's would under their umask (077: 600, and 700 when git says 755)", async () => {
+		const { repo, tree } = await setup();
+		write(tree.dir, "new.txt", "new\n");
+		write(tree.dir, "deep/new.sh", "#!/bin/sh\n");
+		chmodSync(join(tree.dir, "deep/new.sh"), 0o755);
+		const result = must(await keepWorkerResult(repo, tree, "refs/til-done/s/worker/result"), "the result");
+		const umask = process.umask(0o077);
+		try {
+			expect(await landWork(repo, tree.base, result)).toEqual({ landed: ["deep/new.sh", "new.txt"] });
+		} finally {
+			process.umask(umask);
+		}
+		expect([modeOf("new.txt"), modeOf("deep/new.sh"), modeOf("deep")]).toEqual([0o600, 0o700, 0o700]);
+	});
+});
+
+describe("a landing never writes or deletes through a link of the user's, nor where a file or a folder stands", () => {
+	let outside: string;
+	beforeEach(() => {
+		outside = realpathSync(mkdtempSync(join(tmpdir(), "til-done-outside-")));
+	});
+	afterEach(() => rmSync(outside, { recursive: true, force: true }));
+
+	it("a file under a folder the user made a link to a folder outside conflicts; nothing of the landing is written", async () => {
+		const { repo, tree } = await setup();
+		write(tree.dir, "out/x.txt", "x\n");
+		write(tree.dir, "y.txt", "y\n");
+		symlinkSync(outside, join(dir, "out"));
+		const before = userState();
+		expect(await land(repo, tree)).toEqual({ conflicts: ["out/x.txt"] });
+		expect(readdirSync(outside)).toEqual([]);
+		expect(existsSync(join(dir, "y.txt"))).toBe(false);
+		expect(userState()).toBe(before);
+	});
+
+	it("a file the worker deleted under a folder that is now a link conflicts; the file the link reaches is kept", async () => {
+		write(dir, "shared/a.txt", "a\n");
+		const { repo, tree } = await setup();
+		rmSync(join(tree.dir, "shared/a.txt"));
+		write(outside, "a.txt", "a\n");
+		rmSync(join(dir, "shared"), { recursive: true });
+		symlinkSync(outside, join(dir, "shared"));
+		expect(await land(repo, tree)).toEqual({ conflicts: ["shared/a.txt"] });
+		expect(read(outside, "a.txt")).toBe("a\n");
+	});
+
+	it("a file under a folder the user replaced by a file conflicts; nothing is written", async () => {
+		const { repo, tree } = await setup();
+		write(tree.dir, "docs/a.md", "a\n");
+		write(tree.dir, "z.txt", "z\n");
+		write(dir, "docs", "the user's file\n");
+		expect(await land(repo, tree)).toEqual({ conflicts: ["docs/a.md"] });
+		expect(read(dir, "docs")).toBe("the user's file\n");
+		expect(existsSync(join(dir, "z.txt"))).toBe(false);
+	});
+});
+
+describe("a worker's change to a submodule is refused, never lost", () => {
+	let library: string;
+	beforeEach(() => {
+		library = realpathSync(mkdtempSync(join(tmpdir(), "til-done-library-")));
+		execFileSync("git", ["init", "-q", "-b", "main"], { cwd: library });
+		write(library, "lib.txt", "lib\n");
+		execFileSync("git", ["add", "."], { cwd: library });
+		execFileSync("git", ["-c", "user.name=u", "-c", "user.email=u@u", "commit", "-qm", "lib"], { cwd: library });
+	});
+	afterEach(() => rmSync(library, { recursive: true, force: true }));
+	const addSubmodule = () => {
+		git("-c", "protocol.file.allow=always", "submodule", "add", "-q", library, "sub");
+		git("-c", "user.name=u", "-c", "user.email=u@u", "commit", "-qm", "sub");
+	};
+
+	it("the worker's tree holds an empty folder for it; what the worker writes there is kept under its ref and refused", async () => {
+		addSubmodule();
+		const { repo, tree } = await setup();
+		expect(git("ls-tree", tree.base, "sub").split(" ").slice(0, 2)).toEqual(["160000", "commit"]);
+		expect(readdirSync(join(tree.dir, "sub"))).toEqual([]);
+		write(tree.dir, "sub/lib.txt", "edited by the worker\n");
+		write(tree.dir, "other.txt", "would land, but the landing is all or nothing\n");
+		const before = userState();
+		expect(await land(repo, tree)).toEqual({ submodules: ["sub"] });
+		expect(git("show", "refs/til-done/s/worker/result:sub/lib.txt")).toBe("edited by the worker\n");
+		expect(read(dir, "sub/lib.txt")).toBe("lib\n");
+		expect(existsSync(join(dir, "other.txt"))).toBe(false);
+		expect(execFileSync("git", ["status", "--porcelain"], { cwd: join(dir, "sub"), encoding: "utf8" })).toBe("");
+		expect(userState()).toBe(before);
+	});
+
+	it("a worker that leaves the submodule alone lands its other work", async () => {
+		addSubmodule();
+		const { repo, tree } = await setup();
+		write(tree.dir, "other.txt", "other\n");
+		expect(await land(repo, tree)).toEqual({ landed: ["other.txt"] });
+	});
+
+	it("a submodule the user did not check out (its folder empty, its gitlink in the index) is refused", async () => {
+		addSubmodule();
+		git("submodule", "deinit", "-q", "-f", "sub");
+		const { repo, tree } = await setup();
+		write(tree.dir, "sub/lib.txt", "written where the submodule goes\n");
+		expect(await land(repo, tree)).toEqual({ submodules: ["sub"] });
+		expect(readdirSync(join(dir, "sub"))).toEqual([]);
+	});
+
+	it("a repository the user made in the tree after the worker started, above its file or in its place, is refused", async () => {
+		const above = await setup();
+		const inPlace = await setup();
+		write(above.tree.dir, "nested/deep/x.txt", "x\n");
+		write(inPlace.tree.dir, "here", "a file where the user makes a repository\n");
+		execFileSync("git", ["init", "-q", join(dir, "nested")]);
+		execFileSync("git", ["init", "-q", join(dir, "here")]);
+		expect(await land(above.repo, above.tree)).toEqual({ submodules: ["nested"] });
+		expect(await land(inPlace.repo, inPlace.tree)).toEqual({ submodules: ["here"] });
+		expect(existsSync(join(dir, "nested/deep"))).toBe(false);
+	});
+
+	it("a worker that deletes a submodule's folder, or makes a repository of its own, is refused", async () => {
+		addSubmodule();
+		const { repo, tree } = await setup();
+		rmSync(join(tree.dir, "sub"), { recursive: true });
+		expect(await land(repo, tree)).toEqual({ submodules: ["sub"] });
+		const second = await setup();
+		execFileSync("git", ["init", "-q", join(second.tree.dir, "own")]);
+		write(second.tree.dir, "own/x.txt", "x\n");
+		execFileSync("git", ["add", "."], { cwd: join(second.tree.dir, "own") });
+		execFileSync("git", ["-c", "user.name=u", "-c", "user.email=u@u", "commit", "-qm", "own"], {
+			cwd: join(second.tree.dir, "own"),
+		});
+		expect(await land(second.repo, second.tree)).toEqual({ submodules: ["own"] });
+		expect(existsSync(join(dir, "own"))).toBe(false);
 	});
 });

@@ -333,6 +333,9 @@ export const WORKER_TEXTS = {
 		`it spent ${formatTokens(tokens)} tokens on its item, more than ${factor} × the median of ${formatTokens(medianPerItem)} tokens per finished todo`,
 	conflicts: (files: readonly string[]) =>
 		`its work conflicts with the work tree in ${files.map((file) => JSON.stringify(oneLine(file))).join(", ")}`,
+	/** A worker's change to a submodule: refused, never lost (its result is still under its ref). */
+	submodules: (paths: readonly string[]) =>
+		`its work changes the ${paths.length === 1 ? "submodule" : "submodules"} ${paths.map((path) => JSON.stringify(oneLine(path))).join(", ")}, and a worker's change to a submodule never lands (its work is kept under its ref)`,
 	givenBack: (index: number, why: string) => `Worker on [${index}]: ${why}; the item is ready again.`,
 	listChanged: "the list changed while it worked: its item is no longer where it was",
 	/** A worker whose item the list no longer holds: nothing of it landed, and its work stays under its ref. */

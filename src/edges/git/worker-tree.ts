@@ -7,10 +7,11 @@
  * folder of its git directory ({@link workerTmpDir}): git never sees it as work, and it goes with the tree.
  */
 
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { AUTHOR, type Repo, runGit, runSh } from "./git.ts";
+import { GIT_MODE } from "../../core/rules/landing.ts";
+import { AUTHOR, type Repo, runGit, runGitBytes, runSh } from "./git.ts";
 import { inQuarantine, quarantineEnv } from "./quarantine.ts";
 import { RAW_ATTRIBUTES } from "./raw-git.ts";
 
@@ -56,9 +57,12 @@ function writeInfo(dir: string, commonDir: string): void {
 /**
  * What the worker left in its tree, as a commit on its base kept under `ref`; undefined when git refused. Its new
  * objects (every file it changed, even one it committed in its own repository, which goes with its tree) are written
- * in quarantine and move into the user's store only once the commit is whole.
+ * in quarantine and move into the user's store only once the commit is whole. What it wrote inside a submodule's
+ * folder is kept too, in the submodule's place: git would pass over it, and the landing must see it to refuse it.
  */
 export async function keepWorkerResult(repo: Repo, tree: WorkerTree, ref: string): Promise<string | undefined> {
+	const written = await submodulesWrittenIn(tree);
+	if (written === undefined) return undefined;
 	const objects = join(repo.commonDir, "objects");
 	const commit = await inQuarantine(objects, async (quarantine) => {
 		const env = {
@@ -67,13 +71,38 @@ export async function keepWorkerResult(repo: Repo, tree: WorkerTree, ref: string
 			GIT_INDEX_FILE: join(tree.dir, ".git", "til-done-result-index"),
 		};
 		const script = [
-			'git "$@" read-tree "$BASE" && git "$@" add -A && tree=$(git "$@" write-tree) || exit 1',
+			'git "$@" read-tree "$BASE" || exit 1',
+			'if [ -n "$DROP" ]; then git "$@" update-index -z --force-remove --stdin || exit 1; fi',
+			'git "$@" add -A && tree=$(git "$@" write-tree) || exit 1',
 			'git "$@" commit-tree "$tree" -p "$BASE" -m "pi-til-done worker result"',
 		].join("\n");
-		const written = await runSh(tree.dir, script, { ...env, BASE: tree.base });
-		return written.code === 0 ? written.stdout.trim() : undefined;
+		const input = written.map((path) => `${path}\0`).join("");
+		const made = await runSh(tree.dir, script, { ...env, BASE: tree.base, DROP: input ? "1" : "" }, input);
+		return made.code === 0 ? made.stdout.trim() : undefined;
 	});
 	return commit !== undefined && (await runGit(repo.top, ["update-ref", ref, commit])).code === 0 ? commit : undefined;
+}
+
+/**
+ * The submodules of the worker's base (a snapshot holds one as its commit, and the tree an empty folder) whose folder
+ * the worker wrote something in; undefined when git cannot list them.
+ */
+async function submodulesWrittenIn(tree: WorkerTree): Promise<string[] | undefined> {
+	const listed = await runGitBytes(tree.dir, ["ls-tree", "-r", "-z", tree.base]);
+	if (!listed) return undefined;
+	const entries = listed.toString("utf8").split("\0");
+	const submodules = entries.filter((entry) => entry.startsWith(`${GIT_MODE.submodule} `));
+	return submodules
+		.map((entry) => entry.slice(entry.indexOf("\t") + 1))
+		.filter((path) => holdsAnything(tree.dir, path));
+}
+
+function holdsAnything(dir: string, path: string): boolean {
+	try {
+		return readdirSync(join(dir, path)).length > 0;
+	} catch {
+		return false;
+	}
 }
 
 /** Removes a worker's tree, whatever is in it. */

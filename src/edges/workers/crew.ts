@@ -210,6 +210,7 @@ async function land(job: { item: Item; key: string; repo: Repo; tree: WorkerTree
 	markLanding(job.key);
 	await checkpointsSettled();
 	const landing = await landWork(job.repo, job.tree.base, result);
+	if (landing && "submodules" in landing) return WORKER_TEXTS.submodules(landing.submodules);
 	if (!landing || "conflicts" in landing) return WORKER_TEXTS.conflicts(landing?.conflicts ?? []);
 	completeWorkerItem(job.key, job.item.index);
 	commitList(job.run.pi);
