@@ -155,6 +155,9 @@ export const stderrLine = (text: string): string =>
 
 /** What the user reads when a worker's item goes back to ready, and why. */
 export const WORKERS = {
+	leftovers: (parts: string): string => `Left by earlier runs: ${parts}. /todos workers clean removes them.`,
+	cleaned: (parts: string): string => `Removed what earlier runs left: ${parts}.`,
+	nothingLeft: "Nothing was left by earlier runs.",
 	givenBack: (index: number, why: string): string => `Worker on [${index}]: ${why}; the item is ready again.`,
 	conflicts: (...files: string[]): string =>
 		`its work conflicts with the work tree in ${files.map((file) => `"${file}"`).join(", ")}`,
@@ -191,7 +194,10 @@ export const TODOS_HELP: readonly [string, string][] = [
 	["diff <i>", "what item i changed, from its start to its completion"],
 	["revert <i>", "put the files item i changed back as they were before it"],
 	["checkpoints [clean]", "list the items' git checkpoints on this branch, or delete them all"],
-	["workers [<n> | off]", "the workers at work (alone), or how many may work at once in this session"],
+	[
+		"workers [<n> | off | clean]",
+		"the workers at work and what earlier runs left (alone), how many may work at once in this session, or clean up what earlier runs left",
+	],
 ];
 /** Why a `/todos` change of statuses (or a key in its view) is refused. */
 export const STATUS_REFUSED = {

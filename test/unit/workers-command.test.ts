@@ -3,7 +3,7 @@ import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { parseWorkerCount } from "../../src/core/rules/todo-args.ts";
+import { parseWorkersAsk } from "../../src/core/rules/todo-args.ts";
 import { registerTodosCommand } from "../../src/edges/commands/todos.ts";
 import { setWorkers, showWorkers } from "../../src/edges/commands/workers.ts";
 import { addWorker, placeWorker, setTodos, workersAllowed } from "../../src/state.ts";
@@ -21,29 +21,33 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 describe("/todos workers reads its word strictly", () => {
 	it.each([
 		["", undefined],
-		["off", 0],
-		["OFF", 0],
-		["0", 0],
-		["4", 4],
-		["16", 16],
+		["off", { count: 0 }],
+		["OFF", { count: 0 }],
+		["0", { count: 0 }],
+		["4", { count: 4 }],
+		["16", { count: 16 }],
+		["clean", "clean"],
+		["Clean", "clean"],
 	])("%j: %s", (rest, value) => {
-		expect(parseWorkerCount(rest, 16)).toEqual({ value });
+		expect(parseWorkersAsk(rest, 16)).toEqual({ value });
 	});
 
-	it.each(["17", "-1", "two", "4 more", "1.5"])("%j is refused with what it takes", (rest) => {
-		expect(parseWorkerCount(rest, 16)).toEqual({ error: `"${rest}" is not a number of workers: 0 to 16, or off` });
+	it.each(["17", "-1", "two", "4 more", "1.5", "clean up"])("%j is refused with what it takes", (rest) => {
+		expect(parseWorkersAsk(rest, 16)).toEqual({
+			error: `"${rest}" is not a number of workers: 0 to 16, off, or clean`,
+		});
 	});
 });
 
 describe("/todos workers shows the workers at work, and sets how many may work", () => {
-	it("alone: the setting, then each worker with its item, time, tokens and tree", () => {
-		const fake = createFakeCtx({ mode: "rpc" });
-		showWorkers(fake.ctx, 0);
+	it("alone: the setting, then each worker with its item, time, tokens and tree", async () => {
+		const fake = createFakeCtx({ mode: "rpc", cwd: dir });
+		await showWorkers(fake.ctx, 0);
 		setTodos([{ text: "Write the parser", status: "in_progress" }]);
 		addWorker({ index: 0, key: "0-x", startedAt: 1_000, tokens: 1234, dir: "" });
-		showWorkers(fake.ctx, 2, 31_000);
+		await showWorkers(fake.ctx, 2, 31_000);
 		placeWorker("0-x", "/tmp/til-done-worker-abc");
-		showWorkers(fake.ctx, 2, 31_000);
+		await showWorkers(fake.ctx, 2, 31_000);
 		expect(fake.ui.notifications.map((notice) => notice.message)).toEqual([
 			"Workers: off",
 			"Workers: up to 2 at once; 1 at work\n  [0] Write the parser: 30 s, 1,234 tokens, in (its tree is being made)\nEsc (in the TUI) or /todos pause stops them all.",
@@ -87,7 +91,7 @@ describe("/todos workers through /todos", () => {
 		expect(told()).toEqual([
 			"Workers: off",
 			"Workers: up to 2 at once in this session.",
-			'/todos workers: "lots" is not a number of workers: 0 to 16, or off\nusage: /todos workers [<n> | off]',
+			'/todos workers: "lots" is not a number of workers: 0 to 16, off, or clean\nusage: /todos workers [<n> | off | clean]',
 		]);
 	});
 
@@ -95,7 +99,7 @@ describe("/todos workers through /todos", () => {
 		const { run, told } = todos(dir);
 		await run("workers 2");
 		expect(told()).toEqual([
-			"/todos workers: workers need a git work tree, and this session's folder is not in one\nusage: /todos workers [<n> | off]",
+			"/todos workers: workers need a git work tree, and this session's folder is not in one\nusage: /todos workers [<n> | off | clean]",
 		]);
 	});
 });

@@ -39,6 +39,22 @@ export function checkpointRef(sessionId: string, key: string, phase: CheckpointP
 	return `${CHECKPOINT_REF_ROOT}${refSafe(sessionId)}/${key}/${phase}`;
 }
 
+/** What a worker's refs keep: the snapshot it started from (while it works), its result (work not landed). */
+export type WorkerRefKind = "worker-base" | "worker-result";
+
+/** The ref of a worker's base or result: `refs/til-done/<session-id>/<item-key>/worker-base|worker-result`. */
+export function workerRef(sessionId: string, key: string, kind: WorkerRefKind): string {
+	return `${CHECKPOINT_REF_ROOT}${refSafe(sessionId)}/${key}/${kind}`;
+}
+
+/** A worker's ref, read back: its item's key and what it keeps; undefined for any other ref. */
+export function readWorkerRef(ref: string): { key: string; kind: WorkerRefKind } | undefined {
+	const parts = ref.slice(CHECKPOINT_REF_ROOT.length).split("/");
+	if (!ref.startsWith(CHECKPOINT_REF_ROOT) || parts.length !== 3) return undefined;
+	const [, key = "", kind] = parts;
+	return kind === "worker-base" || kind === "worker-result" ? { key, kind } : undefined;
+}
+
 /** The root of one session's refs, from one of them: `refs/til-done/<session-id>/`. */
 export function sessionRootOf(ref: string): string {
 	const session = ref.slice(CHECKPOINT_REF_ROOT.length).split("/")[0] ?? "";

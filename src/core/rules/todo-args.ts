@@ -74,18 +74,22 @@ export function parseMove(rest: string, length: number): Parsed<{ from: number; 
 	return "error" in to ? to : { value: { from: from.value, to: to.value } };
 }
 
-/** Nothing: a subcommand that takes no arguments. */
-/** `/todos workers`'s argument: none (show them), `off`, or how many may work at once (0 to `max`). */
-export function parseWorkerCount(rest: string, max: number): Parsed<number | undefined> {
+/** What `/todos workers` is asked: to show them (none given), how many may work at once, or to clean up. */
+export type WorkersAsk = undefined | { count: number } | "clean";
+
+/** `/todos workers`'s argument: none (show them), `off` or how many may work at once (0 to `max`), or `clean`. */
+export function parseWorkersAsk(rest: string, max: number): Parsed<WorkersAsk> {
 	const words = wordsOf(rest);
 	if (words.length === 0) return { value: undefined };
 	const [word = ""] = words;
+	if (words.length === 1 && word.toLowerCase() === "clean") return { value: "clean" };
 	if (words.length > 1 || !(word.toLowerCase() === "off" || /^\d+$/.test(word)) || Number(word) > max) {
 		return { error: REFUSALS.workerCount(quoted(rest.trim()), max) };
 	}
-	return { value: word.toLowerCase() === "off" ? 0 : Number(word) };
+	return { value: { count: word.toLowerCase() === "off" ? 0 : Number(word) } };
 }
 
+/** Nothing: a subcommand that takes no arguments. */
 export function parseNothing(rest: string): Parsed<undefined> {
 	const [word] = wordsOf(rest);
 	return word === undefined ? { value: undefined } : { error: REFUSALS.takesNothing(quoted(word)) };

@@ -353,6 +353,19 @@ export const WORKER_TEXTS = {
 	set: (max: number) =>
 		max === 0 ? "Workers: off for this session." : `Workers: up to ${max} at once in this session.`,
 	noRepoRefused: "workers need a git work tree, and this session's folder is not in one",
+	/** `/todos workers` alone, after the workers at work: what earlier runs left, when they left anything. */
+	leftovers: (left: LeftoverCounts) => {
+		const parts = leftoverParts(left);
+		if (parts.length === 0) return undefined;
+		return `Left by earlier runs: ${parts.join(", ")}. /todos workers clean removes them.`;
+	},
+	/** `/todos workers clean`: what it removed. */
+	cleaned: (left: LeftoverCounts) => {
+		const parts = leftoverParts(left);
+		return parts.length === 0
+			? "Nothing was left by earlier runs."
+			: `Removed what earlier runs left: ${parts.join(", ")}.`;
+	},
 	/** Esc while workers are at work: every one is stopped and its item is ready again. */
 	/** Said once per session that starts workers where bubblewrap is not installed: their bash is not confined. */
 	bwrapMissing:
@@ -370,6 +383,24 @@ export const WORKER_TEXTS = {
 	stoppedByKey: (count: number) =>
 		`Workers stopped by you: ${count} item(s) are ready again, each worker's work kept under a ref of pi-til-done.`,
 } as const;
+
+/** How many of each thing earlier runs of workers left. */
+export interface LeftoverCounts {
+	folders: number;
+	claims: number;
+	bases: number;
+	kept: number;
+}
+
+/** The counts of what earlier runs left, as parts of a sentence (none for what they left none of). */
+function leftoverParts({ folders, claims, bases, kept }: LeftoverCounts): string[] {
+	return [
+		...(folders > 0 ? [`${folders} folder(s) of gone pi processes (workers' trees, private git folders)`] : []),
+		...(claims > 0 ? [`${claims} claim(s) of gone pi processes`] : []),
+		...(bases > 0 ? [`${bases} snapshot ref(s) of gone workers`] : []),
+		...(kept > 0 ? [`${kept} item(s)' work not landed, kept under refs/til-done/…/worker-result`] : []),
+	];
+}
 
 /** `⚙ 3 workers: [1] [2] [4]` while workers are at work. */
 export function workersStatus(indices: readonly number[]): StatusText {
@@ -843,7 +874,7 @@ function indexRange(length: number): string {
 /** Why a `/todos` subcommand's arguments are refused (its usage follows); a word the user typed comes quoted. */
 export const TODO_ARG_REFUSALS = {
 	emptyList: EMPTY_LIST,
-	workerCount: (word: string, max: number) => `${word} is not a number of workers: 0 to ${max}, or off`,
+	workerCount: (word: string, max: number) => `${word} is not a number of workers: 0 to ${max}, off, or clean`,
 	whichItem: (length: number) => `which item? ${indexRange(length)}`,
 	notAnIndex: (word: string, length: number) => `${word} is not an index: ${indexRange(length)}`,
 	notAnItem: (word: string, length: number) => `${word} is not an item: ${indexRange(length)}`,
@@ -901,8 +932,8 @@ export const TODOS_HELP = {
 		help: "list the items' git checkpoints on this branch, or delete them all",
 	},
 	workers: {
-		usage: "workers [<n> | off]",
-		help: "the workers at work (alone), or how many may work at once in this session",
+		usage: "workers [<n> | off | clean]",
+		help: "the workers at work and what earlier runs left (alone), how many may work at once in this session, or clean up what earlier runs left",
 	},
 } as const;
 

@@ -22,7 +22,7 @@ import {
 	parseMove,
 	parseNothing,
 	parseText,
-	parseWorkerCount,
+	parseWorkersAsk,
 	quoted,
 	roomFor,
 	wordsOf,
@@ -219,10 +219,12 @@ const SUBCOMMANDS: Readonly<Record<string, Subcommand>> = {
 	workers: {
 		...TODOS_HELP.workers,
 		run: (call) =>
-			withParsed(call, parseWorkerCount(call.rest, MAX_WORKERS), async (count) => {
+			withParsed(call, parseWorkersAsk(call.rest, MAX_WORKERS), async (ask) => {
 				const commands = await import("./workers.ts");
-				if (count === undefined) return commands.showWorkers(call.ctx, call.config.workers);
-				if (await commands.setWorkers(call.ctx, count, (why) => refuse(call, why))) await call.engine.resume(call.ctx);
+				if (ask === undefined) return commands.showWorkers(call.ctx, call.config.workers);
+				if (ask === "clean") return void (await commands.cleanWorkers(call.ctx, (why) => refuse(call, why)));
+				if (await commands.setWorkers(call.ctx, ask.count, (why) => refuse(call, why)))
+					await call.engine.resume(call.ctx);
 			}),
 	},
 };

@@ -1,13 +1,17 @@
 /** `/todos workers`: the workers at work, or how many may work at once in this session (loaded on first use). */
 
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
-import { WORKER_TEXTS } from "../../core/texts/user.ts";
+import { type LeftoverCounts, WORKER_TEXTS } from "../../core/texts/user.ts";
 import { allowWorkers, getTodos, getWorkers, workersAllowed } from "../../state.ts";
 import { findRepo } from "../git/git.ts";
 import { tell } from "../host/tell.ts";
+import { findLeftovers, type Leftovers, removeLeftovers } from "../workers/leftovers.ts";
 
-/** `/todos workers` alone: the setting in force, then each worker at work with its item, time, tokens and tree. */
-export function showWorkers(ctx: ExtensionContext, configured: number, now = Date.now()): void {
+/**
+ * `/todos workers` alone: the setting in force, then each worker at work with its item, time, tokens and tree, then
+ * what earlier runs left in the repository and TMPDIR, if anything.
+ */
+export async function showWorkers(ctx: ExtensionContext, configured: number, now = Date.now()): Promise<void> {
 	const lines = getWorkers().map((worker) =>
 		WORKER_TEXTS.line(
 			worker.index,
@@ -17,7 +21,33 @@ export function showWorkers(ctx: ExtensionContext, configured: number, now = Dat
 			worker.dir,
 		),
 	);
-	tell(ctx, WORKER_TEXTS.list(workersAllowed(configured), lines));
+	const repo = await findRepo(ctx.cwd);
+	const left = repo && WORKER_TEXTS.leftovers(countsOf(await findLeftovers(repo)));
+	tell(ctx, [WORKER_TEXTS.list(workersAllowed(configured), lines), ...(left ? [left] : [])].join("\n"));
+}
+
+/** How many of each thing a finding of leftovers holds. */
+function countsOf(left: Leftovers): LeftoverCounts {
+	return {
+		folders: left.folders.length + left.aside.length,
+		claims: left.claims.length,
+		bases: left.bases.length,
+		kept: left.kept.length,
+	};
+}
+
+/**
+ * `/todos workers clean`: removes what earlier runs left, the work of items given back with it; outside a git work
+ * tree, the refusal says so. True when it cleaned.
+ */
+export async function cleanWorkers(ctx: ExtensionContext, refuse: (why: string) => void): Promise<boolean> {
+	const repo = await findRepo(ctx.cwd);
+	if (!repo) {
+		refuse(WORKER_TEXTS.noRepoRefused);
+		return false;
+	}
+	tell(ctx, WORKER_TEXTS.cleaned(countsOf(await removeLeftovers(repo, { kept: true }))));
+	return true;
 }
 
 /**

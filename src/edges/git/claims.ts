@@ -5,6 +5,7 @@
  * that says who holds it.
  */
 
+import { ownerIsLive } from "../host/owner.ts";
 import { isAlive } from "../host/processes.ts";
 import { type Repo, runGit } from "./git.ts";
 
@@ -18,6 +19,8 @@ export interface Claim {
 	host: string;
 	pid: number;
 	at: number;
+	/** The holder's owner tag (its pid and start time): a pid alone is no proof, pids are reused. */
+	owner?: string;
 }
 
 const refOf = (key: string) => `${CLAIM_REF_ROOT}${key}`;
@@ -33,9 +36,14 @@ export async function claimItem(repo: Repo, claim: Claim): Promise<boolean> {
 	if (created.code === 0) return true;
 	const held = await runGit(repo.top, ["rev-parse", "--verify", "-q", refOf(claim.key)]);
 	const holder = held.code === 0 ? await readClaim(repo, held.stdout.trim()) : undefined;
-	if (!holder || holder.host !== claim.host || isAlive(holder.pid)) return false;
+	if (!holder || holder.host !== claim.host || holderIsLive(holder)) return false;
 	const taken = await runGit(repo.top, ["update-ref", refOf(claim.key), blob.stdout.trim(), held.stdout.trim()]);
 	return taken.code === 0;
+}
+
+/** Whether the process that holds a claim of this machine is still there, and still the one that took it. */
+export function holderIsLive(holder: Claim): boolean {
+	return holder.owner === undefined ? isAlive(holder.pid) : ownerIsLive(holder.owner);
 }
 
 /** The claim a blob says, or undefined when it is not one of ours. */
@@ -51,6 +59,7 @@ async function readClaim(repo: Repo, sha: string): Promise<Claim | undefined> {
 			host: String(claim.host ?? ""),
 			pid: claim.pid,
 			at: Number(claim.at) || 0,
+			...(typeof claim.owner === "string" ? { owner: claim.owner } : {}),
 		};
 	} catch {
 		return undefined;
@@ -72,4 +81,14 @@ export async function claimsOn(repo: Repo): Promise<Claim[]> {
 		if (claim) claims.push(claim);
 	}
 	return claims;
+}
+
+/** Lets the claim of `key` go only if it is still `held` (compare-and-swap): a claim taken over since stays. */
+export async function releaseIfHeld(repo: Repo, key: string, held: Claim): Promise<boolean> {
+	const now = await runGit(repo.top, ["rev-parse", "--verify", "-q", refOf(key)]);
+	if (now.code !== 0) return true;
+	const holder = await readClaim(repo, now.stdout.trim());
+	if (!holder || holder.session !== held.session || holder.pid !== held.pid || holder.owner !== held.owner)
+		return false;
+	return (await runGit(repo.top, ["update-ref", "-d", refOf(key), now.stdout.trim()])).code === 0;
 }

@@ -18,6 +18,7 @@ import {
 	sessionRootOf,
 } from "../../core/rules/checkpoint-rules.ts";
 import { CHECKPOINT_REF_ROOT } from "../../core/rules/keys.ts";
+import { ownedPrefix } from "../host/owner.ts";
 import { type GroupedRun, runGrouped } from "./process.ts";
 import { inQuarantine } from "./quarantine.ts";
 import { privateGitDir, RAW_SETTINGS, rawEnv } from "./raw-git.ts";
@@ -111,7 +112,7 @@ let temporaries = 0;
 
 /** Runs `use` with the name of a temporary index file, removed afterwards. */
 async function withTemporaryIndex<T>(use: (file: string) => Promise<T>): Promise<T> {
-	const file = join(tmpdir(), `til-done-index-${process.pid}-${++temporaries}`);
+	const file = join(tmpdir(), `${ownedPrefix("index")}${++temporaries}`);
 	try {
 		return await use(file);
 	} finally {

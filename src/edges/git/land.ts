@@ -29,6 +29,7 @@ import {
 	landingOf,
 	type OnDisk,
 } from "../../core/rules/landing.ts";
+import { ownedPrefix } from "../host/owner.ts";
 import { type Repo, runGitBytes } from "./git.ts";
 
 /** A file's blob and git's mode of it on one side. */
@@ -162,7 +163,7 @@ const blob = (repo: Repo, sha: string) => runGitBytes(repo.top, ["cat-file", "bl
 
 /** The three versions merged by `git merge-file`; undefined when they conflict (or git cannot merge them). */
 async function mergeThree(ours: Buffer, base: Buffer, theirs: Buffer): Promise<Buffer | undefined> {
-	const dir = mkdtempSync(join(tmpdir(), "til-done-merge-"));
+	const dir = mkdtempSync(join(tmpdir(), ownedPrefix("merge")));
 	try {
 		const files = (
 			[

@@ -2,15 +2,15 @@
  * Objects written aside until they are wanted: a snapshot or a worker's result writes its new objects into a folder
  * of ours inside the repository's object store, which git reads beside the store (its alternates), and they move into
  * the store only once the commit that holds them is whole. A snapshot that fails, is killed or times out leaves
- * nothing in the user's `.git` (the folder is removed; one a killed pi left is removed at the next start).
+ * nothing in the user's `.git` (the folder is removed; one a killed pi left, edges/workers/leftovers.ts removes).
  */
 
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { isAlive } from "../host/processes.ts";
+import { ownedPrefix } from "../host/owner.ts";
 
-/** What the folders of ours in the object store are called: `<prefix><pid>-<n>`. */
-export const QUARANTINE_PREFIX = "til-done-incoming-";
+/** The kind of the folders of ours in the object store: `til-done-incoming-<owner tag>-<n>` (edges/host/owner.ts). */
+export const QUARANTINE_KIND = "incoming";
 
 let made = 0;
 
@@ -28,7 +28,7 @@ export async function inQuarantine<T>(
 	objects: string,
 	write: (dir: string) => Promise<T | undefined>,
 ): Promise<T | undefined> {
-	const dir = join(objects, `${QUARANTINE_PREFIX}${process.pid}-${++made}`);
+	const dir = join(objects, `${ownedPrefix(QUARANTINE_KIND)}${++made}`);
 	mkdirSync(dir, { recursive: true });
 	try {
 		const written = await write(dir);
@@ -83,18 +83,9 @@ function moveInto(dir: string, objects: string): boolean {
 	if (!makeFolders(folders.map((folder) => join(objects, folder)))) return false;
 	if (!fans.every((fan) => moveFiles(join(dir, fan), join(objects, fan), entries(join(dir, fan))))) return false;
 	const last = (name: string) => (name.endsWith(".idx") ? 1 : 0);
-	return moveFiles(join(dir, "pack"), join(objects, "pack"), [...packs].sort((a, b) => last(a) - last(b)));
-}
-
-/** Removes the folders a pi of this machine that is gone left in the store (killed mid-snapshot); how many. */
-export function removeLeftQuarantines(objects: string): number {
-	let removed = 0;
-	for (const name of entries(objects)) {
-		if (!name.startsWith(QUARANTINE_PREFIX)) continue;
-		const pid = Number(name.slice(QUARANTINE_PREFIX.length).split("-")[0]);
-		if (Number.isInteger(pid) && (pid === process.pid || isAlive(pid))) continue;
-		rmSync(join(objects, name), { recursive: true, force: true });
-		removed++;
-	}
-	return removed;
+	return moveFiles(
+		join(dir, "pack"),
+		join(objects, "pack"),
+		[...packs].sort((a, b) => last(a) - last(b)),
+	);
 }

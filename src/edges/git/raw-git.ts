@@ -9,6 +9,7 @@
 import { appendFileSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ownedPrefix } from "../host/owner.ts";
 
 /** What a repository's private git directory needs to know of it. */
 export interface RepoPaths {
@@ -55,7 +56,7 @@ function copyOrEmpty(from: string, to: string): void {
 export function privateGitDir(repo: RepoPaths, exclude = ""): string {
 	let dir = privateDirs.get(repo.commonDir);
 	if (dir === undefined) {
-		dir = mkdtempSync(join(tmpdir(), "til-done-git-"));
+		dir = mkdtempSync(join(tmpdir(), ownedPrefix("git")));
 		mkdirSync(join(dir, "refs"), { recursive: true });
 		mkdirSync(join(dir, "info"), { recursive: true });
 		writeFileSync(join(dir, "HEAD"), "ref: refs/heads/til-done\n");

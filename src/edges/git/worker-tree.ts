@@ -11,6 +11,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { GIT_MODE } from "../../core/rules/landing.ts";
+import { ownedPrefix } from "../host/owner.ts";
 import { AUTHOR, type Repo, runGit, runGitBytes, runSh } from "./git.ts";
 import { inQuarantine, quarantineEnv } from "./quarantine.ts";
 import { RAW_ATTRIBUTES } from "./raw-git.ts";
@@ -29,7 +30,7 @@ export const workerTmpDir = (dir: string): string => join(dir, ".git", "til-done
  * git refused (the folder is then removed).
  */
 export async function makeWorkerTree(repo: Repo, base: string): Promise<WorkerTree | undefined> {
-	const dir = mkdtempSync(join(tmpdir(), "til-done-worker-"));
+	const dir = mkdtempSync(join(tmpdir(), ownedPrefix("worker")));
 	// Its info first (git init keeps what is there), then the whole checkout in one shell: a worker starts sooner.
 	writeInfo(dir, repo.commonDir);
 	const script =

@@ -33,10 +33,12 @@ import { landWork } from "../git/land.ts";
 import { checkpointsSettled } from "../git/queue.ts";
 import { keepWorkerResult, makeWorkerTree, removeWorkerTree, type WorkerTree } from "../git/worker-tree.ts";
 import { storeList } from "../host/commit.ts";
+import { ownerTag } from "../host/owner.ts";
 import { quietly } from "../host/quietly.ts";
 import { WORKER_MARKER } from "../host/role.ts";
 import { tell } from "../host/tell.ts";
 import { boundsEnv } from "./confine.ts";
+import { sweepOnce } from "./leftovers.ts";
 import { piCommand, runWorker, type WorkerEnd } from "./worker-process.ts";
 
 /** How long one worker may run before its group is killed and its item goes back to ready. */
@@ -103,6 +105,7 @@ export async function startWorkers(items: readonly number[], run: CrewRun): Prom
 		tell(run.ctx, WORKER_TEXTS.noRepo, "warning");
 		return false;
 	}
+	await sweepOnce(repo);
 	const bounds = await boundsEnv(repo, run.ctx);
 	for (const index of items) await startOne(index, repo, { ...run, bounds });
 	return true;
@@ -118,7 +121,8 @@ async function startOne(index: number, repo: Repo, run: BoundRun): Promise<void>
 	const session = run.ctx.sessionManager.getSessionId();
 	// At work from now on: no other decision hands the item out again.
 	addWorker({ index, key, startedAt: Date.now(), tokens: 0, dir: "" });
-	if (!(await claimItem(repo, { key, session, host: hostname(), pid: process.pid, at: Date.now() })))
+	const claim = { key, session, host: hostname(), pid: process.pid, at: Date.now(), owner: ownerTag() };
+	if (!(await claimItem(repo, claim)))
 		return markClaimedElsewhere(key);
 	updateTodoStatus([index], "in_progress");
 	commitList(run.pi);

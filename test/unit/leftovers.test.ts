@@ -1,0 +1,153 @@
+/**
+ * What killed runs of workers leave behind is found by its owner and removed, and nothing a live pi uses: a real
+ * repository and a TMPDIR of the test's own.
+ */
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { hostname, tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { cleanWorkers, showWorkers } from "../../src/edges/commands/workers.ts";
+import { claimItem } from "../../src/edges/git/claims.ts";
+import { findRepo, type Repo } from "../../src/edges/git/git.ts";
+import { ownedPrefix, ownerIsLive, ownerOf, ownerTag } from "../../src/edges/host/owner.ts";
+import { findLeftovers, removeLeftovers } from "../../src/edges/workers/leftovers.ts";
+import { WORKERS } from "../helpers/expected.ts";
+import { createFakeCtx } from "../helpers/fake-ctx.ts";
+import { must } from "../helpers/must.ts";
+
+let root = "";
+let dir = "";
+let temp = "";
+const savedTmp = process.env.TMPDIR;
+const BASE = tmpdir();
+const git = (...args: string[]): string => execFileSync("git", args, { cwd: dir, encoding: "utf8" });
+
+beforeEach(() => {
+	root = realpathSync(mkdtempSync(join(BASE, "til-done-leftovers-test-")));
+	dir = join(root, "repo");
+	temp = join(root, "tmp");
+	mkdirSync(dir);
+	mkdirSync(temp);
+	process.env.TMPDIR = temp;
+	git("init", "-q", "-b", "main");
+	git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "start");
+});
+afterEach(() => {
+	if (savedTmp === undefined) delete process.env.TMPDIR;
+	else process.env.TMPDIR = savedTmp;
+	rmSync(root, { recursive: true, force: true });
+});
+
+/** A pid no process has: far past the kernel's usual maximum. */
+const GONE_PID = 4_194_000;
+
+/** The start time field of a live process's tag that is not its own: the pid lives, but started at another time. */
+function reusedTag(): string {
+	const [pid, start] = ownerTag().split(".");
+	return `${pid}.${Number(start) + 1}`;
+}
+
+describe("an owner tag tells a live process from a gone one, a pid alone does not", () => {
+	it("this process's own tag is live; a gone pid, or a live pid that started at another time, is not", () => {
+		expect(ownerIsLive(ownerTag())).toBe(true);
+		expect(ownerIsLive(`${GONE_PID}.1`)).toBe(false);
+		expect(ownerIsLive(reusedTag())).toBe(false);
+	});
+
+	it("a name that is not a tag is taken for live: nothing of an unknown owner is ever removed", () => {
+		expect(ownerIsLive("abc")).toBe(true);
+		expect(ownerOf("til-done-worker-abc123", "worker")).toBeUndefined();
+		expect(ownerOf(`${ownedPrefix("worker")}xyz`, "worker")).toBe(ownerTag());
+		expect(ownerOf(`${ownedPrefix("worker")}xyz`, "git")).toBeUndefined();
+	});
+
+	it("a child process that ended is gone, though its pid may be read", async () => {
+		const child = spawn("sleep", ["30"]);
+		const pid = must(child.pid, "the child's pid");
+		const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+		const tag = `${pid}.${stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]}`;
+		expect(ownerIsLive(tag)).toBe(true);
+		child.kill("SIGKILL");
+		await new Promise((ended) => child.once("exit", ended));
+		expect(ownerIsLive(tag)).toBe(false);
+	});
+});
+
+describe("leftovers of gone runs are found and removed; what live ones use, and the work kept on purpose, stay", () => {
+	async function setUp(): Promise<Repo> {
+		const repo = must(await findRepo(dir), "the repository");
+		mkdirSync(join(temp, `til-done-worker-${GONE_PID}.1-aaaa`));
+		mkdirSync(join(temp, `til-done-git-${reusedTag()}-bbbb`));
+		mkdirSync(join(temp, `${ownedPrefix("worker")}cccc`));
+		mkdirSync(join(temp, "til-done-worker-unknown"));
+		mkdirSync(join(dir, ".git/objects", `til-done-incoming-${GONE_PID}.1-1`));
+		const head = git("rev-parse", "HEAD").trim();
+		for (const ref of ["s/0-a/worker-base", "s/1-b/worker-base", "s/2-c/worker-result", "s/3-d/start"])
+			git("update-ref", `refs/til-done/${ref}`, head);
+		const claim = { session: "s", host: hostname(), at: 1 };
+		// [0]'s worker is gone with its pi; [1]'s pi is this one; [4] is held on another machine.
+		await claimItem(repo, { ...claim, key: "0-a", pid: GONE_PID, owner: `${GONE_PID}.1` });
+		await claimItem(repo, { ...claim, key: "1-b", pid: process.pid, owner: ownerTag() });
+		await claimItem(repo, { ...claim, key: "4-e", host: "elsewhere", pid: GONE_PID, owner: `${GONE_PID}.1` });
+		return repo;
+	}
+
+	const refs = () => git("for-each-ref", "--format=%(refname)").trim().split("\n");
+
+	it("found: the gone owners' folders and objects aside, the snapshot ref of a gone worker, its claim, the kept work", async () => {
+		const repo = await setUp();
+		const found = await findLeftovers(repo);
+		expect(found.folders.map((path) => path.slice(temp.length + 1)).sort()).toEqual([
+			`til-done-git-${reusedTag()}-bbbb`,
+			`til-done-worker-${GONE_PID}.1-aaaa`,
+		]);
+		expect(found.aside).toEqual([join(dir, ".git/objects", `til-done-incoming-${GONE_PID}.1-1`)]);
+		expect(found.bases).toEqual(["refs/til-done/s/0-a/worker-base"]);
+		expect(found.claims.map((claim) => claim.key)).toEqual(["0-a"]);
+		expect(found.kept).toEqual(["refs/til-done/s/2-c/worker-result"]);
+	});
+
+	it("removed: all of it but the work kept on purpose, which only the user's clean removes", async () => {
+		const repo = await setUp();
+		await removeLeftovers(repo);
+		expect(existsSync(join(temp, `til-done-worker-${GONE_PID}.1-aaaa`))).toBe(false);
+		expect(existsSync(join(temp, `${ownedPrefix("worker")}cccc`))).toBe(true);
+		expect(existsSync(join(temp, "til-done-worker-unknown"))).toBe(true);
+		expect(existsSync(join(dir, ".git/objects", `til-done-incoming-${GONE_PID}.1-1`))).toBe(false);
+		expect(refs()).toEqual([
+			"refs/heads/main",
+			"refs/til-done-claims/1-b",
+			"refs/til-done-claims/4-e",
+			"refs/til-done/s/1-b/worker-base",
+			"refs/til-done/s/2-c/worker-result",
+			"refs/til-done/s/3-d/start",
+		]);
+		const cleaned = await removeLeftovers(repo, { kept: true });
+		expect(cleaned.kept).toEqual(["refs/til-done/s/2-c/worker-result"]);
+		expect(refs()).not.toContain("refs/til-done/s/2-c/worker-result");
+	});
+});
+
+describe("/todos workers says what earlier runs left, and /todos workers clean removes it", () => {
+	it("alone: one line with the counts after the workers; clean: what it removed, then nothing is left", async () => {
+		const repo = must(await findRepo(dir), "the repository");
+		mkdirSync(join(temp, `til-done-worker-${GONE_PID}.1-aaaa`));
+		const head = git("rev-parse", "HEAD").trim();
+		git("update-ref", "refs/til-done/s/2-c/worker-result", head);
+		await claimItem(repo, { key: "0-a", session: "s", host: hostname(), at: 1, pid: GONE_PID, owner: `${GONE_PID}.1` });
+		const fake = createFakeCtx({ mode: "rpc", cwd: dir });
+		await showWorkers(fake.ctx, 2);
+		await cleanWorkers(fake.ctx, () => {});
+		await cleanWorkers(fake.ctx, () => {});
+		await showWorkers(fake.ctx, 2);
+		expect(fake.ui.notifications.map((notice) => notice.message)).toEqual([
+			`Workers: up to 2 at once; 0 at work\n${WORKERS.leftovers("1 folder(s) of gone pi processes (workers' trees, private git folders), 1 claim(s) of gone pi processes, 1 item(s)' work not landed, kept under refs/til-done/…/worker-result")}`,
+			WORKERS.cleaned(
+				"1 folder(s) of gone pi processes (workers' trees, private git folders), 1 claim(s) of gone pi processes, 1 item(s)' work not landed, kept under refs/til-done/…/worker-result",
+			),
+			WORKERS.nothingLeft,
+			"Workers: up to 2 at once; 0 at work",
+		]);
+	});
+});
