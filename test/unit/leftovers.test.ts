@@ -15,27 +15,23 @@ import { findLeftovers, removeLeftovers } from "../../src/edges/workers/leftover
 import { WORKERS } from "../helpers/expected.ts";
 import { createFakeCtx } from "../helpers/fake-ctx.ts";
 import { must } from "../helpers/must.ts";
+import { ownTmpdir } from "../helpers/own-tmpdir.ts";
 
+const ownTemp = ownTmpdir();
 let root = "";
 let dir = "";
 let temp = "";
-const savedTmp = process.env.TMPDIR;
-const BASE = tmpdir();
 const git = (...args: string[]): string => execFileSync("git", args, { cwd: dir, encoding: "utf8" });
 
 beforeEach(() => {
-	root = realpathSync(mkdtempSync(join(BASE, "til-done-leftovers-test-")));
+	root = realpathSync(mkdtempSync(join(tmpdir(), "til-done-leftovers-test-")));
 	dir = join(root, "repo");
-	temp = join(root, "tmp");
+	temp = ownTemp();
 	mkdirSync(dir);
-	mkdirSync(temp);
-	process.env.TMPDIR = temp;
 	git("init", "-q", "-b", "main");
 	git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "start");
 });
 afterEach(() => {
-	if (savedTmp === undefined) delete process.env.TMPDIR;
-	else process.env.TMPDIR = savedTmp;
 	rmSync(root, { recursive: true, force: true });
 });
 

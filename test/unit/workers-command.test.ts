@@ -9,8 +9,10 @@ import { setWorkers, showWorkers } from "../../src/edges/commands/workers.ts";
 import { addWorker, placeWorker, setTodos, workersAllowed } from "../../src/state.ts";
 import { startEngine } from "../helpers/engine.ts";
 import { createFakeCtx } from "../helpers/fake-ctx.ts";
+import { ownTmpdir } from "../helpers/own-tmpdir.ts";
 import { freshStore } from "../helpers/store.ts";
 
+ownTmpdir();
 let dir = "";
 beforeEach(() => {
 	freshStore();
