@@ -68,7 +68,21 @@ export function itemsToJudge(todos: readonly TodoItem[]): number[] {
 	return todos.flatMap((todo, index) => (todo.status === "completed" ? [index] : []));
 }
 
-const jsonLength = (value: unknown): number => JSON.stringify(value).length;
+/** The line separators JSON leaves raw: some readers break lines at them, where a forged marker would stand alone. */
+const RAW_SEPARATORS = /[\u0085\u2028\u2029]/g;
+
+/**
+ * `value` as the judge's data: JSON with every line separator escaped (JSON escapes LF and CR, never U+0085, U+2028
+ * or U+2029), so no text can start a line of its own under any reader's rule of lines.
+ */
+function asData(value: unknown): string {
+	return JSON.stringify(value).replace(
+		RAW_SEPARATORS,
+		(separator) => `\\u${separator.charCodeAt(0).toString(16).padStart(4, "0")}`,
+	);
+}
+
+const jsonLength = (value: unknown): number => asData(value).length;
 
 /** `text`, cut at its end (marked `…`) until it takes at most `max` characters as JSON. */
 export function fitJson(text: string, max: number): string {
@@ -116,7 +130,8 @@ const cutPiece = (piece: Evidence, max: number): Evidence => ({
 
 /**
  * The judge's prompt: the fixed instructions as the system prompt, and one user message whose data is JSON between
- * two marker lines. JSON keeps every text whole (the user's words verbatim) and unable to start a line of its own.
+ * two marker lines. JSON keeps every text whole (the user's words verbatim), and {@link asData} keeps it unable to
+ * start a line of its own.
  */
 export function buildJudgePrompt(input: JudgeInput): { system: string; prompt: string } {
 	const asked = itemsToJudge(input.todos);
@@ -128,7 +143,7 @@ export function buildJudgePrompt(input: JudgeInput): { system: string; prompt: s
 		checks: newestWithin(input.checks, JUDGE_LIMITS.checks, (check) => check),
 		evidence: newestWithin(pieces, JUDGE_LIMITS.evidence, cutPiece),
 	};
-	const lines = Object.entries(data).map(([key, value]) => `${JSON.stringify(key)}: ${JSON.stringify(value)}`);
+	const lines = Object.entries(data).map(([key, value]) => `${JSON.stringify(key)}: ${asData(value)}`);
 	const prompt = [
 		JUDGE_PROMPT.ask(asked, input.goal !== undefined),
 		JUDGE_PROMPT.dataStart,
