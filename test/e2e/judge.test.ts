@@ -11,6 +11,7 @@ import {
 	allVerified,
 	KEY,
 	MESSAGE_TYPE,
+	RUN_REFUSED,
 	stderrLine,
 	tokenBudgetStop,
 	UNVERIFIED_ASK,
@@ -22,8 +23,12 @@ import {
 	judgeCalls,
 	judgeData,
 	judgeFailed,
+	judgeNoAuth,
 	judgeReportLine,
 	judgeSays,
+	judgeUnknown,
+	judgeUnusable,
+	NO_CREDENTIALS_MODEL,
 	notJudged,
 	notJudgedNotice,
 	scriptJudge,
@@ -239,6 +244,48 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			expect(messages(client)).toContain(unverifiedByJudge(2, [failed]));
 			const help = (await commandAnswer(client, "/todos help")).split("\n");
 			expect(help).toContain("  --til-done-judge, TIL_DONE_JUDGE: til-done-fake/judge");
+		});
+	});
+
+	describe("a judge pi cannot call is refused at the session's start, before any model call", () => {
+		it.each([
+			["a model pi does not know", "nosuch/model", judgeUnknown("nosuch/model")],
+			["a model without credentials", NO_CREDENTIALS_MODEL, judgeNoAuth(NO_CREDENTIALS_MODEL)],
+		])("pi -p with %s: its line, then nothing runs and the status is 2", async (_what, model, why) => {
+			const env = pi.env(LIAR);
+			scriptJudge(env, [judgeSays([[0, "met", "ok"]])]);
+			const result = await runPrint(["--til-done-judge", model, "-p", REQUEST], env.env, {
+				host,
+				extensions: [EXTENSION_ENTRY],
+			});
+			expect(result.stderr).toBe(stderrLine(judgeUnusable(model, why)) + stderrLine(RUN_REFUSED));
+			expect(result.stdout).toBe("");
+			expect(result.code).toBe(2);
+			expect(env.readLog()).toEqual([]);
+			expect(judgeCalls(env)).toEqual([]);
+		});
+
+		it("over RPC: a warning notice at the start; the session works on", async () => {
+			const env = pi.env([sayStep("Hello.")]);
+			const client = await pi.rpc({
+				host,
+				env: env.env,
+				extensions: [EXTENSION_ENTRY],
+				args: ["--til-done-judge", "nosuch/model"],
+			});
+			await client.waitFor(() => client.notifications.length > 0, 10_000, "the notice");
+			expect(client.notifications).toEqual([
+				{ message: judgeUnusable("nosuch/model", judgeUnknown("nosuch/model")), type: "warning" },
+			]);
+			await client.promptAndSettle("Hi");
+			expect(env.readLog()).toHaveLength(1);
+		});
+
+		it("--til-done-judge on with the session's model: nothing to refuse, the run goes on", async () => {
+			const env = pi.env([sayStep("Hello.")]);
+			const result = await print(host, env, "Hi", ["--til-done-judge", "on"]);
+			expect(result.stderr).toBe("");
+			expect(result.code).toBe(0);
 		});
 	});
 

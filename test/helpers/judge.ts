@@ -73,6 +73,14 @@ export const notJudged = (why: string): string => `the judge (not judged: ${why}
 export const notJudgedNotice = (why: string): string =>
 	`pi-til-done: the judge gave no verdict (${why}): the list is not verified.`;
 
+/** A model every tested pi knows, whose credentials an isolated environment never has. */
+export const NO_CREDENTIALS_MODEL = "anthropic/claude-haiku-4-5";
+export const judgeUnknown = (model: string): string => `pi knows no model ${model}`;
+export const judgeNoAuth = (model: string): string => `pi has no credentials for ${model}`;
+/** The setting's line when the judge it names cannot be called, said at the session's start. */
+export const judgeUnusable = (model: string, why: string): string =>
+	`pi-til-done: the judge ${model} (--til-done-judge, TIL_DONE_JUDGE) cannot be asked: ${why}; name a model pi --list-models shows and has credentials for, or on for the session's model`;
+
 /** Why a print run ends when the judge did not pass a finished list. */
 export const unverifiedByJudge = (total: number, failed: readonly string[]): string =>
 	`Every todo is finished (${total}), but the list is not verified: ${failed.join("; ")}. Nothing continues: look at the work yourself.`;
