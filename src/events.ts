@@ -335,10 +335,11 @@ function remindOfStaleList(pi: ExtensionAPI, getConfig: () => TilDoneConfig): vo
  * modes, before it settles: {@link listenBeforeSettle}).
  */
 function registerRunHandlers(pi: ExtensionAPI, engine: Engine, getConfig: () => TilDoneConfig): void {
-	pi.on("input", (event, ctx) => {
+	pi.on("input", async (event, ctx) => {
 		// A refused `pi -p` runs nothing: no model is called for the prompt (refuseRun set the exit status).
 		if (isRunRefused()) return { action: "handled" };
-		if (event.source !== "extension") engine.onUserInput(ctx);
+		// A prompt while a run is under way steers it: the work it is part of began before.
+		if (event.source !== "extension") await engine.onUserInput(ctx, event.streamingBehavior === undefined);
 		return { action: "continue" };
 	});
 	pi.on("before_agent_start", (event, ctx) => {

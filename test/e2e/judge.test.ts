@@ -19,6 +19,7 @@ import {
 } from "../helpers/expected.ts";
 import {
 	fakeJudgeTokens,
+	itemChange,
 	JUDGE_ARGS,
 	judgeCalls,
 	judgeData,
@@ -29,17 +30,22 @@ import {
 	judgeUnknown,
 	judgeUnusable,
 	NO_CREDENTIALS_MODEL,
+	NO_FILE_CHANGED,
+	NOT_A_WORK_TREE,
+	newFileDiff,
 	notJudged,
 	notJudgedNotice,
 	scriptJudge,
+	TREE_CHANGE,
 	unverifiedByJudge,
 } from "../helpers/judge.ts";
 import { must } from "../helpers/must.ts";
 import { perTest } from "../helpers/per-test.ts";
 import { commandAnswer, type PiRpc } from "../helpers/rpc.ts";
-import { completeStep, sayStep, startStep, writeStep } from "../helpers/scripts.ts";
+import { completeStep, sayStep, startStep, toolStep, writeStep } from "../helpers/scripts.ts";
 import { sessionEntries, sessionFile } from "../helpers/session-file.ts";
 import { usageOf } from "../helpers/usage.ts";
+import { blobId, git, userGitState, userRepo } from "../helpers/user-repo.ts";
 
 const pi = perTest({ TIL_DONE_COUNTDOWN: "0.05" });
 
@@ -176,12 +182,80 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			]);
 			expect(data.outside).not.toContain("JUDGE:");
 			expect(data.outside).not.toContain(REQUEST);
-			// The evidence is the session's tool calls with their results, the newest last.
-			expect(data.evidence.map((piece) => piece.what)).toEqual([
+			// The tool calls with their results come after the change, the newest last.
+			expect(data.calls.map((piece) => piece.what)).toEqual([
 				`result of write_todos ${JSON.stringify({ mode: "replace", todos: [{ text: ITEMS[0] }, { text: injection }] })}`,
 				`result of edit_todos ${JSON.stringify({ action: "start", indices: [0, 1] })}`,
 				`result of edit_todos ${JSON.stringify({ action: "complete", indices: [0, 1] })}`,
 			]);
+		});
+	});
+
+	describe("the judge reads the change of the work tree, whatever a tool printed", () => {
+		const ITEM = "Write hello to notes.txt";
+		const CLAIM = "wrote notes.txt: hello";
+		const worked = (command: string): FakeStep[] => [
+			writeStep([ITEM]),
+			startStep(0),
+			toolStep("bash", { command }),
+			completeStep(0),
+			sayStep("Done."),
+		];
+		const bashCall = (command: string, output: string) => ({
+			what: `result of bash ${JSON.stringify({ command })}`,
+			text: output,
+		});
+
+		it("a model that only echoes what the work would show gives the judge no change; nothing of the person's moves", async () => {
+			const env = pi.env(worked(`echo "${CLAIM}"`));
+			userRepo(env.cwd);
+			const before = userGitState(env.cwd);
+			scriptJudge(env, [judgeSays([[0, "cannot tell", "notes.txt was never written."]])]);
+			const result = await print(host, env, "Write hello to notes.txt");
+			expect(result.code).toBe(3);
+			const data = judgeData(must(judgeCalls(env)[0], "the judge's call"));
+			expect(data.changes).toEqual([{ what: TREE_CHANGE, text: NO_FILE_CHANGED }]);
+			expect(data.calls.at(-2)).toEqual(bashCall(`echo "${CLAIM}"`, `${CLAIM}\n`));
+			expect(userGitState(env.cwd)).toEqual(before);
+			// The work tree as the chain started, kept under a ref of ours (pruned as checkpoints are).
+			expect(git(env.cwd, "for-each-ref", "--format=%(refname)", "refs/til-done/")).toMatch(
+				/^refs\/til-done\/[^/]+\/chain\/start\n$/,
+			);
+		});
+
+		it("a model that writes the file gives the judge the file's diff", async () => {
+			const env = pi.env(worked("printf 'hello\\n' > notes.txt"));
+			userRepo(env.cwd);
+			const before = userGitState(env.cwd);
+			scriptJudge(env, [judgeSays([[0, "met", "notes.txt holds hello."]])]);
+			const result = await print(host, env, "Write hello to notes.txt");
+			expect(result.stderr).toBe(stderrLine(allVerified(1)));
+			expect(result.code).toBe(0);
+			const data = judgeData(must(judgeCalls(env)[0], "the judge's call"));
+			const diff = newFileDiff("notes.txt", "hello", blobId(env.cwd, "hello\n"));
+			expect(data.changes).toEqual([{ what: TREE_CHANGE, text: diff }]);
+			expect(userGitState(env.cwd)).toEqual(before);
+		});
+
+		it("with checkpoints on, the item's own diff from its start to its completion", async () => {
+			const env = pi.env(worked("printf 'hello\\n' > notes.txt"), { TIL_DONE_CHECKPOINTS: "1" });
+			userRepo(env.cwd);
+			scriptJudge(env, [judgeSays([[0, "met", "notes.txt holds hello."]])]);
+			const result = await print(host, env, "Write hello to notes.txt");
+			expect(result.code).toBe(0);
+			const data = judgeData(must(judgeCalls(env)[0], "the judge's call"));
+			const diff = newFileDiff("notes.txt", "hello", blobId(env.cwd, "hello\n"));
+			expect(data.changes).toEqual([{ what: itemChange(0), text: diff }]);
+		});
+
+		it("outside a git work tree the data says the work tree could not be read; the tool calls remain", async () => {
+			const env = pi.env(worked(`echo "${CLAIM}"`));
+			scriptJudge(env, [judgeSays([[0, "cannot tell", "Only a printed line."]])]);
+			const result = await print(host, env, "Write hello to notes.txt");
+			expect(result.code).toBe(3);
+			const data = judgeData(must(judgeCalls(env)[0], "the judge's call"));
+			expect(data.changes).toEqual([{ what: TREE_CHANGE, text: NOT_A_WORK_TREE }]);
+			expect(data.calls.at(-2)).toEqual(bashCall(`echo "${CLAIM}"`, `${CLAIM}\n`));
 		});
 	});
 

@@ -46,7 +46,10 @@ export interface JudgeData {
 	goal?: string;
 	list: { item: number; status: string; text: string; check?: string }[];
 	checks: { what: string; passed: boolean; ended: string }[];
-	evidence: { what: string; text: string }[];
+	/** The work tree's change: each finished item's diff, or the work tree's since the work began. */
+	changes: { what: string; text: string }[];
+	/** The last tool calls with their results, newest last: context for the changes. */
+	calls: { what: string; text: string }[];
 	/** The prompt with the data taken out: only our fixed words. */
 	outside: string;
 }
@@ -59,6 +62,35 @@ export function judgeData(call: FakeJudgeLogLine): JudgeData {
 	const data = JSON.parse(prompt.slice(start + "\nBEGIN DATA\n".length, end)) as Omit<JudgeData, "outside">;
 	return { ...data, outside: `${call.system}\n${prompt.slice(0, start)}${prompt.slice(end)}` };
 }
+
+/** The judge's data on the work tree's change since the work began (without checkpoints, or for an item without them). */
+export const TREE_CHANGE = "diff of the work tree since the work began";
+/** The judge's data on one item's change, from its start checkpoint to its completion's. */
+export const itemChange = (index: number): string => `diff of [${index}] from its start to its completion`;
+/** What the judge is told of a change that changed no file. */
+export const NO_FILE_CHANGED = "(no file changed)";
+/** What the judge is told when no snapshot of the work tree was kept as the chain started. */
+export const NO_START = "the work tree could not be compared: no snapshot of it was kept when the work began";
+/** What the judge is told when git could not snapshot or read the work tree. */
+export const UNREADABLE = "the work tree could not be read: git failed";
+/** What the judge is told outside a git work tree. */
+export const NOT_A_WORK_TREE = "the work tree could not be read: the session's folder is not in a git work tree";
+
+/** `git diff --stat --patch` of one new file of one line, as the judge reads it (`blob`: its abbreviated id). */
+export const newFileDiff = (path: string, line: string, blob: string): string =>
+	[
+		` ${path} | 1 +`,
+		" 1 file changed, 1 insertion(+)",
+		"",
+		`diff --git a/${path} b/${path}`,
+		"new file mode 100644",
+		`index 0000000..${blob}`,
+		"--- /dev/null",
+		`+++ b/${path}`,
+		"@@ -0,0 +1 @@",
+		`+${line}`,
+		"",
+	].join("\n");
 
 // ── What the user reads of the judge ────────────────────────────────────────
 

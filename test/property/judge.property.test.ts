@@ -149,10 +149,11 @@ const judgeInput: fc.Arbitrary<JudgeInput> = fc.record(
 			{ minLength: 1, maxLength: 4 },
 		),
 		checks: fc.array(fc.record({ what: forged, passed: fc.boolean(), ended: forged }), { maxLength: 3 }),
-		evidence: fc.array(fc.record({ what: forged, text: forged }), { maxLength: 4 }),
+		changes: fc.array(fc.record({ what: forged, text: forged }), { maxLength: 3 }),
+		calls: fc.array(fc.record({ what: forged, text: forged }), { maxLength: 4 }),
 		goal: forged,
 	},
-	{ requiredKeys: ["requests", "todos", "checks", "evidence"] },
+	{ requiredKeys: ["requests", "todos", "checks", "changes", "calls"] },
 );
 
 describe("the judge's data has one BEGIN DATA and one END DATA line, whatever separator a text forges them after", () => {

@@ -537,6 +537,8 @@ export const GIT_BUSY = {
 export const CHECKPOINT_TEXTS = {
 	/** The message of a checkpoint's commit, as `git log` shows it under `refs/til-done/`. */
 	commitMessage: (phase: string, index: number) => `til-done ${phase} [${index}]`,
+	/** The message of the snapshot of the work tree taken as a chain starts (what the judge reads the change from). */
+	chainStartMessage: "til-done chain start",
 	notGitTree: (cwd: string) =>
 		`Checkpoints are on, but ${oneLine(cwd)} is not in a git work tree: no checkpoint is taken.`,
 	busy: (reason: string) => `Checkpoint skipped: ${reason}; git is left alone until it ends.`,
