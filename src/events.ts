@@ -242,15 +242,15 @@ async function startSession(pi: ExtensionAPI, ctx: ExtensionContext, engine: Eng
 	const config = resolved.config;
 	beginSession(role, config);
 	engine.onSessionStart(ctx, config);
-	const judge = await judgeProblem(ctx, config.judge);
-	const warnings = judge === undefined ? resolved.warnings : [...resolved.warnings, judge];
-	reportSettingWarnings(ctx, warnings);
+	reportSettingWarnings(ctx, resolved.warnings);
 	setPanelEnabled(config.panel);
 	reconstructState(ctx, { inherited: isGuest(role) && markInherited(pi, ctx), startPaused: config.startPaused });
 	// `--til-done-goal`: the goal is in progress from the start (a guest never takes the user's).
 	if (config.goal !== undefined) setGoal({ condition: config.goal, runs: 0 });
+	const judge = await judgeProblem(ctx, config.judge);
+	if (judge !== undefined) reportSettingWarnings(ctx, [judge]);
 	const planFile: FollowedPlan | undefined = await followPlan(pi, ctx, config.planFile);
-	const problems = planFile?.problem === undefined ? warnings : [...warnings, planFile.problem];
+	const problems = [...resolved.warnings, judge, planFile?.problem].filter((problem) => problem !== undefined);
 	if (role === "own" && engine.actsBeforeSettle && problems.length > 0) refuseRun(ctx);
 	const stopPainting = paintSession(pi, ctx, config);
 	const stopListening = engine.actsBeforeSettle ? listenBeforeSettle(pi, engine) : () => {};
