@@ -75,7 +75,7 @@ export async function judgeSection(out: (line?: string) => void, host: PiHost = 
 	}
 	out();
 	out(
-		`The judge's prompt is bounded whatever the list: at most ${count(MAX_JUDGE_PROMPT_CHARS)} characters (\`MAX_JUDGE_PROMPT_CHARS\`: the requests, the list, the checks and the evidence each cut to a fixed budget, counted as JSON, and a goal of up to 2,000 characters). Tokens: pi-ai's faux count, 4 characters a token, for every call alike.`,
+		`The judge's prompt is bounded whatever the list: at most ${count(MAX_JUDGE_PROMPT_CHARS)} characters (\`MAX_JUDGE_PROMPT_CHARS\`: the requests, the list, the checks, the change of the work tree and the tool calls each cut to a fixed budget, counted as JSON, and a goal of up to 2,000 characters). Tokens: pi-ai's faux count, 4 characters a token, for every call alike.`,
 	);
 	out();
 }

@@ -20,6 +20,7 @@ import {
 	BOOLEAN_SETTINGS,
 	type FlagValues,
 	flagHelp,
+	judgeModelOf,
 	NUMERIC_SETTINGS,
 	resolveConfig,
 	switchFlagValue,
@@ -27,7 +28,7 @@ import {
 	type TilDoneConfig,
 } from "./core/rules/settings.ts";
 import { textOfContent } from "./core/texts/sanitize.ts";
-import { NOTICES } from "./core/texts/user.ts";
+import { NOTICES, SETTING_WARNINGS } from "./core/texts/user.ts";
 import type { FollowedPlan } from "./edges/files/follow.ts";
 import { checkpointsSettled } from "./edges/git/queue.ts";
 import type { CheckpointFollower } from "./edges/git/recorder.ts";
@@ -202,6 +203,17 @@ interface StartedSession {
 	checkpoints: CheckpointFollower | undefined;
 }
 
+/**
+ * Why the judge the setting names cannot be called, found before any model call rather than after the whole list was
+ * worked; the judge's module is loaded only when a model is named.
+ */
+async function judgeProblem(ctx: ExtensionContext, choice: string): Promise<string | undefined> {
+	if (judgeModelOf(choice) === undefined) return undefined;
+	const { namedJudgeProblem } = await import("./edges/checks/judge.ts");
+	const why = namedJudgeProblem(ctx, choice);
+	return why === undefined ? undefined : SETTING_WARNINGS.judgeUnusable(choice, why);
+}
+
 /** The plan file a session follows, its module loaded on first use (most sessions follow none). */
 async function followPlan(pi: ExtensionAPI, ctx: ExtensionContext, file: string | undefined) {
 	if (file === undefined) return undefined;
@@ -224,8 +236,8 @@ async function followCheckpointsIf(on: boolean, pi: ExtensionAPI, ctx: Extension
 
 /**
  * A session starts: whose it is, its settings, its list rebuilt from the branch (a guest's own part of it), the step
- * file it follows, and what follows its store from now on. A `pi -p` of the user's whose settings were not understood
- * runs nothing.
+ * file it follows, and what follows its store from now on. A `pi -p` of the user's whose settings were not understood,
+ * or whose judge pi cannot call, runs nothing.
  */
 async function startSession(pi: ExtensionAPI, ctx: ExtensionContext, engine: Engine): Promise<StartedSession> {
 	const role = takeRole(pi);
@@ -243,8 +255,10 @@ async function startSession(pi: ExtensionAPI, ctx: ExtensionContext, engine: Eng
 	reconstructState(ctx, { inherited: isGuest(role) && markInherited(pi, ctx), startPaused: config.startPaused });
 	// `--til-done-goal`: the goal is in progress from the start (a guest never takes the user's).
 	if (config.goal !== undefined) setGoal({ condition: config.goal, runs: 0 });
+	const judge = await judgeProblem(ctx, config.judge);
+	if (judge !== undefined) reportSettingWarnings(ctx, [judge]);
 	const planFile: FollowedPlan | undefined = await followPlan(pi, ctx, config.planFile);
-	const problems = planFile?.problem === undefined ? resolved.warnings : [...resolved.warnings, planFile.problem];
+	const problems = [...resolved.warnings, judge, planFile?.problem].filter((problem) => problem !== undefined);
 	if (role === "own" && engine.actsBeforeSettle && problems.length > 0) refuseRun(ctx);
 	const stopPainting = paintSession(pi, ctx, config);
 	const stopListening = engine.actsBeforeSettle ? listenBeforeSettle(pi, engine) : () => {};
@@ -330,10 +344,11 @@ function remindOfStaleList(pi: ExtensionAPI, getConfig: () => TilDoneConfig): vo
  * modes, before it settles: {@link listenBeforeSettle}).
  */
 function registerRunHandlers(pi: ExtensionAPI, engine: Engine, getConfig: () => TilDoneConfig): void {
-	pi.on("input", (event, ctx) => {
+	pi.on("input", async (event, ctx) => {
 		// A refused `pi -p` runs nothing: no model is called for the prompt (refuseRun set the exit status).
 		if (isRunRefused()) return { action: "handled" };
-		if (event.source !== "extension") engine.onUserInput(ctx);
+		// A prompt while a run is under way steers it: the work it is part of began before.
+		if (event.source !== "extension") await engine.onUserInput(ctx, event.streamingBehavior === undefined);
 		return { action: "continue" };
 	});
 	pi.on("before_agent_start", (event, ctx) => {

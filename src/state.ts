@@ -22,7 +22,7 @@ import { addApartUsage, addUsage, readUsage, tokensOf, type UsageRecord } from "
 import { passesFor, type Verification } from "./core/rules/verdict.ts";
 import { STARTED_PAUSED } from "./core/texts/user.ts";
 import type { RunningCheck, UiView } from "./core/views/status-entries.ts";
-import type { GoalState, LoopState, SessionRole, TodoItem, TodoStatus, WorkerState } from "./types.ts";
+import type { ChainStart, GoalState, LoopState, SessionRole, TodoItem, TodoStatus, WorkerState } from "./types.ts";
 import { cloneTodos } from "./validation.ts";
 
 export type { RunningCheck, UiView, Verification };
@@ -65,6 +65,8 @@ export interface StoreState {
 	endedRun: RunOutcome | undefined;
 	/** Path → hash of the text this session last wrote to or read from a plan file: a change since is someone else's. */
 	planFileHashes: ReadonlyMap<string, string>;
+	/** The work tree as the last chain started, while the judge or a goal is on; undefined when none was taken. */
+	chainStart: ChainStart | undefined;
 }
 
 function initialState(role: SessionRole): StoreState {
@@ -90,6 +92,7 @@ function initialState(role: SessionRole): StoreState {
 		config: DEFAULT_CONFIG,
 		endedRun: undefined,
 		planFileHashes: new Map(),
+		chainStart: undefined,
 	};
 }
 
@@ -489,7 +492,17 @@ export function getRole(): SessionRole {
 
 /** A session started: whose it is, as the process decided (edges/host/role.ts), and its settings. */
 export function beginSession(role: SessionRole, config: Readonly<TilDoneConfig>): void {
-	setState({ role, config, endedRun: undefined });
+	setState({ role, config, endedRun: undefined, chainStart: undefined });
+}
+
+/** A chain's work started: the work tree as it was then (or why it could not be taken). */
+export function recordChainStart(start: ChainStart): void {
+	setState({ chainStart: start });
+}
+
+/** The work tree as the last chain started; undefined when no snapshot was taken in this session. */
+export function getChainStart(): ChainStart | undefined {
+	return getState().chainStart;
 }
 
 /** The settings of this session (the defaults before it starts). */

@@ -216,6 +216,12 @@ export interface SideSpend {
 
 export type CheckpointPhase = "start" | "done";
 
+/**
+ * The work tree as the session's last chain started, what the judge reads the work's change from: the snapshot's
+ * commit, or why none was taken (the session's folder is in no git work tree, or git failed).
+ */
+export type ChainStart = { commit: string } | { unread: "not-git" | "failed" };
+
 /** One checkpoint as a session entry keeps it. */
 export interface Checkpoint {
 	/** The item's key: its index and a hash of its text. */

@@ -1,7 +1,7 @@
 /**
  * The user's commands in print and JSON modes, where the process ends when the invocation does: `/loop` runs its
  * iterations inside the invocation and says on stderr why it ended, and its refusal is one stderr line that runs
- * nothing; `/todos` answers on stderr (stdout is pi's: the model's answer, or the JSON events), and a subcommand that
+ * nothing and exits 2, as every refused command does; `/todos` answers on stderr (stdout is pi's: the model's answer, or the JSON events), and a subcommand that
  * goes on runs the chain inside the same `pi -p`. No extension error may reach stderr. The commands' other refusals
  * and their parsing are tested in process (test/unit/commands.test.ts, loop.test.ts).
  */
@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { EXTENSION_ENTRY, PI_HOSTS, runJson, runPrint } from "../helpers/cli.ts";
 import {
 	allFinished,
+	goalTooLong,
 	KEY,
 	LOOP_BAD_MAX,
 	listLines,
@@ -17,6 +18,9 @@ import {
 	loopPrompt,
 	statusReport,
 	stderrLine,
+	TODOS_ERRORS,
+	todosRefused,
+	WORKERS_NEED_GIT,
 } from "../helpers/expected.ts";
 import { writeChecked } from "../helpers/lying-models.ts";
 import { perTest } from "../helpers/per-test.ts";
@@ -53,13 +57,13 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			expect(env.readLog()).toHaveLength(2);
 		});
 
-		it("refuses bad arguments with one line and runs nothing", async () => {
+		it("refuses bad arguments with one line, runs nothing and exits 2", async () => {
 			const env = pi.env([sayStep("never asked")]);
 			const result = await runPrint(["-p", "/loop --max 0 keep going"], env.env, {
 				host,
 				extensions: [EXTENSION_ENTRY],
 			});
-			expect(result.code).toBe(0);
+			expect(result.code).toBe(2);
 			expect(result.stderr).toBe(stderrLine(LOOP_BAD_MAX));
 			expect(result.stdout).toBe("");
 			expect(env.readLog()).toEqual([]);
@@ -84,6 +88,49 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			const iteration = (i: number) => loopPrompt("keep going", i, 4, "LOOP_DONE");
 			expect(loopMessages).toEqual([iteration(1), iteration(2)]);
 			expect(result.events.filter((event) => event.type === "agent_settled")).toHaveLength(1);
+		});
+	});
+
+	describe("a refused command exits 2 in print and JSON modes: a script never reads success from it", () => {
+		it("/todos frobnicate: the refusal with the subcommands on stderr, exit 2", async () => {
+			const env = pi.env([sayStep("never asked")]);
+			const result = await runPrint(["-p", "/todos frobnicate"], env.env, { host, extensions: [EXTENSION_ENTRY] });
+			expect(result.stderr).toBe(stderrLine(TODOS_ERRORS.unknown("frobnicate")));
+			expect(result.stdout).toBe("");
+			expect(result.code).toBe(2);
+			expect(env.readLog()).toEqual([]);
+		});
+
+		it("/todos workers 3 outside a git work tree: refused, exit 2", async () => {
+			const env = pi.env([sayStep("never asked")]);
+			const result = await runPrint(["-p", "/todos workers 3"], env.env, { host, extensions: [EXTENSION_ENTRY] });
+			expect(result.stderr).toBe(stderrLine(todosRefused("workers", WORKERS_NEED_GIT)));
+			expect(result.code).toBe(2);
+		});
+
+		it("/goal with a condition over 2,000 characters: refused, exit 2", async () => {
+			const env = pi.env([sayStep("never asked")]);
+			const result = await runPrint(["-p", `/goal ${"x".repeat(2_001)}`], env.env, {
+				host,
+				extensions: [EXTENSION_ENTRY],
+			});
+			expect(result.stderr).toBe(stderrLine(goalTooLong(2_001)));
+			expect(result.code).toBe(2);
+			expect(env.readLog()).toEqual([]);
+		});
+
+		it("JSON mode: /loop refused exits 2, its line on stderr", async () => {
+			const env = pi.env([sayStep("never asked")]);
+			const result = await runJson(["/loop --max 0 keep going"], env.env, { host, extensions: [EXTENSION_ENTRY] });
+			expect(result.stderr).toBe(stderrLine(LOOP_BAD_MAX));
+			expect(result.code).toBe(2);
+			expect(env.readLog()).toEqual([]);
+		});
+
+		it("a command answered without refusal keeps exit 0", async () => {
+			const env = pi.env([sayStep("never asked")]);
+			const result = await runPrint(["-p", "/todos help status"], env.env, { host, extensions: [EXTENSION_ENTRY] });
+			expect(result.code).toBe(0);
 		});
 	});
 

@@ -11,6 +11,7 @@ import {
 	allVerified,
 	KEY,
 	MESSAGE_TYPE,
+	RUN_REFUSED,
 	stderrLine,
 	tokenBudgetStop,
 	UNVERIFIED_ASK,
@@ -18,21 +19,31 @@ import {
 } from "../helpers/expected.ts";
 import {
 	fakeJudgeTokens,
+	itemChange,
 	JUDGE_ARGS,
 	judgeCalls,
 	judgeData,
 	judgeFailed,
+	judgeNoAuth,
 	judgeReportLine,
 	judgeSays,
+	judgeUnknown,
+	judgeUnusable,
+	NO_CREDENTIALS_MODEL,
+	NO_FILE_CHANGED,
+	NOT_A_WORK_TREE,
+	newFileDiff,
 	notJudged,
 	notJudgedNotice,
 	scriptJudge,
+	TREE_CHANGE,
 	unverifiedByJudge,
 } from "../helpers/judge.ts";
+import { blobId, git, userGitState, userRepo } from "../helpers/judge-repo.ts";
 import { must } from "../helpers/must.ts";
 import { perTest } from "../helpers/per-test.ts";
 import { commandAnswer, type PiRpc } from "../helpers/rpc.ts";
-import { completeStep, sayStep, startStep, writeStep } from "../helpers/scripts.ts";
+import { completeStep, sayStep, startStep, toolStep, writeStep } from "../helpers/scripts.ts";
 import { sessionEntries, sessionFile } from "../helpers/session-file.ts";
 import { usageOf } from "../helpers/usage.ts";
 
@@ -171,12 +182,80 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			]);
 			expect(data.outside).not.toContain("JUDGE:");
 			expect(data.outside).not.toContain(REQUEST);
-			// The evidence is the session's tool calls with their results, the newest last.
-			expect(data.evidence.map((piece) => piece.what)).toEqual([
+			// The tool calls with their results come after the change, the newest last.
+			expect(data.calls.map((piece) => piece.what)).toEqual([
 				`result of write_todos ${JSON.stringify({ mode: "replace", todos: [{ text: ITEMS[0] }, { text: injection }] })}`,
 				`result of edit_todos ${JSON.stringify({ action: "start", indices: [0, 1] })}`,
 				`result of edit_todos ${JSON.stringify({ action: "complete", indices: [0, 1] })}`,
 			]);
+		});
+	});
+
+	describe("the judge reads the change of the work tree, whatever a tool printed", () => {
+		const ITEM = "Write hello to notes.txt";
+		const CLAIM = "wrote notes.txt: hello";
+		const worked = (command: string): FakeStep[] => [
+			writeStep([ITEM]),
+			startStep(0),
+			toolStep("bash", { command }),
+			completeStep(0),
+			sayStep("Done."),
+		];
+		const bashCall = (command: string, output: string) => ({
+			what: `result of bash ${JSON.stringify({ command })}`,
+			text: output,
+		});
+
+		it("a model that only echoes what the work would show gives the judge no change; nothing of the person's moves", async () => {
+			const env = pi.env(worked(`echo "${CLAIM}"`));
+			userRepo(env.cwd);
+			const before = userGitState(env.cwd);
+			scriptJudge(env, [judgeSays([[0, "cannot tell", "notes.txt was never written."]])]);
+			const result = await print(host, env, "Write hello to notes.txt");
+			expect(result.code).toBe(3);
+			const data = judgeData(must(judgeCalls(env)[0], "the judge's call"));
+			expect(data.changes).toEqual([{ what: TREE_CHANGE, text: NO_FILE_CHANGED }]);
+			expect(data.calls.at(-2)).toEqual(bashCall(`echo "${CLAIM}"`, `${CLAIM}\n`));
+			expect(userGitState(env.cwd)).toEqual(before);
+			// The work tree as the chain started, kept under a ref of ours (pruned as checkpoints are).
+			expect(git(env.cwd, "for-each-ref", "--format=%(refname)", "refs/til-done/")).toMatch(
+				/^refs\/til-done\/[^/]+\/chain\/start\n$/,
+			);
+		});
+
+		it("a model that writes the file gives the judge the file's diff", async () => {
+			const env = pi.env(worked("printf 'hello\\n' > notes.txt"));
+			userRepo(env.cwd);
+			const before = userGitState(env.cwd);
+			scriptJudge(env, [judgeSays([[0, "met", "notes.txt holds hello."]])]);
+			const result = await print(host, env, "Write hello to notes.txt");
+			expect(result.stderr).toBe(stderrLine(allVerified(1)));
+			expect(result.code).toBe(0);
+			const data = judgeData(must(judgeCalls(env)[0], "the judge's call"));
+			const diff = newFileDiff("notes.txt", "hello", blobId(env.cwd, "hello\n"));
+			expect(data.changes).toEqual([{ what: TREE_CHANGE, text: diff }]);
+			expect(userGitState(env.cwd)).toEqual(before);
+		});
+
+		it("with checkpoints on, the item's own diff from its start to its completion", async () => {
+			const env = pi.env(worked("printf 'hello\\n' > notes.txt"), { TIL_DONE_CHECKPOINTS: "1" });
+			userRepo(env.cwd);
+			scriptJudge(env, [judgeSays([[0, "met", "notes.txt holds hello."]])]);
+			const result = await print(host, env, "Write hello to notes.txt");
+			expect(result.code).toBe(0);
+			const data = judgeData(must(judgeCalls(env)[0], "the judge's call"));
+			const diff = newFileDiff("notes.txt", "hello", blobId(env.cwd, "hello\n"));
+			expect(data.changes).toEqual([{ what: itemChange(0), text: diff }]);
+		});
+
+		it("outside a git work tree the data says the work tree could not be read; the tool calls remain", async () => {
+			const env = pi.env(worked(`echo "${CLAIM}"`));
+			scriptJudge(env, [judgeSays([[0, "cannot tell", "Only a printed line."]])]);
+			const result = await print(host, env, "Write hello to notes.txt");
+			expect(result.code).toBe(3);
+			const data = judgeData(must(judgeCalls(env)[0], "the judge's call"));
+			expect(data.changes).toEqual([{ what: TREE_CHANGE, text: NOT_A_WORK_TREE }]);
+			expect(data.calls.at(-2)).toEqual(bashCall(`echo "${CLAIM}"`, `${CLAIM}\n`));
 		});
 	});
 
@@ -239,6 +318,48 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			expect(messages(client)).toContain(unverifiedByJudge(2, [failed]));
 			const help = (await commandAnswer(client, "/todos help")).split("\n");
 			expect(help).toContain("  --til-done-judge, TIL_DONE_JUDGE: til-done-fake/judge");
+		});
+	});
+
+	describe("a judge pi cannot call is refused at the session's start, before any model call", () => {
+		it.each([
+			["a model pi does not know", "nosuch/model", judgeUnknown("nosuch/model")],
+			["a model without credentials", NO_CREDENTIALS_MODEL, judgeNoAuth(NO_CREDENTIALS_MODEL)],
+		])("pi -p with %s: its line, then nothing runs and the status is 2", async (_what, model, why) => {
+			const env = pi.env(LIAR);
+			scriptJudge(env, [judgeSays([[0, "met", "ok"]])]);
+			const result = await runPrint(["--til-done-judge", model, "-p", REQUEST], env.env, {
+				host,
+				extensions: [EXTENSION_ENTRY],
+			});
+			expect(result.stderr).toBe(stderrLine(judgeUnusable(model, why)) + stderrLine(RUN_REFUSED));
+			expect(result.stdout).toBe("");
+			expect(result.code).toBe(2);
+			expect(env.readLog()).toEqual([]);
+			expect(judgeCalls(env)).toEqual([]);
+		});
+
+		it("over RPC: a warning notice at the start; the session works on", async () => {
+			const env = pi.env([sayStep("Hello.")]);
+			const client = await pi.rpc({
+				host,
+				env: env.env,
+				extensions: [EXTENSION_ENTRY],
+				args: ["--til-done-judge", "nosuch/model"],
+			});
+			await client.waitFor(() => client.notifications.length > 0, 10_000, "the notice");
+			expect(client.notifications).toEqual([
+				{ message: judgeUnusable("nosuch/model", judgeUnknown("nosuch/model")), type: "warning" },
+			]);
+			await client.promptAndSettle("Hi");
+			expect(env.readLog()).toHaveLength(1);
+		});
+
+		it("--til-done-judge on with the session's model: nothing to refuse, the run goes on", async () => {
+			const env = pi.env([sayStep("Hello.")]);
+			const result = await print(host, env, "Hi", ["--til-done-judge", "on"]);
+			expect(result.stderr).toBe("");
+			expect(result.code).toBe(0);
 		});
 	});
 

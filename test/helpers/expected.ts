@@ -264,6 +264,8 @@ export const TODOS_ERRORS = {
 	takesNothing: (sub: string, word: string) => todosRefused(sub, `"${word}" is not understood: it takes nothing`),
 	unknown: (sub: string) => `/todos: "${sub}" is not a subcommand\n${TODOS_SUBCOMMANDS_TEXT}`,
 } as const;
+/** Why `/todos workers <n>` is refused outside a git work tree. */
+export const WORKERS_NEED_GIT = "workers need a git work tree, and this session's folder is not in one";
 
 /** After a change in the `/todos` view: the chain goes on once the user closes it. */
 const GOES_ON_AFTER_VIEW = "the auto-continue goes on when you close this view";
@@ -449,6 +451,12 @@ export const LOOP_USAGE =
 /** `/loop` refused: what was not understood, then the usage. */
 export const loopRefused = (why: string): string => `/loop: ${why}\n${LOOP_USAGE}`;
 export const LOOP_BAD_MAX = loopRefused("--max takes a whole number from 1 to 1000");
+/** What `/goal` alone answers, and its refusal ends with. */
+export const GOAL_USAGE =
+	"usage: /goal <condition> | /goal off  (the condition: 1 to 2000 characters; after every run the judge decides whether it holds, and the goal ends when it does, at a breaker or budget, on /goal off or a key)";
+/** `/goal` refused: a condition over 2,000 characters, then the usage. */
+export const goalTooLong = (length: number): string =>
+	`/goal: the condition has ${length} characters, more than 2000\n${GOAL_USAGE}`;
 
 /** The heading of the til-done skill the package ships. */
 export const SKILL_HEADING = "# Planning with todos";

@@ -46,7 +46,10 @@ export interface JudgeData {
 	goal?: string;
 	list: { item: number; status: string; text: string; check?: string }[];
 	checks: { what: string; passed: boolean; ended: string }[];
-	evidence: { what: string; text: string }[];
+	/** The work tree's change: each finished item's diff, or the work tree's since the work began. */
+	changes: { what: string; text: string }[];
+	/** The last tool calls with their results, newest last: context for the changes. */
+	calls: { what: string; text: string }[];
 	/** The prompt with the data taken out: only our fixed words. */
 	outside: string;
 }
@@ -60,6 +63,35 @@ export function judgeData(call: FakeJudgeLogLine): JudgeData {
 	return { ...data, outside: `${call.system}\n${prompt.slice(0, start)}${prompt.slice(end)}` };
 }
 
+/** The judge's data on the work tree's change since the work began (without checkpoints, or for an item without them). */
+export const TREE_CHANGE = "diff of the work tree since the work began";
+/** The judge's data on one item's change, from its start checkpoint to its completion's. */
+export const itemChange = (index: number): string => `diff of [${index}] from its start to its completion`;
+/** What the judge is told of a change that changed no file. */
+export const NO_FILE_CHANGED = "(no file changed)";
+/** What the judge is told when no snapshot of the work tree was kept as the chain started. */
+export const NO_START = "the work tree could not be compared: no snapshot of it was kept when the work began";
+/** What the judge is told when git could not snapshot or read the work tree. */
+export const UNREADABLE = "the work tree could not be read: git failed";
+/** What the judge is told outside a git work tree. */
+export const NOT_A_WORK_TREE = "the work tree could not be read: the session's folder is not in a git work tree";
+
+/** `git diff --stat --patch` of one new file of one line, as the judge reads it (`blob`: its abbreviated id). */
+export const newFileDiff = (path: string, line: string, blob: string): string =>
+	[
+		` ${path} | 1 +`,
+		" 1 file changed, 1 insertion(+)",
+		"",
+		`diff --git a/${path} b/${path}`,
+		"new file mode 100644",
+		`index 0000000..${blob}`,
+		"--- /dev/null",
+		`+++ b/${path}`,
+		"@@ -0,0 +1 @@",
+		`+${line}`,
+		"",
+	].join("\n");
+
 // ── What the user reads of the judge ────────────────────────────────────────
 
 /** A line of the report the working model gets for an item the judge found not met. */
@@ -72,6 +104,14 @@ export const judgeFailed = (index: number, verdict: Word, reason: string): strin
 export const notJudged = (why: string): string => `the judge (not judged: ${why})`;
 export const notJudgedNotice = (why: string): string =>
 	`pi-til-done: the judge gave no verdict (${why}): the list is not verified.`;
+
+/** A model every tested pi knows, whose credentials an isolated environment never has. */
+export const NO_CREDENTIALS_MODEL = "anthropic/claude-haiku-4-5";
+export const judgeUnknown = (model: string): string => `pi knows no model ${model}`;
+export const judgeNoAuth = (model: string): string => `pi has no credentials for ${model}`;
+/** The setting's line when the judge it names cannot be called, said at the session's start. */
+export const judgeUnusable = (model: string, why: string): string =>
+	`pi-til-done: the judge ${model} (--til-done-judge, TIL_DONE_JUDGE) cannot be asked: ${why}; name a model pi --list-models shows and has credentials for, or on for the session's model`;
 
 /** Why a print run ends when the judge did not pass a finished list. */
 export const unverifiedByJudge = (total: number, failed: readonly string[]): string =>

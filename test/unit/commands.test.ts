@@ -1,9 +1,11 @@
-import { describe, expect, it, vi } from "vitest";
+import { tmpdir } from "node:os";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { DEFAULT_CONFIG, type TilDoneConfig } from "../../src/core/rules/settings.ts";
 import { type ChainSpend, NO_SPEND } from "../../src/core/rules/usage.ts";
 import { registerLoopCommand } from "../../src/edges/commands/loop.ts";
 import { completeTodosArgs, formatStatusReport, registerTodosCommand } from "../../src/edges/commands/todos.ts";
 import {
+	beginSession,
 	getChain,
 	getDecisions,
 	getLoop,
@@ -136,6 +138,59 @@ describe("/todos in print mode answers on stderr, and a refused subcommand chang
 		expect(pi.sent).toEqual([]);
 		await todos("");
 		expect(stderr()).toHaveBeenLastCalledWith(stderrLine(listLines("– [0] a", "– [1] b")));
+	});
+});
+
+describe("a refused command exits 2 where the invocation ends with it, in the user's own session only", () => {
+	let exitCode: typeof process.exitCode;
+	beforeEach(() => {
+		exitCode = process.exitCode;
+		process.exitCode = undefined;
+	});
+	afterEach(() => {
+		process.exitCode = exitCode;
+	});
+
+	it.each([
+		["/todos frobnicate", (s: ReturnType<typeof setup>) => s.todos("frobnicate")],
+		["/todos start 7", (s: ReturnType<typeof setup>) => s.todos("start 7")],
+		["/todos diff 0 of an item without checkpoints", (s: ReturnType<typeof setup>) => s.todos("diff 0")],
+		["/todos import of a missing file", (s: ReturnType<typeof setup>) => s.todos("import no-such-plan.md")],
+		["/loop --max 0", (s: ReturnType<typeof setup>) => s.loop("--max 0 go")],
+	])("print mode: %s sets exit status 2", async (_name, run) => {
+		const s = setup({ hasUI: false, mode: "print", cwd: tmpdir() });
+		setTodos([todo("a")]);
+		await run(s);
+		expect(stderr()).toHaveBeenCalledOnce();
+		expect(process.exitCode).toBe(2);
+	});
+
+	it("JSON mode too", async () => {
+		const { todos } = setup({ hasUI: false, mode: "json" });
+		await todos("frobnicate");
+		expect(process.exitCode).toBe(2);
+	});
+
+	it("over RPC and in the TUI the status is left alone: the refusal is a notice", async () => {
+		const { todos, ui } = setup({ mode: "rpc" });
+		await todos("frobnicate");
+		expect(ui.notifications.map((notice) => notice.type)).toEqual(["error"]);
+		expect(process.exitCode).toBeUndefined();
+	});
+
+	it("a guest's refusal leaves the status alone: it is pi's own", async () => {
+		const { todos, config } = setup({ hasUI: false, mode: "print" });
+		beginSession("child", config);
+		await todos("frobnicate");
+		expect(stderr()).toHaveBeenCalledOnce();
+		expect(process.exitCode).toBeUndefined();
+	});
+
+	it("a command answered, not refused, leaves the status alone", async () => {
+		const { todos } = setup({ hasUI: false, mode: "print" });
+		await todos("help status");
+		await todos("add a");
+		expect(process.exitCode).toBeUndefined();
 	});
 });
 

@@ -33,6 +33,7 @@ import {
 } from "../helpers/expected.ts";
 import { createFakeCtx, type FakeCtxOptions } from "../helpers/fake-ctx.ts";
 import { createFakePi } from "../helpers/fake-pi.ts";
+import { judgeNoAuth, judgeUnknown, judgeUnusable } from "../helpers/judge.ts";
 import { must } from "../helpers/must.ts";
 import { taggingTheme, textOf } from "../helpers/theme.ts";
 
@@ -279,6 +280,24 @@ describe("session_start reads the configuration, rebuilds the list and draws the
 	});
 });
 
+/** A model pi's registry knows, in the tests of the judge's setting. */
+const ACME_SMALL = { provider: "acme", id: "small", cost: { input: 0, output: 0 } };
+
+describe("in the TUI and over RPC, a judge pi cannot call is a warning at the session's start", () => {
+	it("says so once; the session goes on, and the prompt is the model's", async () => {
+		vi.stubEnv("TIL_DONE_JUDGE", "acme/small");
+		const { fire, ui } = setup({ mode: "rpc" });
+		await fire("session_start", { reason: "startup" });
+		expect(ui.notifications).toEqual([
+			{
+				message: judgeUnusable("acme/small", judgeUnknown("acme/small")),
+				type: "warning",
+			},
+		]);
+		expect(await fire("input", { source: "rpc", text: "Do the list" })).toEqual([{ action: "continue" }]);
+	});
+});
+
 describe("a pi -p whose setting was not understood runs nothing, says how to fix it, and exits 2", () => {
 	const argv = process.argv;
 	const exitCode = process.exitCode;
@@ -292,10 +311,14 @@ describe("a pi -p whose setting was not understood runs nothing, says how to fix
 	 * A `pi -p` session starts with `args` on the command line and `flags` as pi reports them, then the user's prompt
 	 * arrives: what the extension wrote to stderr, the exit status it set, what it did with the prompt, and what it sent.
 	 */
-	async function startPrint(args: string[], flags: Record<string, string | boolean> = {}, cwd?: string) {
+	async function startPrint(
+		args: string[],
+		flags: Record<string, string | boolean> = {},
+		options: FakeCtxOptions = {},
+	) {
 		const stderr = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
 		process.argv = ["node", "pi", ...args];
-		const { pi, fire, ui } = setup({ hasUI: false, mode: "print", cwd });
+		const { pi, fire, ui } = setup({ hasUI: false, mode: "print", ...options });
 		for (const [flag, value] of Object.entries(flags)) pi.flagValues.set(flag, value);
 		await fire("session_start", { reason: "startup" });
 		const prompt = await fire("input", { source: "interactive", text: "Do the list" });
@@ -355,7 +378,7 @@ describe("a pi -p whose setting was not understood runs nothing, says how to fix
 				await startPrint(
 					["--til-done-plan", "PLAN.md", "-p", "work through the plan"],
 					{ "til-done-plan": "PLAN.md" },
-					cwd,
+					{ cwd },
 				),
 			).toEqual(refused(PLAN_NOTICES.loadRefused(planFileError("PLAN.md", 4, PLAN_PROBLEMS.emptyText(1)))));
 			expect(getTodos()).toEqual([]);
@@ -364,6 +387,39 @@ describe("a pi -p whose setting was not understood runs nothing, says how to fix
 			rmSync(cwd, { recursive: true, force: true });
 		}
 	});
+
+	it.each([
+		["pi knows no model", judgeUnknown("acme/small"), {}],
+		["pi has no credentials", judgeNoAuth("acme/small"), { models: { "acme/small": ACME_SMALL }, auth: false }],
+	] as [string, string, FakeCtxOptions][])(
+		"a judge it cannot call, named by the setting: %s",
+		async (_what, why, options) => {
+			const args = ["--til-done-judge", "acme/small", "-p", "Do the list"];
+			expect(await startPrint(args, { "til-done-judge": "acme/small" }, options)).toEqual(
+				refused(judgeUnusable("acme/small", why)),
+			);
+		},
+	);
+
+	it.each([
+		["a model pi knows and has credentials for", "acme/small", { models: { "acme/small": ACME_SMALL } }],
+		["on, in a session with no model yet", "on", {}],
+		["on, with the session's model", "on", { complete: async () => ({}) }],
+	] as [string, string, FakeCtxOptions][])(
+		"a judge setting naming %s: the prompt goes through",
+		async (_what, choice, options) => {
+			const started = await startPrint(
+				["--til-done-judge", choice, "-p", "Do the list"],
+				{ "til-done-judge": choice },
+				options,
+			);
+			expect({ stderr: started.stderr, exitCode: started.exitCode, prompt: started.prompt }).toEqual({
+				stderr: [],
+				exitCode,
+				prompt: [{ action: "continue" }],
+			});
+		},
+	);
 
 	it.each(["false", "OFF"])(
 		"--til-done-paused=%s is understood: it does not pause, and the prompt goes through",

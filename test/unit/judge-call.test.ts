@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -10,15 +10,27 @@ import { DEFAULT_CONFIG, type TilDoneConfig } from "../../src/core/rules/setting
 import { NO_SPEND } from "../../src/core/rules/usage.ts";
 import { gatherEvidence, toolEvidence, userRequests } from "../../src/edges/checks/evidence.ts";
 import { askJudge } from "../../src/edges/checks/judge.ts";
+import { snapshotChainStart } from "../../src/edges/git/chain-start.ts";
 import { ownEntries } from "../../src/edges/host/own-branch.ts";
-import { getChain, getState, recordRun, resetState } from "../../src/state.ts";
+import {
+	beginSession,
+	getChain,
+	getChainStart,
+	getState,
+	recordChainStart,
+	recordRun,
+	resetState,
+} from "../../src/state.ts";
+import { startEngine } from "../helpers/engine.ts";
 import { createFakeCtx, type FakeCtxOptions } from "../helpers/fake-ctx.ts";
+import { itemChange, NO_FILE_CHANGED, NO_START, NOT_A_WORK_TREE, TREE_CHANGE, UNREADABLE } from "../helpers/judge.ts";
 
 const INPUT: JudgeInput = {
 	requests: ["Add the flag."],
 	todos: [{ text: "Add the flag", status: "completed" }],
 	checks: [],
-	evidence: [],
+	changes: [],
+	calls: [],
 };
 const VERDICT = JSON.stringify({ items: [{ item: 0, verdict: "met", reason: "It is there." }] });
 const answer = (text: string, extra: Record<string, unknown> = {}) => ({
@@ -186,9 +198,10 @@ describe("what the judge reads off the session", () => {
 		expect(ownEntries(broken.ctx)).toEqual([]);
 	});
 
-	describe("with checkpoints, each completed item's diff", () => {
+	describe("the work tree's change: each item's diff with checkpoints, else the work tree's since the chain started", () => {
 		let repo = "";
 		const git = (...args: string[]) => execFileSync("git", args, { cwd: repo, encoding: "utf8" }).trim();
+		const commit = (message: string) => git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", message);
 		beforeEach(() => {
 			repo = mkdtempSync(join(tmpdir(), "til-done-evidence-"));
 			git("init", "-q");
@@ -196,37 +209,109 @@ describe("what the judge reads off the session", () => {
 		});
 		afterEach(() => rmSync(repo, { recursive: true, force: true }));
 
-		it("takes the diff from the item's start to its completion; without one, the tool calls", async () => {
+		const text = "Document the flag";
+		const checkpoint = (phase: string, at: string) => ({
+			type: "custom",
+			customType: CHECKPOINT_ENTRY_TYPE,
+			data: { key: itemKey(0, text), index: 0, text, phase, commit: at, ref: `refs/til-done/s/${phase}`, at: 1 },
+		});
+		const todos = [
+			{ text, status: "completed" as const },
+			{ text: "Not started", status: "not_started" as const },
+		];
+		const WRITE = { what: 'result of write {"path":"README.md"}', text: "ok" };
+
+		it("with checkpoints, the item's diff from its start to its completion; the tool calls after it", async () => {
 			const start = git("rev-parse", "HEAD");
 			writeFileSync(join(repo, "README.md"), "--verbose prints every step.\n");
 			git("add", "README.md");
-			git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "docs");
+			commit("docs");
 			const done = git("rev-parse", "HEAD");
-			const text = "Document the flag";
-			const checkpoint = (phase: string, commit: string) => ({
-				type: "custom",
-				customType: CHECKPOINT_ENTRY_TYPE,
-				data: { key: itemKey(0, text), index: 0, text, phase, commit, ref: `refs/til-done/s/${phase}`, at: 1 },
-			});
 			const branch = [
 				checkpoint("start", start),
 				call("a", "write", { path: "README.md" }),
 				result("a", "write", "ok"),
-				checkpoint("done", done),
 			];
 			const { ctx } = createFakeCtx({ cwd: repo });
-			const todos = [
-				{ text, status: "completed" as const },
-				{ text: "Not started", status: "not_started" as const },
-			];
-			const evidence = await gatherEvidence(ctx, branch, todos, true);
-			expect(evidence.map((piece) => piece.what)).toEqual(["diff of [0]"]);
-			expect(evidence[0]?.text).toContain("+--verbose prints every step.");
-			expect(await gatherEvidence(ctx, branch, [{ text: "Another", status: "completed" }], true)).toEqual([
-				{ what: 'result of write {"path":"README.md"}', text: "ok" },
+			const evidence = await gatherEvidence(ctx, [...branch, checkpoint("done", done)], todos, true);
+			expect(evidence.changes.map((piece) => piece.what)).toEqual([itemChange(0)]);
+			expect(evidence.changes[0]?.text).toContain("+--verbose prints every step.");
+			expect(evidence.calls).toEqual([WRITE]);
+			const unchanged = await gatherEvidence(ctx, [...branch, checkpoint("done", start)], todos, true);
+			expect(unchanged.changes).toEqual([{ what: itemChange(0), text: NO_FILE_CHANGED }]);
+		});
+
+		it("an item the checkpoints did not take, or none at all: the work tree's change since the chain started", async () => {
+			const { ctx } = createFakeCtx({ cwd: repo });
+			const other = [{ text: "Another", status: "completed" as const }];
+			expect((await gatherEvidence(ctx, [], other, true)).changes).toEqual([{ what: TREE_CHANGE, text: NO_START }]);
+			recordChainStart(await snapshotChainStart(ctx));
+			writeFileSync(join(repo, "notes.txt"), "hello\n");
+			for (const checkpoints of [true, false]) {
+				const { changes } = await gatherEvidence(ctx, [], other, checkpoints);
+				expect(changes.map((piece) => piece.what)).toEqual([TREE_CHANGE]);
+				expect(changes[0]?.text).toContain("+hello");
+			}
+			expect((await gatherEvidence(ctx, [], [], false)).changes.map((piece) => piece.what)).toEqual([TREE_CHANGE]);
+		});
+
+		it("the chain's snapshot touches nothing of the person's; a new chain's replaces it, and no change is said so", async () => {
+			writeFileSync(join(repo, "staged.txt"), "staged\n");
+			git("add", "staged.txt");
+			const index = readFileSync(join(repo, ".git", "index"));
+			const head = git("rev-parse", "HEAD");
+			const { ctx } = createFakeCtx({ cwd: repo });
+			recordChainStart(await snapshotChainStart(ctx));
+			writeFileSync(join(repo, "notes.txt"), "hello\n");
+			recordChainStart(await snapshotChainStart(ctx));
+			expect((await gatherEvidence(ctx, [], todos, false)).changes).toEqual([
+				{ what: TREE_CHANGE, text: NO_FILE_CHANGED },
 			]);
+			expect(readFileSync(join(repo, ".git", "index"))).toEqual(index);
+			expect(git("rev-parse", "HEAD")).toBe(head);
+			expect(git("for-each-ref", "--format=%(refname)", "refs/til-done/")).toBe(
+				"refs/til-done/test-session/chain/start",
+			);
+		});
+
+		it("a chain's start is snapshotted while the judge or a goal is on: a prompt that starts a run, /goal, /loop", async () => {
+			const judged = startEngine({ cwd: repo }, { judge: "on" });
+			beginSession("own", judged.config);
+			await judged.engine.onUserInput(judged.ctx, true);
+			const first = getChainStart();
+			expect(first).toEqual({ commit: expect.stringMatching(/^[0-9a-f]{40}$/) });
+			writeFileSync(join(repo, "notes.txt"), "hello\n");
+			// A prompt that steers the run under way is part of the work that began before it.
+			await judged.engine.onUserInput(judged.ctx, false);
+			expect(getChainStart()).toBe(first);
+			await judged.engine.startLoop({ prompt: "go", max: 2, marker: "DONE" }, judged.commandCtx);
+			expect(getChainStart()).not.toEqual(first);
+			const off = startEngine({ cwd: repo });
+			await off.engine.onUserInput(off.ctx, true);
+			expect(getChainStart()).toBeUndefined();
+			await off.engine.startGoal("The notes say hello.", off.commandCtx);
+			expect(getChainStart()).toEqual({ commit: expect.stringMatching(/^[0-9a-f]{40}$/) });
+			const outside = startEngine({ cwd: tmpdir() }, { judge: "on" });
+			beginSession("own", outside.config);
+			await outside.engine.onUserInput(outside.ctx, true);
+			expect(getChainStart()).toEqual({ unread: "not-git" });
+		});
+
+		it("a snapshot git could not take, or one it cannot read; outside a git work tree: said so, and the tool calls remain", async () => {
+			const { ctx } = createFakeCtx({ cwd: repo });
+			recordChainStart({ commit: "0".repeat(40) });
+			expect((await gatherEvidence(ctx, [], todos, false)).changes).toEqual([{ what: TREE_CHANGE, text: UNREADABLE }]);
+			recordChainStart({ unread: "failed" });
+			expect((await gatherEvidence(ctx, [], todos, false)).changes).toEqual([{ what: TREE_CHANGE, text: UNREADABLE }]);
 			const outside = createFakeCtx({ cwd: tmpdir() });
-			expect(await gatherEvidence(outside.ctx, branch, todos, true)).toHaveLength(1);
+			recordChainStart(await snapshotChainStart(outside.ctx));
+			const branch = [call("a", "write", { path: "README.md" }), result("a", "write", "ok")];
+			for (const checkpoints of [true, false]) {
+				expect(await gatherEvidence(outside.ctx, branch, todos, checkpoints)).toEqual({
+					changes: [{ what: TREE_CHANGE, text: NOT_A_WORK_TREE }],
+					calls: [WRITE],
+				});
+			}
 		});
 	});
 });

@@ -23,7 +23,8 @@ function input(overrides: Partial<JudgeInput> = {}): JudgeInput {
 		requests: ["Add a --verbose flag.\nDocument it."],
 		todos: [done("Add the flag"), done(INJECTION), { text: "Drop the old flag", status: "abandoned", check: "true" }],
 		checks: [{ what: "the done-check", passed: true, ended: "exit code 0" }],
-		evidence: [{ what: 'result of bash {"command":"npm test"}', text: "ok" }],
+		changes: [{ what: "diff of the work tree since the work began", text: "+--verbose" }],
+		calls: [{ what: 'result of bash {"command":"npm test"}', text: "ok" }],
 		...overrides,
 	};
 }
@@ -56,12 +57,17 @@ describe("the judge's prompt is data, bounded whatever the list holds", () => {
 		expect(data.goal).toBe("All tests pass\nand the docs build.");
 	});
 
-	it("keeps the newest requests and evidence that fit, and cuts each item's text to its share", () => {
+	it("keeps the newest requests and tool calls that fit, every change in its share, and cuts each item's text to its share", () => {
 		const huge = "\u0000".repeat(50_000);
 		const todos = Array.from({ length: MAX_TODOS }, (_, i) => done(`${i}`.padEnd(MAX_TODO_TEXT_LENGTH, "y")));
 		const requests = Array.from({ length: 20 }, (_, i) => `request ${i} ${"r".repeat(1_000)}`);
-		const evidence = Array.from({ length: 50 }, (_, i) => ({ what: `result of step ${i}`, text: huge }));
-		const { system, prompt } = buildJudgePrompt({ ...input(), todos, requests, evidence, goal: "g".repeat(2_000) });
+		const changes = [
+			...todos.map((_, i) => ({ what: `diff of [${i}] from its start to its completion`, text: huge })),
+			{ what: "diff of the work tree since the work began", text: huge },
+		];
+		const calls = Array.from({ length: 50 }, (_, i) => ({ what: `result of step ${i}`, text: huge }));
+		const goal = "g".repeat(2_000);
+		const { system, prompt } = buildJudgePrompt({ ...input(), todos, requests, changes, calls, goal });
 		expect(system.length + prompt.length).toBeLessThanOrEqual(MAX_JUDGE_PROMPT_CHARS);
 		const { data } = split(prompt);
 		expect((data.requests as string[]).at(-1)).toBe(requests.at(-1));
@@ -70,12 +76,27 @@ describe("the judge's prompt is data, bounded whatever the list holds", () => {
 		expect(list.map((entry) => entry.item)).toEqual(todos.map((_, index) => index));
 		expect(list.every((entry) => entry.text.startsWith(`${entry.item}y`) && entry.text.endsWith("…"))).toBe(true);
 		expect(JSON.stringify(list).length).toBeLessThanOrEqual(JUDGE_LIMITS.list + MAX_TODOS * 40);
-		expect((data.evidence as { what: string }[]).map((piece) => piece.what)).toEqual([
+		expect((data.changes as { what: string }[]).map((piece) => piece.what)).toEqual(changes.map((piece) => piece.what));
+		expect(JSON.stringify(data.changes).length).toBeLessThanOrEqual(JUDGE_LIMITS.changes);
+		expect((data.calls as { what: string }[]).map((piece) => piece.what)).toEqual([
 			"result of step 46",
 			"result of step 47",
 			"result of step 48",
 			"result of step 49",
 		]);
+	});
+
+	it("shares the changes fairly: a short diff is kept whole, the long ones share what it leaves", () => {
+		const long = (what: string) => ({ what, text: "+".repeat(20_000) });
+		const short = { what: "diff of [1] from its start to its completion", text: " a | 1 +\n+a\n" };
+		const changes = [long("diff of [0] from its start to its completion"), short, long("diff of the work tree")];
+		const { data } = split(buildJudgePrompt(input({ changes })).prompt);
+		const kept = data.changes as { what: string; text: string }[];
+		expect(kept[1]).toEqual(short);
+		const [first, , last] = kept.map((piece) => JSON.stringify(piece).length);
+		expect(Math.abs((first ?? 0) - (last ?? 0))).toBeLessThanOrEqual(30);
+		expect(JSON.stringify(kept).length).toBeLessThanOrEqual(JUDGE_LIMITS.changes);
+		expect(JSON.stringify(kept).length).toBeGreaterThan(JUDGE_LIMITS.changes - 10);
 	});
 });
 

@@ -55,6 +55,14 @@ export function readWorkerRef(ref: string): { key: string; kind: WorkerRefKind }
 	return kind === "worker-base" || kind === "worker-result" ? { key, kind } : undefined;
 }
 
+/**
+ * The ref that keeps the work tree as the session's last chain started: `refs/til-done/<session-id>/chain/start`
+ * (never an item's: an item's key starts with its index). Among the session's refs, so it is pruned as they are.
+ */
+export function chainStartRef(sessionId: string): string {
+	return `${CHECKPOINT_REF_ROOT}${refSafe(sessionId)}/chain/start`;
+}
+
 /** The root of one session's refs, from one of them: `refs/til-done/<session-id>/`. */
 export function sessionRootOf(ref: string): string {
 	const session = ref.slice(CHECKPOINT_REF_ROOT.length).split("/")[0] ?? "";

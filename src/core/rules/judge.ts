@@ -1,6 +1,6 @@
 /**
- * The independent judge of "done": what it is asked (the user's requests, the list with its checks, the evidence of
- * the work, a goal's condition), every part bounded and handed over as data; how its answer is read (strictly, or not
+ * The independent judge of "done": what it is asked (the user's requests, the list with its checks, the change of the
+ * work tree, the tool calls as context, a goal's condition), every part bounded and handed over as data; how its answer is read (strictly, or not
  * at all); and what its verdict means. Pure: edges/checks/judge.ts makes the call.
  */
 
@@ -33,10 +33,12 @@ export const JUDGE_LIMITS = {
 	list: 12_000,
 	/** The checks that ran, by name. */
 	checks: 2_000,
-	/** The evidence: diffs or tool calls and results, newest first. */
-	evidence: 12_000,
-	/** One piece of evidence. */
-	piece: 3_000,
+	/** The work tree's change (each finished item's diff, or the work tree's since the work began), shared fairly. */
+	changes: 10_000,
+	/** The tool calls with their results, newest first: context for the change, never evidence of it. */
+	calls: 4_000,
+	/** One tool call with its result. */
+	call: 1_000,
 	/** An item's text never shrinks below this: 100 items still fit. */
 	itemText: 80,
 	/** A reason is kept to this many characters. */
@@ -48,18 +50,22 @@ export const MAX_GOAL_LENGTH = 2_000;
 /** The goal as JSON: never cut (a character takes at most 6 as JSON, `\u0000`). */
 const MAX_GOAL_JSON = 6 * MAX_GOAL_LENGTH + 2;
 
-/** One piece of evidence of the work: an item's diff, or one tool call with its result. */
+/** One piece of evidence of the work: a diff (or why the work tree could not be read), or one tool call with its result. */
 export interface Evidence {
 	what: string;
 	text: string;
 }
 
-/** What the judge is given. `checks`: each check the verification ran, with how it ended. */
+/**
+ * What the judge is given. `checks`: each check the verification ran, with how it ended. `changes`: the work tree's
+ * change, what the judge reads as the work; `calls`: the tool calls with their results, oldest first, as context.
+ */
 export interface JudgeInput {
 	requests: readonly string[];
 	todos: readonly TodoItem[];
 	checks: readonly { what: string; passed: boolean; ended: string }[];
-	evidence: readonly Evidence[];
+	changes: readonly Evidence[];
+	calls: readonly Evidence[];
 	goal?: string;
 }
 
@@ -68,7 +74,21 @@ export function itemsToJudge(todos: readonly TodoItem[]): number[] {
 	return todos.flatMap((todo, index) => (todo.status === "completed" ? [index] : []));
 }
 
-const jsonLength = (value: unknown): number => JSON.stringify(value).length;
+/** The line separators JSON leaves raw: some readers break lines at them, where a forged marker would stand alone. */
+const RAW_SEPARATORS = /[\u0085\u2028\u2029]/g;
+
+/**
+ * `value` as the judge's data: JSON with every line separator escaped (JSON escapes LF and CR, never U+0085, U+2028
+ * or U+2029), so no text can start a line of its own under any reader's rule of lines.
+ */
+function asData(value: unknown): string {
+	return JSON.stringify(value).replace(
+		RAW_SEPARATORS,
+		(separator) => `\\u${separator.charCodeAt(0).toString(16).padStart(4, "0")}`,
+	);
+}
+
+const jsonLength = (value: unknown): number => asData(value).length;
 
 /** `text`, cut at its end (marked `…`) until it takes at most `max` characters as JSON. */
 export function fitJson(text: string, max: number): string {
@@ -115,20 +135,39 @@ const cutPiece = (piece: Evidence, max: number): Evidence => ({
 });
 
 /**
+ * Each piece cut to its share of `budget` as JSON, in its place: the shortest are fitted first, and what a piece
+ * leaves of its share goes to the longer ones, so every finished item's diff is seen, however many there are.
+ */
+function fairShares(pieces: readonly Evidence[], budget: number): Evidence[] {
+	const fitted = [...pieces];
+	const shortestFirst = pieces.map((_, index) => index).sort((a, b) => jsonLength(pieces[a]) - jsonLength(pieces[b]));
+	let left = budget;
+	for (const [fittedSoFar, index] of shortestFirst.entries()) {
+		const share = Math.floor(left / (pieces.length - fittedSoFar)) - 1;
+		const piece = cutPiece(pieces[index] as Evidence, share);
+		fitted[index] = piece;
+		left -= jsonLength(piece) + 1;
+	}
+	return fitted;
+}
+
+/**
  * The judge's prompt: the fixed instructions as the system prompt, and one user message whose data is JSON between
- * two marker lines. JSON keeps every text whole (the user's words verbatim) and unable to start a line of its own.
+ * two marker lines. JSON keeps every text whole (the user's words verbatim), and {@link asData} keeps it unable to
+ * start a line of its own.
  */
 export function buildJudgePrompt(input: JudgeInput): { system: string; prompt: string } {
 	const asked = itemsToJudge(input.todos);
-	const pieces = input.evidence.map((piece) => cutPiece(piece, JUDGE_LIMITS.piece));
+	const calls = input.calls.map((call) => cutPiece(call, JUDGE_LIMITS.call));
 	const data = {
 		requests: newestWithin(input.requests, JUDGE_LIMITS.requests, fitJson),
 		...(input.goal === undefined ? {} : { goal: fitJson(input.goal, MAX_GOAL_JSON) }),
 		list: listData(input.todos),
 		checks: newestWithin(input.checks, JUDGE_LIMITS.checks, (check) => check),
-		evidence: newestWithin(pieces, JUDGE_LIMITS.evidence, cutPiece),
+		changes: fairShares(input.changes, JUDGE_LIMITS.changes),
+		calls: newestWithin(calls, JUDGE_LIMITS.calls, cutPiece),
 	};
-	const lines = Object.entries(data).map(([key, value]) => `${JSON.stringify(key)}: ${JSON.stringify(value)}`);
+	const lines = Object.entries(data).map(([key, value]) => `${JSON.stringify(key)}: ${asData(value)}`);
 	const prompt = [
 		JUDGE_PROMPT.ask(asked, input.goal !== undefined),
 		JUDGE_PROMPT.dataStart,
@@ -138,8 +177,11 @@ export function buildJudgePrompt(input: JudgeInput): { system: string; prompt: s
 	return { system: JUDGE_PROMPT.system, prompt };
 }
 
-/** Characters the data's frame takes beyond its parts: keys, brackets, separators, the item entries' least room. */
-const FRAME_CHARS = 200 + MAX_TODOS * (JUDGE_LIMITS.itemText + 60);
+/**
+ * Characters the data's frame takes beyond its parts: keys, brackets, separators, the item entries' least room, and
+ * the least a change takes when its share is smaller (its name, an item's and the work tree's).
+ */
+const FRAME_CHARS = 200 + MAX_TODOS * (JUDGE_LIMITS.itemText + 60) + (MAX_TODOS + 1) * 80;
 
 /** The most characters the prompt can take, whatever the list: what the bounds above add up to. */
 export const MAX_JUDGE_PROMPT_CHARS =
@@ -152,7 +194,8 @@ export const MAX_JUDGE_PROMPT_CHARS =
 	MAX_GOAL_JSON +
 	JUDGE_LIMITS.list +
 	JUDGE_LIMITS.checks +
-	JUDGE_LIMITS.evidence +
+	JUDGE_LIMITS.changes +
+	JUDGE_LIMITS.calls +
 	FRAME_CHARS;
 
 function asFinding(value: unknown): Finding | undefined {

@@ -599,6 +599,8 @@ export const CHECKPOINT_TEXTS = {
 	},
 	/** The message of a checkpoint's commit, as `git log` shows it under `refs/til-done/`. */
 	commitMessage: (phase: string, index: number) => `til-done ${phase} [${index}]`,
+	/** The message of the snapshot of the work tree taken as a chain starts (what the judge reads the change from). */
+	chainStartMessage: "til-done chain start",
 	notGitTree: (cwd: string) =>
 		`Checkpoints are on, but ${oneLine(cwd)} is not in a git work tree: no checkpoint is taken.`,
 	busy: (reason: string) => `Checkpoint skipped: ${reason}; git is left alone until it ends.`,
@@ -857,6 +859,9 @@ export const SETTING_WARNINGS = {
 	ignored: (source: string, value: string, expected: string) => `${source}=${value} ignored: expected ${expected}`,
 	switchRefused: (flag: string, value: string, words: string) =>
 		`--${flag}=${value} is refused: a switch takes one of ${words}`,
+	/** The model the judge setting names cannot be called (`why`: pi knows no such model, or has no credentials). */
+	judgeUnusable: (model: string, why: string) =>
+		`the judge ${model} (--til-done-judge, TIL_DONE_JUDGE) cannot be asked: ${why}; name a model pi --list-models shows and has credentials for, or on for the session's model`,
 	/** pi gave a switch flag the word after it: most likely the prompt. */
 	switchTookWord: (flag: string, word: string) =>
 		`--${flag} took ${word} as its value (pi gives a switch the word after it), which is no switch's word: it is refused, and that word was not sent; write --${flag}=on, or put the prompt before the switch`,

@@ -1,13 +1,15 @@
 /**
- * What the judge reads off the session and the work tree: the user's own requests, verbatim, and the evidence of the
- * work (each finished item's diff where checkpoints are on, else the last tool calls with their results). Read here,
- * bounded by core/rules/judge.ts.
+ * What the judge reads off the session and the work tree: the user's own requests, verbatim; the change of the work
+ * tree (each finished item's diff where checkpoints took it, else the work tree's since the chain started), which is
+ * the work; and the tool calls with their results, which are context. Read here, bounded by core/rules/judge.ts.
  */
 
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { checkpointsOn, itemKey, itemWork } from "../../core/rules/checkpoint-rules.ts";
 import type { Evidence } from "../../core/rules/judge.ts";
+import { JUDGE_PROMPT } from "../../core/texts/model.ts";
 import { textOfContent } from "../../core/texts/sanitize.ts";
+import { getChainStart } from "../../state.ts";
 import type { TodoItem } from "../../types.ts";
 import { checkpointsSettled } from "../git/queue.ts";
 
@@ -44,36 +46,66 @@ export function toolEvidence(branch: readonly unknown[]): Evidence[] {
 		}
 		if (message?.role !== "toolResult") continue;
 		const call = typeof message.toolCallId === "string" ? calls.get(message.toolCallId) : undefined;
-		const what = `${message.isError === true ? "error of" : "result of"} ${call ?? String(message.toolName)}`;
+		const what = JUDGE_PROMPT.evidence.call(call ?? String(message.toolName), message.isError === true);
 		evidence.push({ what: what.slice(0, CALL_CHARS), text: textOfContent(message.content) });
 	}
 	return evidence;
 }
 
-/** Each completed item's diff from its start to its completion, where checkpoints took both; [] when none did. */
-async function diffEvidence(ctx: ExtensionContext, branch: readonly unknown[], todos: readonly TodoItem[]) {
+/** A diff as the judge reads it: an empty one says that no file changed. */
+const diffPiece = (what: string, diff: string): Evidence => ({
+	what,
+	text: diff.trim() === "" ? JUDGE_PROMPT.evidence.noChange : diff,
+});
+
+/**
+ * Each completed item's diff from its start to its completion, where checkpoints took both, and how many completed
+ * items have none.
+ */
+async function itemChanges(ctx: ExtensionContext, branch: readonly unknown[], todos: readonly TodoItem[]) {
 	await checkpointsSettled();
 	const { findRepo, diffSnapshots } = await import("../git/git.ts");
 	const repo = await findRepo(ctx.cwd);
-	if (!repo) return [];
 	const checkpoints = checkpointsOn(branch);
-	const evidence: Evidence[] = [];
+	const diffs: Evidence[] = [];
+	let without = 0;
 	for (const [index, todo] of todos.entries()) {
 		if (todo.status !== "completed") continue;
 		const work = itemWork(checkpoints, itemKey(index, todo.text));
-		const diff = work && (await diffSnapshots(repo, work.start.commit, work.done.commit));
-		if (diff !== undefined) evidence.push({ what: `diff of [${index}]`, text: diff });
+		const diff = repo && work && (await diffSnapshots(repo, work.start.commit, work.done.commit));
+		if (diff === undefined) without++;
+		else diffs.push(diffPiece(JUDGE_PROMPT.evidence.itemChange(index), diff));
 	}
-	return evidence;
+	return { diffs, without };
 }
 
-/** The evidence the judge reads: the items' diffs where checkpoints are on and took them, else the tool calls. */
+/** Why no snapshot was taken as the chain started, as the judge reads it. */
+const UNREAD_START = { "not-git": JUDGE_PROMPT.evidence.notGit, failed: JUDGE_PROMPT.evidence.unreadable } as const;
+
+/** The work tree's change since the chain started, or why it cannot be read (git is asked only when it can be). */
+async function treeChange(ctx: ExtensionContext): Promise<Evidence> {
+	const what = JUDGE_PROMPT.evidence.treeChange;
+	const start = getChainStart();
+	if (start === undefined) return { what, text: JUDGE_PROMPT.evidence.noStart };
+	if ("unread" in start) return { what, text: UNREAD_START[start.unread] };
+	const { changeSince } = await import("../git/chain-start.ts");
+	const diff = await changeSince(ctx, start);
+	return diff === undefined ? { what, text: JUDGE_PROMPT.evidence.unreadable } : diffPiece(what, diff);
+}
+
+/**
+ * What the judge reads of the work, whatever `--til-done-checkpoints` says: the work tree's change (each completed
+ * item's diff where checkpoints took it; the work tree's since the chain started where any item has none, or no item
+ * is completed, as for a goal), then every tool call with its result as context.
+ */
 export async function gatherEvidence(
 	ctx: ExtensionContext,
 	branch: readonly unknown[],
 	todos: readonly TodoItem[],
 	checkpoints: boolean,
-): Promise<Evidence[]> {
-	const diffs = checkpoints ? await diffEvidence(ctx, branch, todos) : [];
-	return diffs.length > 0 ? diffs : toolEvidence(branch);
+): Promise<{ changes: Evidence[]; calls: Evidence[] }> {
+	const items = checkpoints ? await itemChanges(ctx, branch, todos) : undefined;
+	const covered = items !== undefined && items.without === 0 && items.diffs.length > 0;
+	const changes = covered ? items.diffs : [...(items?.diffs ?? []), await treeChange(ctx)];
+	return { changes, calls: toolEvidence(branch) };
 }

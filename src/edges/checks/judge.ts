@@ -22,11 +22,23 @@ import { getChain, recordJudgeUsage, setChecking } from "../../state.ts";
 
 type Model = NonNullable<ExtensionContext["model"]>;
 
-/** The model that judges: the one the setting names, else the session's; or why there is none. */
+/** The model that judges: the one the setting names, else the session's; or why pi cannot call it. */
 function judgeModel(ctx: ExtensionContext, choice: string): Model | { why: string } {
 	const named = judgeModelOf(choice);
-	if (!named) return ctx.model ?? { why: JUDGE_TEXTS.noModel };
-	return ctx.modelRegistry.find(named.provider, named.id) ?? { why: JUDGE_TEXTS.unknownModel(choice) };
+	const model = named ? ctx.modelRegistry.find(named.provider, named.id) : ctx.model;
+	if (!model) return { why: named ? JUDGE_TEXTS.unknownModel(choice) : JUDGE_TEXTS.noModel };
+	const name = `${model.provider}/${model.id}`;
+	return ctx.modelRegistry.hasConfiguredAuth(model) ? model : { why: JUDGE_TEXTS.noAuth(name) };
+}
+
+/**
+ * Why the model a judge setting names cannot be called (pi knows no such model, or has no credentials for it), asked
+ * when the session starts. `on` names none: the session's model is pi's to check, and a session may have none yet.
+ */
+export function namedJudgeProblem(ctx: ExtensionContext, choice: string): string | undefined {
+	if (judgeModelOf(choice) === undefined) return undefined;
+	const model = judgeModel(ctx, choice);
+	return "why" in model ? model.why : undefined;
 }
 
 /** Why the judge's call may not be made within the chain's budgets, by the forecast of its tokens and cost. */
@@ -58,7 +70,6 @@ export async function askJudge(
 	const model = judgeModel(ctx, config.judge);
 	if ("why" in model) return { judged: false, why: model.why };
 	const name = `${model.provider}/${model.id}`;
-	if (!ctx.modelRegistry.hasConfiguredAuth(model)) return { judged: false, why: JUDGE_TEXTS.noAuth(name) };
 	const asked = itemsToJudge(input.todos);
 	const { system, prompt } = buildJudgePrompt(input);
 	const over = overBudget(model, system.length + prompt.length, asked.length, config);

@@ -8,6 +8,7 @@ import { getGoal } from "../../state.ts";
 import { warnOfInertBudget } from "../host/model-price.ts";
 import { tell } from "../host/tell.ts";
 import type { Engine } from "../run/engine.ts";
+import { refuseCommand } from "./refuse.ts";
 
 /** The word that ends the goal in progress. */
 const OFF = "off";
@@ -24,12 +25,8 @@ export function registerGoalCommand(pi: ExtensionAPI, engine: Engine, getConfig:
 			if (words.toLowerCase() === OFF) return engine.endGoal(ctx);
 			const condition = parseGoal(words);
 			if (condition === undefined) {
-				tell(
-					ctx,
-					`${GOAL_ANSWERS.tooLong(words.length, MAX_GOAL_LENGTH)}\n${GOAL_ANSWERS.usage(MAX_GOAL_LENGTH)}`,
-					"error",
-				);
-				return;
+				const tooLong = GOAL_ANSWERS.tooLong(words.length, MAX_GOAL_LENGTH);
+				return refuseCommand(engine, ctx, `${tooLong}\n${GOAL_ANSWERS.usage(MAX_GOAL_LENGTH)}`);
 			}
 			warnOfInertBudget(ctx, getConfig());
 			await engine.startGoal(condition, ctx);

@@ -6,6 +6,7 @@ import { LOOP_DESCRIPTION, LOOP_USAGE, loopRefused } from "../../core/texts/user
 import { warnOfInertBudget } from "../host/model-price.ts";
 import { tell } from "../host/tell.ts";
 import type { Engine } from "../run/engine.ts";
+import { refuseCommand } from "./refuse.ts";
 
 export function registerLoopCommand(pi: ExtensionAPI, engine: Engine, getConfig: () => TilDoneConfig): void {
 	pi.registerCommand("loop", {
@@ -15,7 +16,7 @@ export function registerLoopCommand(pi: ExtensionAPI, engine: Engine, getConfig:
 			const { parseLoopArgs } = await import("../../core/rules/loop-args.ts");
 			const parsed = parseLoopArgs(args);
 			if ("help" in parsed) return tell(ctx, LOOP_USAGE, "info");
-			if ("error" in parsed) return tell(ctx, loopRefused(parsed.error), "error");
+			if ("error" in parsed) return refuseCommand(engine, ctx, loopRefused(parsed.error));
 			warnOfInertBudget(ctx, getConfig());
 			await engine.startLoop(parsed.spec, ctx);
 		},

@@ -14,14 +14,14 @@ import { tell } from "../host/tell.ts";
 
 /**
  * Writes the list to `file` (relative to the session's folder) over the list it holds, the user said so; its own
- * heading and notes above the list stay.
+ * heading and notes above the list stay. A file that cannot be written is refused (`refuse`).
  */
-export function exportPlan(ctx: ExtensionCommandContext, file: string): void {
+export function exportPlan(ctx: ExtensionCommandContext, file: string, refuse: (text: string) => void): void {
 	const todos = getTodos();
 	const path = resolve(ctx.cwd, file);
 	const error = writePlanFile(path, planToMarkdown(todos, preambleOf(readPlanText(path))));
 	if (error === undefined) tell(ctx, NOTICES.exported(file, todos.length));
-	else tell(ctx, NOTICES.unwritable(file, error), "error");
+	else refuse(NOTICES.unwritable(file, error));
 }
 
 /** In the TUI, whether the user lets a list with open items be replaced. */
@@ -33,19 +33,23 @@ async function mayReplace(ctx: ExtensionCommandContext, file: string): Promise<b
 
 /**
  * Replaces the list with the one in `file` and returns what to tell the user; undefined when nothing changed (the
- * file cannot be read, is refused, or the user said no), which the user has been told.
+ * file cannot be read or is not understood, which `refuse` says; or the user said no), which the user has been told.
  */
-export async function importPlan(ctx: ExtensionCommandContext, file: string): Promise<string | undefined> {
+export async function importPlan(
+	ctx: ExtensionCommandContext,
+	file: string,
+	refuse: (text: string) => void,
+): Promise<string | undefined> {
 	const path = resolve(ctx.cwd, file);
 	const read = readPlanFile(path);
 	if (!("text" in read)) {
 		const why = "error" in read ? NOTICES.unreadable(file, read.error) : NOTICES.missing(file);
-		tell(ctx, NOTICES.importRefused(why), "error");
+		refuse(NOTICES.importRefused(why));
 		return undefined;
 	}
 	const parsed = parsePlanMarkdown(read.text);
 	if (!parsed.ok) {
-		tell(ctx, NOTICES.importRefused(planFileError(file, parsed.line, parsed.problem)), "error");
+		refuse(NOTICES.importRefused(planFileError(file, parsed.line, parsed.problem)));
 		return undefined;
 	}
 	if (!(await mayReplace(ctx, file))) {

@@ -64,6 +64,7 @@ import { modelInputPrice, modelPriced } from "../host/model-price.ts";
 import { tell } from "../host/tell.ts";
 import type { Engine } from "../run/engine.ts";
 import type { CheckpointCall } from "./checkpoints.ts";
+import { refuseCommand } from "./refuse.ts";
 
 /** What a `/todos` subcommand needs. */
 interface TodosCall {
@@ -151,7 +152,7 @@ interface Subcommand {
 /** Refuses what a subcommand did not understand: why, then its usage; nothing changes. */
 function refuse(call: TodosCall, why: string): void {
 	const usage = SUBCOMMANDS[call.sub]?.usage ?? call.sub;
-	tell(call.ctx, TODOS_ANSWERS.refused(call.sub, why, usage), "error");
+	refuseCommand(call.engine, call.ctx, TODOS_ANSWERS.refused(call.sub, why, usage));
 }
 
 /** Runs `apply` with what `parsed` holds, or refuses with its error. */
@@ -196,7 +197,7 @@ const SUBCOMMANDS: Readonly<Record<string, Subcommand>> = {
 		run: (call) =>
 			withParsed(call, parseFile(call.rest, call.config.planFile ?? DEFAULT_PLAN_FILE), async (file) => {
 				const { exportPlan } = await import("./plan-file.ts");
-				exportPlan(call.ctx, file);
+				exportPlan(call.ctx, file, (text) => refuseCommand(call.engine, call.ctx, text));
 			}),
 	},
 	import: {
@@ -204,7 +205,7 @@ const SUBCOMMANDS: Readonly<Record<string, Subcommand>> = {
 		run: (call) =>
 			withParsed(call, parseFile(call.rest), async (file) => {
 				const { importPlan } = await import("./plan-file.ts");
-				const answer = await importPlan(call.ctx, file);
+				const answer = await importPlan(call.ctx, file, (text) => refuseCommand(call.engine, call.ctx, text));
 				if (answer !== undefined) await changed(call, answer, false);
 			}),
 	},
@@ -233,7 +234,12 @@ const SUBCOMMANDS: Readonly<Record<string, Subcommand>> = {
 function checkpoint(name: "showDiff" | "revertItem" | "showCheckpoints"): Subcommand["run"] {
 	return async (call) => {
 		const commands = await import("./checkpoints.ts");
-		const checkpointCall: CheckpointCall = { ctx: call.ctx, rest: call.rest, refuse: (why) => refuse(call, why) };
+		const checkpointCall: CheckpointCall = {
+			ctx: call.ctx,
+			rest: call.rest,
+			refuseArgs: (why) => refuse(call, why),
+			refuse: (text) => refuseCommand(call.engine, call.ctx, text),
+		};
 		await commands[name](checkpointCall);
 	};
 }
@@ -246,7 +252,7 @@ export const TODOS_SUBCOMMANDS: readonly { name: string; description: string }[]
 async function runTodosCommand(call: TodosCall): Promise<void> {
 	const subcommand = Object.hasOwn(SUBCOMMANDS, call.sub) ? SUBCOMMANDS[call.sub] : undefined;
 	if (subcommand) return subcommand.run(call);
-	tell(call.ctx, TODOS_ANSWERS.unknown(quoted(call.sub), helpText()), "error");
+	refuseCommand(call.engine, call.ctx, TODOS_ANSWERS.unknown(quoted(call.sub), helpText()));
 }
 
 /** One line per subcommand: how it is written, and what it does. */

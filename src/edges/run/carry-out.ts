@@ -290,7 +290,7 @@ async function judgeOf(
 		requests: userRequests(branch),
 		todos: checked,
 		checks,
-		evidence: await gatherEvidence(run.ctx, branch, checked, run.config.checkpoints),
+		...(await gatherEvidence(run.ctx, branch, checked, run.config.checkpoints)),
 		...(goal === undefined ? {} : { goal }),
 	};
 	const judge = await askJudge(input, run);

@@ -18,7 +18,18 @@ import { runOutcome } from "../../core/rules/outcome.ts";
 import type { TilDoneConfig } from "../../core/rules/settings.ts";
 import { GOAL_PROMPTS, loopPrompt } from "../../core/texts/model.ts";
 import { GOAL_ENDS, LOOP_ENDS } from "../../core/texts/user.ts";
-import { getGoal, getLoop, getWorkers, holdEndedRun, resetChain, setGoal, setLoop, takeEndedRun } from "../../state.ts";
+import {
+	getGoal,
+	getLoop,
+	getWorkers,
+	holdEndedRun,
+	judgeIsOn,
+	recordChainStart,
+	resetChain,
+	setGoal,
+	setLoop,
+	takeEndedRun,
+} from "../../state.ts";
 import type { LoopSpec } from "../../types.ts";
 import { quietly } from "../host/quietly.ts";
 import { tell } from "../host/tell.ts";
@@ -36,8 +47,12 @@ export interface Engine {
 	onBeforeSettle(event: AgentBeforeSettleEvent, ctx: ExtensionContext): Promise<BoundaryResult | undefined>;
 	/** Whether the session's mode acts in `agent_before_settle`. */
 	readonly actsBeforeSettle: boolean;
-	/** The user submitted a prompt: stop whatever follows a run, and any loop, and start a new chain. */
-	onUserInput(ctx: ExtensionContext): void;
+	/**
+	 * The user submitted a prompt: stop whatever follows a run, and any loop, and start a new chain. A prompt that
+	 * starts a run (`startsRun`; not one steering a run under way) starts the work the judge reads the change of:
+	 * resolves once the work tree is snapshotted.
+	 */
+	onUserInput(ctx: ExtensionContext, startsRun?: boolean): Promise<void>;
 	/** The session was replaced, reloaded or moved in its tree: forget everything tied to the old one. */
 	onSessionChange(): void;
 	/** Starts a `/loop`: its first iteration goes out now (after the current run if one is going). */
@@ -91,6 +106,16 @@ function takeOver(engine: EngineState, ctx: ExtensionContext, why?: string): voi
 	tell(ctx, LOOP_ENDS.byUser, "info");
 }
 
+/**
+ * A chain's work starts: while the judge or a goal is on, the work tree is snapshotted first (the git edge loaded only
+ * then), so that the judge reads the work as the change of the files since, not as what a tool printed.
+ */
+async function snapshotIfJudged(ctx: ExtensionContext): Promise<void> {
+	if (!judgeIsOn() && getGoal() === undefined) return;
+	const { snapshotChainStart } = await import("../git/chain-start.ts");
+	recordChainStart(await snapshotChainStart(ctx));
+}
+
 async function startLoop(engine: EngineState, spec: LoopSpec, ctx: ExtensionCommandContext): Promise<void> {
 	const run = follow(engine, ctx);
 	holdEndedRun(undefined);
@@ -98,6 +123,7 @@ async function startLoop(engine: EngineState, spec: LoopSpec, ctx: ExtensionComm
 	resetChain();
 	const first = { ...spec, iteration: 1 };
 	setLoop(first);
+	await snapshotIfJudged(ctx);
 	const message = { customType: LOOP_MESSAGE_TYPE, content: loopPrompt(first) };
 	if (!(await run?.mode.startRun(message, ctx))) setLoop(undefined);
 }
@@ -108,6 +134,7 @@ async function startGoal(engine: EngineState, condition: string, ctx: ExtensionC
 	// A goal is the user's new start: its runs count in a fresh chain, bounded by the chain's breakers and budgets.
 	resetChain();
 	setGoal({ condition, runs: 0 });
+	await snapshotIfJudged(ctx);
 	const message = { customType: GOAL_MESSAGE_TYPE, content: GOAL_PROMPTS.first(condition) };
 	if (!(await run?.mode.startRun(message, ctx))) setGoal(undefined);
 }
@@ -169,9 +196,10 @@ export function createEngine(pi: ExtensionAPI, getConfig: () => TilDoneConfig): 
 		get actsBeforeSettle() {
 			return engine.mode?.actsBeforeSettle ?? false;
 		},
-		onUserInput(ctx) {
+		async onUserInput(ctx, startsRun = false) {
 			takeOver(engine, ctx, PROMPTED);
 			resetChain();
+			if (startsRun) await snapshotIfJudged(ctx);
 		},
 		onSessionChange: forget,
 		startLoop: (spec, ctx) => startLoop(engine, spec, ctx),

@@ -193,8 +193,11 @@ function ring(body: string): void {
 	void import("../host/ring.ts").then(({ ringTerminal }) => ringTerminal(RING_TITLE, body)).catch(() => {});
 }
 
-/** Exit status of `pi -p` when a setting was not understood or the step file could not be loaded: nothing ran. */
-export const SETUP_EXIT_CODE = 2;
+/**
+ * Exit status of `pi -p` when nothing of what it was told ran: a setting not understood, a plan file that could not be
+ * loaded, a judge pi cannot call, a refused command.
+ */
+export const REFUSED_EXIT_CODE = 2;
 /** Exit status of `pi -p` when every item is finished but the list did not pass its verification. */
 export const UNVERIFIED_EXIT_CODE = 3;
 /** Exit status of `pi -p` when the list it worked on ends with items open, whatever stopped it. */
@@ -243,8 +246,13 @@ function inRunMode({ pi, ctx }: ModeEnv): Mode {
  */
 export function refuseRun(ctx: ExtensionContext): void {
 	markRunRefused();
-	tell(ctx, NOTICES.runRefused(SETUP_EXIT_CODE), "error");
-	process.exitCode = SETUP_EXIT_CODE;
+	tell(ctx, NOTICES.runRefused(REFUSED_EXIT_CODE), "error");
+	exitRefused();
+}
+
+/** The invocation exits 2: what it was told did not run. Only the user's own session sets the process's status. */
+export function exitRefused(): void {
+	if (getRole() === "own") process.exitCode = REFUSED_EXIT_CODE;
 }
 
 /**

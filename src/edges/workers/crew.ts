@@ -122,8 +122,7 @@ async function startOne(index: number, repo: Repo, run: BoundRun): Promise<void>
 	// At work from now on: no other decision hands the item out again.
 	addWorker({ index, key, startedAt: Date.now(), tokens: 0, dir: "" });
 	const claim = { key, session, host: hostname(), pid: process.pid, at: Date.now(), owner: ownerTag() };
-	if (!(await claimItem(repo, claim)))
-		return markClaimedElsewhere(key);
+	if (!(await claimItem(repo, claim))) return markClaimedElsewhere(key);
 	updateTodoStatus([index], "in_progress");
 	commitList(run.pi);
 	const refs = `${CHECKPOINT_REF_ROOT}${session}/${key}/worker`;
