@@ -7,6 +7,7 @@
 
 import {
 	type ChainSpend,
+	type CheckEnd,
 	type Checkpoint,
 	type Counters,
 	DEFAULT_LOOP_MARKER,
@@ -19,6 +20,7 @@ import {
 	MAX_TODOS,
 	type SideSpend,
 	type TodoItem,
+	type WorkerOutcome,
 } from "../../types.ts";
 import { CHECK_NAMES } from "./model.ts";
 import { oneLine, prefix } from "./sanitize.ts";
@@ -320,24 +322,13 @@ export const failedCheck = (what: string, end: string): string => `${what} (${en
 /** What the user reads of the workers. */
 export const WORKER_TEXTS = {
 	noRepo: "pi-til-done: workers need a git work tree: the session's model works the list alone.",
-	noTree: "its tree could not be made from a snapshot of the work tree",
-	noResult: "its work could not be kept",
-	stopped: "stopped",
-	timedOut: (minutes: number) => `it ran past its ${minutes}-minute limit`,
-	failed: (code: number | null, stderr: string) =>
-		`it ended with ${code === null ? "a signal" : `exit code ${code}`}${stderr.trim() ? `: ${prefix(oneLine(stderr.trim()), 120)}` : ""}`,
-	checkFailed: (code: number) => `its check failed in its tree (exit code ${code})`,
-	cutOff: "its answer was cut at the model's output limit before it ended its item",
-	notDone: (why: string) => `it said it could not do its item: «${why}»`,
-	overspent: (tokens: number, factor: number, medianPerItem: number) =>
-		`it spent ${formatTokens(tokens)} tokens on its item, more than ${factor} × the median of ${formatTokens(medianPerItem)} tokens per finished todo`,
-	conflicts: (files: readonly string[]) =>
-		`its work conflicts with the work tree in ${files.map((file) => JSON.stringify(oneLine(file))).join(", ")}`,
 	givenBack: (index: number, why: string) => `Worker on [${index}]: ${why}; the item is ready again.`,
-	listChanged: "the list changed while it worked: its item is no longer where it was",
 	/** A worker whose item the list no longer holds: nothing of it landed, and its work stays under its ref. */
 	workKept: (index: number, why: string) =>
 		`Worker on [${index}]: ${why}; nothing of it landed, and its work is kept under its ref.`,
+	/** A stop that came once the landing had begun writing: a landing is all or nothing, so it landed whole. */
+	landedOnStop: (index: number) =>
+		`Worker on [${index}]: its landing had begun writing when you stopped it: it landed whole, and the item is completed.`,
 	/** `/todos workers` alone: the setting, then one line per worker at work. */
 	list: (max: number, lines: readonly string[]) =>
 		[
@@ -350,10 +341,56 @@ export const WORKER_TEXTS = {
 	set: (max: number) =>
 		max === 0 ? "Workers: off for this session." : `Workers: up to ${max} at once in this session.`,
 	noRepoRefused: "workers need a git work tree, and this session's folder is not in one",
-	/** Esc while workers are at work: every one is stopped and its item is ready again. */
-	stoppedByKey: (count: number) =>
-		`Workers stopped by you: ${count} item(s) are ready again, each worker's work kept under a ref of pi-til-done.`,
+	/** Esc while workers are at work: the items given back, and those whose landing had begun writing and landed. */
+	stoppedByKey: ({ givenBack, landed }: { givenBack: number; landed: number }) =>
+		[
+			"Workers stopped by you:",
+			...(givenBack > 0 || landed === 0
+				? [`${givenBack} item(s) are ready again, each worker's work kept under a ref of pi-til-done.`]
+				: []),
+			...(landed > 0 ? [`${landed} item(s) had begun landing when you stopped them, and landed whole.`] : []),
+		].join(" "),
 } as const;
+
+/** How a check that did not pass ended, as the user reads it. */
+function checkEndText(end: CheckEnd): string {
+	if (end.kind === "exit") return `exit code ${end.code}`;
+	if (end.kind === "signal") return `killed by signal ${end.signal}`;
+	return `timed out after ${end.seconds} s`;
+}
+
+/** Why a worker's item went back to ready (or, landed, that it landed), in the words the user and its next try read. */
+export function workerWhy(outcome: WorkerOutcome): string {
+	switch (outcome.kind) {
+		case "landed":
+			return "it landed";
+		case "stopped":
+			return "stopped";
+		case "overspent":
+			return `it spent ${formatTokens(outcome.tokens)} tokens on its item, more than ${outcome.factor} × the median of ${formatTokens(outcome.median)} tokens per finished todo`;
+		case "timed-out":
+			return `it ran past its ${outcome.minutes}-minute limit`;
+		case "failed": {
+			const { code, stderr } = outcome;
+			const said = stderr.trim() ? `: ${prefix(oneLine(stderr.trim()), 120)}` : "";
+			return `it ended with ${code === null ? "a signal" : `exit code ${code}`}${said}`;
+		}
+		case "unfinished":
+			return outcome.said === undefined
+				? "its answer was cut at the model's output limit before it ended its item"
+				: `it said it could not do its item: «${outcome.said}»`;
+		case "check-failed":
+			return `its check failed in its tree (${checkEndText(outcome.end)})`;
+		case "no-tree":
+			return "its tree could not be made from a snapshot of the work tree";
+		case "no-result":
+			return "its work could not be kept";
+		case "list-changed":
+			return "the list changed while it worked: its item is no longer where it was";
+		case "conflict":
+			return `its work conflicts with the work tree in ${outcome.files.map((file) => JSON.stringify(oneLine(file))).join(", ")}`;
+	}
+}
 
 /** `⚙ 3 workers: [1] [2] [4]` while workers are at work. */
 export function workersStatus(indices: readonly number[]): StatusText {

@@ -9,8 +9,8 @@ import { hostname } from "node:os";
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { itemKey } from "../../core/rules/checkpoint-rules.ts";
 import { CHECKPOINT_REF_ROOT } from "../../core/rules/keys.ts";
-import { unfinishedWhy, workerOverspends, workerPrompt } from "../../core/rules/workers.ts";
-import { WORKER_TEXTS } from "../../core/texts/user.ts";
+import { countsAsFailedRun, processOutcome, workerOverspends, workerPrompt } from "../../core/rules/workers.ts";
+import { WORKER_TEXTS, workerWhy } from "../../core/texts/user.ts";
 import {
 	addWorker,
 	getChain,
@@ -25,6 +25,7 @@ import {
 	updateTodoStatus,
 	workerNote,
 } from "../../state.ts";
+import type { WorkerOutcome } from "../../types.ts";
 import { claimItem, releaseItem } from "../git/claims.ts";
 import { findRepo, type Repo, takeCheckpoint } from "../git/git.ts";
 import { landWork } from "../git/land.ts";
@@ -34,16 +35,16 @@ import { storeList } from "../host/commit.ts";
 import { quietly } from "../host/quietly.ts";
 import { WORKER_MARKER } from "../host/role.ts";
 import { tell } from "../host/tell.ts";
-import { piCommand, runWorker, type WorkerEnd } from "./worker-process.ts";
+import { piCommand, runWorker } from "./worker-process.ts";
 
 /** How long one worker may run before its group is killed and its item goes back to ready. */
 export const WORKER_TIME_LIMIT_MS = 30 * 60_000;
 
-/** One worker at work: the item it has, and how to stop it. */
+/** One worker at work: the item it has, how to stop it, and how it ended once it has. */
 interface Running {
 	index: number;
 	stop: AbortController;
-	ended: Promise<void>;
+	ended: Promise<WorkerOutcome>;
 }
 
 /** The crew of one extension instance (its session). */
@@ -122,7 +123,7 @@ async function startOne(index: number, repo: Repo, run: CrewRun): Promise<void> 
 	if (!tree) {
 		await releaseItem(repo, key);
 		removeWorker(key);
-		return giveBack(run, item, WORKER_TEXTS.noTree);
+		return giveBack(run, item, { kind: "no-tree" });
 	}
 	placeWorker(key, tree.dir);
 	const stop = new AbortController();
@@ -141,46 +142,67 @@ interface Item {
 /** Whether the list still holds `item` where it was. */
 const stillThere = (item: Item): boolean => getTodos()[item.index]?.text === item.text;
 
-/** One worker's life, from its start to its item completed or given back. */
-async function work(job: {
+/** What a worker works with. */
+interface Job {
 	item: Item;
 	key: string;
 	repo: Repo;
 	tree: WorkerTree;
 	refs: string;
 	run: CrewRun;
-	/** Aborted to stop the worker: with why as its reason when the worker itself is the cause. */
+	/** Aborted to stop the worker: with the outcome as its reason when the worker itself is the cause. */
 	stop: AbortController;
-}): Promise<void> {
-	const { item, key, repo, tree, refs, run, stop } = job;
+}
+
+/** One worker's life, from its start to its item completed or given back; how it ended. */
+async function work(job: Job): Promise<WorkerOutcome> {
+	const { item, key, repo, tree, run } = job;
 	try {
-		const end = await runWorker({
-			...piCommandFor(run, item.index, key),
-			cwd: tree.dir,
-			env: { ...process.env, [WORKER_MARKER]: String(process.pid) },
-			timeoutMs: WORKER_TIME_LIMIT_MS,
-			signal: stop.signal,
-			onUsage: (usage) => {
-				const tokens = recordWorkerUsage(key, usage);
-				const overspent = workerOverspends(tokens, getChain().spend, run.spendFactor);
-				if (overspent !== undefined) stop.abort(overspent);
-			},
-		});
-		const why = workerFailure(end, stop.signal);
-		const result = await keepWorkerResult(repo, tree, `${refs}-result`);
-		if (why !== undefined || result === undefined) return giveBack(run, item, why ?? WORKER_TEXTS.noResult, key);
-		const failedCheck = await checkInTree(run, item.check, tree.dir);
-		if (failedCheck) return giveBack(run, item, failedCheck, key);
-		const notLanded = await landOneAtATime(() => land(job, result));
-		if (notLanded) return giveBack(run, item, notLanded, key);
-		recordWorkerEnd(false);
-		noteWorker(key, undefined);
+		const outcome = await workAndLand(job);
+		if (outcome.kind !== "landed") giveBack(run, item, outcome, key);
+		else {
+			recordWorkerEnd(false);
+			noteWorker(key, undefined);
+		}
+		return outcome;
 	} finally {
 		removeWorkerTree(tree.dir);
 		await releaseItem(repo, key);
 		// Last: its end wakes the next decision, which may hand the item out again.
 		removeWorker(key);
 	}
+}
+
+/** The worker runs, its work is kept, its check runs in its tree, and its work lands: how far it got. */
+async function workAndLand(job: Job): Promise<WorkerOutcome> {
+	const { item, key, repo, tree, refs, run, stop } = job;
+	const end = await runWorker({
+		...piCommandFor(run, item.index, key),
+		cwd: tree.dir,
+		env: { ...process.env, [WORKER_MARKER]: String(process.pid) },
+		timeoutMs: WORKER_TIME_LIMIT_MS,
+		signal: stop.signal,
+		onUsage: (usage) => {
+			const tokens = recordWorkerUsage(key, usage);
+			const overspent = workerOverspends(tokens, getChain().spend, run.spendFactor);
+			if (overspent !== undefined) stop.abort(overspent);
+		},
+	});
+	const ended = processOutcome(end, stoppedAs(stop.signal), WORKER_TIME_LIMIT_MS / 60_000);
+	const result = await keepWorkerResult(repo, tree, `${refs}-result`);
+	if (ended !== undefined) return ended;
+	if (result === undefined) return { kind: "no-result" };
+	const failedCheck = await checkInTree(run, item.check, tree.dir);
+	if (failedCheck) return failedCheck;
+	return landOneAtATime(() => land(job, result));
+}
+
+/** What stopped a worker: the outcome its stop was aborted with, or the user. */
+function stoppedAs(signal: AbortSignal): WorkerOutcome {
+	const reason: unknown = signal.reason;
+	return typeof reason === "object" && reason !== null && "kind" in reason
+		? (reason as WorkerOutcome)
+		: { kind: "stopped" };
 }
 
 /** The landings of this process, one at a time: an item's checkpoints around its landing hold its work alone. */
@@ -194,18 +216,18 @@ function landOneAtATime<T>(landing: () => Promise<T>): Promise<T> {
 
 /**
  * Lands a worker's `result` in the user's work tree, between the item's start checkpoint (taken once the worker is
- * marked landing) and its completion's; why it did not land (nothing written then), or undefined once it did.
+ * marked landing) and its completion's: landed, or why it did not (nothing written then).
  */
-async function land(job: { item: Item; key: string; repo: Repo; tree: WorkerTree; run: CrewRun }, result: string) {
-	if (!stillThere(job.item)) return WORKER_TEXTS.listChanged;
+async function land(job: Job, result: string): Promise<WorkerOutcome> {
+	if (!stillThere(job.item)) return { kind: "list-changed" };
 	markLanding(job.key);
 	await checkpointsSettled();
 	const landing = await landWork(job.repo, job.tree.base, result);
-	if (!landing || "conflicts" in landing) return WORKER_TEXTS.conflicts(landing?.conflicts ?? []);
+	if (!landing || "conflicts" in landing) return { kind: "conflict", files: landing?.conflicts ?? [] };
 	updateTodoStatus([job.item.index], "completed");
 	commitList(job.run.pi);
 	await checkpointsSettled();
-	return undefined;
+	return { kind: "landed" };
 }
 
 /** The worker's command: this pi again, with the session's model and extensions, on its one item. */
@@ -229,28 +251,21 @@ function thinkingOf(pi: ExtensionAPI): string[] {
 	return level ? ["--thinking", level] : [];
 }
 
-/** Why a worker's end is no work done, or undefined when it ended with an answer; `stop` says why it was stopped. */
-function workerFailure(end: WorkerEnd, stop: AbortSignal): string | undefined {
-	if (end.aborted) return typeof stop.reason === "string" ? stop.reason : WORKER_TEXTS.stopped;
-	if (end.timedOut) return WORKER_TEXTS.timedOut(WORKER_TIME_LIMIT_MS / 60_000);
-	if (end.code !== 0 || end.stopReason === "error") return WORKER_TEXTS.failed(end.code, end.stderr);
-	return unfinishedWhy(end.answer, end.stopReason);
-}
-
 /** The item's own check, run in the worker's tree; why it failed, or undefined when it passed (or has none). */
-async function checkInTree(run: CrewRun, check: string | undefined, dir: string): Promise<string | undefined> {
+async function checkInTree(run: CrewRun, check: string | undefined, dir: string): Promise<WorkerOutcome | undefined> {
 	if (check === undefined) return undefined;
 	const result = await run.pi.exec("bash", ["-c", check], { cwd: dir, timeout: run.checkTimeoutSeconds * 1000 });
-	return result.code === 0 ? undefined : WORKER_TEXTS.checkFailed(result.code);
+	return result.code === 0 ? undefined : { kind: "check-failed", end: { kind: "exit", code: result.code } };
 }
 
 /**
  * The item goes back to ready, with why (its next worker is told); a worker that failed counts as a failed run. An item
  * the list no longer holds where it was is left as the list has it now.
  */
-function giveBack(run: CrewRun, item: Item, why: string, key?: string): void {
+function giveBack(run: CrewRun, item: Item, outcome: WorkerOutcome, key?: string): void {
+	const why = workerWhy(outcome);
 	if (key !== undefined) noteWorker(key, why);
-	recordWorkerEnd(why !== WORKER_TEXTS.stopped);
+	recordWorkerEnd(countsAsFailedRun(outcome));
 	if (!stillThere(item)) {
 		tell(run.ctx, WORKER_TEXTS.workKept(item.index, why), "warning");
 		return;
@@ -260,9 +275,13 @@ function giveBack(run: CrewRun, item: Item, why: string, key?: string): void {
 	tell(run.ctx, WORKER_TEXTS.givenBack(item.index, why), "warning");
 }
 
-/** Stops every worker of the crew: each group killed, its work kept under a ref, its tree removed. */
-export async function stopWorkers(pi: ExtensionAPI): Promise<void> {
+/**
+ * Stops every worker of the crew: each group killed, its work kept under a ref, its tree removed; how each ended (one
+ * whose landing had begun writing landed).
+ */
+export async function stopWorkers(pi: ExtensionAPI): Promise<WorkerOutcome[]> {
 	const running = [...crewOf(pi).running.values()];
-	for (const worker of running) worker.stop.abort();
-	await Promise.all(running.map((worker) => worker.ended));
+	const stopped: WorkerOutcome = { kind: "stopped" };
+	for (const worker of running) worker.stop.abort(stopped);
+	return Promise.all(running.map((worker) => worker.ended));
 }
