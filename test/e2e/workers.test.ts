@@ -26,51 +26,10 @@ import { sessionEntries } from "../helpers/session-file.ts";
 import { installForChildren, runParent, scriptsByDepth } from "../helpers/subagents.ts";
 import { hasTmux, TMUX_MISSING } from "../helpers/tmux.ts";
 import { usageOf } from "../helpers/usage.ts";
+import { exited, userRepo, workerPid } from "../helpers/workers.ts";
 
 const pi = perTest({ TIL_DONE_COUNTDOWN: "0" });
 const ITEMS = ["Write a.txt", "Write b.txt", "Write c.txt", "Write d.txt"];
-
-/** The user's repository in the project folder: one commit, a change not staged, and an untracked file. */
-function userRepo(env: IsolatedEnv): () => string {
-	const git = (...args: string[]) => execFileSync("git", args, { cwd: env.cwd, encoding: "utf8" });
-	git("init", "-q", "-b", "main");
-	writeFileSync(join(env.cwd, "README.md"), "readme\n");
-	git("add", ".");
-	git("-c", "user.name=u", "-c", "user.email=u@u", "commit", "-qm", "start");
-	writeFileSync(join(env.cwd, "README.md"), "readme, changed by the user\n");
-	writeFileSync(join(env.cwd, "mine.txt"), "the user's own\n");
-	return () =>
-		JSON.stringify({
-			index: readFileSync(join(env.cwd, ".git", "index")).toString("base64"),
-			head: git("rev-parse", "HEAD"),
-			refs: git("for-each-ref", "--format=%(refname)", "refs/heads", "refs/tags", "refs/stash"),
-			worktrees: git("worktree", "list", "--porcelain").replace(/\n+$/, ""),
-		});
-}
-
-/** The pid of a worker of this test: its command line holds `text` (its prompt), its environment `mark`. */
-function workerPid(text: string, mark: string): number | undefined {
-	for (const entry of readdirSync("/proc")) {
-		if (!/^\d+$/.test(entry)) continue;
-		try {
-			const ours = readFileSync(`/proc/${entry}/environ`, "utf8").includes(mark);
-			if (ours && readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(text)) return Number(entry);
-		} catch {
-			// Gone meanwhile, or not ours to read.
-		}
-	}
-	return undefined;
-}
-
-/** Whether a process has exited: gone from `/proc`, or a zombie its parent has not reaped yet. */
-function exited(pid: number): boolean {
-	try {
-		const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-		return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
-	} catch {
-		return true;
-	}
-}
 
 /** The parent of a process, from `/proc`; undefined once it is gone. */
 function parentOf(pid: number): number | undefined {

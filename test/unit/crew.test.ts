@@ -120,6 +120,7 @@ describe("the crew works ready items and lands them", () => {
 
 	it.each([
 		["a failed check", { check: 1 }, "write", "its check failed in its tree (exit code 1)"],
+		["a check killed by a signal", { check: 137 }, "write", "its check failed in its tree (killed by signal 9)"],
 		["a worker that exits 1", {}, "fail", "it ended with exit code 1"],
 	])("%s gives the item back", async (_name, options, mode, why) => {
 		process.env.WORKER_MODE = mode;
@@ -167,10 +168,14 @@ describe("the crew works ready items and lands them", () => {
 	it("an item whose check passes in the worker's tree lands, the check run there", async () => {
 		setTodos([{ text: "Write item-0.txt", status: "not_started", check: "test -f item-0.txt" }]);
 		const { pi, run } = crew();
+		const trees = treesSeen();
 		await startWorkers([0], run);
 		await allEnded();
 		expect(getTodos()[0]?.status).toBe("completed");
-		expect(pi.execCalls.map((call) => [call.command, call.args])).toEqual([["bash", ["-c", "test -f item-0.txt"]]]);
+		// Through the one check runner: the command is its first argument.
+		expect(pi.execCalls.map((call) => [call.command, call.args[3], call.options?.cwd])).toEqual([
+			["bash", "test -f item-0.txt", [...trees][0]],
+		]);
 		expect(readFileSync(join(dir, "item-0.txt"), "utf8")).toBe("item-0.txt by its worker\n");
 	});
 

@@ -9,7 +9,13 @@ import { hostname } from "node:os";
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { itemKey } from "../../core/rules/checkpoint-rules.ts";
 import { CHECKPOINT_REF_ROOT } from "../../core/rules/keys.ts";
-import { countsAsFailedRun, processOutcome, workerOverspends, workerPrompt } from "../../core/rules/workers.ts";
+import {
+	checkOutcome,
+	countsAsFailedRun,
+	processOutcome,
+	workerOverspends,
+	workerPrompt,
+} from "../../core/rules/workers.ts";
 import { WORKER_TEXTS, workerWhy } from "../../core/texts/user.ts";
 import {
 	addWorker,
@@ -26,6 +32,7 @@ import {
 	workerNote,
 } from "../../state.ts";
 import type { WorkerOutcome } from "../../types.ts";
+import { type Exec, runCheck } from "../checks/run-check.ts";
 import { claimItem, releaseItem } from "../git/claims.ts";
 import { findRepo, type Repo, takeCheckpoint } from "../git/git.ts";
 import { landWork } from "../git/land.ts";
@@ -192,7 +199,7 @@ async function workAndLand(job: Job): Promise<WorkerOutcome> {
 	const result = await keepWorkerResult(repo, tree, `${refs}-result`);
 	if (ended !== undefined) return ended;
 	if (result === undefined) return { kind: "no-result" };
-	const failedCheck = await checkInTree(run, item.check, tree.dir);
+	const failedCheck = await checkInTree(job);
 	if (failedCheck) return failedCheck;
 	return landOneAtATime(() => land(job, result));
 }
@@ -251,11 +258,16 @@ function thinkingOf(pi: ExtensionAPI): string[] {
 	return level ? ["--thinking", level] : [];
 }
 
-/** The item's own check, run in the worker's tree; why it failed, or undefined when it passed (or has none). */
-async function checkInTree(run: CrewRun, check: string | undefined, dir: string): Promise<WorkerOutcome | undefined> {
-	if (check === undefined) return undefined;
-	const result = await run.pi.exec("bash", ["-c", check], { cwd: dir, timeout: run.checkTimeoutSeconds * 1000 });
-	return result.code === 0 ? undefined : { kind: "check-failed", end: { kind: "exit", code: result.code } };
+/**
+ * The item's own check, run in the worker's tree by the one check runner, under the worker's stop; why it failed (a
+ * stop among the reasons), or undefined when it passed (or there is none).
+ */
+async function checkInTree({ item, tree, run, stop }: Job): Promise<WorkerOutcome | undefined> {
+	if (item.check === undefined) return undefined;
+	const exec: Exec = (command, args, options) => run.pi.exec(command, args, options);
+	const timeoutSeconds = run.checkTimeoutSeconds;
+	const checked = await runCheck(exec, item.check, { cwd: tree.dir, timeoutSeconds, signal: stop.signal });
+	return checkOutcome(checked, timeoutSeconds, stoppedAs(stop.signal));
 }
 
 /**
