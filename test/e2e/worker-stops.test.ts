@@ -4,7 +4,7 @@
  * outlives it, a stop (Esc, `/todos pause`, a prompt) at any moment before the landing writes lands nothing and makes
  * the item ready again, and Esc stops workers only when nothing else on screen takes it.
  */
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { JsonValue } from "@earendil-works/pi-ai";
 import { afterEach, describe, expect, it } from "vitest";
@@ -70,5 +70,24 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			expect(running(file, "sleep 30")).toEqual([]);
 			expect(state()).toBe(before);
 		});
+	});
+
+	it("nothing a worker's tool or its check starts in the background (setsid, nohup, &) outlives the run", async () => {
+		const env = pi.env(planWithCheck("setsid sleep 302 > /dev/null 2>&1 & test -f a.txt"));
+		const state = userRepo(env);
+		const background = "setsid sleep 300 > /dev/null 2>&1 & nohup sleep 301 > /dev/null 2>&1 & sleep 303 &";
+		const file = env.writeWorkerScripts({
+			"0": [
+				toolStep("bash", { command: `${background} echo started` }),
+				toolStep("write", { path: "a.txt", content: "a\n" }),
+				sayStep("Wrote a.txt."),
+			],
+		});
+		const before = state();
+		const result = await print(host, env);
+		expect(result.code).toBe(0);
+		expect(readFileSync(join(env.cwd, "a.txt"), "utf8")).toBe("a\n");
+		expect(running(file, "sleep 30")).toEqual([]);
+		expect(state()).toBe(before);
 	});
 });
