@@ -8,20 +8,29 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { JsonValue } from "@earendil-works/pi-ai";
 import { afterEach, describe, expect, it } from "vitest";
-import { EXTENSION_ENTRY, type FakeStep, type IsolatedEnv, PI_HOSTS, type PiHost, runPrint } from "../helpers/cli.ts";
+import {
+	EXTENSION_ENTRY,
+	type FakeStep,
+	type IsolatedEnv,
+	PI_HOSTS,
+	type PiHost,
+	runPrint,
+	waitForValue,
+} from "../helpers/cli.ts";
 import { failures, stderrLine, WORKERS } from "../helpers/expected.ts";
 import { perTest } from "../helpers/per-test.ts";
 import { sayStep, toolStep, writeFileScript } from "../helpers/scripts.ts";
+import { hasTmux, TMUX_MISSING } from "../helpers/tmux.ts";
 import { killAll, markedProcesses, userRepo } from "../helpers/workers.ts";
 
 const pi = perTest({ TIL_DONE_COUNTDOWN: "0", TIL_DONE_WORKERS: "1" });
 
-/** Every process of this test that a command line holding `text` names, killed after the test whatever it found. */
+/** Every process a test found running, killed after the test whatever it asserted. */
 const leftovers: number[] = [];
 afterEach(() => killAll(leftovers.splice(0)));
 
-/** The processes of this test's pi and its workers whose command line holds `text` (they all carry `mark`). */
-function running(mark: string, text: string): number[] {
+/** The processes of this test's pi and its workers whose command line matches `text` (they all carry `mark`). */
+function running(mark: string, text: RegExp): number[] {
 	const found = markedProcesses(mark, text);
 	leftovers.push(...found);
 	return found;
@@ -41,6 +50,19 @@ function print(host: PiHost, env: IsolatedEnv) {
 		timeoutMs: 60_000,
 	});
 }
+
+/** A check that says it started (the file `started`), then runs far longer than any test: only a stop ends it. */
+const slowCheck = (env: IsolatedEnv) => `touch ${join(env.root, "started")}; sleep 60`;
+
+/** The slow check's own command, not the runner's that names it. */
+const SLEEP_60 = /^sleep 60 $/;
+
+/** The screen with its lines joined: a notice wider than the terminal is wrapped onto lines of its own. */
+const unwrapped = (screen: string) => screen.replace(/\n */g, " ");
+
+/** Waits until the worker's check has started. */
+const checkStarted = (env: IsolatedEnv) =>
+	waitForValue(() => (existsSync(join(env.root, "started")) ? true : undefined), 30_000, "the worker's check");
 
 describe.each(PI_HOSTS)("pi $version", (host) => {
 	describe("a worker's check that does not end by itself with exit 0 never passes", () => {
@@ -67,7 +89,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			expect(result.stderr).toBe(back + back + back + stderrLine(failures(3)));
 			expect(result.code).toBe(4);
 			expect(existsSync(join(env.cwd, "a.txt"))).toBe(false);
-			expect(running(file, "sleep 30")).toEqual([]);
+			expect(running(file, /^sleep 30\d? $/)).toEqual([]);
 			expect(state()).toBe(before);
 		});
 	});
@@ -87,7 +109,59 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		const result = await print(host, env);
 		expect(result.code).toBe(0);
 		expect(readFileSync(join(env.cwd, "a.txt"), "utf8")).toBe("a\n");
-		expect(running(file, "sleep 30")).toEqual([]);
+		expect(running(file, /^sleep 30\d? $/)).toEqual([]);
 		expect(state()).toBe(before);
+	});
+
+	describe("over RPC, a stop while the worker's check runs holds: the check is killed, nothing lands", () => {
+		it.each([
+			["/todos pause", "/todos pause"],
+			["a prompt of the user's", "Stop, do not write a.txt."],
+		])("%s: the item is ready again, no process of the check is left, git is as before", async (_name, stop) => {
+			const env = pi.env([]);
+			env.writeScript([...planWithCheck(slowCheck(env)), sayStep("Stopped.")]);
+			const state = userRepo(env);
+			// The first try's check hangs; a second try waits for a file no test writes, so nothing more lands.
+			const file = env.writeWorkerScripts({
+				"0": writeFileScript("a.txt"),
+				"0/again": [
+					{ ...toolStep("write", { path: "a.txt", content: "again\n" }), waitForFile: join(env.root, "never") },
+				],
+			});
+			const before = state();
+			const client = await pi.rpc({ host, env: env.env, extensions: [EXTENSION_ENTRY] });
+			await client.prompt("Write a.txt.");
+			await checkStarted(env);
+			await waitForValue(() => (running(file, SLEEP_60).length === 1 ? true : undefined), 10_000, "the check's sleep");
+			await client.prompt(stop);
+			const back = WORKERS.givenBack(0, WORKERS.stopped);
+			await client.waitFor(
+				() => client.notifications.some((notice) => notice.message === back),
+				15_000,
+				"the item given back",
+			);
+			expect(running(file, SLEEP_60)).toEqual([]);
+			expect(existsSync(join(env.cwd, "a.txt"))).toBe(false);
+			expect(state()).toBe(before);
+		});
+	});
+
+	describe.skipIf(!hasTmux())(`Esc in the TUI${hasTmux() ? "" : ` (${TMUX_MISSING})`}`, () => {
+		it("Esc while the worker's check runs: the check is killed, nothing lands, the notice counts one item ready again", async () => {
+			const env = pi.env([]);
+			env.writeScript(planWithCheck(slowCheck(env)));
+			const state = userRepo(env);
+			const file = env.writeWorkerScripts({ "0": writeFileScript("a.txt") });
+			const before = state();
+			const session = await pi.tui({ host, env: env.env, extensions: [EXTENSION_ENTRY] });
+			await session.type("Write a.txt.");
+			await session.sendKeys("Enter");
+			await checkStarted(env);
+			await session.sendKeys("Escape");
+			await session.waitForScreen((s) => unwrapped(s).includes(WORKERS.stoppedByKey(1)), 15_000);
+			expect(running(file, SLEEP_60)).toEqual([]);
+			expect(existsSync(join(env.cwd, "a.txt"))).toBe(false);
+			expect(state()).toBe(before);
+		});
 	});
 });

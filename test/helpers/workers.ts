@@ -28,13 +28,17 @@ export function userRepo(env: IsolatedEnv): () => string {
 		});
 }
 
-/** The processes whose environment holds `mark` and whose command line holds `text` (its NULs as spaces). */
-export function markedProcesses(mark: string, text: string): number[] {
+/**
+ * The processes whose environment holds `mark` and whose command line (its arguments joined by spaces, one after the
+ * last) holds `text` or matches it.
+ */
+export function markedProcesses(mark: string, text: string | RegExp): number[] {
 	return readdirSync("/proc").flatMap((entry) => {
 		if (!/^\d+$/.test(entry)) return [];
 		try {
 			if (!readFileSync(`/proc/${entry}/environ`, "utf8").includes(mark)) return [];
-			return readFileSync(`/proc/${entry}/cmdline`, "utf8").replaceAll("\0", " ").includes(text) ? [Number(entry)] : [];
+			const command = readFileSync(`/proc/${entry}/cmdline`, "utf8").replaceAll("\0", " ");
+			return (typeof text === "string" ? command.includes(text) : text.test(command)) ? [Number(entry)] : [];
 		} catch {
 			// Gone meanwhile, or not ours to read.
 			return [];

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { execCommand } from "../../node_modules/@earendil-works/pi-coding-agent/dist/core/exec.js";
 import { itemKey } from "../../src/core/rules/checkpoint-rules.ts";
 import { extensionFlags, startWorkers, stopWorkers } from "../../src/edges/workers/crew.ts";
 import {
@@ -20,10 +21,10 @@ import {
 	setTodos,
 	subscribe,
 } from "../../src/state.ts";
-import type { TodoItem } from "../../src/types.ts";
+import type { TodoItem, WorkerOutcome } from "../../src/types.ts";
 import { waitForValue } from "../helpers/cli.ts";
 import { createFakeCtx } from "../helpers/fake-ctx.ts";
-import { createFakePi } from "../helpers/fake-pi.ts";
+import { createFakePi, type FakePi } from "../helpers/fake-pi.ts";
 import { freshStore } from "../helpers/store.ts";
 import { WORKER } from "../helpers/worker-stand-in.ts";
 
@@ -222,6 +223,62 @@ describe("the crew works ready items and lands them", () => {
 		expect(fake.ui.notifications.map((notice) => notice.message)).toEqual([
 			"pi-til-done: workers need a git work tree: the session's model works the list alone.",
 		]);
+	});
+});
+
+describe("a stop holds at every moment before the landing writes", () => {
+	/** Stops the crew the first time the store shows `moment` (stopping aborts each worker at once, in the call). */
+	function stopAt(pi: FakePi, moment: () => boolean): Promise<WorkerOutcome[]> {
+		return new Promise((resolve) => {
+			const unsubscribe = subscribe(() => {
+				if (!moment()) return;
+				unsubscribe();
+				void stopWorkers(pi.api).then(resolve);
+			});
+		});
+	}
+
+	it("marked landing, its checkpoint under way: nothing is written, the item is ready again, its work kept", async () => {
+		setTodos(items("Write item-0.txt"));
+		const { pi, run, told } = crew();
+		const stopped = stopAt(pi, () => getWorkers()[0]?.landing === true);
+		await startWorkers([0], run);
+		expect(await stopped).toEqual([{ kind: "stopped" }]);
+		await allEnded();
+		expect(getTodos()[0]?.status).toBe("not_started");
+		expect(existsSync(join(dir, "item-0.txt"))).toBe(false);
+		expect(told()).toEqual(["Worker on [0]: stopped; the item is ready again."]);
+		expect(getChain().failures).toBe(0);
+		const refs = git("for-each-ref", "--format=%(refname)", "refs/til-done/").split("\n");
+		expect(refs.some((ref) => ref.endsWith("worker-result"))).toBe(true);
+	});
+
+	it("once the landing has written: it lands whole, the item completes, and the words say so", async () => {
+		setTodos(items("Write item-0.txt"));
+		const { pi, run, told } = crew();
+		const stopped = stopAt(pi, () => getTodos()[0]?.status === "completed");
+		await startWorkers([0], run);
+		expect(await stopped).toEqual([{ kind: "landed" }]);
+		expect(readFileSync(join(dir, "item-0.txt"), "utf8")).toBe("item-0.txt by its worker\n");
+		expect(told()).toEqual([
+			"Worker on [0]: its landing had begun writing when you stopped it: it landed whole, and the item is completed.",
+		]);
+	});
+
+	it("while its check runs: the check is killed at once, with what it started, and nothing lands", async () => {
+		setTodos([{ text: "Write item-0.txt", status: "not_started", check: "touch ../started; sleep 600 & wait" }]);
+		const { pi, run } = crew();
+		pi.onExec = (call) => execCommand(call.command, call.args, call.options?.cwd ?? dir, call.options);
+		const started = join(dir, "..", "started");
+		await startWorkers([0], { ...run, checkTimeoutSeconds: 600 });
+		try {
+			await waitForValue(() => (existsSync(started) ? true : undefined), 10_000, "the check");
+			expect(await stopWorkers(pi.api)).toEqual([{ kind: "stopped" }]);
+		} finally {
+			rmSync(started, { force: true });
+		}
+		expect(getTodos()[0]?.status).toBe("not_started");
+		expect(existsSync(join(dir, "item-0.txt"))).toBe(false);
 	});
 });
 

@@ -39,5 +39,8 @@ export function landFile(sides: FileSides): FileLanding {
 	return "merge";
 }
 
-/** What a landing found: the files it wrote or deleted, or the files that conflict (then nothing was written). */
-export type Landing = { landed: string[] } | { conflicts: string[] };
+/**
+ * What a landing found: the files it wrote or deleted, the files that conflict, or a stop that came before it wrote
+ * (nothing was written in either of those).
+ */
+export type Landing = { landed: string[] } | { conflicts: string[] } | { stopped: true };

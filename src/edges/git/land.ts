@@ -148,8 +148,15 @@ function changedSincePlanned(top: string, plans: readonly Planned[]): string[] {
 /**
  * Lands the change from `base` to `work` in the user's work tree; the files it wrote or deleted, or the files that
  * conflict (a file the user changed since it was read counts as one). Undefined when git cannot compare the trees.
+ * `stop` holds until the first write: aborted before, nothing is written; the writes, once begun, run to their end
+ * with no wait among them, so no stop can come between them.
  */
-export async function landWork(repo: Repo, base: string, work: string): Promise<Landing | undefined> {
+export async function landWork(
+	repo: Repo,
+	base: string,
+	work: string,
+	stop?: AbortSignal,
+): Promise<Landing | undefined> {
 	const changes = await changesBetween(repo, base, work);
 	if (!changes) return undefined;
 	const plans: Planned[] = [];
@@ -158,6 +165,7 @@ export async function landWork(repo: Repo, base: string, work: string): Promise<
 	if (conflicts.length > 0) return { conflicts };
 	const changed = changedSincePlanned(repo.top, plans);
 	if (changed.length > 0) return { conflicts: changed };
+	if (stop?.aborted) return { stopped: true };
 	for (const plan of plans) apply(repo.top, plan);
 	return { landed: plans.filter((plan) => plan.action !== "keep").map((plan) => plan.path) };
 }

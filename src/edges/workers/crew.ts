@@ -167,10 +167,7 @@ async function work(job: Job): Promise<WorkerOutcome> {
 	try {
 		const outcome = await workAndLand(job);
 		if (outcome.kind !== "landed") giveBack(run, item, outcome, key);
-		else {
-			recordWorkerEnd(false);
-			noteWorker(key, undefined);
-		}
+		else landed(job);
 		return outcome;
 	} finally {
 		removeWorkerTree(tree.dir);
@@ -199,6 +196,8 @@ async function workAndLand(job: Job): Promise<WorkerOutcome> {
 	const result = await keepWorkerResult(repo, tree, `${refs}-result`);
 	if (ended !== undefined) return ended;
 	if (result === undefined) return { kind: "no-result" };
+	// A stop holds at every moment before the landing writes: here, in the check, in the queue, before the first write.
+	if (stop.signal.aborted) return stoppedAs(stop.signal);
 	const failedCheck = await checkInTree(job);
 	if (failedCheck) return failedCheck;
 	return landOneAtATime(() => land(job, result));
@@ -226,10 +225,13 @@ function landOneAtATime<T>(landing: () => Promise<T>): Promise<T> {
  * marked landing) and its completion's: landed, or why it did not (nothing written then).
  */
 async function land(job: Job, result: string): Promise<WorkerOutcome> {
+	const { stop } = job;
+	if (stop.signal.aborted) return stoppedAs(stop.signal);
 	if (!stillThere(job.item)) return { kind: "list-changed" };
 	markLanding(job.key);
 	await checkpointsSettled();
-	const landing = await landWork(job.repo, job.tree.base, result);
+	const landing = await landWork(job.repo, job.tree.base, result, stop.signal);
+	if (landing && "stopped" in landing) return stoppedAs(stop.signal);
 	if (!landing || "conflicts" in landing) return { kind: "conflict", files: landing?.conflicts ?? [] };
 	updateTodoStatus([job.item.index], "completed");
 	commitList(job.run.pi);
@@ -268,6 +270,13 @@ async function checkInTree({ item, tree, run, stop }: Job): Promise<WorkerOutcom
 	const timeoutSeconds = run.checkTimeoutSeconds;
 	const checked = await runCheck(exec, item.check, { cwd: tree.dir, timeoutSeconds, signal: stop.signal });
 	return checkOutcome(checked, timeoutSeconds, stoppedAs(stop.signal));
+}
+
+/** The item landed: a failed run no longer; a stop that came once its landing had begun writing is told it landed. */
+function landed({ item, key, run, stop }: Job): void {
+	recordWorkerEnd(false);
+	noteWorker(key, undefined);
+	if (stop.signal.aborted) tell(run.ctx, WORKER_TEXTS.landedOnStop(item.index), "info");
 }
 
 /**
