@@ -4,7 +4,7 @@
  * outlives it, a stop (Esc, `/todos pause`, a prompt) at any moment before the landing writes lands nothing and makes
  * the item ready again, and Esc stops workers only when nothing else on screen takes it.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { JsonValue } from "@earendil-works/pi-ai";
 import { afterEach, describe, expect, it } from "vitest";
@@ -20,8 +20,8 @@ import {
 import { failures, stderrLine, WORKERS } from "../helpers/expected.ts";
 import { perTest } from "../helpers/per-test.ts";
 import { sayStep, toolStep, writeFileScript } from "../helpers/scripts.ts";
-import { hasTmux, TMUX_MISSING } from "../helpers/tmux.ts";
-import { killAll, markedProcesses, userRepo } from "../helpers/workers.ts";
+import { editorLine, hasTmux, TMUX_MISSING } from "../helpers/tmux.ts";
+import { killAll, markedProcesses, userRepo, workerPid } from "../helpers/workers.ts";
 
 const pi = perTest({ TIL_DONE_COUNTDOWN: "0", TIL_DONE_WORKERS: "1" });
 
@@ -59,6 +59,9 @@ const SLEEP_60 = /^sleep 60 $/;
 
 /** The screen with its lines joined: a notice wider than the terminal is wrapped onto lines of its own. */
 const unwrapped = (screen: string) => screen.replace(/\n */g, " ");
+
+/** The editor's completion popup, by the mark of its selected entry: `→ settings`, `→ .git/`. */
+const POPUP = /^→ /m;
 
 /** Waits until the worker's check has started. */
 const checkStarted = (env: IsolatedEnv) =>
@@ -162,6 +165,41 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			expect(running(file, SLEEP_60)).toEqual([]);
 			expect(existsSync(join(env.cwd, "a.txt"))).toBe(false);
 			expect(state()).toBe(before);
+		});
+
+		it.each([
+			["the slash-command popup, opened by typing /", "/"],
+			["the file popup, opened by Tab on the empty line", ""],
+		])("Esc that closes %s stops no worker; Esc on the empty editor then stops it", async (_name, typed) => {
+			const env = pi.env([]);
+			const go = join(env.root, "go");
+			env.writeScript(planWithCheck("true"));
+			userRepo(env);
+			const file = env.writeWorkerScripts({
+				"0": [{ ...toolStep("write", { path: "a.txt", content: "a\n" }), waitForFile: go }, sayStep("Wrote a.txt.")],
+			});
+			const session = await pi.tui({ host, env: env.env, extensions: [EXTENSION_ENTRY] });
+			await session.type("Write a.txt.");
+			await session.sendKeys("Enter");
+			await session.waitForScreen((s) => s.includes("⚙ 1 worker(s): [0]"));
+			const worker = await waitForValue(() => workerPid("data): [0]", file), 20_000, "the worker");
+			if (typed === "") await session.sendKeys("Tab");
+			else await session.type(typed);
+			await session.waitForScreen((s) => editorLine(s) === typed && POPUP.test(s));
+			await session.sendKeys("Escape");
+			const closed = await session.waitForScreen((s) => !POPUP.test(s) || s.includes("Workers stopped by you"));
+			expect(closed).not.toContain("Workers stopped by you");
+			expect(closed).toContain("⚙ 1 worker(s): [0]");
+			expect(workerPid("data): [0]", file)).toBe(worker);
+			if (typed !== "") await session.sendKeys("BSpace");
+			await session.waitForScreen((s) => editorLine(s) === "");
+			await session.sendKeys("Escape");
+			await session.waitForScreen(
+				(s) => unwrapped(s).includes(WORKERS.stoppedByKey(1)) && !s.includes("⚙ 1 worker(s)"),
+			);
+			expect(workerPid("data): [0]", file)).toBeUndefined();
+			expect(existsSync(join(env.cwd, "a.txt"))).toBe(false);
+			writeFileSync(go, "");
 		});
 	});
 });

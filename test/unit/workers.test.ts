@@ -6,6 +6,7 @@ import { DEFAULT_CONFIG } from "../../src/core/rules/settings.ts";
 import {
 	checkOutcome,
 	countsAsFailedRun,
+	escapeStopsWorkers,
 	itemsForWorkers,
 	processOutcome,
 	stopTally,
@@ -342,5 +343,22 @@ describe("the progress breaker, per item", () => {
 		expect(workerOverspends(10_000, spend, 5)).toBeUndefined();
 		expect(workerOverspends(1e9, spend, 0)).toBeUndefined();
 		expect(workerOverspends(1e9, { ...spend, perItem: [1_000] }, 5)).toBeUndefined();
+	});
+});
+
+describe("Esc stops the workers only when nothing else on screen takes it", () => {
+	const editor = { editorText: "", focus: "editor" as const, popup: false };
+
+	it("the editor has the focus, holds nothing but blanks, and shows no popup", () => {
+		expect(escapeStopsWorkers(editor)).toBe(true);
+		expect(escapeStopsWorkers({ ...editor, editorText: " \n " })).toBe(true);
+	});
+
+	it("not over text, a popup or another component; with no TUI to ask, the editor's text alone decides", () => {
+		expect(escapeStopsWorkers({ ...editor, editorText: "/" })).toBe(false);
+		expect(escapeStopsWorkers({ ...editor, popup: true })).toBe(false);
+		expect(escapeStopsWorkers({ ...editor, focus: "other" })).toBe(false);
+		expect(escapeStopsWorkers({ ...editor, focus: "unknown" })).toBe(true);
+		expect(escapeStopsWorkers({ ...editor, focus: "unknown", editorText: "x" })).toBe(false);
 	});
 });

@@ -139,3 +139,24 @@ export function stopTally(outcomes: readonly WorkerOutcome[]): { givenBack: numb
 	const landed = outcomes.filter((outcome) => outcome.kind === "landed").length;
 	return { givenBack: outcomes.length - landed, landed };
 }
+
+/**
+ * What the screen shows when Esc is pressed, as far as pi lets an extension see it: the editor's text, and, where pi
+ * gives the TUI, whether the editor has the keyboard's focus and shows its completion popup.
+ */
+export interface EscapeScene {
+	editorText: string;
+	/** `unknown`: pi gave no TUI to ask. */
+	focus: "editor" | "other" | "unknown";
+	popup: boolean;
+}
+
+/**
+ * Whether Esc stops the workers: only when nothing else on screen takes it. pi's editor, empty and without its popup,
+ * does nothing with a single Esc while pi is idle (the workers' wait comes after a run), so taking it there takes
+ * nothing from the user. A popup (`/`, `@`, Tab), a dialog, a selector or the `/todos` view (the focus elsewhere) and
+ * text being typed are pi's or another component's, and keep their Esc.
+ */
+export function escapeStopsWorkers(scene: EscapeScene): boolean {
+	return scene.focus !== "other" && !scene.popup && scene.editorText.trim() === "";
+}
