@@ -38,6 +38,8 @@ export interface StoreState {
 	workers: readonly WorkerState[];
 	/** How many workers `/todos workers` allowed in this session, over the setting; undefined when it did not. */
 	workersAllowed: number | undefined;
+	/** Why no worker can work in this session (one could not start), said once; undefined while they can. */
+	workersUnable: string | undefined;
 	/** Why each item's last worker gave it back, by the item's key: its next worker is told (as data). */
 	workerNotes: ReadonlyMap<string, string>;
 	/** Workers that ended in this session: a wait for workers wakes on the next end, even one before it began. */
@@ -79,6 +81,7 @@ function initialState(role: SessionRole): StoreState {
 		goal: undefined,
 		workers: [],
 		workersAllowed: undefined,
+		workersUnable: undefined,
 		workerNotes: new Map(),
 		workerEnds: 0,
 		claimedElsewhere: [],
@@ -265,9 +268,17 @@ export function recordJudgeUsage(message: unknown): void {
 	if (usage) setChain({ ...getState().chain, spend: addApartUsage(getState().chain.spend, usage, "judge") });
 }
 
-/** How many workers may work at once: what `/todos workers` said in this session, else the setting. */
+/** How many workers may work at once: none once one could not start, else what `/todos workers` said, else the setting. */
 export function workersAllowed(configured: number): number {
-	return getState().workersAllowed ?? configured;
+	const { workersUnable, workersAllowed: allowed } = getState();
+	return workersUnable !== undefined ? 0 : (allowed ?? configured);
+}
+
+/** No worker can work in this session, for `why`; true the first time (it is said once). */
+export function markWorkersUnable(why: string): boolean {
+	if (getState().workersUnable !== undefined) return false;
+	setState({ workersUnable: why });
+	return true;
 }
 
 /** `/todos workers <n>`: how many workers may work at once in this session. */

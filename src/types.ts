@@ -156,6 +156,39 @@ export interface WorkerState {
 	landing?: boolean;
 }
 
+/** How a check that did not pass ended: with an exit code, killed by a signal, or at its timeout. */
+export type CheckEnd =
+	| { kind: "exit"; code: number }
+	| { kind: "signal"; signal: number }
+	| { kind: "timed-out"; seconds: number };
+
+/**
+ * How a worker's run on its item ended: landed, or the kind of reason its item went back to ready. What follows is
+ * decided on the kind (core/rules/workers.ts); `workerWhy` (core/texts/user.ts) words it.
+ */
+export type WorkerOutcome =
+	| { kind: "landed" }
+	/** Stopped by the user (Esc, `/todos pause`, a prompt, a session change). */
+	| { kind: "stopped" }
+	/** Stopped by the progress breaker, per item. */
+	| { kind: "overspent"; tokens: number; factor: number; median: number }
+	| { kind: "timed-out"; minutes: number }
+	/** Its pi ended with an error (code null: a signal ended it). */
+	| { kind: "failed"; code: number | null; stderr: string }
+	/** It ended without its item done: it said why (`NOT DONE:`), or its answer was cut at the output limit. */
+	| { kind: "unfinished"; said?: string }
+	| { kind: "check-failed"; end: CheckEnd }
+	| { kind: "no-tree" }
+	| { kind: "no-result" }
+	| { kind: "list-changed" }
+	| { kind: "conflict"; files: readonly string[] }
+	/** Git could not compare its work with the work tree: nothing landed. */
+	| { kind: "not-compared" }
+	/** Its work changes a submodule, which never lands. */
+	| { kind: "submodules"; paths: readonly string[] }
+	/** Its pi ended before any model call (an extension it could not load, a bad flag): no fault of the model's. */
+	| { kind: "cannot-start"; code: number | null; stderr: string };
+
 /** A goal in progress (`/goal`, `--til-done-goal`): the user's condition, and what the judge said after the last run. */
 export interface GoalState {
 	condition: string;

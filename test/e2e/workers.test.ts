@@ -27,33 +27,10 @@ import { installForChildren, runParent, scriptsByDepth } from "../helpers/subage
 import { hasTmux, TMUX_MISSING } from "../helpers/tmux.ts";
 import { usageOf } from "../helpers/usage.ts";
 import { userRepo } from "../helpers/user-repo.ts";
+import { exited, markedProcesses, workerPid } from "../helpers/workers.ts";
 
 const pi = perTest({ TIL_DONE_COUNTDOWN: "0" });
 const ITEMS = ["Write a.txt", "Write b.txt", "Write c.txt", "Write d.txt"];
-
-/** The pid of a worker of this test: its command line holds `text` (its prompt), its environment `mark`. */
-function workerPid(text: string, mark: string): number | undefined {
-	for (const entry of readdirSync("/proc")) {
-		if (!/^\d+$/.test(entry)) continue;
-		try {
-			const ours = readFileSync(`/proc/${entry}/environ`, "utf8").includes(mark);
-			if (ours && readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(text)) return Number(entry);
-		} catch {
-			// Gone meanwhile, or not ours to read.
-		}
-	}
-	return undefined;
-}
-
-/** Whether a process has exited: gone from `/proc`, or a zombie its parent has not reaped yet. */
-function exited(pid: number): boolean {
-	try {
-		const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-		return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
-	} catch {
-		return true;
-	}
-}
 
 /** The parent of a process, from `/proc`; undefined once it is gone. */
 function parentOf(pid: number): number | undefined {
@@ -516,16 +493,20 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 	it("a worker outlives no session: when its parent pi is killed, the worker's whole process group ends", async () => {
 		const env = pi.env([writeStep(["Write a.txt"]), sayStep("Planned.")], { TIL_DONE_WORKERS: "1" });
 		userRepo(env);
-		// The worker runs a long, silent command (a test suite, say): only its watch of the parent can end it.
-		const scripts = { "0": [toolStep("bash", { command: "sleep 600 && touch a.txt" }), sayStep("Done.")] };
+		// The worker starts a server in a session of its own, then runs a long, silent command (a test suite, say): only
+		// its watch of the parent can end them.
+		const server = toolStep("bash", { command: "setsid sleep 601 > /dev/null 2>&1 & echo started" });
+		const scripts = { "0": [server, toolStep("bash", { command: "sleep 600 && touch a.txt" }), sayStep("Done.")] };
 		const file = env.writeWorkerScripts(scripts);
 		const running = print(host, env);
 		const worker = await waitForValue(() => workerPid("data): [0]", file), 20_000, "the worker");
 		const parent = Number(/TIL_DONE_WORKER_OF=(\d+)/.exec(readFileSync(`/proc/${worker}/environ`, "utf8"))?.[1]);
 		const command = await waitForValue(() => sleeper(worker), 20_000, "the worker's command");
+		const detached = await waitForValue(() => markedProcesses(file, "sleep 601")[0], 20_000, "its server");
 		process.kill(parent, "SIGKILL");
 		expect((await running).signal).toBe("SIGKILL");
 		await waitForValue(() => (exited(command) ? true : undefined), 20_000, "the command's end");
+		await waitForValue(() => (exited(detached) ? true : undefined), 20_000, "the server's end");
 		// By its pid: once it exits its environment is unreadable, before it has finished writing its caches.
 		await waitForValue(() => (exited(worker) ? true : undefined), 20_000, "the worker's end");
 		expect(existsSync(join(env.cwd, "a.txt"))).toBe(false);

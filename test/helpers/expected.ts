@@ -163,6 +163,22 @@ export const WORKERS = {
 		`its work conflicts with the work tree in ${files.map((file) => `"${file}"`).join(", ")}`,
 	submodules: (...paths: string[]): string =>
 		`its work changes the ${paths.length === 1 ? "submodule" : "submodules"} ${paths.map((path) => `"${path}"`).join(", ")}, and a worker's change to a submodule never lands (its work is kept under its ref)`,
+	stopped: "stopped",
+	checkKilled: (signal: number): string => `its check failed in its tree (killed by signal ${signal})`,
+	checkTimedOut: (seconds: number): string => `its check failed in its tree (timed out after ${seconds} s)`,
+	checkExit: (code: number): string => `its check failed in its tree (exit code ${code})`,
+	/** Esc while workers work: how many items are ready again, and how many had begun landing and landed. */
+	stoppedByKey: (givenBack: number, landed = 0): string =>
+		[
+			"Workers stopped by you:",
+			...(givenBack > 0 || landed === 0
+				? [`${givenBack} item(s) are ready again, each worker's work kept under a ref of pi-til-done.`]
+				: []),
+			...(landed > 0 ? [`${landed} item(s) had begun landing when you stopped them, and landed whole.`] : []),
+		].join(" "),
+	/** A worker whose landing had begun writing when a stop came: it landed whole. */
+	landedOnStop: (index: number): string =>
+		`Worker on [${index}]: its landing had begun writing when you stopped it: it landed whole, and the item is completed.`,
 } as const;
 
 // ── /todos and /loop ────────────────────────────────────────────────────────

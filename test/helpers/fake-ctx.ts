@@ -62,8 +62,22 @@ export interface FakeUi {
 	readonly view: Component | undefined;
 }
 
+/**
+ * What the TUI shows around the editor, which the test sets: the editor's text, whether its completion popup is open,
+ * whether the editor or another component (a dialog, a selector) has the focus, and whether a widget's factory is
+ * given the TUI at all (pi does in the TUI, not over RPC).
+ */
+export interface FakeScreen {
+	editorText: string;
+	popup: boolean;
+	focus: "editor" | "other";
+	tui: boolean;
+}
+
 export interface FakeCtx {
 	ctx: ExtensionContext;
+	/** The screen `ctx.ui.getEditorText()` and a widget factory's TUI report; the test changes it as it goes. */
+	screen: FakeScreen;
 	/** The same context as a command sees it (`waitForIdle` resolves at once). */
 	commandCtx: ExtensionCommandContext;
 	ui: FakeUi;
@@ -130,8 +144,15 @@ function showCustom<T>(ui: FakeUiRecording, factory: CustomFactory, theme: unkno
 	});
 }
 
+/** The TUI a widget's factory is given: what has the focus is pi's editor (its text, its popup) or another component. */
+function screenTui(screen: FakeScreen): TUI {
+	const editor = { getText: () => screen.editorText, isShowingAutocomplete: () => screen.popup };
+	const dialog = { render: () => [], invalidate: () => undefined };
+	return { getFocusedComponent: () => (screen.focus === "editor" ? editor : dialog) } as unknown as TUI;
+}
+
 /** The `ctx.ui` the extension calls: each call recorded into `ui`, each refused once the context is stale. */
-function uiContext(ui: FakeUiRecording, switches: Switches, rows: number) {
+function uiContext(ui: FakeUiRecording, switches: Switches, rows: number, screen: FakeScreen) {
 	return {
 		theme: plainTheme,
 		custom<T>(factory: CustomFactory): Promise<T> {
@@ -146,6 +167,7 @@ function uiContext(ui: FakeUiRecording, switches: Switches, rows: number) {
 		setWidget(key: string, content: unknown, widgetOptions?: { placement?: Widget["placement"] }) {
 			live(switches);
 			ui.widgetCalls.push({ key, content, options: widgetOptions });
+			if (typeof content === "function" && screen.tui) content(screenTui(screen), plainTheme);
 			ui.apply(widgetCall(key, content, widgetOptions));
 		},
 		notify(message: string, type?: Notification["type"]) {
@@ -156,6 +178,10 @@ function uiContext(ui: FakeUiRecording, switches: Switches, rows: number) {
 			live(switches);
 			ui.inputHandlers.add(handler);
 			return () => ui.inputHandlers.delete(handler);
+		},
+		getEditorText() {
+			live(switches);
+			return screen.editorText;
 		},
 	};
 }
@@ -168,13 +194,14 @@ export function createFakeCtx(options: FakeCtxOptions = {}): FakeCtx {
 		refused: 0,
 	};
 	const ui = new FakeUiRecording();
+	const screen: FakeScreen = { editorText: "", popup: false, focus: "editor", tui: true };
 	const branch = options.branch ?? [];
 	const ctx = {
 		// Like pi: a UI in the TUI and over RPC, none in print and JSON modes.
 		hasUI: options.hasUI ?? (options.mode === undefined || options.mode === "tui" || options.mode === "rpc"),
 		mode: options.mode ?? "tui",
 		cwd: options.cwd ?? "/tmp",
-		ui: uiContext(ui, switches, options.rows ?? 30),
+		ui: uiContext(ui, switches, options.rows ?? 30, screen),
 		sessionManager: {
 			getBranch: () => (typeof branch === "function" ? branch() : [...branch]),
 			getSessionId: () => "test-session",
@@ -200,6 +227,7 @@ export function createFakeCtx(options: FakeCtxOptions = {}): FakeCtx {
 		ctx: ctx as unknown as ExtensionContext,
 		commandCtx: ctx as unknown as ExtensionCommandContext,
 		ui,
+		screen,
 		setIdle: (value) => {
 			switches.idle = value;
 		},

@@ -986,7 +986,7 @@ describe("a finished list is verified between runs before it counts as done", ()
 		expect(s.ui.status.get(KEY.check)).toBe("🔎 checking the done-check: npm test");
 		await vi.advanceTimersByTimeAsync(0);
 		expect(s.pi.execCalls.map(commandOf)).toEqual(["npm test", "test -f b"]);
-		expect(s.pi.execCalls[0]?.options).toMatchObject({ cwd: "/tmp", timeout: 130_000 });
+		expect(s.pi.execCalls[0]?.options).toMatchObject({ cwd: "/tmp", timeout: 140_000 });
 		expect(s.ui.notifications).toEqual([
 			{ message: "✓ All 2 todos are done and verified (2 check(s) passed).", type: "info" },
 		]);

@@ -103,6 +103,11 @@ describe("a check passes only when its command exits 0", () => {
 		const run = await runCheck(exec, "echo dying; kill -KILL $$", { cwd: dir, timeoutSeconds: 10 });
 		expect(run).toMatchObject({ passed: false, code: 137, timedOut: false, aborted: false, output: "dying\n" });
 	});
+
+	it("does not pass a command that kills its whole process group, its runner's leader with it (pi 0.87's exec reads that as 0)", async () => {
+		const run = await runCheck(exec, "kill -KILL 0", { cwd: dir, timeoutSeconds: 10 });
+		expect(run).toMatchObject({ passed: false, code: 137, timedOut: false, aborted: false, output: "" });
+	});
 });
 
 describe("a check that runs past its timeout is stopped with everything it started", () => {
@@ -131,8 +136,8 @@ describe("a check that runs past its timeout is stopped with everything it start
 		const command = "trap '' TERM; sleep 30 & echo $! > grandchild; echo stubborn; wait; wait; exit 0";
 		const seen = recording();
 		const run = await runCheck(seen.exec, command, { cwd: dir, timeoutSeconds: 1 });
-		// `timeout` sent KILL to its whole group, itself included: pi's exec reads that death as code 0.
-		expect(seen.results).toMatchObject([{ code: 0, killed: false }]);
+		// `timeout` sent KILL to its whole group, itself included: the runner outside it says so, 128 + 9.
+		expect(seen.results).toMatchObject([{ code: 137, killed: false }]);
 		expect(run).toMatchObject({ command, passed: false, code: null, timedOut: true, aborted: false });
 		await expectGone(pidIn("grandchild"));
 	}, 15_000);
@@ -204,6 +209,20 @@ describe("an aborted run stops its check", () => {
 		expect(run.output).toBe("started\n");
 		await expectGone(pidIn("grandchild"));
 	});
+
+	it("a check that ignores TERM is killed at the stop, with what it started, not at its timeout", async () => {
+		const controller = new AbortController();
+		const running = runCheck(exec, "trap '' TERM; sleep 600 & echo $! > grandchild; echo stubborn; wait; wait", {
+			cwd: dir,
+			timeoutSeconds: 600,
+			signal: controller.signal,
+		});
+		await vi.waitFor(() => expect(pidIn("grandchild")).toBeGreaterThan(0), { timeout: 1500, interval: 20 });
+		controller.abort();
+		const run = await running;
+		expect(run).toMatchObject({ passed: false, code: null, timedOut: false, aborted: true, output: "stubborn\n" });
+		await expectGone(pidIn("grandchild"));
+	}, 15_000);
 
 	it("does not pass a check whose signal was already aborted", async () => {
 		const controller = new AbortController();

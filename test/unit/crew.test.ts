@@ -9,8 +9,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { execCommand } from "../../node_modules/@earendil-works/pi-coding-agent/dist/core/exec.js";
 import { itemKey } from "../../src/core/rules/checkpoint-rules.ts";
-import { extensionFlags, startWorkers, stopWorkers } from "../../src/edges/workers/crew.ts";
+import { startWorkers, stopWorkers } from "../../src/edges/workers/crew.ts";
+import { extensionFlags } from "../../src/edges/workers/extensions.ts";
 import {
 	getChain,
 	getClaimedElsewhere,
@@ -20,11 +22,11 @@ import {
 	setTodos,
 	subscribe,
 } from "../../src/state.ts";
-import type { TodoItem } from "../../src/types.ts";
+import type { TodoItem, WorkerOutcome } from "../../src/types.ts";
 import { waitForValue } from "../helpers/cli.ts";
 import { WORKERS } from "../helpers/expected.ts";
 import { createFakeCtx } from "../helpers/fake-ctx.ts";
-import { createFakePi } from "../helpers/fake-pi.ts";
+import { createFakePi, type FakePi } from "../helpers/fake-pi.ts";
 import { freshStore } from "../helpers/store.ts";
 import { WORKER } from "../helpers/worker-stand-in.ts";
 
@@ -141,6 +143,7 @@ describe("the crew works ready items and lands them", () => {
 
 	it.each([
 		["a failed check", { check: 1 }, "write", "its check failed in its tree (exit code 1)"],
+		["a check killed by a signal", { check: 137 }, "write", "its check failed in its tree (killed by signal 9)"],
 		["a worker that exits 1", {}, "fail", "it ended with exit code 1"],
 	])("%s gives the item back", async (_name, options, mode, why) => {
 		process.env.WORKER_MODE = mode;
@@ -174,8 +177,11 @@ describe("the crew works ready items and lands them", () => {
 	it("a tree that cannot be made gives the item back, its claim let go", async () => {
 		setTodos(items("Write item-0.txt"));
 		const { run, told } = crew();
-		// No ref can hold this session's name: the snapshot the tree is made from cannot be kept.
-		(run.ctx.sessionManager as { getSessionId: () => string }).getSessionId = () => "bad..session";
+		// A file where the folder of a new file's object must go: the snapshot the tree is made from cannot be kept.
+		writeFileSync(join(dir, "new.txt"), "cannot be stored\n");
+		const blob = git("hash-object", "new.txt").trim();
+		rmSync(join(dir, ".git/objects", blob.slice(0, 2)), { recursive: true, force: true });
+		writeFileSync(join(dir, ".git/objects", blob.slice(0, 2)), "");
 		await startWorkers([0], run);
 		await allEnded();
 		expect(getTodos()[0]?.status).toBe("not_started");
@@ -188,10 +194,14 @@ describe("the crew works ready items and lands them", () => {
 	it("an item whose check passes in the worker's tree lands, the check run there", async () => {
 		setTodos([{ text: "Write item-0.txt", status: "not_started", check: "test -f item-0.txt" }]);
 		const { pi, run } = crew();
+		const trees = treesSeen();
 		await startWorkers([0], run);
 		await allEnded();
 		expect(getTodos()[0]?.status).toBe("completed");
-		expect(pi.execCalls.map((call) => [call.command, call.args])).toEqual([["bash", ["-c", "test -f item-0.txt"]]]);
+		// Through the one check runner: the command is its first argument.
+		expect(pi.execCalls.map((call) => [call.command, call.args[3], call.options?.cwd])).toEqual([
+			["bash", "test -f item-0.txt", [...trees][0]],
+		]);
 		expect(readFileSync(join(dir, "item-0.txt"), "utf8")).toBe("item-0.txt by its worker\n");
 	});
 
@@ -238,6 +248,62 @@ describe("the crew works ready items and lands them", () => {
 		expect(fake.ui.notifications.map((notice) => notice.message)).toEqual([
 			"pi-til-done: workers need a git work tree: the session's model works the list alone.",
 		]);
+	});
+});
+
+describe("a stop holds at every moment before the landing writes", () => {
+	/** Stops the crew the first time the store shows `moment` (stopping aborts each worker at once, in the call). */
+	function stopAt(pi: FakePi, moment: () => boolean): Promise<WorkerOutcome[]> {
+		return new Promise((resolve) => {
+			const unsubscribe = subscribe(() => {
+				if (!moment()) return;
+				unsubscribe();
+				void stopWorkers(pi.api).then(resolve);
+			});
+		});
+	}
+
+	it("marked landing, its checkpoint under way: nothing is written, the item is ready again, its work kept", async () => {
+		setTodos(items("Write item-0.txt"));
+		const { pi, run, told } = crew();
+		const stopped = stopAt(pi, () => getWorkers()[0]?.landing === true);
+		await startWorkers([0], run);
+		expect(await stopped).toEqual([{ kind: "stopped" }]);
+		await allEnded();
+		expect(getTodos()[0]?.status).toBe("not_started");
+		expect(existsSync(join(dir, "item-0.txt"))).toBe(false);
+		expect(told()).toEqual(["Worker on [0]: stopped; the item is ready again."]);
+		expect(getChain().failures).toBe(0);
+		const refs = git("for-each-ref", "--format=%(refname)", "refs/til-done/").split("\n");
+		expect(refs.some((ref) => ref.endsWith("worker-result"))).toBe(true);
+	});
+
+	it("once the landing has written: it lands whole, the item completes, and the words say so", async () => {
+		setTodos(items("Write item-0.txt"));
+		const { pi, run, told } = crew();
+		const stopped = stopAt(pi, () => getTodos()[0]?.status === "completed");
+		await startWorkers([0], run);
+		expect(await stopped).toEqual([{ kind: "landed" }]);
+		expect(readFileSync(join(dir, "item-0.txt"), "utf8")).toBe("item-0.txt by its worker\n");
+		expect(told()).toEqual([
+			"Worker on [0]: its landing had begun writing when you stopped it: it landed whole, and the item is completed.",
+		]);
+	});
+
+	it("while its check runs: the check is killed at once, with what it started, and nothing lands", async () => {
+		setTodos([{ text: "Write item-0.txt", status: "not_started", check: "touch ../started; sleep 600 & wait" }]);
+		const { pi, run } = crew();
+		pi.onExec = (call) => execCommand(call.command, call.args, call.options?.cwd ?? dir, call.options);
+		const started = join(dir, "..", "started");
+		await startWorkers([0], { ...run, checkTimeoutSeconds: 600 });
+		try {
+			await waitForValue(() => (existsSync(started) ? true : undefined), 10_000, "the check");
+			expect(await stopWorkers(pi.api)).toEqual([{ kind: "stopped" }]);
+		} finally {
+			rmSync(started, { force: true });
+		}
+		expect(getTodos()[0]?.status).toBe("not_started");
+		expect(existsSync(join(dir, "item-0.txt"))).toBe(false);
 	});
 });
 
@@ -309,8 +375,20 @@ describe("a worker runs with the session's model and thinking level", () => {
 });
 
 describe("a worker loads this pi's extensions", () => {
-	it("takes -e, --extension, -ne and --no-extensions from the command line, and nothing else", () => {
+	it("takes -e, --extension, -ne and --no-extensions from the command line, a relative path made absolute, and nothing else", () => {
 		const argv = ["node", "pi", "-ne", "-e", "./a.ts", "--model", "x/y", "--extension", "b", "--no-extensions", "-e"];
-		expect(extensionFlags(argv)).toEqual(["-ne", "-e", "./a.ts", "--extension", "b", "--no-extensions"]);
+		expect(extensionFlags(argv, "/work/project")).toEqual([
+			"-ne",
+			"-e",
+			"/work/project/a.ts",
+			"--extension",
+			"/work/project/b",
+			"--no-extensions",
+		]);
+	});
+
+	it("leaves absolute paths and package sources as they are", () => {
+		const argv = ["-e", "/abs/x.ts", "-e", "npm:@scope/pkg@1.0.0", "-e", "git:github.com/a/b", "-e", "~/ext.ts"];
+		expect(extensionFlags(argv, "/work/project")).toEqual(argv);
 	});
 });

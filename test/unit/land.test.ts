@@ -154,6 +154,21 @@ describe("a worker's work lands by a 3-way merge, or not at all", () => {
 	});
 });
 
+describe("a stop holds until the landing writes", () => {
+	it("a stop that came before the first write writes nothing: the user's files are as they were", async () => {
+		const { repo, tree } = await setup();
+		write(tree.dir, "app.txt", "the worker's app\n");
+		write(tree.dir, "new.txt", "new\n");
+		const before = read(dir, "app.txt");
+		const result = must(await keepWorkerResult(repo, tree, "refs/til-done/s/worker/result"), "the result");
+		const stop = new AbortController();
+		stop.abort();
+		expect(await landWork(repo, tree.base, result, stop.signal)).toEqual({ stopped: true });
+		expect(read(dir, "app.txt")).toBe(before);
+		expect(existsSync(join(dir, "new.txt"))).toBe(false);
+	});
+});
+
 describe("what git refuses, and what cannot be merged", () => {
 	it("a repository without exclusions of its own still makes a tree", async () => {
 		rmSync(join(dir, ".git", "info", "exclude"), { force: true });

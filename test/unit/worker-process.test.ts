@@ -125,6 +125,37 @@ describe("a worker is stopped whole", () => {
 	});
 });
 
+/** A script that starts a grandchild in a session of its own (`setsid`: out of its group), then exits at once. */
+const LEAVES_DETACHED = `
+const { spawn } = require("node:child_process");
+const child = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore", detached: true });
+child.unref();
+require("node:fs").writeFileSync("pid", String(child.pid));
+console.log(${JSON.stringify(assistant("done", 5))});
+`;
+
+describe("nothing a worker starts outlives it", () => {
+	it("a grandchild in a session of its own, left running when the worker ended by itself, is gone before its end is told", async () => {
+		const end = await runWorker(start(LEAVES_DETACHED));
+		expect(end).toMatchObject({ code: 0, answer: "done" });
+		const pid = Number(readFileSync(join(dir, "pid"), "utf8"));
+		await waitForValue(() => (alive(pid) ? undefined : true), 2_000, "the grandchild gone");
+	});
+
+	it("the same when it is stopped: what left its group goes too", async () => {
+		const stop = new AbortController();
+		const ended = runWorker(start(`${LEAVES_DETACHED}; setInterval(() => {}, 1000)`, { signal: stop.signal }));
+		const pid = Number(
+			await waitForValue(() =>
+				existsSync(join(dir, "pid")) ? readFileSync(join(dir, "pid"), "utf8") || undefined : undefined,
+			),
+		);
+		stop.abort();
+		expect((await ended).aborted).toBe(true);
+		await waitForValue(() => (alive(pid) ? undefined : true), 2_000, "the grandchild gone");
+	});
+});
+
 describe("the command that runs pi again", () => {
 	it("is this process's runtime and script; pi itself when the script is not a file", () => {
 		expect(piCommand()).toEqual({ command: process.execPath, args: [process.argv[1]] });

@@ -143,11 +143,47 @@ describe("Esc while workers are at work stops them all", () => {
 		expect(s.pi.sent).toEqual([]);
 	});
 
+	it.each([
+		["text is being typed", { editorText: "half a prompt" }],
+		["the completion popup is open", { editorText: "/", popup: true }],
+		["the popup Tab opened on an empty line is open", { popup: true }],
+		["a dialog or a selector has the focus", { focus: "other" as const }],
+	])("Esc while %s is not theirs: it is left to pi, and every worker goes on", async (_name, screen) => {
+		process.env.WORKER_MODE = "hang";
+		const s = setup();
+		setTodos(items("Write item-0.txt"));
+		s.endRun();
+		await until(() => getWorkers().some((worker) => worker.dir !== ""), "the worker at work");
+		await until(() => s.ui.inputHandlers.size === 1, "the Esc handler");
+		Object.assign(s.screen, screen);
+		expect(press(s, "\x1b")).toBe(false);
+		expect(getWorkers()).toHaveLength(1);
+		Object.assign(s.screen, { editorText: "", popup: false, focus: "editor" });
+		expect(press(s, "\x1b")).toBe(true);
+		await until(() => getWorkers().length === 0, "the worker stopped");
+	});
+
+	it("where pi gives no TUI to ask, the editor's text alone decides", async () => {
+		process.env.WORKER_MODE = "hang";
+		const s = setup();
+		s.screen.tui = false;
+		setTodos(items("Write item-0.txt"));
+		s.endRun();
+		await until(() => getWorkers().some((worker) => worker.dir !== ""), "the worker at work");
+		await until(() => s.ui.inputHandlers.size === 1, "the Esc handler");
+		s.screen.editorText = "typed";
+		expect(press(s, "\x1b")).toBe(false);
+		s.screen.editorText = "  ";
+		expect(press(s, "\x1b")).toBe(true);
+		await until(() => getWorkers().length === 0, "the worker stopped");
+	});
+
 	it("once the workers are done, Esc is pi's again: no handler is left", async () => {
 		const s = setup();
 		setTodos(items("Write item-0.txt"));
 		s.endRun();
 		await until(() => s.told().includes("✓ All 1 todos are done."), "the list done");
 		expect(s.ui.inputHandlers.size).toBe(0);
+		expect(s.ui.widgets.has("til-done-escape-watch")).toBe(false);
 	});
 });

@@ -4,13 +4,19 @@ import { decisionOf } from "../../src/core/rules/decision.ts";
 import { type StepInput, stepAfterRun, stepNow } from "../../src/core/rules/next-step.ts";
 import { DEFAULT_CONFIG } from "../../src/core/rules/settings.ts";
 import {
+	checkOutcome,
+	countsAsFailedRun,
+	escapeStopsWorkers,
 	itemsForWorkers,
-	unfinishedWhy,
+	processOutcome,
+	stopTally,
+	unfinishedOutcome,
 	WORKER_LIMITS,
 	workerOverspends,
 	workerPrompt,
 } from "../../src/core/rules/workers.ts";
-import type { TodoItem } from "../../src/types.ts";
+import { workerWhy } from "../../src/core/texts/user.ts";
+import type { CheckRun, TodoItem, WorkerOutcome } from "../../src/types.ts";
 
 const item = (text: string, extra: Partial<TodoItem> = {}): TodoItem => ({ text, status: "not_started", ...extra });
 
@@ -203,22 +209,133 @@ describe("the budgets are forecast across the workers that would start", () => {
 });
 
 describe("a worker that ends with its item unfinished", () => {
+	const why = (answer: string, stopReason: string | undefined) => {
+		const outcome = unfinishedOutcome(answer, stopReason);
+		return outcome && workerWhy(outcome);
+	};
+
 	it("says so on its last line, NOT DONE: and why; its reason is cut and kept on one line", () => {
-		expect(unfinishedWhy("I looked.\nNOT DONE: the API key is missing", "stop")).toBe(
+		expect(unfinishedOutcome("I looked.\nNOT DONE: the API key is missing", "stop")).toEqual({
+			kind: "unfinished",
+			said: "the API key is missing",
+		});
+		expect(why("I looked.\nNOT DONE: the API key is missing", "stop")).toBe(
 			"it said it could not do its item: «the API key is missing»",
 		);
-		expect(unfinishedWhy(`NOT DONE: ${"x".repeat(300)}`, "stop")).toBe(
-			`it said it could not do its item: «${"x".repeat(199)}…»`,
-		);
+		expect(why(`NOT DONE: ${"x".repeat(300)}`, "stop")).toBe(`it said it could not do its item: «${"x".repeat(199)}…»`);
 	});
 
 	it("or its answer was cut at the output limit; anything else is its word that the item is done", () => {
-		expect(unfinishedWhy("Wrote half of it", "length")).toBe(
+		expect(unfinishedOutcome("Wrote half of it", "length")).toEqual({ kind: "unfinished" });
+		expect(why("Wrote half of it", "length")).toBe(
 			"its answer was cut at the model's output limit before it ended its item",
 		);
-		expect(unfinishedWhy("Wrote a.txt.", "stop")).toBeUndefined();
-		expect(unfinishedWhy("NOT DONE: early\nthen done it anyway", "stop")).toBeUndefined();
-		expect(unfinishedWhy("", undefined)).toBeUndefined();
+		expect(unfinishedOutcome("Wrote a.txt.", "stop")).toBeUndefined();
+		expect(unfinishedOutcome("NOT DONE: early\nthen done it anyway", "stop")).toBeUndefined();
+		expect(unfinishedOutcome("", undefined)).toBeUndefined();
+	});
+});
+
+describe("how a worker's process ended decides its kind", () => {
+	const end = { aborted: false, timedOut: false, code: 0, calls: 2, answer: "Done.", stopReason: "stop", stderr: "" };
+	const stopped: WorkerOutcome = { kind: "stopped" };
+
+	it("stopped (as what stopped it), timed out, failed by its exit code, a signal or an error answer, or as it said", () => {
+		const overspent: WorkerOutcome = { kind: "overspent", tokens: 9, factor: 5, median: 1 };
+		expect(processOutcome({ ...end, aborted: true, code: null }, stopped, 30)).toEqual(stopped);
+		expect(processOutcome({ ...end, aborted: true, code: null }, overspent, 30)).toEqual(overspent);
+		expect(processOutcome({ ...end, timedOut: true, code: null }, stopped, 30)).toEqual({
+			kind: "timed-out",
+			minutes: 30,
+		});
+		expect(processOutcome({ ...end, code: 1, stderr: "boom" }, stopped, 30)).toEqual({
+			kind: "failed",
+			code: 1,
+			stderr: "boom",
+		});
+		expect(processOutcome({ ...end, code: null }, stopped, 30)).toEqual({ kind: "failed", code: null, stderr: "" });
+		expect(processOutcome({ ...end, stopReason: "error" }, stopped, 30)).toMatchObject({ kind: "failed", code: 0 });
+		expect(processOutcome({ ...end, answer: "NOT DONE: no key" }, stopped, 30)).toEqual({
+			kind: "unfinished",
+			said: "no key",
+		});
+		expect(processOutcome(end, stopped, 30)).toBeUndefined();
+	});
+
+	it("a pi that ended with an error before any model call could not start, which is no failed run of the model's", () => {
+		const outcome = processOutcome({ ...end, code: 1, calls: 0, stderr: "no such extension" }, stopped, 30);
+		expect(outcome).toEqual({ kind: "cannot-start", code: 1, stderr: "no such extension" });
+		expect(countsAsFailedRun(outcome as WorkerOutcome)).toBe(false);
+		expect(countsAsFailedRun({ kind: "failed", code: 1, stderr: "" })).toBe(true);
+	});
+});
+
+describe("how an item's check in its worker's tree ended", () => {
+	const run: CheckRun = { command: "c", passed: true, code: 0, timedOut: false, aborted: false, output: "", ms: 1 };
+	const stopped: WorkerOutcome = { kind: "stopped" };
+	const said = (over: Partial<CheckRun>) => {
+		const outcome = checkOutcome({ ...run, ...over }, 120, stopped);
+		return outcome && workerWhy(outcome);
+	};
+
+	it("a pass is no reason; an exit code, a signal (128 + N) and a timeout are failures, each said as it was", () => {
+		expect(checkOutcome(run, 120, stopped)).toBeUndefined();
+		expect(said({ passed: false, code: 1 })).toBe("its check failed in its tree (exit code 1)");
+		expect(said({ passed: false, code: 137 })).toBe("its check failed in its tree (killed by signal 9)");
+		expect(said({ passed: false, code: 143 })).toBe("its check failed in its tree (killed by signal 15)");
+		expect(said({ passed: false, code: 128 })).toBe("its check failed in its tree (exit code 128)");
+		expect(said({ passed: false, code: 200 })).toBe("its check failed in its tree (exit code 200)");
+		expect(said({ passed: false, code: null, timedOut: true })).toBe(
+			"its check failed in its tree (timed out after 120 s)",
+		);
+	});
+
+	it("a check the stop killed is the stop's, whatever its code", () => {
+		expect(checkOutcome({ ...run, passed: false, code: null, aborted: true }, 120, stopped)).toEqual(stopped);
+	});
+});
+
+describe("a worker's end, by its kind", () => {
+	const kinds: WorkerOutcome[] = [
+		{ kind: "landed" },
+		{ kind: "stopped" },
+		{ kind: "overspent", tokens: 50_000, factor: 5, median: 4_000 },
+		{ kind: "timed-out", minutes: 30 },
+		{ kind: "failed", code: 1, stderr: "" },
+		{ kind: "unfinished" },
+		{ kind: "check-failed", end: { kind: "exit", code: 1 } },
+		{ kind: "no-tree" },
+		{ kind: "no-result" },
+		{ kind: "list-changed" },
+		{ kind: "conflict", files: ["a.txt"] },
+	];
+
+	it("counts as a failed run unless the user stopped it or it landed", () => {
+		expect(kinds.filter((outcome) => !countsAsFailedRun(outcome)).map((outcome) => outcome.kind)).toEqual([
+			"landed",
+			"stopped",
+		]);
+	});
+
+	it("a stop's tally counts the items given back and those that landed, by kind", () => {
+		expect(stopTally(kinds)).toEqual({ givenBack: 10, landed: 1 });
+		expect(stopTally([])).toEqual({ givenBack: 0, landed: 0 });
+	});
+
+	it("each kind has its words", () => {
+		expect(kinds.map(workerWhy)).toEqual([
+			"it landed",
+			"stopped",
+			"it spent 50,000 tokens on its item, more than 5 × the median of 4,000 tokens per finished todo",
+			"it ran past its 30-minute limit",
+			"it ended with exit code 1",
+			"its answer was cut at the model's output limit before it ended its item",
+			"its check failed in its tree (exit code 1)",
+			"its tree could not be made from a snapshot of the work tree",
+			"its work could not be kept",
+			"the list changed while it worked: its item is no longer where it was",
+			'its work conflicts with the work tree in "a.txt"',
+		]);
 	});
 });
 
@@ -226,7 +343,8 @@ describe("the progress breaker, per item", () => {
 	const spend = { ...initialChain().spend, perItem: [1_000, 3_000, 2_000] };
 
 	it("trips on a worker past factor × the median per finished item, once two items are finished", () => {
-		expect(workerOverspends(10_001, spend, 5)).toBe(
+		expect(workerOverspends(10_001, spend, 5)).toEqual({ kind: "overspent", tokens: 10_001, factor: 5, median: 2_000 });
+		expect(workerWhy({ kind: "overspent", tokens: 10_001, factor: 5, median: 2_000 })).toBe(
 			"it spent 10,001 tokens on its item, more than 5 × the median of 2,000 tokens per finished todo",
 		);
 		expect(workerOverspends(10_000, spend, 5)).toBeUndefined();
@@ -236,5 +354,22 @@ describe("the progress breaker, per item", () => {
 
 	it("never judges a worker against a median of 0 tokens per finished todo", () => {
 		expect(workerOverspends(5_328, { ...spend, perItem: [0, 0, 0, 0, 5_328] }, 5)).toBeUndefined();
+	});
+});
+
+describe("Esc stops the workers only when nothing else on screen takes it", () => {
+	const editor = { editorText: "", focus: "editor" as const, popup: false };
+
+	it("the editor has the focus, holds nothing but blanks, and shows no popup", () => {
+		expect(escapeStopsWorkers(editor)).toBe(true);
+		expect(escapeStopsWorkers({ ...editor, editorText: " \n " })).toBe(true);
+	});
+
+	it("not over text, a popup or another component; with no TUI to ask, the editor's text alone decides", () => {
+		expect(escapeStopsWorkers({ ...editor, editorText: "/" })).toBe(false);
+		expect(escapeStopsWorkers({ ...editor, popup: true })).toBe(false);
+		expect(escapeStopsWorkers({ ...editor, focus: "other" })).toBe(false);
+		expect(escapeStopsWorkers({ ...editor, focus: "unknown" })).toBe(true);
+		expect(escapeStopsWorkers({ ...editor, focus: "unknown", editorText: "x" })).toBe(false);
 	});
 });

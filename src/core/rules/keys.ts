@@ -50,6 +50,8 @@ export const STOP_STATUS_KEY = "til-done-stop";
 
 export const COUNTDOWN_WIDGET_ID = "til-done-countdown";
 export const PANEL_WIDGET_ID = "til-done-panel";
+/** An empty widget, while Esc may stop workers: pi gives a widget's factory its TUI, which knows what has the focus. */
+export const ESCAPE_WATCH_WIDGET_ID = "til-done-escape-watch";
 
 /** A custom session entry holding one per-item git checkpoint (`Checkpoint` of core/rules/checkpoint-rules.ts). */
 export const CHECKPOINT_ENTRY_TYPE = "til-done-checkpoint";

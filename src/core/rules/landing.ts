@@ -118,8 +118,11 @@ function modeOf(sides: FileSides): number {
 	return executable ? ours.mode | ((ours.mode & 0o444) >> 2) : ours.mode & ~0o111;
 }
 
-/** What a landing found: the files it wrote or deleted, the files that conflict, or the submodules it would change. */
-export type Landing = { landed: string[] } | { conflicts: string[] } | { submodules: string[] };
+/**
+ * What a landing found: the files it wrote or deleted, the files that conflict, the submodules it would change, or a
+ * stop that came before it wrote (nothing was written but in the first).
+ */
+export type Landing = { landed: string[] } | { conflicts: string[] } | { submodules: string[] } | { stopped: true };
 
 /** A landing's plan as a whole: refused for the submodules it would change, then for its conflicts, or landed. */
 export function landingOf(planned: readonly { path: string; landing: FileLanding }[]): Landing {

@@ -5,11 +5,10 @@
  */
 
 import { getPlainIcon } from "../../formatting.ts";
-import type { TodoItem } from "../../types.ts";
+import type { CheckRun, TodoItem, WorkerOutcome } from "../../types.ts";
 import { workableItems } from "../list/ready.ts";
 import { NOT_DONE_MARK, WORKER_PROMPT } from "../texts/model.ts";
 import { oneLine, prefix } from "../texts/sanitize.ts";
-import { WORKER_TEXTS } from "../texts/user.ts";
 import { type ChainSpend, median, overMedianSpend } from "./usage.ts";
 
 /** The most workers at once. */
@@ -63,25 +62,107 @@ export function workerPrompt(todos: readonly TodoItem[], index: number, request:
 }
 
 /**
- * The progress breaker, per item: why a worker is stopped for what it spent on its one item (more than `factor` times
- * the chain's median per finished item, once that median is armed); undefined while it holds.
+ * The progress breaker, per item: a worker is stopped for what it spent on its one item (more than `factor` times the
+ * chain's median per finished item, once that median is armed); undefined while it holds.
  */
-export function workerOverspends(tokens: number, spend: ChainSpend, factor: number): string | undefined {
+export function workerOverspends(tokens: number, spend: ChainSpend, factor: number): WorkerOutcome | undefined {
 	if (!overMedianSpend(tokens, spend, factor)) return undefined;
-	return WORKER_TEXTS.overspent(tokens, factor, median(spend.perItem));
+	return { kind: "overspent", tokens, factor, median: median(spend.perItem) };
 }
 
 /** Characters of a worker's own reason the user and its next try are told. */
 const NOT_DONE_REASON_CHARS = 200;
 
 /**
- * Why a worker that ended on its own left its item unfinished: its answer was cut at the output limit, or its last line
+ * A worker that ended on its own with its item unfinished: its answer was cut at the output limit, or its last line
  * says `NOT DONE:` and why. Undefined when it ended with its item done, in its own word.
  */
-export function unfinishedWhy(answer: string, stopReason: string | undefined): string | undefined {
-	if (stopReason === "length") return WORKER_TEXTS.cutOff;
+export function unfinishedOutcome(answer: string, stopReason: string | undefined): WorkerOutcome | undefined {
+	if (stopReason === "length") return { kind: "unfinished" };
 	const whole = answer.trim();
 	const last = whole.slice(whole.lastIndexOf("\n") + 1).trim();
 	if (!last.startsWith(NOT_DONE_MARK)) return undefined;
-	return WORKER_TEXTS.notDone(prefix(oneLine(last.slice(NOT_DONE_MARK.length).trim()), NOT_DONE_REASON_CHARS));
+	return { kind: "unfinished", said: prefix(oneLine(last.slice(NOT_DONE_MARK.length).trim()), NOT_DONE_REASON_CHARS) };
+}
+
+/** How a worker's process ended, as the crew reads it off its process. */
+export interface WorkerProcessEnd {
+	aborted: boolean;
+	timedOut: boolean;
+	/** Its exit code, or null when a signal ended it. */
+	code: number | null;
+	/** Its model calls: none, and it could not start. */
+	calls: number;
+	answer: string;
+	stopReason?: string;
+	stderr: string;
+}
+
+/**
+ * Why a worker's process ended without its item done, or undefined when it ended with an answer that says it is done.
+ * `stoppedAs`: what stopped it, when it was stopped (the user, or the progress breaker).
+ */
+export function processOutcome(
+	end: WorkerProcessEnd,
+	stoppedAs: WorkerOutcome,
+	limitMinutes: number,
+): WorkerOutcome | undefined {
+	if (end.aborted) return stoppedAs;
+	if (end.timedOut) return { kind: "timed-out", minutes: limitMinutes };
+	if (end.code !== 0 && end.calls === 0) return { kind: "cannot-start", code: end.code, stderr: end.stderr };
+	if (end.code !== 0 || end.stopReason === "error") return { kind: "failed", code: end.code, stderr: end.stderr };
+	return unfinishedOutcome(end.answer, end.stopReason);
+}
+
+/** Exit codes above this are a signal's: a shell reports a command killed by signal N as 128 + N. */
+const SIGNAL_BASE = 128;
+
+/** Why an item's check in its worker's tree failed, or undefined when it passed. A stopped check is the stop's. */
+export function checkOutcome(
+	run: CheckRun,
+	timeoutSeconds: number,
+	stoppedAs: WorkerOutcome,
+): WorkerOutcome | undefined {
+	if (run.aborted) return stoppedAs;
+	if (run.passed) return undefined;
+	if (run.timedOut || run.code === null)
+		return { kind: "check-failed", end: { kind: "timed-out", seconds: timeoutSeconds } };
+	if (run.code > SIGNAL_BASE && run.code < SIGNAL_BASE + 65)
+		return { kind: "check-failed", end: { kind: "signal", signal: run.code - SIGNAL_BASE } };
+	return { kind: "check-failed", end: { kind: "exit", code: run.code } };
+}
+
+/**
+ * Whether a worker's end counts as a failed run (the failures breaker bounds the retries): a stop, a landing, or a pi
+ * that could not start (no model was asked: the session's model works the list instead) does not.
+ */
+export function countsAsFailedRun(outcome: WorkerOutcome): boolean {
+	return outcome.kind !== "stopped" && outcome.kind !== "landed" && outcome.kind !== "cannot-start";
+}
+
+/** What a stop of the user's did, worker by worker: the items given back, and those whose landing had begun and landed. */
+export function stopTally(outcomes: readonly WorkerOutcome[]): { givenBack: number; landed: number } {
+	const landed = outcomes.filter((outcome) => outcome.kind === "landed").length;
+	return { givenBack: outcomes.length - landed, landed };
+}
+
+/**
+ * What the screen shows when Esc is pressed, as far as pi lets an extension see it: the editor's text, and, where pi
+ * gives the TUI, whether the editor has the keyboard's focus and shows its completion popup.
+ */
+export interface EscapeScene {
+	editorText: string;
+	/** `unknown`: pi gave no TUI to ask. */
+	focus: "editor" | "other" | "unknown";
+	popup: boolean;
+}
+
+/**
+ * Whether Esc stops the workers: only when nothing else on screen takes it. pi's editor, empty and without its popup,
+ * does nothing with a single Esc while pi is idle (the workers' wait comes after a run), so taking it there takes
+ * nothing from the user. A popup (`/`, `@`, Tab), a dialog, a selector or the `/todos` view (the focus elsewhere) and
+ * text being typed are pi's or another component's, and keep their Esc.
+ */
+export function escapeStopsWorkers(scene: EscapeScene): boolean {
+	return scene.focus !== "other" && !scene.popup && scene.editorText.trim() === "";
 }

@@ -7,6 +7,7 @@
 
 import {
 	type ChainSpend,
+	type CheckEnd,
 	type Checkpoint,
 	type Counters,
 	DEFAULT_LOOP_MARKER,
@@ -19,6 +20,7 @@ import {
 	MAX_TODOS,
 	type SideSpend,
 	type TodoItem,
+	type WorkerOutcome,
 } from "../../types.ts";
 import { CHECK_NAMES } from "./model.ts";
 import { oneLine, prefix } from "./sanitize.ts";
@@ -320,27 +322,13 @@ export const failedCheck = (what: string, end: string): string => `${what} (${en
 /** What the user reads of the workers. */
 export const WORKER_TEXTS = {
 	noRepo: "pi-til-done: workers need a git work tree: the session's model works the list alone.",
-	noTree: "its tree could not be made from a snapshot of the work tree",
-	noResult: "its work could not be kept",
-	stopped: "stopped",
-	timedOut: (minutes: number) => `it ran past its ${minutes}-minute limit`,
-	failed: (code: number | null, stderr: string) =>
-		`it ended with ${code === null ? "a signal" : `exit code ${code}`}${stderr.trim() ? `: ${prefix(oneLine(stderr.trim()), 120)}` : ""}`,
-	checkFailed: (code: number) => `its check failed in its tree (exit code ${code})`,
-	cutOff: "its answer was cut at the model's output limit before it ended its item",
-	notDone: (why: string) => `it said it could not do its item: «${why}»`,
-	overspent: (tokens: number, factor: number, medianPerItem: number) =>
-		`it spent ${formatTokens(tokens)} tokens on its item, more than ${factor} × the median of ${formatTokens(medianPerItem)} tokens per finished todo`,
-	conflicts: (files: readonly string[]) =>
-		`its work conflicts with the work tree in ${files.map((file) => JSON.stringify(oneLine(file))).join(", ")}`,
-	/** A worker's change to a submodule: refused, never lost (its result is still under its ref). */
-	submodules: (paths: readonly string[]) =>
-		`its work changes the ${paths.length === 1 ? "submodule" : "submodules"} ${paths.map((path) => JSON.stringify(oneLine(path))).join(", ")}, and a worker's change to a submodule never lands (its work is kept under its ref)`,
 	givenBack: (index: number, why: string) => `Worker on [${index}]: ${why}; the item is ready again.`,
-	listChanged: "the list changed while it worked: its item is no longer where it was",
 	/** A worker whose item the list no longer holds: nothing of it landed, and its work stays under its ref. */
 	workKept: (index: number, why: string) =>
 		`Worker on [${index}]: ${why}; nothing of it landed, and its work is kept under its ref.`,
+	/** A stop that came once the landing had begun writing: a landing is all or nothing, so it landed whole. */
+	landedOnStop: (index: number) =>
+		`Worker on [${index}]: its landing had begun writing when you stopped it: it landed whole, and the item is completed.`,
 	/** `/todos workers` alone: the setting, then one line per worker at work. */
 	list: (max: number, lines: readonly string[]) =>
 		[
@@ -353,6 +341,9 @@ export const WORKER_TEXTS = {
 	set: (max: number) =>
 		max === 0 ? "Workers: off for this session." : `Workers: up to ${max} at once in this session.`,
 	noRepoRefused: "workers need a git work tree, and this session's folder is not in one",
+	/** A worker's pi could not start: workers are off for the session, said once. */
+	cannotStart: (why: string) =>
+		`pi-til-done: a worker ${why}: workers are off for this session, and the session's model works the list.`,
 	/** `/todos workers` alone, after the workers at work: what earlier runs left, when they left anything. */
 	leftovers: (left: LeftoverCounts) => {
 		const parts = leftoverParts(left);
@@ -366,7 +357,6 @@ export const WORKER_TEXTS = {
 			? "Nothing was left by earlier runs."
 			: `Removed what earlier runs left: ${parts.join(", ")}.`;
 	},
-	/** Esc while workers are at work: every one is stopped and its item is ready again. */
 	/** Said once per session that starts workers where bubblewrap is not installed: their bash is not confined. */
 	bwrapMissing:
 		"pi-til-done: the workers' bash is not confined to their trees: bubblewrap (bwrap) is not installed, so a command of theirs can write outside their trees.",
@@ -380,8 +370,15 @@ export const WORKER_TEXTS = {
 	/** The same where bubblewrap cannot make its namespaces here: `detail` is its first line, or how it failed. */
 	bwrapFailed: (detail: string) =>
 		`pi-til-done: the workers' bash is not confined to their trees: bubblewrap (bwrap) cannot run here (${prefix(oneLine(detail), 120)}), so a command of theirs can write outside their trees.`,
-	stoppedByKey: (count: number) =>
-		`Workers stopped by you: ${count} item(s) are ready again, each worker's work kept under a ref of pi-til-done.`,
+	/** Esc while workers are at work: the items given back, and those whose landing had begun writing and landed. */
+	stoppedByKey: ({ givenBack, landed }: { givenBack: number; landed: number }) =>
+		[
+			"Workers stopped by you:",
+			...(givenBack > 0 || landed === 0
+				? [`${givenBack} item(s) are ready again, each worker's work kept under a ref of pi-til-done.`]
+				: []),
+			...(landed > 0 ? [`${landed} item(s) had begun landing when you stopped them, and landed whole.`] : []),
+		].join(" "),
 } as const;
 
 /** How many of each thing earlier runs of workers left. */
@@ -400,6 +397,58 @@ function leftoverParts({ folders, claims, bases, kept }: LeftoverCounts): string
 		...(bases > 0 ? [`${bases} snapshot ref(s) of gone workers`] : []),
 		...(kept > 0 ? [`${kept} item(s)' work not landed, kept under refs/til-done/…/worker-result`] : []),
 	];
+}
+
+/** How a check that did not pass ended, as the user reads it. */
+function checkEndText(end: CheckEnd): string {
+	if (end.kind === "exit") return `exit code ${end.code}`;
+	if (end.kind === "signal") return `killed by signal ${end.signal}`;
+	return `timed out after ${end.seconds} s`;
+}
+
+/** Why a worker's item went back to ready (or, landed, that it landed), in the words the user and its next try read. */
+export function workerWhy(outcome: WorkerOutcome): string {
+	switch (outcome.kind) {
+		case "landed":
+			return "it landed";
+		case "stopped":
+			return "stopped";
+		case "overspent":
+			return `it spent ${formatTokens(outcome.tokens)} tokens on its item, more than ${outcome.factor} × the median of ${formatTokens(outcome.median)} tokens per finished todo`;
+		case "timed-out":
+			return `it ran past its ${outcome.minutes}-minute limit`;
+		case "failed": {
+			const { code, stderr } = outcome;
+			const said = stderr.trim() ? `: ${prefix(oneLine(stderr.trim()), 120)}` : "";
+			return `it ended with ${code === null ? "a signal" : `exit code ${code}`}${said}`;
+		}
+		case "unfinished":
+			return outcome.said === undefined
+				? "its answer was cut at the model's output limit before it ended its item"
+				: `it said it could not do its item: «${outcome.said}»`;
+		case "check-failed":
+			return `its check failed in its tree (${checkEndText(outcome.end)})`;
+		case "no-tree":
+			return "its tree could not be made from a snapshot of the work tree";
+		case "no-result":
+			return "its work could not be kept";
+		case "list-changed":
+			return "the list changed while it worked: its item is no longer where it was";
+		case "conflict":
+			return `its work conflicts with the work tree in ${outcome.files.map((file) => JSON.stringify(oneLine(file))).join(", ")}`;
+		case "not-compared":
+			return "git could not compare its work with the work tree (its work is kept under its ref)";
+		case "submodules": {
+			const { paths } = outcome;
+			const named = paths.map((path) => JSON.stringify(oneLine(path))).join(", ");
+			return `its work changes the ${paths.length === 1 ? "submodule" : "submodules"} ${named}, and a worker's change to a submodule never lands (its work is kept under its ref)`;
+		}
+		case "cannot-start": {
+			const { code, stderr } = outcome;
+			const said = stderr.trim() ? `: ${prefix(oneLine(stderr.trim()), 120)}` : "";
+			return `it could not start (${code === null ? "a signal ended it" : `exit code ${code}`} before any model call${said})`;
+		}
+	}
 }
 
 /** `⚙ 3 workers: [1] [2] [4]` while workers are at work. */

@@ -302,7 +302,8 @@ async function checkpointRefs(repo: Repo, root = CHECKPOINT_REF_ROOT, signal?: A
 	return listed.code === 0 ? listed.stdout.split("\n").filter((line) => line !== "") : [];
 }
 
-async function deleteRefs(repo: Repo, refs: readonly string[], signal?: AbortSignal): Promise<boolean> {
+/** Deletes `refs` (one that is not there is no failure); whether git did. */
+export async function deleteRefs(repo: Repo, refs: readonly string[], signal?: AbortSignal): Promise<boolean> {
 	if (refs.length === 0) return true;
 	const input = refs.map((ref) => `delete ${ref}\n`).join("");
 	return (await runGit(repo.top, ["update-ref", "--stdin"], { input, signal })).code === 0;

@@ -258,9 +258,16 @@ function changedSincePlanned(top: string, plans: readonly Planned[], gitlinks: R
 /**
  * Lands the change from `base` to `work` in the user's work tree; the files it wrote or deleted, the files that
  * conflict (a file the user changed since it was read counts as one), or the submodules it would change (nothing is
- * written then either). Undefined when git cannot compare the trees.
+ * written then either). Undefined when git cannot compare the trees. `stop` holds until the first write: aborted
+ * before, nothing is written; the writes, once begun, run to their end with no wait among them, so no stop can come
+ * between them.
  */
-export async function landWork(repo: Repo, base: string, work: string): Promise<Landing | undefined> {
+export async function landWork(
+	repo: Repo,
+	base: string,
+	work: string,
+	stop?: AbortSignal,
+): Promise<Landing | undefined> {
 	const changes = await changesBetween(repo, base, work);
 	const gitlinks = changes && (await indexGitlinks(repo));
 	if (!changes || !gitlinks) return undefined;
@@ -273,6 +280,7 @@ export async function landWork(repo: Repo, base: string, work: string): Promise<
 	if (!("landed" in landing)) return landing;
 	const changed = changedSincePlanned(repo.top, plans, gitlinks);
 	if (changed.length > 0) return { conflicts: changed };
+	if (stop?.aborted) return { stopped: true };
 	for (const plan of plans) apply(repo.top, plan);
 	return landing;
 }

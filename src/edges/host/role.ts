@@ -13,6 +13,9 @@ export const PARENT_MARKER = "TIL_DONE_PARENT_PID";
 /** The marker a crew of ours puts in a worker's environment: the pid of the process the worker works for. */
 export const WORKER_MARKER = "TIL_DONE_WORKER_OF";
 
+/** The mark every process of a worker carries (edges/host/processes.ts), named to the worker's own pi for its watchdog. */
+export const WORKER_MARK = "TIL_DONE_WORKER_MARK";
+
 /** What every copy of the extension in the process shares (copies may be separate module instances). */
 interface ProcessClaim {
 	/** The instance whose session is the process's own, while it has one. */

@@ -19,6 +19,7 @@ import {
 } from "../../core/rules/next-step.ts";
 import type { RunOutcome } from "../../core/rules/outcome.ts";
 import type { TilDoneConfig } from "../../core/rules/settings.ts";
+import { stopTally } from "../../core/rules/workers.ts";
 import { describeCheckEnd, JUDGE_PROMPT } from "../../core/texts/model.ts";
 import { GOAL_ENDS, JUDGE_TEXTS, LOOP_ENDS, WORKER_TEXTS } from "../../core/texts/user.ts";
 import {
@@ -201,9 +202,7 @@ async function waitForWorkers(run: FollowUp, endsSeen: number): Promise<void> {
 	waiting.abort();
 	if (run.signal.aborted) return;
 	if (end === "key") {
-		const stopped = getWorkers().length;
-		await stopWorkers(run.pi);
-		tell(run.ctx, WORKER_TEXTS.stoppedByKey(stopped), "info");
+		tell(run.ctx, WORKER_TEXTS.stoppedByKey(stopTally(await stopWorkers(run.pi))), "info");
 		return interrupted(run);
 	}
 	const input = currentInput(run);

@@ -11,12 +11,13 @@ import type {
 	ExtensionCommandContext,
 	ExtensionContext,
 } from "@earendil-works/pi-coding-agent";
-import { matchesKey } from "@earendil-works/pi-tui";
+import { matchesKey, type TUI } from "@earendil-works/pi-tui";
 import { hasIncomplete } from "../../core/list/queries.ts";
 import { endsChainForUser } from "../../core/rules/decision.ts";
-import { COMPLETE_MESSAGE_TYPE } from "../../core/rules/keys.ts";
+import { COMPLETE_MESSAGE_TYPE, ESCAPE_WATCH_WIDGET_ID } from "../../core/rules/keys.ts";
 import type { Step, StepInput, StepMessage } from "../../core/rules/next-step.ts";
 import type { TilDoneConfig } from "../../core/rules/settings.ts";
+import { type EscapeScene, escapeStopsWorkers } from "../../core/rules/workers.ts";
 import { backoffMessage, completionNotice, NOTICES, reviewWaitText } from "../../core/texts/user.ts";
 import {
 	getChain,
@@ -136,21 +137,57 @@ function interactiveMode({ pi, ctx, config }: ModeEnv): Mode {
 	};
 }
 
-/** Resolves on the first Esc in the TUI, which is consumed (pi does not act on it); never without a terminal. */
+/**
+ * Resolves on the first Esc in the TUI that nothing else on screen takes (core/rules/workers.ts `escapeStopsWorkers`),
+ * which is consumed (pi does not act on it); never without a terminal. `onTerminalInput` sees every key before pi's
+ * components do, so what the key would do there is asked first: the editor's text, and what has the focus, asked of
+ * the TUI pi hands a widget's factory (an empty widget, mounted while the wait lasts).
+ */
 function escapeKey(ctx: ExtensionContext, signal: AbortSignal): Promise<void> {
 	return new Promise((resolve) => {
 		let unsubscribe: (() => void) | undefined;
+		let tui: TUI | undefined;
+		const end = () =>
+			quietly(() => {
+				unsubscribe?.();
+				ctx.ui.setWidget(ESCAPE_WATCH_WIDGET_ID, undefined);
+			});
 		quietly(() => {
 			if (!ctx.hasUI || signal.aborted) return;
+			ctx.ui.setWidget(ESCAPE_WATCH_WIDGET_ID, (given) => {
+				tui = given;
+				return { render: () => [], invalidate: () => {} };
+			});
 			unsubscribe = ctx.ui.onTerminalInput((data) => {
-				if (!matchesKey(data, "escape")) return undefined;
-				unsubscribe?.();
+				if (!matchesKey(data, "escape") || !escapeStopsWorkers(sceneOf(ctx, tui))) return undefined;
+				end();
 				resolve();
 				return { consume: true };
 			});
 		});
-		signal.addEventListener("abort", () => quietly(() => unsubscribe?.()), { once: true });
+		signal.addEventListener("abort", end, { once: true });
 	});
+}
+
+/** A component pi's TUI may report: its editor has its text and its completion popup. */
+type Focusable = { getText?: unknown; isShowingAutocomplete?: unknown } | null;
+
+/**
+ * What the screen shows, for Esc: the editor's text, and what has the focus, pi's editor or another component. The TUI
+ * says so through `getFocusedComponent`, public on pi-tui's TUI class (0.87.1 and 1.6.0) but not on its interface:
+ * asked where it is there.
+ */
+function sceneOf(ctx: ExtensionContext, tui: TUI | undefined): EscapeScene {
+	let editorText = "";
+	quietly(() => {
+		editorText = ctx.ui.getEditorText();
+	});
+	const focusOf = (tui as { getFocusedComponent?: () => Focusable } | undefined)?.getFocusedComponent;
+	if (tui === undefined || typeof focusOf !== "function") return { editorText, focus: "unknown", popup: false };
+	const focused = focusOf.call(tui);
+	if (typeof focused?.getText !== "function" || typeof focused.isShowingAutocomplete !== "function")
+		return { editorText, focus: "other", popup: false };
+	return { editorText, focus: "editor", popup: focused.isShowingAutocomplete.call(focused) === true };
 }
 
 /** A tripped breaker or budget: shown once, as a warning message on the branch (it stays in the transcript). */

@@ -36,6 +36,8 @@ import { tell } from "../host/tell.ts";
 
 /** In a worker's environment: the top of the person's repository its tree is a copy of. */
 export const WORKER_REPO_VAR = "TIL_DONE_WORKER_REPO";
+/** In a worker's environment: the top of its tree (it runs in the folder of it the session runs in). */
+export const WORKER_TREE_VAR = "TIL_DONE_WORKER_TREE";
 /** In a worker's environment, when bubblewrap can confine its bash: the bwrap to run it with. */
 export const WORKER_BWRAP_VAR = "TIL_DONE_WORKER_BWRAP";
 
@@ -166,7 +168,7 @@ function targetOf(tree: string, path: string): WriteTarget {
  * it cannot be, given the worker's own TMPDIR). Returns how to stop.
  */
 export function keepInTree(pi: ExtensionAPI, ctx: ExtensionContext, env: NodeJS.ProcessEnv = process.env): () => void {
-	const tree = ctx.cwd;
+	const tree = env[WORKER_TREE_VAR] ?? ctx.cwd;
 	const repo = env[WORKER_REPO_VAR];
 	const place: WorkerPlace = { tree, realTree: realOrAsIs(tree), repo: repo ? realOrAsIs(repo) : undefined };
 	const tmp = realOrAsIs(workerTmpDir(tree));

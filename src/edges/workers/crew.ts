@@ -6,11 +6,17 @@
  */
 
 import { hostname } from "node:os";
+import { join, relative } from "node:path";
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
-import { itemKey } from "../../core/rules/checkpoint-rules.ts";
-import { CHECKPOINT_REF_ROOT } from "../../core/rules/keys.ts";
-import { unfinishedWhy, workerOverspends, workerPrompt } from "../../core/rules/workers.ts";
-import { WORKER_TEXTS } from "../../core/texts/user.ts";
+import { itemKey, workerRef } from "../../core/rules/checkpoint-rules.ts";
+import {
+	checkOutcome,
+	countsAsFailedRun,
+	processOutcome,
+	workerOverspends,
+	workerPrompt,
+} from "../../core/rules/workers.ts";
+import { WORKER_TEXTS, workerWhy } from "../../core/texts/user.ts";
 import {
 	addWorker,
 	completeWorkerItem,
@@ -18,6 +24,7 @@ import {
 	getTodos,
 	markClaimedElsewhere,
 	markLanding,
+	markWorkersUnable,
 	noteWorker,
 	placeWorker,
 	recordWorkerEnd,
@@ -26,9 +33,11 @@ import {
 	updateTodoStatus,
 	workerNote,
 } from "../../state.ts";
+import type { WorkerOutcome } from "../../types.ts";
+import { type Exec, runCheck } from "../checks/run-check.ts";
 import { snapshotBound } from "../git/bound.ts";
 import { claimItem, releaseItem } from "../git/claims.ts";
-import { findRepo, type Repo, takeCheckpoint } from "../git/git.ts";
+import { deleteRefs, findRepo, type Repo, takeCheckpoint } from "../git/git.ts";
 import { landWork } from "../git/land.ts";
 import { checkpointsSettled } from "../git/queue.ts";
 import { keepWorkerResult, makeWorkerTree, removeWorkerTree, type WorkerTree } from "../git/worker-tree.ts";
@@ -37,18 +46,19 @@ import { ownerTag } from "../host/owner.ts";
 import { quietly } from "../host/quietly.ts";
 import { WORKER_MARKER } from "../host/role.ts";
 import { tell } from "../host/tell.ts";
-import { boundsEnv } from "./confine.ts";
+import { boundsEnv, WORKER_TREE_VAR } from "./confine.ts";
+import { extensionFlags, provideProject, trustFlags } from "./extensions.ts";
 import { sweepOnce } from "./leftovers.ts";
-import { piCommand, runWorker, type WorkerEnd } from "./worker-process.ts";
+import { piCommand, runWorker } from "./worker-process.ts";
 
 /** How long one worker may run before its group is killed and its item goes back to ready. */
 export const WORKER_TIME_LIMIT_MS = 30 * 60_000;
 
-/** One worker at work: the item it has, and how to stop it. */
+/** One worker at work: the item it has, how to stop it, and how it ended once it has. */
 interface Running {
 	index: number;
 	stop: AbortController;
-	ended: Promise<void>;
+	ended: Promise<WorkerOutcome>;
 }
 
 /** The crew of one extension instance (its session). */
@@ -78,16 +88,6 @@ export interface CrewRun {
 	spendFactor: number;
 	/** What runs a worker: this pi again (tests give a stand-in). */
 	command?: { command: string; args: string[] };
-}
-
-/** The flags of this pi's command line that choose its extensions: a worker loads the same ones. */
-export function extensionFlags(argv: readonly string[] = process.argv): string[] {
-	const flags: string[] = [];
-	argv.forEach((arg, i) => {
-		if (arg === "-ne" || arg === "--no-extensions") flags.push(arg);
-		if ((arg === "-e" || arg === "--extension") && argv[i + 1] !== undefined) flags.push(arg, argv[i + 1] as string);
-	});
-	return flags;
 }
 
 /** Records the list on the branch, so a reload shows what the workers did (the session may be gone by then). */
@@ -125,16 +125,15 @@ async function startOne(index: number, repo: Repo, run: BoundRun): Promise<void>
 	if (!(await claimItem(repo, claim))) return markClaimedElsewhere(key);
 	updateTodoStatus([index], "in_progress");
 	commitList(run.pi);
-	const refs = `${CHECKPOINT_REF_ROOT}${session}/${key}/worker`;
-	const base = await takeCheckpoint(repo, `${refs}-base`, `pi-til-done worker base of [${index}]`, {
-		bound: snapshotBound(run.ctx),
-	});
+	const refs = { base: workerRef(session, key, "worker-base"), result: workerRef(session, key, "worker-result") };
+	const bound = { bound: snapshotBound(run.ctx) };
+	const base = await takeCheckpoint(repo, refs.base, `pi-til-done worker base of [${index}]`, bound);
 	const tree = base === undefined ? undefined : await makeWorkerTree(repo, base);
 	const item: Item = { index, text: todo.text, check: todo.check };
 	if (!tree) {
 		await releaseItem(repo, key);
 		removeWorker(key);
-		return giveBack(run, item, WORKER_TEXTS.noTree);
+		return giveBack(run, item, { kind: "no-tree" });
 	}
 	placeWorker(key, tree.dir);
 	const stop = new AbortController();
@@ -153,46 +152,71 @@ interface Item {
 /** Whether the list still holds `item` where it was. */
 const stillThere = (item: Item): boolean => getTodos()[item.index]?.text === item.text;
 
-/** One worker's life, from its start to its item completed or given back. */
-async function work(job: {
+/** What a worker works with. */
+interface Job {
 	item: Item;
 	key: string;
 	repo: Repo;
 	tree: WorkerTree;
-	refs: string;
+	/** Its refs: the snapshot it started from, kept while it works; its result, kept when its work does not land. */
+	refs: { base: string; result: string };
 	run: BoundRun;
-	/** Aborted to stop the worker: with why as its reason when the worker itself is the cause. */
+	/** Aborted to stop the worker: with the outcome as its reason when the worker itself is the cause. */
 	stop: AbortController;
-}): Promise<void> {
-	const { item, key, repo, tree, refs, run, stop } = job;
+}
+
+/** One worker's life, from its start to its item completed or given back; how it ended. */
+async function work(job: Job): Promise<WorkerOutcome> {
+	const { item, key, repo, tree, run } = job;
 	try {
-		const end = await runWorker({
-			...piCommandFor(run, item.index, key),
-			cwd: tree.dir,
-			env: { ...process.env, ...run.bounds, [WORKER_MARKER]: String(process.pid) },
-			timeoutMs: WORKER_TIME_LIMIT_MS,
-			signal: stop.signal,
-			onUsage: (usage) => {
-				const tokens = recordWorkerUsage(key, usage);
-				const overspent = workerOverspends(tokens, getChain().spend, run.spendFactor);
-				if (overspent !== undefined) stop.abort(overspent);
-			},
-		});
-		const why = workerFailure(end, stop.signal);
-		const result = await keepWorkerResult(repo, tree, `${refs}-result`);
-		if (why !== undefined || result === undefined) return giveBack(run, item, why ?? WORKER_TEXTS.noResult, key);
-		const failedCheck = await checkInTree(run, item.check, tree.dir);
-		if (failedCheck) return giveBack(run, item, failedCheck, key);
-		const notLanded = await landOneAtATime(() => land(job, result));
-		if (notLanded) return giveBack(run, item, notLanded, key);
-		recordWorkerEnd(false);
-		noteWorker(key, undefined);
+		const outcome = await workAndLand(job);
+		if (outcome.kind === "landed") await landed(job);
+		else if (outcome.kind === "cannot-start") cannotStart(run, item, outcome, key);
+		else giveBack(run, item, outcome, key);
+		return outcome;
 	} finally {
 		removeWorkerTree(tree.dir);
+		await deleteRefs(repo, [job.refs.base]);
 		await releaseItem(repo, key);
 		// Last: its end wakes the next decision, which may hand the item out again.
 		removeWorker(key);
 	}
+}
+
+/** The worker runs, its work is kept, its check runs in its tree, and its work lands: how far it got. */
+async function workAndLand(job: Job): Promise<WorkerOutcome> {
+	const { item, key, repo, tree, refs, run, stop } = job;
+	const cwd = join(tree.dir, relative(repo.top, run.ctx.cwd));
+	provideProject(repo.top, run.ctx.cwd, tree.dir);
+	const end = await runWorker({
+		...piCommandFor(run, item.index, key),
+		cwd,
+		env: { ...process.env, ...run.bounds, [WORKER_TREE_VAR]: tree.dir, [WORKER_MARKER]: String(process.pid) },
+		timeoutMs: WORKER_TIME_LIMIT_MS,
+		signal: stop.signal,
+		onUsage: (usage) => {
+			const tokens = recordWorkerUsage(key, usage);
+			const overspent = workerOverspends(tokens, getChain().spend, run.spendFactor);
+			if (overspent !== undefined) stop.abort(overspent);
+		},
+	});
+	const ended = processOutcome(end, stoppedAs(stop.signal), WORKER_TIME_LIMIT_MS / 60_000);
+	const result = await keepWorkerResult(repo, tree, refs.result);
+	if (ended !== undefined) return ended;
+	if (result === undefined) return { kind: "no-result" };
+	// A stop holds at every moment before the landing writes: here, in the check, in the queue, before the first write.
+	if (stop.signal.aborted) return stoppedAs(stop.signal);
+	const failedCheck = await checkInTree(job);
+	if (failedCheck) return failedCheck;
+	return landOneAtATime(() => land(job, result));
+}
+
+/** What stopped a worker: the outcome its stop was aborted with, or the user. */
+function stoppedAs(signal: AbortSignal): WorkerOutcome {
+	const reason: unknown = signal.reason;
+	return typeof reason === "object" && reason !== null && "kind" in reason
+		? (reason as WorkerOutcome)
+		: { kind: "stopped" };
 }
 
 /** The landings of this process, one at a time: an item's checkpoints around its landing hold its work alone. */
@@ -206,19 +230,23 @@ function landOneAtATime<T>(landing: () => Promise<T>): Promise<T> {
 
 /**
  * Lands a worker's `result` in the user's work tree, between the item's start checkpoint (taken once the worker is
- * marked landing) and its completion's; why it did not land (nothing written then), or undefined once it did.
+ * marked landing) and its completion's: landed, or why it did not (nothing written then).
  */
-async function land(job: { item: Item; key: string; repo: Repo; tree: WorkerTree; run: CrewRun }, result: string) {
-	if (!stillThere(job.item)) return WORKER_TEXTS.listChanged;
+async function land(job: Job, result: string): Promise<WorkerOutcome> {
+	const { stop } = job;
+	if (stop.signal.aborted) return stoppedAs(stop.signal);
+	if (!stillThere(job.item)) return { kind: "list-changed" };
 	markLanding(job.key);
 	await checkpointsSettled();
-	const landing = await landWork(job.repo, job.tree.base, result);
-	if (landing && "submodules" in landing) return WORKER_TEXTS.submodules(landing.submodules);
-	if (!landing || "conflicts" in landing) return WORKER_TEXTS.conflicts(landing?.conflicts ?? []);
+	const landing = await landWork(job.repo, job.tree.base, result, stop.signal);
+	if (!landing) return { kind: "not-compared" };
+	if ("stopped" in landing) return stoppedAs(stop.signal);
+	if ("submodules" in landing) return { kind: "submodules", paths: landing.submodules };
+	if ("conflicts" in landing) return { kind: "conflict", files: landing.conflicts };
 	completeWorkerItem(job.key, job.item.index);
 	commitList(job.run.pi);
 	await checkpointsSettled();
-	return undefined;
+	return { kind: "landed" };
 }
 
 /** The worker's command: this pi again, with the session's model and extensions, on its one item. */
@@ -229,7 +257,17 @@ function piCommandFor(run: CrewRun, index: number, key: string): { command: stri
 	const session = [...model, ...thinkingOf(run.pi)];
 	return {
 		command: pi.command,
-		args: [...pi.args, ...extensionFlags(), "--mode", "json", "-p", "--no-session", ...session, prompt],
+		args: [
+			...pi.args,
+			...extensionFlags(),
+			...trustFlags(run.ctx),
+			"--mode",
+			"json",
+			"-p",
+			"--no-session",
+			...session,
+			prompt,
+		],
 	};
 }
 
@@ -242,28 +280,37 @@ function thinkingOf(pi: ExtensionAPI): string[] {
 	return level ? ["--thinking", level] : [];
 }
 
-/** Why a worker's end is no work done, or undefined when it ended with an answer; `stop` says why it was stopped. */
-function workerFailure(end: WorkerEnd, stop: AbortSignal): string | undefined {
-	if (end.aborted) return typeof stop.reason === "string" ? stop.reason : WORKER_TEXTS.stopped;
-	if (end.timedOut) return WORKER_TEXTS.timedOut(WORKER_TIME_LIMIT_MS / 60_000);
-	if (end.code !== 0 || end.stopReason === "error") return WORKER_TEXTS.failed(end.code, end.stderr);
-	return unfinishedWhy(end.answer, end.stopReason);
+/**
+ * The item's own check, run in the worker's tree by the one check runner, under the worker's stop; why it failed (a
+ * stop among the reasons), or undefined when it passed (or there is none).
+ */
+async function checkInTree({ item, tree, run, stop }: Job): Promise<WorkerOutcome | undefined> {
+	if (item.check === undefined) return undefined;
+	const exec: Exec = (command, args, options) => run.pi.exec(command, args, options);
+	const timeoutSeconds = run.checkTimeoutSeconds;
+	const checked = await runCheck(exec, item.check, { cwd: tree.dir, timeoutSeconds, signal: stop.signal });
+	return checkOutcome(checked, timeoutSeconds, stoppedAs(stop.signal));
 }
 
-/** The item's own check, run in the worker's tree; why it failed, or undefined when it passed (or has none). */
-async function checkInTree(run: CrewRun, check: string | undefined, dir: string): Promise<string | undefined> {
-	if (check === undefined) return undefined;
-	const result = await run.pi.exec("bash", ["-c", check], { cwd: dir, timeout: run.checkTimeoutSeconds * 1000 });
-	return result.code === 0 ? undefined : WORKER_TEXTS.checkFailed(result.code);
+/**
+ * The item landed: a failed run no longer, and nothing of it is kept but in the work tree; a stop that came once its
+ * landing had begun writing is told it landed.
+ */
+async function landed({ item, key, repo, refs, run, stop }: Job): Promise<void> {
+	recordWorkerEnd(false);
+	noteWorker(key, undefined);
+	await deleteRefs(repo, [refs.result]);
+	if (stop.signal.aborted) tell(run.ctx, WORKER_TEXTS.landedOnStop(item.index), "info");
 }
 
 /**
  * The item goes back to ready, with why (its next worker is told); a worker that failed counts as a failed run. An item
  * the list no longer holds where it was is left as the list has it now.
  */
-function giveBack(run: CrewRun, item: Item, why: string, key?: string): void {
+function giveBack(run: CrewRun, item: Item, outcome: WorkerOutcome, key?: string): void {
+	const why = workerWhy(outcome);
 	if (key !== undefined) noteWorker(key, why);
-	recordWorkerEnd(why !== WORKER_TEXTS.stopped);
+	recordWorkerEnd(countsAsFailedRun(outcome));
 	if (!stillThere(item)) {
 		tell(run.ctx, WORKER_TEXTS.workKept(item.index, why), "warning");
 		return;
@@ -273,9 +320,26 @@ function giveBack(run: CrewRun, item: Item, why: string, key?: string): void {
 	tell(run.ctx, WORKER_TEXTS.givenBack(item.index, why), "warning");
 }
 
-/** Stops every worker of the crew: each group killed, its work kept under a ref, its tree removed. */
-export async function stopWorkers(pi: ExtensionAPI): Promise<void> {
+/**
+ * A worker whose pi could not start: no model's failure, and no worker here will start better. Workers stop for the
+ * session, said once; the item is ready again for the session's model.
+ */
+function cannotStart(run: CrewRun, item: Item, outcome: WorkerOutcome, key: string): void {
+	const why = workerWhy(outcome);
+	noteWorker(key, why);
+	if (markWorkersUnable(why)) tell(run.ctx, WORKER_TEXTS.cannotStart(why), "warning");
+	if (!stillThere(item)) return;
+	updateTodoStatus([item.index], "not_started");
+	commitList(run.pi);
+}
+
+/**
+ * Stops every worker of the crew: each group killed, its work kept under a ref, its tree removed; how each ended (one
+ * whose landing had begun writing landed).
+ */
+export async function stopWorkers(pi: ExtensionAPI): Promise<WorkerOutcome[]> {
 	const running = [...crewOf(pi).running.values()];
-	for (const worker of running) worker.stop.abort();
-	await Promise.all(running.map((worker) => worker.ended));
+	const stopped: WorkerOutcome = { kind: "stopped" };
+	for (const worker of running) worker.stop.abort(stopped);
+	return Promise.all(running.map((worker) => worker.ended));
 }

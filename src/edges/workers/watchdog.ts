@@ -1,17 +1,18 @@
 /**
  * A worker outlives no session: the pi a crew starts is told its parent's pid, and pi-til-done in the worker (a guest)
- * watches it. When the parent is gone (killed, crashed), the worker's whole process group ends: nothing works on,
- * spending, for a session that can no longer land its work.
+ * watches it. When the parent is gone (killed, crashed), every process of the worker ends, its process group and what
+ * carries its mark (what it put in the background with `setsid` or `nohup`): nothing works on, spending, for a session
+ * that can no longer land its work.
  */
 
-import { isAlive, signalGroup } from "../host/processes.ts";
-import { WORKER_MARKER } from "../host/role.ts";
+import { isAlive, killMarked, signalGroup } from "../host/processes.ts";
+import { WORKER_MARK, WORKER_MARKER } from "../host/role.ts";
 
 /** How often a worker looks for its parent. */
 export const PARENT_WATCH_MS = 1_000;
 
 /** Calls `end` once the process `parent` is gone, looking every {@link PARENT_WATCH_MS}; returns how to stop looking. */
-export function watchParent(parent: number, end: () => void = endGroup): () => void {
+export function watchParent(parent: number, end: () => void): () => void {
 	const timer = setInterval(() => {
 		if (isAlive(parent)) return;
 		clearInterval(timer);
@@ -28,10 +29,15 @@ export function watchParentOnce(env: NodeJS.ProcessEnv = process.env): void {
 	const parent = Number(env[WORKER_MARKER]);
 	if (watching || !Number.isInteger(parent) || parent <= 0) return;
 	watching = true;
-	watchParent(parent);
+	const mark = env[WORKER_MARK];
+	watchParent(parent, () => endWorker(mark));
 }
 
-/** Ends this worker's process group (a worker leads its own), or this process alone when it leads none. */
-function endGroup(): void {
+/**
+ * Ends this worker: what carries its mark but itself, then its process group (a worker leads its own), or this
+ * process alone when it leads none.
+ */
+function endWorker(mark: string | undefined): void {
+	if (mark) killMarked(mark);
 	if (!signalGroup(process.pid, "SIGTERM")) process.kill(process.pid, "SIGTERM");
 }

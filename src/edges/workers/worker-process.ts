@@ -1,14 +1,16 @@
 /**
  * One worker's process: a `pi --mode json -p` child (as pi's own `subagent` example starts one) in its own process
- * group, read line by line for what it spent and how it ended, and stopped whole (its group killed: every process it
- * started) on a timeout or when the run that started it is aborted.
+ * group, read line by line for what it spent and how it ended, and stopped whole (its group killed) on a timeout or
+ * when the run that started it is aborted. Every process it starts carries its mark, `setsid` and `nohup` ones too:
+ * whatever of it is left when it ends, however it ends, is killed by that mark before its end is told.
  */
 
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { readUsage, type UsageRecord } from "../../core/rules/usage.ts";
 import { textOfContent } from "../../core/texts/sanitize.ts";
-import { signalGroup } from "../host/processes.ts";
+import { killMarked, markedEnv, newMark, signalGroup } from "../host/processes.ts";
+import { WORKER_MARK } from "../host/role.ts";
 
 /** How long a killed worker's group has to exit on SIGTERM before it gets SIGKILL. */
 export const WORKER_KILL_GRACE_MS = 2_000;
@@ -53,11 +55,17 @@ export interface WorkerEnd {
 /** Characters of a worker's stderr kept, from its end. */
 const STDERR_CHARS = 4_000;
 
-/** Kills a process group, first asking (SIGTERM), then, if it is still there after the grace, telling (SIGKILL). */
-function killGroup(pid: number | undefined): void {
+/**
+ * Kills a worker: its process group first asked (SIGTERM), then, if it is still there after the grace, told
+ * (SIGKILL) with everything that carries its mark.
+ */
+function killWorker(pid: number | undefined, mark: string): void {
 	if (pid === undefined) return;
 	signalGroup(pid, "SIGTERM");
-	setTimeout(() => signalGroup(pid, "SIGKILL"), WORKER_KILL_GRACE_MS).unref();
+	setTimeout(() => {
+		signalGroup(pid, "SIGKILL");
+		killMarked(mark);
+	}, WORKER_KILL_GRACE_MS).unref();
 }
 
 /** Reads one JSON line of the worker's stdout into `end`: an assistant message's end is a model call. */
@@ -80,10 +88,11 @@ function readLine(line: string, end: WorkerEnd, onUsage: WorkerStart["onUsage"])
 /** Starts a worker and resolves once its process has closed, however it ended. */
 export function runWorker(start: WorkerStart): Promise<WorkerEnd> {
 	const end: WorkerEnd = { code: null, answer: "", calls: 0, timedOut: false, aborted: false, stderr: "" };
+	const mark = newMark();
 	return new Promise((resolve) => {
 		const child = spawn(start.command, [...start.args], {
 			cwd: start.cwd,
-			env: start.env,
+			env: markedEnv({ ...start.env, [WORKER_MARK]: mark }, mark),
 			detached: true,
 			stdio: ["ignore", "pipe", "pipe"],
 		});
@@ -98,7 +107,7 @@ export function runWorker(start: WorkerStart): Promise<WorkerEnd> {
 		});
 		const stop = (why: "timedOut" | "aborted") => {
 			end[why] = true;
-			killGroup(child.pid);
+			killWorker(child.pid, mark);
 		};
 		const timer = setTimeout(() => stop("timedOut"), start.timeoutMs);
 		const abort = () => stop("aborted");
@@ -114,7 +123,12 @@ export function runWorker(start: WorkerStart): Promise<WorkerEnd> {
 			end.code = code;
 			resolve(end);
 		};
-		child.on("close", finish);
+		// What it left running goes with it: a leftover holding its output open would hold its end too.
+		child.on("exit", () => killMarked(mark));
+		child.on("close", (code) => {
+			killMarked(mark);
+			finish(code);
+		});
 		child.on("error", (error) => {
 			end.stderr = error.message;
 			finish(null);

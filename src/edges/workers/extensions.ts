@@ -1,0 +1,104 @@
+/**
+ * A worker loads what this pi loaded, however pi found it: the `-e` paths of its command line (a relative one made
+ * absolute: the worker runs in its own tree, where a git-ignored folder is not), `-ne`, the packages of the user's
+ * settings (the worker shares the user's agent folder), and the project's `.pi` (its settings, extensions and
+ * packages), with this pi's decision on trusting it. What of the project the tree lacks (a `.pi` git ignores, a folder
+ * its settings name that git ignores) is linked into the tree from the person's, and excluded there, so it never lands.
+ */
+
+import { appendFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from "node:fs";
+import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
+import { quietly } from "../host/quietly.ts";
+
+/** The sources `-e` takes that are not paths on this machine: a package manager's or a URL. */
+const NOT_A_PATH = /^(npm:|git:|https?:|ssh:|git@|~)/;
+
+/** The flags of this pi's command line that choose its extensions, each path as the worker must read it. */
+export function extensionFlags(argv: readonly string[] = process.argv, cwd = process.cwd()): string[] {
+	const flags: string[] = [];
+	argv.forEach((arg, i) => {
+		if (arg === "-ne" || arg === "--no-extensions") flags.push(arg);
+		const value = argv[i + 1];
+		if ((arg === "-e" || arg === "--extension") && value !== undefined) {
+			flags.push(arg, NOT_A_PATH.test(value) || isAbsolute(value) ? value : resolve(cwd, value));
+		}
+	});
+	return flags;
+}
+
+/** This pi's word on trusting the project, for the worker to take as its own (pi without the question: none). */
+export function trustFlags(ctx: ExtensionContext): string[] {
+	let trusted: boolean | undefined;
+	quietly(() => {
+		trusted = typeof ctx.isProjectTrusted === "function" ? ctx.isProjectTrusted() : undefined;
+	});
+	return trusted === undefined ? [] : [trusted ? "--approve" : "--no-approve"];
+}
+
+/** Whether a path is there, a dangling link included. */
+function there(path: string): boolean {
+	try {
+		lstatSync(path);
+		return true;
+	} catch {
+		return false;
+	}
+}
+
+/** The local paths a project's settings name, as written (relative ones from its `.pi`). */
+function namedPaths(settingsFile: string): string[] {
+	let settings: { packages?: unknown; extensions?: unknown };
+	try {
+		settings = JSON.parse(readFileSync(settingsFile, "utf8"));
+	} catch {
+		return [];
+	}
+	const entries = [
+		...(Array.isArray(settings.packages) ? settings.packages : []),
+		...(Array.isArray(settings.extensions) ? settings.extensions : []),
+	];
+	return entries.flatMap((entry): string[] => {
+		const source = typeof entry === "string" ? entry : (entry as { source?: unknown })?.source;
+		if (typeof source !== "string" || NOT_A_PATH.test(source) || isAbsolute(source)) return [];
+		return [source.replace(/^[+-]/, "")];
+	});
+}
+
+/** Where the project's `.pi` is: this pi's folder's, as pi finds it from where it runs. */
+function projectPi(cwd: string): string | undefined {
+	const folder = join(cwd, ".pi");
+	return existsSync(folder) ? folder : undefined;
+}
+
+/**
+ * What the worker's tree needs of the person's project that it lacks, as paths relative to the repository's top: the
+ * project's `.pi` or entries of it, and the local paths its settings name, inside the repository.
+ */
+function missingInTree(top: string, cwd: string, tree: string): string[] {
+	const folder = projectPi(cwd);
+	if (!folder) return [];
+	const inTree = (path: string) => join(tree, relative(top, path));
+	if (!there(inTree(folder))) return [relative(top, folder)];
+	const entries = readdirSync(folder).map((name) => join(folder, name));
+	const named = namedPaths(join(folder, "settings.json")).map((path) => resolve(folder, path));
+	const inside = (path: string) => path === top || path.startsWith(`${top}${sep}`);
+	return [...entries, ...named]
+		.filter((path) => inside(path) && there(path) && !there(inTree(path)))
+		.map((path) => relative(top, path));
+}
+
+/**
+ * Links into the worker's `tree` what it lacks of the person's project (see {@link missingInTree}), each excluded in
+ * the tree's own repository so that it is never part of the worker's result; the paths linked.
+ */
+export function provideProject(top: string, cwd: string, tree: string): string[] {
+	const missing = missingInTree(top, cwd, tree);
+	for (const path of missing) {
+		mkdirSync(dirname(join(tree, path)), { recursive: true });
+		symlinkSync(join(top, path), join(tree, path));
+	}
+	if (missing.length > 0)
+		appendFileSync(join(tree, ".git", "info", "exclude"), missing.map((path) => `/${path}\n`).join(""));
+	return missing;
+}

@@ -1,0 +1,49 @@
+/**
+ * What the workers' end-to-end tests share: the processes of a test's workers, found by what their environment
+ * carries (the user's repository is test/helpers/user-repo.ts).
+ */
+import { readdirSync, readFileSync } from "node:fs";
+
+/**
+ * The processes whose environment holds `mark` and whose command line (its arguments joined by spaces, one after the
+ * last) holds `text` or matches it.
+ */
+export function markedProcesses(mark: string, text: string | RegExp): number[] {
+	return readdirSync("/proc").flatMap((entry) => {
+		if (!/^\d+$/.test(entry)) return [];
+		try {
+			if (!readFileSync(`/proc/${entry}/environ`, "utf8").includes(mark)) return [];
+			const command = readFileSync(`/proc/${entry}/cmdline`, "utf8").replaceAll("\0", " ");
+			return (typeof text === "string" ? command.includes(text) : text.test(command)) ? [Number(entry)] : [];
+		} catch {
+			// Gone meanwhile, or not ours to read.
+			return [];
+		}
+	});
+}
+
+/** The pid of a worker of this test: its command line holds `text` (its prompt), its environment `mark`. */
+export function workerPid(text: string, mark: string): number | undefined {
+	return markedProcesses(mark, text)[0];
+}
+
+/** Whether a process has exited: gone from `/proc`, or a zombie its parent has not reaped yet. */
+export function exited(pid: number): boolean {
+	try {
+		const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+		return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
+	} catch {
+		return true;
+	}
+}
+
+/** Kills what a failed test left running, so that nothing it started outlives it. */
+export function killAll(pids: readonly number[]): void {
+	for (const pid of pids) {
+		try {
+			process.kill(pid, "SIGKILL");
+		} catch {
+			// Gone already.
+		}
+	}
+}
