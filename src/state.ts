@@ -362,10 +362,13 @@ export function recordWorkerUsage(key: string, usage: UsageRecord): number {
 	return total;
 }
 
-/** A worker ended: a failed one counts as a failed run (the failures breaker bounds the retries); a landed one resets it. */
-export function recordWorkerEnd(failed: boolean): void {
+/**
+ * A worker ended: a failed one (`why` it gave its item back) counts as a failed run, the failures breaker bounding the
+ * retries; a landed one resets it.
+ */
+export function recordWorkerEnd(failed: boolean, why?: string): void {
 	const { chain } = getState();
-	setChain({ ...chain, failures: failed ? chain.failures + 1 : 0 });
+	setChain({ ...chain, failures: failed ? chain.failures + 1 : 0, lastWorkerFailure: failed ? why : undefined });
 }
 
 /** A breaker, a budget or the user's key stopped the chain: the status bar says why until the user acts. */

@@ -187,7 +187,7 @@ export type WorkerOutcome =
 	/** Its work changes a submodule, which never lands. */
 	| { kind: "submodules"; paths: readonly string[] }
 	/** Its pi ended before any model call (an extension it could not load, a bad flag): no fault of the model's. */
-	| { kind: "cannot-start"; code: number | null; stderr: string };
+	| { kind: "cannot-start"; code: number; stderr: string };
 
 /** A goal in progress (`/goal`, `--til-done-goal`): the user's condition, and what the judge said after the last run. */
 export interface GoalState {

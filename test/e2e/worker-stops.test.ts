@@ -17,7 +17,7 @@ import {
 	runPrint,
 	waitForValue,
 } from "../helpers/cli.ts";
-import { failures, stderrLine, WORKERS } from "../helpers/expected.ts";
+import { stderrLine, WORKERS, workerFailures } from "../helpers/expected.ts";
 import { perTest } from "../helpers/per-test.ts";
 import { sayStep, toolStep, writeFileScript } from "../helpers/scripts.ts";
 import { editorLine, hasTmux, TMUX_MISSING } from "../helpers/tmux.ts";
@@ -77,7 +77,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			const before = state();
 			const result = await print(host, env);
 			const back = stderrLine(WORKERS.givenBack(0, WORKERS.checkKilled(9)));
-			expect(result.stderr).toBe(back + back + back + stderrLine(failures(3)));
+			expect(result.stderr).toBe(back + back + back + stderrLine(workerFailures(3, WORKERS.checkKilled(9))));
 			expect(result.code).toBe(4);
 			expect(existsSync(join(env.cwd, "a.txt"))).toBe(false);
 			expect(state()).toBe(before);
@@ -90,7 +90,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			const before = state();
 			const result = await print(host, env);
 			const back = stderrLine(WORKERS.givenBack(0, WORKERS.checkTimedOut(1)));
-			expect(result.stderr).toBe(back + back + back + stderrLine(failures(3)));
+			expect(result.stderr).toBe(back + back + back + stderrLine(workerFailures(3, WORKERS.checkTimedOut(1))));
 			expect(result.code).toBe(4);
 			expect(existsSync(join(env.cwd, "a.txt"))).toBe(false);
 			expect(running(file, /^sleep 30\d? $/)).toEqual([]);

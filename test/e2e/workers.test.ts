@@ -229,21 +229,14 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		expect(readFileSync(join(env.cwd, "a.txt"), "utf8")).toBe("README.md\na.txt\nmine.txt\n");
 		expect(statSync(join(env.cwd, "big.bin")).size).toBe(1_500_000_000);
 		const git = (...args: string[]) => execFileSync("git", args, { cwd: env.cwd, encoding: "utf8" });
-		// Unreferenced: only the workers' released claims (two small blobs that say who held an item).
-		const unreachable = git("fsck", "--unreachable", "--no-reflogs", "--no-progress").trim().split("\n");
-		expect(unreachable.map((line) => line.split(" ").slice(0, 2).join(" "))).toEqual([
-			"unreachable blob",
-			"unreachable blob",
-		]);
-		for (const line of unreachable) {
-			expect(Object.keys(JSON.parse(git("cat-file", "blob", line.split(" ")[2] ?? "")))).toEqual([
-				"key",
-				"session",
-				"host",
-				"pid",
-				"at",
-			]);
-		}
+		// Nothing of the big file entered the store: what is there (the snapshots and results) is a few kilobytes.
+		const counted = Object.fromEntries(
+			git("count-objects", "-v")
+				.trim()
+				.split("\n")
+				.map((line) => line.split(": ")),
+		);
+		expect(Number(counted.size) + Number(counted["size-pack"])).toBeLessThan(1_000);
 		expect(readdirSync(join(env.cwd, ".git", "objects")).filter((name) => name.startsWith("til-done"))).toEqual([]);
 		expect(state()).toBe(before);
 	}, 180_000);
@@ -381,7 +374,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		]);
 		expect(run.code).toBe(0);
 		expect(log(1)).toHaveLength(4);
-		const landed = readdirSync(env.cwd).filter((name) => /^til-done-worker-\w+\.txt$/.test(name));
+		const landed = readdirSync(env.cwd).filter((name) => /^til-done-worker-\d+\.\d+-\w+\.txt$/.test(name));
 		expect(landed).toHaveLength(2);
 		for (const name of landed) expect(readFileSync(join(env.cwd, name), "utf8")).toBe("ok");
 		expect(state()).toBe(before);
@@ -410,8 +403,8 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			);
 			const listed = (await commandAnswer(client, "/todos workers")).split("\n");
 			expect(listed[0]).toBe("Workers: up to 2 at once; 2 at work");
-			expect(listed[1]).toMatch(/^ {2}\[0\] Write a\.txt: \d+ s, 0 tokens, in \/.+\/til-done-worker-\w+$/);
-			expect(listed[2]).toMatch(/^ {2}\[1\] Write b\.txt: \d+ s, 0 tokens, in \/.+\/til-done-worker-\w+$/);
+			expect(listed[1]).toMatch(/^ {2}\[0\] Write a\.txt: \d+ s, 0 tokens, in \/.+\/til-done-worker-\d+\.\d+-\w+$/);
+			expect(listed[2]).toMatch(/^ {2}\[1\] Write b\.txt: \d+ s, 0 tokens, in \/.+\/til-done-worker-\d+\.\d+-\w+$/);
 			expect(listed.slice(3)).toEqual(["Esc (in the TUI) or /todos pause stops them all."]);
 			writeFileSync(go, "");
 			await client.waitFor(

@@ -141,6 +141,9 @@ export const repeatedAnswer = (limit: number, tail = TAKE_OVER): string =>
 	`Auto-continue stopped: the last ${limit} continued runs ended with the same answer. ${tail}`;
 export const failures = (limit: number): string =>
 	`Auto-continue stopped after ${limit} failed runs in a row (provider error or output limit). ${TAKE_OVER}`;
+/** The failures breaker when the last failed run was a worker's, `why` it gave its item back. */
+export const workerFailures = (limit: number, why: string): string =>
+	`Auto-continue stopped after ${limit} failed runs in a row, the last a worker's (${why}). ${TAKE_OVER}`;
 /** The notice after a failed run; `seconds` as shown, with one decimal (`"0.1"`). */
 export const backoff = (seconds: string): string =>
 	`The last run failed; auto-continue waits ${seconds}s longer before continuing.`;
@@ -158,6 +161,9 @@ export const WORKERS = {
 	leftovers: (parts: string): string => `Left by earlier runs: ${parts}. /todos workers clean removes them.`,
 	cleaned: (parts: string): string => `Removed what earlier runs left: ${parts}.`,
 	nothingLeft: "Nothing was left by earlier runs.",
+	/** A worker's pi that ended before any model call (what pi wrote is pi's words: any). */
+	cannotStart:
+		/^\[til-done\] pi-til-done: a worker could not start \(exit code 1 before any model call: .+\): workers are off for this session, and the session's model works the list\.$/,
 	givenBack: (index: number, why: string): string => `Worker on [${index}]: ${why}; the item is ready again.`,
 	conflicts: (...files: string[]): string =>
 		`its work conflicts with the work tree in ${files.map((file) => `"${file}"`).join(", ")}`,

@@ -41,6 +41,12 @@ describe("each breaker trips at its limit with a stop text that names the limit 
 			`Auto-continue stopped after 3 failed runs in a row (provider error or output limit). ${TAKE_OVER}`,
 		],
 		[
+			"failures",
+			{ failures: 3, lastWorkerFailure: "its check failed in its tree (exit code 1)" },
+			{ maxFailures: 3 },
+			`Auto-continue stopped after 3 failed runs in a row, the last a worker's (its check failed in its tree (exit code 1)). ${TAKE_OVER}`,
+		],
+		[
 			"repeated-answer",
 			{ sameAnswers: 3 },
 			{ maxSameAnswers: 3 },

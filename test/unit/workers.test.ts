@@ -267,6 +267,12 @@ describe("how a worker's process ended decides its kind", () => {
 		expect(outcome).toEqual({ kind: "cannot-start", code: 1, stderr: "no such extension" });
 		expect(countsAsFailedRun(outcome as WorkerOutcome)).toBe(false);
 		expect(countsAsFailedRun({ kind: "failed", code: 1, stderr: "" })).toBe(true);
+		// A signal before any call is someone's stop, not a start that failed.
+		expect(processOutcome({ ...end, code: null, calls: 0 }, stopped, 30)).toEqual({
+			kind: "failed",
+			code: null,
+			stderr: "",
+		});
 	});
 });
 

@@ -24,6 +24,8 @@ export interface ChainCounters {
 	continuations: number;
 	noProgress: number;
 	failures: number;
+	/** Why the last failed run, a worker's, gave its item back. */
+	lastWorkerFailure?: string;
 	sameAnswers: number;
 	spend: ChainSpend;
 }
@@ -76,7 +78,8 @@ export const BREAKERS = [
 			max: 100,
 			integer: true,
 		},
-		trip: ({ chain, tail }, limit) => (chain.failures >= limit ? failures.stop(limit, tail) : undefined),
+		trip: ({ chain, tail }, limit) =>
+			chain.failures >= limit ? failures.stop(limit, tail, chain.lastWorkerFailure) : undefined,
 		report: ({ chain }, limit) => failures.report(chain.failures, limit),
 	}),
 	// Before no-progress, which trips on the same runs: it names the more particular reason.

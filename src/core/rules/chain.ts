@@ -15,8 +15,10 @@ export interface ChainState {
 	continuations: number;
 	/** Consecutive continuation runs after which no new item was completed. */
 	noProgress: number;
-	/** Consecutive runs, of the todo chain or a `/loop`, that ended in a provider error or at the output limit. */
+	/** Consecutive runs, of the todo chain or a `/loop`, that ended in a provider error or at the output limit, or workers that gave their item back. */
 	failures: number;
+	/** Why the last failed run, when it was a worker's, gave its item back (the stop says so). */
+	lastWorkerFailure?: string;
 	/** Whether an item was newly completed since the last continuation was sent (abandoning is no progress). */
 	progressed: boolean;
 	/** Continued runs in a row that completed nothing and ended with the same answer, and that answer. */
@@ -88,6 +90,7 @@ export function assessRun(chain: ChainState, outcome: RunOutcome): ChainState {
 	return {
 		...chain,
 		failures: failed ? chain.failures + 1 : 0,
+		lastWorkerFailure: undefined,
 		noProgress: chain.progressed ? 0 : stuck && !failed ? chain.noProgress + 1 : chain.noProgress,
 		sameAnswers: answered ? (repeated ? chain.sameAnswers + 1 : 1) : 0,
 		lastAnswer: answered ? outcome.answer : undefined,

@@ -109,7 +109,9 @@ export function processOutcome(
 ): WorkerOutcome | undefined {
 	if (end.aborted) return stoppedAs;
 	if (end.timedOut) return { kind: "timed-out", minutes: limitMinutes };
-	if (end.code !== 0 && end.calls === 0) return { kind: "cannot-start", code: end.code, stderr: end.stderr };
+	// An error exit before any model call: its pi could not start. A signal is someone's stop, not the start's fault.
+	if (end.code !== null && end.code !== 0 && end.calls === 0)
+		return { kind: "cannot-start", code: end.code, stderr: end.stderr };
 	if (end.code !== 0 || end.stopReason === "error") return { kind: "failed", code: end.code, stderr: end.stderr };
 	return unfinishedOutcome(end.answer, end.stopReason);
 }

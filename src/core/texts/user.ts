@@ -342,8 +342,8 @@ export const WORKER_TEXTS = {
 		max === 0 ? "Workers: off for this session." : `Workers: up to ${max} at once in this session.`,
 	noRepoRefused: "workers need a git work tree, and this session's folder is not in one",
 	/** A worker's pi could not start: workers are off for the session, said once. */
-	cannotStart: (why: string) =>
-		`pi-til-done: a worker ${why}: workers are off for this session, and the session's model works the list.`,
+	cannotStart: (code: number, stderr: string) =>
+		`pi-til-done: a worker could not start (${startFailure(code, stderr)}): workers are off for this session, and the session's model works the list.`,
 	/** `/todos workers` alone, after the workers at work: what earlier runs left, when they left anything. */
 	leftovers: (left: LeftoverCounts) => {
 		const parts = leftoverParts(left);
@@ -399,6 +399,12 @@ function leftoverParts({ folders, claims, bases, kept }: LeftoverCounts): string
 	];
 }
 
+/** How a worker's pi ended before any model call: its exit code, and the end of what it wrote to stderr. */
+function startFailure(code: number, stderr: string): string {
+	const said = stderr.trim() ? `: ${prefix(oneLine(stderr.trim()), 120)}` : "";
+	return `exit code ${code} before any model call${said}`;
+}
+
 /** How a check that did not pass ended, as the user reads it. */
 function checkEndText(end: CheckEnd): string {
 	if (end.kind === "exit") return `exit code ${end.code}`;
@@ -443,11 +449,8 @@ export function workerWhy(outcome: WorkerOutcome): string {
 			const named = paths.map((path) => JSON.stringify(oneLine(path))).join(", ");
 			return `its work changes the ${paths.length === 1 ? "submodule" : "submodules"} ${named}, and a worker's change to a submodule never lands (its work is kept under its ref)`;
 		}
-		case "cannot-start": {
-			const { code, stderr } = outcome;
-			const said = stderr.trim() ? `: ${prefix(oneLine(stderr.trim()), 120)}` : "";
-			return `it could not start (${code === null ? "a signal ended it" : `exit code ${code}`} before any model call${said})`;
-		}
+		case "cannot-start":
+			return `it could not start (${startFailure(outcome.code, outcome.stderr)})`;
 	}
 }
 
@@ -771,8 +774,11 @@ export const BREAKER_TEXTS = {
 	failures: {
 		words: "failed runs",
 		description: "Give up after this many failed runs in a row (provider error, output limit)",
-		stop: (limit: number, tail: string) =>
-			`Auto-continue stopped after ${limit} failed runs in a row (provider error or output limit). ${tail}`,
+		/** `worker`: why the last of them, a worker's, gave its item back (a session's run fails by an error or the limit). */
+		stop: (limit: number, tail: string, worker?: string) =>
+			worker === undefined
+				? `Auto-continue stopped after ${limit} failed runs in a row (provider error or output limit). ${tail}`
+				: `Auto-continue stopped after ${limit} failed runs in a row, the last a worker's (${worker}). ${tail}`,
 		report: (failures: number, limit: number) => `Failed runs in a row: ${counter(failures, limit)}`,
 	},
 	repeatedAnswer: {

@@ -310,7 +310,7 @@ async function landed({ item, key, repo, refs, run, stop }: Job): Promise<void> 
 function giveBack(run: CrewRun, item: Item, outcome: WorkerOutcome, key?: string): void {
 	const why = workerWhy(outcome);
 	if (key !== undefined) noteWorker(key, why);
-	recordWorkerEnd(countsAsFailedRun(outcome));
+	recordWorkerEnd(countsAsFailedRun(outcome), why);
 	if (!stillThere(item)) {
 		tell(run.ctx, WORKER_TEXTS.workKept(item.index, why), "warning");
 		return;
@@ -324,10 +324,10 @@ function giveBack(run: CrewRun, item: Item, outcome: WorkerOutcome, key?: string
  * A worker whose pi could not start: no model's failure, and no worker here will start better. Workers stop for the
  * session, said once; the item is ready again for the session's model.
  */
-function cannotStart(run: CrewRun, item: Item, outcome: WorkerOutcome, key: string): void {
+function cannotStart(run: CrewRun, item: Item, outcome: Extract<WorkerOutcome, { kind: "cannot-start" }>, key: string) {
 	const why = workerWhy(outcome);
 	noteWorker(key, why);
-	if (markWorkersUnable(why)) tell(run.ctx, WORKER_TEXTS.cannotStart(why), "warning");
+	if (markWorkersUnable(why)) tell(run.ctx, WORKER_TEXTS.cannotStart(outcome.code, outcome.stderr), "warning");
 	if (!stillThere(item)) return;
 	updateTodoStatus([item.index], "not_started");
 	commitList(run.pi);

@@ -9,6 +9,7 @@
 import { appendFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
+import { excludeLines } from "../../core/rules/checkpoint-rules.ts";
 import { quietly } from "../host/quietly.ts";
 
 /** The sources `-e` takes that are not paths on this machine: a package manager's or a URL. */
@@ -79,13 +80,15 @@ function missingInTree(top: string, cwd: string, tree: string): string[] {
 	const folder = projectPi(cwd);
 	if (!folder) return [];
 	const inTree = (path: string) => join(tree, relative(top, path));
-	if (!there(inTree(folder))) return [relative(top, folder)];
-	const entries = readdirSync(folder).map((name) => join(folder, name));
-	const named = namedPaths(join(folder, "settings.json")).map((path) => resolve(folder, path));
 	const inside = (path: string) => path === top || path.startsWith(`${top}${sep}`);
-	return [...entries, ...named]
-		.filter((path) => inside(path) && there(path) && !there(inTree(path)))
-		.map((path) => relative(top, path));
+	const named = namedPaths(join(folder, "settings.json")).map((path) => resolve(folder, path));
+	// The whole `.pi` when the tree lacks it, else each entry of it the tree lacks (a git-ignored `npm` folder, say).
+	const parts = there(inTree(folder)) ? readdirSync(folder).map((name) => join(folder, name)) : [folder];
+	const wanted = [...new Set([...parts, ...named])];
+	const missing = wanted.filter((path) => inside(path) && there(path) && !there(inTree(path)));
+	// A path inside another one linked is there through that link.
+	const under = (path: string) => missing.some((other) => path.startsWith(`${other}${sep}`));
+	return missing.filter((path) => !under(path)).map((path) => relative(top, path));
 }
 
 /**
@@ -98,7 +101,6 @@ export function provideProject(top: string, cwd: string, tree: string): string[]
 		mkdirSync(dirname(join(tree, path)), { recursive: true });
 		symlinkSync(join(top, path), join(tree, path));
 	}
-	if (missing.length > 0)
-		appendFileSync(join(tree, ".git", "info", "exclude"), missing.map((path) => `/${path}\n`).join(""));
+	if (missing.length > 0) appendFileSync(join(tree, ".git", "info", "exclude"), `\n${excludeLines(missing)}`);
 	return missing;
 }
