@@ -300,14 +300,15 @@ export function registerEventHandlers(pi: ExtensionAPI): Engine {
 		session = await startSession(pi, ctx, engine);
 	});
 	pi.on("session_tree", (_event, ctx) => {
-		engine.onSessionChange();
+		void engine.onSessionChange();
 		// A move in the tree starts and completes nothing: the list it rebuilds takes no checkpoint.
 		const checkpoints = session?.checkpoints;
 		if (checkpoints) checkpoints.hold(() => reconstructState(ctx));
 		else reconstructState(ctx);
 	});
 	pi.on("session_shutdown", async (_event, ctx) => {
-		engine.onSessionChange();
+		// pi's SIGTERM ends with this event: the workers end, and let their claims go, before the process does.
+		await engine.onSessionChange();
 		await checkpointsSettled();
 		session?.stop();
 		session = undefined;

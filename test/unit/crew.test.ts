@@ -155,12 +155,24 @@ describe("the crew works ready items and lands them", () => {
 		expect(told()).toEqual([`Worker on [0]: ${why}; the item is ready again.`]);
 	});
 
-	it("stopped: its work is kept under a ref, its tree removed, the item ready again, no failure counted", async () => {
+	it("stopped before it changed anything: nothing is kept, no ref at all", async () => {
 		process.env.WORKER_MODE = "hang";
+		setTodos(items("Write a.txt"));
+		const { pi, run } = crew();
+		await startWorkers([0], run);
+		await stopWorkers(pi.api);
+		expect(getTodos()[0]?.status).toBe("not_started");
+		expect(git("for-each-ref", "--format=%(refname)", "refs/til-done/", "refs/til-done-claims/")).toBe("");
+	});
+
+	it("stopped: its work is kept under a ref, its tree removed, the item ready again, no failure counted", async () => {
+		process.env.WORKER_MODE = "half";
 		setTodos(items("Write a.txt"));
 		const { pi, run } = crew();
 		const trees = treesSeen();
 		await startWorkers([0], run);
+		const halfDone = () => ([...trees].some((tree) => existsSync(join(tree, "half.txt"))) ? true : undefined);
+		await waitForValue(halfDone, 10_000, "half of its work");
 		await stopWorkers(pi.api);
 		expect(getTodos()[0]?.status).toBe("not_started");
 		expect(getChain().failures).toBe(0);

@@ -34,7 +34,8 @@ export const RAW_SETTINGS: readonly string[] = [
 /** Private git directories, by the repository's common directory; removed when the process exits. */
 const privateDirs = new Map<string, string>();
 
-function removeAll(): void {
+/** Removes every private git directory of this process (at its exit, or before a signal ends it). */
+export function removePrivateDirs(): void {
 	for (const dir of privateDirs.values()) rmSync(dir, { recursive: true, force: true });
 	privateDirs.clear();
 }
@@ -61,7 +62,7 @@ export function privateGitDir(repo: RepoPaths, exclude = ""): string {
 		mkdirSync(join(dir, "info"), { recursive: true });
 		writeFileSync(join(dir, "HEAD"), "ref: refs/heads/til-done\n");
 		writeFileSync(join(dir, "info", "attributes"), RAW_ATTRIBUTES);
-		if (privateDirs.size === 0) process.once("exit", removeAll);
+		if (privateDirs.size === 0) process.once("exit", removePrivateDirs);
 		privateDirs.set(repo.commonDir, dir);
 	}
 	copyOrEmpty(join(repo.commonDir, "config"), join(dir, "config"));

@@ -56,7 +56,8 @@ function writeInfo(dir: string, commonDir: string): void {
 }
 
 /**
- * What the worker left in its tree, as a commit on its base kept under `ref`; undefined when git refused. Its new
+ * What the worker left in its tree, as a commit on its base kept under `ref` (the base itself, and no ref, when it
+ * changed nothing); undefined when git refused. Its new
  * objects (every file it changed, even one it committed in its own repository, which goes with its tree) are written
  * in quarantine and move into the user's store only once the commit is whole. What it wrote inside a submodule's
  * folder is kept too, in the submodule's place: git would pass over it, and the landing must see it to refuse it.
@@ -75,13 +76,16 @@ export async function keepWorkerResult(repo: Repo, tree: WorkerTree, ref: string
 			'git "$@" read-tree "$BASE" || exit 1',
 			'if [ -n "$DROP" ]; then git "$@" update-index -z --force-remove --stdin || exit 1; fi',
 			'git "$@" add -A && tree=$(git "$@" write-tree) || exit 1',
+			// Nothing changed: the base is the result, and nothing is kept for it.
+			'if [ "$tree" = "$(git "$@" rev-parse "$BASE^{tree}")" ]; then echo "$BASE"; exit 0; fi',
 			'git "$@" commit-tree "$tree" -p "$BASE" -m "pi-til-done worker result"',
 		].join("\n");
 		const input = written.map((path) => `${path}\0`).join("");
 		const made = await runSh(tree.dir, script, { ...env, BASE: tree.base, DROP: input ? "1" : "" }, input);
 		return made.code === 0 ? made.stdout.trim() : undefined;
 	});
-	return commit !== undefined && (await runGit(repo.top, ["update-ref", ref, commit])).code === 0 ? commit : undefined;
+	if (commit === undefined || commit === tree.base) return commit;
+	return (await runGit(repo.top, ["update-ref", ref, commit])).code === 0 ? commit : undefined;
 }
 
 /**

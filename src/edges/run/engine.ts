@@ -54,7 +54,7 @@ export interface Engine {
 	 */
 	onUserInput(ctx: ExtensionContext, startsRun?: boolean): Promise<void>;
 	/** The session was replaced, reloaded or moved in its tree: forget everything tied to the old one. */
-	onSessionChange(): void;
+	onSessionChange(): Promise<void>;
 	/** Starts a `/loop`: its first iteration goes out now (after the current run if one is going). */
 	startLoop(spec: LoopSpec, ctx: ExtensionCommandContext): Promise<void>;
 	/** Starts a goal (`/goal <condition>`): its first run goes out now (after the current run if one is going). */
@@ -91,16 +91,26 @@ function follow(engine: EngineState, ctx: ExtensionContext, why?: string): Follo
 }
 
 /** Stops the session's workers, if any are at work: the crew is loaded only when there are some. */
-function stopCrew(pi: ExtensionAPI): void {
+async function stopCrew(pi: ExtensionAPI): Promise<void> {
 	if (getWorkers().length === 0) return;
-	void import("../workers/crew.ts").then(({ stopWorkers }) => stopWorkers(pi));
+	const { stopWorkers } = await import("../workers/crew.ts");
+	await stopWorkers(pi);
+}
+
+/** The signals on which pi ends itself (its own listeners exit once the session is disposed). */
+const ENDING_SIGNALS = ["SIGTERM", "SIGHUP"] as const;
+
+/** Raises `signal` again with `listener` gone: the process ends by it as it would have. */
+function endBy(signal: NodeJS.Signals, listener: (signal: NodeJS.Signals) => void): void {
+	process.off(signal, listener);
+	process.kill(process.pid, signal);
 }
 
 /** The user took the wheel (`why`: a prompt of theirs): what was to follow is dropped, and a `/loop` ends with a notice. */
 function takeOver(engine: EngineState, ctx: ExtensionContext, why?: string): void {
 	follow(engine, ctx, why);
 	holdEndedRun(undefined);
-	stopCrew(engine.pi);
+	void stopCrew(engine.pi);
 	if (!getLoop()) return;
 	setLoop(undefined);
 	tell(ctx, LOOP_ENDS.byUser, "info");
@@ -165,16 +175,18 @@ async function resume(engine: EngineState, ctx: ExtensionContext): Promise<void>
 
 export function createEngine(pi: ExtensionAPI, getConfig: () => TilDoneConfig): Engine {
 	const engine: EngineState = { pi, getConfig, following: new AbortController() };
-	const forget = () => {
+	/** Forgets what follows a run; resolves once the workers (if any) are stopped, their claims let go. */
+	const forget = (): Promise<void> => {
 		engine.following.abort();
 		holdEndedRun(undefined);
-		stopCrew(pi);
+		const stopped = stopCrew(pi);
 		if (getLoop()) setLoop(undefined);
 		if (getGoal()) setGoal(undefined);
+		return stopped;
 	};
 	return {
 		onSessionStart(ctx, config) {
-			forget();
+			void forget();
 			engine.mode = modeFor({ pi, ctx, config });
 		},
 		onRunEnd(messages, ctx) {
@@ -190,7 +202,20 @@ export function createEngine(pi: ExtensionAPI, getConfig: () => TilDoneConfig): 
 			const run = follow(engine, ctx);
 			if (!run) return undefined;
 			const inside: FollowUp = { ...run, boundary: {} };
-			await afterRun(runOutcome(event.context.contextMessages, event.outcome === "aborted"), inside);
+			// pi ends on SIGTERM or SIGHUP once the run ends (pi 1.6 waits for it before the session ends): what the run
+			// waits for, the workers too, ends at once, so the run does not wait on them.
+			const ending = (signal: NodeJS.Signals) => {
+				follow(engine, ctx);
+				const alone = process.listenerCount(signal) === 1;
+				// A pi that takes no such signal itself ends by it, as it would have without this listener.
+				void stopCrew(pi).finally(() => alone && endBy(signal, ending));
+			};
+			for (const signal of ENDING_SIGNALS) process.on(signal, ending);
+			try {
+				await afterRun(runOutcome(event.context.contextMessages, event.outcome === "aborted"), inside);
+			} finally {
+				for (const signal of ENDING_SIGNALS) process.off(signal, ending);
+			}
 			return run.signal.aborted ? undefined : inside.boundary?.result;
 		},
 		get actsBeforeSettle() {

@@ -40,6 +40,7 @@ import { claimItem, releaseItem } from "../git/claims.ts";
 import { deleteRefs, findRepo, type Repo, takeCheckpoint } from "../git/git.ts";
 import { landWork } from "../git/land.ts";
 import { checkpointsSettled } from "../git/queue.ts";
+import { removePrivateDirs } from "../git/raw-git.ts";
 import { keepWorkerResult, makeWorkerTree, removeWorkerTree, type WorkerTree } from "../git/worker-tree.ts";
 import { storeList } from "../host/commit.ts";
 import { ownerTag } from "../host/owner.ts";
@@ -64,6 +65,8 @@ interface Running {
 /** The crew of one extension instance (its session). */
 interface Crew {
 	running: Map<string, Running>;
+	/** While workers work: what an interrupt (SIGINT) of the process does first. */
+	onInterrupt?: () => void;
 }
 
 const crews = new WeakMap<object, Crew>();
@@ -138,8 +141,12 @@ async function startOne(index: number, repo: Repo, run: BoundRun): Promise<void>
 	placeWorker(key, tree.dir);
 	const stop = new AbortController();
 	const crew = crewOf(run.pi);
-	const ended = work({ item, key, repo, tree, refs, run, stop }).finally(() => crew.running.delete(key));
+	const ended = work({ item, key, repo, tree, refs, run, stop }).finally(() => {
+		crew.running.delete(key);
+		if (crew.running.size === 0) stopCatchingInterrupts(crew);
+	});
 	crew.running.set(key, { index, stop, ended });
+	catchInterrupts(crew, run.pi);
 }
 
 /** A worker's item as it was when the worker started: a change of the list meanwhile never lands on another. */
@@ -318,6 +325,28 @@ function giveBack(run: CrewRun, item: Item, outcome: WorkerOutcome, key?: string
 	updateTodoStatus([item.index], "not_started");
 	commitList(run.pi);
 	tell(run.ctx, WORKER_TEXTS.givenBack(item.index, why), "warning");
+}
+
+/**
+ * While workers work, an interrupt (SIGINT: Ctrl+C on a `pi -p`, which the workers in their own groups never get) first
+ * stops them, each claim let go and tree removed, and this process's private git folders, then is raised again, for
+ * whatever else takes it (the process's end, or another listener's handling) as if this one had never caught it.
+ */
+function catchInterrupts(crew: Crew, pi: ExtensionAPI): void {
+	if (crew.onInterrupt) return;
+	crew.onInterrupt = () => {
+		void stopWorkers(pi).finally(() => {
+			stopCatchingInterrupts(crew);
+			removePrivateDirs();
+			process.kill(process.pid, "SIGINT");
+		});
+	};
+	process.on("SIGINT", crew.onInterrupt);
+}
+
+function stopCatchingInterrupts(crew: Crew): void {
+	if (crew.onInterrupt) process.off("SIGINT", crew.onInterrupt);
+	crew.onInterrupt = undefined;
 }
 
 /**

@@ -1,0 +1,92 @@
+/**
+ * Nothing a run of workers leaves behind stays, on both pi lines, with a real repository: a `pi -p` ended by SIGTERM
+ * or SIGINT stops its workers and lets their claims go before it exits; one killed with SIGKILL leaves its trees,
+ * private folder, claims and snapshot refs, which `/todos workers` names and the next workers remove.
+ */
+import { execFileSync } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { EXTENSION_ENTRY, type IsolatedEnv, PI_HOSTS, type PiHost, runPrint, waitForValue } from "../helpers/cli.ts";
+import { allFinished, stderrLine, WORKERS } from "../helpers/expected.ts";
+import { perTest } from "../helpers/per-test.ts";
+import { sayStep, toolStep, writeFileScript, writeStep } from "../helpers/scripts.ts";
+import { userRepo } from "../helpers/user-repo.ts";
+import { exited, workerPid } from "../helpers/workers.ts";
+
+const pi = perTest({ TIL_DONE_COUNTDOWN: "0" });
+
+/** What of the workers is left: folders of ours in TMPDIR, claims, and refs of the workers' snapshots. */
+function left(env: IsolatedEnv) {
+	const git = (...args: string[]) => execFileSync("git", args, { cwd: env.cwd, encoding: "utf8" });
+	return {
+		folders: readdirSync(env.tmpDir).filter((name) => /^til-done-(worker|git|merge|index)-/.test(name)),
+		refs: git("for-each-ref", "--format=%(refname)", "refs/til-done-claims/", "refs/til-done/").trim(),
+	};
+}
+
+/** Two items whose workers wait in their first model call for a file no one writes: at work until stopped. */
+function waitingWorkers(env: IsolatedEnv): string {
+	const never = join(env.root, "never");
+	const waits = [{ ...toolStep("write", { path: "x.txt", content: "x\n" }), waitForFile: never }, sayStep("Done.")];
+	return env.writeWorkerScripts({ "0": waits, "1": waits });
+}
+
+function print(host: PiHost, env: IsolatedEnv, prompt: string) {
+	return runPrint(["-p", prompt], env.env, {
+		host,
+		extensions: [EXTENSION_ENTRY],
+		session: { dir: join(env.root, "sessions") },
+		timeoutMs: 60_000,
+	});
+}
+
+/** The pi a worker works for, from its environment. */
+const parentOf = (worker: number): number =>
+	Number(/TIL_DONE_WORKER_OF=(\d+)/.exec(readFileSync(`/proc/${worker}/environ`, "utf8"))?.[1]);
+
+describe.each(PI_HOSTS)("pi $version", (host) => {
+	// pi ends on SIGTERM with its own status; a SIGINT, raised again once the workers are stopped, ends it as it would.
+	it.each([
+		["SIGTERM", { code: 143, signal: null }],
+		["SIGINT", { code: null, signal: "SIGINT" }],
+	] as const)("%s ends pi -p's workers first: no worker, tree, claim or snapshot ref is left", async (signal, end) => {
+		const env = pi.env([writeStep(["Write a.txt", "Write b.txt"]), sayStep("Planned.")], { TIL_DONE_WORKERS: "2" });
+		const state = userRepo(env);
+		const file = waitingWorkers(env);
+		const before = state();
+		const running = print(host, env, "Write the files.");
+		const first = await waitForValue(() => workerPid("data): [0]", file), 20_000, "the first worker");
+		const second = await waitForValue(() => workerPid("data): [1]", file), 20_000, "the second worker");
+		process.kill(parentOf(first), signal);
+		const result = await running;
+		expect({ code: result.code, signal: result.signal }).toEqual(end);
+		expect(exited(first) && exited(second)).toBe(true);
+		expect(left(env)).toEqual({ folders: [], refs: "" });
+		expect(state()).toBe(before);
+	});
+
+	it("after a SIGKILL, /todos workers names what is left, and the next workers remove it and land the items", async () => {
+		const env = pi.env([writeStep(["Write a.txt", "Write b.txt"]), sayStep("Planned.")], { TIL_DONE_WORKERS: "2" });
+		const state = userRepo(env);
+		const file = waitingWorkers(env);
+		const before = state();
+		const running = print(host, env, "Write the files.");
+		const first = await waitForValue(() => workerPid("data): [0]", file), 20_000, "the first worker");
+		await waitForValue(() => workerPid("data): [1]", file), 20_000, "the second worker");
+		process.kill(parentOf(first), "SIGKILL");
+		expect((await running).signal).toBe("SIGKILL");
+		await waitForValue(() => (exited(first) ? true : undefined), 20_000, "the worker's end");
+		const shown = await print(host, env, "/todos workers");
+		const parts =
+			"3 folder(s) of gone pi processes (workers' trees, private git folders), 2 claim(s) of gone pi processes, 2 snapshot ref(s) of gone workers";
+		expect(shown.stderr).toBe(stderrLine(`Workers: up to 2 at once; 0 at work\n${WORKERS.leftovers(parts)}`));
+		// The next run, in a new session, works the same two items: what the gone pi left is removed first.
+		env.writeWorkerScripts({ "0": writeFileScript("a.txt"), "1": writeFileScript("b.txt") });
+		env.writeScript([writeStep(["Write a.txt", "Write b.txt"]), sayStep("Planned.")]);
+		const again = await print(host, env, "Write the files.");
+		expect(again.stderr).toBe(stderrLine(allFinished(2)));
+		expect(left(env)).toEqual({ folders: [], refs: "" });
+		expect(state()).toBe(before);
+	});
+});
