@@ -18,7 +18,6 @@ import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { confinedArgs } from "../../src/core/rules/worker-bounds.ts";
 import { PARENT_MARKER, releaseRole, WORKER_MARKER } from "../../src/edges/host/role.ts";
 import {
 	boundsOf,
@@ -29,6 +28,7 @@ import {
 	WORKER_REPO_VAR,
 } from "../../src/edges/workers/confine.ts";
 import { registerEventHandlers } from "../../src/events.ts";
+import { bwrapWorks } from "../helpers/bwrap.ts";
 import { WORKER_BOUNDS } from "../helpers/expected.ts";
 import { createFakeCtx } from "../helpers/fake-ctx.ts";
 import { createFakePi } from "../helpers/fake-pi.ts";
@@ -52,16 +52,6 @@ afterEach(() => {
 	rmSync(dir, { recursive: true, force: true });
 	vi.unstubAllEnvs();
 });
-
-/** Whether the real bubblewrap can make its namespaces here. */
-const bwrapWorks = (() => {
-	try {
-		execFileSync("bwrap", [...confinedArgs({ tree: tmpdir(), tmp: tmpdir() }), "true"], { stdio: "ignore" });
-		return true;
-	} catch {
-		return false;
-	}
-})();
 
 describe("a path's links are followed on the disk, a dangling one too", () => {
 	it("links to folders, absolute and relative, are followed; what does not exist yet stays as written", () => {

@@ -23,6 +23,7 @@ import {
 	subscribe,
 } from "../../src/state.ts";
 import type { TodoItem, WorkerOutcome } from "../../src/types.ts";
+import { bwrapWorks } from "../helpers/bwrap.ts";
 import { waitForValue } from "../helpers/cli.ts";
 import { WORKERS } from "../helpers/expected.ts";
 import { createFakeCtx } from "../helpers/fake-ctx.ts";
@@ -210,12 +211,26 @@ describe("the crew works ready items and lands them", () => {
 		await startWorkers([0], run);
 		await allEnded();
 		expect(getTodos()[0]?.status).toBe("completed");
-		// Through the one check runner: the command is its first argument.
-		expect(pi.execCalls.map((call) => [call.command, call.args[3], call.options?.cwd])).toEqual([
-			["bash", "test -f item-0.txt", [...trees][0]],
-		]);
+		// Through the one check runner, in the worker's tree: the command is the runner's first argument.
+		expect(pi.execCalls.map((call) => [call.command, call.options?.cwd])).toEqual([["bash", [...trees][0]]]);
+		expect(pi.execCalls[0]?.args[3]).toContain("test -f item-0.txt");
 		expect(readFileSync(join(dir, "item-0.txt"), "utf8")).toBe("item-0.txt by its worker\n");
 	});
+
+	it.skipIf(!bwrapWorks)(
+		"its check is confined as its bash is: it cannot write outside the worker's tree",
+		async () => {
+			setTodos([
+				{ text: "Write item-0.txt", status: "not_started", check: "touch ../outside.txt; test -f item-0.txt" },
+			]);
+			const { pi, run } = crew();
+			pi.onExec = (call) => execCommand(call.command, call.args, call.options?.cwd ?? dir, call.options);
+			await startWorkers([0], run);
+			await allEnded();
+			expect(getTodos()[0]?.status).toBe("completed");
+			expect(existsSync(join(dir, "..", "outside.txt"))).toBe(false);
+		},
+	);
 
 	it("a list changed under a worker: its work does not land on another item, and is kept under its ref", async () => {
 		process.env.WORKER_MODE = "conflict";
@@ -303,17 +318,14 @@ describe("a stop holds at every moment before the landing writes", () => {
 	});
 
 	it("while its check runs: the check is killed at once, with what it started, and nothing lands", async () => {
-		setTodos([{ text: "Write item-0.txt", status: "not_started", check: "touch ../started; sleep 600 & wait" }]);
+		setTodos([{ text: "Write item-0.txt", status: "not_started", check: "touch started; sleep 600 & wait" }]);
 		const { pi, run } = crew();
 		pi.onExec = (call) => execCommand(call.command, call.args, call.options?.cwd ?? dir, call.options);
-		const started = join(dir, "..", "started");
+		const trees = treesSeen();
 		await startWorkers([0], { ...run, checkTimeoutSeconds: 600 });
-		try {
-			await waitForValue(() => (existsSync(started) ? true : undefined), 10_000, "the check");
-			expect(await stopWorkers(pi.api)).toEqual([{ kind: "stopped" }]);
-		} finally {
-			rmSync(started, { force: true });
-		}
+		const started = () => ([...trees].some((tree) => existsSync(join(tree, "started"))) ? true : undefined);
+		await waitForValue(started, 10_000, "the check");
+		expect(await stopWorkers(pi.api)).toEqual([{ kind: "stopped" }]);
 		expect(getTodos()[0]?.status).toBe("not_started");
 		expect(existsSync(join(dir, "item-0.txt"))).toBe(false);
 	});

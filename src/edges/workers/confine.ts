@@ -99,6 +99,16 @@ export function boundsOf(probe: BwrapProbe, repo: Repo, ctx: ExtensionContext): 
 	return { [WORKER_REPO_VAR]: repo.top };
 }
 
+/**
+ * A command of the worker's, run by the session in the worker's `tree` (its item's check): confined as the worker's
+ * own bash is, by the bounds the crew gave it (unconfined, with the worker's TMPDIR, where bubblewrap cannot).
+ */
+export function confinedInTree(command: string, tree: string, bounds: Record<string, string>): string {
+	const tmp = realOrAsIs(workerTmpDir(tree));
+	const bwrap = bounds[WORKER_BWRAP_VAR];
+	return bwrap ? confinedCommand(command, { bwrap, tree: realOrAsIs(tree), tmp }) : unconfinedCommand(command, tmp);
+}
+
 const UNICODE_SPACES = /[\u00A0\u2000-\u200A\u202F\u205F\u3000]/g;
 
 /** A tool's path as pi's `write` and `edit` read it: `@` dropped, odd spaces as spaces, `~` and `file://` expanded. */

@@ -47,7 +47,7 @@ import { ownerTag } from "../host/owner.ts";
 import { quietly } from "../host/quietly.ts";
 import { WORKER_MARKER } from "../host/role.ts";
 import { tell } from "../host/tell.ts";
-import { boundsEnv, WORKER_TREE_VAR } from "./confine.ts";
+import { boundsEnv, confinedInTree, WORKER_TREE_VAR } from "./confine.ts";
 import { extensionFlags, provideProject, trustFlags } from "./extensions.ts";
 import { sweepOnce } from "./leftovers.ts";
 import { piCommand, runWorker } from "./worker-process.ts";
@@ -291,11 +291,14 @@ function thinkingOf(pi: ExtensionAPI): string[] {
  * The item's own check, run in the worker's tree by the one check runner, under the worker's stop; why it failed (a
  * stop among the reasons), or undefined when it passed (or there is none).
  */
-async function checkInTree({ item, tree, run, stop }: Job): Promise<WorkerOutcome | undefined> {
+async function checkInTree({ item, tree, repo, run, stop }: Job): Promise<WorkerOutcome | undefined> {
 	if (item.check === undefined) return undefined;
 	const exec: Exec = (command, args, options) => run.pi.exec(command, args, options);
 	const timeoutSeconds = run.checkTimeoutSeconds;
-	const checked = await runCheck(exec, item.check, { cwd: tree.dir, timeoutSeconds, signal: stop.signal });
+	// Where the worker ran, and confined as its own bash was: the check is a command the model wrote.
+	const cwd = join(tree.dir, relative(repo.top, run.ctx.cwd));
+	const command = confinedInTree(item.check, tree.dir, run.bounds);
+	const checked = await runCheck(exec, command, { cwd, timeoutSeconds, signal: stop.signal });
 	return checkOutcome(checked, timeoutSeconds, stoppedAs(stop.signal));
 }
 
