@@ -27,6 +27,7 @@ import { judgeSection } from "./judge.ts";
 import { planFileSection } from "./plan-file.ts";
 import { buildDist, measureStartup, median } from "./startup.ts";
 import { verifiedSection } from "./verified.ts";
+import { workerStartSection } from "./worker-start.ts";
 import { workersSection } from "./workers.ts";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -190,6 +191,7 @@ async function main(): Promise<void> {
 	await verifiedSection(out);
 	await judgeSection(out);
 	await workersSection(out, undefined, oneSession);
+	await workerStartSection(out);
 	await checksSection(out, quick);
 	await checkpointsSection(out, quick);
 	startupSection(out);
