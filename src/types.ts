@@ -167,7 +167,8 @@ export type CheckEnd =
  * decided on the kind (core/rules/workers.ts); `workerWhy` (core/texts/user.ts) words it.
  */
 export type WorkerOutcome =
-	| { kind: "landed" }
+	/** `throughStop`: a stop came once its landing had begun writing, and it landed whole (the user is told). */
+	| { kind: "landed"; throughStop?: boolean }
 	/** Stopped by the user (Esc, `/todos pause`, a prompt, a session change). */
 	| { kind: "stopped" }
 	/** Stopped by the progress breaker, per item. */

@@ -4,7 +4,7 @@
  * outlives it, a stop (Esc, `/todos pause`, a prompt) at any moment before the landing writes lands nothing and makes
  * the item ready again, and Esc stops workers only when nothing else on screen takes it.
  */
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { JsonValue } from "@earendil-works/pi-ai";
 import { afterEach, describe, expect, it } from "vitest";
@@ -52,8 +52,11 @@ function print(host: PiHost, env: IsolatedEnv) {
 	});
 }
 
-/** A check that says it started (the file `started`), then runs far longer than any test: only a stop ends it. */
-const slowCheck = (env: IsolatedEnv) => `touch ${join(env.root, "started")}; sleep 60`;
+/**
+ * A check that says it started (the file `started` in the worker's tree: a worker's check writes nowhere else), then
+ * runs far longer than any test: only a stop ends it.
+ */
+const slowCheck = "touch started; sleep 60";
 
 /** The slow check's own command, not the runner's that names it. */
 const SLEEP_60 = /^sleep 60 $/;
@@ -64,9 +67,16 @@ const unwrapped = (screen: string) => screen.replace(/\n */g, " ");
 /** The editor's completion popup, by the mark of its selected entry: `→ settings`, `→ .git/`. */
 const POPUP = /^→ /m;
 
+/** Whether a worker's tree in TMPDIR holds the slow check's file. */
+const startedInATree = (env: IsolatedEnv): true | undefined =>
+	readdirSync(env.tmpDir).some(
+		(name) => name.startsWith("til-done-worker-") && existsSync(join(env.tmpDir, name, "started")),
+	)
+		? true
+		: undefined;
+
 /** Waits until the worker's check has started. */
-const checkStarted = (env: IsolatedEnv) =>
-	waitForValue(() => (existsSync(join(env.root, "started")) ? true : undefined), 30_000, "the worker's check");
+const checkStarted = (env: IsolatedEnv) => waitForValue(() => startedInATree(env), 30_000, "the worker's check");
 
 describe.each(PI_HOSTS)("pi $version", (host) => {
 	describe("a worker's check that does not end by itself with exit 0 never passes", () => {
@@ -123,7 +133,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			["a prompt of the user's", "Stop, do not write a.txt."],
 		])("%s: the item is ready again, no process of the check is left, git is as before", async (_name, stop) => {
 			const env = pi.env([]);
-			env.writeScript([...planWithCheck(slowCheck(env)), sayStep("Stopped.")]);
+			env.writeScript([...planWithCheck(slowCheck), sayStep("Stopped.")]);
 			const state = userRepo(env);
 			// The first try's check hangs; a second try waits for a file no test writes, so nothing more lands.
 			const file = env.writeWorkerScripts({
@@ -153,7 +163,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 	describe.skipIf(!hasTmux())(`Esc in the TUI${hasTmux() ? "" : ` (${TMUX_MISSING})`}`, () => {
 		it("Esc while the worker's check runs: the check is killed, nothing lands, the notice counts one item ready again", async () => {
 			const env = pi.env([]);
-			env.writeScript(planWithCheck(slowCheck(env)));
+			env.writeScript(planWithCheck(slowCheck));
 			const state = userRepo(env);
 			const file = env.writeWorkerScripts({ "0": writeFileScript("a.txt") });
 			const before = state();

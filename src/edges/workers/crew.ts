@@ -177,7 +177,7 @@ async function work(job: Job): Promise<WorkerOutcome> {
 	const { item, key, repo, tree, run } = job;
 	try {
 		const outcome = await workAndLand(job);
-		if (outcome.kind === "landed") await landed(job);
+		if (outcome.kind === "landed") await landed(job, outcome.throughStop === true);
 		else if (outcome.kind === "cannot-start") cannotStart(run, item, outcome, key);
 		else giveBack(run, item, outcome, key);
 		return outcome;
@@ -253,7 +253,7 @@ async function land(job: Job, result: string): Promise<WorkerOutcome> {
 	completeWorkerItem(job.key, job.item.index);
 	commitList(job.run.pi);
 	await checkpointsSettled();
-	return { kind: "landed" };
+	return { kind: "landed", throughStop: stop.signal.aborted };
 }
 
 /** The worker's command: this pi again, with the session's model and extensions, on its one item. */
@@ -304,13 +304,13 @@ async function checkInTree({ item, tree, repo, run, stop }: Job): Promise<Worker
 
 /**
  * The item landed: a failed run no longer, and nothing of it is kept but in the work tree; a stop that came once its
- * landing had begun writing is told it landed.
+ * landing had begun writing (`throughStop`) is told it landed.
  */
-async function landed({ item, key, repo, refs, run, stop }: Job): Promise<void> {
+async function landed({ item, key, repo, refs, run }: Job, throughStop: boolean): Promise<void> {
 	recordWorkerEnd(false);
 	noteWorker(key, undefined);
 	await deleteRefs(repo, [refs.result]);
-	if (stop.signal.aborted) tell(run.ctx, WORKER_TEXTS.landedOnStop(item.index), "info");
+	if (throughStop) tell(run.ctx, WORKER_TEXTS.landedOnStop(item.index), "info");
 }
 
 /**
