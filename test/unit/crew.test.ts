@@ -310,7 +310,7 @@ describe("a stop holds at every moment before the landing writes", () => {
 		const { pi, run, told } = crew();
 		const stopped = stopAt(pi, () => getTodos()[0]?.status === "completed");
 		await startWorkers([0], run);
-		expect(await stopped).toEqual([{ kind: "landed" }]);
+		expect(await stopped).toEqual([{ kind: "landed", throughStop: true }]);
 		expect(readFileSync(join(dir, "item-0.txt"), "utf8")).toBe("item-0.txt by its worker\n");
 		expect(told()).toEqual([
 			"Worker on [0]: its landing had begun writing when you stopped it: it landed whole, and the item is completed.",
