@@ -120,6 +120,13 @@ describe("with workers on, the chain hands ready items to workers", () => {
 		);
 	});
 
+	it("a finished list waits for the workers still ending after their landing; not for one whose item the list dropped", () => {
+		const done = [item("a", { status: "completed" }), item("b", { status: "completed" })];
+		expect(stepNow(base(done, [1]))).toEqual({ kind: "idle", code: "workers-busy", running: [1] });
+		expect(stepNow(base(done, []))).toEqual({ kind: "idle", code: "all-done" });
+		expect(stepNow(base([item("a", { status: "completed" })], [1]))).toEqual({ kind: "idle", code: "all-done" });
+	});
+
 	it("turned off while some work: they finish their items and none starts; once they are done the model goes on", () => {
 		const todos = [item("a", { status: "in_progress" }), item("b")];
 		expect(stepNow(base(todos, [0], 0))).toEqual({ kind: "idle", code: "workers-busy", running: [0] });

@@ -175,7 +175,7 @@ function decide(input: StepInput, outcome: RunOutcome | undefined): Step {
 function decideTodos(input: StepInput, outcome: RunOutcome | undefined): Step {
 	const { todos, chain } = input;
 	if (input.todoTools === false) return { kind: "idle", code: "tools-off" };
-	if (!hasIncomplete(todos)) return decideFinished(input, outcome);
+	if (!hasIncomplete(todos)) return finishing(input) ?? decideFinished(input, outcome);
 	if (outcome?.stopReason === "aborted") return { kind: "idle", code: "aborted" };
 	if (chain.paused) return { kind: "idle", code: "paused" };
 	if (outcome?.stopReason === "stop" && endsWithQuestion(outcome.answer)) return { kind: "idle", code: "asks-user" };
@@ -187,6 +187,16 @@ function decideTodos(input: StepInput, outcome: RunOutcome | undefined): Step {
 	}
 	const crew = crewPlan(input);
 	return tripped(input, crew?.forecast) ?? workStep(crew, input.workers?.running ?? []) ?? continuation(input);
+}
+
+/**
+ * A finished list whose workers are still at work on items they landed (letting their claims go, removing their
+ * trees): it is not done until they have ended. A worker whose item the list no longer holds is not waited for.
+ */
+function finishing({ todos, workers }: StepInput): Step | undefined {
+	const running = workers?.running ?? [];
+	const landing = running.filter((index) => todos[index]?.status === "completed");
+	return landing.length > 0 ? { kind: "idle", code: "workers-busy", running } : undefined;
 }
 
 /** What the workers do next: the items to start, and how many workers the budgets are forecast for. */
