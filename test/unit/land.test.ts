@@ -75,7 +75,7 @@ beforeEach(() => {
 	write(dir, "app.txt", "one\ntwo\nthree\nfour\nfive\nsix (uncommitted)\nseven (unstaged)\n");
 });
 afterEach(() => {
-	for (const tree of trees.splice(0)) removeWorkerTree(tree.dir);
+	for (const tree of trees.splice(0)) removeWorkerTree(tree);
 	rmSync(dir, { recursive: true, force: true });
 });
 
@@ -103,7 +103,7 @@ describe("a worker's tree is the user's work tree, byte for byte, and none of th
 		expect(existsSync(join(tree.dir, "build"))).toBe(false);
 		expect(execFileSync("git", ["status", "--porcelain"], { cwd: tree.dir, encoding: "utf8" })).toBe("");
 		expect(userState()).toBe(before);
-		removeWorkerTree(tree.dir);
+		removeWorkerTree(tree);
 		expect(existsSync(tree.dir)).toBe(false);
 	});
 });

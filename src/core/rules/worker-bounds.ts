@@ -86,7 +86,9 @@ export interface Confinement {
 export function confinedArgs(bounds: Omit<Confinement, "bwrap">): string[] {
 	const { tree, tmp } = bounds;
 	return [
-		...["--die-with-parent", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"],
+		// No capability inside, as root too: one could remount `/` writable, or reach the session's tree through
+		// `/proc/<pid>/cwd`.
+		...["--die-with-parent", "--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"],
 		...["--bind", tree, tree, "--bind", tmp, tmp, "--setenv", "TMPDIR", tmp, "--"],
 	];
 }

@@ -67,13 +67,48 @@ export function runSh(cwd: string, script: string, env: NodeJS.ProcessEnv, input
 }
 
 /**
+ * The variables that point git at a repository, an index, objects or settings other than the ones it finds from its
+ * folder (`git rev-parse --local-env-vars`, and the numbered `-c` settings): pi run from a git hook carries them.
+ */
+const REPOSITORY_VARIABLES = [
+	"GIT_ALTERNATE_OBJECT_DIRECTORIES",
+	"GIT_CONFIG",
+	"GIT_CONFIG_PARAMETERS",
+	"GIT_CONFIG_COUNT",
+	"GIT_OBJECT_DIRECTORY",
+	"GIT_DIR",
+	"GIT_WORK_TREE",
+	"GIT_IMPLICIT_WORK_TREE",
+	"GIT_GRAFT_FILE",
+	"GIT_INDEX_FILE",
+	"GIT_NO_REPLACE_OBJECTS",
+	"GIT_REPLACE_REF_BASE",
+	"GIT_PREFIX",
+	"GIT_INTERNAL_SUPER_PREFIX",
+	"GIT_SHALLOW_FILE",
+	"GIT_COMMON_DIR",
+];
+
+/**
+ * `env` without what would point git elsewhere than the repository of the folder it runs in: every git of ours, and a
+ * worker's pi, find their repository from their folder, whatever the process inherited.
+ */
+export function withoutRepositoryVariables(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+	const clean = { ...env };
+	for (const name of Object.keys(clean)) {
+		if (REPOSITORY_VARIABLES.includes(name) || /^GIT_CONFIG_(KEY|VALUE)_\d+$/.test(name)) delete clean[name];
+	}
+	return clean;
+}
+
+/**
  * How every process of the git edge runs: no optional locks on the user's repository, a time limit, and a process
  * group of its own that ends whole (edges/git/process.ts).
  */
 function processOptions(cwd: string, options: GitOptions, maxBytes: number): GroupedRun {
 	return {
 		cwd,
-		env: { ...process.env, ...options.env, GIT_OPTIONAL_LOCKS: "0" },
+		env: { ...withoutRepositoryVariables(process.env), ...options.env, GIT_OPTIONAL_LOCKS: "0" },
 		input: options.input,
 		timeoutMs: GIT_TIMEOUT_MS,
 		maxBytes,

@@ -5,9 +5,13 @@
  * the user's repository: `git worktree list`, the index, HEAD, branches and stash never see it. Its result is written
  * into the user's object store and kept under a ref of ours, so it survives the folder. The worker's own TMPDIR is a
  * folder of its git directory ({@link workerTmpDir}): git never sees it as work, and it goes with the tree.
+ *
+ * The tree's own `.git` is the worker's to write (its config, its attributes): what the session runs on the tree (its
+ * result kept) goes through a git directory of ours beside the tree instead, which the worker cannot write, so nothing
+ * the worker wrote there (a clean filter, an fsmonitor) runs as the session.
  */
 
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { GIT_MODE } from "../../core/rules/landing.ts";
@@ -16,10 +20,14 @@ import { AUTHOR, type Repo, runGit, runGitBytes, runSh } from "./git.ts";
 import { inQuarantine, quarantineEnv } from "./quarantine.ts";
 import { RAW_ATTRIBUTES } from "./raw-git.ts";
 
-/** A worker's tree: its folder, and the snapshot (a commit in the user's object store) it was made from. */
+/**
+ * A worker's tree: its folder, the snapshot (a commit in the user's object store) it was made from, and the git
+ * directory of ours the session reads it through.
+ */
 export interface WorkerTree {
 	dir: string;
 	base: string;
+	meta: string;
 }
 
 /** The worker's own TMPDIR in its tree `dir`: the worker's bash can write it (edges/workers/confine.ts). */
@@ -31,14 +39,40 @@ export const workerTmpDir = (dir: string): string => join(dir, ".git", "til-done
  */
 export async function makeWorkerTree(repo: Repo, base: string): Promise<WorkerTree | undefined> {
 	const dir = mkdtempSync(join(tmpdir(), ownedPrefix("worker")));
+	const tree = { dir, base, meta: `${dir}-meta` };
 	// Its info first (git init keeps what is there), then the whole checkout in one shell: a worker starts sooner.
 	writeInfo(dir, repo.commonDir);
+	writeMeta(tree.meta, repo.commonDir);
 	const script =
 		'git "$@" init -q && git "$@" read-tree "$BASE" && git "$@" checkout-index -a -f && git "$@" update-ref HEAD "$BASE"';
 	const made = await runSh(dir, script, { ...AUTHOR, BASE: base });
-	if (made.code === 0) return { dir, base };
-	removeWorkerTree(dir);
+	if (made.code === 0) return tree;
+	removeWorkerTree(tree);
 	return undefined;
+}
+
+/** The git directory of ours beside a tree: the user's settings and exclusions, raw attributes, no objects of its own. */
+function writeMeta(meta: string, commonDir: string): void {
+	mkdirSync(join(meta, "refs"), { recursive: true });
+	mkdirSync(join(meta, "info"), { recursive: true });
+	writeFileSync(join(meta, "HEAD"), "ref: refs/heads/til-done\n");
+	writeFileSync(join(meta, "info", "attributes"), RAW_ATTRIBUTES);
+	copyOrEmpty(join(commonDir, "config"), join(meta, "config"));
+	copyOrEmpty(join(commonDir, "info", "exclude"), join(meta, "info", "exclude"));
+}
+
+function copyOrEmpty(from: string, to: string): void {
+	try {
+		copyFileSync(from, to);
+	} catch {
+		writeFileSync(to, "");
+	}
+}
+
+/** Adds lines to what git leaves out of the tree: in the worker's own repository and in ours beside it. */
+export function excludeInTree(tree: WorkerTree, lines: string): void {
+	for (const info of [join(tree.dir, ".git", "info"), join(tree.meta, "info")])
+		appendFileSync(join(info, "exclude"), `\n${lines}`);
 }
 
 /** The worker repository's borrowed objects, its raw attributes, and the user's own exclusions. */
@@ -63,14 +97,17 @@ function writeInfo(dir: string, commonDir: string): void {
  * folder is kept too, in the submodule's place: git would pass over it, and the landing must see it to refuse it.
  */
 export async function keepWorkerResult(repo: Repo, tree: WorkerTree, ref: string): Promise<string | undefined> {
-	const written = await submodulesWrittenIn(tree);
+	const written = await submodulesWrittenIn(repo, tree);
 	if (written === undefined) return undefined;
 	const objects = join(repo.commonDir, "objects");
 	const commit = await inQuarantine(objects, async (quarantine) => {
+		// Our git directory, never the tree's: nothing the worker wrote in its `.git` is read.
 		const env = {
 			...AUTHOR,
 			...quarantineEnv(quarantine, objects),
-			GIT_INDEX_FILE: join(tree.dir, ".git", "til-done-result-index"),
+			GIT_DIR: tree.meta,
+			GIT_WORK_TREE: tree.dir,
+			GIT_INDEX_FILE: join(tree.meta, "index"),
 		};
 		const script = [
 			'git "$@" read-tree "$BASE" || exit 1',
@@ -92,8 +129,8 @@ export async function keepWorkerResult(repo: Repo, tree: WorkerTree, ref: string
  * The submodules of the worker's base (a snapshot holds one as its commit, and the tree an empty folder) whose folder
  * the worker wrote something in; undefined when git cannot list them.
  */
-async function submodulesWrittenIn(tree: WorkerTree): Promise<string[] | undefined> {
-	const listed = await runGitBytes(tree.dir, ["ls-tree", "-r", "-z", tree.base]);
+async function submodulesWrittenIn(repo: Repo, tree: WorkerTree): Promise<string[] | undefined> {
+	const listed = await runGitBytes(repo.top, ["ls-tree", "-r", "-z", tree.base]);
 	if (!listed) return undefined;
 	const entries = listed.toString("utf8").split("\0");
 	const submodules = entries.filter((entry) => entry.startsWith(`${GIT_MODE.submodule} `));
@@ -110,7 +147,8 @@ function holdsAnything(dir: string, path: string): boolean {
 	}
 }
 
-/** Removes a worker's tree, whatever is in it. */
-export function removeWorkerTree(dir: string): void {
-	rmSync(dir, { recursive: true, force: true });
+/** Removes a worker's tree, whatever is in it, and our git directory beside it. */
+export function removeWorkerTree(tree: { dir: string; meta: string }): void {
+	rmSync(tree.dir, { recursive: true, force: true });
+	rmSync(tree.meta, { recursive: true, force: true });
 }

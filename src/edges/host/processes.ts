@@ -4,7 +4,7 @@
  * enough for that: `setsid` and `nohup … &` leave it. An environment variable is: every process inherits it.
  */
 
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
 
 /** Whether a process of this machine is still there (one we may not signal is there too). */
 export function isAlive(pid: number): boolean {
@@ -81,9 +81,37 @@ export const SWEEP_FUNCTION = [
 export function killMarked(mark: string): number {
 	const { name, value } = markVariable(mark);
 	const needle = `${name}=${value}`;
+	return killRounds(() => markedPids(needle));
+}
+
+/**
+ * Kills every process whose folder is `dir` or inside it, whatever its environment: one that cleared it (`env -i`)
+ * and left its session carries no mark, but still runs where it was started. How many it killed. Linux only.
+ */
+export function killInside(dir: string): number {
+	let real = dir;
+	try {
+		real = realpathSync(dir);
+	} catch {
+		// Gone: its name as given.
+	}
+	return killRounds(() =>
+		procEntries().flatMap((pid) => {
+			try {
+				const cwd = readlinkSync(`/proc/${pid}/cwd`).replace(/ \(deleted\)$/, "");
+				return cwd === real || cwd.startsWith(`${real}/`) ? [pid] : [];
+			} catch {
+				return [];
+			}
+		}),
+	);
+}
+
+/** Kills what `find` finds, again while it finds any, at most {@link SWEEP_ROUNDS} times; how many it killed. */
+function killRounds(find: () => number[]): number {
 	let killed = 0;
 	for (let round = 0; round < SWEEP_ROUNDS; round++) {
-		const pids = markedPids(needle);
+		const pids = find();
 		if (pids.length === 0) break;
 		for (const pid of pids) {
 			try {
@@ -97,19 +125,23 @@ export function killMarked(mark: string): number {
 	return killed;
 }
 
-function markedPids(needle: string): number[] {
-	let entries: string[];
+/** The pids of `/proc` but this process's own; none where there is no `/proc`. */
+function procEntries(): number[] {
 	try {
-		entries = readdirSync("/proc");
+		return readdirSync("/proc").flatMap((entry) =>
+			/^\d+$/.test(entry) && Number(entry) !== process.pid ? [Number(entry)] : [],
+		);
 	} catch {
 		return [];
 	}
-	return entries.flatMap((entry) => {
-		if (!/^\d+$/.test(entry) || Number(entry) === process.pid) return [];
+}
+
+function markedPids(needle: string): number[] {
+	return procEntries().filter((pid) => {
 		try {
-			return readFileSync(`/proc/${entry}/environ`, "latin1").split("\0").includes(needle) ? [Number(entry)] : [];
+			return readFileSync(`/proc/${pid}/environ`, "latin1").split("\0").includes(needle);
 		} catch {
-			return [];
+			return false;
 		}
 	});
 }

@@ -167,9 +167,9 @@ const realOrAsIs = (path: string): string => {
 	}
 };
 
-/** The target of a write of `path` by a worker whose tree is `tree`. */
-function targetOf(tree: string, path: string): WriteTarget {
-	const absolute = resolveIn(tree, asPiReadsIt(path));
+/** The target of a write of `path` by a worker whose pi runs in `cwd`. */
+function targetOf(cwd: string, path: string): WriteTarget {
+	const absolute = resolveIn(cwd, asPiReadsIt(path));
 	return { absolute, real: realPath(absolute) };
 }
 
@@ -192,7 +192,8 @@ export function keepInTree(pi: ExtensionAPI, ctx: ExtensionContext, env: NodeJS.
 			return undefined;
 		}
 		if ((event.toolName !== "write" && event.toolName !== "edit") || typeof input.path !== "string") return undefined;
-		const verdict = judgeWrite(place, targetOf(tree, input.path));
+		// A relative path is the tool's own: read from the folder it runs in, the tree's or one of its folders.
+		const verdict = judgeWrite(place, targetOf(ctx.cwd, input.path));
 		return verdict.kind === "inside" ? undefined : { block: true, reason: writeRefusal(input.path, verdict, tree) };
 	});
 }

@@ -37,13 +37,14 @@ import type { WorkerOutcome } from "../../types.ts";
 import { type Exec, runCheck } from "../checks/run-check.ts";
 import { snapshotBound } from "../git/bound.ts";
 import { claimItem, releaseItem } from "../git/claims.ts";
-import { deleteRefs, findRepo, type Repo, takeCheckpoint } from "../git/git.ts";
+import { deleteRefs, findRepo, type Repo, takeCheckpoint, withoutRepositoryVariables } from "../git/git.ts";
 import { landWork } from "../git/land.ts";
 import { checkpointsSettled } from "../git/queue.ts";
 import { removePrivateDirs } from "../git/raw-git.ts";
 import { keepWorkerResult, makeWorkerTree, removeWorkerTree, type WorkerTree } from "../git/worker-tree.ts";
 import { storeList } from "../host/commit.ts";
 import { ownerTag } from "../host/owner.ts";
+import { killInside } from "../host/processes.ts";
 import { quietly } from "../host/quietly.ts";
 import { WORKER_MARKER } from "../host/role.ts";
 import { tell } from "../host/tell.ts";
@@ -182,7 +183,9 @@ async function work(job: Job): Promise<WorkerOutcome> {
 		else giveBack(run, item, outcome, key);
 		return outcome;
 	} finally {
-		removeWorkerTree(tree.dir);
+		// What it started and left running in its tree (one that cleared its environment carries no mark) ends too.
+		killInside(tree.dir);
+		removeWorkerTree(tree);
 		await deleteRefs(repo, [job.refs.base]);
 		await releaseItem(repo, key);
 		// Last: its end wakes the next decision, which may hand the item out again.
@@ -194,11 +197,16 @@ async function work(job: Job): Promise<WorkerOutcome> {
 async function workAndLand(job: Job): Promise<WorkerOutcome> {
 	const { item, key, repo, tree, refs, run, stop } = job;
 	const cwd = join(tree.dir, relative(repo.top, run.ctx.cwd));
-	provideProject(repo.top, run.ctx.cwd, tree.dir);
+	provideProject(repo.top, run.ctx.cwd, tree);
 	const end = await runWorker({
 		...piCommandFor(run, item.index, key),
 		cwd,
-		env: { ...process.env, ...run.bounds, [WORKER_TREE_VAR]: tree.dir, [WORKER_MARKER]: String(process.pid) },
+		env: {
+			...withoutRepositoryVariables(process.env),
+			...run.bounds,
+			[WORKER_TREE_VAR]: tree.dir,
+			[WORKER_MARKER]: String(process.pid),
+		},
 		timeoutMs: WORKER_TIME_LIMIT_MS,
 		signal: stop.signal,
 		onUsage: (usage) => {

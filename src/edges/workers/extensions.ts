@@ -6,10 +6,11 @@
  * its settings name that git ignores) is linked into the tree from the person's, and excluded there, so it never lands.
  */
 
-import { appendFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { excludeLines } from "../../core/rules/checkpoint-rules.ts";
+import { excludeInTree, type WorkerTree } from "../git/worker-tree.ts";
 import { quietly } from "../host/quietly.ts";
 
 /** The sources `-e` takes that are not paths on this machine: a package manager's or a URL. */
@@ -95,12 +96,12 @@ function missingInTree(top: string, cwd: string, tree: string): string[] {
  * Links into the worker's `tree` what it lacks of the person's project (see {@link missingInTree}), each excluded in
  * the tree's own repository so that it is never part of the worker's result; the paths linked.
  */
-export function provideProject(top: string, cwd: string, tree: string): string[] {
-	const missing = missingInTree(top, cwd, tree);
+export function provideProject(top: string, cwd: string, tree: WorkerTree): string[] {
+	const missing = missingInTree(top, cwd, tree.dir);
 	for (const path of missing) {
-		mkdirSync(dirname(join(tree, path)), { recursive: true });
-		symlinkSync(join(top, path), join(tree, path));
+		mkdirSync(dirname(join(tree.dir, path)), { recursive: true });
+		symlinkSync(join(top, path), join(tree.dir, path));
 	}
-	if (missing.length > 0) appendFileSync(join(tree, ".git", "info", "exclude"), `\n${excludeLines(missing)}`);
+	if (missing.length > 0) excludeInTree(tree, excludeLines(missing));
 	return missing;
 }
