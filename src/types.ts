@@ -183,6 +183,8 @@ export type WorkerOutcome =
 	| { kind: "no-result" }
 	| { kind: "list-changed" }
 	| { kind: "conflict"; files: readonly string[] }
+	/** Files of the work tree the process may not write: nothing landed. */
+	| { kind: "unwritable"; files: readonly string[] }
 	/** Git could not compare its work with the work tree: nothing landed. */
 	| { kind: "not-compared" }
 	/** Its work changes a submodule, which never lands. */

@@ -4,7 +4,22 @@
  * file is never written through a symbolic link, and a change inside a submodule is refused, not lost. Each test also
  * proves the person's other files (bytes and modes), index, HEAD, branches and stash untouched.
  */
-import { chmodSync, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import {
+	chmodSync,
+	chownSync,
+	existsSync,
+	linkSync,
+	mkdirSync,
+	mkdtempSync,
+	readdirSync,
+	readFileSync,
+	readlinkSync,
+	rmSync,
+	statSync,
+	writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { EXTENSION_ENTRY, type IsolatedEnv, PI_HOSTS, type PiHost, runPrint } from "../helpers/cli.ts";
@@ -30,6 +45,24 @@ function print(host: PiHost, env: IsolatedEnv, umask = 0o022) {
 }
 
 const bash = (command: string) => toolStep("bash", { command });
+const ROOT = process.getuid?.() === 0;
+
+/** Whether `chattr +i` works here (root, on a file system that keeps the attribute): the immutable tests need it. */
+const IMMUTABLE = (() => {
+	const probe = mkdtempSync(join(tmpdir(), "til-done-chattr-"));
+	try {
+		execFileSync("chattr", ["+i", probe], { stdio: "ignore" });
+		execFileSync("chattr", ["-i", probe], { stdio: "ignore" });
+		return true;
+	} catch {
+		return false;
+	} finally {
+		rmSync(probe, { recursive: true, force: true });
+	}
+})();
+
+/** Makes a file or folder immutable (even root may not write it) until the test takes it off. */
+const immutable = (path: string) => execFileSync("chattr", ["+i", path]);
 
 describe.each(PI_HOSTS)("pi $version", (host) => {
 	describe("a worker's mode change lands", () => {
@@ -146,5 +179,125 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			expect(submodule()).toBe(inside);
 			expect(state(["greeting-notes.txt"])).toBe(before);
 		});
+	});
+
+	describe.skipIf(!IMMUTABLE)(
+		"a file the process may not write is named, and nothing of the landing is written",
+		() => {
+			it("a file of the person's made immutable: the item is given back naming it, the worker's other new file not written", async () => {
+				const env = pi.env([writeStep(["Write a.txt and edit ro/f.txt"]), sayStep("Planned.")], {
+					TIL_DONE_WORKERS: "1",
+				});
+				const state = personRepo(env.cwd, { "f.txt": "f\n" });
+				env.writeWorkerScripts({
+					"0": [
+						toolStep("write", { path: "a.txt", content: "a by the worker\n" }),
+						toolStep("write", { path: "f.txt", content: "f by the worker\n" }),
+						sayStep("Done."),
+					],
+					"0/again": writeFileScript("b.txt"),
+				});
+				const before = state(["b.txt"]);
+				immutable(join(env.cwd, "f.txt"));
+				try {
+					const result = await print(host, env);
+					expect(result.stderr).toBe(
+						stderrLine(WORKERS.givenBack(0, WORKERS.unwritable("f.txt"))) + stderrLine(allFinished(1)),
+					);
+					expect(existsSync(join(env.cwd, "a.txt"))).toBe(false);
+					expect(readFileSync(join(env.cwd, "f.txt"), "utf8")).toBe("f\n");
+				} finally {
+					execFileSync("chattr", ["-i", join(env.cwd, "f.txt")]);
+				}
+				expect(state(["b.txt"])).toBe(before);
+			});
+
+			it("a file in a folder made immutable is written in place: the folder is never written, and both files land", async () => {
+				const env = pi.env([writeStep(["Write a.txt and edit ro/f.txt"]), sayStep("Planned.")], {
+					TIL_DONE_WORKERS: "1",
+				});
+				const state = personRepo(env.cwd);
+				mkdirSync(join(env.cwd, "ro"));
+				writeFileSync(join(env.cwd, "ro", "f.txt"), "f\n");
+				commitAll(env.cwd, "ro");
+				env.writeWorkerScripts({
+					"0": [
+						toolStep("write", { path: "a.txt", content: "a by the worker\n" }),
+						toolStep("write", { path: "ro/f.txt", content: "f by the worker\n" }),
+						sayStep("Done."),
+					],
+				});
+				const before = state(["a.txt", "ro/f.txt"]);
+				immutable(join(env.cwd, "ro"));
+				try {
+					const result = await print(host, env);
+					expect(result.stderr).toBe(stderrLine(allFinished(1)));
+					expect(readFileSync(join(env.cwd, "a.txt"), "utf8")).toBe("a by the worker\n");
+					expect(readFileSync(join(env.cwd, "ro", "f.txt"), "utf8")).toBe("f by the worker\n");
+				} finally {
+					execFileSync("chattr", ["-i", join(env.cwd, "ro")]);
+				}
+				expect(state(["a.txt", "ro/f.txt"])).toBe(before);
+			});
+		},
+	);
+
+	it.skipIf(!ROOT)("a landed file keeps its owner, its group and its hard links: it is written in place", async () => {
+		const env = pi.env([writeStep(["Reword the notes"]), sayStep("Planned.")], { TIL_DONE_WORKERS: "1" });
+		const state = personRepo(env.cwd, { "notes.txt": "notes\n" });
+		const notes = join(env.cwd, "notes.txt");
+		chownSync(notes, 1000, 1000);
+		linkSync(notes, join(env.root, "notes-link.txt"));
+		env.writeWorkerScripts({
+			"0": [toolStep("write", { path: "notes.txt", content: "reworded\n" }), sayStep("Done.")],
+		});
+		const before = state(["notes.txt"]);
+		const result = await print(host, env);
+		expect(result.stderr).toBe(stderrLine(allFinished(1)));
+		const after = statSync(notes);
+		expect([after.uid, after.gid, after.nlink]).toEqual([1000, 1000, 2]);
+		expect(readFileSync(join(env.root, "notes-link.txt"), "utf8")).toBe("reworded\n");
+		expect(state(["notes.txt"])).toBe(before);
+	});
+
+	it("a file of 300 MB lands whole: files are streamed, never held in memory whole", async () => {
+		const env = pi.env([writeStep(["Make the data file"]), sayStep("Planned.")], { TIL_DONE_WORKERS: "1" });
+		const state = personRepo(env.cwd);
+		env.writeWorkerScripts({ "0": [bash("head -c 300000000 /dev/zero | tr '\\0' x > big.txt"), sayStep("Made it.")] });
+		const before = state(["big.txt"]);
+		const result = await runPrint(["-p", "Work the list."], env.env, {
+			host,
+			extensions: [EXTENSION_ENTRY],
+			session: { dir: join(env.root, "sessions") },
+			timeoutMs: 120_000,
+		});
+		expect(result.stderr).toBe(stderrLine(allFinished(1)));
+		expect(statSync(join(env.cwd, "big.txt")).size).toBe(300_000_000);
+		expect(state(["big.txt"])).toBe(before);
+	}, 180_000);
+
+	it("file names that are not UTF-8 land with their own bytes: an edit of one, and a new one", async () => {
+		const env = pi.env([writeStep(["Edit the café file, add the new one"]), sayStep("Planned.")], {
+			TIL_DONE_WORKERS: "1",
+		});
+		const cafe = Buffer.from("caf\xe9.txt", "latin1");
+		const state = personRepo(env.cwd);
+		writeFileSync(Buffer.concat([Buffer.from(`${env.cwd}/`), cafe]), "caf\n");
+		commitAll(env.cwd, "a Latin-1 name");
+		env.writeWorkerScripts({
+			"0": [
+				bash("printf 'edited\\n' > \"$(printf 'caf\\351.txt')\"; printf 'new\\n' > \"$(printf 'new\\351.txt')\""),
+				sayStep("Done."),
+			],
+		});
+		const names = ["caf\uFFFD.txt", "new\uFFFD.txt"];
+		const before = state(names);
+		const result = await print(host, env);
+		expect(result.stderr).toBe(stderrLine(allFinished(1)));
+		const read = (name: string) =>
+			readFileSync(Buffer.concat([Buffer.from(`${env.cwd}/`), Buffer.from(name, "latin1")]), "utf8");
+		expect(read("caf\xe9.txt")).toBe("edited\n");
+		expect(read("new\xe9.txt")).toBe("new\n");
+		expect(state(names)).toBe(before);
 	});
 });

@@ -167,6 +167,8 @@ export const WORKERS = {
 	givenBack: (index: number, why: string): string => `Worker on [${index}]: ${why}; the item is ready again.`,
 	conflicts: (...files: string[]): string =>
 		`its work conflicts with the work tree in ${files.map((file) => `"${file}"`).join(", ")}`,
+	unwritable: (...files: string[]): string =>
+		`its work cannot be written in ${files.map((file) => `"${file}"`).join(", ")} (the work tree does not let this pi write there): nothing of it landed`,
 	submodules: (...paths: string[]): string =>
 		`its work changes the ${paths.length === 1 ? "submodule" : "submodules"} ${paths.map((path) => `"${path}"`).join(", ")}, and a worker's change to a submodule never lands (its work is kept under its ref)`,
 	stopped: "stopped",

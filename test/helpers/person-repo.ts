@@ -5,7 +5,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { lstatSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import { join } from "node:path";
 
 export const gitIn = (cwd: string, ...args: string[]): string =>
 	execFileSync("git", ["-c", "protocol.file.allow=always", ...args], { cwd, encoding: "utf8" });
@@ -29,22 +29,26 @@ export function personRepo(cwd: string, files: Record<string, string> = {}): (ex
 	return (except = []) => personState(cwd, except);
 }
 
-/** Every file under `cwd` but `.git`: its bytes (a link: `-> target`) and its permission bits, by path. */
+/**
+ * Every file under `cwd` but `.git`: its bytes (a link: `-> target`) and its permission bits, by path (a name that is
+ * not UTF-8 read by its bytes, keyed as UTF-8 reads it, `�` for what is not).
+ */
 export function workTreeFiles(cwd: string, except: readonly string[] = []): Record<string, string> {
 	const files: Record<string, string> = {};
-	const walk = (folder: string): void => {
-		for (const name of readdirSync(folder).sort()) {
-			if (name === ".git") continue;
-			const path = join(folder, name);
+	const walk = (folder: Buffer, prefix: string): void => {
+		const names = readdirSync(folder, { encoding: "buffer" }).sort(Buffer.compare);
+		for (const name of names) {
+			if (name.toString("latin1") === ".git") continue;
+			const path = Buffer.concat([folder, Buffer.from("/"), name]);
 			const stat = lstatSync(path);
-			const key = relative(cwd, path);
-			if (stat.isDirectory()) walk(path);
+			const key = `${prefix}${name.toString("utf8")}`;
+			if (stat.isDirectory()) walk(path, `${key}/`);
 			else if (!except.includes(key))
 				files[key] =
 					`${(stat.mode & 0o7777).toString(8)} ${stat.isSymbolicLink() ? `-> ${readlinkSync(path)}` : readFileSync(path).toString("base64")}`;
 		}
 	};
-	walk(cwd);
+	walk(Buffer.from(cwd), "");
 	return files;
 }
 

@@ -24,7 +24,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { findRepo, type Repo, takeCheckpoint } from "../../src/edges/git/git.ts";
-import { landWork } from "../../src/edges/git/land.ts";
+import { blobNameOf, fileBlobName } from "../../src/edges/git/hash.ts";
+import { applyAll, landWork, makeStage, type Planned } from "../../src/edges/git/land.ts";
 import {
 	keepWorkerResult,
 	makeWorkerTree,
@@ -367,5 +368,46 @@ describe("a worker's change to a submodule is refused, never lost", () => {
 		});
 		expect(await land(second.repo, second.tree)).toEqual({ submodules: ["own"] });
 		expect(existsSync(join(dir, "own"))).toBe(false);
+	});
+});
+
+describe("a landing that fails once it has begun writing undoes what it wrote", () => {
+	it("a new file in new folders, a file written in place, a deleted one: all as they were, and the failing path named", async () => {
+		write(dir, "keep.txt", "the user's\n");
+		write(dir, "gone.txt", "to delete\n");
+		const stage = makeStage({ commonDir: join(dir, ".git") });
+		const newFile = join(stage.dir, "new-bytes");
+		const newer = join(stage.dir, "newer-bytes");
+		writeFileSync(newFile, "new\n");
+		writeFileSync(newer, "rewritten\n");
+		const absent = { parents: "folders" as const, ours: { kind: "absent" as const } };
+		const file = (mode: number) => ({ parents: "folders" as const, ours: { kind: "file" as const, mode, sha: "" } });
+		const plans: Planned[] = [
+			{ path: "made/deep/new.txt", landing: { action: "write", mode: 0o644 }, staged: newFile, around: absent },
+			{ path: "keep.txt", landing: { action: "write", mode: 0o644 }, staged: newer, around: file(0o644) },
+			{ path: "gone.txt", landing: { action: "delete" }, around: file(0o644) },
+			// Its staged bytes are not there: the write fails, after the three before it.
+			{ path: "fails.txt", landing: { action: "write", mode: 0o644 }, staged: join(stage.dir, "none"), around: absent },
+		];
+		try {
+			expect(applyAll(dir, plans, stage)).toBe("fails.txt");
+		} finally {
+			stage.remove();
+		}
+		expect(existsSync(join(dir, "made"))).toBe(false);
+		expect(read(dir, "keep.txt")).toBe("the user's\n");
+		expect(read(dir, "gone.txt")).toBe("to delete\n");
+		expect(existsSync(join(dir, "fails.txt"))).toBe(false);
+	});
+});
+
+describe("git's name of a blob is computed as git computes it", () => {
+	it("for a file read in pieces, and for bytes (a link's target): the names git gives", () => {
+		write(dir, "piece.bin", Buffer.alloc(3 * 1024 * 1024, 7));
+		const name = fileBlobName(Buffer.from(join(dir, "piece.bin")), 3 * 1024 * 1024, 40);
+		expect(name).toBe(git("hash-object", "piece.bin").trim());
+		expect(blobNameOf(Buffer.from("../target"), 40)).toBe(
+			execFileSync("git", ["hash-object", "--stdin"], { cwd: dir, input: "../target", encoding: "utf8" }).trim(),
+		);
 	});
 });

@@ -119,10 +119,16 @@ function modeOf(sides: FileSides): number {
 }
 
 /**
- * What a landing found: the files it wrote or deleted, the files that conflict, the submodules it would change, or a
- * stop that came before it wrote (nothing was written but in the first).
+ * What a landing found: the files it wrote or deleted, the files that conflict, the submodules it would change, a stop
+ * that came before it wrote, or the files it may not write (nothing was written but in the first).
  */
-export type Landing = { landed: string[] } | { conflicts: string[] } | { submodules: string[] } | { stopped: true };
+export type Landing =
+	| { landed: string[] }
+	| { conflicts: string[] }
+	| { submodules: string[] }
+	| { stopped: true }
+	/** Files the process may not write (a folder or file that is read-only or immutable to it). */
+	| { unwritable: string[] };
 
 /** A landing's plan as a whole: refused for the submodules it would change, then for its conflicts, or landed. */
 export function landingOf(planned: readonly { path: string; landing: FileLanding }[]): Landing {

@@ -442,6 +442,8 @@ export function workerWhy(outcome: WorkerOutcome): string {
 			return "the list changed while it worked: its item is no longer where it was";
 		case "conflict":
 			return `its work conflicts with the work tree in ${outcome.files.map((file) => JSON.stringify(oneLine(file))).join(", ")}`;
+		case "unwritable":
+			return `its work cannot be written in ${outcome.files.map((file) => JSON.stringify(oneLine(file))).join(", ")} (the work tree does not let this pi write there): nothing of it landed`;
 		case "not-compared":
 			return "git could not compare its work with the work tree (its work is kept under its ref)";
 		case "submodules": {

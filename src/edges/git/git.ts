@@ -5,7 +5,7 @@
  * the session's abort signal; nothing here decides (core/rules/checkpoint-rules.ts does).
  */
 
-import { existsSync, lstatSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, lstatSync, openSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import {
@@ -123,6 +123,17 @@ const MAX_FILE_BYTES = 256 * 1024 * 1024;
 export async function runGitBytes(cwd: string, args: readonly string[]): Promise<Buffer | undefined> {
 	const ended = await runGrouped("git", args, processOptions(cwd, {}, MAX_FILE_BYTES));
 	return ended.code === 0 ? ended.stdout : undefined;
+}
+
+/** Runs git with its stdout written into `file` (made anew, readable by the user alone); whether git succeeded. */
+export async function runGitToFile(cwd: string, args: readonly string[], file: string | Buffer): Promise<boolean> {
+	const fd = openSync(file, "w", 0o600);
+	try {
+		const ended = await runGrouped("git", args, { ...processOptions(cwd, {}, MAX_FILE_BYTES), stdoutTo: fd });
+		return ended.code === 0;
+	} finally {
+		closeSync(fd);
+	}
 }
 
 async function run(file: string, args: readonly string[], cwd: string, options: GitOptions): Promise<GitResult> {

@@ -1,25 +1,34 @@
 /**
  * Landing a worker's work in the user's work tree: the worker's change, from the snapshot it started on (`base`) to
  * its result (`work`, both trees in the user's object store), merged file by file with the user's tree as it is now
- * (core/rules/landing.ts decides each file). All or nothing: a file that conflicts is named and nothing is written.
- * Only the work tree's files change: never the index, HEAD, a branch or the stash. The edge reads the facts around
- * each file (modes, the user's permission bits, links above it, submodules), and writes what the rule gave.
+ * (core/rules/landing.ts decides each file). All or nothing: a file that conflicts, or that cannot be written, is named
+ * and nothing is written; and should a write fail once begun, what was written is undone. Only the work tree's files
+ * change: never the index, HEAD, a branch or the stash. A file of the user's is written in place, so it keeps its owner,
+ * its hard links and its other names; a new one takes its place by a rename. Files of any size are streamed, never held
+ * whole, and a path is the bytes git gives it, a name that is not UTF-8 too.
  */
 
 import {
+	accessSync,
 	chmodSync,
+	closeSync,
+	constants,
+	copyFileSync,
+	ftruncateSync,
 	lstatSync,
 	mkdirSync,
 	mkdtempSync,
-	readFileSync,
+	openSync,
 	readlinkSync,
+	readSync,
 	renameSync,
+	rmdirSync,
 	rmSync,
 	symlinkSync,
-	writeFileSync,
+	unlinkSync,
+	writeSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import {
 	type FileLanding,
 	type FileSides,
@@ -29,8 +38,21 @@ import {
 	landingOf,
 	type OnDisk,
 } from "../../core/rules/landing.ts";
-import { ownedPrefix } from "../host/owner.ts";
-import { type Repo, runGitBytes } from "./git.ts";
+import { ownedPrefix, removedAtExit } from "../host/owner.ts";
+import { type Repo, runGitBytes, runGitToFile } from "./git.ts";
+import { blobNameOf, fileBlobName } from "./hash.ts";
+
+/**
+ * A path of the tree as git names it: its bytes kept one for one in a string (`latin1`), so a name that is not UTF-8
+ * reaches the file system as it is. {@link shown} is how the user reads it.
+ */
+type GitPath = string;
+
+/** Where a path of the tree is on disk: the top's name as the system gives it, then the path's own bytes. */
+const at = (top: string, path: GitPath): Buffer => Buffer.concat([Buffer.from(`${top}/`), Buffer.from(path, "latin1")]);
+
+/** A path as the user reads it (bytes that are not UTF-8 shown as `�`). */
+const shown = (path: GitPath): string => Buffer.from(path, "latin1").toString("utf8");
 
 /** A file's blob and git's mode of it on one side. */
 interface Side {
@@ -40,7 +62,7 @@ interface Side {
 
 /** One file the worker changed: its blobs and modes on each side (absent where it is not). */
 interface Change {
-	path: string;
+	path: GitPath;
 	base?: Side;
 	theirs?: Side;
 }
@@ -53,7 +75,7 @@ const ABSENT = /^0+$/;
 async function changesBetween(repo: Repo, base: string, work: string): Promise<Change[] | undefined> {
 	const listed = await runGitBytes(repo.top, ["diff-tree", "-r", "-z", "--no-renames", base, work]);
 	if (!listed) return undefined;
-	const fields = listed.toString("utf8").split("\0");
+	const fields = listed.toString("latin1").split("\0");
 	const changes: Change[] = [];
 	for (let i = 0; i + 1 < fields.length; i += 2) {
 		const [, oldMode, newMode, oldSha, newSha] = RECORD.exec(fields[i] as string) as unknown as string[];
@@ -66,12 +88,12 @@ async function changesBetween(repo: Repo, base: string, work: string): Promise<C
 	return changes;
 }
 
-/** The user's copy of a file as read: a file's bytes and permission bits, a link's target. */
+/** The user's copy of a file as read: a file's permission bits and blob, a link's target and blob. */
 type Ours =
 	| { kind: "absent" }
 	| { kind: "other" }
-	| { kind: "file"; mode: number; bytes: Buffer }
-	| { kind: "link"; bytes: Buffer };
+	| { kind: "file"; mode: number; sha: string }
+	| { kind: "link"; target: Buffer; sha: string };
 
 /** What the user's tree holds at a path and above it: the facts a file's landing is decided on. */
 interface Around {
@@ -82,12 +104,15 @@ interface Around {
 
 const errorCode = (error: unknown): unknown => (error as NodeJS.ErrnoException).code;
 
-/** What is at `file`, not following a link: a missing path is absent, one that cannot be read is something else. */
-function readOurs(file: string): Ours {
+/** What is at `file`, not following a link (`shaLength`: the repository's object names); a missing path is absent. */
+function readOurs(file: Buffer, shaLength: number): Ours {
 	try {
 		const stat = lstatSync(file);
-		if (stat.isSymbolicLink()) return { kind: "link", bytes: readlinkSync(file, { encoding: "buffer" }) };
-		if (stat.isFile()) return { kind: "file", mode: stat.mode & 0o7777, bytes: readFileSync(file) };
+		if (stat.isSymbolicLink()) {
+			const target = readlinkSync(file, { encoding: "buffer" });
+			return { kind: "link", target, sha: blobNameOf(target, shaLength) };
+		}
+		if (stat.isFile()) return { kind: "file", mode: stat.mode & 0o7777, sha: fileBlobName(file, stat.size, shaLength) };
 		return { kind: "other" };
 	} catch (error) {
 		return errorCode(error) === "ENOENT" ? { kind: "absent" } : { kind: "other" };
@@ -95,7 +120,7 @@ function readOurs(file: string): Ours {
 }
 
 /** What a folder above a file is on disk, not following a link. */
-function folderAt(path: string): "absent" | "link" | "folder" | "repository" | "other" {
+function folderAt(path: Buffer): "absent" | "link" | "folder" | "repository" | "other" {
 	try {
 		const stat = lstatSync(path);
 		if (stat.isSymbolicLink()) return "link";
@@ -107,9 +132,9 @@ function folderAt(path: string): "absent" | "link" | "folder" | "repository" | "
 }
 
 /** Whether a folder is a repository of its own: a checked-out submodule, or one nested in the user's tree. */
-function holdsRepository(folder: string): boolean {
+function holdsRepository(folder: Buffer): boolean {
 	try {
-		lstatSync(join(folder, ".git"));
+		lstatSync(Buffer.concat([folder, Buffer.from("/.git")]));
 		return true;
 	} catch {
 		return false;
@@ -120,33 +145,33 @@ function holdsRepository(folder: string): boolean {
  * Reads the user's tree at `path`, folder by folder from the top and never through a link: the first folder above it
  * that is a link or not a folder, the submodule it is in (the index's gitlinks, or a folder holding `.git`), its copy.
  */
-function readAround(top: string, path: string, gitlinks: ReadonlySet<string>): Around {
+function readAround(top: string, path: GitPath, gitlinks: ReadonlySet<string>, shaLength: number): Around {
 	const parts = path.split("/");
 	const within = parts.map((_, i) => parts.slice(0, i + 1).join("/"));
-	const submodule = within.find((at) => gitlinks.has(at));
+	const submodule = within.find((folder) => gitlinks.has(folder));
 	const absent: Ours = { kind: "absent" };
 	for (const folder of within.slice(0, -1)) {
-		const there = folderAt(join(top, folder));
+		const there = folderAt(at(top, folder));
 		if (there === "absent") return { parents: "folders", submodule, ours: absent };
 		if (there === "link") return { parents: "link", submodule, ours: absent };
 		if (there === "other") return { parents: "file", submodule, ours: absent };
 		if (there === "repository") return { parents: "folders", submodule: submodule ?? folder, ours: absent };
 	}
-	const ours = readOurs(join(top, path));
-	const nested = ours.kind === "other" && holdsRepository(join(top, path));
+	const ours = readOurs(at(top, path), shaLength);
+	const nested = ours.kind === "other" && holdsRepository(at(top, path));
 	return { parents: "folders", submodule: submodule ?? (nested ? path : undefined), ours };
 }
 
 /** Whether two readings of the same path found the same. */
 function sameAround(a: Around, b: Around): boolean {
-	const bytes = (ours: Ours) => ("bytes" in ours ? ours.bytes : Buffer.alloc(0));
+	const sha = (ours: Ours) => ("sha" in ours ? ours.sha : "");
 	const mode = (ours: Ours) => ("mode" in ours ? ours.mode : -1);
 	return (
 		a.parents === b.parents &&
 		a.submodule === b.submodule &&
 		a.ours.kind === b.ours.kind &&
 		mode(a.ours) === mode(b.ours) &&
-		bytes(a.ours).equals(bytes(b.ours))
+		sha(a.ours) === sha(b.ours)
 	);
 }
 
@@ -154,113 +179,129 @@ function sameAround(a: Around, b: Around): boolean {
 async function indexGitlinks(repo: Repo): Promise<Set<string> | undefined> {
 	const listed = await runGitBytes(repo.top, ["ls-files", "--stage", "-z"]);
 	if (!listed) return undefined;
-	const entries = listed.toString("utf8").split("\0");
+	const entries = listed.toString("latin1").split("\0");
 	const gitlinks = entries.filter((entry) => entry.startsWith(`${GIT_MODE.submodule} `));
 	return new Set(gitlinks.map((entry) => entry.slice(entry.indexOf("\t") + 1)));
 }
 
-const blob = (repo: Repo, sha: string) => runGitBytes(repo.top, ["cat-file", "blob", sha]);
-
-/** The three versions merged by `git merge-file`; undefined when they conflict (or git cannot merge them). */
-async function mergeThree(ours: Buffer, base: Buffer, theirs: Buffer): Promise<Buffer | undefined> {
-	const dir = mkdtempSync(join(tmpdir(), ownedPrefix("merge")));
-	try {
-		const files = (
-			[
-				["ours", ours],
-				["base", base],
-				["theirs", theirs],
-			] as const
-		).map(([name, bytes]) => {
-			writeFileSync(join(dir, name), bytes);
-			return join(dir, name);
-		});
-		return await runGitBytes(dir, ["merge-file", "-p", ...files]);
-	} finally {
-		rmSync(dir, { recursive: true, force: true });
-	}
-}
-
-/** A file's landing planned: what to do with it, the bytes to write, and what the user's tree held when planned. */
-interface Planned {
-	path: string;
-	landing: FileLanding;
-	bytes?: Buffer;
-	/** What the plan was made on: a landing reads it again just before it writes. */
-	around: Around;
-}
-
-/** The user's copy as the rule sees it: its kind, its permission bits, and which side's bytes it holds. */
-function onDisk(ours: Ours, base: Buffer | undefined, theirs: Buffer | undefined): OnDisk {
+/** The user's copy as the rule sees it: its kind, its permission bits, and which side's blob it holds. */
+function onDisk(ours: Ours, base: Side | undefined, theirs: Side | undefined): OnDisk {
 	if (ours.kind === "absent" || ours.kind === "other") return { kind: ours.kind };
-	const same = { sameAsBase: base?.equals(ours.bytes) ?? false, sameAsTheirs: theirs?.equals(ours.bytes) ?? false };
+	const same = { sameAsBase: base?.sha === ours.sha, sameAsTheirs: theirs?.sha === ours.sha };
 	return ours.kind === "file" ? { kind: "file", mode: ours.mode, ...same } : { kind: "link", ...same };
 }
 
-/** The bytes of a side's blob (none for a submodule's commit); "unreadable" when git cannot give them. */
-async function sideBytes(repo: Repo, side: Side | undefined): Promise<Buffer | undefined | "unreadable"> {
-	if (!side || side.mode === GIT_MODE.submodule) return undefined;
-	return (await blob(repo, side.sha)) ?? "unreadable";
+/** The kind of the folder a landing stages its files in (edges/host/owner.ts): what a killed pi left is swept. */
+export const STAGE_KIND = "landing";
+
+/** The folder a landing stages its files in, inside the repository's git directory (the same file system as its tree). */
+export interface Stage {
+	dir: string;
+	/** A fresh name in it. */
+	next(): string;
+	/** Done with it: removed. */
+	remove(): void;
 }
 
-async function planFile(repo: Repo, change: Change, around: Around, umask: number): Promise<Planned> {
+export function makeStage(repo: Pick<Repo, "commonDir">): Stage {
+	const dir = mkdtempSync(join(repo.commonDir, ownedPrefix(STAGE_KIND)));
+	const done = removedAtExit(dir);
+	let names = 0;
+	return {
+		dir,
+		next: () => join(dir, String(++names)),
+		remove: () => {
+			rmSync(dir, { recursive: true, force: true });
+			done();
+		},
+	};
+}
+
+/** A file's landing planned: what to do with it, its new bytes (staged) or link target, what the tree held when planned. */
+export interface Planned {
+	path: GitPath;
+	landing: FileLanding;
+	staged?: string;
+	target?: Buffer;
+	around: Around;
+}
+
+/**
+ * What the worker's side of a file becomes on disk: its blob written to a staged file, or, for a merge, the three
+ * versions merged by `git merge-file` into one; a link's target. Undefined when git cannot give it (or the merge
+ * conflicts).
+ */
+async function stageContent(repo: Repo, plan: Planned, change: Change, stage: Stage): Promise<Planned | undefined> {
+	const { landing, around } = plan;
+	if (landing.action === "link" && change.theirs) {
+		const target = await runGitBytes(repo.top, ["cat-file", "blob", change.theirs.sha]);
+		return target && { ...plan, target };
+	}
+	if ((landing.action !== "write" && landing.action !== "merge") || !change.theirs) return plan;
+	const staged = stage.next();
+	if (!(await runGitToFile(repo.top, ["cat-file", "blob", change.theirs.sha], staged))) return undefined;
+	if (landing.action === "write") return { ...plan, staged };
+	if (!change.base || around.ours.kind !== "file") return undefined;
+	const base = stage.next();
+	const mine = stage.next();
+	const merged = stage.next();
+	if (!(await runGitToFile(repo.top, ["cat-file", "blob", change.base.sha], base))) return undefined;
+	// The user's copy, under a name git's argument can carry whatever bytes the path is made of.
+	copyFileSync(at(repo.top, plan.path), mine);
+	if (!(await runGitToFile(repo.top, ["merge-file", "-p", mine, base, staged], merged))) return undefined;
+	return { ...plan, landing: { action: "write", mode: landing.mode }, staged: merged };
+}
+
+async function planFile(repo: Repo, change: Change, around: Around, umask: number, stage: Stage): Promise<Planned> {
 	const { path, base, theirs } = change;
-	const baseBytes = await sideBytes(repo, base);
-	const theirBytes = await sideBytes(repo, theirs);
-	if (baseBytes === "unreadable" || theirBytes === "unreadable")
-		return { path, landing: { action: "conflict" }, around };
 	const landing = landFile({
 		path,
 		base: base?.mode,
 		theirs: theirs?.mode,
-		ours: onDisk(around.ours, baseBytes, theirBytes),
+		ours: onDisk(around.ours, base, theirs),
 		parents: around.parents,
 		submodule: around.submodule,
 		umask,
 	});
-	const planned: Planned = { path, landing, bytes: theirBytes, around };
-	if (landing.action !== "merge" || around.ours.kind !== "file" || !baseBytes || !theirBytes) return planned;
-	const merged = await mergeThree(around.ours.bytes, baseBytes, theirBytes);
-	if (!merged) return { path, landing: { action: "conflict" }, around };
-	return { ...planned, landing: { action: "write", mode: landing.mode }, bytes: merged };
+	const staged = await stageContent(repo, { path, landing, around }, change, stage);
+	return staged ?? { path, landing: { action: "conflict" }, around };
 }
 
-/** Carries out one planned file: a file or a link written atomically through a temporary one beside it. */
-function apply(top: string, { path, landing, bytes }: Planned): void {
-	const file = join(top, path);
-	if (landing.action === "delete") rmSync(file, { force: true });
-	else if (landing.action === "chmod") chmodSync(file, landing.mode);
-	else if (landing.action === "write" && bytes)
-		replace(file, (temporary) => writeWithMode(temporary, bytes, landing.mode));
-	else if (landing.action === "link" && bytes) replace(file, (temporary) => symlinkSync(bytes, temporary));
+/** Whether the process may write `path` (a file in place, or a folder to add or remove an entry in). */
+function mayWrite(path: Buffer): boolean {
+	try {
+		accessSync(path, constants.W_OK);
+		return true;
+	} catch {
+		return false;
+	}
 }
 
-/** Makes `file` anew: `make` writes a temporary file beside it, which then takes its place. */
-function replace(file: string, make: (temporary: string) => void): void {
-	mkdirSync(dirname(file), { recursive: true });
-	const temporary = `${file}.til-done-${process.pid}`;
-	rmSync(temporary, { force: true });
-	make(temporary);
-	renameSync(temporary, file);
+/** The nearest folder above `path` that exists: where a new file's folders are made. */
+function nearestFolder(top: string, path: GitPath): Buffer {
+	const parts = path.split("/").slice(0, -1);
+	for (let depth = parts.length; depth > 0; depth--) {
+		const folder = at(top, parts.slice(0, depth).join("/"));
+		if (folderAt(folder) === "folder") return folder;
+	}
+	return Buffer.from(top);
 }
 
-/** Readable by the user alone until it has its mode: never, for a moment, wider than the file it replaces. */
-function writeWithMode(file: string, bytes: Buffer, mode: number): void {
-	writeFileSync(file, bytes, { mode: 0o600, flag: "wx" });
-	chmodSync(file, mode);
-}
-
-/** The planned files whose surroundings are no longer what the plan was made on (the user changed them meanwhile). */
-function changedSincePlanned(top: string, plans: readonly Planned[], gitlinks: ReadonlySet<string>): string[] {
-	return plans.flatMap((plan) => (sameAround(readAround(top, plan.path, gitlinks), plan.around) ? [] : [plan.path]));
+/** Whether a planned file can be written as planned: its folder, or the file itself in place, open to the process. */
+function writable(top: string, plan: Planned): boolean {
+	const { action } = plan.landing;
+	if (action === "keep" || action === "conflict" || action === "submodule") return true;
+	if (action === "chmod" || (action === "write" && plan.around.ours.kind === "file"))
+		return mayWrite(at(top, plan.path));
+	return mayWrite(nearestFolder(top, plan.path));
 }
 
 /**
  * Lands the change from `base` to `work` in the user's work tree; the files it wrote or deleted, the files that
- * conflict (a file the user changed since it was read counts as one), or the submodules it would change (nothing is
- * written then either). Undefined when git cannot compare the trees. `stop` holds until the first write: aborted
- * before, nothing is written; the writes, once begun, run to their end with no wait among them, so no stop can come
- * between them.
+ * conflict (a file the user changed since it was read counts as one), those that cannot be written, or the
+ * submodules it would change (nothing is written then). Undefined when git cannot compare the trees. `stop` holds
+ * until the first write: aborted before, nothing is written; the writes, once begun, run to their end with no wait
+ * among them, so no stop can come between them.
  */
 export async function landWork(
 	repo: Repo,
@@ -271,16 +312,178 @@ export async function landWork(
 	const changes = await changesBetween(repo, base, work);
 	const gitlinks = changes && (await indexGitlinks(repo));
 	if (!changes || !gitlinks) return undefined;
+	const stage = makeStage(repo);
+	try {
+		const plans = await planAll(repo, changes, gitlinks, stage);
+		const landing = landingOf(plans);
+		if (!("landed" in landing)) return shownLanding(landing);
+		const changed = plans.filter(
+			(plan) => !sameAround(readAround(repo.top, plan.path, gitlinks, shaOf(plan)), plan.around),
+		);
+		if (changed.length > 0) return { conflicts: changed.map((plan) => shown(plan.path)) };
+		const unwritable = plans.filter((plan) => !writable(repo.top, plan));
+		if (unwritable.length > 0) return { unwritable: unwritable.map((plan) => shown(plan.path)) };
+		if (stop?.aborted) return { stopped: true };
+		const failed = applyAll(repo.top, plans, stage);
+		return failed === undefined ? shownLanding(landing) : { unwritable: [shown(failed)] };
+	} finally {
+		stage.remove();
+	}
+}
+
+/** The object names' length of a plan's repository, from what it read (SHA-1's 40, or SHA-256's 64). */
+const shaOf = (plan: Planned): number => ("sha" in plan.around.ours ? plan.around.ours.sha.length : 40);
+
+async function planAll(repo: Repo, changes: Change[], gitlinks: ReadonlySet<string>, stage: Stage) {
 	const umask = process.umask();
 	const plans: Planned[] = [];
 	for (const change of changes) {
-		plans.push(await planFile(repo, change, readAround(repo.top, change.path, gitlinks), umask));
+		const shaLength = (change.theirs ?? change.base)?.sha.length ?? 40;
+		const around = readAround(repo.top, change.path, gitlinks, shaLength);
+		plans.push(await planFile(repo, change, around, umask, stage));
 	}
-	const landing = landingOf(plans);
-	if (!("landed" in landing)) return landing;
-	const changed = changedSincePlanned(repo.top, plans, gitlinks);
-	if (changed.length > 0) return { conflicts: changed };
-	if (stop?.aborted) return { stopped: true };
-	for (const plan of plans) apply(repo.top, plan);
+	return plans;
+}
+
+/** A landing's answer with its paths as the user reads them. */
+function shownLanding(landing: Landing): Landing {
+	if ("landed" in landing) return { landed: landing.landed.map(shown) };
+	if ("conflicts" in landing) return { conflicts: landing.conflicts.map(shown) };
+	if ("submodules" in landing) return { submodules: landing.submodules.map(shown) };
 	return landing;
+}
+
+/** Undoes one write. */
+type Undo = () => void;
+
+/**
+ * Writes every planned file; should one fail, undoes what was written, in reverse, and gives its path (undefined: all
+ * written). Each write leaves what undoes it.
+ */
+export function applyAll(top: string, plans: readonly Planned[], stage: Stage): GitPath | undefined {
+	const undos: Undo[] = [];
+	for (const plan of plans) {
+		try {
+			undos.push(...apply(top, plan, stage));
+		} catch {
+			for (const undo of undos.reverse()) {
+				try {
+					undo();
+				} catch {
+					// Undone as far as it goes.
+				}
+			}
+			return plan.path;
+		}
+	}
+	return undefined;
+}
+
+/** Carries out one planned file; what undoes it. */
+function apply(top: string, plan: Planned, stage: Stage): Undo[] {
+	const file = at(top, plan.path);
+	const { landing, around } = plan;
+	if (landing.action === "chmod") return [changeMode(file, landing.mode, around)];
+	if (landing.action === "delete") return [moveAside(file, stage)];
+	if (landing.action === "write" && plan.staged && around.ours.kind === "file")
+		return overwrite(file, plan.staged, landing.mode, around.ours.mode, stage);
+	if (landing.action === "write" && plan.staged) return putInPlace(top, plan, stage, (next) => prepareFile(plan, next));
+	if (landing.action === "link" && plan.target) return putInPlace(top, plan, stage, (next) => prepareLink(plan, next));
+	return [];
+}
+
+/** A file's mode changed; undone by its old mode. */
+function changeMode(file: Buffer, mode: number, around: Around): Undo {
+	const old = around.ours.kind === "file" ? around.ours.mode : mode;
+	chmodSync(file, mode);
+	return () => chmodSync(file, old);
+}
+
+/** A file or link moved into the stage (deleted once the landing is whole); undone by moving it back. */
+function moveAside(file: Buffer, stage: Stage): Undo {
+	const aside = stage.next();
+	renameSync(file, aside);
+	return () => renameSync(aside, file);
+}
+
+/** Copies `from` into the open file `to`, from its start, and cuts it there: the file keeps its inode. */
+function copyInto(from: string | Buffer, to: number): void {
+	const source = openSync(from, "r");
+	try {
+		ftruncateSync(to, 0);
+		const chunk = Buffer.alloc(1 << 20);
+		let position = 0;
+		for (let read = readSync(source, chunk, 0, chunk.length, null); read > 0; ) {
+			writeSync(to, chunk, 0, read, position);
+			position += read;
+			read = readSync(source, chunk, 0, chunk.length, null);
+		}
+	} finally {
+		closeSync(source);
+	}
+}
+
+/** The user's file written in place with the staged bytes (its owner, links and names kept), then its mode. */
+function overwrite(file: Buffer, staged: string, mode: number, oldMode: number, stage: Stage): Undo[] {
+	const backup = stage.next();
+	copyFileSync(file, backup);
+	const fd = openSync(file, "r+");
+	const restore: Undo = () => {
+		const again = openSync(file, "r+");
+		try {
+			copyInto(backup, again);
+		} finally {
+			closeSync(again);
+		}
+		chmodSync(file, oldMode);
+	};
+	try {
+		copyInto(staged, fd);
+	} catch (error) {
+		restore();
+		throw error;
+	} finally {
+		closeSync(fd);
+	}
+	if (mode !== oldMode) chmodSync(file, mode);
+	return [restore];
+}
+
+/** A new file's staged bytes, with their mode, at `next`. */
+function prepareFile(plan: Planned, next: string): void {
+	renameSync(plan.staged as string, next);
+	chmodSync(next, plan.landing.action === "write" ? plan.landing.mode : 0o644);
+}
+
+/** A link with the worker's target at `next`. */
+function prepareLink(plan: Planned, next: string): void {
+	symlinkSync(plan.target as Buffer, next);
+}
+
+/**
+ * What `prepare` made in the stage takes the path's place: its folders made (and unmade on undo), whatever was there
+ * (a link) moved aside first.
+ */
+function putInPlace(top: string, plan: Planned, stage: Stage, prepare: (next: string) => void): Undo[] {
+	const file = at(top, plan.path);
+	const undos: Undo[] = makeFolders(top, plan.path);
+	if (plan.around.ours.kind !== "absent") undos.push(moveAside(file, stage));
+	const next = stage.next();
+	prepare(next);
+	renameSync(next, file);
+	undos.push(() => unlinkSync(file));
+	return undos;
+}
+
+/** Makes the folders above a path that are not there; what removes them again (deepest first, on undo). */
+function makeFolders(top: string, path: GitPath): Undo[] {
+	const parts = path.split("/").slice(0, -1);
+	const undos: Undo[] = [];
+	for (let depth = 1; depth <= parts.length; depth++) {
+		const folder = at(top, parts.slice(0, depth).join("/"));
+		if (folderAt(folder) !== "absent") continue;
+		mkdirSync(folder);
+		undos.push(() => rmdirSync(folder));
+	}
+	return undos;
 }

@@ -16,6 +16,8 @@ export interface GroupedRun {
 	timeoutMs: number;
 	/** The most bytes of stdout kept: past it the group is ended and the run fails. */
 	maxBytes: number;
+	/** A file (opened for writing) that takes stdout instead, whatever its size: a blob of any size, streamed. */
+	stdoutTo?: number;
 	signal?: AbortSignal;
 }
 
@@ -32,7 +34,8 @@ export const ENDED_CODE = 124;
 /** Runs `file` with `args` in a group of its own; never throws. */
 export function runGrouped(file: string, args: readonly string[], run: GroupedRun): Promise<GroupedEnd> {
 	return new Promise((resolve) => {
-		const child = spawn(file, [...args], { cwd: run.cwd, env: run.env, detached: true });
+		const stdio = ["pipe", run.stdoutTo ?? "pipe", "pipe"] as const;
+		const child = spawn(file, [...args], { cwd: run.cwd, env: run.env, detached: true, stdio: [...stdio] });
 		const stdout: Buffer[] = [];
 		let bytes = 0;
 		let stderr = "";
@@ -45,16 +48,16 @@ export function runGrouped(file: string, args: readonly string[], run: GroupedRu
 		const timer = setTimeout(end, run.timeoutMs);
 		run.signal?.addEventListener("abort", end, { once: true });
 		if (run.signal?.aborted) end();
-		child.stdout.on("data", (chunk: Buffer) => {
+		child.stdout?.on("data", (chunk: Buffer) => {
 			bytes += chunk.length;
 			if (bytes > run.maxBytes) end();
 			else stdout.push(chunk);
 		});
-		child.stderr.on("data", (chunk: Buffer) => {
+		child.stderr?.on("data", (chunk: Buffer) => {
 			stderr = (stderr + chunk.toString("utf8")).slice(-4_000);
 		});
-		child.stdin.on("error", () => {});
-		child.stdin.end(run.input ?? "");
+		child.stdin?.on("error", () => {});
+		child.stdin?.end(run.input ?? "");
 		let finished = false;
 		const finish = (code: number, why = stderr) => {
 			if (finished) return;

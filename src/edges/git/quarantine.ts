@@ -7,7 +7,7 @@
 
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { ownedPrefix } from "../host/owner.ts";
+import { ownedPrefix, removedAtExit } from "../host/owner.ts";
 
 /** The kind of the folders of ours in the object store: `til-done-incoming-<owner tag>-<n>` (edges/host/owner.ts). */
 export const QUARANTINE_KIND = "incoming";
@@ -30,11 +30,13 @@ export async function inQuarantine<T>(
 ): Promise<T | undefined> {
 	const dir = join(objects, `${ownedPrefix(QUARANTINE_KIND)}${++made}`);
 	mkdirSync(dir, { recursive: true });
+	const done = removedAtExit(dir);
 	try {
 		const written = await write(dir);
 		return written !== undefined && moveInto(dir, objects) ? written : undefined;
 	} finally {
 		rmSync(dir, { recursive: true, force: true });
+		done();
 	}
 }
 

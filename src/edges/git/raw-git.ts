@@ -6,10 +6,10 @@
  * index keeps the stat cache of the bytes as they are, so a snapshot reads again only the files changed since the last.
  */
 
-import { appendFileSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ownedPrefix } from "../host/owner.ts";
+import { ownedPrefix, removedAtExit } from "../host/owner.ts";
 
 /** What a repository's private git directory needs to know of it. */
 export interface RepoPaths {
@@ -34,12 +34,6 @@ export const RAW_SETTINGS: readonly string[] = [
 /** Private git directories, by the repository's common directory; removed when the process exits. */
 const privateDirs = new Map<string, string>();
 
-/** Removes every private git directory of this process (at its exit, or before a signal ends it). */
-export function removePrivateDirs(): void {
-	for (const dir of privateDirs.values()) rmSync(dir, { recursive: true, force: true });
-	privateDirs.clear();
-}
-
 /** Copies `from` to `to`, or leaves `to` empty when there is no `from`. */
 function copyOrEmpty(from: string, to: string): void {
 	try {
@@ -56,13 +50,14 @@ function copyOrEmpty(from: string, to: string): void {
  */
 export function privateGitDir(repo: RepoPaths, exclude = ""): string {
 	let dir = privateDirs.get(repo.commonDir);
-	if (dir === undefined) {
+	// Made again when it was removed (before a signal that another listener of the process then took).
+	if (dir === undefined || !existsSync(dir)) {
 		dir = mkdtempSync(join(tmpdir(), ownedPrefix("git")));
 		mkdirSync(join(dir, "refs"), { recursive: true });
 		mkdirSync(join(dir, "info"), { recursive: true });
 		writeFileSync(join(dir, "HEAD"), "ref: refs/heads/til-done\n");
 		writeFileSync(join(dir, "info", "attributes"), RAW_ATTRIBUTES);
-		if (privateDirs.size === 0) process.once("exit", removePrivateDirs);
+		removedAtExit(dir);
 		privateDirs.set(repo.commonDir, dir);
 	}
 	copyOrEmpty(join(repo.commonDir, "config"), join(dir, "config"));

@@ -4,7 +4,7 @@
  * what a live one uses: a pid alone is no proof, since pids are reused (a container's pi is often process 1 again).
  */
 
-import { readFileSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { isAlive } from "./processes.ts";
 
 /** A process's start time, in clock ticks since the machine booted (Linux: field 22 of `/proc/<pid>/stat`). */
@@ -53,4 +53,23 @@ export function ownerOf(name: string, kind: string): string | undefined {
 	if (!name.startsWith(start)) return undefined;
 	const tag = name.slice(start.length).split("-")[0] ?? "";
 	return TAG.test(tag) ? tag : undefined;
+}
+
+/** What this process made on disk and uses now: removed when it exits, however it exits but killed. */
+const inUse = new Set<string>();
+
+/** Removes everything this process made and uses now (at its exit, or before a signal ends it). */
+export function removeInUse(): void {
+	for (const path of inUse) rmSync(path, { recursive: true, force: true });
+	inUse.clear();
+}
+
+/** `path` is removed when the process exits, unless the returned function is called first (it is done with it). */
+export function removedAtExit(path: string): () => void {
+	if (inUse.size === 0) process.once("exit", removeInUse);
+	inUse.add(path);
+	return () => {
+		inUse.delete(path);
+		if (inUse.size === 0) process.off("exit", removeInUse);
+	};
 }

@@ -40,10 +40,9 @@ import { claimItem, releaseItem } from "../git/claims.ts";
 import { deleteRefs, findRepo, type Repo, takeCheckpoint, withoutRepositoryVariables } from "../git/git.ts";
 import { landWork } from "../git/land.ts";
 import { checkpointsSettled } from "../git/queue.ts";
-import { removePrivateDirs } from "../git/raw-git.ts";
 import { keepWorkerResult, makeWorkerTree, removeWorkerTree, type WorkerTree } from "../git/worker-tree.ts";
 import { storeList } from "../host/commit.ts";
-import { ownerTag } from "../host/owner.ts";
+import { ownerTag, removeInUse } from "../host/owner.ts";
 import { killInside } from "../host/processes.ts";
 import { quietly } from "../host/quietly.ts";
 import { WORKER_MARKER } from "../host/role.ts";
@@ -258,6 +257,7 @@ async function land(job: Job, result: string): Promise<WorkerOutcome> {
 	if ("stopped" in landing) return stoppedAs(stop.signal);
 	if ("submodules" in landing) return { kind: "submodules", paths: landing.submodules };
 	if ("conflicts" in landing) return { kind: "conflict", files: landing.conflicts };
+	if ("unwritable" in landing) return { kind: "unwritable", files: landing.unwritable };
 	completeWorkerItem(job.key, job.item.index);
 	commitList(job.run.pi);
 	await checkpointsSettled();
@@ -348,7 +348,7 @@ function catchInterrupts(crew: Crew, pi: ExtensionAPI): void {
 	crew.onInterrupt = () => {
 		void stopWorkers(pi).finally(() => {
 			stopCatchingInterrupts(crew);
-			removePrivateDirs();
+			removeInUse();
 			process.kill(process.pid, "SIGINT");
 		});
 	};

@@ -13,6 +13,7 @@ import { readWorkerRef } from "../../core/rules/checkpoint-rules.ts";
 import { CHECKPOINT_REF_ROOT } from "../../core/rules/keys.ts";
 import { type Claim, claimsOn, holderIsLive, releaseIfHeld } from "../git/claims.ts";
 import { type Repo, runGit } from "../git/git.ts";
+import { STAGE_KIND } from "../git/land.ts";
 import { QUARANTINE_KIND } from "../git/quarantine.ts";
 import { ownerIsLive, ownerOf } from "../host/owner.ts";
 
@@ -23,7 +24,7 @@ export const TEMPORARY_KINDS = ["worker", "git", "merge", "index"] as const;
 export interface Leftovers {
 	/** Trees, private git folders and other temporary files of pi processes that are gone. */
 	folders: string[];
-	/** Folders of objects written aside, in the repository's store, by pi processes that are gone. */
+	/** Folders of objects written aside, in the repository's store, and of files staged to land, of pi processes gone. */
 	aside: string[];
 	/** Refs of the snapshots workers started from, whose worker is gone. */
 	bases: string[];
@@ -64,7 +65,10 @@ export async function findLeftovers(repo: Repo): Promise<Leftovers> {
 	});
 	return {
 		folders: goneOwners(tmpdir(), TEMPORARY_KINDS),
-		aside: goneOwners(join(repo.commonDir, "objects"), [QUARANTINE_KIND]),
+		aside: [
+			...goneOwners(join(repo.commonDir, "objects"), [QUARANTINE_KIND]),
+			...goneOwners(repo.commonDir, [STAGE_KIND]),
+		],
 		bases: workerRefs.filter((ref) => ref.kind === "worker-base" && !liveKeys.has(ref.key)).map((ref) => ref.ref),
 		claims: claims.filter((claim) => claim.host === here && !holderIsLive(claim)),
 		kept: workerRefs.filter((ref) => ref.kind === "worker-result").map((ref) => ref.ref),
