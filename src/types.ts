@@ -270,4 +270,6 @@ export interface Checkpoint {
 	ref: string;
 	/** When it was taken, in milliseconds since the epoch. */
 	at: number;
+	/** What the snapshot left out that was in the tree (files over the bound, repositories with no commit), by path. */
+	leftOut?: string[];
 }

@@ -197,4 +197,27 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			expect(checkpoints(env)).toEqual([]);
 		});
 	});
+
+	describe("a file left out of an item's start snapshot is never reverted as the item's own", () => {
+		it("a file over the bound that the item trims: the revert is refused naming it, and the file stays as the item left it", async () => {
+			const steps = [
+				writeStep(["Keep only the header of data.csv"]),
+				startStep(0),
+				bash("head -n 1 data.csv > data.tmp && mv data.tmp data.csv"),
+				completeStep(0),
+				sayStep("Trimmed."),
+			];
+			const env = pi.env(steps, { TIL_DONE_MAX_UNTRACKED_MB: "1" });
+			userRepo(env.cwd);
+			const rows = Array.from({ length: 100_000 }, (_, i) => `${i},value ${i}`).join("\n");
+			writeFileSync(join(env.cwd, "data.csv"), `id,value\n${rows}\n`);
+			const before = userState(env.cwd);
+			await session(host, env, "Trim it.");
+			const revert = await session(host, env, "/todos revert 0", true);
+			expect(revert.stderr).toBe(stderrLine(CHECKPOINTS.revertLeftOut(0, '"data.csv" was', "it was")));
+			expect(revert.code).toBe(2);
+			expect(readFileSync(join(env.cwd, "data.csv"), "utf8")).toBe("id,value\n");
+			expect(userState(env.cwd)).toEqual(before);
+		});
+	});
 });

@@ -573,6 +573,9 @@ export const PLAN_NOTICES = {
 /** The custom entry of one per-item checkpoint. */
 export const CHECKPOINT_ENTRY = "til-done-checkpoint";
 export const CHECKPOINTS = {
+	/** `named`: `"data.csv" was` (or `"a", "b" were`), `what`: `it was` (or `they were`). */
+	revertLeftOut: (index: number, named: string, what: string) =>
+		`Not reverted: ${named} there when [${index}] started, but left out of its snapshot (over the bound, or a repository with no commit), so what ${what} before it is unknown. Nothing was changed.`,
 	/** The untracked files over the bound, named once: `"big.bin" (1,500 MB)`. */
 	leftOut: (count: number, maxMb: number, named: string) =>
 		`pi-til-done: ${count} untracked file(s) over ${maxMb} MB left out of snapshots (workers' trees, checkpoints, the judge's evidence): ${named}. --til-done-max-untracked-mb sets the bound.`,

@@ -30,6 +30,7 @@ import {
 	snapshotTree,
 	takeCheckpoint,
 } from "../../src/edges/git/git.ts";
+import { privateGitDir } from "../../src/edges/git/raw-git.ts";
 import { must } from "../helpers/must.ts";
 
 const got = <T>(value: T | undefined): T => must(value, "what git answers");
@@ -144,6 +145,37 @@ describe("untracked files over the bound are left out of a snapshot, named, and 
 		const tree = got(await snapshotTree(await repo(), { bound: bound(0, named) }));
 		expect(git("ls-tree", "--name-only", tree)).toBe("big.bin\n");
 		expect(named).toEqual([]);
+	});
+});
+
+describe("a snapshot is taken whatever the tree holds", () => {
+	it("a repository nested in the tree with no commit yet is left out and named; the rest is snapshotted", async () => {
+		mkdirSync(join(dir, "idea"));
+		execFileSync("git", ["init", "-q"], { cwd: join(dir, "idea") });
+		write("idea/notes.txt", "an idea\n");
+		write("a.txt", "one\n");
+		const empty: string[][] = [];
+		const bound = { maxMb: 50, emptyRepositories: (paths: readonly string[]) => empty.push([...paths]) };
+		const tree = got(await snapshotTree(await repo(), { bound }));
+		expect(git("ls-tree", "-r", "--name-only", tree)).toBe("a.txt\n");
+		expect(empty).toEqual([["idea"]]);
+	});
+
+	it("a lock a killed snapshot left in the private git folder does not fail the next", async () => {
+		const found = await repo();
+		write("a.txt", "one\n");
+		got(await snapshotTree(found));
+		writeFileSync(join(privateGitDir(found), "index.lock"), "");
+		write("a.txt", "two\n");
+		const tree = got(await snapshotTree(found));
+		expect(git("cat-file", "-p", `${tree}:a.txt`)).toBe("two\n");
+	});
+
+	it("a file over the bound whose name is not ASCII is left out by its exact name", async () => {
+		write("café.bin", "x".repeat(2_000_000));
+		write("cafe.bin", "small\n");
+		const tree = got(await snapshotTree(await repo(), { bound: { maxMb: 1 } }));
+		expect(git("ls-tree", "--name-only", tree)).toBe("cafe.bin\n");
 	});
 });
 

@@ -115,13 +115,15 @@ export function busyReason(present: (name: string) => boolean): string | undefin
 const PHASES: ReadonlySet<unknown> = new Set(["start", "done"]);
 
 function asCheckpoint(data: unknown): Checkpoint | undefined {
-	const { key, index, text, phase, commit, ref, at } = (data ?? {}) as Record<string, unknown>;
+	const { key, index, text, phase, commit, ref, at, leftOut } = (data ?? {}) as Record<string, unknown>;
 	if (typeof key !== "string" || typeof text !== "string" || !PHASES.has(phase)) return undefined;
 	if (!Number.isSafeInteger(index) || (index as number) < 0 || typeof at !== "number") return undefined;
 	if (typeof commit !== "string" || !/^[0-9a-f]{40,64}$/.test(commit)) return undefined;
 	if (typeof ref !== "string" || !ref.startsWith(CHECKPOINT_REF_ROOT)) return undefined;
 	if (key !== itemKey(index as number, text)) return undefined;
-	return { key, index: index as number, text, phase: phase as CheckpointPhase, commit, ref, at };
+	const checkpoint = { key, index: index as number, text, phase: phase as CheckpointPhase, commit, ref, at };
+	const left = Array.isArray(leftOut) ? leftOut.filter((path): path is string => typeof path === "string") : [];
+	return left.length === 0 ? checkpoint : { ...checkpoint, leftOut: left };
 }
 
 /** Every well-formed checkpoint on a branch, oldest first; malformed entries are skipped. */
@@ -172,6 +174,19 @@ export function filesToRevert(changes: readonly FileChange[]): { restore: string
 		restore: changes.filter((change) => change.status !== "A").map((change) => change.path),
 		remove: changes.filter((change) => change.status === "A").map((change) => change.path),
 	};
+}
+
+/** The most paths a checkpoint names as left out of its snapshot: what a revert must not take for the item's own. */
+export const MAX_LEFT_OUT_NAMED = 200;
+
+/**
+ * The files a revert would remove as the item's own that the item's start snapshot left out (they were there, too big
+ * or in a repository with no commit): their state before the item is unknown, so the revert is refused for them.
+ */
+export function leftOutAtStart(start: Checkpoint, remove: readonly string[]): string[] {
+	const left = start.leftOut ?? [];
+	const under = (path: string) => left.some((out) => path === out || path.startsWith(`${out}/`));
+	return remove.filter(under);
 }
 
 /** The refs to delete so at most `max` remain, given every ref oldest first. */

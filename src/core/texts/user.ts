@@ -651,6 +651,12 @@ export const CHECKPOINT_TEXTS = {
 		const more = files.length > NAMED_FILES ? ` and ${files.length - NAMED_FILES} more` : "";
 		return `pi-til-done: ${files.length} untracked file(s) over ${maxMb.toLocaleString("en-US")} MB left out of snapshots (workers' trees, checkpoints, the judge's evidence): ${named.join(", ")}${more}. --til-done-max-untracked-mb sets the bound.`;
 	},
+	/** Repositories nested in the tree with no commit yet: git cannot take them into a snapshot, so they are left out. */
+	emptyRepositories: (paths: readonly string[]) =>
+		`pi-til-done: ${paths.map((path) => JSON.stringify(oneLine(path))).join(", ")} ${paths.length === 1 ? "is a repository" : "are repositories"} with no commit yet, left out of snapshots (workers' trees, checkpoints, the judge's evidence) until ${paths.length === 1 ? "it has" : "they have"} one.`,
+	/** A revert that would remove, as the item's own, files its start snapshot left out: what they were is unknown. */
+	revertLeftOut: (index: number, paths: readonly string[]) =>
+		`Not reverted: ${paths.map((path) => JSON.stringify(oneLine(path))).join(", ")} ${paths.length === 1 ? "was" : "were"} there when [${index}] started, but left out of its snapshot (over the bound, or a repository with no commit), so what ${paths.length === 1 ? "it was" : "they were"} before it is unknown. Nothing was changed.`,
 	/** The message of a checkpoint's commit, as `git log` shows it under `refs/til-done/`. */
 	commitMessage: (phase: string, index: number) => `til-done ${phase} [${index}]`,
 	/** The message of the snapshot of the work tree taken as a chain starts (what the judge reads the change from). */

@@ -10,6 +10,7 @@ import {
 	filesToRevert,
 	itemKey,
 	itemWork,
+	leftOutAtStart,
 	parseNameStatus,
 } from "../../core/rules/checkpoint-rules.ts";
 import { type Parsed, parseOneIndex, parseOptionalWord } from "../../core/rules/todo-args.ts";
@@ -93,6 +94,8 @@ export async function revertItem(call: CheckpointCall): Promise<void> {
 	const touched = parseNameStatus(since).map((change) => change.path);
 	if (touched.length > 0) return call.refuse(CHECKPOINT_TEXTS.revertRefused(index, touched));
 	const { restore, remove } = filesToRevert(changes);
+	const unknown = leftOutAtStart(work.start, remove);
+	if (unknown.length > 0) return call.refuse(CHECKPOINT_TEXTS.revertLeftOut(index, unknown));
 	const restored = await restoreFiles(repo, work.start.commit, restore, remove);
 	if (!restored) return call.refuse(CHECKPOINT_TEXTS.revertFailed(index));
 	tell(call.ctx, CHECKPOINT_TEXTS.reverted(index, restore, remove));

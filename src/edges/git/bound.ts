@@ -1,6 +1,7 @@
 /**
  * The bound every snapshot of a session keeps: untracked files over `--til-done-max-untracked-mb` are left out (a
- * worker's tree, a checkpoint and the judge's evidence never copy them), and the user is told which, once.
+ * worker's tree, a checkpoint and the judge's evidence never copy them), and so are repositories nested in the tree
+ * with no commit yet (git cannot take one in); the user is told which, once.
  */
 
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
@@ -16,6 +17,9 @@ export function snapshotBound(ctx: ExtensionContext): SnapshotBound {
 		maxMb,
 		leftOut: (files) => {
 			for (const text of takeUnreported([CHECKPOINT_TEXTS.leftOut(files, maxMb)])) tell(ctx, text, "warning");
+		},
+		emptyRepositories: (paths) => {
+			for (const text of takeUnreported([CHECKPOINT_TEXTS.emptyRepositories(paths)])) tell(ctx, text, "warning");
 		},
 	};
 }

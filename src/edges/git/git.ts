@@ -46,6 +46,8 @@ interface GitOptions {
 	env?: NodeJS.ProcessEnv;
 	input?: string;
 	signal?: AbortSignal;
+	/** Longer than {@link GIT_TIMEOUT_MS}, for work that grows with what it reads (a snapshot of many bytes). */
+	timeoutMs?: number;
 }
 
 /** Who our commits (snapshots, workers' results) are by, so they need no `user.name` in the user's configuration. */
@@ -110,7 +112,7 @@ function processOptions(cwd: string, options: GitOptions, maxBytes: number): Gro
 		cwd,
 		env: { ...withoutRepositoryVariables(process.env), ...options.env, GIT_OPTIONAL_LOCKS: "0" },
 		input: options.input,
-		timeoutMs: GIT_TIMEOUT_MS,
+		timeoutMs: options.timeoutMs ?? GIT_TIMEOUT_MS,
 		maxBytes,
 		signal: options.signal,
 	};
@@ -195,10 +197,14 @@ const SNAPSHOT_SCRIPT = [
 	'echo "$commit"',
 ].join("\n");
 
-/** What bounds a snapshot: untracked files over `maxMb` MB are left out (0: none), and `leftOut` is told which. */
+/**
+ * What bounds a snapshot: untracked files over `maxMb` MB are left out (0: none), and `leftOut` is told which; a
+ * repository nested in the tree without a commit is left out too, and `emptyRepositories` told.
+ */
 export interface SnapshotBound {
 	maxMb: number;
 	leftOut?: (files: readonly LeftOut[]) => void;
+	emptyRepositories?: (paths: readonly string[]) => void;
 }
 
 export interface SnapshotOptions {
@@ -209,26 +215,54 @@ export interface SnapshotOptions {
 /** The user's objects. */
 const objectsOf = (repo: Repo): string => join(repo.commonDir, "objects");
 
-/** The untracked files of the work tree (as the user's own index and exclusions say) a snapshot leaves out. */
-async function untrackedLeftOut(repo: Repo, options: SnapshotOptions): Promise<LeftOut[]> {
-	const maxMb = options.bound?.maxMb ?? 0;
-	if (maxMb <= 0) return [];
-	const listed = await runGit(repo.top, ["ls-files", "-z", "-o", "--exclude-standard"], { signal: options.signal });
-	if (listed.code !== 0) return [];
-	const sizes = listed.stdout
-		.split("\0")
-		.filter((path) => path !== "")
-		.flatMap((path): LeftOut[] => {
-			try {
-				const stat = lstatSync(join(repo.top, path));
-				return stat.isFile() ? [{ path, bytes: stat.size }] : [];
-			} catch {
-				return [];
-			}
-		});
-	const leftOut = filesLeftOut(sizes, maxMb);
-	if (leftOut.length > 0) options.bound?.leftOut?.(leftOut);
-	return leftOut;
+/** Bytes git reads in a millisecond, at the least, when it hashes files for a snapshot: its time grows with them. */
+const SNAPSHOT_BYTES_PER_MS = 20_000;
+
+/** What a snapshot finds of the untracked files (as the user's own index and exclusions say) before it is taken. */
+interface Survey {
+	/** Untracked files over the bound, left out. */
+	leftOut: LeftOut[];
+	/** Repositories nested in the tree with no commit yet, left out (git cannot add one: the snapshot would fail). */
+	empty: string[];
+	/** The bytes of the untracked files the snapshot reads. */
+	readBytes: number;
+}
+
+/** What is at a path of the tree: a file's size, a folder that is a repository with no commit, or neither. */
+async function untrackedEntry(repo: Repo, path: string): Promise<{ bytes: number } | "empty" | undefined> {
+	const onDisk = Buffer.concat([Buffer.from(`${repo.top}/`), Buffer.from(path, "latin1")]);
+	try {
+		const stat = lstatSync(onDisk);
+		if (stat.isFile()) return { bytes: stat.size };
+		if (!stat.isDirectory()) return undefined;
+	} catch {
+		return undefined;
+	}
+	const head = await runGit(onDisk.toString("utf8"), ["rev-parse", "-q", "--verify", "HEAD"]);
+	return head.code === 0 ? undefined : "empty";
+}
+
+/** The untracked files, and the repositories nested in the tree, as a snapshot must know them before it is taken. */
+async function survey(repo: Repo, options: SnapshotOptions): Promise<Survey> {
+	const listed = await runGitBytes(repo.top, ["ls-files", "-z", "-o", "--exclude-standard"]);
+	const found: Survey = { leftOut: [], empty: [], readBytes: 0 };
+	if (!listed) return found;
+	const sizes: LeftOut[] = [];
+	for (const path of listed.toString("latin1").split("\0")) {
+		if (path === "") continue;
+		// A folder listed whole (`name/`) is a repository of its own (git stops there): one without a commit cannot be added.
+		const entry = await untrackedEntry(repo, path.replace(/\/$/, ""));
+		if (entry === "empty") found.empty.push(path.replace(/\/$/, ""));
+		else if (entry) sizes.push({ path, bytes: entry.bytes });
+	}
+	found.leftOut = filesLeftOut(sizes, options.bound?.maxMb ?? 0);
+	const left = new Set(found.leftOut.map((file) => file.path));
+	found.readBytes = sizes.filter((file) => !left.has(file.path)).reduce((sum, file) => sum + file.bytes, 0);
+	const shown = (path: string) => Buffer.from(path, "latin1").toString("utf8");
+	if (found.leftOut.length > 0)
+		options.bound?.leftOut?.(found.leftOut.map((file) => ({ ...file, path: shown(file.path) })));
+	if (found.empty.length > 0) options.bound?.emptyRepositories?.(found.empty.map(shown));
+	return found;
 }
 
 /** One snapshot's writing: a commit or a tree alone, raw git's index, the list of files left out, where objects go. */
@@ -240,6 +274,8 @@ interface SnapshotJob {
 	quarantine: string;
 	gitDir: string;
 	signal?: AbortSignal;
+	/** How long its git may take, by what it reads. */
+	timeoutMs: number;
 }
 
 /**
@@ -258,17 +294,21 @@ async function writeSnapshot(repo: Repo, job: SnapshotJob): Promise<string | und
 		LEFT_OUT: job.leftOut,
 	};
 	const args = ["-c", SNAPSHOT_SCRIPT, "_", job.commit ? "commit" : "", job.message, ...RAW_SETTINGS];
-	const result = await run("sh", args, repo.top, { env, signal: job.signal });
+	const result = await run("sh", args, repo.top, { env, signal: job.signal, timeoutMs: job.timeoutMs });
 	return result.code === 0 ? result.stdout.trim() : undefined;
 }
 
-/** The private directory for a snapshot that leaves `leftOut` out, and the file listing them (empty: none). */
-function prepare(repo: Repo, leftOut: readonly LeftOut[]): { gitDir: string; listFile: string } {
-	const paths = leftOut.map((file) => file.path);
-	const gitDir = privateGitDir(repo, excludeLines(paths));
+/**
+ * The private directory for a snapshot that leaves out what `found` says, and the file listing those paths (empty:
+ * none). A lock a killed snapshot left there goes: only this process's snapshots, one at a time, use the directory.
+ */
+function prepare(repo: Repo, found: Survey): { gitDir: string; listFile: string } {
+	const paths = [...found.leftOut.map((file) => file.path), ...found.empty];
+	const gitDir = privateGitDir(repo, Buffer.from(excludeLines(paths), "latin1"));
+	rmSync(join(gitDir, "index.lock"), { force: true });
 	if (paths.length === 0) return { gitDir, listFile: "" };
 	const listFile = join(gitDir, "left-out");
-	writeFileSync(listFile, paths.map((path) => `${path}\0`).join(""));
+	writeFileSync(listFile, Buffer.from(paths.map((path) => `${path}\0`).join(""), "latin1"));
 	return { gitDir, listFile };
 }
 
@@ -284,10 +324,13 @@ function snapshot(
 	options: SnapshotOptions,
 ): Promise<string | undefined> {
 	return oneAtATime(repo, async () => {
-		const { gitDir, listFile } = prepare(repo, await untrackedLeftOut(repo, options));
+		const found = await survey(repo, options);
+		const { gitDir, listFile } = prepare(repo, found);
 		const index = join(gitDir, "index");
+		const timeoutMs = GIT_TIMEOUT_MS + found.readBytes / SNAPSHOT_BYTES_PER_MS;
 		const written = await inQuarantine(objectsOf(repo), (quarantine) => {
-			const job = { commit: ref !== undefined, message, index, leftOut: listFile, quarantine, gitDir, ...options };
+			const commit = ref !== undefined;
+			const job = { commit, message, index, leftOut: listFile, quarantine, gitDir, ...options, timeoutMs };
 			return writeSnapshot(repo, job);
 		});
 		if (written === undefined) rmSync(index, { force: true });

@@ -46,9 +46,9 @@ function copyOrEmpty(from: string, to: string): void {
 /**
  * The repository's private git directory, made on first use. Its settings and exclusions are copied from the
  * repository's each time, so a change the user makes to them counts at the next snapshot; `exclude`: lines of git's
- * exclude file added for this use (the files a snapshot leaves out).
+ * exclude file added for this use (the files a snapshot leaves out), as bytes: a path is the bytes git gave it.
  */
-export function privateGitDir(repo: RepoPaths, exclude = ""): string {
+export function privateGitDir(repo: RepoPaths, exclude: Buffer = Buffer.alloc(0)): string {
 	let dir = privateDirs.get(repo.commonDir);
 	// Made again when it was removed (before a signal that another listener of the process then took).
 	if (dir === undefined || !existsSync(dir)) {
@@ -62,7 +62,7 @@ export function privateGitDir(repo: RepoPaths, exclude = ""): string {
 	}
 	copyOrEmpty(join(repo.commonDir, "config"), join(dir, "config"));
 	copyOrEmpty(join(repo.commonDir, "info", "exclude"), join(dir, "info", "exclude"));
-	if (exclude !== "") appendFileSync(join(dir, "info", "exclude"), `\n${exclude}`);
+	if (exclude.length > 0) appendFileSync(join(dir, "info", "exclude"), Buffer.concat([Buffer.from("\n"), exclude]));
 	return dir;
 }
 

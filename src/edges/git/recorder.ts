@@ -9,6 +9,7 @@ import {
 	type Checkpoint,
 	checkpointRef,
 	itemKey,
+	MAX_LEFT_OUT_NAMED,
 	type Transition,
 	transitions,
 } from "../../core/rules/checkpoint-rules.ts";
@@ -21,6 +22,21 @@ import { tell } from "../host/tell.ts";
 import { snapshotBound } from "./bound.ts";
 import { findRepo, gitBusy, type Repo, type SnapshotBound, takeCheckpoint } from "./git.ts";
 import { queueCheckpoint } from "./queue.ts";
+
+/** `bound` that also notes into `left` what the snapshot leaves out, which the checkpoint names. */
+function keepingLeftOut(bound: SnapshotBound, left: string[]): SnapshotBound {
+	return {
+		...bound,
+		leftOut: (files) => {
+			left.push(...files.map((file) => file.path));
+			bound.leftOut?.(files);
+		},
+		emptyRepositories: (paths) => {
+			left.push(...paths);
+			bound.emptyRepositories?.(paths);
+		},
+	};
+}
 
 /** Says `text` as a warning, once per pi process. */
 function warnOnce(ctx: ExtensionContext, text: string): void {
@@ -44,11 +60,23 @@ async function take(session: Session, transition: Transition): Promise<void> {
 	const key = itemKey(transition.index, transition.text);
 	const ref = checkpointRef(session.sessionId, key, transition.phase);
 	const message = CHECKPOINT_TEXTS.commitMessage(transition.phase, transition.index);
-	const commit = await takeCheckpoint(repo, ref, message, { signal: session.signal, bound: session.bound });
+	const left: string[] = [];
+	const bound = keepingLeftOut(session.bound, left);
+	const commit = await takeCheckpoint(repo, ref, message, { signal: session.signal, bound });
 	if (session.signal.aborted) return;
 	if (!commit) return warnOnce(session.ctx, CHECKPOINT_TEXTS.failed);
 	const { index, text, phase } = transition;
-	const checkpoint: Checkpoint = { key, index, text, phase, commit, ref, at: Date.now() };
+	const leftOut = left.slice(0, MAX_LEFT_OUT_NAMED);
+	const checkpoint: Checkpoint = {
+		key,
+		index,
+		text,
+		phase,
+		commit,
+		ref,
+		at: Date.now(),
+		...(leftOut.length > 0 ? { leftOut } : {}),
+	};
 	quietly(() => session.pi.appendEntry(CHECKPOINT_ENTRY_TYPE, checkpoint));
 }
 
