@@ -237,6 +237,8 @@ export interface ChainSpend {
 	tokensAtFinish: number;
 	/** Tokens each item finished in this chain took, oldest first, at most `MAX_SPEND_SAMPLES`. */
 	perItem: readonly number[];
+	/** Of those, what each item a worker landed took, its worker's own tokens: what a worker is held to. */
+	workerItems: readonly number[];
 	/** The judge's calls: counted in the figures above too, shown apart in `/todos status`. */
 	judge: SideSpend;
 	/** The workers' calls: counted in the figures above too, shown apart in `/todos status`. */

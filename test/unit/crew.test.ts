@@ -332,17 +332,17 @@ describe("a stop holds at every moment before the landing writes", () => {
 });
 
 describe("the progress breaker applies per item", () => {
-	it("a worker spending more than 5 × the median per finished item is stopped and its item given back, a failure", async () => {
+	it("a worker spending more than 5 × the median per item a worker landed is stopped and its item given back, a failure", async () => {
 		process.env.WORKER_MODE = "spend";
 		// Two items finished at 4,000 tokens each arm the breaker: 20,000 is the most one item may take.
-		recordRun({ ...getChain(), spend: { ...getChain().spend, perItem: [4_000, 4_000] } });
+		recordRun({ ...getChain(), spend: { ...getChain().spend, perItem: [4_000, 4_000], workerItems: [4_000, 4_000] } });
 		setTodos(items("Write item-0.txt"));
 		const { run, told } = crew();
 		await startWorkers([0], run);
 		await allEnded();
 		expect(getTodos()[0]?.status).toBe("not_started");
 		expect(told()).toEqual([
-			"Worker on [0]: it spent 50,000 tokens on its item, more than 5 × the median of 4,000 tokens per finished todo; the item is ready again.",
+			"Worker on [0]: it spent 50,000 tokens on its item, more than 5 × the median of 4,000 tokens per todo a worker landed; the item is ready again.",
 		]);
 		expect(getChain().failures).toBe(1);
 		expect(getChain().spend.tokens).toBe(50_000);
@@ -357,7 +357,7 @@ describe("the progress breaker applies per item", () => {
 		await waitForValue(() => (getChain().spend.tokens === 50_000 ? true : undefined), 10_000, "the worker's call");
 		expect(getWorkers()).toHaveLength(1);
 		await stopWorkers(pi.api);
-		recordRun({ ...getChain(), spend: { ...getChain().spend, perItem: [4_000, 4_000] } });
+		recordRun({ ...getChain(), spend: { ...getChain().spend, perItem: [4_000, 4_000], workerItems: [4_000, 4_000] } });
 		await startWorkers([0], { ...run, spendFactor: 0 });
 		await waitForValue(() => (getChain().spend.tokens === 100_000 ? true : undefined), 10_000, "the worker's call");
 		expect(getWorkers()).toHaveLength(1);

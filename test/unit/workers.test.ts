@@ -339,7 +339,7 @@ describe("a worker's end, by its kind", () => {
 		expect(kinds.map(workerWhy)).toEqual([
 			"it landed",
 			"stopped",
-			"it spent 50,000 tokens on its item, more than 5 × the median of 4,000 tokens per finished todo",
+			"it spent 50,000 tokens on its item, more than 5 × the median of 4,000 tokens per todo a worker landed",
 			"it ran past its 30-minute limit",
 			"it ended with exit code 1",
 			"its answer was cut at the model's output limit before it ended its item",
@@ -353,20 +353,31 @@ describe("a worker's end, by its kind", () => {
 });
 
 describe("the progress breaker, per item", () => {
-	const spend = { ...initialChain().spend, perItem: [1_000, 3_000, 2_000] };
+	const spend = { ...initialChain().spend, perItem: [1_000, 3_000, 2_000], workerItems: [1_000, 3_000, 2_000] };
 
-	it("trips on a worker past factor × the median per finished item, once two items are finished", () => {
+	it("trips on a worker past factor × the median of the workers' landed items, once two landed", () => {
 		expect(workerOverspends(10_001, spend, 5)).toEqual({ kind: "overspent", tokens: 10_001, factor: 5, median: 2_000 });
 		expect(workerWhy({ kind: "overspent", tokens: 10_001, factor: 5, median: 2_000 })).toBe(
-			"it spent 10,001 tokens on its item, more than 5 × the median of 2,000 tokens per finished todo",
+			"it spent 10,001 tokens on its item, more than 5 × the median of 2,000 tokens per todo a worker landed",
 		);
 		expect(workerOverspends(10_000, spend, 5)).toBeUndefined();
 		expect(workerOverspends(1e9, spend, 0)).toBeUndefined();
-		expect(workerOverspends(1e9, { ...spend, perItem: [1_000] }, 5)).toBeUndefined();
+		expect(workerOverspends(1e9, { ...spend, workerItems: [1_000] }, 5)).toBeUndefined();
 	});
 
 	it("never judges a worker against a median of 0 tokens per finished todo", () => {
-		expect(workerOverspends(5_328, { ...spend, perItem: [0, 0, 0, 0, 5_328] }, 5)).toBeUndefined();
+		expect(workerOverspends(5_328, { ...spend, workerItems: [0, 0, 0, 0, 5_328] }, 5)).toBeUndefined();
+	});
+
+	it("never judges a worker against items the session's model finished in a burst: only workers' items count", () => {
+		const burst = { ...spend, perItem: [848, 848, 848, 848, 848, 848, 848, 848], workerItems: [] };
+		expect(workerOverspends(4_700, burst, 5)).toBeUndefined();
+		expect(workerOverspends(4_700, { ...burst, workerItems: [900, 900] }, 5)).toEqual({
+			kind: "overspent",
+			tokens: 4_700,
+			factor: 5,
+			median: 900,
+		});
 	});
 });
 

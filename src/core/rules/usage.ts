@@ -29,6 +29,7 @@ export const NO_SPEND: ChainSpend = {
 	lastContext: 0,
 	tokensAtFinish: 0,
 	perItem: [],
+	workerItems: [],
 	judge: { tokens: 0, cost: 0, calls: 0 },
 	workers: { tokens: 0, cost: 0, calls: 0 },
 };
@@ -106,7 +107,8 @@ export function noteFinished(spend: ChainSpend, finished: number, byWorkers: rea
 	const each = own > 0 ? (ownTokens(spend) - spend.tokensAtFinish) / own : 0;
 	const shares = Array.from({ length: own }, () => each);
 	const perItem = [...spend.perItem, ...landed, ...shares].slice(-MAX_SPEND_SAMPLES);
-	return { ...spend, tokensAtFinish: ownTokens(spend), perItem };
+	const workerItems = [...spend.workerItems, ...landed].slice(-MAX_SPEND_SAMPLES);
+	return { ...spend, tokensAtFinish: ownTokens(spend), perItem, workerItems };
 }
 
 export function median(values: readonly number[]): number {
@@ -137,8 +139,13 @@ export function spendProgress(spend: ChainSpend): SpendProgress {
  * yardstick: nothing spent could stay under it.
  */
 export function overMedianSpend(tokens: number, spend: ChainSpend, factor: number): boolean {
-	if (factor <= 0 || spend.perItem.length < MIN_FINISHED_FOR_SPEND) return false;
-	const perItem = median(spend.perItem);
+	return overMedianOf(tokens, spend.perItem, factor);
+}
+
+/** The progress rule over `samples` (tokens per finished item): armed once two, and never against a median of 0. */
+export function overMedianOf(tokens: number, samples: readonly number[], factor: number): boolean {
+	if (factor <= 0 || samples.length < MIN_FINISHED_FOR_SPEND) return false;
+	const perItem = median(samples);
 	return perItem > 0 && tokens > factor * perItem;
 }
 
@@ -177,6 +184,7 @@ export function forecastNext(spend: ChainSpend, inputPrice: number | undefined):
  * session's last context (a worker's first call sends about what a first call of the session does).
  */
 export function workerForecast(spend: ChainSpend): number {
+	if (spend.workerItems.length > 0) return median(spend.workerItems);
 	return spend.perItem.length > 0 ? median(spend.perItem) : spend.lastContext;
 }
 

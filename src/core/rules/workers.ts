@@ -9,7 +9,7 @@ import type { CheckRun, TodoItem, WorkerOutcome } from "../../types.ts";
 import { workableItems } from "../list/ready.ts";
 import { NOT_DONE_MARK, WORKER_PROMPT } from "../texts/model.ts";
 import { oneLine, prefix } from "../texts/sanitize.ts";
-import { type ChainSpend, median, overMedianSpend } from "./usage.ts";
+import { type ChainSpend, median, overMedianOf } from "./usage.ts";
 
 /** The most workers at once. */
 export const MAX_WORKERS = 16;
@@ -62,12 +62,13 @@ export function workerPrompt(todos: readonly TodoItem[], index: number, request:
 }
 
 /**
- * The progress breaker, per item: a worker is stopped for what it spent on its one item (more than `factor` times the
- * chain's median per finished item, once that median is armed); undefined while it holds.
+ * The progress breaker, per item: a worker is stopped for what it spent on its one item, more than `factor` times the
+ * median of what the workers of the chain's landed items spent (once two landed): a worker is held to workers, never
+ * to items the session's model finished in a burst; undefined while it holds.
  */
 export function workerOverspends(tokens: number, spend: ChainSpend, factor: number): WorkerOutcome | undefined {
-	if (!overMedianSpend(tokens, spend, factor)) return undefined;
-	return { kind: "overspent", tokens, factor, median: median(spend.perItem) };
+	if (!overMedianOf(tokens, spend.workerItems, factor)) return undefined;
+	return { kind: "overspent", tokens, factor, median: median(spend.workerItems) };
 }
 
 /** Characters of a worker's own reason the user and its next try are told. */

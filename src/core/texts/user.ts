@@ -420,7 +420,7 @@ export function workerWhy(outcome: WorkerOutcome): string {
 		case "stopped":
 			return "stopped";
 		case "overspent":
-			return `it spent ${formatTokens(outcome.tokens)} tokens on its item, more than ${outcome.factor} × the median of ${formatTokens(outcome.median)} tokens per finished todo`;
+			return `it spent ${formatTokens(outcome.tokens)} tokens on its item, more than ${outcome.factor} × the median of ${formatTokens(outcome.median)} tokens per todo a worker landed`;
 		case "timed-out":
 			return `it ran past its ${outcome.minutes}-minute limit`;
 		case "failed": {

@@ -64,8 +64,14 @@ export function runGit(cwd: string, args: readonly string[], options: GitOptions
 }
 
 /** Runs a shell script in `cwd` whose `"$@"` are the raw settings (git commands chained in one process). */
-export function runSh(cwd: string, script: string, env: NodeJS.ProcessEnv, input?: string): Promise<GitResult> {
-	return run("sh", ["-c", script, "_", ...RAW_SETTINGS], cwd, { env, input });
+export function runSh(
+	cwd: string,
+	script: string,
+	env: NodeJS.ProcessEnv,
+	input?: string,
+	signal?: AbortSignal,
+): Promise<GitResult> {
+	return run("sh", ["-c", script, "_", ...RAW_SETTINGS], cwd, { env, input, signal });
 }
 
 /**

@@ -31,11 +31,22 @@ export interface GroupedEnd {
 /** Exit code of a run whose group was ended (its time ran out, it was aborted, its output overflowed), as `timeout` says. */
 export const ENDED_CODE = 124;
 
+/** The groups of this process's git at work: ended with the process, so none is left writing after it. */
+const live = new Set<number>();
+
+function endLive(): void {
+	for (const pid of live) signalGroup(pid, "SIGKILL");
+}
+
 /** Runs `file` with `args` in a group of its own; never throws. */
 export function runGrouped(file: string, args: readonly string[], run: GroupedRun): Promise<GroupedEnd> {
 	return new Promise((resolve) => {
 		const stdio = ["pipe", run.stdoutTo ?? "pipe", "pipe"] as const;
 		const child = spawn(file, [...args], { cwd: run.cwd, env: run.env, detached: true, stdio: [...stdio] });
+		if (child.pid !== undefined) {
+			if (live.size === 0) process.once("exit", endLive);
+			live.add(child.pid);
+		}
 		const stdout: Buffer[] = [];
 		let bytes = 0;
 		let stderr = "";
@@ -63,6 +74,8 @@ export function runGrouped(file: string, args: readonly string[], run: GroupedRu
 			if (finished) return;
 			finished = true;
 			clearTimeout(timer);
+			if (child.pid !== undefined) live.delete(child.pid);
+			if (live.size === 0) process.off("exit", endLive);
 			run.signal?.removeEventListener("abort", end);
 			resolve({ code, stdout: Buffer.concat(stdout), stderr: why });
 		};

@@ -96,7 +96,12 @@ function writeInfo(dir: string, commonDir: string): void {
  * in quarantine and move into the user's store only once the commit is whole. What it wrote inside a submodule's
  * folder is kept too, in the submodule's place: git would pass over it, and the landing must see it to refuse it.
  */
-export async function keepWorkerResult(repo: Repo, tree: WorkerTree, ref: string): Promise<string | undefined> {
+export async function keepWorkerResult(
+	repo: Repo,
+	tree: WorkerTree,
+	ref: string,
+	signal?: AbortSignal,
+): Promise<string | undefined> {
 	const written = await submodulesWrittenIn(repo, tree);
 	if (written === undefined) return undefined;
 	const objects = join(repo.commonDir, "objects");
@@ -118,7 +123,7 @@ export async function keepWorkerResult(repo: Repo, tree: WorkerTree, ref: string
 			'git "$@" commit-tree "$tree" -p "$BASE" -m "pi-til-done worker result"',
 		].join("\n");
 		const input = written.map((path) => `${path}\0`).join("");
-		const made = await runSh(tree.dir, script, { ...env, BASE: tree.base, DROP: input ? "1" : "" }, input);
+		const made = await runSh(tree.dir, script, { ...env, BASE: tree.base, DROP: input ? "1" : "" }, input, signal);
 		return made.code === 0 ? made.stdout.trim() : undefined;
 	});
 	if (commit === undefined || commit === tree.base) return commit;

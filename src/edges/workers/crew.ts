@@ -5,6 +5,7 @@
  * its processes; what the user sees (the workers at work, the list) is in the store.
  */
 
+import { mkdirSync } from "node:fs";
 import { hostname } from "node:os";
 import { join, relative } from "node:path";
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
@@ -51,6 +52,18 @@ import { boundsEnv, confinedInTree, WORKER_TREE_VAR } from "./confine.ts";
 import { extensionFlags, provideProject, trustFlags } from "./extensions.ts";
 import { sweepOnce } from "./leftovers.ts";
 import { piCommand, runWorker } from "./worker-process.ts";
+
+/** How long a stopped worker's work may take to be kept before the keeping is given up (a stop waits no longer). */
+export const KEEP_ON_STOP_MS = 5_000;
+
+/** A signal aborted `ms` after `signal` is. */
+function graceAfter(signal: AbortSignal, ms: number): AbortSignal {
+	const grace = new AbortController();
+	const later = () => setTimeout(() => grace.abort(), ms).unref();
+	if (signal.aborted) later();
+	else signal.addEventListener("abort", later, { once: true });
+	return grace.signal;
+}
 
 /** How long one worker may run before its group is killed and its item goes back to ready. */
 export const WORKER_TIME_LIMIT_MS = 30 * 60_000;
@@ -117,6 +130,10 @@ export async function startWorkers(items: readonly number[], run: CrewRun): Prom
 /** A crew's run as its workers start: what their environment tells them of their bounds (edges/workers/confine.ts). */
 type BoundRun = CrewRun & { bounds: Record<string, string> };
 
+/**
+ * Claims item `index` and starts its worker; returns once the worker's pi is started (or its start failed). From the
+ * claim on, the worker is at work: a stop reaches it while its tree is being made too.
+ */
 async function startOne(index: number, repo: Repo, run: BoundRun): Promise<void> {
 	const todo = getTodos()[index];
 	if (!todo) return;
@@ -126,27 +143,43 @@ async function startOne(index: number, repo: Repo, run: BoundRun): Promise<void>
 	addWorker({ index, key, startedAt: Date.now(), tokens: 0, dir: "" });
 	const claim = { key, session, host: hostname(), pid: process.pid, at: Date.now(), owner: ownerTag() };
 	if (!(await claimItem(repo, claim))) return markClaimedElsewhere(key);
-	updateTodoStatus([index], "in_progress");
-	commitList(run.pi);
-	const refs = { base: workerRef(session, key, "worker-base"), result: workerRef(session, key, "worker-result") };
-	const bound = { bound: snapshotBound(run.ctx) };
-	const base = await takeCheckpoint(repo, refs.base, `pi-til-done worker base of [${index}]`, bound);
-	const tree = base === undefined ? undefined : await makeWorkerTree(repo, base);
 	const item: Item = { index, text: todo.text, check: todo.check };
-	if (!tree) {
-		await releaseItem(repo, key);
-		removeWorker(key);
-		return giveBack(run, item, { kind: "no-tree" });
-	}
-	placeWorker(key, tree.dir);
+	const refs = { base: workerRef(session, key, "worker-base"), result: workerRef(session, key, "worker-result") };
 	const stop = new AbortController();
 	const crew = crewOf(run.pi);
-	const ended = work({ item, key, repo, tree, refs, run, stop }).finally(() => {
+	let spawned: () => void = () => {};
+	const started = new Promise<void>((resolve) => {
+		spawned = resolve;
+	});
+	const ended = live({ item, key, repo, refs, run, stop, spawned }).finally(() => {
 		crew.running.delete(key);
 		if (crew.running.size === 0) stopCatchingInterrupts(crew);
+		spawned();
 	});
 	crew.running.set(key, { index, stop, ended });
 	catchInterrupts(crew, run.pi);
+	await started;
+}
+
+/** A worker's life from its claim: its tree made from a snapshot, then its work ({@link work}); how it ended. */
+async function live(start: Omit<Job, "tree">): Promise<WorkerOutcome> {
+	const { item, key, repo, refs, run, stop } = start;
+	updateTodoStatus([item.index], "in_progress");
+	commitList(run.pi);
+	const options = { bound: snapshotBound(run.ctx), signal: stop.signal };
+	const base = await takeCheckpoint(repo, refs.base, `pi-til-done worker base of [${item.index}]`, options);
+	const tree = base === undefined || stop.signal.aborted ? undefined : await makeWorkerTree(repo, base);
+	if (!tree || stop.signal.aborted) {
+		if (tree) removeWorkerTree(tree);
+		await deleteRefs(repo, [refs.base]);
+		await releaseItem(repo, key);
+		removeWorker(key);
+		const outcome: WorkerOutcome = stop.signal.aborted ? stoppedAs(stop.signal) : { kind: "no-tree" };
+		giveBack(run, item, outcome);
+		return outcome;
+	}
+	placeWorker(key, tree.dir);
+	return work({ ...start, tree });
 }
 
 /** A worker's item as it was when the worker started: a change of the list meanwhile never lands on another. */
@@ -170,6 +203,8 @@ interface Job {
 	run: BoundRun;
 	/** Aborted to stop the worker: with the outcome as its reason when the worker itself is the cause. */
 	stop: AbortController;
+	/** Called once its pi is started: the crew starts the next worker then. */
+	spawned: () => void;
 }
 
 /** One worker's life, from its start to its item completed or given back; how it ended. */
@@ -196,8 +231,10 @@ async function work(job: Job): Promise<WorkerOutcome> {
 async function workAndLand(job: Job): Promise<WorkerOutcome> {
 	const { item, key, repo, tree, refs, run, stop } = job;
 	const cwd = join(tree.dir, relative(repo.top, run.ctx.cwd));
+	// The session's folder may hold nothing git keeps (empty, or ignored): the worker's tree has it all the same.
+	mkdirSync(cwd, { recursive: true });
 	provideProject(repo.top, run.ctx.cwd, tree);
-	const end = await runWorker({
+	const ending = runWorker({
 		...piCommandFor(run, item.index, key),
 		cwd,
 		env: {
@@ -214,12 +251,15 @@ async function workAndLand(job: Job): Promise<WorkerOutcome> {
 			if (overspent !== undefined) stop.abort(overspent);
 		},
 	});
+	job.spawned();
+	const end = await ending;
 	const ended = processOutcome(end, stoppedAs(stop.signal), WORKER_TIME_LIMIT_MS / 60_000);
-	const result = await keepWorkerResult(repo, tree, refs.result);
+	// Its work is kept, on a stop too, within a grace: a stop must not wait on a huge result.
+	const result = await keepWorkerResult(repo, tree, refs.result, graceAfter(stop.signal, KEEP_ON_STOP_MS));
 	if (ended !== undefined) return ended;
-	if (result === undefined) return { kind: "no-result" };
 	// A stop holds at every moment before the landing writes: here, in the check, in the queue, before the first write.
 	if (stop.signal.aborted) return stoppedAs(stop.signal);
+	if (result === undefined) return { kind: "no-result" };
 	const failedCheck = await checkInTree(job);
 	if (failedCheck) return failedCheck;
 	return landOneAtATime(() => land(job, result));

@@ -52,6 +52,9 @@ export interface WorkerEnd {
 	stderr: string;
 }
 
+/** The exit code a worker whose process could not be started is read with, as a shell says a command it cannot run. */
+const SPAWN_FAILED = 127;
+
 /** Characters of a worker's stderr kept, from its end. */
 const STDERR_CHARS = 4_000;
 
@@ -129,9 +132,10 @@ export function runWorker(start: WorkerStart): Promise<WorkerEnd> {
 			killMarked(mark);
 			finish(code);
 		});
+		// Its pi could not even be started (its folder or program missing): an exit before any call, never a signal.
 		child.on("error", (error) => {
 			end.stderr = error.message;
-			finish(null);
+			finish(SPAWN_FAILED);
 		});
 	});
 }
