@@ -79,7 +79,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		await waitForValue(() => (exited(first) ? true : undefined), 20_000, "the worker's end");
 		const shown = await print(host, env, "/todos workers");
 		const parts =
-			"3 folder(s) of gone pi processes (workers' trees, private git folders), 2 claim(s) of gone pi processes, 2 snapshot ref(s) of gone workers";
+			"5 folder(s) of gone pi processes (workers' trees, private git folders), 2 claim(s) of gone pi processes, 2 snapshot ref(s) of gone workers";
 		expect(shown.stderr).toBe(stderrLine(`Workers: up to 2 at once; 0 at work\n${WORKERS.leftovers(parts)}`));
 		// The next run, in a new session, works the same two items: what the gone pi left is removed first.
 		env.writeWorkerScripts({ "0": writeFileScript("a.txt"), "1": writeFileScript("b.txt") });
