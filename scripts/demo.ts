@@ -16,7 +16,8 @@
  *
  * A demo is a folder: `demo.json` (`{ "prompt": "...", "args": [...], "git": true }`: the prompt submitted for you,
  * pi's extra arguments, and whether the project is made a git repository), `script.json` for the session's model, and
- * `judge-script.json` or `worker-scripts.json` when it has them. Quit pi with Ctrl+C twice or Ctrl+D.
+ * `judge-script.json` or `worker-scripts.json` when it has them (README: "Script the fake model yourself"). Quit pi
+ * with Ctrl+C twice or Ctrl+D.
  *
  * Everything runs in a fresh temp folder (HOME, PI_CODING_AGENT_DIR, TMPDIR, the project; `--no-session`), which is
  * removed on exit, so your own pi settings, sessions and credentials are never read or written.

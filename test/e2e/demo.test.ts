@@ -6,7 +6,8 @@
  * workers on Esc. Each demo, quit, exits 0 and removes its temp folder.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import type { FakeStep } from "../../demo/fake-model-extension.ts";
@@ -94,6 +95,21 @@ async function quit(demo: DemoRun): Promise<void> {
 	await demo.tui.sendKeys("C-c", "C-c");
 	expect(await waitForValue(() => exitStatus(demo.statusFile), 10_000, "the demo's exit status")).toBe("0");
 	expect(readdirSync(demo.iso.tmpDir).filter((entry) => entry.startsWith(DEMO_FOLDER))).toEqual([]);
+}
+
+/**
+ * The README's example of "Script the fake model yourself", written as its files into `dir`: the block's
+ * `// try/<file>` lines start each file.
+ */
+function writeReadmeExample(dir: string): string {
+	const readme = readFileSync(join(REPO_ROOT, "README.md"), "utf8");
+	const block = must(/```jsonc\n(\/\/ try\/demo\.json\n[\s\S]*?)```/.exec(readme)?.[1], "the README's example");
+	const parts = block.split(/^\/\/ try\/([\w.-]+)\n/m).slice(1);
+	const folder = join(dir, "try");
+	mkdirSync(folder);
+	for (let at = 0; at < parts.length; at += 2)
+		writeFileSync(join(folder, must(parts[at], "a file")), parts[at + 1] ?? "");
+	return folder;
 }
 
 describe.skipIf(!hasTmux()).each(PI_HOSTS)(
@@ -185,5 +201,19 @@ describe.skipIf(!hasTmux()).each(PI_HOSTS)(
 			for (const index of [3, 4, 5]) expect(stopped).toContain(WORKERS.givenBack(index, WORKERS.stopped));
 			await quit(demo);
 		}, 90_000);
+
+		it("the README's own example, played from a folder of yours, ends with the judge's verified list", async () => {
+			const files = mkdtempSync(join(tmpdir(), "til-done-readme-example-"));
+			try {
+				const demo = await startDemo(host, writeReadmeExample(files), 120, 30);
+				await demo.tui.waitForScreen((s) => s.includes(allDoneVerified(1, 1)) && s.includes(doneStatus(1)), 30_000);
+				expect(readdirSync(join(files, "try")).sort()).toEqual(["demo.json", "judge-script.json", "script.json"]);
+				expect(readFileSync(join(demoProject(demo), "hello.txt"), "utf8")).toBe("hello\n");
+				expect(judgeCalls(demo.iso)).toHaveLength(1);
+				await quit(demo);
+			} finally {
+				rmSync(files, { recursive: true, force: true });
+			}
+		}, 60_000);
 	},
 );
