@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import * as names from "../../src/core/rules/keys.ts";
@@ -82,3 +82,27 @@ describe("the architecture's map is the tree: every module of src/ once, under i
 		expect(rows.filter(([under, module]) => under !== layerOf(module))).toEqual([]);
 	});
 });
+
+describe("every demo has its npm script, named in the README's set-up", () => {
+	const demos = readdirSync(new URL("../../demo/", import.meta.url)).filter((name) =>
+		existsSync(new URL(`../../demo/${name}/demo.json`, import.meta.url)),
+	);
+	const scripts = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as PackageJson)
+		.scripts;
+	const setUp = readFileSync(new URL("../../README.md", import.meta.url), "utf8")
+		.split("## Set-up (development)")[1]
+		?.split("\n## ")[0];
+
+	it("npm run demo plays the loop, and npm run demo:<name> each other demo", () => {
+		expect(demos.sort()).toEqual(["goal", "judge", "loop", "workers"]);
+		expect(scripts.demo).toBe("node scripts/demo.ts");
+		for (const name of demos.filter((demo) => demo !== "loop")) {
+			expect(scripts[`demo:${name}`], name).toBe(`node scripts/demo.ts ${name}`);
+			expect(setUp, name).toContain(`| \`npm run demo:${name}\` |`);
+		}
+	});
+});
+
+interface PackageJson {
+	scripts: Record<string, string>;
+}
