@@ -187,6 +187,14 @@ export const WORKERS = {
 		`Worker on [${index}]: its landing had begun writing when you stopped it: it landed whole, and the item is completed.`,
 } as const;
 
+/** The workers' status: each worker's item once, by index, with its text: `⚙ 2 worker(s): [0] a [1] b`. */
+export const workersStatus = (items: readonly (readonly [number, string])[]): string =>
+	`⚙ ${items.length} worker(s):${items.map(([index, text]) => ` [${index}] ${text}`).join("")}`;
+/** Its shorter forms where the texts do not fit: the indices alone, then the count alone. */
+export const workersIndices = (indices: readonly number[]): string =>
+	`⚙ ${indices.length} worker(s): ${indices.map((index) => `[${index}]`).join(" ")}`;
+export const workersCount = (count: number): string => `⚙ ${count}`;
+
 // ── /todos and /loop ────────────────────────────────────────────────────────
 
 export const added = (index: number, text: string): string => `Added [${index}] ${text}`;
@@ -422,6 +430,8 @@ export const FAKE_MODEL = "til-done-fake/scripted";
 
 /** The status bar while a stopped chain waits for the user. */
 export const stopStatus = (words: string): string => `⏹ auto-continue stopped: ${words} (/todos why)`;
+/** The check entry once a verification failed: what failed, as the status bar lists it. */
+export const notVerifiedStatus = (failed: string): string => `✗ not verified: ${failed}`;
 
 // ── Verified completion ─────────────────────────────────────────────────────
 

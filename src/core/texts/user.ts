@@ -454,10 +454,18 @@ export function workerWhy(outcome: WorkerOutcome): string {
 	}
 }
 
-/** `⚙ 3 workers: [1] [2] [4]` while workers are at work. */
-export function workersStatus(indices: readonly number[]): StatusText {
-	const items = indices.map((index) => `[${index}]`).join(" ");
-	return whole(`⚙ ${indices.length} worker(s): ${items}`, `⚙ ${indices.length}`);
+/**
+ * `⚙ 3 worker(s): [1] text [2] text [4] text` while workers are at work: each worker's item once, in the order given
+ * (by index); shorter, `⚙ 3 worker(s): [1] [2] [4]`, then `⚙ 3`.
+ */
+export function workersStatus(items: readonly (readonly [index: number, text: string | undefined])[]): StatusText {
+	const head = `⚙ ${items.length} worker(s):`;
+	// An item the list no longer holds (its worker is ending) is named by its index alone.
+	const parts = items.flatMap(([index, text]): StatusPart[] =>
+		text === undefined ? [` [${index}]`] : [` [${index}] `, { cut: oneLine(text) }],
+	);
+	const indices = items.map(([index]) => `[${index}]`).join(" ");
+	return { parts: [head, ...parts], shorter: [`${head} ${indices}`, `⚙ ${items.length}`] };
 }
 
 /** Characters of the judge's reason the status bar and `/todos why` repeat; the whole reason goes to the model. */
@@ -513,10 +521,13 @@ export function pausedStatus(reason: string | undefined): StatusText {
 	return { parts: ["⏸ auto-continue paused: ", { cut: oneLine(reason) }], shorter: ["⏸ paused"] };
 }
 
-/** `[i] text` for each item in progress, or nothing. */
-export function activeStatus(todos: readonly TodoItem[]): StatusText | undefined {
+/** `[i] text` for each item in progress but those another entry names (`elsewhere`), or nothing. */
+export function activeStatus(
+	todos: readonly TodoItem[],
+	elsewhere: ReadonlySet<number> = new Set(),
+): StatusText | undefined {
 	const parts = todos.flatMap((todo, index): StatusPart[] =>
-		todo.status === "in_progress" ? [`[${index}] `, { cut: oneLine(todo.text) }, " "] : [],
+		todo.status === "in_progress" && !elsewhere.has(index) ? [`[${index}] `, { cut: oneLine(todo.text) }, " "] : [],
 	);
 	return parts.length > 0 ? { parts: parts.slice(0, -1) } : undefined;
 }
