@@ -430,6 +430,14 @@ export const FAKE_MODEL = "til-done-fake/scripted";
 
 /** The status bar while a stopped chain waits for the user. */
 export const stopStatus = (words: string): string => `⏹ auto-continue stopped: ${words} (/todos why)`;
+/** What a passed verification ran, as its notice and status say it: the commands that passed, and the judge's met. */
+const passedBy = (checks: number, judge: boolean): string =>
+	[...(checks > 0 || !judge ? [`${checks} check(s) passed`] : []), ...(judge ? ["the judge: met"] : [])].join("; ");
+/** The one notice a verified list gets: `checks` commands passed (the judge is no check), and whether the judge met it. */
+export const verifiedNotice = (total: number, checks: number, judge = false): string =>
+	`✓ All ${total} todos are done and verified (${passedBy(checks, judge)}).`;
+/** The check entry once a verification passed. */
+export const verifiedStatus = (checks: number, judge = false): string => `✓ verified (${passedBy(checks, judge)})`;
 /** The check entry once a verification failed: what failed, as the status bar lists it. */
 export const notVerifiedStatus = (failed: string): string => `✗ not verified: ${failed}`;
 

@@ -41,10 +41,22 @@ export function backoffMessage(backoffMs: number): string {
 	return `The last run failed; auto-continue waits ${(backoffMs / 1000).toFixed(1)}s longer before continuing.`;
 }
 
-/** The one notice a finished list gets: verified when a verification passed (`checks` of them). */
-export function completionNotice(items: number, checks?: number): string {
-	if (checks === undefined) return `✓ All ${items} todos are done.`;
-	return `✓ All ${items} todos are done and verified (${checks} check(s) passed).`;
+/** What a passed verification ran: `checks` commands and, when `judge`, the judge, which is no check. */
+export interface PassedBy {
+	checks: number;
+	judge?: boolean;
+}
+
+/** `2 check(s) passed`, `the judge: met`, or both: what verified a list. */
+function passedWords({ checks, judge }: PassedBy): string {
+	const words = [...(checks > 0 || !judge ? [`${checks} check(s) passed`] : []), ...(judge ? ["the judge: met"] : [])];
+	return words.join("; ");
+}
+
+/** The one notice a finished list gets: verified when a verification passed (`passed`: what it ran). */
+export function completionNotice(items: number, passed?: PassedBy): string {
+	if (passed === undefined) return `✓ All ${items} todos are done.`;
+	return `✓ All ${items} todos are done and verified (${passedWords(passed)}).`;
 }
 
 export function reviewWaitText(index: number): string {
@@ -303,7 +315,7 @@ export const VERIFICATION_PENDING = "🔎 not verified yet";
  */
 export function checkStatus(
 	checking: { what: string; command: string } | undefined,
-	verification: { passed: boolean; failed: readonly string[]; checks: number } | undefined,
+	verification: ({ passed: boolean; failed: readonly string[] } & PassedBy) | undefined,
 	pending = false,
 ): StatusText | undefined {
 	if (checking) {
@@ -312,7 +324,7 @@ export function checkStatus(
 		return { parts: [`🔎 checking ${checking.what}: `, { cut: command }], shorter };
 	}
 	if (!verification) return pending ? whole(VERIFICATION_PENDING) : undefined;
-	if (verification.passed) return whole(`✓ verified (${verification.checks} check(s) passed)`, "✓ verified");
+	if (verification.passed) return whole(`✓ verified (${passedWords(verification)})`, "✓ verified");
 	return { parts: ["✗ not verified: ", { cut: verification.failed.join("; ") }], shorter: ["✗ not verified"] };
 }
 

@@ -21,7 +21,7 @@ import {
 	STOP_STATUS_KEY,
 	WORKERS_STATUS_KEY,
 } from "../rules/keys.ts";
-import { passesFor, type Verification } from "../rules/verdict.ts";
+import { checksAndJudge, passesFor, type Verification } from "../rules/verdict.ts";
 import {
 	activeStatus,
 	checkStatus,
@@ -114,6 +114,7 @@ function planEntry(todos: readonly TodoItem[]): StatusText | undefined {
 }
 
 /** The verdict the status bar may show: a failure, or a pass that holds for the list as it is now. */
-function verdictToShow({ verification }: UiView, verified: boolean): Verification | undefined {
-	return verification?.passed && !verified ? undefined : verification;
+function verdictToShow({ verification }: UiView, verified: boolean) {
+	if (!verification || (verification.passed && !verified)) return undefined;
+	return { passed: verification.passed, failed: verification.failed, ...checksAndJudge(verification) };
 }
