@@ -491,7 +491,11 @@ export const LOOP_USAGE =
 /** `/loop` refused: what was not understood, then the usage. */
 export const loopRefused = (why: string): string => `/loop: ${why}\n${LOOP_USAGE}`;
 export const LOOP_BAD_MAX = loopRefused("--max takes a whole number from 1 to 1000");
-/** What `/goal` alone answers, and its refusal ends with. */
+/** What `/goal` alone answers: the goal in progress (its run, counted from 1), or that there is none. */
+export const goalInProgress = (run: number, condition: string): string =>
+	`🎯 Goal in progress (run ${run}): ${condition}`;
+export const NO_GOAL = "No goal is in progress: /goal <condition> starts one.";
+/** What a refusal of `/goal` ends with. */
 export const GOAL_USAGE =
 	"usage: /goal <condition> | /goal off  (the condition: 1 to 2000 characters; after every run the judge decides whether it holds, and the goal ends when it does, at a breaker or budget, on /goal off or a key)";
 /** `/goal` refused: a condition over 2,000 characters, then the usage. */

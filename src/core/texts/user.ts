@@ -188,9 +188,10 @@ export const GOAL_ENDS = {
 export const GOAL_DESCRIPTION =
 	"Work until an independent judge finds a condition met: /goal <condition>, /goal off, /goal (what is in progress)";
 
-/** What `/goal` alone answers: the goal in progress, or how to start one. */
+/** What `/goal` alone answers (the goal in progress, or that there is none), and the usage its refusals end with. */
 export const GOAL_ANSWERS = {
 	current: (condition: string, runs: number) => `🎯 Goal in progress (run ${runs + 1}): ${oneLine(condition)}`,
+	none: "No goal is in progress: /goal <condition> starts one.",
 	usage: (max: number) =>
 		`usage: /goal <condition> | /goal off  (the condition: 1 to ${max} characters; after every run the judge decides whether it holds, and the goal ends when it does, at a breaker or budget, on /goal off or a key)`,
 	tooLong: (length: number, max: number) => `/goal: the condition has ${length} characters, more than ${max}`,
