@@ -6,7 +6,15 @@
  */
 import { describe, expect, it } from "vitest";
 import { EXTENSION_ENTRY, PI_HOSTS, runPrint } from "../helpers/cli.ts";
-import { allFinished, hardCap, RUN_REFUSED, repeatedAnswer, stderrLine } from "../helpers/expected.ts";
+import {
+	allFinished,
+	GOAL_EXPECTED,
+	hardCap,
+	RUN_REFUSED,
+	repeatedAnswer,
+	settingRefused,
+	stderrLine,
+} from "../helpers/expected.ts";
 import { perTest } from "../helpers/per-test.ts";
 import { lazyScript, sayStep, writeStep } from "../helpers/scripts.ts";
 
@@ -42,6 +50,24 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		expect(result.stdout).toBe("");
 		expect(env.readLog()).toEqual([]);
 	});
+
+	it.each(["", "   "])(
+		"pi -p --til-done-goal %j runs nothing: its line, exit 2, as every bad setting",
+		async (blank) => {
+			const env = pi.env(lazyScript(TWO));
+			const result = await runPrint(["--til-done-goal", blank, "-p", "Do the list"], env.env, {
+				host,
+				extensions: [EXTENSION_ENTRY],
+			});
+			const shown = blank === "" ? '""' : '" "';
+			expect(result.stderr).toBe(
+				stderrLine(`pi-til-done: ${settingRefused("--til-done-goal", shown, GOAL_EXPECTED)}`) + stderrLine(RUN_REFUSED),
+			);
+			expect(result.code).toBe(2);
+			expect(result.stdout).toBe("");
+			expect(env.readLog()).toEqual([]);
+		},
+	);
 
 	it("the repeated-answer breaker has its own setting: no-progress off leaves it on; 2 stops at 2; 0 turns it off", async () => {
 		const run = (args: string[]) => {

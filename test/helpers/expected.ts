@@ -121,6 +121,11 @@ export const PAUSED_STATUS = "⏸ auto-continue paused";
 export const pausedStatus = (reason: string): string => `${PAUSED_STATUS}: ${reason}`;
 /** The pause reason `--til-done-paused` / `TIL_DONE_PAUSED=1` gives. */
 export const STARTED_PAUSED = "started with auto-continue off";
+/** A setting's value that is not taken: the flag or variable, the value as written (quoted when blank), what it takes. */
+export const settingRefused = (source: string, value: string, expected: string): string =>
+	`${source}=${value} ignored: expected ${expected}`;
+/** What the goal setting takes. */
+export const GOAL_EXPECTED = "a condition of 1 to 2000 characters";
 /** The last stderr line of a `pi -p` that ran nothing because a setting was not understood (exit status 2). */
 export const RUN_REFUSED =
 	"pi-til-done: nothing was run (exit status 2): pi -p runs only what it was told, and the line above stands in the way; fix what it says and run again.";

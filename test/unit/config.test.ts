@@ -7,6 +7,7 @@ import {
 	switchFlagValue,
 	TEXT_SETTINGS,
 } from "../../src/core/rules/settings.ts";
+import { GOAL_EXPECTED, settingRefused } from "../helpers/expected.ts";
 
 describe("numbers may be written with an exponent, and warnings repeat at most 40 characters of a bad value", () => {
 	it("reads 1e3 and 2.5e1", () => {
@@ -98,8 +99,8 @@ describe.each(NUMERIC_SETTINGS)("$key: flag > env > default", (setting) => {
 		expect(resolveConfig({}, { [setting.env]: envValue }).config[setting.key]).toBe(Number(envValue));
 	});
 
-	it("treats an empty flag or variable as not given", () => {
-		const { config, warnings } = resolveConfig({ [setting.flag]: "" }, { [setting.env]: "" });
+	it("treats an empty variable as not given, as a shell unsets one", () => {
+		const { config, warnings } = resolveConfig({}, { [setting.env]: "" });
 		expect(config[setting.key]).toBe(fallback);
 		expect(warnings).toEqual([]);
 	});
@@ -135,6 +136,28 @@ describe.each(NUMERIC_SETTINGS)("$key: flag > env > default", (setting) => {
 		expect(config[setting.key]).toBe(fallback);
 		expect(warnings).toEqual([]);
 	});
+});
+
+describe("a flag given an empty or a blank value is refused alike, as every bad value is", () => {
+	const expected = (setting: (typeof TEXT_SETTINGS)[number] | (typeof NUMERIC_SETTINGS)[number]) =>
+		"expected" in setting
+			? setting.expected
+			: `${setting.integer ? "a whole number" : "a number"} from ${setting.min} to ${setting.max}`;
+
+	it.each(["", "   "])("--til-done-goal %j: the setting's line, no goal", (blank) => {
+		const { config, warnings } = resolveConfig({ "til-done-goal": blank }, {});
+		expect(config.goal).toBeUndefined();
+		expect(warnings).toEqual([settingRefused("--til-done-goal", blank === "" ? '""' : '" "', GOAL_EXPECTED)]);
+	});
+
+	it.each([...TEXT_SETTINGS, ...NUMERIC_SETTINGS].map((setting) => [setting.flag, setting] as const))(
+		'--%s "": its line, and the default stays',
+		(flag, setting) => {
+			const { config, warnings } = resolveConfig({ [flag]: "" }, {});
+			expect(config[setting.key]).toEqual(DEFAULT_CONFIG[setting.key]);
+			expect(warnings).toEqual([settingRefused(`--${flag}`, '""', expected(setting))]);
+		},
+	);
 });
 
 describe("number parsing", () => {

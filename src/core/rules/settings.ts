@@ -306,8 +306,8 @@ function mayTake(setting: { owned?: true }, source: "flag" | "env", role: Sessio
 }
 
 /**
- * Merges flags over environment over defaults; bad values are reported and fall back to the next source. A guest's
- * session (`role`) leaves out what belongs to the user's own.
+ * Merges flags over environment over defaults; bad values (a flag given nothing or blanks among them) are reported and
+ * fall back to the next source. A guest's session (`role`) leaves out what belongs to the user's own.
  */
 export function resolveConfig(
 	flags: FlagValues,
@@ -325,11 +325,12 @@ export function resolveConfig(
 		...TEXT_SETTINGS,
 	];
 	for (const setting of settings) {
-		const sources: [string, unknown][] = [];
-		if (mayTake(setting, "flag", role)) sources.push([`--${setting.flag}`, flags[setting.flag]]);
-		if (mayTake(setting, "env", role)) sources.push([setting.env, env[setting.env]]);
-		for (const [source, raw] of sources) {
-			if (typeof raw !== "string" || raw === "") continue;
+		const sources: [string, unknown, "flag" | "env"][] = [];
+		if (mayTake(setting, "flag", role)) sources.push([`--${setting.flag}`, flags[setting.flag], "flag"]);
+		if (mayTake(setting, "env", role)) sources.push([setting.env, env[setting.env], "env"]);
+		for (const [source, raw, kind] of sources) {
+			// A variable set empty is not given, as a shell unsets one; a flag given nothing is refused, as blanks are.
+			if (typeof raw !== "string" || (raw === "" && kind === "env")) continue;
 			const value = setting.parse(raw);
 			if (value === undefined) {
 				warnings.push(SETTING_WARNINGS.ignored(source, shownValue(raw), setting.expected));
