@@ -121,9 +121,12 @@ export const PAUSED_STATUS = "⏸ auto-continue paused";
 export const pausedStatus = (reason: string): string => `${PAUSED_STATUS}: ${reason}`;
 /** The pause reason `--til-done-paused` / `TIL_DONE_PAUSED=1` gives. */
 export const STARTED_PAUSED = "started with auto-continue off";
-/** A setting's value that is not taken: the flag or variable, the value as written (quoted when blank), what it takes. */
+/**
+ * A setting's value that is not taken: the flag or variable, the value as written (quoted when blank), what it takes.
+ * "Refused" holds in every mode: with a UI the next source applies, and `pi -p` runs nothing.
+ */
 export const settingRefused = (source: string, value: string, expected: string): string =>
-	`${source}=${value} ignored: expected ${expected}`;
+	`${source}=${value} is refused: expected ${expected}`;
 /** What the goal setting takes. */
 export const GOAL_EXPECTED = "a condition of 1 to 2000 characters";
 /** The last stderr line of a `pi -p` that ran nothing because a setting was not understood (exit status 2). */

@@ -17,7 +17,7 @@ describe("numbers may be written with an exponent, and warnings repeat at most 4
 
 	it("cuts a long bad value", () => {
 		expect(resolveConfig({ "til-done-max-continue": "x".repeat(600) }, {}).warnings).toEqual([
-			`--til-done-max-continue=${"x".repeat(39)}… ignored: expected a whole number from 1 to 10000`,
+			settingRefused("--til-done-max-continue", `${"x".repeat(39)}…`, "a whole number from 1 to 10000"),
 		]);
 	});
 });
@@ -109,14 +109,18 @@ describe.each(NUMERIC_SETTINGS)("$key: flag > env > default", (setting) => {
 		const { config, warnings } = resolveConfig({ [setting.flag]: "lots" }, { [setting.env]: envValue });
 		expect(config[setting.key]).toBe(Number(envValue));
 		expect(warnings).toHaveLength(1);
-		expect(warnings[0]).toMatch(new RegExp(`^--${setting.flag}=lots ignored: expected a (whole )?number from `));
+		expect(warnings[0]).toMatch(new RegExp(`^--${setting.flag}=lots is refused: expected a (whole )?number from `));
 	});
 
 	it("warns about an invalid variable and keeps the default", () => {
 		const { config, warnings } = resolveConfig({}, { [setting.env]: "-1" });
 		expect(config[setting.key]).toBe(fallback);
 		expect(warnings).toEqual([
-			`${setting.env}=-1 ignored: expected ${setting.integer ? "a whole number" : "a number"} from ${setting.min} to ${setting.max}`,
+			settingRefused(
+				setting.env,
+				"-1",
+				`${setting.integer ? "a whole number" : "a number"} from ${setting.min} to ${setting.max}`,
+			),
 		]);
 	});
 
@@ -180,7 +184,7 @@ describe("number parsing", () => {
 		(raw) => {
 			const { config, warnings } = resolveConfig({ "til-done-max-continue": raw }, {});
 			expect(config.maxContinuations).toBe(20);
-			expect(warnings).toEqual([`--til-done-max-continue=${raw} ignored: expected a whole number from 1 to 10000`]);
+			expect(warnings).toEqual([settingRefused("--til-done-max-continue", raw, "a whole number from 1 to 10000")]);
 		},
 	);
 
@@ -192,8 +196,8 @@ describe("number parsing", () => {
 		const { config, warnings } = resolveConfig({ "til-done-max-failures": "x" }, { TIL_DONE_MAX_FAILURES: "y" });
 		expect(config.maxFailures).toBe(3);
 		expect(warnings).toEqual([
-			"--til-done-max-failures=x ignored: expected a whole number from 1 to 100",
-			"TIL_DONE_MAX_FAILURES=y ignored: expected a whole number from 1 to 100",
+			settingRefused("--til-done-max-failures", "x", "a whole number from 1 to 100"),
+			settingRefused("TIL_DONE_MAX_FAILURES", "y", "a whole number from 1 to 100"),
 		]);
 	});
 });
@@ -273,7 +277,7 @@ describe("the check settings: a timeout, model checks on or off, the done-check"
 	it("takes a fractional check timeout, and rejects 0", () => {
 		expect(resolveConfig({ "til-done-check-timeout": "0.5" }, {}).config.checkTimeoutSeconds).toBe(0.5);
 		expect(resolveConfig({}, { TIL_DONE_CHECK_TIMEOUT: "0" }).warnings).toEqual([
-			"TIL_DONE_CHECK_TIMEOUT=0 ignored: expected a number from 0.1 to 3600",
+			settingRefused("TIL_DONE_CHECK_TIMEOUT", "0", "a number from 0.1 to 3600"),
 		]);
 	});
 
@@ -289,7 +293,7 @@ describe("the check settings: a timeout, model checks on or off, the done-check"
 	it("rejects any other word for model checks, and falls back to the environment", () => {
 		expect(resolveConfig({ "til-done-model-checks": "maybe" }, { TIL_DONE_MODEL_CHECKS: "off" })).toMatchObject({
 			config: { modelChecks: false },
-			warnings: ["--til-done-model-checks=maybe ignored: expected one of on, true, yes, 1, off, false, no, 0"],
+			warnings: [settingRefused("--til-done-model-checks", "maybe", "one of on, true, yes, 1, off, false, no, 0")],
 		});
 	});
 
@@ -301,7 +305,7 @@ describe("the check settings: a timeout, model checks on or off, the done-check"
 
 	it("rejects a blank or oversized done-check", () => {
 		expect(resolveConfig({}, { TIL_DONE_CHECK: "   " }).warnings).toEqual([
-			'TIL_DONE_CHECK=" " ignored: expected a command of 1 to 500 characters',
+			settingRefused("TIL_DONE_CHECK", '" "', "a command of 1 to 500 characters"),
 		]);
 		expect(resolveConfig({}, { TIL_DONE_CHECK: "x".repeat(501) }).config.doneCheck).toBeUndefined();
 	});

@@ -333,7 +333,7 @@ export function resolveConfig(
 			if (typeof raw !== "string" || (raw === "" && kind === "env")) continue;
 			const value = setting.parse(raw);
 			if (value === undefined) {
-				warnings.push(SETTING_WARNINGS.ignored(source, shownValue(raw), setting.expected));
+				warnings.push(SETTING_WARNINGS.refused(source, shownValue(raw), setting.expected));
 				continue;
 			}
 			config[setting.key] = value;
@@ -377,7 +377,7 @@ function resolveBooleans(
 		const raw = mayTake(setting, "env", role) ? env[setting.env] : undefined;
 		const fromEnv = raw === undefined || raw.trim() === "" ? undefined : parseSwitch(raw);
 		if (raw !== undefined && raw.trim() !== "" && fromEnv === undefined) {
-			warnings.push(SETTING_WARNINGS.ignored(setting.env, shownValue(raw), SETTING_EXPECTED.switch(SWITCH_WORDS)));
+			warnings.push(SETTING_WARNINGS.refused(setting.env, shownValue(raw), SETTING_EXPECTED.switch(SWITCH_WORDS)));
 		}
 		const value = fromFlag ?? fromEnv;
 		if (value !== undefined) config[setting.key] = value;

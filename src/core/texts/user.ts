@@ -933,9 +933,12 @@ export const SETTING_EXPECTED = {
 		`${integer ? "a whole number" : "a number"} from ${min} to ${max}`,
 } as const;
 
-/** Why a setting's value was not taken; the value comes as shown (on one line, cut, quoted where it must be). */
+/**
+ * Why a setting's value was not taken; the value comes as shown (on one line, cut, quoted where it must be). "Refused"
+ * is true in every mode: with a UI the next source applies, and `pi -p` runs nothing (NOTICES.runRefused follows).
+ */
 export const SETTING_WARNINGS = {
-	ignored: (source: string, value: string, expected: string) => `${source}=${value} ignored: expected ${expected}`,
+	refused: (source: string, value: string, expected: string) => `${source}=${value} is refused: expected ${expected}`,
 	switchRefused: (flag: string, value: string, words: string) =>
 		`--${flag}=${value} is refused: a switch takes one of ${words}`,
 	/** The model the judge setting names cannot be called (`why`: pi knows no such model, or has no credentials). */
