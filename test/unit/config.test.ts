@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
 	BOOLEAN_SETTINGS,
 	DEFAULT_CONFIG,
+	flagHelp,
 	NUMERIC_SETTINGS,
 	resolveConfig,
 	switchFlagValue,
@@ -162,6 +163,21 @@ describe("a flag given an empty or a blank value is refused alike, as every bad 
 			expect(warnings).toEqual([settingRefused(`--${flag}`, '""', expected(setting))]);
 		},
 	);
+});
+
+describe("a flag's text in pi --help never runs into the flag", () => {
+	const countdown = NUMERIC_SETTINGS.find((setting) => setting.flag === "til-done-countdown");
+	const workers = NUMERIC_SETTINGS.find((setting) => setting.flag === "til-done-workers");
+	const text = (setting: typeof countdown) =>
+		`${setting?.description} [default ${DEFAULT_CONFIG[setting?.key ?? "workers"]}, ${setting?.env}]`;
+
+	it("a flag that reaches pi's column of 30 (`  --til-done-countdown <value>`): its text on the next line, at the column", () => {
+		expect(countdown && flagHelp(countdown, true)).toBe(`\n${" ".repeat(30)}${text(countdown)}`);
+	});
+
+	it("a shorter one (`  --til-done-workers <value>`, 28): its text on its line, after pi's padding", () => {
+		expect(workers && flagHelp(workers, true)).toBe(text(workers));
+	});
 });
 
 describe("number parsing", () => {

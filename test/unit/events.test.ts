@@ -706,8 +706,9 @@ describe("registerFlags registers every setting as a CLI flag", () => {
 		expect(pi.flags.get("til-done-paused")?.description).toBe(
 			"Start with auto-continue off [default off, TIL_DONE_PAUSED]",
 		);
+		// `  --til-done-countdown <value>` reaches pi's column of 30: its text starts on the next line, at the column.
 		expect(pi.flags.get("til-done-countdown")?.description).toBe(
-			"Seconds of countdown before auto-continuing (0 = none) [default 3, TIL_DONE_COUNTDOWN]",
+			`\n${" ".repeat(30)}Seconds of countdown before auto-continuing (0 = none) [default 3, TIL_DONE_COUNTDOWN]`,
 		);
 		expect(pi.flags.get("til-done-judge")?.description).toBe(
 			"on|off|<provider>/<model>: an independent model judges a finished list against what you asked (on: the session's model) [default off, TIL_DONE_JUDGE]",

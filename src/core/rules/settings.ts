@@ -263,9 +263,17 @@ export const BOOLEAN_SETTINGS: readonly Setting<BooleanKey>[] = [
 	},
 ];
 
-/** A flag's line in `pi --help`: what it does, its default and its variable. */
-export function flagHelp(setting: Setting<keyof TilDoneConfig>): string {
-	return flagHelpLine(setting.description, DEFAULT_CONFIG[setting.key], setting.env);
+/** The column pi's `--help` pads a flag's name (and ` <value>`) to, writing its text right after (0.87.1 to 1.6.0). */
+export const PI_HELP_COLUMN = 30;
+
+/**
+ * A flag's text in `pi --help`: what it does, its default and its variable. A flag whose name (`takesValue`: with
+ * ` <value>`) reaches pi's column would run into its text, so that text starts on the next line, at the column.
+ */
+export function flagHelp(setting: Setting<keyof TilDoneConfig>, takesValue: boolean): string {
+	const text = flagHelpLine(setting.description, DEFAULT_CONFIG[setting.key], setting.env);
+	const head = `  --${setting.flag}${takesValue ? " <value>" : ""}`;
+	return head.length < PI_HELP_COLUMN ? text : `\n${" ".repeat(PI_HELP_COLUMN)}${text}`;
 }
 
 /** A switch flag's word as written: `--flag=word` (attached), or the word after `--flag`, which pi takes as its value. */
