@@ -16,7 +16,7 @@ import {
 	readFakeLog,
 	waitForValue,
 } from "../helpers/cli.ts";
-import { CONTINUATION_HEAD, countdownLine, doneStatus } from "../helpers/expected.ts";
+import { CONTINUATION_HEAD, countdownLine, doneStatus, progressStatus } from "../helpers/expected.ts";
 import { hasTmux, startTui, TMUX_MISSING, type TuiSession } from "../helpers/tmux.ts";
 
 const DEMO = join(REPO_ROOT, "scripts/demo.ts");
@@ -24,6 +24,13 @@ const STEPS = JSON.parse(readFileSync(join(REPO_ROOT, "demo/script.json"), "utf8
 
 function shellQuote(value: string): string {
 	return `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The README's sample of what the screen shows while the list is worked: the lines of its block, in order. */
+function readmeSample(): string[] {
+	const readme = readFileSync(join(REPO_ROOT, "README.md"), "utf8");
+	const block = /What you see while it works[\s\S]*?\n```\n([\s\S]*?)\n```/.exec(readme)?.[1] ?? "";
+	return block.split("\n");
 }
 
 /** The status the wrapper shell wrote, or undefined while the demo runs (or the write is still under way). */
@@ -44,6 +51,21 @@ describe.skipIf(!hasTmux()).each(PI_HOSTS)(
 			iso = undefined;
 		});
 		afterAll(() => cleanupAll());
+
+		it("the README's sample of the screen is the demo's, as docs/demo.png shows it: the second countdown and the footer", async () => {
+			iso = isolatedEnv();
+			// The default countdown, as the README and scripts/screenshot.ts have it: the second one is read as it shows.
+			const env = { ...iso.env, TIL_DONE_COUNTDOWN: "3", TIL_DONE_DEMO_SPEED: "20", TIL_DONE_DEMO_PI: host.version };
+			tui = await startTui({ env, command: [NODE, DEMO], cwd: REPO_ROOT, width: 110, height: 32 });
+			const counting = /⏳ Auto-continuing in \d+s\.\.\. \(type anything to interrupt\)/;
+			const screen = await tui.waitForScreen((s) => counting.test(s) && s.includes(progressStatus(3, 5)), 30_000);
+			const lines = screen.trimEnd().split("\n");
+			const sample = readmeSample();
+			expect(sample[0]).toBe(countdownLine(3));
+			expect(lines.some((line) => counting.test(line))).toBe(true);
+			expect(lines.at(-1)?.trimEnd()).toBe(sample.at(-1));
+			await tui.sendKeys("C-c", "C-c");
+		}, 60_000);
 
 		it("reaches ✓ Done (5 items) through two continuations, then quits and removes its temp folder", async () => {
 			iso = isolatedEnv();
