@@ -11,6 +11,8 @@ import {
 	allVerified,
 	KEY,
 	MESSAGE_TYPE,
+	NO_PROGRESS_DONE,
+	progressBreakerDone,
 	RUN_REFUSED,
 	stderrLine,
 	tokenBudgetStop,
@@ -136,6 +138,10 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			const sentBack = env.readLog().filter((line) => line.lastUser.includes(judgeReportLine(1, NO_DOCS)));
 			expect(sentBack.length).toBeGreaterThan(0);
 			expect(judgeCalls(env)).toHaveLength(2);
+			// The fix finished the list: /todos status shows no chain stuck on it.
+			const status = (await commandAnswer(client, "/todos status")).split("\n");
+			expect(status.filter((line) => line.startsWith("Continuations without progress"))).toEqual([NO_PROGRESS_DONE]);
+			expect(status.find((line) => line.startsWith("Progress breaker"))).toBe(progressBreakerDone(5, 2));
 		});
 	});
 

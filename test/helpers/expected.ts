@@ -427,6 +427,11 @@ const tokens = (count: number): string => Math.round(count).toLocaleString("en-U
 export const spentLine = (total: number, calls: number): string =>
 	`Spent this chain: ${tokens(total)} tokens in ${calls} call(s)`;
 /** `/todos status`: the progress breaker once armed. */
+/** `/todos status` once every todo is done: the no-progress counter has nothing left to count. */
+export const NO_PROGRESS_DONE = "Continuations without progress: none: every todo is done";
+/** The progress breaker's line once every todo is done: nothing is spent "since the last finished todo" on a done list. */
+export const progressBreakerDone = (factor: number, finished: number, needed = 2): string =>
+	`Progress breaker: ${factor} × the median tokens per finished todo; ${finished < needed ? `armed once ${needed} todos are finished, ${finished} so far` : "every todo is done"}`;
 export const progressBreakerLine = (factor: number, median: number, since: number): string =>
 	`Progress breaker: ${factor} × the median tokens per finished todo; median ${tokens(median)}, ${tokens(since)} since the last finished todo`;
 export const STOPPED_SPENDING = "Auto-continue: stopped: spending without progress (/todos why)";

@@ -818,6 +818,8 @@ export const BREAKER_TEXTS = {
 		stop: (limit: number, tail: string) =>
 			`Auto-continue stopped: no todo was completed in the last ${limit} continuations. ${tail}`,
 		report: (noProgress: number, limit: number) => `Continuations without progress: ${counter(noProgress, limit)}`,
+		/** Every todo is done: the counter has nothing left to count. */
+		done: "Continuations without progress: none: every todo is done",
 	},
 	spend: {
 		words: "spending without progress",
@@ -830,6 +832,8 @@ export const BREAKER_TEXTS = {
 		armedAt: (needed: number, finished: number) => `armed once ${needed} todos are finished, ${finished} so far`,
 		figures: (medianPerItem: number, sinceFinish: number) =>
 			`median ${formatTokens(medianPerItem)}, ${formatTokens(sinceFinish)} since the last finished todo`,
+		/** In place of the figures once every todo is done. */
+		done: "every todo is done",
 		report: (factor: number, figures: string) =>
 			`Progress breaker: ${factor} × the median tokens per finished todo; ${figures}`,
 	},
