@@ -56,7 +56,9 @@ describe.skipIf(!hasTmux()).each(PI_HOSTS)(
 			iso = isolatedEnv();
 			// The default countdown, as the README and scripts/screenshot.ts have it: the second one is read as it shows.
 			const env = { ...iso.env, TIL_DONE_COUNTDOWN: "3", TIL_DONE_DEMO_SPEED: "20", TIL_DONE_DEMO_PI: host.version };
-			tui = await startTui({ env, command: [NODE, DEMO], cwd: REPO_ROOT, width: 110, height: 32 });
+			const statusFile = join(iso.root, "demo-exit-status");
+			const command = ["/bin/sh", "-c", `${shellQuote(NODE)} ${shellQuote(DEMO)}; echo $? > ${shellQuote(statusFile)}`];
+			tui = await startTui({ env, command, cwd: REPO_ROOT, width: 110, height: 32 });
 			const counting = /⏳ Auto-continuing in \d+s\.\.\. \(type anything to interrupt\)/;
 			const screen = await tui.waitForScreen((s) => counting.test(s) && s.includes(progressStatus(3, 5)), 30_000);
 			const lines = screen.trimEnd().split("\n");
@@ -64,7 +66,9 @@ describe.skipIf(!hasTmux()).each(PI_HOSTS)(
 			expect(sample[0]).toBe(countdownLine(3));
 			expect(lines.some((line) => counting.test(line))).toBe(true);
 			expect(lines.at(-1)?.trimEnd()).toBe(sample.at(-1));
+			// Quit, and let the demo remove its temp folder before the test's own goes.
 			await tui.sendKeys("C-c", "C-c");
+			expect(await waitForValue(() => exitStatus(statusFile), 10_000, "the demo's exit status")).toBe("0");
 		}, 60_000);
 
 		it("reaches ✓ Done (5 items) through two continuations, then quits and removes its temp folder", async () => {
