@@ -106,10 +106,10 @@ export function registerMessageRenderers(pi: ExtensionAPI): void {
 /** Registers the extension's CLI flags; their values are read at every session start. */
 export function registerFlags(pi: ExtensionAPI): void {
 	for (const setting of [...NUMERIC_SETTINGS, ...TEXT_SETTINGS]) {
-		pi.registerFlag(setting.flag, { type: "string", description: flagHelp(setting) });
+		pi.registerFlag(setting.flag, { type: "string", description: flagHelp(setting, true) });
 	}
 	for (const setting of BOOLEAN_SETTINGS) {
-		pi.registerFlag(setting.flag, { type: "boolean", description: flagHelp(setting) });
+		pi.registerFlag(setting.flag, { type: "boolean", description: flagHelp(setting, false) });
 	}
 }
 

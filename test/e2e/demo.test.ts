@@ -29,6 +29,7 @@ import {
 	doneStatus,
 	goalMet,
 	goalNotYet,
+	progressStatus,
 	WORKERS,
 } from "../helpers/expected.ts";
 import { judgeCalls, judgeReportLine } from "../helpers/judge.ts";
@@ -46,6 +47,13 @@ function shellQuote(value: string): string {
 	return `'${value.replace(/'/g, `'\\''`)}'`;
 }
 
+/** The README's sample of what the screen shows while the list is worked: the lines of its block, in order. */
+function readmeSample(): string[] {
+	const readme = readFileSync(join(REPO_ROOT, "README.md"), "utf8");
+	const block = /What you see while it works[\s\S]*?\n```\n([\s\S]*?)\n```/.exec(readme)?.[1] ?? "";
+	return block.split("\n");
+}
+
 /** The status the wrapper shell wrote, or undefined while the demo runs (or the write is still under way). */
 function exitStatus(file: string): string | undefined {
 	return (existsSync(file) && readFileSync(file, "utf8").trim()) || undefined;
@@ -60,8 +68,14 @@ interface DemoRun {
 
 let run: DemoRun | undefined;
 
-/** Starts `node scripts/demo.ts [name | folder]` at 20 times its speed, in a pane of `width` x `height`. */
-async function startDemo(host: PiHost, name: string | undefined, width: number, height: number): Promise<DemoRun> {
+/** Starts `node scripts/demo.ts [name | folder]` at 20 times its speed, in a pane of `width` x `height`, with `settings` over the test's. */
+async function startDemo(
+	host: PiHost,
+	name: string | undefined,
+	width: number,
+	height: number,
+	settings: Record<string, string> = {},
+): Promise<DemoRun> {
 	const iso = isolatedEnv();
 	Object.assign(iso.env, {
 		TIL_DONE_COUNTDOWN: "0.2",
@@ -69,6 +83,7 @@ async function startDemo(host: PiHost, name: string | undefined, width: number, 
 		TIL_DONE_FAKE_LOG: join(iso.root, "demo-log.jsonl"),
 		TIL_DONE_FAKE_JUDGE_LOG: join(iso.root, "judge-log.jsonl"),
 		TIL_DONE_DEMO_PI: host.version,
+		...settings,
 	});
 	const statusFile = join(iso.root, "demo-exit-status");
 	const demo = [NODE, DEMO, ...(name ? [name] : [])].map(shellQuote).join(" ");
@@ -121,6 +136,19 @@ describe.skipIf(!hasTmux()).each(PI_HOSTS)(
 			run = undefined;
 		});
 		afterAll(() => cleanupAll());
+
+		it("the README's sample of the screen is the demo's, as docs/demo.png shows it: the second countdown and the footer", async () => {
+			// The default countdown, as the README and scripts/screenshot.ts have it: the second one is read as it shows.
+			const demo = await startDemo(host, undefined, 110, 32, { TIL_DONE_COUNTDOWN: "3" });
+			const counting = /⏳ Auto-continuing in \d+s\.\.\. \(type anything to interrupt\)/;
+			const screen = await demo.tui.waitForScreen((s) => counting.test(s) && s.includes(progressStatus(3, 5)), 30_000);
+			const lines = screen.trimEnd().split("\n");
+			const sample = readmeSample();
+			expect(sample[0]).toBe(countdownLine(3));
+			expect(lines.some((line) => counting.test(line))).toBe(true);
+			expect(lines.at(-1)?.trimEnd()).toBe(sample.at(-1));
+			await quit(demo);
+		}, 60_000);
 
 		it("npm run demo reaches ✓ Done (5 items) through two continuations, then quits and removes its temp folder", async () => {
 			const demo = await startDemo(host, undefined, 110, 32);

@@ -7,7 +7,7 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { EXTENSION_ENTRY, type FakeStep, type IsolatedEnv, PI_HOSTS, type PiHost, runPrint } from "../helpers/cli.ts";
-import { allVerified, countdownLine, KEY, stderrLine } from "../helpers/expected.ts";
+import { allVerified, countdownLine, goalInProgress, KEY, NO_GOAL, stderrLine } from "../helpers/expected.ts";
 import { JUDGE_ARGS, judgeCalls, judgeData, judgeSays, scriptJudge } from "../helpers/judge.ts";
 import { must } from "../helpers/must.ts";
 import { perTest } from "../helpers/per-test.ts";
@@ -124,9 +124,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			);
 			// The first paint clears the key; the goal shows while it is in progress and goes with it.
 			expect(shown).toEqual([undefined, "🎯 goal: Every test in test/ passes.", undefined]);
-			expect(await commandAnswer(client, "/goal")).toBe(
-				"usage: /goal <condition> | /goal off  (the condition: 1 to 2000 characters; after every run the judge decides whether it holds, and the goal ends when it does, at a breaker or budget, on /goal off or a key)",
-			);
+			expect(await commandAnswer(client, "/goal")).toBe(NO_GOAL);
 		});
 
 		it("/goal off during the countdown ends it: nothing more is sent, and the judge is not asked again", async () => {
@@ -135,6 +133,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			const client = await pi.rpc({ host, env: env.env, extensions: [EXTENSION_ENTRY], args: JUDGE_ARGS });
 			await client.prompt(`/goal ${CONDITION.split("\n")[0]}`);
 			await client.waitFor(() => client.widgets.has(KEY.countdown), 10_000, "the countdown");
+			expect(await commandAnswer(client, "/goal")).toBe(goalInProgress(1, CONDITION.split("\n")[0] ?? ""));
 			expect(await commandAnswer(client, "/goal off")).toBe("Goal stopped by you.");
 			await client.waitFor(() => !client.widgets.has(KEY.countdown), 10_000, "the countdown gone");
 			expect(client.statuses.has(KEY.goal)).toBe(false);

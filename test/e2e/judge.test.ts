@@ -11,11 +11,15 @@ import {
 	allVerified,
 	KEY,
 	MESSAGE_TYPE,
+	NO_PROGRESS_DONE,
+	progressBreakerDone,
 	RUN_REFUSED,
 	stderrLine,
 	tokenBudgetStop,
 	UNVERIFIED_ASK,
 	UNVERIFIED_HEAD,
+	verifiedNotice,
+	verifiedStatus,
 } from "../helpers/expected.ts";
 import {
 	fakeJudgeTokens,
@@ -80,7 +84,8 @@ const endCodes = (entries: readonly Record<string, unknown>[]) =>
 		.filter((entry) => entry.customType === MESSAGE_TYPE.complete)
 		.map((entry) => (entry.data as { code: string }).code);
 
-const VERIFIED_NOTICE = "✓ All 2 todos are done and verified (1 check(s) passed).";
+/** The list had no check: the judge alone verified it, and is no check. */
+const VERIFIED_NOTICE = verifiedNotice(2, 0, true);
 
 const messages = (client: PiRpc) => client.notifications.map((notice) => notice.message);
 
@@ -128,11 +133,15 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			const client = await pi.rpc({ host, env: env.env, extensions: [EXTENSION_ENTRY], args: JUDGE_ARGS });
 			await client.promptAndSettle(REQUEST);
 			await client.waitFor(() => messages(client).includes(VERIFIED_NOTICE), 15_000, "the verified notice");
-			expect(client.statuses.get(KEY.check)).toBe("✓ verified (1 check(s) passed)");
+			expect(client.statuses.get(KEY.check)).toBe(verifiedStatus(0, true));
 			expect(messages(client).filter((message) => message.includes("verified"))).toEqual([VERIFIED_NOTICE]);
 			const sentBack = env.readLog().filter((line) => line.lastUser.includes(judgeReportLine(1, NO_DOCS)));
 			expect(sentBack.length).toBeGreaterThan(0);
 			expect(judgeCalls(env)).toHaveLength(2);
+			// The fix finished the list: /todos status shows no chain stuck on it.
+			const status = (await commandAnswer(client, "/todos status")).split("\n");
+			expect(status.filter((line) => line.startsWith("Continuations without progress"))).toEqual([NO_PROGRESS_DONE]);
+			expect(status.find((line) => line.startsWith("Progress breaker"))).toBe(progressBreakerDone(5, 2));
 		});
 	});
 

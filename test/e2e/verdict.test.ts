@@ -8,7 +8,15 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { EXTENSION_ENTRY, type FakeStep, type IsolatedEnv, PI_HOSTS } from "../helpers/cli.ts";
-import { allDone, doneStatus, KEY, progressStatus } from "../helpers/expected.ts";
+import {
+	allDone,
+	doneStatus,
+	KEY,
+	notVerifiedStatus,
+	progressStatus,
+	verifiedNotice,
+	verifiedStatus,
+} from "../helpers/expected.ts";
 import { perTest } from "../helpers/per-test.ts";
 import { commandAnswer, type PiRpc } from "../helpers/rpc.ts";
 import { completeStep, sayStep, startStep, writeStep } from "../helpers/scripts.ts";
@@ -27,10 +35,9 @@ const FINISHES_BOTH: FakeStep[] = [
 	completeStep(1),
 	sayStep("Both done."),
 ];
-const doneAndVerified = (total: number, checks: number) =>
-	`✓ All ${total} todos are done and verified (${checks} check(s) passed).`;
-const verified = (checks: number) => `✓ verified (${checks} check(s) passed)`;
-const notVerified = (what: string) => `✗ not verified: ${what}`;
+const doneAndVerified = (total: number, checks: number) => verifiedNotice(total, checks);
+const verified = (checks: number) => verifiedStatus(checks);
+const notVerified = notVerifiedStatus;
 
 const messages = (client: PiRpc) => client.notifications.map((notice) => notice.message);
 

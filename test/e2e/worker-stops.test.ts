@@ -17,7 +17,7 @@ import {
 	runPrint,
 	waitForValue,
 } from "../helpers/cli.ts";
-import { stderrLine, WORKERS, workerFailures } from "../helpers/expected.ts";
+import { stderrLine, WORKERS, workerFailures, workersCount, workersStatus } from "../helpers/expected.ts";
 import { perTest } from "../helpers/per-test.ts";
 import { sayStep, toolStep, writeFileScript } from "../helpers/scripts.ts";
 import { editorLine, hasTmux, TMUX_MISSING } from "../helpers/tmux.ts";
@@ -192,7 +192,8 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			const session = await pi.tui({ host, env: env.env, extensions: [EXTENSION_ENTRY] });
 			await session.type("Write a.txt.");
 			await session.sendKeys("Enter");
-			await session.waitForScreen((s) => s.includes("⚙ 1 worker(s): [0]"));
+			const atWork = workersStatus([[0, "Write a.txt"]]);
+			await session.waitForScreen((s) => s.includes(atWork));
 			const worker = await waitForValue(() => workerPid("data): [0]", file), 20_000, "the worker");
 			if (typed === "") await session.sendKeys("Tab");
 			else await session.type(typed);
@@ -200,13 +201,13 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			await session.sendKeys("Escape");
 			const closed = await session.waitForScreen((s) => !POPUP.test(s) || s.includes("Workers stopped by you"));
 			expect(closed).not.toContain("Workers stopped by you");
-			expect(closed).toContain("⚙ 1 worker(s): [0]");
+			expect(closed).toContain(atWork);
 			expect(workerPid("data): [0]", file)).toBe(worker);
 			if (typed !== "") await session.sendKeys("BSpace");
 			await session.waitForScreen((s) => editorLine(s) === "");
 			await session.sendKeys("Escape");
 			await session.waitForScreen(
-				(s) => unwrapped(s).includes(WORKERS.stoppedByKey(1)) && !s.includes("⚙ 1 worker(s)"),
+				(s) => unwrapped(s).includes(WORKERS.stoppedByKey(1)) && !s.includes(workersCount(1)),
 			);
 			expect(workerPid("data): [0]", file)).toBeUndefined();
 			expect(existsSync(join(env.cwd, "a.txt"))).toBe(false);

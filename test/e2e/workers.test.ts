@@ -7,6 +7,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { JsonValue } from "@earendil-works/pi-ai";
+import { visibleWidth } from "@earendil-works/pi-tui";
 import { describe, expect, it } from "vitest";
 import {
 	EXTENSION_ENTRY,
@@ -18,13 +19,26 @@ import {
 	runPrint,
 	waitForValue,
 } from "../helpers/cli.ts";
-import { allDone, allFinished, CHECKPOINT_ENTRY, CHECKPOINTS, KEY, stderrLine } from "../helpers/expected.ts";
+import {
+	allDone,
+	allFinished,
+	CHECKPOINT_ENTRY,
+	CHECKPOINTS,
+	KEY,
+	progressStatus,
+	reviewWait,
+	stderrLine,
+	WORKERS,
+	workersCount,
+	workersIndices,
+	workersStatus,
+} from "../helpers/expected.ts";
 import { perTest } from "../helpers/per-test.ts";
 import { commandAnswer } from "../helpers/rpc.ts";
 import { sayStep, toolStep, writeFileScript, writeStep } from "../helpers/scripts.ts";
 import { sessionEntries } from "../helpers/session-file.ts";
 import { installForChildren, runParent, scriptsByDepth } from "../helpers/subagents.ts";
-import { hasTmux, TMUX_MISSING } from "../helpers/tmux.ts";
+import { hasTmux, submit, TMUX_MISSING } from "../helpers/tmux.ts";
 import { usageOf } from "../helpers/usage.ts";
 import { userRepo } from "../helpers/user-repo.ts";
 import { exited, markedProcesses, workerPid } from "../helpers/workers.ts";
@@ -396,11 +410,18 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			const client = await pi.rpc({ host, env: env.env, extensions: [EXTENSION_ENTRY] });
 			await client.prompt("Write the two files.");
 			await client.waitFor(
-				() =>
-					client.statuses.get(KEY.workers) === "⚙ 2 worker(s): [0] [1]" && workerPid("data): [1]", file) !== undefined,
+				() => client.statuses.get(KEY.workers)?.startsWith("⚙ 2") && workerPid("data): [1]", file) !== undefined,
 				20_000,
 				"two workers at work",
 			);
+			// Each item once: by its worker, with its text; none as the session's own item in progress.
+			expect(client.statuses.get(KEY.workers)).toBe(
+				workersStatus([
+					[0, "Write a.txt"],
+					[1, "Write b.txt"],
+				]),
+			);
+			expect(client.statuses.has(KEY.active)).toBe(false);
 			const listed = (await commandAnswer(client, "/todos workers")).split("\n");
 			expect(listed[0]).toBe("Workers: up to 2 at once; 2 at work");
 			expect(listed[1]).toMatch(/^ {2}\[0\] Write a\.txt: \d+ s, 0 tokens, in \/.+\/til-done-worker-\d+\.\d+-\w+$/);
@@ -426,6 +447,104 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 				`Workers: up to 2 at once; spent this chain: ${(total - own.tokens).toLocaleString("en-US")} tokens in 4 call(s)`,
 			);
 		});
+
+		it("a worker's item given back and taken again keeps its place: the workers by index, each item once", async () => {
+			const env = pi.env([writeStep(["Write a.txt", "Write b.txt"]), sayStep("Planned.")], {
+				TIL_DONE_WORKERS: "2",
+			});
+			userRepo(env);
+			const go = join(env.root, "go");
+			const writes = (name: string): FakeStep[] => [
+				{ ...toolStep("write", { path: name, content: `${name}\n` }), waitForFile: go },
+				sayStep(`Wrote ${name}.`),
+			];
+			// [0]'s first worker gives its item back at once; its next try starts while [1]'s worker is still at work.
+			const file = env.writeWorkerScripts({
+				"0": [sayStep("NOT DONE: the greeting is not decided yet")],
+				"0/again": writes("a.txt"),
+				"1": writes("b.txt"),
+			});
+			const client = await pi.rpc({ host, env: env.env, extensions: [EXTENSION_ENTRY] });
+			await client.prompt("Write the two files.");
+			const why = "it said it could not do its item: «the greeting is not decided yet»";
+			await client.waitFor(
+				() =>
+					client.notifications.some((notice) => notice.message === WORKERS.givenBack(0, why)) &&
+					client.statuses.get(KEY.workers)?.startsWith("⚙ 2") &&
+					workerPid("given back", file) !== undefined,
+				20_000,
+				"[0] taken again while [1] is at work",
+			);
+			expect(client.statuses.get(KEY.workers)).toBe(
+				workersStatus([
+					[0, "Write a.txt"],
+					[1, "Write b.txt"],
+				]),
+			);
+			writeFileSync(go, "");
+			await client.waitFor(
+				() => client.notifications.some((notice) => notice.message === allDone(2)),
+				20_000,
+				"the list done",
+			);
+			// Over the whole run: every workers' entry by index, and no item in progress named outside it.
+			const shown = (key: string) =>
+				client.uiRequests.flatMap((request) =>
+					request.method === "setStatus" && request.statusKey === key ? [request.statusText ?? undefined] : [],
+				);
+			const byIndex = (value: string | undefined) => {
+				const indices = [...(value ?? "").matchAll(/\[(\d+)\]/g)].map((match) => Number(match[1]));
+				return indices.every((index, at) => at === 0 || index > (indices[at - 1] ?? -1));
+			};
+			expect(shown(KEY.workers).filter((value) => !byIndex(value))).toEqual([]);
+			expect(shown(KEY.workers)).toContain(workersStatus([[1, "Write b.txt"]]));
+			expect(shown(KEY.active).filter((value) => value !== undefined)).toEqual([]);
+		});
+	});
+
+	describe.skipIf(!hasTmux())(`the footer in the TUI${hasTmux() ? "" : ` (${TMUX_MISSING})`}`, () => {
+		const WORKED = [
+			"Write a.txt: the greeting for every new user",
+			"Write b.txt: the list of contributors",
+			"Write c.txt",
+		];
+		/** The footer's status line: the last line of the screen. */
+		const statusLine = (screen: string): string => screen.trimEnd().split("\n").at(-1) ?? "";
+		/** At 80 columns the workers keep their indices; at 120 their texts too, cut. */
+		const workersAt = new Map([
+			[80, workersIndices([1, 2, 3])],
+			[120, workersStatus(WORKED.map((text, at) => [at + 1, text.length > 15 ? `${text.slice(0, 15)}…` : text]))],
+		]);
+
+		it.each([80, 120])(
+			"at %i columns, three workers and a review wait: each item once, the state whole",
+			async (width) => {
+				const review = { text: "Review the API design", review: true };
+				const list = toolStep("write_todos", { mode: "replace", todos: [review, ...WORKED.map((text) => ({ text }))] });
+				const env = pi.env([list, sayStep("Planned.")], { TIL_DONE_WORKERS: "3", TIL_DONE_COUNTDOWN: "600" });
+				userRepo(env);
+				const go = join(env.root, "go");
+				const writes = (name: string): FakeStep[] => [
+					{ ...toolStep("write", { path: name, content: `${name}\n` }), waitForFile: go },
+					sayStep(`Wrote ${name}.`),
+				];
+				env.writeWorkerScripts({ "1": writes("a.txt"), "2": writes("b.txt"), "3": writes("c.txt") });
+				const session = await pi.tui({ host, env: env.env, extensions: [EXTENSION_ENTRY], width });
+				await submit(session, "Write the files.");
+				await session.waitForScreen((s) => statusLine(s).includes("⚙ 3"), 20_000);
+				// The user takes up the review item while the workers work the rest.
+				await submit(session, "/todos start 0");
+				const screen = await session.waitForScreen((s) => statusLine(s).includes(reviewWait(0)), 20_000);
+				expect(statusLine(screen)).toBe(`${progressStatus(0, 4)} ${reviewWait(0)} ${workersAt.get(width)}`);
+				expect(visibleWidth(statusLine(screen))).toBeLessThanOrEqual(width);
+				writeFileSync(go, "");
+				const landed = await session.waitForScreen(
+					(s) => statusLine(s).startsWith(progressStatus(3, 4)) && !statusLine(s).includes("⚙"),
+					20_000,
+				);
+				expect(statusLine(landed)).toBe(`${progressStatus(3, 4)} ${reviewWait(0)}`);
+			},
+		);
 	});
 
 	describe.skipIf(!hasTmux())(`Esc stops them, in the TUI${hasTmux() ? "" : ` (${TMUX_MISSING})`}`, () => {
@@ -441,11 +560,18 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			const session = await pi.tui({ host, env: env.env, extensions: [EXTENSION_ENTRY] });
 			await session.type("Write the two files.");
 			await session.sendKeys("Enter");
-			await session.waitForScreen((screen) => screen.includes("⚙ 2 worker(s): [0] [1]"));
+			await session.waitForScreen((screen) =>
+				screen.includes(
+					workersStatus([
+						[0, "Write a.txt"],
+						[1, "Write b.txt"],
+					]),
+				),
+			);
 			await waitForValue(() => workerPid("data): [1]", file), 20_000, "the second worker");
 			await session.sendKeys("Escape");
 			const screen = await session.waitForScreen(
-				(s) => s.includes("Workers stopped by you: 2 item(s) are ready again") && !s.includes("⚙ 2 worker(s)"),
+				(s) => s.includes("Workers stopped by you: 2 item(s) are ready again") && !s.includes(workersCount(2)),
 			);
 			expect(screen).toContain("interrupted by you");
 			expect(workerPid("data): [0]", file)).toBeUndefined();

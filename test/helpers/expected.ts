@@ -121,6 +121,14 @@ export const PAUSED_STATUS = "⏸ auto-continue paused";
 export const pausedStatus = (reason: string): string => `${PAUSED_STATUS}: ${reason}`;
 /** The pause reason `--til-done-paused` / `TIL_DONE_PAUSED=1` gives. */
 export const STARTED_PAUSED = "started with auto-continue off";
+/**
+ * A setting's value that is not taken: the flag or variable, the value as written (quoted when blank), what it takes.
+ * "Refused" holds in every mode: with a UI the next source applies, and `pi -p` runs nothing.
+ */
+export const settingRefused = (source: string, value: string, expected: string): string =>
+	`${source}=${value} is refused: expected ${expected}`;
+/** What the goal setting takes. */
+export const GOAL_EXPECTED = "a condition of 1 to 2000 characters";
 /** The last stderr line of a `pi -p` that ran nothing because a setting was not understood (exit status 2). */
 export const RUN_REFUSED =
 	"pi-til-done: nothing was run (exit status 2): pi -p runs only what it was told, and the line above stands in the way; fix what it says and run again.";
@@ -199,6 +207,14 @@ export const WORKERS = {
 	landedOnStop: (index: number): string =>
 		`Worker on [${index}]: its landing had begun writing when you stopped it: it landed whole, and the item is completed.`,
 } as const;
+
+/** The workers' status: each worker's item once, by index, with its text: `⚙ 2 worker(s): [0] a [1] b`. */
+export const workersStatus = (items: readonly (readonly [number, string])[]): string =>
+	`⚙ ${items.length} worker(s):${items.map(([index, text]) => ` [${index}] ${text}`).join("")}`;
+/** Its shorter forms where the texts do not fit: the indices alone, then the count alone. */
+export const workersIndices = (indices: readonly number[]): string =>
+	`⚙ ${indices.length} worker(s): ${indices.map((index) => `[${index}]`).join(" ")}`;
+export const workersCount = (count: number): string => `⚙ ${count}`;
 
 // ── /todos and /loop ────────────────────────────────────────────────────────
 
@@ -424,6 +440,11 @@ const tokens = (count: number): string => Math.round(count).toLocaleString("en-U
 export const spentLine = (total: number, calls: number): string =>
 	`Spent this chain: ${tokens(total)} tokens in ${calls} call(s)`;
 /** `/todos status`: the progress breaker once armed. */
+/** `/todos status` once every todo is done: the no-progress counter has nothing left to count. */
+export const NO_PROGRESS_DONE = "Continuations without progress: none: every todo is done";
+/** The progress breaker's line once every todo is done: nothing is spent "since the last finished todo" on a done list. */
+export const progressBreakerDone = (factor: number, finished: number, needed = 2): string =>
+	`Progress breaker: ${factor} × the median tokens per finished todo; ${finished < needed ? `armed once ${needed} todos are finished, ${finished} so far` : "every todo is done"}`;
 export const progressBreakerLine = (factor: number, median: number, since: number): string =>
 	`Progress breaker: ${factor} × the median tokens per finished todo; median ${tokens(median)}, ${tokens(since)} since the last finished todo`;
 export const STOPPED_SPENDING = "Auto-continue: stopped: spending without progress (/todos why)";
@@ -435,6 +456,16 @@ export const FAKE_MODEL = "til-done-fake/scripted";
 
 /** The status bar while a stopped chain waits for the user. */
 export const stopStatus = (words: string): string => `⏹ auto-continue stopped: ${words} (/todos why)`;
+/** What a passed verification ran, as its notice and status say it: the commands that passed, and the judge's met. */
+const passedBy = (checks: number, judge: boolean): string =>
+	[...(checks > 0 || !judge ? [`${checks} check(s) passed`] : []), ...(judge ? ["the judge: met"] : [])].join("; ");
+/** The one notice a verified list gets: `checks` commands passed (the judge is no check), and whether the judge met it. */
+export const verifiedNotice = (total: number, checks: number, judge = false): string =>
+	`✓ All ${total} todos are done and verified (${passedBy(checks, judge)}).`;
+/** The check entry once a verification passed. */
+export const verifiedStatus = (checks: number, judge = false): string => `✓ verified (${passedBy(checks, judge)})`;
+/** The check entry once a verification failed: what failed, as the status bar lists it. */
+export const notVerifiedStatus = (failed: string): string => `✗ not verified: ${failed}`;
 
 // ── Verified completion ─────────────────────────────────────────────────────
 
@@ -486,7 +517,11 @@ export const LOOP_USAGE =
 /** `/loop` refused: what was not understood, then the usage. */
 export const loopRefused = (why: string): string => `/loop: ${why}\n${LOOP_USAGE}`;
 export const LOOP_BAD_MAX = loopRefused("--max takes a whole number from 1 to 1000");
-/** What `/goal` alone answers, and its refusal ends with. */
+/** What `/goal` alone answers: the goal in progress (its run, counted from 1), or that there is none. */
+export const goalInProgress = (run: number, condition: string): string =>
+	`🎯 Goal in progress (run ${run}): ${condition}`;
+export const NO_GOAL = "No goal is in progress: /goal <condition> starts one.";
+/** What a refusal of `/goal` ends with. */
 export const GOAL_USAGE =
 	"usage: /goal <condition> | /goal off  (the condition: 1 to 2000 characters; after every run the judge decides whether it holds, and the goal ends when it does, at a breaker or budget, on /goal off or a key)";
 /** `/goal` refused: a condition over 2,000 characters, then the usage. */

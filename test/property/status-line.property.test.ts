@@ -6,6 +6,7 @@
 
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import type { StoppedBy } from "../../src/core/rules/breakers.ts";
 import { BREAKERS, stopWords } from "../../src/core/rules/breakers.ts";
 import { cellsOf } from "../../src/core/texts/sanitize.ts";
 import {
@@ -16,7 +17,7 @@ import {
 	planStatus,
 	stopStatus,
 } from "../../src/core/texts/user.ts";
-import { progressOf, reviewOf } from "../../src/core/views/status-entries.ts";
+import { progressOf, reviewOf, statusEntries } from "../../src/core/views/status-entries.ts";
 import { fitStatusLine, type StatusEntry } from "../../src/core/views/status-line.ts";
 import type { TodoItem } from "../../src/types.ts";
 import { KEY } from "../helpers/expected.ts";
@@ -98,6 +99,79 @@ describe("the footer's status line at 80 columns and wider", () => {
 				expect(shown(KEY.check)).toMatch(
 					check ? /^(🔎 (checking )?(\[2\]|the done-check)|✗ not verified|✓ verified|🔎 not verified yet)/ : /^none$/,
 				);
+			}),
+			{ numRuns: 2000 },
+		);
+	});
+});
+
+/** A list with items in progress, some held by workers (in the order they started), one of them maybe for review. */
+const atWork = fc
+	.record({
+		todos: fc.array(fc.record({ text, status }), { minLength: 1, maxLength: 30 }),
+		review: fc.nat(29),
+		picks: fc.array(fc.nat(29), { maxLength: 16 }),
+	})
+	.map(({ todos, review, picks }) => {
+		// The last item stays open: a list in progress (the verification's words are the other property's).
+		const marked = todos.map((todo, at) => (at === review % todos.length ? { ...todo, review: true } : todo));
+		const list: TodoItem[] = [...marked, { text: "last", status: "not_started" }];
+		const open = [...list.keys()].filter((at) => list[at]?.status === "in_progress" && !list[at]?.review);
+		// Workers hold distinct items in progress, never a review item; the picks give the order they started in.
+		const workers = [...new Set(picks.map((pick) => open[pick % Math.max(1, open.length)]))]
+			.filter((index): index is number => index !== undefined)
+			.map((index) => ({ index }));
+		return { todos: list, workers };
+	});
+const withWorkers = fc.record({
+	list: atWork,
+	paused: fc.option(fc.option(text, { nil: undefined }), { nil: null }),
+	stopped: fc.option(fc.constantFrom<StoppedBy>(...BREAKERS.map((row) => row.code), "interrupted"), { nil: undefined }),
+	failed: fc.option(fc.array(text, { minLength: 1, maxLength: 4 }), { nil: undefined }),
+	goal: fc.option(text, { nil: undefined }),
+	loop: fc.boolean(),
+	width: fc.integer({ min: 80, max: 240 }),
+});
+
+describe("the footer's status line with workers, at 80 columns and wider", () => {
+	it("names each item in progress once, the workers' by index, fits the width and keeps every state", () => {
+		fc.assert(
+			fc.property(withWorkers, ({ list: { todos, workers }, paused, stopped, failed, goal, loop, width }) => {
+				const view = {
+					todos,
+					chain: { paused: paused !== null, pauseReason: paused ?? undefined, stopped },
+					loop: loop ? { prompt: "p", iteration: 1000, max: 1000, marker: "DONE" } : undefined,
+					goal: goal === undefined ? undefined : { condition: goal, runs: 0 },
+					workers,
+					panelEnabled: false,
+					checking: undefined,
+					verification: failed && { passed: false, failed, checks: 5, of: todos },
+					toVerify: false,
+				};
+				const fitted = new Map(fitStatusLine(statusEntries(view), width));
+				expect(cellsOf(drawn([...fitted]))).toBeLessThanOrEqual(width);
+
+				// Each item in progress is named at most once among the entries that name items in progress.
+				const named = [KEY.active, KEY.review, KEY.workers].map((key) => fitted.get(key) ?? "").join(" ");
+				for (const [index, todo] of todos.entries()) {
+					if (todo.status !== "in_progress") continue;
+					expect(named.split(`[${index}]`).length - 1).toBeLessThanOrEqual(1);
+				}
+				// The workers: their count always, their indices (when shown) all of them, by index.
+				const shownWorkers = fitted.get(KEY.workers) ?? "none";
+				const indices = workers.map(({ index }) => index).sort((a, b) => a - b);
+				expect(shownWorkers).toMatch(workers.length === 0 ? /^none$/ : new RegExp(`^⚙ ${workers.length}( |$)`));
+				const listed = [...shownWorkers.matchAll(/\[(\d+)\]/g)].map((match) => Number(match[1]));
+				expect(listed.length === 0 ? [] : listed).toEqual(listed.length === 0 ? [] : indices);
+				// Every state stays: the progress count, the pause, the review wait, the stop, the failed verification.
+				const finished = todos.filter((t) => t.status === "completed" || t.status === "abandoned").length;
+				expect(fitted.get(KEY.status)).toMatch(new RegExp(`^📋 ${finished}/${todos.length}( |$)`));
+				expect(fitted.get(KEY.paused) ?? "none").toMatch(paused === null ? /^none$/ : /^⏸ (auto-continue )?paused/);
+				expect(fitted.get(KEY.review) ?? "none").toMatch(reviewOf(todos) ? /^👁 \[\d+\]/ : /^none$/);
+				expect(fitted.get(KEY.stop) ?? "none").toMatch(stopped === undefined ? /^none$/ : /^⏹ /);
+				expect(fitted.get(KEY.check) ?? "none").toMatch(failed ? /^✗ not verified/ : /^none$/);
+				// Like the loop's counter, the goal's mark may go at the narrowest, with every state on screen.
+				expect(fitted.get(KEY.goal) ?? "none").toMatch(goal === undefined ? /^none$/ : /^(🎯 goal|none$)/);
 			}),
 			{ numRuns: 2000 },
 		);

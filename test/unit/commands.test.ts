@@ -23,6 +23,8 @@ import {
 	LOOP_USAGE,
 	listLines,
 	loopRefused,
+	NO_PROGRESS_DONE,
+	progressBreakerDone,
 	STATUS_REFUSED,
 	statusReport,
 	stderrLine,
@@ -623,6 +625,16 @@ describe("status shows what the chain spent, its budgets and the progress breake
 			"Progress breaker: 5 × the median tokens per finished todo; median 3,000, 4,321 since the last finished todo",
 			"Token budget: 100,000 (next continuation: about 60,321)",
 			"Cost budget: 2.0000 (next continuation: about 0.4501)",
+		]);
+	});
+
+	it("a done list shows no chain stuck on it: no counter of continuations without progress, nothing spent since", async () => {
+		spent({ tokens: 54_321, calls: 9, lastContext: 6000, perItem: [2000, 4000], tokensAtFinish: 50_000 });
+		recordRun({ ...getChain(), noProgress: 1 });
+		const lines = formatStatusReport(DEFAULT_CONFIG, { activeTools: ["bash"], listDone: true }).split("\n");
+		expect(lines.filter((line) => /^(Continuations without|Progress breaker)/.test(line))).toEqual([
+			NO_PROGRESS_DONE,
+			progressBreakerDone(5, 2),
 		]);
 	});
 

@@ -2,11 +2,13 @@ import { describe, expect, it } from "vitest";
 import {
 	BOOLEAN_SETTINGS,
 	DEFAULT_CONFIG,
+	flagHelp,
 	NUMERIC_SETTINGS,
 	resolveConfig,
 	switchFlagValue,
 	TEXT_SETTINGS,
 } from "../../src/core/rules/settings.ts";
+import { GOAL_EXPECTED, settingRefused } from "../helpers/expected.ts";
 
 describe("numbers may be written with an exponent, and warnings repeat at most 40 characters of a bad value", () => {
 	it("reads 1e3 and 2.5e1", () => {
@@ -16,7 +18,7 @@ describe("numbers may be written with an exponent, and warnings repeat at most 4
 
 	it("cuts a long bad value", () => {
 		expect(resolveConfig({ "til-done-max-continue": "x".repeat(600) }, {}).warnings).toEqual([
-			`--til-done-max-continue=${"x".repeat(39)}… ignored: expected a whole number from 1 to 10000`,
+			settingRefused("--til-done-max-continue", `${"x".repeat(39)}…`, "a whole number from 1 to 10000"),
 		]);
 	});
 });
@@ -98,8 +100,8 @@ describe.each(NUMERIC_SETTINGS)("$key: flag > env > default", (setting) => {
 		expect(resolveConfig({}, { [setting.env]: envValue }).config[setting.key]).toBe(Number(envValue));
 	});
 
-	it("treats an empty flag or variable as not given", () => {
-		const { config, warnings } = resolveConfig({ [setting.flag]: "" }, { [setting.env]: "" });
+	it("treats an empty variable as not given, as a shell unsets one", () => {
+		const { config, warnings } = resolveConfig({}, { [setting.env]: "" });
 		expect(config[setting.key]).toBe(fallback);
 		expect(warnings).toEqual([]);
 	});
@@ -108,14 +110,18 @@ describe.each(NUMERIC_SETTINGS)("$key: flag > env > default", (setting) => {
 		const { config, warnings } = resolveConfig({ [setting.flag]: "lots" }, { [setting.env]: envValue });
 		expect(config[setting.key]).toBe(Number(envValue));
 		expect(warnings).toHaveLength(1);
-		expect(warnings[0]).toMatch(new RegExp(`^--${setting.flag}=lots ignored: expected a (whole )?number from `));
+		expect(warnings[0]).toMatch(new RegExp(`^--${setting.flag}=lots is refused: expected a (whole )?number from `));
 	});
 
 	it("warns about an invalid variable and keeps the default", () => {
 		const { config, warnings } = resolveConfig({}, { [setting.env]: "-1" });
 		expect(config[setting.key]).toBe(fallback);
 		expect(warnings).toEqual([
-			`${setting.env}=-1 ignored: expected ${setting.integer ? "a whole number" : "a number"} from ${setting.min} to ${setting.max}`,
+			settingRefused(
+				setting.env,
+				"-1",
+				`${setting.integer ? "a whole number" : "a number"} from ${setting.min} to ${setting.max}`,
+			),
 		]);
 	});
 
@@ -134,6 +140,43 @@ describe.each(NUMERIC_SETTINGS)("$key: flag > env > default", (setting) => {
 		const { config, warnings } = resolveConfig({ [setting.flag]: true }, {});
 		expect(config[setting.key]).toBe(fallback);
 		expect(warnings).toEqual([]);
+	});
+});
+
+describe("a flag given an empty or a blank value is refused alike, as every bad value is", () => {
+	const expected = (setting: (typeof TEXT_SETTINGS)[number] | (typeof NUMERIC_SETTINGS)[number]) =>
+		"expected" in setting
+			? setting.expected
+			: `${setting.integer ? "a whole number" : "a number"} from ${setting.min} to ${setting.max}`;
+
+	it.each(["", "   "])("--til-done-goal %j: the setting's line, no goal", (blank) => {
+		const { config, warnings } = resolveConfig({ "til-done-goal": blank }, {});
+		expect(config.goal).toBeUndefined();
+		expect(warnings).toEqual([settingRefused("--til-done-goal", blank === "" ? '""' : '" "', GOAL_EXPECTED)]);
+	});
+
+	it.each([...TEXT_SETTINGS, ...NUMERIC_SETTINGS].map((setting) => [setting.flag, setting] as const))(
+		'--%s "": its line, and the default stays',
+		(flag, setting) => {
+			const { config, warnings } = resolveConfig({ [flag]: "" }, {});
+			expect(config[setting.key]).toEqual(DEFAULT_CONFIG[setting.key]);
+			expect(warnings).toEqual([settingRefused(`--${flag}`, '""', expected(setting))]);
+		},
+	);
+});
+
+describe("a flag's text in pi --help never runs into the flag", () => {
+	const countdown = NUMERIC_SETTINGS.find((setting) => setting.flag === "til-done-countdown");
+	const workers = NUMERIC_SETTINGS.find((setting) => setting.flag === "til-done-workers");
+	const text = (setting: typeof countdown) =>
+		`${setting?.description} [default ${DEFAULT_CONFIG[setting?.key ?? "workers"]}, ${setting?.env}]`;
+
+	it("a flag that reaches pi's column of 30 (`  --til-done-countdown <value>`): its text on the next line, at the column", () => {
+		expect(countdown && flagHelp(countdown, true)).toBe(`\n${" ".repeat(30)}${text(countdown)}`);
+	});
+
+	it("a shorter one (`  --til-done-workers <value>`, 28): its text on its line, after pi's padding", () => {
+		expect(workers && flagHelp(workers, true)).toBe(text(workers));
 	});
 });
 
@@ -157,7 +200,7 @@ describe("number parsing", () => {
 		(raw) => {
 			const { config, warnings } = resolveConfig({ "til-done-max-continue": raw }, {});
 			expect(config.maxContinuations).toBe(20);
-			expect(warnings).toEqual([`--til-done-max-continue=${raw} ignored: expected a whole number from 1 to 10000`]);
+			expect(warnings).toEqual([settingRefused("--til-done-max-continue", raw, "a whole number from 1 to 10000")]);
 		},
 	);
 
@@ -169,8 +212,8 @@ describe("number parsing", () => {
 		const { config, warnings } = resolveConfig({ "til-done-max-failures": "x" }, { TIL_DONE_MAX_FAILURES: "y" });
 		expect(config.maxFailures).toBe(3);
 		expect(warnings).toEqual([
-			"--til-done-max-failures=x ignored: expected a whole number from 1 to 100",
-			"TIL_DONE_MAX_FAILURES=y ignored: expected a whole number from 1 to 100",
+			settingRefused("--til-done-max-failures", "x", "a whole number from 1 to 100"),
+			settingRefused("TIL_DONE_MAX_FAILURES", "y", "a whole number from 1 to 100"),
 		]);
 	});
 });
@@ -250,7 +293,7 @@ describe("the check settings: a timeout, model checks on or off, the done-check"
 	it("takes a fractional check timeout, and rejects 0", () => {
 		expect(resolveConfig({ "til-done-check-timeout": "0.5" }, {}).config.checkTimeoutSeconds).toBe(0.5);
 		expect(resolveConfig({}, { TIL_DONE_CHECK_TIMEOUT: "0" }).warnings).toEqual([
-			"TIL_DONE_CHECK_TIMEOUT=0 ignored: expected a number from 0.1 to 3600",
+			settingRefused("TIL_DONE_CHECK_TIMEOUT", "0", "a number from 0.1 to 3600"),
 		]);
 	});
 
@@ -266,7 +309,7 @@ describe("the check settings: a timeout, model checks on or off, the done-check"
 	it("rejects any other word for model checks, and falls back to the environment", () => {
 		expect(resolveConfig({ "til-done-model-checks": "maybe" }, { TIL_DONE_MODEL_CHECKS: "off" })).toMatchObject({
 			config: { modelChecks: false },
-			warnings: ["--til-done-model-checks=maybe ignored: expected one of on, true, yes, 1, off, false, no, 0"],
+			warnings: [settingRefused("--til-done-model-checks", "maybe", "one of on, true, yes, 1, off, false, no, 0")],
 		});
 	});
 
@@ -278,7 +321,7 @@ describe("the check settings: a timeout, model checks on or off, the done-check"
 
 	it("rejects a blank or oversized done-check", () => {
 		expect(resolveConfig({}, { TIL_DONE_CHECK: "   " }).warnings).toEqual([
-			'TIL_DONE_CHECK=" " ignored: expected a command of 1 to 500 characters',
+			settingRefused("TIL_DONE_CHECK", '" "', "a command of 1 to 500 characters"),
 		]);
 		expect(resolveConfig({}, { TIL_DONE_CHECK: "x".repeat(501) }).config.doneCheck).toBeUndefined();
 	});

@@ -106,3 +106,31 @@ describe("every demo has its npm script, named in the README's set-up", () => {
 interface PackageJson {
 	scripts: Record<string, string>;
 }
+describe("the README's set-up paragraph says what a fresh npm install warns of", () => {
+	const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+	/** The set-up section, on one line. */
+	const setUp = (readme.split("## Set-up (development)")[1]?.split("\n## ")[0] ?? "").replace(/\s+/g, " ");
+	const lock = JSON.parse(readFileSync(new URL("../../package-lock.json", import.meta.url), "utf8")) as {
+		packages: Record<string, { engines?: { node?: string }; hasInstallScript?: boolean }>;
+	};
+	const manifest = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+		allowScripts: Record<string, boolean>;
+	};
+	const entries = Object.entries(lock.packages);
+	const nameOf = (path: string) => path.slice(path.lastIndexOf("node_modules/") + "node_modules/".length);
+
+	it("one EBADENGINE warning per package of the tree (this one included) that asks for Node 22 or newer", () => {
+		// Every alternative of its range starts at 22 or later (`>=22.19.0`, `^22.12.0 || ^24.0.0 || >=26.0.0`).
+		const forNode22 = entries.filter(([, entry]) =>
+			(entry.engines?.node?.split("||") ?? ["0"]).every((range) => Number(/\d+/.exec(range)?.[0]) >= 22),
+		);
+		expect(setUp).toContain(`prints ${forNode22.length} \`EBADENGINE\` warnings`);
+	});
+
+	it("an install-scripts notice for the packages whose install scripts allowScripts does not list", () => {
+		const unlisted = entries.filter(
+			([path, entry]) => entry.hasInstallScript && !(nameOf(path) in manifest.allowScripts),
+		);
+		expect(setUp).toContain(`an \`install-scripts\` notice for ${unlisted.length} packages`);
+	});
+});

@@ -28,6 +28,7 @@ import {
 	PLAN_PROBLEMS,
 	planFileError,
 	RUN_REFUSED,
+	settingRefused,
 	staleReminder,
 	stderrLine,
 } from "../helpers/expected.ts";
@@ -193,11 +194,11 @@ describe("session_start reads the configuration, rebuilds the list and draws the
 		await fire("session_start", { reason: "startup" });
 		expect(ui.notifications).toEqual([
 			{
-				message: "pi-til-done: --til-done-max-failures=abc ignored: expected a whole number from 1 to 100",
+				message: `pi-til-done: ${settingRefused("--til-done-max-failures", "abc", "a whole number from 1 to 100")}`,
 				type: "warning",
 			},
 			{
-				message: "pi-til-done: TIL_DONE_PANEL=maybe ignored: expected one of on, true, yes, 1, off, false, no, 0",
+				message: `pi-til-done: ${settingRefused("TIL_DONE_PANEL", "maybe", "one of on, true, yes, 1, off, false, no, 0")}`,
 				type: "warning",
 			},
 		]);
@@ -213,7 +214,11 @@ describe("session_start reads the configuration, rebuilds the list and draws the
 		try {
 			expect(ui.notifications).toEqual([]);
 			expect(stderr.mock.calls).toEqual([
-				["[til-done] pi-til-done: --til-done-max-failures=abc ignored: expected a whole number from 1 to 100\n"],
+				[
+					stderrLine(
+						`pi-til-done: ${settingRefused("--til-done-max-failures", "abc", "a whole number from 1 to 100")}`,
+					),
+				],
 				[stderrLine(RUN_REFUSED)],
 			]);
 			expect(process.exitCode).toBe(2);
@@ -365,7 +370,7 @@ describe("a pi -p whose setting was not understood runs nothing, says how to fix
 	it("a number out of its range, in a variable: its line repeats at most 40 characters of it", async () => {
 		vi.stubEnv("TIL_DONE_COUNTDOWN", "x".repeat(600));
 		expect(await startPrint(["-p", "Do the list"])).toEqual(
-			refused(`pi-til-done: TIL_DONE_COUNTDOWN=${"x".repeat(39)}… ignored: expected a number from 0 to 600`),
+			refused(`pi-til-done: ${settingRefused("TIL_DONE_COUNTDOWN", `${"x".repeat(39)}…`, "a number from 0 to 600")}`),
 		);
 	});
 
@@ -701,8 +706,9 @@ describe("registerFlags registers every setting as a CLI flag", () => {
 		expect(pi.flags.get("til-done-paused")?.description).toBe(
 			"Start with auto-continue off [default off, TIL_DONE_PAUSED]",
 		);
+		// `  --til-done-countdown <value>` reaches pi's column of 30: its text starts on the next line, at the column.
 		expect(pi.flags.get("til-done-countdown")?.description).toBe(
-			"Seconds of countdown before auto-continuing (0 = none) [default 3, TIL_DONE_COUNTDOWN]",
+			`\n${" ".repeat(30)}Seconds of countdown before auto-continuing (0 = none) [default 3, TIL_DONE_COUNTDOWN]`,
 		);
 		expect(pi.flags.get("til-done-judge")?.description).toBe(
 			"on|off|<provider>/<model>: an independent model judges a finished list against what you asked (on: the session's model) [default off, TIL_DONE_JUDGE]",

@@ -32,7 +32,7 @@ import {
 	renderToolResult,
 } from "../../src/formatting.ts";
 import type { CheckRun, TodoItem, TodoStatus } from "../../src/types.ts";
-import { UNVERIFIED_ASK, UNVERIFIED_HEAD } from "../helpers/expected.ts";
+import { UNVERIFIED_ASK, UNVERIFIED_HEAD, verifiedNotice, verifiedStatus } from "../helpers/expected.ts";
 import { must } from "../helpers/must.ts";
 import { plainTheme, taggingTheme, textOf } from "../helpers/theme.ts";
 import { LIMITS } from "../helpers/todo-oracle.ts";
@@ -708,8 +708,13 @@ describe("the completion notice says verified only after a verification passed",
 	});
 
 	it("after a verification", () => {
-		expect(completionNotice(3, 2)).toBe("✓ All 3 todos are done and verified (2 check(s) passed).");
-		expect(completionNotice(1, 0)).toBe("✓ All 1 todos are done and verified (0 check(s) passed).");
+		expect(completionNotice(3, { checks: 2 })).toBe(verifiedNotice(3, 2));
+		expect(completionNotice(1, { checks: 0 })).toBe(verifiedNotice(1, 0));
+	});
+
+	it("names the judge apart from the checks: the judge is no check", () => {
+		expect(completionNotice(2, { checks: 0, judge: true })).toBe(verifiedNotice(2, 0, true));
+		expect(completionNotice(2, { checks: 3, judge: true })).toBe(verifiedNotice(2, 3, true));
 	});
 });
 
@@ -738,9 +743,14 @@ describe("the check status: a check running, else the last verification, else no
 	});
 
 	it("shows a passed verification with its count", () => {
-		expect(fullText(checkStatus(undefined, { passed: true, failed: [], checks: 2 }))).toBe(
-			"✓ verified (2 check(s) passed)",
-		);
+		expect(fullText(checkStatus(undefined, { passed: true, failed: [], checks: 2 }))).toBe(verifiedStatus(2));
+	});
+
+	it("shows the judge's met apart from the checks' count", () => {
+		const byJudge = (checks: number) =>
+			fullText(checkStatus(undefined, { passed: true, failed: [], checks, judge: true }));
+		expect(byJudge(0)).toBe(verifiedStatus(0, true));
+		expect(byJudge(1)).toBe(verifiedStatus(1, true));
 	});
 
 	it("shows a failed verification with what failed", () => {

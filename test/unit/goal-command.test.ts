@@ -3,11 +3,9 @@ import { DEFAULT_CONFIG } from "../../src/core/rules/settings.ts";
 import { registerGoalCommand } from "../../src/edges/commands/goal.ts";
 import type { Engine } from "../../src/edges/run/engine.ts";
 import { resetState, setGoal } from "../../src/state.ts";
+import { goalInProgress, NO_GOAL, GOAL_USAGE as USAGE } from "../helpers/expected.ts";
 import { createFakeCtx } from "../helpers/fake-ctx.ts";
 import { createFakePi } from "../helpers/fake-pi.ts";
-
-const USAGE =
-	"usage: /goal <condition> | /goal off  (the condition: 1 to 2000 characters; after every run the judge decides whether it holds, and the goal ends when it does, at a breaker or budget, on /goal off or a key)";
 
 /** `/goal` with an engine that records what it was asked to do. */
 function setup() {
@@ -40,12 +38,13 @@ describe("/goal reads its words strictly", () => {
 		expect(asked).toEqual(["end"]);
 	});
 
-	it("alone: the goal in progress, or the usage", async () => {
-		const { goal, told } = setup();
+	it("alone: the goal in progress, or that there is none (the usage is for what it refuses)", async () => {
+		const { goal, asked, told } = setup();
 		await goal("");
 		setGoal({ condition: "Every test\npasses.", runs: 1 });
 		await goal("  ");
-		expect(told()).toEqual([USAGE, "🎯 Goal in progress (run 2): Every test passes."]);
+		expect(told()).toEqual([NO_GOAL, goalInProgress(2, "Every test passes.")]);
+		expect(asked).toEqual([]);
 	});
 
 	it("refuses a condition over 2,000 characters with the usage, and starts nothing", async () => {

@@ -1,11 +1,18 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { cellsOf } from "../../src/core/texts/sanitize.ts";
 import { activeStatus, checkStatus, pausedStatus, stopStatus } from "../../src/core/texts/user.ts";
-import { progressOf, reviewOf } from "../../src/core/views/status-entries.ts";
+import { progressOf, reviewOf, statusEntries, type UiView } from "../../src/core/views/status-entries.ts";
 import { fitStatusLine, type StatusEntry } from "../../src/core/views/status-line.ts";
 import { registerEventHandlers } from "../../src/events.ts";
 import type { TodoItem } from "../../src/types.ts";
-import { KEY } from "../helpers/expected.ts";
+import {
+	KEY,
+	notVerifiedStatus,
+	progressStatus,
+	reviewWait,
+	workersIndices,
+	workersStatus,
+} from "../helpers/expected.ts";
 import { createFakeCtx } from "../helpers/fake-ctx.ts";
 import { createFakePi } from "../helpers/fake-pi.ts";
 
@@ -116,6 +123,67 @@ describe("the status line fits the terminal: the state is never the part cut off
 		);
 		// 119: the cut falls after a word, and the space before `…` is not kept.
 		expect(cellsOf(fitted)).toBe(119);
+	});
+});
+
+describe("with workers, a review wait and a failed verdict: each item once, the workers by index, the state whole", () => {
+	const WORKED = [
+		"Write a.txt: the greeting for every new user",
+		"Write b.txt: the list of contributors",
+		"Write c.txt",
+	];
+	/** [0] waits for the user's review; workers have [1], [2] and [3], started in the order 3, 1, 2; [4] is open. */
+	const todos = [
+		item("Review the API design", "in_progress", true),
+		...WORKED.map((text) => item(text, "in_progress")),
+		item("Tag the release"),
+	];
+	const failed = { passed: false, failed: ["the done-check (exit code 1)"], checks: 1, of: todos };
+	const view = (verified?: boolean): UiView => ({
+		todos,
+		chain: { paused: false, stopped: undefined },
+		loop: undefined,
+		workers: [{ index: 3 }, { index: 1 }, { index: 2 }],
+		panelEnabled: false,
+		checking: undefined,
+		verification: verified === false ? failed : undefined,
+		toVerify: false,
+	});
+	const byIndex = WORKED.map((text, at): [number, string] => [at + 1, text]);
+	const fitted = (width: number, verified?: boolean) => {
+		const shown = line(fitStatusLine(statusEntries(view(verified)), width));
+		expect(cellsOf(shown)).toBeLessThanOrEqual(width);
+		return shown;
+	};
+
+	it("at 120 columns: each item once, the workers' items by index with their texts cut, the review wait whole", () => {
+		const cut = byIndex.map(([index, text]): [number, string] => [
+			index,
+			text.length > 15 ? `${text.slice(0, 15)}…` : text,
+		]);
+		expect(fitted(120)).toBe(`${progressStatus(0, 5)} ${reviewWait(0)} ${workersStatus(cut)}`);
+	});
+
+	it("at 120 columns with a failed verdict too: the workers' texts give way, their indices and every state stay", () => {
+		expect(fitted(120, false)).toBe(
+			`${progressStatus(0, 5)} ${notVerifiedStatus("the done-check (exit code 1)")} ${reviewWait(0)} ${workersIndices([1, 2, 3])}`,
+		);
+	});
+
+	it("at 80 columns: the indices of the workers' items and the review wait, whole", () => {
+		expect(fitted(80)).toBe(`${progressStatus(0, 5)} ${reviewWait(0)} ${workersIndices([1, 2, 3])}`);
+	});
+
+	it("at 80 columns with a failed verdict too: the words `not verified`, the review wait and the workers stay", () => {
+		expect(fitted(80, false)).toBe(`📋 0/5 ${notVerifiedStatus("…")} ${reviewWait(0)} ${workersIndices([1, 2, 3])}`);
+	});
+
+	it("a worker of the session's own item in progress: that item once, the workers' once", () => {
+		const own = [item("Own item", "in_progress"), item("Write a.txt", "in_progress")];
+		const entries = statusEntries({ ...view(), todos: own, workers: [{ index: 1 }] });
+		expect(line(fitStatusLine(entries, 120))).toBe(
+			`${progressStatus(0, 2)} [0] Own item ${workersStatus([[1, "Write a.txt"]])}`,
+		);
 	});
 });
 

@@ -43,6 +43,8 @@ export interface BreakerInput {
 	next: string;
 	/** Workers about to start: the budgets forecast them instead of a continuation (0: only the spend so far counts). */
 	workers?: number;
+	/** Every todo is done (finished, and verified where something verifies it): no chain is left to be stuck. */
+	listDone?: boolean;
 }
 
 interface Breaker<C extends string, K extends string> {
@@ -115,7 +117,7 @@ export const BREAKERS = [
 		},
 		trip: ({ chain, tail }, limit) =>
 			limit > 0 && chain.noProgress >= limit ? noProgress.stop(limit, tail) : undefined,
-		report: ({ chain }, limit) => noProgress.report(chain.noProgress, limit),
+		report: ({ chain, listDone }, limit) => (listDone ? noProgress.done : noProgress.report(chain.noProgress, limit)),
 	}),
 	breaker({
 		code: "spend",
@@ -135,14 +137,13 @@ export const BREAKERS = [
 			const { sinceFinish, medianPerItem, finished } = spendProgress(chain.spend);
 			return spend.stop(factor, sinceFinish, medianPerItem, finished, tail);
 		},
-		report: ({ chain }, factor) => {
+		report: ({ chain, listDone }, factor) => {
 			if (factor <= 0) return spend.off;
 			const { sinceFinish, medianPerItem, finished } = spendProgress(chain.spend);
-			const figures =
-				finished < MIN_FINISHED_FOR_SPEND
-					? spend.armedAt(MIN_FINISHED_FOR_SPEND, finished)
-					: spend.figures(medianPerItem, sinceFinish);
-			return spend.report(factor, figures);
+			if (finished < MIN_FINISHED_FOR_SPEND)
+				return spend.report(factor, spend.armedAt(MIN_FINISHED_FOR_SPEND, finished));
+			// A done list has no "since the last finished todo": what its last run spent after it is no stuck chain.
+			return spend.report(factor, listDone ? spend.done : spend.figures(medianPerItem, sinceFinish));
 		},
 	}),
 	breaker({

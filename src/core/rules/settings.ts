@@ -263,9 +263,17 @@ export const BOOLEAN_SETTINGS: readonly Setting<BooleanKey>[] = [
 	},
 ];
 
-/** A flag's line in `pi --help`: what it does, its default and its variable. */
-export function flagHelp(setting: Setting<keyof TilDoneConfig>): string {
-	return flagHelpLine(setting.description, DEFAULT_CONFIG[setting.key], setting.env);
+/** The column pi's `--help` pads a flag's name (and ` <value>`) to, writing its text right after (0.87.1 to 1.6.0). */
+export const PI_HELP_COLUMN = 30;
+
+/**
+ * A flag's text in `pi --help`: what it does, its default and its variable. A flag whose name (`takesValue`: with
+ * ` <value>`) reaches pi's column would run into its text, so that text starts on the next line, at the column.
+ */
+export function flagHelp(setting: Setting<keyof TilDoneConfig>, takesValue: boolean): string {
+	const text = flagHelpLine(setting.description, DEFAULT_CONFIG[setting.key], setting.env);
+	const head = `  --${setting.flag}${takesValue ? " <value>" : ""}`;
+	return head.length < PI_HELP_COLUMN ? text : `\n${" ".repeat(PI_HELP_COLUMN)}${text}`;
 }
 
 /** A switch flag's word as written: `--flag=word` (attached), or the word after `--flag`, which pi takes as its value. */
@@ -306,8 +314,8 @@ function mayTake(setting: { owned?: true }, source: "flag" | "env", role: Sessio
 }
 
 /**
- * Merges flags over environment over defaults; bad values are reported and fall back to the next source. A guest's
- * session (`role`) leaves out what belongs to the user's own.
+ * Merges flags over environment over defaults; bad values (a flag given nothing or blanks among them) are reported and
+ * fall back to the next source. A guest's session (`role`) leaves out what belongs to the user's own.
  */
 export function resolveConfig(
 	flags: FlagValues,
@@ -325,14 +333,15 @@ export function resolveConfig(
 		...TEXT_SETTINGS,
 	];
 	for (const setting of settings) {
-		const sources: [string, unknown][] = [];
-		if (mayTake(setting, "flag", role)) sources.push([`--${setting.flag}`, flags[setting.flag]]);
-		if (mayTake(setting, "env", role)) sources.push([setting.env, env[setting.env]]);
-		for (const [source, raw] of sources) {
-			if (typeof raw !== "string" || raw === "") continue;
+		const sources: [string, unknown, "flag" | "env"][] = [];
+		if (mayTake(setting, "flag", role)) sources.push([`--${setting.flag}`, flags[setting.flag], "flag"]);
+		if (mayTake(setting, "env", role)) sources.push([setting.env, env[setting.env], "env"]);
+		for (const [source, raw, kind] of sources) {
+			// A variable set empty is not given, as a shell unsets one; a flag given nothing is refused, as blanks are.
+			if (typeof raw !== "string" || (raw === "" && kind === "env")) continue;
 			const value = setting.parse(raw);
 			if (value === undefined) {
-				warnings.push(SETTING_WARNINGS.ignored(source, shownValue(raw), setting.expected));
+				warnings.push(SETTING_WARNINGS.refused(source, shownValue(raw), setting.expected));
 				continue;
 			}
 			config[setting.key] = value;
@@ -376,7 +385,7 @@ function resolveBooleans(
 		const raw = mayTake(setting, "env", role) ? env[setting.env] : undefined;
 		const fromEnv = raw === undefined || raw.trim() === "" ? undefined : parseSwitch(raw);
 		if (raw !== undefined && raw.trim() !== "" && fromEnv === undefined) {
-			warnings.push(SETTING_WARNINGS.ignored(setting.env, shownValue(raw), SETTING_EXPECTED.switch(SWITCH_WORDS)));
+			warnings.push(SETTING_WARNINGS.refused(setting.env, shownValue(raw), SETTING_EXPECTED.switch(SWITCH_WORDS)));
 		}
 		const value = fromFlag ?? fromEnv;
 		if (value !== undefined) config[setting.key] = value;

@@ -23,6 +23,18 @@ export interface Verification {
 }
 
 /**
+ * What a verification ran, as the user reads it: the checks (commands) apart from the judge, and whether the judge was
+ * asked. A verdict's `checks` counts the judge as one, as its session entry keeps it.
+ */
+export function checksAndJudge(verification: Pick<Verification, "checks" | "judge">): {
+	checks: number;
+	judge: boolean;
+} {
+	const judge = verification.judge !== undefined;
+	return { checks: judge ? Math.max(0, verification.checks - 1) : verification.checks, judge };
+}
+
+/**
  * Whether `verification` is a pass that holds for `todos`: the very list it checked, with no item open, and with the
  * judge's "met" on all of it when the judge is on (`judgeOn`) or had its say.
  */

@@ -41,10 +41,22 @@ export function backoffMessage(backoffMs: number): string {
 	return `The last run failed; auto-continue waits ${(backoffMs / 1000).toFixed(1)}s longer before continuing.`;
 }
 
-/** The one notice a finished list gets: verified when a verification passed (`checks` of them). */
-export function completionNotice(items: number, checks?: number): string {
-	if (checks === undefined) return `✓ All ${items} todos are done.`;
-	return `✓ All ${items} todos are done and verified (${checks} check(s) passed).`;
+/** What a passed verification ran: `checks` commands and, when `judge`, the judge, which is no check. */
+export interface PassedBy {
+	checks: number;
+	judge?: boolean;
+}
+
+/** `2 check(s) passed`, `the judge: met`, or both: what verified a list. */
+function passedWords({ checks, judge }: PassedBy): string {
+	const words = [...(checks > 0 || !judge ? [`${checks} check(s) passed`] : []), ...(judge ? ["the judge: met"] : [])];
+	return words.join("; ");
+}
+
+/** The one notice a finished list gets: verified when a verification passed (`passed`: what it ran). */
+export function completionNotice(items: number, passed?: PassedBy): string {
+	if (passed === undefined) return `✓ All ${items} todos are done.`;
+	return `✓ All ${items} todos are done and verified (${passedWords(passed)}).`;
 }
 
 export function reviewWaitText(index: number): string {
@@ -176,9 +188,10 @@ export const GOAL_ENDS = {
 export const GOAL_DESCRIPTION =
 	"Work until an independent judge finds a condition met: /goal <condition>, /goal off, /goal (what is in progress)";
 
-/** What `/goal` alone answers: the goal in progress, or how to start one. */
+/** What `/goal` alone answers (the goal in progress, or that there is none), and the usage its refusals end with. */
 export const GOAL_ANSWERS = {
 	current: (condition: string, runs: number) => `🎯 Goal in progress (run ${runs + 1}): ${oneLine(condition)}`,
+	none: "No goal is in progress: /goal <condition> starts one.",
 	usage: (max: number) =>
 		`usage: /goal <condition> | /goal off  (the condition: 1 to ${max} characters; after every run the judge decides whether it holds, and the goal ends when it does, at a breaker or budget, on /goal off or a key)`,
 	tooLong: (length: number, max: number) => `/goal: the condition has ${length} characters, more than ${max}`,
@@ -303,7 +316,7 @@ export const VERIFICATION_PENDING = "🔎 not verified yet";
  */
 export function checkStatus(
 	checking: { what: string; command: string } | undefined,
-	verification: { passed: boolean; failed: readonly string[]; checks: number } | undefined,
+	verification: ({ passed: boolean; failed: readonly string[] } & PassedBy) | undefined,
 	pending = false,
 ): StatusText | undefined {
 	if (checking) {
@@ -312,7 +325,7 @@ export function checkStatus(
 		return { parts: [`🔎 checking ${checking.what}: `, { cut: command }], shorter };
 	}
 	if (!verification) return pending ? whole(VERIFICATION_PENDING) : undefined;
-	if (verification.passed) return whole(`✓ verified (${verification.checks} check(s) passed)`, "✓ verified");
+	if (verification.passed) return whole(`✓ verified (${passedWords(verification)})`, "✓ verified");
 	return { parts: ["✗ not verified: ", { cut: verification.failed.join("; ") }], shorter: ["✗ not verified"] };
 }
 
@@ -456,10 +469,18 @@ export function workerWhy(outcome: WorkerOutcome): string {
 	}
 }
 
-/** `⚙ 3 workers: [1] [2] [4]` while workers are at work. */
-export function workersStatus(indices: readonly number[]): StatusText {
-	const items = indices.map((index) => `[${index}]`).join(" ");
-	return whole(`⚙ ${indices.length} worker(s): ${items}`, `⚙ ${indices.length}`);
+/**
+ * `⚙ 3 worker(s): [1] text [2] text [4] text` while workers are at work: each worker's item once, in the order given
+ * (by index); shorter, `⚙ 3 worker(s): [1] [2] [4]`, then `⚙ 3`.
+ */
+export function workersStatus(items: readonly (readonly [index: number, text: string | undefined])[]): StatusText {
+	const head = `⚙ ${items.length} worker(s):`;
+	// An item the list no longer holds (its worker is ending) is named by its index alone.
+	const parts = items.flatMap(([index, text]): StatusPart[] =>
+		text === undefined ? [` [${index}]`] : [` [${index}] `, { cut: oneLine(text) }],
+	);
+	const indices = items.map(([index]) => `[${index}]`).join(" ");
+	return { parts: [head, ...parts], shorter: [`${head} ${indices}`, `⚙ ${items.length}`] };
 }
 
 /** Characters of the judge's reason the status bar and `/todos why` repeat; the whole reason goes to the model. */
@@ -515,10 +536,13 @@ export function pausedStatus(reason: string | undefined): StatusText {
 	return { parts: ["⏸ auto-continue paused: ", { cut: oneLine(reason) }], shorter: ["⏸ paused"] };
 }
 
-/** `[i] text` for each item in progress, or nothing. */
-export function activeStatus(todos: readonly TodoItem[]): StatusText | undefined {
+/** `[i] text` for each item in progress but those another entry names (`elsewhere`), or nothing. */
+export function activeStatus(
+	todos: readonly TodoItem[],
+	elsewhere: ReadonlySet<number> = new Set(),
+): StatusText | undefined {
 	const parts = todos.flatMap((todo, index): StatusPart[] =>
-		todo.status === "in_progress" ? [`[${index}] `, { cut: oneLine(todo.text) }, " "] : [],
+		todo.status === "in_progress" && !elsewhere.has(index) ? [`[${index}] `, { cut: oneLine(todo.text) }, " "] : [],
 	);
 	return parts.length > 0 ? { parts: parts.slice(0, -1) } : undefined;
 }
@@ -802,6 +826,8 @@ export const BREAKER_TEXTS = {
 		stop: (limit: number, tail: string) =>
 			`Auto-continue stopped: no todo was completed in the last ${limit} continuations. ${tail}`,
 		report: (noProgress: number, limit: number) => `Continuations without progress: ${counter(noProgress, limit)}`,
+		/** Every todo is done: the counter has nothing left to count. */
+		done: "Continuations without progress: none: every todo is done",
 	},
 	spend: {
 		words: "spending without progress",
@@ -814,6 +840,8 @@ export const BREAKER_TEXTS = {
 		armedAt: (needed: number, finished: number) => `armed once ${needed} todos are finished, ${finished} so far`,
 		figures: (medianPerItem: number, sinceFinish: number) =>
 			`median ${formatTokens(medianPerItem)}, ${formatTokens(sinceFinish)} since the last finished todo`,
+		/** In place of the figures once every todo is done. */
+		done: "every todo is done",
 		report: (factor: number, figures: string) =>
 			`Progress breaker: ${factor} × the median tokens per finished todo; ${figures}`,
 	},
@@ -917,9 +945,12 @@ export const SETTING_EXPECTED = {
 		`${integer ? "a whole number" : "a number"} from ${min} to ${max}`,
 } as const;
 
-/** Why a setting's value was not taken; the value comes as shown (on one line, cut, quoted where it must be). */
+/**
+ * Why a setting's value was not taken; the value comes as shown (on one line, cut, quoted where it must be). "Refused"
+ * is true in every mode: with a UI the next source applies, and `pi -p` runs nothing (NOTICES.runRefused follows).
+ */
 export const SETTING_WARNINGS = {
-	ignored: (source: string, value: string, expected: string) => `${source}=${value} ignored: expected ${expected}`,
+	refused: (source: string, value: string, expected: string) => `${source}=${value} is refused: expected ${expected}`,
 	switchRefused: (flag: string, value: string, words: string) =>
 		`--${flag}=${value} is refused: a switch takes one of ${words}`,
 	/** The model the judge setting names cannot be called (`why`: pi knows no such model, or has no credentials). */

@@ -21,7 +21,7 @@ import {
 	STOP_STATUS_KEY,
 	WORKERS_STATUS_KEY,
 } from "../rules/keys.ts";
-import { passesFor, type Verification } from "../rules/verdict.ts";
+import { checksAndJudge, passesFor, type Verification } from "../rules/verdict.ts";
 import {
 	activeStatus,
 	checkStatus,
@@ -73,16 +73,20 @@ export function reviewOf(todos: readonly TodoItem[]): StatusText | undefined {
 
 /**
  * Every status-bar entry by key. pi's footer shows them sorted by key, which is this order: what is open or done
- * (progress once), the item in progress, the verification, then why the chain waits or stopped.
+ * (progress once), the item in progress, the verification, then why the chain waits or stopped, and the workers. Each
+ * item in progress is named once: by the review wait, by its worker, or else as the session's own item in progress.
  */
 export function statusEntries(view: UiView): StatusEntry[] {
 	const verified = passesFor(view.verification, view.todos, view.judgeOn);
 	// A finished list waits while it has a verification to pass, or failed its last one, whatever the settings say now.
 	const unverified = view.toVerify || view.verification?.passed === false;
 	const waitsForVerification = isAllFinished(view.todos) && unverified && !verified;
+	const workers = workerItems(view);
+	const review = reviewWaitIndex(view.todos);
+	const elsewhere = new Set([...workers.map(([index]) => index), ...(review === undefined ? [] : [review])]);
 	return [
 		[STATUS_KEY, progressOf(view.todos, isAllFinished(view.todos) && !waitsForVerification)],
-		[ACTIVE_STATUS_KEY, activeStatus(view.todos)],
+		[ACTIVE_STATUS_KEY, activeStatus(view.todos, elsewhere)],
 		[CHECK_STATUS_KEY, checkStatus(view.checking, verdictToShow(view, verified), waitsForVerification)],
 		[GOAL_STATUS_KEY, view.goal ? goalStatus(view.goal.condition) : undefined],
 		[LOOP_STATUS_KEY, view.loop ? loopStatus(view.loop.iteration, view.loop.max) : undefined],
@@ -90,8 +94,15 @@ export function statusEntries(view: UiView): StatusEntry[] {
 		[PLAN_STATUS_KEY, planEntry(view.todos)],
 		[REVIEW_STATUS_KEY, reviewOf(view.todos)],
 		[STOP_STATUS_KEY, stopStatus(view.chain.stopped && stopWords(view.chain.stopped))],
-		[WORKERS_STATUS_KEY, view.workers?.length ? workersStatus(view.workers.map((worker) => worker.index)) : undefined],
+		[WORKERS_STATUS_KEY, workers.length > 0 ? workersStatus(workers) : undefined],
 	];
+}
+
+/** The workers' items with their texts, by index: the store keeps workers in the order they started, which changes. */
+function workerItems({ todos, workers = [] }: UiView): [number, string | undefined][] {
+	return workers
+		.map(({ index }): [number, string | undefined] => [index, todos[index]?.text])
+		.sort(([a], [b]) => a - b);
 }
 
 /** What a list with waits or subtasks adds to the bar; a list without links adds nothing. */
@@ -103,6 +114,7 @@ function planEntry(todos: readonly TodoItem[]): StatusText | undefined {
 }
 
 /** The verdict the status bar may show: a failure, or a pass that holds for the list as it is now. */
-function verdictToShow({ verification }: UiView, verified: boolean): Verification | undefined {
-	return verification?.passed && !verified ? undefined : verification;
+function verdictToShow({ verification }: UiView, verified: boolean) {
+	if (!verification || (verification.passed && !verified)) return undefined;
+	return { passed: verification.passed, failed: verification.failed, ...checksAndJudge(verification) };
 }

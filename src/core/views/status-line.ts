@@ -27,8 +27,10 @@ export type StatusEntry = readonly [key: string, status: StatusText | undefined]
 export const STATUS_WIDTH_DEFAULT = 80;
 /** What a cut text keeps before anything else is cut or goes: a few words, then `…`. */
 export const MIN_CUT_CELLS = 12;
-/** Long texts, cut first: the items in progress, the next item of a list with waits, the goal's condition. */
-const CUT_FIRST = [ACTIVE_STATUS_KEY, PLAN_STATUS_KEY, GOAL_STATUS_KEY];
+/** Long texts, cut to a few words first: the items in progress, the workers', the next item of a list with waits, the goal. */
+const CUT_FIRST = [ACTIVE_STATUS_KEY, WORKERS_STATUS_KEY, PLAN_STATUS_KEY, GOAL_STATUS_KEY];
+/** The texts cut further, to `…`, before they go (the workers' texts go at once, their indices stay). */
+const CUT_TO_NOTHING = [ACTIVE_STATUS_KEY, PLAN_STATUS_KEY, GOAL_STATUS_KEY];
 /** The entries whose state is worth more than the item in progress, and whose texts are cut after it goes. */
 const CUT_LAST = [PAUSED_STATUS_KEY, CHECK_STATUS_KEY];
 /** The entries that take their shorter forms when nothing is left to cut, in this order; the stop goes last. */
@@ -46,10 +48,12 @@ const SHORTEN_ORDER = [
 
 /**
  * The status-bar value of each key, fitted to `width` cells together (as pi joins them: one space between). The items
- * in progress and the next item of a list with waits are cut first, to a few words and then to `[i] …`; the items in progress go and
- * the waits' entry keeps only its count before anything else is cut (the panel and `/todos` show them); then the pause reason and the check's text are cut; then entries take their shorter forms; then
- * the loop's counter and the waits' count go (`/todos status` and `/todos` have them), and last the stop loses its
- * "stopped:" (⏹ and the reason stay).
+ * in progress (the session's and the workers'), the next item of a list with waits and the goal's condition are cut
+ * first, to a few words, and all but the workers' then to `[i] …`; the session's items in progress go, the workers
+ * keep their indices and the waits' entry only its count before anything else is cut (the panel and `/todos` show
+ * them); then the pause reason and the check's text are cut; then entries take their shorter forms; then the loop's
+ * counter, the waits' count and the goal's mark go (`/todos status`, `/todos` and `/goal` have them), and last the
+ * stop loses its "stopped:" (⏹ and the reason stay).
  * Below 80 columns pi may still cut the end.
  */
 export function fitStatusLine(entries: readonly StatusEntry[], width: number): [string, string | undefined][] {
@@ -69,8 +73,9 @@ export function fitStatusLine(entries: readonly StatusEntry[], width: number): [
 		if (over() > 0 && shorter !== undefined && shown.get(key) !== undefined) shown.set(key, shorter);
 	};
 	for (const key of CUT_FIRST) cut(key, MIN_CUT_CELLS);
-	for (const key of CUT_FIRST) cut(key, 1);
+	for (const key of CUT_TO_NOTHING) cut(key, 1);
 	drop(ACTIVE_STATUS_KEY);
+	shorten(WORKERS_STATUS_KEY, 0);
 	shorten(PLAN_STATUS_KEY, 0);
 	for (const key of CUT_LAST) cut(key, MIN_CUT_CELLS);
 	for (const key of CUT_LAST) cut(key, 1);
@@ -78,6 +83,7 @@ export function fitStatusLine(entries: readonly StatusEntry[], width: number): [
 	for (const key of SHORTEN_ORDER.slice(0, -1)) shorten(key, 1);
 	drop(LOOP_STATUS_KEY);
 	drop(PLAN_STATUS_KEY);
+	drop(GOAL_STATUS_KEY);
 	shorten(STOP_STATUS_KEY, 1);
 	return entries.map(([key]) => [key, shown.get(key)]);
 }

@@ -20,7 +20,7 @@ export function registerGoalCommand(pi: ExtensionAPI, engine: Engine, getConfig:
 			const words = args.trim();
 			if (words === "") {
 				const goal = getGoal();
-				return tell(ctx, goal ? GOAL_ANSWERS.current(goal.condition, goal.runs) : GOAL_ANSWERS.usage(MAX_GOAL_LENGTH));
+				return tell(ctx, goal ? GOAL_ANSWERS.current(goal.condition, goal.runs) : GOAL_ANSWERS.none);
 			}
 			if (words.toLowerCase() === OFF) return engine.endGoal(ctx);
 			const condition = parseGoal(words);

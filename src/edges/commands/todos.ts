@@ -6,6 +6,7 @@ import { parentsCompletedBy } from "../../core/list/ready.ts";
 import { breakerReport, stopWords } from "../../core/rules/breakers.ts";
 import type { ChainState } from "../../core/rules/chain.ts";
 import { DONE_CHECK_ENTRY_TYPE, PAUSE_ENTRY_TYPE } from "../../core/rules/keys.ts";
+import { stepNow } from "../../core/rules/next-step.ts";
 import {
 	BOOLEAN_SETTINGS,
 	NUMERIC_SETTINGS,
@@ -62,6 +63,7 @@ import { isValidCheck } from "../../validation.ts";
 import { commitUserList } from "../host/commit.ts";
 import { modelInputPrice, modelPriced } from "../host/model-price.ts";
 import { tell } from "../host/tell.ts";
+import { currentInput } from "../run/carry-out.ts";
 import type { Engine } from "../run/engine.ts";
 import type { CheckpointCall } from "./checkpoints.ts";
 import { refuseCommand } from "./refuse.ts";
@@ -105,12 +107,14 @@ export interface StatusHost {
 	priced?: boolean;
 	/** Print and JSON modes: no countdown, the chain goes on inside the run. */
 	inRun?: boolean;
+	/** Every todo is done, by the next-step rules (finished, and verified where something verifies it). */
+	listDone?: boolean;
 }
 
 /** A one-paragraph account of the auto-continue for `/todos status`. */
 export function formatStatusReport(
 	config: TilDoneConfig,
-	{ activeTools, inputPrice, priced = true, inRun = false }: StatusHost,
+	{ activeTools, inputPrice, priced = true, inRun = false, listDone = false }: StatusHost,
 ): string {
 	const chain = getChain();
 	const doneCheck = effectiveDoneCheck(config.doneCheck);
@@ -118,7 +122,7 @@ export function formatStatusReport(
 	return [
 		TODOS_STATUS.autoContinue(autoContinueState(chain)),
 		spentLine(chain.spend),
-		...breakerReport({ chain, inputPrice, priced, next, tail: "" }, config),
+		...breakerReport({ chain, inputPrice, priced, next, tail: "", listDone }, config),
 		inRun ? COUNTDOWN_IN_RUN : TODOS_STATUS.countdown(config.countdownSeconds),
 		TODOS_STATUS.reminder(config.remindEvery),
 		TODOS_STATUS.doneCheck(doneCheck),
@@ -410,6 +414,7 @@ function showStatus(call: TodosCall): void | Promise<void> {
 				inputPrice: modelInputPrice(ctx),
 				priced: modelPriced(ctx),
 				inRun: call.engine.actsBeforeSettle,
+				listDone: stepNow(currentInput({ pi, ctx, config })).code === "all-done",
 			}),
 		),
 	);

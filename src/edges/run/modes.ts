@@ -17,6 +17,7 @@ import { endsChainForUser } from "../../core/rules/decision.ts";
 import { COMPLETE_MESSAGE_TYPE, ESCAPE_WATCH_WIDGET_ID } from "../../core/rules/keys.ts";
 import type { Step, StepInput, StepMessage } from "../../core/rules/next-step.ts";
 import type { TilDoneConfig } from "../../core/rules/settings.ts";
+import { checksAndJudge } from "../../core/rules/verdict.ts";
 import { type EscapeScene, escapeStopsWorkers } from "../../core/rules/workers.ts";
 import { backoffMessage, completionNotice, NOTICES, reviewWaitText } from "../../core/texts/user.ts";
 import {
@@ -212,7 +213,9 @@ function announceEnd(ctx: ExtensionContext, text: string, level: "info" | "warni
 
 /** Every item finished (and verified, when something verifies the list). */
 function announceCompletion(ctx: ExtensionContext, input: StepInput, verified: boolean): void {
-	announceEnd(ctx, completionNotice(input.todos.length, verified ? getVerification()?.checks : undefined), "info");
+	const verification = verified ? getVerification() : undefined;
+	const passed = verification && checksAndJudge(verification);
+	announceEnd(ctx, completionNotice(input.todos.length, passed), "info");
 }
 
 /** Once per wait in a chain: the item the auto-continue waits on until the user approves it (or prompts). */
