@@ -265,7 +265,7 @@ export async function startTui(options: TuiOptions): Promise<TuiSession> {
 	try {
 		// "[Extensions]" is listed right after the editor's submit handler is installed and extensions are bound
 		// (the fake model extension is always loaded); Enter pressed earlier only shows "Startup is still in progress".
-		await session.waitForScreen(options.readyPattern ?? /\[Extensions\]/, options.startTimeoutMs ?? 15_000);
+		await session.waitForScreen(options.readyPattern ?? /\[Extensions\]/, options.startTimeoutMs ?? 45_000);
 	} catch (error) {
 		await session.kill();
 		throw error;
