@@ -397,22 +397,3 @@ describe("a worker runs with the session's model and thinking level", () => {
 		}
 	});
 });
-
-describe("a worker loads this pi's extensions", () => {
-	it("takes -e, --extension, -ne and --no-extensions from the command line, a relative path made absolute, and nothing else", () => {
-		const argv = ["node", "pi", "-ne", "-e", "./a.ts", "--model", "x/y", "--extension", "b", "--no-extensions", "-e"];
-		expect(extensionFlags(argv, "/work/project")).toEqual([
-			"-ne",
-			"-e",
-			"/work/project/a.ts",
-			"--extension",
-			"/work/project/b",
-			"--no-extensions",
-		]);
-	});
-
-	it("leaves absolute paths and package sources as they are", () => {
-		const argv = ["-e", "/abs/x.ts", "-e", "npm:@scope/pkg@1.0.0", "-e", "git:github.com/a/b", "-e", "~/ext.ts"];
-		expect(extensionFlags(argv, "/work/project")).toEqual(argv);
-	});
-});

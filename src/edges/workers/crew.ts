@@ -49,7 +49,7 @@ import { quietly } from "../host/quietly.ts";
 import { WORKER_MARKER } from "../host/role.ts";
 import { tell } from "../host/tell.ts";
 import { boundsEnv, confinedInTree, WORKER_TREE_VAR } from "./confine.ts";
-import { extensionFlags, provideProject, trustFlags } from "./extensions.ts";
+import { provideProject, workerExtensionFlags } from "./extensions.ts";
 import { sweepOnce } from "./leftovers.ts";
 import { piCommand, runWorker } from "./worker-process.ts";
 
@@ -235,7 +235,7 @@ async function workAndLand(job: Job): Promise<WorkerOutcome> {
 	mkdirSync(cwd, { recursive: true });
 	provideProject(repo.top, run.ctx.cwd, tree);
 	const ending = runWorker({
-		...piCommandFor(run, item.index, key),
+		...piCommandFor(run, repo.top, item.index, key),
 		cwd,
 		env: {
 			...withoutRepositoryVariables(process.env),
@@ -305,7 +305,7 @@ async function land(job: Job, result: string): Promise<WorkerOutcome> {
 }
 
 /** The worker's command: this pi again, with the session's model and extensions, on its one item. */
-function piCommandFor(run: CrewRun, index: number, key: string): { command: string; args: string[] } {
+function piCommandFor(run: CrewRun, top: string, index: number, key: string): { command: string; args: string[] } {
 	const pi = run.command ?? piCommand();
 	const model = run.ctx.model ? ["--model", `${run.ctx.model.provider}/${run.ctx.model.id}`] : [];
 	const prompt = workerPrompt(getTodos(), index, run.request, workerNote(key));
@@ -314,8 +314,7 @@ function piCommandFor(run: CrewRun, index: number, key: string): { command: stri
 		command: pi.command,
 		args: [
 			...pi.args,
-			...extensionFlags(),
-			...trustFlags(run.ctx),
+			...workerExtensionFlags(run.ctx, top),
 			"--mode",
 			"json",
 			"-p",
