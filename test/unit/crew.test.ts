@@ -22,7 +22,7 @@ import {
 	setTodos,
 	subscribe,
 } from "../../src/state.ts";
-import type { TodoItem, WorkerOutcome } from "../../src/types.ts";
+import type { TodoItem, WorkerEnd } from "../../src/types.ts";
 import { bwrapWorks } from "../helpers/bwrap.ts";
 import { waitForValue } from "../helpers/cli.ts";
 import { WORKERS } from "../helpers/expected.ts";
@@ -161,7 +161,7 @@ describe("the crew works ready items and lands them", () => {
 		setTodos(items("Write a.txt"));
 		const { pi, run } = crew();
 		await startWorkers([0], run);
-		await stopWorkers(pi.api);
+		expect(await stopWorkers(pi.api)).toEqual([{ outcome: { kind: "stopped" }, work: "unchanged" }]);
 		expect(getTodos()[0]?.status).toBe("not_started");
 		expect(git("for-each-ref", "--format=%(refname)", "refs/til-done/", "refs/til-done-claims/")).toBe("");
 	});
@@ -174,7 +174,7 @@ describe("the crew works ready items and lands them", () => {
 		await startWorkers([0], run);
 		const halfDone = () => ([...trees].some((tree) => existsSync(join(tree, "half.txt"))) ? true : undefined);
 		await waitForValue(halfDone, 10_000, "half of its work");
-		await stopWorkers(pi.api);
+		expect(await stopWorkers(pi.api)).toEqual([{ outcome: { kind: "stopped" }, work: "kept" }]);
 		expect(getTodos()[0]?.status).toBe("not_started");
 		expect(getChain().failures).toBe(0);
 		expect(
@@ -280,7 +280,7 @@ describe("the crew works ready items and lands them", () => {
 
 describe("a stop holds at every moment before the landing writes", () => {
 	/** Stops the crew the first time the store shows `moment` (stopping aborts each worker at once, in the call). */
-	function stopAt(pi: FakePi, moment: () => boolean): Promise<WorkerOutcome[]> {
+	function stopAt(pi: FakePi, moment: () => boolean): Promise<WorkerEnd[]> {
 		return new Promise((resolve) => {
 			const unsubscribe = subscribe(() => {
 				if (!moment()) return;
@@ -295,7 +295,7 @@ describe("a stop holds at every moment before the landing writes", () => {
 		const { pi, run, told } = crew();
 		const stopped = stopAt(pi, () => getWorkers()[0]?.landing === true);
 		await startWorkers([0], run);
-		expect(await stopped).toEqual([{ kind: "stopped" }]);
+		expect(await stopped).toEqual([{ outcome: { kind: "stopped" }, work: "kept" }]);
 		await allEnded();
 		expect(getTodos()[0]?.status).toBe("not_started");
 		expect(existsSync(join(dir, "item-0.txt"))).toBe(false);
@@ -310,7 +310,7 @@ describe("a stop holds at every moment before the landing writes", () => {
 		const { pi, run, told } = crew();
 		const stopped = stopAt(pi, () => getTodos()[0]?.status === "completed");
 		await startWorkers([0], run);
-		expect(await stopped).toEqual([{ kind: "landed", throughStop: true }]);
+		expect(await stopped).toEqual([{ outcome: { kind: "landed", throughStop: true }, work: "landed" }]);
 		expect(readFileSync(join(dir, "item-0.txt"), "utf8")).toBe("item-0.txt by its worker\n");
 		expect(told()).toEqual([
 			"Worker on [0]: its landing had begun writing when you stopped it: it landed whole, and the item is completed.",
@@ -325,7 +325,7 @@ describe("a stop holds at every moment before the landing writes", () => {
 		await startWorkers([0], { ...run, checkTimeoutSeconds: 600 });
 		const started = () => ([...trees].some((tree) => existsSync(join(tree, "started"))) ? true : undefined);
 		await waitForValue(started, 10_000, "the check");
-		expect(await stopWorkers(pi.api)).toEqual([{ kind: "stopped" }]);
+		expect(await stopWorkers(pi.api)).toEqual([{ outcome: { kind: "stopped" }, work: "kept" }]);
 		expect(getTodos()[0]?.status).toBe("not_started");
 		expect(existsSync(join(dir, "item-0.txt"))).toBe(false);
 	});
