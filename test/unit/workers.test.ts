@@ -15,7 +15,7 @@ import {
 	workerOverspends,
 	workerPrompt,
 } from "../../src/core/rules/workers.ts";
-import { WORKER_TEXTS, workerWhy } from "../../src/core/texts/user.ts";
+import { WORKER_TEXTS, workersStatus, workerWhy } from "../../src/core/texts/user.ts";
 import type { CheckRun, TodoItem, WorkerEnd, WorkerOutcome } from "../../src/types.ts";
 import { WORKERS } from "../helpers/expected.ts";
 
@@ -379,6 +379,44 @@ describe("a worker's end, by its kind", () => {
 			"the list changed while it worked: its item is no longer where it was",
 			'its work conflicts with the work tree in "a.txt"',
 		]);
+	});
+});
+
+describe("every way a worker's item goes back has its words, the worker's own output as data on one line", () => {
+	it("a pi that failed, with what it said or by a signal; one that could not start, saying something or nothing", () => {
+		expect(workerWhy({ kind: "failed", code: null, stderr: "  killed\nby the OOM killer " })).toBe(
+			"it ended with a signal: killed by the OOM killer",
+		);
+		expect(workerWhy({ kind: "cannot-start", code: 1, stderr: "Error: no model\n" })).toBe(
+			"it could not start (exit code 1 before any model call: Error: no model)",
+		);
+		expect(workerWhy({ kind: "cannot-start", code: 2, stderr: " \n" })).toBe(
+			"it could not start (exit code 2 before any model call)",
+		);
+	});
+
+	it("a worker that said why it could not do its item, one whose work could not be written or compared, or changes submodules", () => {
+		expect(workerWhy({ kind: "unfinished", said: "the API is gone" })).toBe(
+			"it said it could not do its item: «the API is gone»",
+		);
+		expect(workerWhy({ kind: "unwritable", files: ["ro.txt", "b\nc"] })).toBe(WORKERS.unwritable("ro.txt", "b c"));
+		expect(workerWhy({ kind: "not-compared" })).toBe(
+			"git could not compare its work with the work tree (its work is kept under its ref)",
+		);
+		expect(workerWhy({ kind: "submodules", paths: ["ext"] })).toBe(WORKERS.submodules("ext"));
+		expect(workerWhy({ kind: "submodules", paths: ["ext", "lib"] })).toBe(WORKERS.submodules("ext", "lib"));
+	});
+
+	it("the workers' status names an item the list no longer holds by its index alone", () => {
+		expect(
+			workersStatus([
+				[1, "Write a.txt"],
+				[4, undefined],
+			]),
+		).toEqual({
+			parts: ["⚙ 2 worker(s):", " [1] ", { cut: "Write a.txt" }, " [4]"],
+			shorter: ["⚙ 2 worker(s): [1] [4]", "⚙ 2"],
+		});
 	});
 });
 
