@@ -21,6 +21,7 @@ import {
 	recordRun,
 	setTodos,
 	subscribe,
+	workersAllowed,
 } from "../../src/state.ts";
 import type { TodoItem, WorkerEnd } from "../../src/types.ts";
 import { bwrapWorks } from "../helpers/bwrap.ts";
@@ -187,6 +188,36 @@ describe("the crew works ready items and lands them", () => {
 		expect(getWorkers()).toEqual([]);
 	});
 
+	it("workers whose pi cannot start: said once, no failure counted, workers off for the session, each item ready again", async () => {
+		process.env.WORKER_MODE = "no-start";
+		setTodos(items("Write item-0.txt", "Write item-1.txt"));
+		const { run, told } = crew();
+		await startWorkers([0, 1], run);
+		await allEnded();
+		expect(told()).toHaveLength(1);
+		expect(told()[0]).toBe(
+			"pi-til-done: a worker could not start (exit code 1 before any model call: Error: no such model): workers are off for this session, and the session's model works the list.",
+		);
+		expect(getTodos().map((todo) => todo.status)).toEqual(["not_started", "not_started"]);
+		expect([getChain().failures, workersAllowed(4)]).toEqual([0, 0]);
+	});
+
+	it("git that cannot compare the work with the work tree (the user's index broken meanwhile): the item back, nothing landed", async () => {
+		process.env.WORKER_MODE = "conflict";
+		setTodos(items("Write a.txt"));
+		const { run, told } = crew();
+		process.env.WORKER_GO = join(dir, "..", `${dir.split("/").pop()}-go`);
+		await startWorkers([0], run);
+		writeFileSync(join(dir, ".git", "index"), "not an index");
+		writeFileSync(process.env.WORKER_GO, "");
+		await allEnded();
+		expect(told()).toEqual([
+			"Worker on [0]: git could not compare its work with the work tree (its work is kept under its ref); the item is ready again.",
+		]);
+		expect(readFileSync(join(dir, "a.txt"), "utf8")).toBe("the user's line\n");
+		expect(readFileSync(join(dir, ".git", "index"), "utf8")).toBe("not an index");
+	});
+
 	it("a tree that cannot be made gives the item back, its claim let go", async () => {
 		setTodos(items("Write item-0.txt"));
 		const { run, told } = crew();
@@ -315,6 +346,25 @@ describe("a stop holds at every moment before the landing writes", () => {
 		expect(told()).toEqual([
 			"Worker on [0]: its landing had begun writing when you stopped it: it landed whole, and the item is completed.",
 		]);
+	});
+
+	it("while its tree is being made: no tree, no ref, no claim; the item ready again, nothing kept", async () => {
+		setTodos(items("Write item-0.txt"));
+		const { pi, run, told } = crew();
+		// Set in progress as its life begins: the stop comes once the crew holds it, as its snapshot is being taken.
+		const stopped = new Promise<WorkerEnd[]>((resolve) => {
+			const unsubscribe = subscribe(() => {
+				if (getTodos()[0]?.status !== "in_progress") return;
+				unsubscribe();
+				queueMicrotask(() => void stopWorkers(pi.api).then(resolve));
+			});
+		});
+		await startWorkers([0], run);
+		expect(await stopped).toEqual([{ outcome: { kind: "stopped" }, work: "unchanged" }]);
+		await allEnded();
+		expect(getTodos()[0]?.status).toBe("not_started");
+		expect(told()).toEqual([WORKERS.givenBack(0, WORKERS.stopped)]);
+		expect(git("for-each-ref", "--format=%(refname)", "refs/til-done/", "refs/til-done-claims/")).toBe("");
 	});
 
 	it("while its check runs: the check is killed at once, with what it started, and nothing lands", async () => {
