@@ -670,6 +670,7 @@ export const CHECKPOINTS = {
 	failed: "A checkpoint failed: git refused to snapshot the work tree, so some items may have none.",
 	noRepo: (cwd: string) => `${cwd} is not in a git work tree: there are no checkpoints here.`,
 	revertFailed: (index: number) => `Reverting [${index}] failed: git could not write the files back.`,
+	cleanFailed: "git refused to delete the checkpoint refs.",
 	gone: (index: number) => `The checkpoints of [${index}] are gone from the repository (/todos checkpoints clean?).`,
 	listHead: (count: number) => `Checkpoints on this branch (${count}), the newest last:`,
 } as const;
