@@ -192,6 +192,29 @@ export type WorkerOutcome =
 	/** Its pi ended before any model call (an extension it could not load, a bad flag): no fault of the model's. */
 	| { kind: "cannot-start"; code: number; stderr: string };
 
+/**
+ * What became of a worker's work when it ended: landed in the work tree, kept under its ref, none to keep (it changed
+ * nothing, or never had a tree), or not kept (git refused, or a stop's grace ran out first).
+ */
+export type WorkerWork = "landed" | "kept" | "unchanged" | "not-kept";
+
+/** How a worker ended, and what became of its work. */
+export interface WorkerEnd {
+	outcome: WorkerOutcome;
+	work: WorkerWork;
+}
+
+/**
+ * What a stop of the user's did: the items given back (of their workers, how many had their work kept under a ref and
+ * how many could not keep it; the others had changed nothing), and those whose landing had begun and landed whole.
+ */
+export interface StopTally {
+	givenBack: number;
+	kept: number;
+	notKept: number;
+	landed: number;
+}
+
 /** A goal in progress (`/goal`, `--til-done-goal`): the user's condition, and what the judge said after the last run. */
 export interface GoalState {
 	condition: string;

@@ -225,7 +225,11 @@ describe.skipIf(!hasTmux()).each(PI_HOSTS)(
 				demo.iso.readLog().some((line) => line.messages <= 2 && line.lastUser.includes(`data): [${index}]`));
 			await waitForValue(() => ([3, 4, 5].every(atWork) ? true : undefined), 20_000, "the second run's workers");
 			await demo.tui.sendKeys("Escape");
-			const stopped = await demo.tui.waitForScreen((s) => s.includes(WORKERS.stoppedByKey(3)), 20_000);
+			// They only wait: none had changed anything, and nothing is kept.
+			const stopped = await demo.tui.waitForScreen(
+				(s) => s.includes(WORKERS.stoppedByKey({ givenBack: 3, kept: 0 })),
+				20_000,
+			);
 			for (const index of [3, 4, 5]) expect(stopped).toContain(WORKERS.givenBack(index, WORKERS.stopped));
 			await quit(demo);
 		}, 90_000);

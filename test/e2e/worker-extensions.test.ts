@@ -1,6 +1,7 @@
 /**
  * Every way pi finds extensions works in a worker, on both pi lines: a relative `-e` into a folder git ignores, and the
- * project's `.pi` (git-ignored too) naming an extension in such a folder; and a worker that cannot start is said once,
+ * project's `.pi` (git-ignored too) naming an extension in such a folder, or one outside the repository by a relative
+ * path; and a worker that cannot start is said once,
  * turns workers off for the session, and is no failure of the model's: the session's model works the list.
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -71,6 +72,26 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		expect(readFileSync(join(env.cwd, "a.txt"), "utf8")).toBe("a.txt\n");
 		// What was linked into the worker's tree never landed.
 		expect(readFileSync(join(env.cwd, ".pi", "settings.json"), "utf8")).toBe('{"extensions":["../vendor/fake.ts"]}');
+		expect(state()).toBe(before);
+	});
+
+	it("the project's .pi names an extension outside the repository by a relative path: its workers load it too, and the items land", async () => {
+		const env = pi.env([writeStep(["Write a.txt"]), sayStep("Planned.")], { TIL_DONE_WORKERS: "1" });
+		const state = userRepo(env);
+		// Beside the repository, not in it: from the worker's tree the same relative path leads nowhere.
+		const outside = join(env.root, "outside");
+		mkdirSync(outside);
+		writeFileSync(join(outside, "ext.ts"), `export { default } from ${JSON.stringify(FAKE_MODEL_EXTENSION)};\n`);
+		mkdirSync(join(env.cwd, ".pi"));
+		const settings = JSON.stringify({ extensions: ["../../outside/ext.ts"] });
+		writeFileSync(join(env.cwd, ".pi", "settings.json"), settings);
+		env.writeWorkerScripts({ "0": writeFileScript("a.txt") });
+		const before = state();
+		const result = await start(host, env, ["-e", EXTENSION_ENTRY, "--approve"]);
+		expect(result.stderr).toBe(stderrLine(allFinished(1)));
+		expect(result.code).toBe(0);
+		expect(readFileSync(join(env.cwd, "a.txt"), "utf8")).toBe("a.txt\n");
+		expect(readFileSync(join(env.cwd, ".pi", "settings.json"), "utf8")).toBe(settings);
 		expect(state()).toBe(before);
 	});
 

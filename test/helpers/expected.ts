@@ -170,6 +170,28 @@ export const stderrLine = (text: string): string =>
 
 // ── Workers ─────────────────────────────────────────────────────────────────
 
+/** What a stop of the workers did: items given back, of their workers' work kept and not kept, items landed. */
+interface StopCounts {
+	givenBack: number;
+	kept: number;
+	notKept?: number;
+	landed?: number;
+}
+
+/** The end of the sentence of the items a stop gave back: what became of their workers' work. */
+function stoppedWork(givenBack: number, kept: number, notKept: number): string {
+	const unchanged = givenBack - kept - notKept;
+	if (givenBack === 0) return "";
+	if (kept === givenBack) return ", each worker's work kept under a ref of pi-til-done";
+	if (unchanged === givenBack) return "; no worker of theirs had changed anything, so nothing is kept";
+	const parts = [
+		kept > 0 ? `the work of ${kept} kept under a ref of pi-til-done` : "",
+		unchanged > 0 ? `${unchanged} had changed nothing` : "",
+		notKept > 0 ? `the work of ${notKept} could not be kept` : "",
+	];
+	return `; of their workers, ${parts.filter((part) => part !== "").join(", ")}`;
+}
+
 /** What the user reads when a worker's item goes back to ready, and why. */
 export const WORKERS = {
 	leftovers: (parts: string): string => `Left by earlier runs: ${parts}. /todos workers clean removes them.`,
@@ -189,12 +211,15 @@ export const WORKERS = {
 	checkKilled: (signal: number): string => `its check failed in its tree (killed by signal ${signal})`,
 	checkTimedOut: (seconds: number): string => `its check failed in its tree (timed out after ${seconds} s)`,
 	checkExit: (code: number): string => `its check failed in its tree (exit code ${code})`,
-	/** Esc while workers work: how many items are ready again, and how many had begun landing and landed. */
-	stoppedByKey: (givenBack: number, landed = 0): string =>
+	/**
+	 * Esc while workers work: how many items are ready again (of their workers, how many had their work kept under a
+	 * ref, how many could not keep it, the others having changed nothing), and how many had begun landing and landed.
+	 */
+	stoppedByKey: ({ givenBack, kept, notKept = 0, landed = 0 }: StopCounts): string =>
 		[
 			"Workers stopped by you:",
 			...(givenBack > 0 || landed === 0
-				? [`${givenBack} item(s) are ready again, each worker's work kept under a ref of pi-til-done.`]
+				? [`${givenBack} item(s) are ready again${stoppedWork(givenBack, kept, notKept)}.`]
 				: []),
 			...(landed > 0 ? [`${landed} item(s) had begun landing when you stopped them, and landed whole.`] : []),
 		].join(" "),
@@ -642,6 +667,7 @@ export const CHECKPOINTS = {
 	failed: "A checkpoint failed: git refused to snapshot the work tree, so some items may have none.",
 	noRepo: (cwd: string) => `${cwd} is not in a git work tree: there are no checkpoints here.`,
 	revertFailed: (index: number) => `Reverting [${index}] failed: git could not write the files back.`,
+	cleanFailed: "git refused to delete the checkpoint refs.",
 	gone: (index: number) => `The checkpoints of [${index}] are gone from the repository (/todos checkpoints clean?).`,
 	listHead: (count: number) => `Checkpoints on this branch (${count}), the newest last:`,
 } as const;

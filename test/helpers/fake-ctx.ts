@@ -40,6 +40,8 @@ export interface FakeCtxOptions {
 	models?: Record<string, unknown>;
 	/** Whether pi has credentials for every model (default true). */
 	auth?: boolean;
+	/** pi's word on trusting the project (`ctx.isProjectTrusted()`); none: a pi without the question. */
+	trusted?: boolean;
 }
 
 /** The session's model in a fake context that has one. */
@@ -215,6 +217,14 @@ export function createFakeCtx(options: FakeCtxOptions = {}): FakeCtx {
 			return switches.pendingMessages;
 		},
 		waitForIdle: async () => undefined,
+		...(options.trusted === undefined
+			? {}
+			: {
+					isProjectTrusted: () => {
+						live(switches);
+						return options.trusted;
+					},
+				}),
 		model: options.complete ? FAKE_SESSION_MODEL : undefined,
 		modelRegistry: {
 			find: (provider: string, id: string) => options.models?.[`${provider}/${id}`],

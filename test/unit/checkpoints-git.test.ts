@@ -13,6 +13,7 @@ import {
 	readFileSync,
 	realpathSync,
 	rmSync,
+	symlinkSync,
 	writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -29,6 +30,7 @@ import {
 	runGit,
 	snapshotTree,
 	takeCheckpoint,
+	withoutRepositoryVariables,
 } from "../../src/edges/git/git.ts";
 import { privateGitDir } from "../../src/edges/git/raw-git.ts";
 import { must } from "../helpers/must.ts";
@@ -50,6 +52,22 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 async function repo(): Promise<Repo> {
 	return got(await findRepo(dir));
 }
+
+describe("git of ours finds its repository from its folder, whatever the process inherited", () => {
+	it("the variables that point git elsewhere are dropped, the rest kept", () => {
+		const env = {
+			GIT_DIR: "/elsewhere/.git",
+			GIT_WORK_TREE: "/elsewhere",
+			GIT_INDEX_FILE: "/elsewhere/index",
+			GIT_CONFIG_COUNT: "1",
+			GIT_CONFIG_KEY_0: "core.hooksPath",
+			GIT_CONFIG_VALUE_0: "/elsewhere/hooks",
+			GIT_AUTHOR_NAME: "the user",
+			PATH: "/usr/bin",
+		};
+		expect(withoutRepositoryVariables(env)).toEqual({ GIT_AUTHOR_NAME: "the user", PATH: "/usr/bin" });
+	});
+});
 
 describe("findRepo finds the work tree, and nothing outside one", () => {
 	it("from a subfolder, and undefined in a folder outside any repository", async () => {
@@ -137,6 +155,16 @@ describe("untracked files over the bound are left out of a snapshot, named, and 
 		write("grows.bin", "z".repeat(2_000_000));
 		const second = got(await snapshotTree(found, { bound: bound(1, []) }));
 		expect(git("ls-tree", "--name-only", second)).toBe("");
+	});
+
+	it("an untracked link is no file over the bound, whatever it points at: it is kept as a link", async () => {
+		write("big.bin", "x".repeat(2_000_000));
+		git("add", "big.bin");
+		symlinkSync("big.bin", join(dir, "to-big"));
+		const named: string[][] = [];
+		const tree = got(await snapshotTree(await repo(), { bound: bound(1, named) }));
+		expect(git("ls-tree", tree, "to-big").split(/\s/).slice(0, 2)).toEqual(["120000", "blob"]);
+		expect(named).toEqual([]);
 	});
 
 	it("a bound of 0 leaves nothing out and names nothing", async () => {
@@ -275,6 +303,21 @@ describe("at most MAX_CHECKPOINT_REFS refs are kept per session: a new snapshot 
 		await takeCheckpoint(found, "refs/til-done/mine/0-k/done", "m");
 		expect(refsOf("other")).toHaveLength(MAX_CHECKPOINT_REFS);
 		expect(refsOf("mine")).toEqual(["refs/til-done/mine/0-k/done"]);
+	});
+});
+
+describe("the checkpoint refs are cleaned all at once, or not at all", () => {
+	it("every ref of every session deleted, counted; refs git holds locked: none deleted, and the count unknown", async () => {
+		write("a.txt", "one\n");
+		const found = await repo();
+		await takeCheckpoint(found, "refs/til-done/s/0-k/start", "m");
+		await takeCheckpoint(found, "refs/til-done/t/0-k/start", "m");
+		writeFileSync(join(dir, ".git/refs/til-done/s/0-k/start.lock"), "");
+		expect(await cleanCheckpointRefs(found)).toBeUndefined();
+		expect(git("for-each-ref", "--format=%(refname)", "refs/til-done/").split("\n").filter(Boolean)).toHaveLength(2);
+		rmSync(join(dir, ".git/refs/til-done/s/0-k/start.lock"));
+		expect(await cleanCheckpointRefs(found)).toBe(2);
+		expect(git("for-each-ref", "refs/til-done/")).toBe("");
 	});
 });
 

@@ -123,6 +123,24 @@ describe("a start and a completion are snapshots on the branch; diff and revert 
 		]);
 	});
 
+	it("while the user's own git operation is under way a revert is refused; refs git holds locked are not cleaned", async () => {
+		const { pi, fake, tool, todos } = await start();
+		await tool("write_todos", { mode: "replace", todos: [{ text: "Edit a" }] });
+		await tool("edit_todos", { action: "start", indices: [0] });
+		await pi.fire("tool_call", { toolName: "bash", input: {} }, fake.ctx);
+		writeFileSync(join(dir, "a.txt"), "two\n");
+		await tool("edit_todos", { action: "complete", indices: [0] });
+		await checkpointsSettled();
+		writeFileSync(join(dir, ".git/MERGE_HEAD"), "");
+		expect(await todos("revert 0")).toBe(CHECKPOINTS.busy("a merge is in progress"));
+		expect(readFileSync(join(dir, "a.txt"), "utf8")).toBe("two\n");
+		rmSync(join(dir, ".git/MERGE_HEAD"));
+		const [ref] = git("for-each-ref", "--format=%(refname)", "refs/til-done/").split("\n");
+		writeFileSync(join(dir, ".git", `${ref}.lock`), "");
+		expect(await todos("checkpoints clean")).toBe(CHECKPOINTS.cleanFailed);
+		expect(git("for-each-ref", "--format=%(refname)", "refs/til-done/").split("\n").filter(Boolean)).toHaveLength(2);
+	});
+
 	it("an item that changed nothing says so, for diff and revert alike", async () => {
 		const { tool, todos } = await start();
 		await tool("write_todos", { mode: "replace", todos: [{ text: "Think" }] });

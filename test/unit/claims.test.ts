@@ -1,10 +1,10 @@
 /** Claims against a real repository: one item, one worker, whichever process asks, and nothing of the user's touched. */
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { claimItem, claimsOn, releaseItem } from "../../src/edges/git/claims.ts";
+import { claimItem, claimsOn, releaseIfHeld, releaseItem } from "../../src/edges/git/claims.ts";
 import { findRepo, type Repo } from "../../src/edges/git/git.ts";
 import { must } from "../helpers/must.ts";
 
@@ -98,9 +98,45 @@ describe("claims that are not ours, and a repository that refuses", () => {
 		expect(await releaseItem(r, "never-claimed")).toBe(true);
 	});
 
+	it("a claim's ref git holds locked (another git at work on it) is refused, and nothing is claimed", async () => {
+		const r = await repo();
+		mkdirSync(join(dir, ".git", "refs", "til-done-claims"), { recursive: true });
+		writeFileSync(join(dir, ".git", "refs", "til-done-claims", "1-a.lock"), "");
+		expect(await claimItem(r, claim("1-a", "s"))).toBe(false);
+		expect(await claimsOn(r)).toEqual([]);
+	});
+
 	it("a repository git cannot read claims nothing and lists none", async () => {
 		const gone = { top: join(dir, "gone"), gitDir: join(dir, "gone", ".git"), commonDir: join(dir, "gone", ".git") };
 		expect(await claimItem(gone, claim("1-a", "s"))).toBe(false);
 		expect(await claimsOn(gone)).toEqual([]);
+	});
+});
+
+describe("a claim found left is let go only if it is still the one found", () => {
+	it("still held by the one found: let go; gone already: nothing to do", async () => {
+		const r = await repo();
+		const left = claim("1-a", "s", gonePid());
+		await claimItem(r, left);
+		expect(await releaseIfHeld(r, "1-a", left)).toBe(true);
+		expect(await claimsOn(r)).toEqual([]);
+		expect(await releaseIfHeld(r, "1-a", left)).toBe(true);
+	});
+
+	it("taken over since by another pi, or replaced by a ref that holds no claim: it stays", async () => {
+		const r = await repo();
+		const left = claim("1-a", "s", gonePid());
+		await claimItem(r, left);
+		expect(await claimItem(r, claim("1-a", "s2"))).toBe(true);
+		expect(await releaseIfHeld(r, "1-a", left)).toBe(false);
+		expect(await claimsOn(r)).toEqual([claim("1-a", "s2")]);
+		const blob = execFileSync("git", ["hash-object", "-w", "--stdin"], { cwd: dir, input: "not a claim" })
+			.toString()
+			.trim();
+		git("update-ref", "refs/til-done-claims/2-b", blob);
+		expect(await releaseIfHeld(r, "2-b", claim("2-b", "s"))).toBe(false);
+		expect(git("for-each-ref", "--format=%(refname)", "refs/til-done-claims/2-b").trim()).toBe(
+			"refs/til-done-claims/2-b",
+		);
 	});
 });

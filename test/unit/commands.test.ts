@@ -14,6 +14,7 @@ import {
 	markStopped,
 	pauseAutoContinue,
 	recordRun,
+	setLoop,
 	setTodos,
 } from "../../src/state.ts";
 import type { TodoItem, TodoStatus } from "../../src/types.ts";
@@ -513,6 +514,21 @@ describe("pause, resume and status control the auto-continue", () => {
 		const { todos, told } = setup();
 		await todos("status");
 		expect(told()).toEqual([statusReport(3)]);
+	});
+
+	it("status in print and JSON modes says there is no countdown: the chain goes on inside the run", () => {
+		expect(formatStatusReport(DEFAULT_CONFIG, { activeTools: ["read", "bash"], inRun: true })).toBe(
+			statusReport("in-run"),
+		);
+	});
+
+	it("status during a /loop forecasts the next loop iteration against a budget", () => {
+		setLoop({ prompt: "tidy up", max: 3, marker: "LOOP DONE", iteration: 1 });
+		const report = formatStatusReport({ ...DEFAULT_CONFIG, budgetTokens: 50_000 }, { activeTools: ["bash"] });
+		setLoop(undefined);
+		expect(report.split("\n").filter((line) => line.startsWith("Token budget"))).toEqual([
+			"Token budget: 50,000 (next loop iteration: about 0)",
+		]);
 	});
 
 	it("status shows a pause with its reason on one line, and the configured limits", async () => {

@@ -21,8 +21,9 @@ import {
 	recordRun,
 	setTodos,
 	subscribe,
+	workersAllowed,
 } from "../../src/state.ts";
-import type { TodoItem, WorkerOutcome } from "../../src/types.ts";
+import type { TodoItem, WorkerEnd } from "../../src/types.ts";
 import { bwrapWorks } from "../helpers/bwrap.ts";
 import { waitForValue } from "../helpers/cli.ts";
 import { WORKERS } from "../helpers/expected.ts";
@@ -161,7 +162,7 @@ describe("the crew works ready items and lands them", () => {
 		setTodos(items("Write a.txt"));
 		const { pi, run } = crew();
 		await startWorkers([0], run);
-		await stopWorkers(pi.api);
+		expect(await stopWorkers(pi.api)).toEqual([{ outcome: { kind: "stopped" }, work: "unchanged" }]);
 		expect(getTodos()[0]?.status).toBe("not_started");
 		expect(git("for-each-ref", "--format=%(refname)", "refs/til-done/", "refs/til-done-claims/")).toBe("");
 	});
@@ -174,7 +175,7 @@ describe("the crew works ready items and lands them", () => {
 		await startWorkers([0], run);
 		const halfDone = () => ([...trees].some((tree) => existsSync(join(tree, "half.txt"))) ? true : undefined);
 		await waitForValue(halfDone, 10_000, "half of its work");
-		await stopWorkers(pi.api);
+		expect(await stopWorkers(pi.api)).toEqual([{ outcome: { kind: "stopped" }, work: "kept" }]);
 		expect(getTodos()[0]?.status).toBe("not_started");
 		expect(getChain().failures).toBe(0);
 		expect(
@@ -185,6 +186,36 @@ describe("the crew works ready items and lands them", () => {
 		expect(trees.size).toBe(1);
 		expect([...trees].filter((tree) => existsSync(tree))).toEqual([]);
 		expect(getWorkers()).toEqual([]);
+	});
+
+	it("workers whose pi cannot start: said once, no failure counted, workers off for the session, each item ready again", async () => {
+		process.env.WORKER_MODE = "no-start";
+		setTodos(items("Write item-0.txt", "Write item-1.txt"));
+		const { run, told } = crew();
+		await startWorkers([0, 1], run);
+		await allEnded();
+		expect(told()).toHaveLength(1);
+		expect(told()[0]).toBe(
+			"pi-til-done: a worker could not start (exit code 1 before any model call: Error: no such model): workers are off for this session, and the session's model works the list.",
+		);
+		expect(getTodos().map((todo) => todo.status)).toEqual(["not_started", "not_started"]);
+		expect([getChain().failures, workersAllowed(4)]).toEqual([0, 0]);
+	});
+
+	it("git that cannot compare the work with the work tree (the user's index broken meanwhile): the item back, nothing landed", async () => {
+		process.env.WORKER_MODE = "conflict";
+		setTodos(items("Write a.txt"));
+		const { run, told } = crew();
+		process.env.WORKER_GO = join(dir, "..", `${dir.split("/").pop()}-go`);
+		await startWorkers([0], run);
+		writeFileSync(join(dir, ".git", "index"), "not an index");
+		writeFileSync(process.env.WORKER_GO, "");
+		await allEnded();
+		expect(told()).toEqual([
+			"Worker on [0]: git could not compare its work with the work tree (its work is kept under its ref); the item is ready again.",
+		]);
+		expect(readFileSync(join(dir, "a.txt"), "utf8")).toBe("the user's line\n");
+		expect(readFileSync(join(dir, ".git", "index"), "utf8")).toBe("not an index");
 	});
 
 	it("a tree that cannot be made gives the item back, its claim let go", async () => {
@@ -280,7 +311,7 @@ describe("the crew works ready items and lands them", () => {
 
 describe("a stop holds at every moment before the landing writes", () => {
 	/** Stops the crew the first time the store shows `moment` (stopping aborts each worker at once, in the call). */
-	function stopAt(pi: FakePi, moment: () => boolean): Promise<WorkerOutcome[]> {
+	function stopAt(pi: FakePi, moment: () => boolean): Promise<WorkerEnd[]> {
 		return new Promise((resolve) => {
 			const unsubscribe = subscribe(() => {
 				if (!moment()) return;
@@ -295,7 +326,7 @@ describe("a stop holds at every moment before the landing writes", () => {
 		const { pi, run, told } = crew();
 		const stopped = stopAt(pi, () => getWorkers()[0]?.landing === true);
 		await startWorkers([0], run);
-		expect(await stopped).toEqual([{ kind: "stopped" }]);
+		expect(await stopped).toEqual([{ outcome: { kind: "stopped" }, work: "kept" }]);
 		await allEnded();
 		expect(getTodos()[0]?.status).toBe("not_started");
 		expect(existsSync(join(dir, "item-0.txt"))).toBe(false);
@@ -310,11 +341,30 @@ describe("a stop holds at every moment before the landing writes", () => {
 		const { pi, run, told } = crew();
 		const stopped = stopAt(pi, () => getTodos()[0]?.status === "completed");
 		await startWorkers([0], run);
-		expect(await stopped).toEqual([{ kind: "landed", throughStop: true }]);
+		expect(await stopped).toEqual([{ outcome: { kind: "landed", throughStop: true }, work: "landed" }]);
 		expect(readFileSync(join(dir, "item-0.txt"), "utf8")).toBe("item-0.txt by its worker\n");
 		expect(told()).toEqual([
 			"Worker on [0]: its landing had begun writing when you stopped it: it landed whole, and the item is completed.",
 		]);
+	});
+
+	it("while its tree is being made: no tree, no ref, no claim; the item ready again, nothing kept", async () => {
+		setTodos(items("Write item-0.txt"));
+		const { pi, run, told } = crew();
+		// Set in progress as its life begins: the stop comes once the crew holds it, as its snapshot is being taken.
+		const stopped = new Promise<WorkerEnd[]>((resolve) => {
+			const unsubscribe = subscribe(() => {
+				if (getTodos()[0]?.status !== "in_progress") return;
+				unsubscribe();
+				queueMicrotask(() => void stopWorkers(pi.api).then(resolve));
+			});
+		});
+		await startWorkers([0], run);
+		expect(await stopped).toEqual([{ outcome: { kind: "stopped" }, work: "unchanged" }]);
+		await allEnded();
+		expect(getTodos()[0]?.status).toBe("not_started");
+		expect(told()).toEqual([WORKERS.givenBack(0, WORKERS.stopped)]);
+		expect(git("for-each-ref", "--format=%(refname)", "refs/til-done/", "refs/til-done-claims/")).toBe("");
 	});
 
 	it("while its check runs: the check is killed at once, with what it started, and nothing lands", async () => {
@@ -325,7 +375,7 @@ describe("a stop holds at every moment before the landing writes", () => {
 		await startWorkers([0], { ...run, checkTimeoutSeconds: 600 });
 		const started = () => ([...trees].some((tree) => existsSync(join(tree, "started"))) ? true : undefined);
 		await waitForValue(started, 10_000, "the check");
-		expect(await stopWorkers(pi.api)).toEqual([{ kind: "stopped" }]);
+		expect(await stopWorkers(pi.api)).toEqual([{ outcome: { kind: "stopped" }, work: "kept" }]);
 		expect(getTodos()[0]?.status).toBe("not_started");
 		expect(existsSync(join(dir, "item-0.txt"))).toBe(false);
 	});
@@ -395,24 +445,5 @@ describe("a worker runs with the session's model and thinking level", () => {
 			rmSync(process.env.WORKER_ARGS, { force: true });
 			delete process.env.WORKER_ARGS;
 		}
-	});
-});
-
-describe("a worker loads this pi's extensions", () => {
-	it("takes -e, --extension, -ne and --no-extensions from the command line, a relative path made absolute, and nothing else", () => {
-		const argv = ["node", "pi", "-ne", "-e", "./a.ts", "--model", "x/y", "--extension", "b", "--no-extensions", "-e"];
-		expect(extensionFlags(argv, "/work/project")).toEqual([
-			"-ne",
-			"-e",
-			"/work/project/a.ts",
-			"--extension",
-			"/work/project/b",
-			"--no-extensions",
-		]);
-	});
-
-	it("leaves absolute paths and package sources as they are", () => {
-		const argv = ["-e", "/abs/x.ts", "-e", "npm:@scope/pkg@1.0.0", "-e", "git:github.com/a/b", "-e", "~/ext.ts"];
-		expect(extensionFlags(argv, "/work/project")).toEqual(argv);
 	});
 });

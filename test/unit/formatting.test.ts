@@ -4,13 +4,18 @@ import { describeCheckEnd, formatCheckFailures } from "../../src/core/texts/mode
 import { oneLine, prefix } from "../../src/core/texts/sanitize.ts";
 import {
 	activeStatus,
+	BREAKER_TEXTS,
 	backoffMessage,
+	CHECKPOINT_TEXTS,
 	checkStatus,
 	completionNotice,
 	countdownText,
 	fullText,
 	pausedStatus,
 	reviewWaitText,
+	SENTENCES,
+	STATUS_REFUSALS,
+	WORKER_TEXTS,
 } from "../../src/core/texts/user.ts";
 import { formatPanelLines } from "../../src/core/views/panel.ts";
 import { progressOf, reviewOf } from "../../src/core/views/status-entries.ts";
@@ -32,7 +37,15 @@ import {
 	renderToolResult,
 } from "../../src/formatting.ts";
 import type { CheckRun, TodoItem, TodoStatus } from "../../src/types.ts";
-import { UNVERIFIED_ASK, UNVERIFIED_HEAD, verifiedNotice, verifiedStatus } from "../helpers/expected.ts";
+import {
+	CHECKPOINTS,
+	STATUS_REFUSED,
+	UNVERIFIED_ASK,
+	UNVERIFIED_HEAD,
+	verifiedNotice,
+	verifiedStatus,
+	WORKERS,
+} from "../helpers/expected.ts";
 import { must } from "../helpers/must.ts";
 import { plainTheme, taggingTheme, textOf } from "../helpers/theme.ts";
 import { LIMITS } from "../helpers/todo-oracle.ts";
@@ -791,5 +804,60 @@ describe("the review status: shown while the auto-continue would name an item in
 
 	it("words the wait", () => {
 		expect(reviewWaitText(7)).toBe("👁 [7] waits for your review");
+	});
+});
+
+describe("the words of refusals, budgets and snapshots, in each of their forms", () => {
+	it("a status change refused: one subtask still open, an approval of a completed item", () => {
+		expect(STATUS_REFUSALS.subtasks(2, [3])).toBe(STATUS_REFUSED.subtasks(2, "3", "is"));
+		expect(STATUS_REFUSALS.notOpen(0, "completed")).toBe(STATUS_REFUSED.notOpen(0, "completed"));
+	});
+
+	it("a finished list verified by its checks and then the judge", () => {
+		expect(SENTENCES.verify(2, true)).toBe("Every todo is finished: 2 check(s) and then the judge verify the list.");
+	});
+
+	it("what earlier runs left: the snapshot refs of gone workers", () => {
+		expect(WORKER_TEXTS.leftovers({ folders: 0, claims: 0, bases: 2, kept: 0 })).toBe(
+			WORKERS.leftovers("2 snapshot ref(s) of gone workers"),
+		);
+	});
+
+	it("untracked files over the bound: five named, the rest counted", () => {
+		const files = ["a", "b", "c", "d", "e", "f\ng"].map((path, i) => ({ path, bytes: 60_000_000 + i * 250_000 }));
+		expect(CHECKPOINT_TEXTS.leftOut(files, 50)).toBe(
+			CHECKPOINTS.leftOut(6, 50, '"a" (60 MB), "b" (60.3 MB), "c" (60.5 MB), "d" (60.8 MB), "e" (61 MB) and 1 more'),
+		);
+	});
+
+	it("repositories with no commit, one or more; a revert refused for one or more files a snapshot left out", () => {
+		expect(CHECKPOINT_TEXTS.emptyRepositories(["vendor/lib"])).toBe(
+			`pi-til-done: "vendor/lib" is a repository with no commit yet, left out of snapshots (workers' trees, checkpoints, the judge's evidence) until it has one.`,
+		);
+		expect(CHECKPOINT_TEXTS.emptyRepositories(["a", "b"])).toBe(
+			`pi-til-done: "a", "b" are repositories with no commit yet, left out of snapshots (workers' trees, checkpoints, the judge's evidence) until they have one.`,
+		);
+		expect(CHECKPOINT_TEXTS.revertLeftOut(1, ["big.bin"])).toBe(
+			CHECKPOINTS.revertLeftOut(1, '"big.bin" was', "it was"),
+		);
+		expect(CHECKPOINT_TEXTS.revertLeftOut(2, ["a", "b"])).toBe(
+			CHECKPOINTS.revertLeftOut(2, '"a", "b" were', "they were"),
+		);
+	});
+
+	it("a budget the workers would cross: the workers at work, the next one, the next three; priced or not", () => {
+		const stop = { stopped: "Auto-continue stopped", forecast: 12_000, budget: 10_000, spent: 9_000, tail: "" };
+		expect(BREAKER_TEXTS.budgetTokens.workersStop({ ...stop, workers: 3, each: 1_000, finished: true })).toBe(
+			"Auto-continue stopped: the next 3 workers would bring this chain to about 12,000 tokens, over its budget of 10,000 (9,000 spent so far; each worker is forecast at 1,000 tokens, the median per finished todo).",
+		);
+		const cost = { ...stop, forecast: 1.5, budget: 1, spent: 0.9, tail: "Take over." };
+		expect(BREAKER_TEXTS.budgetCost.workersStop({ ...cost, workers: 0, each: 500, finished: false })).toBe(
+			"Auto-continue stopped: the workers at work would bring this chain to a cost of about 1.5000, over its budget of 1.0000 (0.9000 spent so far; each worker is forecast at 500 tokens, the last context, as no todo is finished yet, the model's price is unknown). Take over.",
+		);
+		expect(
+			BREAKER_TEXTS.budgetCost.workersStop({ ...cost, workers: 1, each: 500, finished: true, nextCost: 0.6 }),
+		).toBe(
+			"Auto-continue stopped: the next worker would bring this chain to a cost of about 1.5000, over its budget of 1.0000 (0.9000 spent so far; each worker is forecast at 500 tokens, the median per finished todo, about 0.6000 for it at the model's input price). Take over.",
+		);
 	});
 });

@@ -30,6 +30,16 @@ async function ends(pid: number): Promise<boolean> {
 }
 
 describe("a grouped run ends with its whole group", () => {
+	it("a program that cannot start, under a signal aborted already, is code 127, with why", async () => {
+		const ended = await runGrouped("no-such-program-here", [], {
+			...base,
+			timeoutMs: 60_000,
+			signal: AbortSignal.abort(),
+		});
+		expect(ended.code).toBe(127);
+		expect(ended.stderr).toContain("ENOENT");
+	});
+
 	it("its time limit ends the shell and the child it left waiting", async () => {
 		const ended = await runGrouped("sh", ["-c", WAITS_ON_CHILD], { ...base, timeoutMs: 300 });
 		expect(ended.code).toBe(ENDED_CODE);
@@ -58,6 +68,26 @@ describe("a grouped run ends with its whole group", () => {
 		const ended = await runGrouped("sh", ["-c", "sleep 300 >/dev/null & echo $!"], { ...base, timeoutMs: 60_000 });
 		expect(ended.code).toBe(0);
 		expect(await ends(childOf(ended.stdout))).toBe(true);
+	});
+
+	it("an abort ends its own run's group only: a run beside it goes on to its end", async () => {
+		const stop = new AbortController();
+		const aborted = runGrouped("sleep", ["300"], { ...base, timeoutMs: 60_000, signal: stop.signal });
+		const beside = runGrouped("sh", ["-c", "sleep 0.2; echo done"], { ...base, timeoutMs: 60_000 });
+		stop.abort();
+		expect((await aborted).code).toBe(ENDED_CODE);
+		const ended = await beside;
+		expect([ended.code, ended.stdout.toString("utf8")]).toEqual([0, "done\n"]);
+	});
+
+	it("a program a signal killed is ended (code 124), never a success", async () => {
+		const ended = await runGrouped("sh", ["-c", "kill -KILL $$"], { ...base, timeoutMs: 60_000 });
+		expect(ended.code).toBe(ENDED_CODE);
+	});
+
+	it("a run whose signal was aborted before it started is ended at once, its time limit adding nothing", async () => {
+		const ended = await runGrouped("sleep", ["300"], { ...base, timeoutMs: 1, signal: AbortSignal.abort() });
+		expect(ended.code).toBe(ENDED_CODE);
 	});
 
 	it("a program that cannot start is code 127, with why", async () => {

@@ -155,6 +155,37 @@ describe("a worker's work lands by a 3-way merge, or not at all", () => {
 	});
 });
 
+describe("a worker's new files, links and modes land beside the user's", () => {
+	it("a new file in a folder the user has lands there, the folder and its other files as they were", async () => {
+		write(dir, "src/mine.ts", "the user's\n");
+		chmodSync(join(dir, "src"), 0o750);
+		const { repo, tree } = await setup();
+		write(tree.dir, "src/deep/new.ts", "the worker's\n");
+		expect(await land(repo, tree)).toEqual({ landed: ["src/deep/new.ts"] });
+		expect([read(dir, "src/deep/new.ts"), read(dir, "src/mine.ts")]).toEqual(["the worker's\n", "the user's\n"]);
+		expect(modeOf("src")).toBe(0o750);
+	});
+
+	it("a file whose bytes and exec bit the worker changed lands with both", async () => {
+		write(dir, "tool.sh", "#!/bin/sh\n");
+		chmodSync(join(dir, "tool.sh"), 0o644);
+		const { repo, tree } = await setup();
+		write(tree.dir, "tool.sh", "#!/bin/sh\necho tool\n");
+		chmodSync(join(tree.dir, "tool.sh"), 0o755);
+		expect(await land(repo, tree)).toEqual({ landed: ["tool.sh"] });
+		expect([read(dir, "tool.sh"), modeOf("tool.sh")]).toEqual(["#!/bin/sh\necho tool\n", 0o755]);
+	});
+
+	it("a file the worker replaced by a link lands as the link; the user's bytes are not written through it", async () => {
+		const { repo, tree } = await setup();
+		rmSync(join(tree.dir, "notes.md"));
+		symlinkSync("app.txt", join(tree.dir, "notes.md"));
+		expect(await land(repo, tree)).toEqual({ landed: ["notes.md"] });
+		expect(readlinkSync(join(dir, "notes.md"))).toBe("app.txt");
+		expect(read(dir, "app.txt")).toBe("one\ntwo\nthree\nfour\nfive\nsix (uncommitted)\nseven (unstaged)\n");
+	});
+});
+
 describe("a stop holds until the landing writes", () => {
 	it("a stop that came before the first write writes nothing: the user's files are as they were", async () => {
 		const { repo, tree } = await setup();

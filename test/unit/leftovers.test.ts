@@ -3,7 +3,7 @@
  * repository and a TMPDIR of the test's own.
  */
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -122,6 +122,32 @@ describe("leftovers of gone runs are found and removed; what live ones use, and 
 		const cleaned = await removeLeftovers(repo, { kept: true });
 		expect(cleaned.kept).toEqual(["refs/til-done/s/2-c/worker-result"]);
 		expect(refs()).not.toContain("refs/til-done/s/2-c/worker-result");
+	});
+});
+
+describe("what git refuses to remove is never said removed", () => {
+	it("snapshot refs and kept work git holds locked stay, and are not counted as removed; the rest goes", async () => {
+		const repo = must(await findRepo(dir), "the repository");
+		const head = git("rev-parse", "HEAD").trim();
+		git("update-ref", "refs/til-done/s/0-a/worker-base", head);
+		git("update-ref", "refs/til-done/s/2-c/worker-result", head);
+		await claimItem(repo, { key: "0-a", session: "s", host: hostname(), at: 1, pid: GONE_PID, owner: `${GONE_PID}.1` });
+		// Another git at work on the refs: each is locked, and git refuses to delete it.
+		writeFileSync(join(dir, ".git/refs/til-done/s/0-a/worker-base.lock"), "");
+		writeFileSync(join(dir, ".git/refs/til-done/s/2-c/worker-result.lock"), "");
+		const removed = await removeLeftovers(repo, { kept: true });
+		expect([removed.bases, removed.kept, removed.claims.map((claim) => claim.key)]).toEqual([[], [], ["0-a"]]);
+		expect(git("for-each-ref", "--format=%(refname)", "refs/til-done/").trim().split("\n")).toEqual([
+			"refs/til-done/s/0-a/worker-base",
+			"refs/til-done/s/2-c/worker-result",
+		]);
+	});
+
+	it("a repository gone since it was found: nothing of it is found, and nothing fails", async () => {
+		const repo = must(await findRepo(dir), "the repository");
+		rmSync(dir, { recursive: true, force: true });
+		const found = await findLeftovers(repo);
+		expect([found.aside, found.bases, found.claims, found.kept]).toEqual([[], [], [], []]);
 	});
 });
 

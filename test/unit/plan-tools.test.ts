@@ -1,9 +1,19 @@
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { beforeEach, describe, expect, it } from "vitest";
+import { linkError, RESULT_HEADERS, TOOL_ERRORS } from "../../src/core/texts/model.ts";
 import { getTodos, setTodos } from "../../src/state.ts";
 import { createEditTodosTool, createWriteTodosTool } from "../../src/tools.ts";
+import type { TodoItem } from "../../src/types.ts";
 import { scriptedChecks } from "../helpers/check-env.ts";
-import { LINK_ERRORS, notReady, openSubtasksRefused } from "../helpers/expected.ts";
+import {
+	checkPassed,
+	LINK_ERRORS,
+	linkRefused,
+	notReady,
+	openSubtasksRefused,
+	reviewRefused,
+	reviewRewritten,
+} from "../helpers/expected.ts";
 import { createFakeCtx, type FakeUi } from "../helpers/fake-ctx.ts";
 import { item, PLAN, planWith } from "../helpers/linked-lists.ts";
 import { freshStore } from "../helpers/store.ts";
@@ -241,5 +251,43 @@ describe("edit_todos: a parent completes with its last subtask, after its own ch
 		const result = await edit({ action: "complete", indices: [4] });
 		expect(result.text.split("\n")[0]).toBe("Completed [4]");
 		expect(getTodos()[2]?.status).toBe("not_started");
+	});
+});
+
+describe("the model's words for refused links and review items, and for a completion, in each of their forms", () => {
+	it("a link that is not an index, as a parent or among the waits", () => {
+		expect(linkError({ kind: "not-an-index", index: 1, field: "parent" }, 3).message).toBe(
+			linkRefused("[1] has a parent that is not an index"),
+		);
+		expect(linkError({ kind: "not-an-index", index: 0, field: "blockedBy" }, 3).message).toBe(
+			linkRefused("[0] has a blockedBy that is not a list of indices"),
+		);
+	});
+
+	it("review items the model may not close, or a rewrite may not drop: one, or several", () => {
+		expect(TOOL_ERRORS.reviewItems([2]).message).toBe(reviewRefused(2));
+		expect(TOOL_ERRORS.reviewItems([1, 3]).message).toBe(
+			"Error: items [1, 3] are for the user's review: only the user closes it (/todos approve). Stop and tell the user it is ready.",
+		);
+		const review = (text: string): TodoItem => ({ text, status: "not_started", review: true });
+		expect(TOOL_ERRORS.reviewRewritten([[1, review("Notes")]]).message).toBe(reviewRewritten(1, "Notes"));
+		expect(
+			TOOL_ERRORS.reviewRewritten([
+				[1, review("Notes")],
+				[4, review("Screens")],
+			]).message,
+		).toBe(
+			`Error: items [1] "Notes", [4] "Screens" are for the user's review: a rewrite must keep them, with the same text and review: true. Only the user closes a review item (/todos approve 1); nothing was changed.`,
+		);
+	});
+
+	it("a completion: the checks that passed, and the parents completed with their last subtask", () => {
+		expect(RESULT_HEADERS.edited("Completed", [0], [0])).toBe(checkPassed(0));
+		expect(RESULT_HEADERS.edited("Completed", [1, 3], [1, 3], [0])).toBe(
+			"Completed [1, 3]; the checks of [1, 3] passed; [0] completed with its last subtask",
+		);
+		expect(RESULT_HEADERS.edited("Completed", [2, 5], [], [1, 4])).toBe(
+			"Completed [2, 5]; [1, 4] completed with their last subtask",
+		);
 	});
 });

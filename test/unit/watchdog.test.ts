@@ -1,8 +1,9 @@
 /** A worker's pi ends with the session that started it: it watches its parent's pid. */
-import { spawnSync } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { once } from "node:events";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { isAlive } from "../../src/edges/host/processes.ts";
-import { PARENT_WATCH_MS, watchParent, watchParentOnce } from "../../src/edges/workers/watchdog.ts";
+import { isAlive, markedEnv, newMark } from "../../src/edges/host/processes.ts";
+import { endWorker, PARENT_WATCH_MS, watchParent, watchParentOnce } from "../../src/edges/workers/watchdog.ts";
 import { must } from "../helpers/must.ts";
 
 /** A pid no process of this machine has now: a child that has exited. */
@@ -53,5 +54,29 @@ describe("a worker's pi watches the parent its environment names, once per proce
 		watchParentOnce({ TIL_DONE_WORKER_OF: String(process.pid) });
 		expect(vi.getTimerCount()).toBe(1);
 		vi.clearAllTimers();
+	});
+});
+
+describe("a worker whose parent is gone ends whole", () => {
+	/** A process that runs until it is ended: `leads` puts it in a group of its own. */
+	const idle = (leads: boolean, env: NodeJS.ProcessEnv = process.env): ChildProcess =>
+		spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { detached: leads, env, stdio: "ignore" });
+	/** The signal that ended `child`. */
+	const endedBy = async (child: ChildProcess) => (await once(child, "exit"))[1] as NodeJS.Signals | null;
+
+	it("its process group is ended, and what carries its mark in another group is killed", async () => {
+		const mark = newMark();
+		const worker = idle(true);
+		const marked = idle(true, markedEnv(process.env, mark));
+		const ends = [endedBy(worker), endedBy(marked)];
+		endWorker(mark, must(worker.pid, "the worker"));
+		expect(await Promise.all(ends)).toEqual(["SIGTERM", "SIGKILL"]);
+	});
+
+	it("a worker that leads no group, and carries no mark, is ended alone", async () => {
+		const worker = idle(false);
+		const ended = endedBy(worker);
+		endWorker(undefined, must(worker.pid, "the worker"));
+		expect(await ended).toBe("SIGTERM");
 	});
 });

@@ -122,7 +122,7 @@ describe("Esc while workers are at work stops them all", () => {
 	const press = (s: ReturnType<typeof setup>, data: string) =>
 		[...s.ui.inputHandlers].map((handler) => handler(data)?.consume === true).includes(true);
 
-	it("Esc stops every worker, is consumed, and the chain stops until the next prompt; another key does nothing", async () => {
+	it("Esc stops every worker, is consumed, and the chain stops until the next prompt; another key does nothing; workers that changed nothing are said to have kept nothing", async () => {
 		process.env.WORKER_MODE = "hang";
 		const s = setup();
 		setTodos(items("Write item-0.txt", "Write item-1.txt"));
@@ -136,7 +136,7 @@ describe("Esc while workers are at work stops them all", () => {
 		expect(getWorkers()).toEqual([]);
 		expect(getTodos().map((todo) => todo.status)).toEqual(["not_started", "not_started"]);
 		expect(s.told().filter((line) => line.startsWith("Workers stopped"))).toEqual([
-			"Workers stopped by you: 2 item(s) are ready again, each worker's work kept under a ref of pi-til-done.",
+			"Workers stopped by you: 2 item(s) are ready again; no worker of theirs had changed anything, so nothing is kept.",
 		]);
 		expect(getDecisions().at(-1)?.code).toBe("interrupted");
 		expect(s.ui.inputHandlers.size).toBe(0);

@@ -15,8 +15,9 @@ import {
 	workerOverspends,
 	workerPrompt,
 } from "../../src/core/rules/workers.ts";
-import { workerWhy } from "../../src/core/texts/user.ts";
-import type { CheckRun, TodoItem, WorkerOutcome } from "../../src/types.ts";
+import { WORKER_TEXTS, workersStatus, workerWhy } from "../../src/core/texts/user.ts";
+import type { CheckRun, TodoItem, WorkerEnd, WorkerOutcome } from "../../src/types.ts";
+import { WORKERS } from "../helpers/expected.ts";
 
 const item = (text: string, extra: Partial<TodoItem> = {}): TodoItem => ({ text, status: "not_started", ...extra });
 
@@ -330,9 +331,38 @@ describe("a worker's end, by its kind", () => {
 		]);
 	});
 
-	it("a stop's tally counts the items given back and those that landed, by kind", () => {
-		expect(stopTally(kinds)).toEqual({ givenBack: 10, landed: 1 });
-		expect(stopTally([])).toEqual({ givenBack: 0, landed: 0 });
+	it("a stop's tally counts the items given back, by what became of their workers' work, and those that landed", () => {
+		const stopped: WorkerOutcome = { kind: "stopped" };
+		const ends: WorkerEnd[] = [
+			{ outcome: { kind: "landed", throughStop: true }, work: "landed" },
+			{ outcome: stopped, work: "kept" },
+			{ outcome: stopped, work: "kept" },
+			{ outcome: stopped, work: "unchanged" },
+			{ outcome: stopped, work: "not-kept" },
+			{ outcome: { kind: "overspent", tokens: 50_000, factor: 5, median: 4_000 }, work: "kept" },
+		];
+		expect(stopTally(ends)).toEqual({ givenBack: 5, kept: 3, notKept: 1, landed: 1 });
+		expect(stopTally([])).toEqual({ givenBack: 0, kept: 0, notKept: 0, landed: 0 });
+	});
+
+	it("a stop's words say what became of each worker's work: kept under a ref only where a ref holds it", () => {
+		const said = (givenBack: number, kept: number, notKept: number, landed: number) =>
+			WORKER_TEXTS.stoppedByKey({ givenBack, kept, notKept, landed });
+		expect(said(2, 2, 0, 0)).toBe(
+			"Workers stopped by you: 2 item(s) are ready again, each worker's work kept under a ref of pi-til-done.",
+		);
+		expect(said(3, 0, 0, 0)).toBe(
+			"Workers stopped by you: 3 item(s) are ready again; no worker of theirs had changed anything, so nothing is kept.",
+		);
+		expect(said(3, 1, 1, 0)).toBe(
+			"Workers stopped by you: 3 item(s) are ready again; of their workers, the work of 1 kept under a ref of pi-til-done, 1 had changed nothing, the work of 1 could not be kept.",
+		);
+		expect(said(2, 0, 2, 0)).toBe(
+			"Workers stopped by you: 2 item(s) are ready again; of their workers, the work of 2 could not be kept.",
+		);
+		expect(said(0, 0, 0, 1)).toBe(WORKERS.stoppedByKey({ givenBack: 0, kept: 0, landed: 1 }));
+		expect(said(1, 0, 0, 1)).toBe(WORKERS.stoppedByKey({ givenBack: 1, kept: 0, landed: 1 }));
+		expect(said(0, 0, 0, 0)).toBe("Workers stopped by you: 0 item(s) are ready again.");
 	});
 
 	it("each kind has its words", () => {
@@ -349,6 +379,44 @@ describe("a worker's end, by its kind", () => {
 			"the list changed while it worked: its item is no longer where it was",
 			'its work conflicts with the work tree in "a.txt"',
 		]);
+	});
+});
+
+describe("every way a worker's item goes back has its words, the worker's own output as data on one line", () => {
+	it("a pi that failed, with what it said or by a signal; one that could not start, saying something or nothing", () => {
+		expect(workerWhy({ kind: "failed", code: null, stderr: "  killed\nby the OOM killer " })).toBe(
+			"it ended with a signal: killed by the OOM killer",
+		);
+		expect(workerWhy({ kind: "cannot-start", code: 1, stderr: "Error: no model\n" })).toBe(
+			"it could not start (exit code 1 before any model call: Error: no model)",
+		);
+		expect(workerWhy({ kind: "cannot-start", code: 2, stderr: " \n" })).toBe(
+			"it could not start (exit code 2 before any model call)",
+		);
+	});
+
+	it("a worker that said why it could not do its item, one whose work could not be written or compared, or changes submodules", () => {
+		expect(workerWhy({ kind: "unfinished", said: "the API is gone" })).toBe(
+			"it said it could not do its item: «the API is gone»",
+		);
+		expect(workerWhy({ kind: "unwritable", files: ["ro.txt", "b\nc"] })).toBe(WORKERS.unwritable("ro.txt", "b c"));
+		expect(workerWhy({ kind: "not-compared" })).toBe(
+			"git could not compare its work with the work tree (its work is kept under its ref)",
+		);
+		expect(workerWhy({ kind: "submodules", paths: ["ext"] })).toBe(WORKERS.submodules("ext"));
+		expect(workerWhy({ kind: "submodules", paths: ["ext", "lib"] })).toBe(WORKERS.submodules("ext", "lib"));
+	});
+
+	it("the workers' status names an item the list no longer holds by its index alone", () => {
+		expect(
+			workersStatus([
+				[1, "Write a.txt"],
+				[4, undefined],
+			]),
+		).toEqual({
+			parts: ["⚙ 2 worker(s):", " [1] ", { cut: "Write a.txt" }, " [4]"],
+			shorter: ["⚙ 2 worker(s): [1] [4]", "⚙ 2"],
+		});
 	});
 });
 

@@ -5,7 +5,7 @@
  */
 
 import { getPlainIcon } from "../../formatting.ts";
-import type { CheckRun, TodoItem, WorkerOutcome } from "../../types.ts";
+import type { CheckRun, StopTally, TodoItem, WorkerEnd, WorkerOutcome, WorkerWork } from "../../types.ts";
 import { workableItems } from "../list/ready.ts";
 import { NOT_DONE_MARK, WORKER_PROMPT } from "../texts/model.ts";
 import { oneLine, prefix } from "../texts/sanitize.ts";
@@ -143,10 +143,11 @@ export function countsAsFailedRun(outcome: WorkerOutcome): boolean {
 	return outcome.kind !== "stopped" && outcome.kind !== "landed" && outcome.kind !== "cannot-start";
 }
 
-/** What a stop of the user's did, worker by worker: the items given back, and those whose landing had begun and landed. */
-export function stopTally(outcomes: readonly WorkerOutcome[]): { givenBack: number; landed: number } {
-	const landed = outcomes.filter((outcome) => outcome.kind === "landed").length;
-	return { givenBack: outcomes.length - landed, landed };
+/** What a stop of the user's did, worker by worker, counted by what became of each one's work. */
+export function stopTally(ends: readonly WorkerEnd[]): StopTally {
+	const count = (work: WorkerWork) => ends.filter((end) => end.work === work).length;
+	const landed = count("landed");
+	return { givenBack: ends.length - landed, kept: count("kept"), notKept: count("not-kept"), landed };
 }
 
 /**

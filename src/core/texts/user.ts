@@ -19,6 +19,7 @@ import {
 	MAX_TODO_TEXT_LENGTH,
 	MAX_TODOS,
 	type SideSpend,
+	type StopTally,
 	type TodoItem,
 	type WorkerOutcome,
 } from "../../types.ts";
@@ -383,16 +384,35 @@ export const WORKER_TEXTS = {
 	/** The same where bubblewrap cannot make its namespaces here: `detail` is its first line, or how it failed. */
 	bwrapFailed: (detail: string) =>
 		`pi-til-done: the workers' bash is not confined to their trees: bubblewrap (bwrap) cannot run here (${prefix(oneLine(detail), 120)}), so a command of theirs can write outside their trees.`,
-	/** Esc while workers are at work: the items given back, and those whose landing had begun writing and landed. */
-	stoppedByKey: ({ givenBack, landed }: { givenBack: number; landed: number }) =>
+	/**
+	 * Esc while workers are at work: the items given back, what became of their workers' work, and those whose landing
+	 * had begun writing and landed.
+	 */
+	stoppedByKey: (tally: StopTally) =>
 		[
 			"Workers stopped by you:",
-			...(givenBack > 0 || landed === 0
-				? [`${givenBack} item(s) are ready again, each worker's work kept under a ref of pi-til-done.`]
+			...(tally.givenBack > 0 || tally.landed === 0
+				? [`${tally.givenBack} item(s) are ready again${workOf(tally)}.`]
 				: []),
-			...(landed > 0 ? [`${landed} item(s) had begun landing when you stopped them, and landed whole.`] : []),
+			...(tally.landed > 0
+				? [`${tally.landed} item(s) had begun landing when you stopped them, and landed whole.`]
+				: []),
 		].join(" "),
 } as const;
+
+/** What became of the work of the workers of the items a stop gave back, as the end of the sentence that counts them. */
+function workOf({ givenBack, kept, notKept }: StopTally): string {
+	const unchanged = givenBack - kept - notKept;
+	if (givenBack === 0) return "";
+	if (kept === givenBack) return ", each worker's work kept under a ref of pi-til-done";
+	if (unchanged === givenBack) return "; no worker of theirs had changed anything, so nothing is kept";
+	const parts = [
+		...(kept > 0 ? [`the work of ${kept} kept under a ref of pi-til-done`] : []),
+		...(unchanged > 0 ? [`${unchanged} had changed nothing`] : []),
+		...(notKept > 0 ? [`the work of ${notKept} could not be kept`] : []),
+	];
+	return `; of their workers, ${parts.join(", ")}`;
+}
 
 /** How many of each thing earlier runs of workers left. */
 export interface LeftoverCounts {

@@ -387,7 +387,10 @@ function apply(top: string, plan: Planned, stage: Stage): Undo[] {
 	if (landing.action === "delete") return [moveAside(file, stage)];
 	if (landing.action === "write" && plan.staged && around.ours.kind === "file")
 		return overwrite(file, plan.staged, landing.mode, around.ours.mode, stage);
-	if (landing.action === "write" && plan.staged) return putInPlace(top, plan, stage, (next) => prepareFile(plan, next));
+	if (landing.action === "write" && plan.staged) {
+		const staged = plan.staged;
+		return putInPlace(top, plan, stage, (next) => prepareFile(staged, landing.mode, next));
+	}
 	if (landing.action === "link" && plan.target) return putInPlace(top, plan, stage, (next) => prepareLink(plan, next));
 	return [];
 }
@@ -450,9 +453,9 @@ function overwrite(file: Buffer, staged: string, mode: number, oldMode: number, 
 }
 
 /** A new file's staged bytes, with their mode, at `next`. */
-function prepareFile(plan: Planned, next: string): void {
-	renameSync(plan.staged as string, next);
-	chmodSync(next, plan.landing.action === "write" ? plan.landing.mode : 0o644);
+function prepareFile(staged: string, mode: number, next: string): void {
+	renameSync(staged, next);
+	chmodSync(next, mode);
 }
 
 /** A link with the worker's target at `next`. */

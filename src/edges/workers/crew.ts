@@ -34,7 +34,7 @@ import {
 	updateTodoStatus,
 	workerNote,
 } from "../../state.ts";
-import type { WorkerOutcome } from "../../types.ts";
+import type { WorkerEnd, WorkerOutcome, WorkerWork } from "../../types.ts";
 import { type Exec, runCheck } from "../checks/run-check.ts";
 import { snapshotBound } from "../git/bound.ts";
 import { claimItem, releaseItem } from "../git/claims.ts";
@@ -49,7 +49,7 @@ import { quietly } from "../host/quietly.ts";
 import { WORKER_MARKER } from "../host/role.ts";
 import { tell } from "../host/tell.ts";
 import { boundsEnv, confinedInTree, WORKER_TREE_VAR } from "./confine.ts";
-import { extensionFlags, provideProject, trustFlags } from "./extensions.ts";
+import { provideProject, workerExtensionFlags } from "./extensions.ts";
 import { sweepOnce } from "./leftovers.ts";
 import { piCommand, runWorker } from "./worker-process.ts";
 
@@ -72,7 +72,7 @@ export const WORKER_TIME_LIMIT_MS = 30 * 60_000;
 interface Running {
 	index: number;
 	stop: AbortController;
-	ended: Promise<WorkerOutcome>;
+	ended: Promise<WorkerEnd>;
 }
 
 /** The crew of one extension instance (its session). */
@@ -162,7 +162,7 @@ async function startOne(index: number, repo: Repo, run: BoundRun): Promise<void>
 }
 
 /** A worker's life from its claim: its tree made from a snapshot, then its work ({@link work}); how it ended. */
-async function live(start: Omit<Job, "tree">): Promise<WorkerOutcome> {
+async function live(start: Omit<Job, "tree">): Promise<WorkerEnd> {
 	const { item, key, repo, refs, run, stop } = start;
 	updateTodoStatus([item.index], "in_progress");
 	commitList(run.pi);
@@ -176,7 +176,7 @@ async function live(start: Omit<Job, "tree">): Promise<WorkerOutcome> {
 		removeWorker(key);
 		const outcome: WorkerOutcome = stop.signal.aborted ? stoppedAs(stop.signal) : { kind: "no-tree" };
 		giveBack(run, item, outcome);
-		return outcome;
+		return { outcome, work: "unchanged" };
 	}
 	placeWorker(key, tree.dir);
 	return work({ ...start, tree });
@@ -208,14 +208,15 @@ interface Job {
 }
 
 /** One worker's life, from its start to its item completed or given back; how it ended. */
-async function work(job: Job): Promise<WorkerOutcome> {
+async function work(job: Job): Promise<WorkerEnd> {
 	const { item, key, repo, tree, run } = job;
 	try {
-		const outcome = await workAndLand(job);
+		const ended = await workAndLand(job);
+		const { outcome } = ended;
 		if (outcome.kind === "landed") await landed(job, outcome.throughStop === true);
 		else if (outcome.kind === "cannot-start") cannotStart(run, item, outcome, key);
 		else giveBack(run, item, outcome, key);
-		return outcome;
+		return ended;
 	} finally {
 		// What it started and left running in its tree (one that cleared its environment carries no mark) ends too.
 		killInside(tree.dir);
@@ -227,15 +228,15 @@ async function work(job: Job): Promise<WorkerOutcome> {
 	}
 }
 
-/** The worker runs, its work is kept, its check runs in its tree, and its work lands: how far it got. */
-async function workAndLand(job: Job): Promise<WorkerOutcome> {
+/** The worker runs, its work is kept, its check runs in its tree, and its work lands: how far it got, and its work. */
+async function workAndLand(job: Job): Promise<WorkerEnd> {
 	const { item, key, repo, tree, refs, run, stop } = job;
 	const cwd = join(tree.dir, relative(repo.top, run.ctx.cwd));
 	// The session's folder may hold nothing git keeps (empty, or ignored): the worker's tree has it all the same.
 	mkdirSync(cwd, { recursive: true });
 	provideProject(repo.top, run.ctx.cwd, tree);
 	const ending = runWorker({
-		...piCommandFor(run, item.index, key),
+		...piCommandFor(run, repo.top, item.index, key),
 		cwd,
 		env: {
 			...withoutRepositoryVariables(process.env),
@@ -256,7 +257,19 @@ async function workAndLand(job: Job): Promise<WorkerOutcome> {
 	const ended = processOutcome(end, stoppedAs(stop.signal), WORKER_TIME_LIMIT_MS / 60_000);
 	// Its work is kept, on a stop too, within a grace: a stop must not wait on a huge result.
 	const result = await keepWorkerResult(repo, tree, refs.result, graceAfter(stop.signal, KEEP_ON_STOP_MS));
-	if (ended !== undefined) return ended;
+	const outcome = ended ?? (await checkAndLand(job, result));
+	return { outcome, work: outcome.kind === "landed" ? "landed" : workKept(result, tree.base) };
+}
+
+/** What became of a worker's work that did not land: its `result` kept (a commit of its own), none, or not kept. */
+function workKept(result: string | undefined, base: string): WorkerWork {
+	if (result === undefined) return "not-kept";
+	return result === base ? "unchanged" : "kept";
+}
+
+/** The worker's `result` kept, its check runs in its tree, and its work lands: how far it got. */
+async function checkAndLand(job: Job, result: string | undefined): Promise<WorkerOutcome> {
+	const { stop } = job;
 	// A stop holds at every moment before the landing writes: here, in the check, in the queue, before the first write.
 	if (stop.signal.aborted) return stoppedAs(stop.signal);
 	if (result === undefined) return { kind: "no-result" };
@@ -305,7 +318,7 @@ async function land(job: Job, result: string): Promise<WorkerOutcome> {
 }
 
 /** The worker's command: this pi again, with the session's model and extensions, on its one item. */
-function piCommandFor(run: CrewRun, index: number, key: string): { command: string; args: string[] } {
+function piCommandFor(run: CrewRun, top: string, index: number, key: string): { command: string; args: string[] } {
 	const pi = run.command ?? piCommand();
 	const model = run.ctx.model ? ["--model", `${run.ctx.model.provider}/${run.ctx.model.id}`] : [];
 	const prompt = workerPrompt(getTodos(), index, run.request, workerNote(key));
@@ -314,8 +327,7 @@ function piCommandFor(run: CrewRun, index: number, key: string): { command: stri
 		command: pi.command,
 		args: [
 			...pi.args,
-			...extensionFlags(),
-			...trustFlags(run.ctx),
+			...workerExtensionFlags(run.ctx, top),
 			"--mode",
 			"json",
 			"-p",
@@ -414,10 +426,10 @@ function cannotStart(run: CrewRun, item: Item, outcome: Extract<WorkerOutcome, {
 }
 
 /**
- * Stops every worker of the crew: each group killed, its work kept under a ref, its tree removed; how each ended (one
- * whose landing had begun writing landed).
+ * Stops every worker of the crew: each group killed, its work kept under a ref (if it changed anything), its tree
+ * removed; how each ended (one whose landing had begun writing landed), and what became of its work.
  */
-export async function stopWorkers(pi: ExtensionAPI): Promise<WorkerOutcome[]> {
+export async function stopWorkers(pi: ExtensionAPI): Promise<WorkerEnd[]> {
 	const running = [...crewOf(pi).running.values()];
 	const stopped: WorkerOutcome = { kind: "stopped" };
 	for (const worker of running) worker.stop.abort(stopped);

@@ -30,14 +30,14 @@ export function watchParentOnce(env: NodeJS.ProcessEnv = process.env): void {
 	if (watching || !Number.isInteger(parent) || parent <= 0) return;
 	watching = true;
 	const mark = env[WORKER_MARK];
-	watchParent(parent, () => endWorker(mark));
+	watchParent(parent, () => endWorker(mark, process.pid));
 }
 
 /**
- * Ends this worker: what carries its mark but itself, then its process group (a worker leads its own), or this
- * process alone when it leads none.
+ * Ends the worker whose pi is `pid` (this process): what carries its mark but this process, then the process group
+ * `pid` leads (a worker leads its own), or that process alone when it leads none.
  */
-function endWorker(mark: string | undefined): void {
+export function endWorker(mark: string | undefined, pid: number): void {
 	if (mark) killMarked(mark);
-	if (!signalGroup(process.pid, "SIGTERM")) process.kill(process.pid, "SIGTERM");
+	if (!signalGroup(pid, "SIGTERM")) process.kill(pid, "SIGTERM");
 }
