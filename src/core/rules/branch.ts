@@ -3,9 +3,9 @@
  * malformed is skipped, never trusted.
  */
 
-import { type Decision, MAX_TODOS, TOOL_NAMES, type TodoItem } from "../../types.ts";
-import { cloneTodos, isValidCheck, isValidTodoItem } from "../../validation.ts";
+import { cloneTodos, isValidCheck, isValidTodoItem } from "../list/items.ts";
 import { linkProblem } from "../list/links.ts";
+import { type Decision, MAX_TODOS, TOOL_NAMES, type TodoItem } from "../model/types.ts";
 import { type Finding, JUDGE_WORDS, type JudgeResult, type JudgeWord } from "./judge.ts";
 import {
 	DECISION_ENTRY_TYPE,

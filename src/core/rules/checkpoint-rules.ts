@@ -4,7 +4,7 @@
  * removes, which refs are pruned. Pure; the git effects are in edges/git/git.ts.
  */
 
-import type { Checkpoint, CheckpointPhase, TodoItem } from "../../types.ts";
+import type { Checkpoint, CheckpointPhase, TodoItem } from "../model/types.ts";
 import { GIT_BUSY } from "../texts/user.ts";
 import { CHECKPOINT_ENTRY_TYPE, CHECKPOINT_REF_ROOT } from "./keys.ts";
 

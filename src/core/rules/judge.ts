@@ -4,7 +4,7 @@
  * at all); and what its verdict means. Pure: edges/checks/judge.ts makes the call.
  */
 
-import { MAX_TODOS, type TodoItem } from "../../types.ts";
+import { MAX_TODOS, type TodoItem } from "../model/types.ts";
 import { JUDGE_PROMPT } from "../texts/model.ts";
 import { prefix } from "../texts/sanitize.ts";
 

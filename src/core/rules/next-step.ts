@@ -3,10 +3,10 @@
  * Pure: carry-out.ts carries the step out, through the mode (a countdown, or the same run in print and JSON modes).
  */
 
-import { buildContinuationPrompt } from "../../formatting.ts";
-import type { CheckRun, GoalState, LoopState, TodoItem } from "../../types.ts";
+import { buildContinuationPrompt } from "../list/list-text.ts";
 import { hasIncomplete, pickNextIndex, reviewWaitIndex } from "../list/queries.ts";
 import { openWaits, waitingItems } from "../list/ready.ts";
+import type { CheckRun, GoalState, LoopState, TodoItem } from "../model/types.ts";
 import {
 	CHECK_NAMES,
 	describeCheckEnd,

@@ -1,7 +1,7 @@
 /** Settings with one precedence order: CLI flag, then environment variable, then default. Pure. */
 
-import { DEFAULT_COUNTDOWN_SECONDS, type SessionRole } from "../../types.ts";
-import { isValidCheck } from "../../validation.ts";
+import { isValidCheck } from "../list/items.ts";
+import { DEFAULT_COUNTDOWN_SECONDS, type SessionRole } from "../model/types.ts";
 import { flagHelpLine, SETTING_DESCRIPTIONS, SETTING_EXPECTED, SETTING_WARNINGS } from "../texts/user.ts";
 import { BREAKERS } from "./breakers.ts";
 import { MAX_GOAL_LENGTH } from "./judge.ts";

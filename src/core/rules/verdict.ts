@@ -5,8 +5,8 @@
  * the status bar, the completion notice, the exit status, the session entry) asks it. Pure.
  */
 
-import type { TodoItem } from "../../types.ts";
 import { hasIncomplete } from "../list/queries.ts";
+import type { TodoItem } from "../model/types.ts";
 import { type JudgeResult, judgePassed } from "./judge.ts";
 
 /** What the last verification of the finished list found. */

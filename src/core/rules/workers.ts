@@ -4,9 +4,9 @@
  * land their work and keep the claims.
  */
 
-import { getPlainIcon } from "../../formatting.ts";
-import type { CheckRun, TodoItem, WorkerOutcome } from "../../types.ts";
+import { getPlainIcon } from "../list/list-text.ts";
 import { workableItems } from "../list/ready.ts";
+import type { CheckRun, TodoItem, WorkerOutcome } from "../model/types.ts";
 import { NOT_DONE_MARK, WORKER_PROMPT } from "../texts/model.ts";
 import { oneLine, prefix } from "../texts/sanitize.ts";
 import { type ChainSpend, median, overMedianOf } from "./usage.ts";

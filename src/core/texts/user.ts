@@ -21,7 +21,7 @@ import {
 	type SideSpend,
 	type TodoItem,
 	type WorkerOutcome,
-} from "../../types.ts";
+} from "../model/types.ts";
 import { CHECK_NAMES } from "./model.ts";
 import { oneLine, prefix } from "./sanitize.ts";
 

@@ -5,6 +5,7 @@
  */
 
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
+import type { CheckRun, Decision, GoalState, TodoItem } from "../../core/model/types.ts";
 import { itemKey } from "../../core/rules/checkpoint-rules.ts";
 import { decisionOf } from "../../core/rules/decision.ts";
 import type { JudgeResult } from "../../core/rules/judge.ts";
@@ -47,7 +48,6 @@ import {
 	subscribe,
 	workersAllowed,
 } from "../../state.ts";
-import type { CheckRun, Decision, GoalState, TodoItem } from "../../types.ts";
 import { checkEnv, modelChecksBlocked } from "../checks/item-checks.ts";
 import { applyVerification, runVerification } from "../checks/verification.ts";
 import { todoToolsActive } from "../host/active-tools.ts";

@@ -13,6 +13,7 @@ import type {
 } from "@earendil-works/pi-coding-agent";
 import { matchesKey, type TUI } from "@earendil-works/pi-tui";
 import { hasIncomplete } from "../../core/list/queries.ts";
+import type { Decision } from "../../core/model/types.ts";
 import { endsChainForUser } from "../../core/rules/decision.ts";
 import { COMPLETE_MESSAGE_TYPE, ESCAPE_WATCH_WIDGET_ID } from "../../core/rules/keys.ts";
 import type { Step, StepInput, StepMessage } from "../../core/rules/next-step.ts";
@@ -29,7 +30,6 @@ import {
 	markReviewAnnounced,
 	markRunRefused,
 } from "../../state.ts";
-import type { Decision } from "../../types.ts";
 import { quietly } from "../host/quietly.ts";
 import { tell } from "../host/tell.ts";
 import { startCountdown } from "./countdown.ts";

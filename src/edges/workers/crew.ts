@@ -9,6 +9,7 @@ import { mkdirSync } from "node:fs";
 import { hostname } from "node:os";
 import { join, relative } from "node:path";
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
+import type { WorkerOutcome } from "../../core/model/types.ts";
 import { itemKey, workerRef } from "../../core/rules/checkpoint-rules.ts";
 import {
 	checkOutcome,
@@ -34,7 +35,6 @@ import {
 	updateTodoStatus,
 	workerNote,
 } from "../../state.ts";
-import type { WorkerOutcome } from "../../types.ts";
 import { type Exec, runCheck } from "../checks/run-check.ts";
 import { snapshotBound } from "../git/bound.ts";
 import { claimItem, releaseItem } from "../git/claims.ts";
