@@ -1,8 +1,9 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
+import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import * as names from "../../src/core/rules/keys.ts";
 import { BOOLEAN_SETTINGS, DEFAULT_CONFIG, NUMERIC_SETTINGS, TEXT_SETTINGS } from "../../src/core/rules/settings.ts";
+import { FACES, STORE } from "../helpers/layers.ts";
 
 const api = readFileSync(new URL("../../docs/API.md", import.meta.url), "utf8");
 /** The rows of the API doc's settings table, by flag. */
@@ -68,10 +69,10 @@ describe("the architecture's map is the tree: every module of src/ once, under i
 		);
 	const modules = walk(src).map((file) => relative(src, file));
 	const layerOf = (module: string): string => {
-		if (module === "index.ts") return "entry";
-		if (module === "state.ts") return "store";
-		if (module.startsWith("edges/") || module === "tools.ts" || module === "events.ts") return "edges";
-		return dirname(module) === "." || module.startsWith("core/") ? "core" : "?";
+		if ((FACES as readonly string[]).includes(module)) return "faces";
+		if (module === STORE) return "store";
+		if (module.startsWith("edges/")) return "edges";
+		return module.startsWith("core/") ? "core" : "?";
 	};
 
 	it("names every module exactly once", () => {
