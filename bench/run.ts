@@ -259,7 +259,7 @@ function startupSection(out: Out, rounds: number): void {
 	}
 	out();
 	out(
-		`${rounds} rounds per version, arms in rotating order. The package manifest names \`index.ts\`, which runs the built \`dist/index.cjs\` from its code cache; \`${CLONE_ARM}\` is that entry in a copy of the repository's files with no \`dist/\` and no \`node_modules\`, as \`pi install <clone>\` loads it (the TypeScript source through pi's loader). CPU time: user + system of pi's process (GNU time), which the machine's load disturbs less than the wall time.`,
+		`${rounds} rounds per version, arms in rotating order. The package manifest names \`index.ts\`, which runs the built \`dist/index.cjs\` from its code cache; \`${CLONE_ARM}\` is that entry in a copy of the repository's files with no \`dist/\` and no \`node_modules\`, as \`pi install <clone>\` loads it (the TypeScript source through pi's loader). CPU time: user + system of pi's process (bash's \`times\`), which the machine's load disturbs less than the wall time.`,
 	);
 	out();
 }

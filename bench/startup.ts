@@ -39,8 +39,8 @@ export interface StartupRow {
 	/** By entry path relative to the repository. */
 	entries: Record<string, EntryStartup>;
 	/** The same figures for the CPU time pi's process took (user + system), which a loaded machine disturbs less. */
-	cpuWithout: number | undefined;
-	cpuEntries: Record<string, EntryStartup> | undefined;
+	cpuWithout: number;
+	cpuEntries: Record<string, EntryStartup>;
 	rounds: number;
 }
 
@@ -99,29 +99,38 @@ export function buildDist(): void {
 	if (result.status !== 0) throw new Error(`tsup failed: ${result.stderr}`);
 }
 
-/** GNU time, which reports a child's CPU time; without it only the wall time is measured. */
-const GNU_TIME = "/usr/bin/time";
+/**
+ * Runs a command, then writes the CPU time its children took (bash's `times`: user and system, to the millisecond) to
+ * the file named first.
+ */
+const WITH_CPU_TIME = 'file=$1; shift; "$@"; status=$?; times > "$file"; exit $status';
 
 /** One start: its wall time, and the CPU time (user + system) pi's process took, in milliseconds. */
 interface RunTime {
 	wall: number;
-	cpu: number | undefined;
+	cpu: number;
+}
+
+/** Seconds of a `times` figure such as `1m2.345s`. */
+function secondsOf(figure: string): number {
+	const [, minutes = "0", seconds = "0"] = /(\d+)m([\d.]+)s/.exec(figure) ?? [];
+	return Number(minutes) * 60 + Number(seconds);
 }
 
 function timedRun(host: PiHost, env: NodeJS.ProcessEnv, cwd: string, extensions: string[]): RunTime {
 	const args = piArgs({ extensions, args: ["-p", "hello"] });
 	const cpuFile = join(cwd, "..", "cpu-time");
-	const command = existsSync(GNU_TIME)
-		? [GNU_TIME, "-f", "%U %S", "-o", cpuFile, NODE, host.cli, ...args]
-		: [NODE, host.cli, ...args];
 	const started = performance.now();
-	const result = spawnSync(command[0] ?? NODE, command.slice(1), { env, cwd, encoding: "utf8" });
+	const result = spawnSync("bash", ["-c", WITH_CPU_TIME, "bash", cpuFile, NODE, host.cli, ...args], {
+		env,
+		cwd,
+		encoding: "utf8",
+	});
 	const wall = performance.now() - started;
 	if (result.status !== 0) throw new Error(`pi ${host.version} failed: ${result.stderr}`);
-	if (!existsSync(cpuFile)) return { wall, cpu: undefined };
-	const [user = 0, system = 0] = readFileSync(cpuFile, "utf8").trim().split(" ").map(Number);
-	rmSync(cpuFile);
-	return { wall, cpu: (user + system) * 1000 };
+	// The second line of `times` is the children's: user, then system.
+	const [user = "", system = ""] = readFileSync(cpuFile, "utf8").split("\n")[1]?.split(" ") ?? [];
+	return { wall, cpu: (secondsOf(user) + secondsOf(system)) * 1000 };
 }
 
 /** The time one round measured for an arm; every round times every arm. */
@@ -187,19 +196,22 @@ export function measureStartup(host: PiHost, rounds: number): StartupRow {
 			for (const [name, extensions] of [...arms.slice(first), ...arms.slice(0, first)]) {
 				const run = timedRun(host, iso.env, iso.cwd, extensions);
 				wallTimes[name] = run.wall;
-				if (run.cpu !== undefined) cpuTimes[name] = run.cpu;
+				cpuTimes[name] = run.cpu;
 			}
 			wall.push(wallTimes);
 			cpu.push(cpuTimes);
 		}
 		const load: [number, number] = [loadBefore, loadavg()[0] ?? 0];
 		const names = arms.slice(1).map(([name]) => name);
-		const entries = Object.fromEntries(names.map((name) => [name, figuresOf(wall, name)]));
-		const withCpu = cpu.every((times) => "without" in times);
-		const cpuEntries = withCpu ? Object.fromEntries(names.map((name) => [name, figuresOf(cpu, name)])) : undefined;
-		const without = median(wall.map((times) => timeOf(times, "without")));
-		const cpuWithout = withCpu ? median(cpu.map((times) => timeOf(times, "without"))) : undefined;
-		return { version: host.version, load, without, entries, cpuWithout, cpuEntries, rounds };
+		return {
+			version: host.version,
+			load,
+			without: median(wall.map((times) => timeOf(times, "without"))),
+			entries: Object.fromEntries(names.map((name) => [name, figuresOf(wall, name)])),
+			cpuWithout: median(cpu.map((times) => timeOf(times, "without"))),
+			cpuEntries: Object.fromEntries(names.map((name) => [name, figuresOf(cpu, name)])),
+			rounds,
+		};
 	} finally {
 		iso.cleanup();
 		rmSync(dirname(clone), { recursive: true, force: true });
