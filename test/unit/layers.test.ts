@@ -5,69 +5,15 @@
  * package of pi's runtime (only types, and pi-tui's pure helpers).
  */
 
-import { readdirSync, readFileSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
+import { importsOf, MODULES, parse } from "../helpers/imports.ts";
 import { folderCycles, homeless, type Import, layerViolations } from "../helpers/layers.ts";
 
 /** Packages whose values the core may use: pi-tui's `Text`, widths and key matching are pure. */
 const PURE_PACKAGES = new Set(["@earendil-works/pi-tui"]);
 /** What a pure module may not touch: the process, timers, the file system and other hosts' modules. */
 const IMPURE_NAMES = new Set(["process", "setTimeout", "setInterval", "setImmediate", "clearTimeout", "clearInterval"]);
-
-const SRC = resolve(import.meta.dirname, "../../src");
-
-interface ModuleImport {
-	/** A module of src/ (relative path), or a package name. */
-	target: string;
-	typeOnly: boolean;
-}
-
-function sourceFiles(dir: string): string[] {
-	return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-		entry.isDirectory()
-			? sourceFiles(join(dir, entry.name))
-			: entry.name.endsWith(".ts")
-				? [join(dir, entry.name)]
-				: [],
-	);
-}
-
-function parse(module: string): ts.SourceFile {
-	const file = join(SRC, module);
-	return ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true);
-}
-
-/** The imports and re-exports of one module (static and dynamic), each with whether only types cross. */
-function importsOf(module: string): ModuleImport[] {
-	const source = parse(module);
-	const found: ModuleImport[] = [];
-	const add = (spec: string, typeOnly: boolean) =>
-		found.push({ target: spec.startsWith(".") ? relative(SRC, resolve(SRC, dirname(module), spec)) : spec, typeOnly });
-	const visit = (node: ts.Node) => {
-		if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier) {
-			if (ts.isStringLiteral(node.moduleSpecifier)) add(node.moduleSpecifier.text, isTypeOnly(node));
-		} else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
-			const [spec] = node.arguments;
-			if (spec && ts.isStringLiteral(spec)) add(spec.text, false);
-		}
-		ts.forEachChild(node, visit);
-	};
-	visit(source);
-	return found;
-}
-
-function isTypeOnly(statement: ts.ImportDeclaration | ts.ExportDeclaration): boolean {
-	if (ts.isExportDeclaration(statement)) return statement.isTypeOnly;
-	const clause = statement.importClause;
-	if (!clause) return false;
-	if (clause.isTypeOnly) return true;
-	const bindings = clause.namedBindings;
-	return !clause.name && bindings !== undefined && ts.isNamedImports(bindings)
-		? bindings.elements.every((element) => element.isTypeOnly)
-		: false;
-}
 
 /** The names a module refers to that are the process's, a timer's or the file system's. */
 function impureNames(module: string): string[] {
@@ -80,7 +26,7 @@ function impureNames(module: string): string[] {
 	return [...names];
 }
 
-const modules = sourceFiles(SRC).map((file) => relative(SRC, file));
+const modules = MODULES;
 const graph = new Map(modules.map((module) => [module, importsOf(module)]));
 const ownImports: Import[] = [...graph].flatMap(([module, imports]) =>
 	imports.filter(({ target }) => modules.includes(target)).map(({ target }) => [module, target] as const),

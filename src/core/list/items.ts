@@ -1,4 +1,4 @@
-/** An item of the list: whether it may be stored, whether it is still to do, and its copy. Pure. */
+/** An item of the list: whether it may be stored, whether it is still to do, its copy, and its key. Pure. */
 
 import {
 	MAX_CHECK_LENGTH,
@@ -97,4 +97,19 @@ export function findBlankItem(items: readonly unknown[]): number {
 		const text = (item as { text?: unknown } | null)?.text;
 		return typeof text !== "string" || text.trim().length === 0;
 	});
+}
+
+/** FNV-1a over the UTF-16 units of a text, as 8 hex digits: short, stable, enough to tell items apart. */
+function hashText(text: string): string {
+	let hash = 0x811c9dc5;
+	for (let i = 0; i < text.length; i++) {
+		hash ^= text.charCodeAt(i);
+		hash = Math.imul(hash, 0x01000193) >>> 0;
+	}
+	return hash.toString(16).padStart(8, "0");
+}
+
+/** An item's key: its index and its text, so a rewrite of the list with other items at the index gets other keys. */
+export function itemKey(index: number, text: string): string {
+	return `${index}-${hashText(text)}`;
 }

@@ -5,8 +5,9 @@
  */
 
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
+import { itemKey } from "../../core/list/items.ts";
 import type { TodoItem } from "../../core/model/types.ts";
-import { checkpointsOn, itemKey, itemWork } from "../../core/rules/checkpoint-rules.ts";
+import { checkpointsOn, itemWork } from "../../core/rules/checkpoint-rules.ts";
 import type { Evidence } from "../../core/rules/judge.ts";
 import { JUDGE_PROMPT } from "../../core/texts/model.ts";
 import { textOfContent } from "../../core/texts/sanitize.ts";

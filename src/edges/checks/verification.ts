@@ -6,9 +6,9 @@
 
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import type { CheckRun, TodoItem } from "../../core/model/types.ts";
-import type { JudgeResult } from "../../core/rules/judge.ts";
 import { VERDICT_ENTRY_TYPE } from "../../core/rules/keys.ts";
 import { judgeVerification, type StepInput, type VerificationCheck } from "../../core/rules/next-step.ts";
+import type { JudgeResult } from "../../core/rules/verdict.ts";
 import { getVerification, recordVerdict, setChecking, updateTodoStatus } from "../../state.ts";
 import { storeList } from "../host/commit.ts";
 import { type Exec, runCheck } from "./run-check.ts";

@@ -31,7 +31,7 @@ import {
 	roomFor,
 	wordsOf,
 } from "../../core/rules/todo-args.ts";
-import { MAX_WORKERS } from "../../core/rules/workers.ts";
+import { MAX_WORKERS } from "../../core/rules/worker-dispatch.ts";
 import {
 	COUNTDOWN_IN_RUN,
 	formatWhy,

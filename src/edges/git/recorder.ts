@@ -5,11 +5,11 @@
  */
 
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
+import { itemKey } from "../../core/list/items.ts";
 import type { TodoItem } from "../../core/model/types.ts";
 import {
 	type Checkpoint,
 	checkpointRef,
-	itemKey,
 	MAX_LEFT_OUT_NAMED,
 	type Transition,
 	transitions,

@@ -9,8 +9,9 @@ import { mkdirSync } from "node:fs";
 import { hostname } from "node:os";
 import { join, relative } from "node:path";
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
+import { itemKey } from "../../core/list/items.ts";
 import type { WorkerOutcome } from "../../core/model/types.ts";
-import { itemKey, workerRef } from "../../core/rules/checkpoint-rules.ts";
+import { workerRef } from "../../core/rules/checkpoint-rules.ts";
 import {
 	checkOutcome,
 	countsAsFailedRun,
