@@ -25,7 +25,7 @@ import { checksSection } from "./checks.ts";
 import { contextSection } from "./context.ts";
 import { judgeSection } from "./judge.ts";
 import { planFileSection } from "./plan-file.ts";
-import { buildDist, CLONE_ARM, type EntryStartup, measureStartup, median } from "./startup.ts";
+import { BEFORE_ARMS, buildDist, CLONE_ARM, type EntryStartup, measureStartup, median } from "./startup.ts";
 import { verifiedSection } from "./verified.ts";
 import { workerStartSection } from "./worker-start.ts";
 import { workersSection } from "./workers.ts";
@@ -36,6 +36,8 @@ const STARTUP_ROUNDS = 60;
 const quick = process.argv.includes("--quick");
 /** `--startup [rounds]`: the start-up section alone, printed, results.md left as it is. */
 const startupOnly = process.argv.indexOf("--startup");
+/** `--against <dir>`: another checkout of the repository (the code before a change), measured in the same rounds. */
+const against = process.argv.includes("--against") ? process.argv[process.argv.indexOf("--against") + 1] : undefined;
 
 /** Runs `fn` `warmup` times, then `samples` times, and returns the median duration in milliseconds. */
 function measure(fn: () => void, samples: number, warmup: number): number {
@@ -244,12 +246,13 @@ function startupSection(out: Out, rounds: number): void {
 	);
 	out("|---|---|---:|---:|---:|---:|---:|---:|---:|");
 	buildDist();
+	if (against !== undefined) buildDist(against);
 	const ratio = (figures: EntryStartup | undefined) =>
 		figures === undefined
 			? ["—", "—"]
 			: [fmt(figures.pairedRatio, 3), `${fmt(figures.interval[0], 3)} to ${fmt(figures.interval[1], 3)}`];
 	for (const host of ensurePiHosts().filter((pi) => pi.full)) {
-		const row = measureStartup(host, rounds);
+		const row = measureStartup(host, rounds, against);
 		const load = row.load.map((value) => fmt(value, 2)).join(" to ");
 		for (const [entry, figures] of Object.entries(row.entries)) {
 			const cells = [row.version, `\`${entry}\``, `${fmt(row.without, 0)} ms`, `${fmt(figures.median, 0)} ms`];
@@ -259,7 +262,7 @@ function startupSection(out: Out, rounds: number): void {
 	}
 	out();
 	out(
-		`${rounds} rounds per version, arms in rotating order. The package manifest names \`index.ts\`, which runs the built \`dist/index.cjs\` from its code cache; \`${CLONE_ARM}\` is that entry in a copy of the repository's files with no \`dist/\` and no \`node_modules\`, as \`pi install <clone>\` loads it (the TypeScript source through pi's loader). CPU time: user + system of pi's process (bash's \`times\`), which the machine's load disturbs less than the wall time.`,
+		`${rounds} rounds per version, arms in rotating order. The package manifest names \`index.ts\`, which runs the built \`dist/index.cjs\` from its code cache; \`${CLONE_ARM}\` is that entry in a copy of the repository's files with no \`dist/\` and no \`node_modules\`, as \`pi install <clone>\` loads it (the TypeScript source through pi's loader). CPU time: user + system of pi's process (bash's \`times\`), which the machine's load disturbs less than the wall time.${against === undefined ? "" : ` \`${BEFORE_ARMS.built}\` and \`${BEFORE_ARMS.clone}\`: the same entries of ${against}, in the same rounds.`}`,
 	);
 	out();
 }

@@ -94,8 +94,8 @@ function bootstrapInterval(pairs: readonly (readonly [number, number])[]): [numb
 }
 
 /** Builds dist/ so the built entry measured is the current code. */
-export function buildDist(): void {
-	const result = spawnSync("npx", ["tsup", "--silent"], { cwd: REPO_ROOT, encoding: "utf8" });
+export function buildDist(root = REPO_ROOT): void {
+	const result = spawnSync("npx", ["tsup", "--silent"], { cwd: root, encoding: "utf8" });
 	if (result.status !== 0) throw new Error(`tsup failed: ${result.stderr}`);
 }
 
@@ -157,32 +157,45 @@ export const CLONE_ARM = "index.ts, clone (nothing built)";
  * The repository's files as a fresh clone has them (what git tracks, and what is new and not ignored), with no dist/
  * and no node_modules, in a temporary folder: its index.ts loads the TypeScript source. Returns the folder.
  */
-export function freshClone(): string {
+export function freshClone(root = REPO_ROOT): string {
 	const clone = join(mkdtempSync(join(tmpdir(), "til-done-bench-clone-")), "pi-til-done");
 	const files = spawnSync("git", ["ls-files", "--cached", "--others", "--exclude-standard", "-z"], {
-		cwd: REPO_ROOT,
+		cwd: root,
 		encoding: "utf8",
 	});
 	if (files.status !== 0) throw new Error(`git ls-files failed: ${files.stderr}`);
 	for (const file of files.stdout.split("\0").filter(Boolean)) {
-		if (!existsSync(join(REPO_ROOT, file))) continue;
+		if (!existsSync(join(root, file))) continue;
 		mkdirSync(dirname(join(clone, file)), { recursive: true });
-		cpSync(join(REPO_ROOT, file), join(clone, file));
+		cpSync(join(root, file), join(clone, file));
 	}
 	return clone;
 }
 
-/** Start-up figures for one pi version: without the extension, and with each entry. */
-export function measureStartup(host: PiHost, rounds: number): StartupRow {
+/** The arms of an earlier checkout of the repository (`--against <dir>`): its built entry, and its fresh clone. */
+export const BEFORE_ARMS = { built: "index.ts, before", clone: "index.ts, clone, before" } as const;
+
+/**
+ * Start-up figures for one pi version: without the extension, and with each entry; with `before` (another checkout of
+ * the repository, its dist/ built), its built entry and its fresh clone too, measured in the same rounds.
+ */
+export function measureStartup(host: PiHost, rounds: number, before?: string): StartupRow {
 	const iso = isolatedEnv();
-	const clone = freshClone();
+	const clones = [freshClone(), ...(before === undefined ? [] : [freshClone(before)])];
 	try {
 		iso.writeScript([]);
+		const [clone = "", beforeClone = ""] = clones;
 		const arms: [string, string[]][] = [
 			["without", []],
 			["src/index.ts", [EXTENSION_ENTRY]],
 			["index.ts", [MANIFEST_ENTRY]],
 			[CLONE_ARM, [join(clone, "index.ts")]],
+			...(before === undefined
+				? []
+				: ([
+						[BEFORE_ARMS.built, [join(before, "index.ts")]],
+						[BEFORE_ARMS.clone, [join(beforeClone, "index.ts")]],
+					] as [string, string[]][])),
 		];
 		const loadBefore = loadavg()[0] ?? 0;
 		for (const [, extensions] of arms) timedRun(host, iso.env, iso.cwd, extensions);
@@ -214,6 +227,6 @@ export function measureStartup(host: PiHost, rounds: number): StartupRow {
 		};
 	} finally {
 		iso.cleanup();
-		rmSync(dirname(clone), { recursive: true, force: true });
+		for (const folder of clones) rmSync(dirname(folder), { recursive: true, force: true });
 	}
 }
