@@ -81,3 +81,33 @@ export function loadedWith(entry: string, imports: (module: string) => readonly 
 	visit(entry);
 	return [...loaded].sort();
 }
+
+/** The names a module exports, types included, following its `export *` re-exports within src/. */
+export function exportedNames(module: string): string[] {
+	const names = new Set<string>();
+	for (const statement of parse(module).statements) {
+		if (ts.isExportDeclaration(statement)) {
+			const target = statement.moduleSpecifier;
+			const clause = statement.exportClause;
+			if (!clause && target && ts.isStringLiteral(target)) {
+				for (const name of exportedNames(relative(SRC, resolve(SRC, dirname(module), target.text)))) names.add(name);
+			} else if (clause && ts.isNamedExports(clause)) {
+				for (const element of clause.elements) names.add(element.name.text);
+			}
+		} else if (ts.canHaveModifiers(statement)) {
+			const modifiers = ts.getModifiers(statement) ?? [];
+			if (!modifiers.some((modifier) => modifier.kind === ts.SyntaxKind.ExportKeyword)) continue;
+			if (modifiers.some((modifier) => modifier.kind === ts.SyntaxKind.DefaultKeyword)) {
+				names.add("default");
+				continue;
+			}
+			if (ts.isVariableStatement(statement)) {
+				for (const declaration of statement.declarationList.declarations)
+					if (ts.isIdentifier(declaration.name)) names.add(declaration.name.text);
+			} else if ("name" in statement && statement.name && ts.isIdentifier(statement.name as ts.Node)) {
+				names.add((statement.name as ts.Identifier).text);
+			}
+		}
+	}
+	return [...names].sort();
+}
