@@ -25,7 +25,7 @@ import { checksSection } from "./checks.ts";
 import { contextSection } from "./context.ts";
 import { judgeSection } from "./judge.ts";
 import { planFileSection } from "./plan-file.ts";
-import { buildDist, measureStartup, median } from "./startup.ts";
+import { BEFORE_ARMS, buildDist, CLONE_ARM, type EntryStartup, measureStartup, median } from "./startup.ts";
 import { verifiedSection } from "./verified.ts";
 import { workerStartSection } from "./worker-start.ts";
 import { workersSection } from "./workers.ts";
@@ -34,6 +34,10 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 /** Rounds of the start-up measurement: each arm runs once per round. */
 const STARTUP_ROUNDS = 60;
 const quick = process.argv.includes("--quick");
+/** `--startup [rounds]`: the start-up section alone, printed, results.md left as it is. */
+const startupOnly = process.argv.indexOf("--startup");
+/** `--against <dir>`: another checkout of the repository (the code before a change), measured in the same rounds. */
+const against = process.argv.includes("--against") ? process.argv[process.argv.indexOf("--against") + 1] : undefined;
 
 /** Runs `fn` `warmup` times, then `samples` times, and returns the median duration in milliseconds. */
 function measure(fn: () => void, samples: number, warmup: number): number {
@@ -183,6 +187,10 @@ async function main(): Promise<void> {
 		`Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? "?"}, ${fmt(totalmem() / 2 ** 30, 1)} GiB RAM; ${started.toISOString()}${quick ? " (--quick)" : ""}`,
 	);
 	out();
+	if (startupOnly >= 0) {
+		startupSection(out, Number(process.argv[startupOnly + 1] ?? STARTUP_ROUNDS) || STARTUP_ROUNDS);
+		return;
+	}
 
 	await runCostSection(out);
 	reconstructionSection(out);
@@ -194,7 +202,7 @@ async function main(): Promise<void> {
 	await workerStartSection(out);
 	await checksSection(out, quick);
 	await checkpointsSection(out, quick);
-	startupSection(out);
+	startupSection(out, quick ? 4 : STARTUP_ROUNDS);
 	out("Command: `npm run bench` (= `node bench/run.ts`).");
 
 	if (!quick) writeFileSync(join(HERE, "results.md"), `${lines.join("\n")}\n`);
@@ -230,24 +238,31 @@ function reconstructionSection(out: Out): void {
 	out();
 }
 
-function startupSection(out: Out): void {
+function startupSection(out: Out, rounds: number): void {
 	out("## pi start-up with and without the extension (`pi -p`, fake model, warm caches)");
 	out();
-	out("| pi | entry | median without | median with | ratio (paired) | 90% interval |");
-	out("|---|---|---:|---:|---:|---:|");
+	out(
+		"| pi | entry | median without | median with | ratio (paired) | 90% interval | CPU time: ratio (paired) | 90% interval | load (1 min) |",
+	);
+	out("|---|---|---:|---:|---:|---:|---:|---:|---:|");
 	buildDist();
-	const rounds = quick ? 4 : STARTUP_ROUNDS;
-	for (const host of ensurePiHosts()) {
-		const row = measureStartup(host, rounds);
+	if (against !== undefined) buildDist(against);
+	const ratio = (figures: EntryStartup | undefined) =>
+		figures === undefined
+			? ["—", "—"]
+			: [fmt(figures.pairedRatio, 3), `${fmt(figures.interval[0], 3)} to ${fmt(figures.interval[1], 3)}`];
+	for (const host of ensurePiHosts().filter((pi) => pi.full)) {
+		const row = measureStartup(host, rounds, against);
+		const load = row.load.map((value) => fmt(value, 2)).join(" to ");
 		for (const [entry, figures] of Object.entries(row.entries)) {
 			const cells = [row.version, `\`${entry}\``, `${fmt(row.without, 0)} ms`, `${fmt(figures.median, 0)} ms`];
-			const [low, high] = figures.interval;
-			out(`| ${cells.join(" | ")} | ${fmt(figures.pairedRatio, 3)} | ${fmt(low, 3)} to ${fmt(high, 3)} |`);
+			cells.push(...ratio(figures), ...ratio(row.cpuEntries?.[entry]), load);
+			out(`| ${cells.join(" | ")} |`);
 		}
 	}
 	out();
 	out(
-		`${rounds} rounds per version, arms in rotating order. The package manifest names \`index.ts\`, which runs the built \`dist/index.cjs\` from its code cache.`,
+		`${rounds} rounds per version, arms in rotating order. The package manifest names \`index.ts\`, which runs the built \`dist/index.cjs\` from its code cache; \`${CLONE_ARM}\` is that entry in a copy of the repository's files with no \`dist/\` and no \`node_modules\`, as \`pi install <clone>\` loads it (the TypeScript source through pi's loader). CPU time: user + system of pi's process (bash's \`times\`), which the machine's load disturbs less than the wall time.${against === undefined ? "" : ` \`${BEFORE_ARMS.built}\` and \`${BEFORE_ARMS.clone}\`: the same entries of ${against}, in the same rounds.`}`,
 	);
 	out();
 }

@@ -1,7 +1,8 @@
 /**
  * pi's start-up with and without the extension: `pi -p` with the scripted fake model, on every tested pi version, for
- * the source entry (src/index.ts) and the one the package manifest names (index.ts, which loads the built
- * dist/index.cjs from its code cache).
+ * the source entry (src/index.ts), the one the package manifest names (index.ts, which loads the built dist/index.cjs
+ * from its code cache), and that same entry in a fresh clone with nothing built (what `pi install <clone>` loads: the
+ * TypeScript source through pi's loader).
  *
  * One isolated environment per version is kept for all its runs, so pi's and jiti's caches are warm, as on a user's
  * machine after the first start; one warm-up run per arm fills them. Then each round runs every arm once, in an order
@@ -11,7 +12,9 @@
  */
 
 import { spawnSync } from "node:child_process";
-import { join } from "node:path";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import type { PiHost } from "../scripts/pi-hosts.ts";
 import { EXTENSION_ENTRY, isolatedEnv, NODE, piArgs, REPO_ROOT } from "../test/helpers/cli.ts";
 
@@ -29,10 +32,15 @@ export interface EntryStartup {
 
 export interface StartupRow {
 	version: string;
+	/** The machine's load average over one minute, as the rounds began and as they ended. */
+	load: [number, number];
 	/** Median milliseconds from spawn to exit without the extension. */
 	without: number;
 	/** By entry path relative to the repository. */
 	entries: Record<string, EntryStartup>;
+	/** The same figures for the CPU time pi's process took (user + system), which a loaded machine disturbs less. */
+	cpuWithout: number;
+	cpuEntries: Record<string, EntryStartup>;
 	rounds: number;
 }
 
@@ -86,18 +94,43 @@ function bootstrapInterval(pairs: readonly (readonly [number, number])[]): [numb
 }
 
 /** Builds dist/ so the built entry measured is the current code. */
-export function buildDist(): void {
-	const result = spawnSync("npx", ["tsup", "--silent"], { cwd: REPO_ROOT, encoding: "utf8" });
+export function buildDist(root = REPO_ROOT): void {
+	const result = spawnSync("npx", ["tsup", "--silent"], { cwd: root, encoding: "utf8" });
 	if (result.status !== 0) throw new Error(`tsup failed: ${result.stderr}`);
 }
 
-function timedRun(host: PiHost, env: NodeJS.ProcessEnv, cwd: string, extensions: string[]): number {
+/**
+ * Runs a command, then writes the CPU time its children took (bash's `times`: user and system, to the millisecond) to
+ * the file named first.
+ */
+const WITH_CPU_TIME = 'file=$1; shift; "$@"; status=$?; times > "$file"; exit $status';
+
+/** One start: its wall time, and the CPU time (user + system) pi's process took, in milliseconds. */
+interface RunTime {
+	wall: number;
+	cpu: number;
+}
+
+/** Seconds of a `times` figure such as `1m2.345s`. */
+function secondsOf(figure: string): number {
+	const [, minutes = "0", seconds = "0"] = /(\d+)m([\d.]+)s/.exec(figure) ?? [];
+	return Number(minutes) * 60 + Number(seconds);
+}
+
+function timedRun(host: PiHost, env: NodeJS.ProcessEnv, cwd: string, extensions: string[]): RunTime {
 	const args = piArgs({ extensions, args: ["-p", "hello"] });
+	const cpuFile = join(cwd, "..", "cpu-time");
 	const started = performance.now();
-	const result = spawnSync(NODE, [host.cli, ...args], { env, cwd, encoding: "utf8" });
-	const elapsed = performance.now() - started;
+	const result = spawnSync("bash", ["-c", WITH_CPU_TIME, "bash", cpuFile, NODE, host.cli, ...args], {
+		env,
+		cwd,
+		encoding: "utf8",
+	});
+	const wall = performance.now() - started;
 	if (result.status !== 0) throw new Error(`pi ${host.version} failed: ${result.stderr}`);
-	return elapsed;
+	// The second line of `times` is the children's: user, then system.
+	const [user = "", system = ""] = readFileSync(cpuFile, "utf8").split("\n")[1]?.split(" ") ?? [];
+	return { wall, cpu: (secondsOf(user) + secondsOf(system)) * 1000 };
 }
 
 /** The time one round measured for an arm; every round times every arm. */
@@ -107,38 +140,93 @@ function timeOf(times: Readonly<Record<string, number>>, arm: string): number {
 	return time;
 }
 
-/** Start-up figures for one pi version: without the extension, and with each entry. */
-export function measureStartup(host: PiHost, rounds: number): StartupRow {
+/** The figures of one arm against the arm without the extension, over the rounds. */
+function figuresOf(perRound: readonly Record<string, number>[], arm: string): EntryStartup {
+	const pairs = perRound.map((times) => [timeOf(times, "without"), timeOf(times, arm)] as const);
+	return {
+		median: median(perRound.map((times) => timeOf(times, arm))),
+		pairedRatio: pairedRatio(pairs),
+		interval: bootstrapInterval(pairs),
+	};
+}
+
+/** The arm of a fresh clone's manifest entry, nothing built. */
+export const CLONE_ARM = "index.ts, clone (nothing built)";
+
+/**
+ * The repository's files as a fresh clone has them (what git tracks, and what is new and not ignored), with no dist/
+ * and no node_modules, in a temporary folder: its index.ts loads the TypeScript source. Returns the folder.
+ */
+export function freshClone(root = REPO_ROOT): string {
+	const clone = join(mkdtempSync(join(tmpdir(), "til-done-bench-clone-")), "pi-til-done");
+	const files = spawnSync("git", ["ls-files", "--cached", "--others", "--exclude-standard", "-z"], {
+		cwd: root,
+		encoding: "utf8",
+	});
+	if (files.status !== 0) throw new Error(`git ls-files failed: ${files.stderr}`);
+	for (const file of files.stdout.split("\0").filter(Boolean)) {
+		if (!existsSync(join(root, file))) continue;
+		mkdirSync(dirname(join(clone, file)), { recursive: true });
+		cpSync(join(root, file), join(clone, file));
+	}
+	return clone;
+}
+
+/** The arms of an earlier checkout of the repository (`--against <dir>`): its built entry, and its fresh clone. */
+export const BEFORE_ARMS = { built: "index.ts, before", clone: "index.ts, clone, before" } as const;
+
+/**
+ * Start-up figures for one pi version: without the extension, and with each entry; with `before` (another checkout of
+ * the repository, its dist/ built), its built entry and its fresh clone too, measured in the same rounds.
+ */
+export function measureStartup(host: PiHost, rounds: number, before?: string): StartupRow {
 	const iso = isolatedEnv();
+	const clones = [freshClone(), ...(before === undefined ? [] : [freshClone(before)])];
 	try {
 		iso.writeScript([]);
+		const [clone = "", beforeClone = ""] = clones;
 		const arms: [string, string[]][] = [
 			["without", []],
 			["src/index.ts", [EXTENSION_ENTRY]],
 			["index.ts", [MANIFEST_ENTRY]],
+			[CLONE_ARM, [join(clone, "index.ts")]],
+			...(before === undefined
+				? []
+				: ([
+						[BEFORE_ARMS.built, [join(before, "index.ts")]],
+						[BEFORE_ARMS.clone, [join(beforeClone, "index.ts")]],
+					] as [string, string[]][])),
 		];
+		const loadBefore = loadavg()[0] ?? 0;
 		for (const [, extensions] of arms) timedRun(host, iso.env, iso.cwd, extensions);
-		const perRound: Record<string, number>[] = [];
+		const wall: Record<string, number>[] = [];
+		const cpu: Record<string, number>[] = [];
 		for (let round = 0; round < rounds; round++) {
-			const times: Record<string, number> = {};
+			const wallTimes: Record<string, number> = {};
+			const cpuTimes: Record<string, number> = {};
 			// Round r starts with arm r (mod the number of arms) and goes round the rest in order.
 			const first = round % arms.length;
-			for (const [name, extensions] of [...arms.slice(first), ...arms.slice(0, first)])
-				times[name] = timedRun(host, iso.env, iso.cwd, extensions);
-			perRound.push(times);
+			for (const [name, extensions] of [...arms.slice(first), ...arms.slice(0, first)]) {
+				const run = timedRun(host, iso.env, iso.cwd, extensions);
+				wallTimes[name] = run.wall;
+				cpuTimes[name] = run.cpu;
+			}
+			wall.push(wallTimes);
+			cpu.push(cpuTimes);
 		}
-		const without = median(perRound.map((times) => timeOf(times, "without")));
-		const entries: Record<string, EntryStartup> = {};
-		for (const [name] of arms.slice(1)) {
-			const pairs = perRound.map((times) => [timeOf(times, "without"), timeOf(times, name)] as const);
-			entries[name] = {
-				median: median(perRound.map((times) => timeOf(times, name))),
-				pairedRatio: pairedRatio(pairs),
-				interval: bootstrapInterval(pairs),
-			};
-		}
-		return { version: host.version, without, entries, rounds };
+		const load: [number, number] = [loadBefore, loadavg()[0] ?? 0];
+		const names = arms.slice(1).map(([name]) => name);
+		return {
+			version: host.version,
+			load,
+			without: median(wall.map((times) => timeOf(times, "without"))),
+			entries: Object.fromEntries(names.map((name) => [name, figuresOf(wall, name)])),
+			cpuWithout: median(cpu.map((times) => timeOf(times, "without"))),
+			cpuEntries: Object.fromEntries(names.map((name) => [name, figuresOf(cpu, name)])),
+			rounds,
+		};
 	} finally {
 		iso.cleanup();
+		for (const folder of clones) rmSync(dirname(folder), { recursive: true, force: true });
 	}
 }

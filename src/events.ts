@@ -2,7 +2,9 @@
 
 import type { ExtensionAPI, ExtensionContext, MessageRenderer, Theme } from "@earendil-works/pi-coding-agent";
 import { Text } from "@earendil-works/pi-tui";
+import { buildContextInjection } from "./core/list/list-text.ts";
 import { hasIncomplete, isAllFinished } from "./core/list/queries.ts";
+import type { SessionRole } from "./core/model/types.ts";
 import { inheritsBranch } from "./core/rules/branch.ts";
 import {
 	COMPLETE_MESSAGE_TYPE,
@@ -41,7 +43,6 @@ import { tell } from "./edges/host/tell.ts";
 import { currentInput } from "./edges/run/carry-out.ts";
 import { createEngine, type Engine } from "./edges/run/engine.ts";
 import { refuseRun } from "./edges/run/modes.ts";
-import { buildContextInjection } from "./formatting.ts";
 import {
 	beginSession,
 	bindToSession,
@@ -60,7 +61,6 @@ import {
 	takeUnreported,
 	type UiView,
 } from "./state.ts";
-import type { SessionRole } from "./types.ts";
 
 type ThemeColor = Parameters<Theme["fg"]>[0];
 

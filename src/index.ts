@@ -39,5 +39,5 @@ export default function tilDone(host: ExtensionAPI): void {
 	registerGoalCommand(pi, engine, getConfig);
 }
 
+export * from "./core/model/types.ts";
 export * from "./core/rules/keys.ts";
-export * from "./types.ts";

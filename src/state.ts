@@ -11,7 +11,17 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { withAppended, withInserted } from "./core/list/changes.ts";
+import { cloneTodos } from "./core/list/items.ts";
 import { isAllFinished } from "./core/list/queries.ts";
+import type {
+	ChainStart,
+	GoalState,
+	LoopState,
+	SessionRole,
+	TodoItem,
+	TodoStatus,
+	WorkerState,
+} from "./core/model/types.ts";
 import { lastDecisions, lastDoneCheck, lastPause, lastSnapshot, lastVerdict, ownBranch } from "./core/rules/branch.ts";
 import type { StoppedBy } from "./core/rules/breakers.ts";
 import { type ChainState, initialChain, noteCompleted } from "./core/rules/chain.ts";
@@ -22,8 +32,6 @@ import { addApartUsage, addUsage, readUsage, tokensOf, type UsageRecord } from "
 import { passesFor, type Verification } from "./core/rules/verdict.ts";
 import { STARTED_PAUSED } from "./core/texts/user.ts";
 import type { RunningCheck, UiView } from "./core/views/status-entries.ts";
-import type { ChainStart, GoalState, LoopState, SessionRole, TodoItem, TodoStatus, WorkerState } from "./types.ts";
-import { cloneTodos } from "./validation.ts";
 
 export type { RunningCheck, UiView, Verification };
 

@@ -5,30 +5,9 @@ import type { Theme, ToolDefinition } from "@earendil-works/pi-coding-agent";
 import { Text } from "@earendil-works/pi-tui";
 import { type Static, Type } from "typebox";
 import { withAppended, withInserted } from "./core/list/changes.ts";
+import { cloneTodos, isTooLong } from "./core/list/items.ts";
 import { linkProblem } from "./core/list/links.ts";
-import { rewriteReviewError } from "./core/rules/edit-gates.ts";
-import {
-	linkError,
-	PARAM_DESCRIPTIONS,
-	PROMPT_GUIDELINES,
-	PROMPT_SNIPPET,
-	RESULT_HEADERS,
-	TOOL_DESCRIPTIONS,
-	TOOL_ERRORS,
-} from "./core/texts/model.ts";
-import { NOTICES, TOOL_DISPLAY } from "./core/texts/user.ts";
-import { noticeDropped, rewritePlanError, runEdit } from "./edges/checks/checked-edit.ts";
-import { type CheckEnv, modelChecksBlocked } from "./edges/checks/item-checks.ts";
-import { tell } from "./edges/host/tell.ts";
-import {
-	changeResult,
-	errorResult,
-	formatListPage,
-	type ListDetails,
-	renderToolResult,
-	textResult,
-} from "./formatting.ts";
-import { getTodos, pauseAutoContinue, setTodos } from "./state.ts";
+import { changeResult, errorResult, formatListPage, textResult } from "./core/list/list-text.ts";
 import {
 	EDIT_ACTIONS,
 	INITIAL_STATUS,
@@ -40,8 +19,25 @@ import {
 	type TodoItem,
 	WRITE_MODES,
 	type WriteMode,
-} from "./types.ts";
-import { checkEditParams, checkWriteParams, cloneTodos, isTooLong, type ParamError } from "./validation.ts";
+} from "./core/model/types.ts";
+import { rewriteReviewError } from "./core/rules/edit-gates.ts";
+import { checkEditParams, checkWriteParams } from "./core/rules/tool-params.ts";
+import type { ParamError } from "./core/texts/model.ts";
+import {
+	linkError,
+	PARAM_DESCRIPTIONS,
+	PROMPT_GUIDELINES,
+	PROMPT_SNIPPET,
+	RESULT_HEADERS,
+	TOOL_DESCRIPTIONS,
+	TOOL_ERRORS,
+} from "./core/texts/model.ts";
+import { NOTICES, TOOL_DISPLAY } from "./core/texts/user.ts";
+import { type ListDetails, renderToolResult } from "./core/views/themed-list.ts";
+import { noticeDropped, rewritePlanError, runEdit } from "./edges/checks/checked-edit.ts";
+import { type CheckEnv, modelChecksBlocked } from "./edges/checks/item-checks.ts";
+import { tell } from "./edges/host/tell.ts";
+import { getTodos, pauseAutoContinue, setTodos } from "./state.ts";
 
 export const WriteTodosParams = Type.Object({
 	mode: StringEnum(WRITE_MODES, {

@@ -10,7 +10,8 @@
 
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
-import { buildJudgePrompt, type JudgeInput, judgePassed } from "../../src/core/rules/judge.ts";
+import { buildJudgePrompt, type JudgeInput } from "../../src/core/rules/judge.ts";
+import { judgePassed } from "../../src/core/rules/verdict.ts";
 import {
 	getTodos as readTodos,
 	getVerification as readVerification,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { itemKey } from "../../src/core/list/items.ts";
 import {
 	busyReason,
 	type Checkpoint,
@@ -7,7 +8,6 @@ import {
 	excludeLines,
 	filesLeftOut,
 	filesToRevert,
-	itemKey,
 	itemWork,
 	MAX_CHECKPOINT_REFS,
 	parseNameStatus,

@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { itemKey } from "../../src/core/rules/checkpoint-rules.ts";
+import { itemKey } from "../../src/core/list/items.ts";
 import { checkpointsSettled } from "../../src/edges/git/queue.ts";
 import tilDone from "../../src/index.ts";
 import { addWorker, inSession, markLanding, removeWorker, sessionOf, updateTodoStatus } from "../../src/state.ts";

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { execCommand } from "../../node_modules/@earendil-works/pi-coding-agent/dist/core/exec.js";
-import { itemKey } from "../../src/core/rules/checkpoint-rules.ts";
+import { itemKey } from "../../src/core/list/items.ts";
 import { startWorkers, stopWorkers } from "../../src/edges/workers/crew.ts";
 import { extensionFlags } from "../../src/edges/workers/extensions.ts";
 import {

@@ -1,8 +1,10 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
+import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import * as names from "../../src/core/rules/keys.ts";
 import { BOOLEAN_SETTINGS, DEFAULT_CONFIG, NUMERIC_SETTINGS, TEXT_SETTINGS } from "../../src/core/rules/settings.ts";
+import { exportedNames } from "../helpers/imports.ts";
+import { FACES, STORE } from "../helpers/layers.ts";
 
 const api = readFileSync(new URL("../../docs/API.md", import.meta.url), "utf8");
 /** The rows of the API doc's settings table, by flag. */
@@ -24,18 +26,37 @@ describe("the public surface doc names every setting and every name the extensio
 		}
 	});
 
-	it("every export of the entry, by its name", async () => {
-		const entry = await import("../../src/index.ts");
+	it("every export of the entry, by its name, its types included", () => {
 		const exportsTable = api.split("## Exports of `src/index.ts`")[1]?.split("\n## ")[0] ?? "";
-		for (const name of Object.keys(entry)) {
-			if (name !== "default" && !(name in names)) expect(exportsTable, name).toContain(`\`${name}\``);
-		}
+		const unnamed = exportedNames("index.ts").filter(
+			(name) => !(name in names) && !exportsTable.includes(`\`${name}\``),
+		);
+		expect(unnamed).toEqual([]);
 	});
 
 	it("every exported name, with its value", () => {
 		for (const [constant, value] of Object.entries(names)) {
 			expect(api, constant).toContain(`\`${value}\` (\`${constant}\`)`);
 		}
+	});
+});
+
+describe("the docs name every setting a child agent does not take from what it inherits", () => {
+	const owned = [...NUMERIC_SETTINGS, ...TEXT_SETTINGS, ...BOOLEAN_SETTINGS].filter((setting) => setting.owned);
+	const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+
+	it("the README's child agent, by each one's variable", () => {
+		const bullet = readme.split("- **A child knows it is one.**")[1]?.split("\n- ")[0] ?? "";
+		const variables = [...bullet.matchAll(/`(TIL_DONE_\w+)`/g)].map(([, name]) => name);
+		expect(variables.filter((name) => name !== "TIL_DONE_PARENT_PID").sort()).toEqual(
+			owned.map((setting) => setting.env).sort(),
+		);
+	});
+
+	it("API.md's settings of the user's own session, by each one's flag", () => {
+		const paragraph = api.split("\n\n").find((text) => text.includes("belong to the user's own session")) ?? "";
+		const flags = [...paragraph.matchAll(/`--(til-done-[\w-]+)`/g)].map(([, flag]) => flag);
+		expect(flags.sort()).toEqual(owned.map((setting) => setting.flag).sort());
 	});
 });
 
@@ -68,10 +89,10 @@ describe("the architecture's map is the tree: every module of src/ once, under i
 		);
 	const modules = walk(src).map((file) => relative(src, file));
 	const layerOf = (module: string): string => {
-		if (module === "index.ts") return "entry";
-		if (module === "state.ts") return "store";
-		if (module.startsWith("edges/") || module === "tools.ts" || module === "events.ts") return "edges";
-		return dirname(module) === "." || module.startsWith("core/") ? "core" : "?";
+		if ((FACES as readonly string[]).includes(module)) return "faces";
+		if (module === STORE) return "store";
+		if (module.startsWith("edges/")) return "edges";
+		return module.startsWith("core/") ? "core" : "?";
 	};
 
 	it("names every module exactly once", () => {
@@ -80,6 +101,49 @@ describe("the architecture's map is the tree: every module of src/ once, under i
 
 	it("puts each under its layer", () => {
 		expect(rows.filter(([under, module]) => under !== layerOf(module))).toEqual([]);
+	});
+
+	it("every path it names anywhere is in the tree", () => {
+		const root = new URL("../../", import.meta.url).pathname;
+		const paths = [...architecture.matchAll(/`((?:core|edges|test|bench|docs|demo|scripts|skills)\/[\w./-]+)`/g)];
+		const missing = paths
+			.map(([, path = ""]) => path)
+			.filter((path) => !existsSync(join(src, path)) && !existsSync(join(root, path)));
+		expect([...new Set(missing)]).toEqual([]);
+	});
+});
+
+describe("the architecture's glossary gives each idea one word", () => {
+	const architecture = readFileSync(new URL("../../docs/ARCHITECTURE.md", import.meta.url), "utf8");
+	const glossary = architecture.split("## Glossary")[1]?.split("\n## ")[0] ?? "";
+	/** The words the code and the docs use, one per idea. */
+	const TERMS = [
+		"list",
+		"item",
+		"todo",
+		"plan file",
+		"landing",
+		"worker",
+		"claim",
+		"session",
+		"chain",
+		"run",
+		"verdict",
+		"check",
+		"done-check",
+		"judge",
+		"goal",
+		"loop",
+		"checkpoint",
+		"host",
+		"face",
+		"guest",
+		"decision",
+		"breaker",
+	];
+
+	it.each(TERMS)("defines %s", (term) => {
+		expect(glossary).toMatch(new RegExp(`^- \\*\\*${term}\\*\\*`, "m"));
 	});
 });
 

@@ -2,16 +2,14 @@ import { describe, expect, it } from "vitest";
 import { initialChain } from "../../src/core/rules/chain.ts";
 import {
 	buildJudgePrompt,
-	itemsNotMet,
 	JUDGE_LIMITS,
 	type JudgeInput,
-	type JudgeResult,
-	judgePassed,
 	MAX_JUDGE_PROMPT_CHARS,
 	readJudgeAnswer,
 } from "../../src/core/rules/judge.ts";
 import { judgeVerification, type StepInput, stepAfterRun, stepNow } from "../../src/core/rules/next-step.ts";
 import { DEFAULT_CONFIG } from "../../src/core/rules/settings.ts";
+import { itemsNotMet, type JudgeResult, judgePassed } from "../../src/core/rules/verdict.ts";
 import { MAX_TODO_TEXT_LENGTH, MAX_TODOS, type TodoItem } from "../../src/types.ts";
 import { judgeReportLine } from "../helpers/judge.ts";
 

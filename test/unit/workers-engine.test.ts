@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { itemKey } from "../../src/core/rules/checkpoint-rules.ts";
+import { itemKey } from "../../src/core/list/items.ts";
 import { beginSession, getDecisions, getTodos, getWorkers, setTodos } from "../../src/state.ts";
 import type { TodoItem } from "../../src/types.ts";
 import { waitForValue } from "../helpers/cli.ts";

@@ -3,13 +3,11 @@ import { initialChain } from "../../src/core/rules/chain.ts";
 import { decisionOf } from "../../src/core/rules/decision.ts";
 import { type StepInput, stepAfterRun, stepNow } from "../../src/core/rules/next-step.ts";
 import { DEFAULT_CONFIG } from "../../src/core/rules/settings.ts";
+import { escapeStopsWorkers, itemsForWorkers, stopTally } from "../../src/core/rules/worker-dispatch.ts";
 import {
 	checkOutcome,
 	countsAsFailedRun,
-	escapeStopsWorkers,
-	itemsForWorkers,
 	processOutcome,
-	stopTally,
 	unfinishedOutcome,
 	WORKER_LIMITS,
 	workerOverspends,

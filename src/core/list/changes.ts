@@ -3,7 +3,7 @@
  * items' links are already indices of the list as the change leaves it. Pure.
  */
 
-import type { TodoItem } from "../../types.ts";
+import type { TodoItem } from "../model/types.ts";
 import { closedUp, movedItem, moveLinks, shiftedBy } from "./links.ts";
 
 /** `items` inserted at `at`: the items from `at` on move down, and so do the links to them. */

@@ -4,7 +4,7 @@
  * accepted when its links point at items of the list, have no cycle and go one level deep. Pure.
  */
 
-import type { CycleStep, LinkProblem, TodoItem } from "../../types.ts";
+import type { CycleStep, LinkProblem, TodoItem } from "../model/types.ts";
 
 export type { CycleStep, LinkProblem };
 

@@ -1,7 +1,7 @@
 /** Questions about a todo list that the decisions, the texts and the UI all ask. Pure. */
 
-import type { TodoItem } from "../../types.ts";
-import { isFinished, isIncomplete } from "../../validation.ts";
+import type { TodoItem } from "../model/types.ts";
+import { isFinished, isIncomplete } from "./items.ts";
 import { nextWorkable } from "./ready.ts";
 
 /** Indices of unfinished items, in list order. */

@@ -4,8 +4,8 @@
  * through them. The next action is the first ready item in list order, one in progress first. Pure.
  */
 
-import type { TodoItem } from "../../types.ts";
-import { isIncomplete } from "../../validation.ts";
+import type { TodoItem } from "../model/types.ts";
+import { isIncomplete } from "./items.ts";
 import { subtasksOf } from "./links.ts";
 
 /** The items the item at `index` still waits for (its own waits and its parent's), in list order. */

@@ -3,10 +3,9 @@
  * malformed is skipped, never trusted.
  */
 
-import { type Decision, MAX_TODOS, TOOL_NAMES, type TodoItem } from "../../types.ts";
-import { cloneTodos, isValidCheck, isValidTodoItem } from "../../validation.ts";
+import { cloneTodos, isValidCheck, isValidTodoItem } from "../list/items.ts";
 import { linkProblem } from "../list/links.ts";
-import { type Finding, JUDGE_WORDS, type JudgeResult, type JudgeWord } from "./judge.ts";
+import { type Decision, MAX_TODOS, TOOL_NAMES, type TodoItem } from "../model/types.ts";
 import {
 	DECISION_ENTRY_TYPE,
 	DONE_CHECK_ENTRY_TYPE,
@@ -15,6 +14,7 @@ import {
 	SNAPSHOT_ENTRY_TYPE,
 	VERDICT_ENTRY_TYPE,
 } from "./keys.ts";
+import { type Finding, JUDGE_WORDS, type JudgeResult, type JudgeWord } from "./verdict.ts";
 
 /** The session that wrote a guest's boundary entry, or undefined for any other entry. */
 function boundaryOf(entry: unknown): string | undefined {

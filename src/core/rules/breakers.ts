@@ -5,7 +5,7 @@
  * A new breaker is one row, and one entry of texts. Pure.
  */
 
-import { MAX_AUTO_CONTINUE, MAX_NO_PROGRESS } from "../../types.ts";
+import { MAX_AUTO_CONTINUE, MAX_NO_PROGRESS } from "../model/types.ts";
 import { BREAKER_TEXTS, STOP_WORDS, STOPPED, type WorkersBudgetStop } from "../texts/user.ts";
 import type { NumericSetting } from "./setting.ts";
 import {

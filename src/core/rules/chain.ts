@@ -3,8 +3,8 @@
  * the next-step rules read them, the breakers trip on them, the store keeps them.
  */
 
-import type { TodoItem } from "../../types.ts";
 import { countCompletedByText } from "../list/queries.ts";
+import type { TodoItem } from "../model/types.ts";
 import type { StoppedBy } from "./breakers.ts";
 import { isFailedRun, type RunOutcome } from "./outcome.ts";
 import { type ChainSpend, NO_SPEND, noteFinished } from "./usage.ts";

@@ -4,7 +4,8 @@
  * removes, which refs are pruned. Pure; the git effects are in edges/git/git.ts.
  */
 
-import type { Checkpoint, CheckpointPhase, TodoItem } from "../../types.ts";
+import { itemKey } from "../list/items.ts";
+import type { Checkpoint, CheckpointPhase, TodoItem } from "../model/types.ts";
 import { GIT_BUSY } from "../texts/user.ts";
 import { CHECKPOINT_ENTRY_TYPE, CHECKPOINT_REF_ROOT } from "./keys.ts";
 
@@ -12,21 +13,6 @@ export type { Checkpoint, CheckpointPhase };
 
 /** Most checkpoint refs one session keeps in a repository; its oldest are deleted beyond it, never another session's. */
 export const MAX_CHECKPOINT_REFS = 200;
-
-/** FNV-1a over the UTF-16 units of a text, as 8 hex digits: short, stable, enough to tell items apart. */
-function hashText(text: string): string {
-	let hash = 0x811c9dc5;
-	for (let i = 0; i < text.length; i++) {
-		hash ^= text.charCodeAt(i);
-		hash = Math.imul(hash, 0x01000193) >>> 0;
-	}
-	return hash.toString(16).padStart(8, "0");
-}
-
-/** An item's key: its index and its text, so a rewrite of the list with other items at the index gets other keys. */
-export function itemKey(index: number, text: string): string {
-	return `${index}-${hashText(text)}`;
-}
 
 /** A session id as a ref name may hold it: letters, digits, `-`, `_` and `.` only, not starting with `.`. */
 function refSafe(word: string): string {

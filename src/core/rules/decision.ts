@@ -3,8 +3,8 @@
  * core/texts/user.ts) and the counters that led to it, for `/todos why` and the stderr of print and JSON modes. Pure.
  */
 
-import type { Counters, Decision } from "../../types.ts";
 import { finishedCount } from "../list/queries.ts";
+import type { Counters, Decision } from "../model/types.ts";
 import { SENTENCES } from "../texts/user.ts";
 import type { Step, StepInput } from "./next-step.ts";
 

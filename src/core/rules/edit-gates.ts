@@ -4,10 +4,11 @@
  * Each answers the error the tool returns, or null when the change may go.
  */
 
-import type { CheckRun, EditAction, TodoItem } from "../../types.ts";
-import { isIncomplete, type ParamError } from "../../validation.ts";
+import { isIncomplete } from "../list/items.ts";
 import { pickNextIndex } from "../list/queries.ts";
 import { unready } from "../list/ready.ts";
+import type { CheckRun, EditAction, TodoItem } from "../model/types.ts";
+import type { ParamError } from "../texts/model.ts";
 import { TOOL_ERRORS } from "../texts/model.ts";
 
 /** Items of `todos` the model may not close because the user must review them; null when there are none. */

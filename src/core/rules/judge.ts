@@ -1,26 +1,15 @@
 /**
  * The independent judge of "done": what it is asked (the user's requests, the list with its checks, the change of the
- * work tree, the tool calls as context, a goal's condition), every part bounded and handed over as data; how its answer is read (strictly, or not
- * at all); and what its verdict means. Pure: edges/checks/judge.ts makes the call.
+ * work tree, the tool calls as context, a goal's condition), every part bounded and handed over as data; and how its
+ * answer is read (strictly, or not at all). What its verdict means is core/rules/verdict.ts's. Pure, and loaded with
+ * the judge's call (edges/checks/judge.ts), which most sessions never make.
  */
 
-import { MAX_TODOS, type TodoItem } from "../../types.ts";
+import { MAX_TODOS, type TodoItem } from "../model/types.ts";
 import { JUDGE_PROMPT } from "../texts/model.ts";
 import { prefix } from "../texts/sanitize.ts";
-
-export type JudgeWord = "met" | "not met" | "cannot tell";
-export const JUDGE_WORDS: readonly JudgeWord[] = ["met", "not met", "cannot tell"];
-
-/** One verdict: the judge's word and its one reason. */
-export interface Finding {
-	verdict: JudgeWord;
-	reason: string;
-}
-
-/** What the judge said of a list (and of a goal), or why it said nothing. */
-export type JudgeResult =
-	| { judged: true; items: (Finding & { index: number })[]; goal?: Finding }
-	| { judged: false; why: string };
+import { MAX_GOAL_LENGTH } from "./settings.ts";
+import { type Finding, JUDGE_WORDS, type JudgeResult, type JudgeWord } from "./verdict.ts";
 
 /**
  * The most characters of each part of the judge's data, counted as JSON (escapes included): the prompt is bounded
@@ -45,8 +34,6 @@ export const JUDGE_LIMITS = {
 	reason: 300,
 } as const;
 
-/** The longest goal condition `/goal` and `--til-done-goal` take: it reaches the judge verbatim. */
-export const MAX_GOAL_LENGTH = 2_000;
 /** The goal as JSON: never cut (a character takes at most 6 as JSON, `\u0000`). */
 const MAX_GOAL_JSON = 6 * MAX_GOAL_LENGTH + 2;
 
@@ -242,17 +229,6 @@ export function readJudgeAnswer(text: string, asked: readonly number[], goal: bo
 	if (!goal) return { judged: true, items };
 	const goalFinding = asFinding(answer.goal);
 	return goalFinding ? { judged: true, items, goal: goalFinding } : { judged: false, why: JUDGE_PROMPT.unread.noGoal };
-}
-
-/** Whether the judge passed everything it was asked: a verdict was given, and every word of it is "met". */
-export function judgePassed(result: JudgeResult | undefined): boolean {
-	if (!result?.judged) return false;
-	return result.items.every((item) => item.verdict === "met") && (result.goal?.verdict ?? "met") === "met";
-}
-
-/** The items the judge found not met: they go back to in progress. */
-export function itemsNotMet(result: JudgeResult): number[] {
-	return result.judged ? result.items.filter((item) => item.verdict === "not met").map((item) => item.index) : [];
 }
 
 /** Tokens a judge call is expected to take before it is made: its prompt (4 characters a token) and its answer. */

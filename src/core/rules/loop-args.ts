@@ -1,9 +1,9 @@
 /**
- * `/loop`: its arguments, read strictly (its defaults and limit are in types.ts, its usage and refusals in
+ * `/loop`: its arguments, read strictly (its defaults and limit are in core/model/types.ts, its usage and refusals in
  * core/texts/user.ts). Pure; core/rules/next-step.ts decides what follows each iteration.
  */
 
-import { DEFAULT_LOOP_MARKER, DEFAULT_LOOP_MAX, type LoopSpec, MAX_LOOP_ITERATIONS } from "../../types.ts";
+import { DEFAULT_LOOP_MARKER, DEFAULT_LOOP_MAX, type LoopSpec, MAX_LOOP_ITERATIONS } from "../model/types.ts";
 import { LOOP_ARG_REFUSALS as REFUSALS } from "../texts/user.ts";
 
 /** Why a `/loop` ends. */

@@ -3,10 +3,10 @@
  * Pure: carry-out.ts carries the step out, through the mode (a countdown, or the same run in print and JSON modes).
  */
 
-import { buildContinuationPrompt } from "../../formatting.ts";
-import type { CheckRun, GoalState, LoopState, TodoItem } from "../../types.ts";
+import { buildContinuationPrompt } from "../list/list-text.ts";
 import { hasIncomplete, pickNextIndex, reviewWaitIndex } from "../list/queries.ts";
 import { openWaits, waitingItems } from "../list/ready.ts";
+import type { CheckRun, GoalState, LoopState, TodoItem } from "../model/types.ts";
 import {
 	CHECK_NAMES,
 	describeCheckEnd,
@@ -35,11 +35,11 @@ import {
 	trippedBreaker,
 } from "./breakers.ts";
 import { assessRun, type ChainState } from "./chain.ts";
-import { itemsNotMet, type JudgeResult, judgePassed } from "./judge.ts";
 import { COUNTDOWN_MESSAGE_TYPE, GOAL_MESSAGE_TYPE, LOOP_MESSAGE_TYPE } from "./keys.ts";
 import type { LoopEndCode } from "./loop-args.ts";
 import { endsWithQuestion, type RunOutcome } from "./outcome.ts";
-import { itemsForWorkers } from "./workers.ts";
+import { itemsNotMet, type JudgeResult, judgePassed } from "./verdict.ts";
+import { itemsForWorkers } from "./worker-dispatch.ts";
 
 /** The limits the next-step rules decide with: every breaker's, and the first back-off after a failed run. */
 export type EngineLimits = BreakerLimits & {

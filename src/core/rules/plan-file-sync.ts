@@ -1,6 +1,6 @@
 /** What following a plan file does at a session's start and after a change of the list. Pure. */
 
-import type { TodoItem } from "../../types.ts";
+import type { TodoItem } from "../model/types.ts";
 import { type ParsedPlan, parsePlanMarkdown, planToMarkdown, preambleOf } from "./plan-file.ts";
 
 /** After a change of the list: write the file, leave it (it already holds the list), or keep off a changed file. */

@@ -6,15 +6,16 @@
  * is not one is refused with its number, and the list read must pass the checks of `write_todos`. Pure.
  */
 
-import type { TodoItem } from "../../types.ts";
-import { checkWriteParams, cloneTodos } from "../../validation.ts";
+import { cloneTodos } from "../list/items.ts";
 import { linkProblem } from "../list/links.ts";
+import type { TodoItem } from "../model/types.ts";
 import { linkError } from "../texts/model.ts";
 import {
 	PLAN_FILE_ANNOTATION_NAMES as NAMES,
 	PLAN_FILE_ANNOTATIONS as NOTES,
 	PLAN_FILE_PROBLEMS as PROBLEMS,
 } from "../texts/user.ts";
+import { checkWriteParams } from "./tool-params.ts";
 
 /** A plan file read: its list, or the first line that is wrong and what is wrong with it. */
 export type ParsedPlan = { ok: true; todos: TodoItem[] } | { ok: false; line: number; problem: string };

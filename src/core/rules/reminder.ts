@@ -4,10 +4,10 @@
  * counted in memory, so a restart or a reload decides the same.
  */
 
-import { buildStaleReminder } from "../../formatting.ts";
-import { TOOL_NAMES, type TodoItem } from "../../types.ts";
+import { buildStaleReminder } from "../list/list-text.ts";
 import { pickNextIndex } from "../list/queries.ts";
 import { nextToStart } from "../list/ready.ts";
+import { TOOL_NAMES, type TodoItem } from "../model/types.ts";
 
 /** The tools that read or change the list: a call to any of them means the model has looked at it. */
 export const TODO_TOOLS: ReadonlySet<string> = new Set([...TOOL_NAMES, "pause_todos"]);

@@ -1,13 +1,12 @@
 /** Settings with one precedence order: CLI flag, then environment variable, then default. Pure. */
 
-import { DEFAULT_COUNTDOWN_SECONDS, type SessionRole } from "../../types.ts";
-import { isValidCheck } from "../../validation.ts";
+import { isValidCheck } from "../list/items.ts";
+import { DEFAULT_COUNTDOWN_SECONDS, type SessionRole } from "../model/types.ts";
 import { flagHelpLine, SETTING_DESCRIPTIONS, SETTING_EXPECTED, SETTING_WARNINGS } from "../texts/user.ts";
 import { BREAKERS } from "./breakers.ts";
-import { MAX_GOAL_LENGTH } from "./judge.ts";
 import type { EngineLimits } from "./next-step.ts";
 import type { NumericSetting, Setting } from "./setting.ts";
-import { MAX_WORKERS } from "./workers.ts";
+import { MAX_WORKERS } from "./worker-dispatch.ts";
 
 export interface TilDoneConfig extends EngineLimits {
 	/** Seconds of countdown before a continuation; 0 sends at once. Fractions are allowed (tests use them). */
@@ -41,6 +40,9 @@ export interface TilDoneConfig extends EngineLimits {
 }
 
 /** The words a switch takes, in any case: the same for every flag, variable and `/todos panel`. */
+/** The longest goal condition `/goal` and `--til-done-goal` take: it reaches the judge verbatim. */
+export const MAX_GOAL_LENGTH = 2_000;
+
 export const ON_WORDS = ["on", "true", "yes", "1"] as const;
 export const OFF_WORDS = ["off", "false", "no", "0"] as const;
 const SWITCH_WORDS = `${ON_WORDS.join(", ")}, ${OFF_WORDS.join(", ")}`;

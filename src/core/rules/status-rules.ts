@@ -3,9 +3,9 @@
  * the user's starts and completions too (core/list/ready.ts), and only an open review item is approved. Pure.
  */
 
-import type { TodoItem, TodoStatus } from "../../types.ts";
-import { isIncomplete } from "../../validation.ts";
+import { isIncomplete } from "../list/items.ts";
 import { unready } from "../list/ready.ts";
+import type { TodoItem, TodoStatus } from "../model/types.ts";
 import { STATUS_REFUSALS } from "../texts/user.ts";
 
 /** The subcommands that set a status. */

@@ -4,8 +4,8 @@
  * subcommand's usage.
  */
 
-import { MAX_INDICES, MAX_TODO_TEXT_LENGTH, MAX_TODOS } from "../../types.ts";
-import { isTooLong } from "../../validation.ts";
+import { isTooLong } from "../list/items.ts";
+import { MAX_INDICES, MAX_TODO_TEXT_LENGTH, MAX_TODOS } from "../model/types.ts";
 import { oneLine } from "../texts/sanitize.ts";
 import { TODO_ARG_REFUSALS as REFUSALS } from "../texts/user.ts";
 

@@ -4,7 +4,7 @@
  * Pure.
  */
 
-import type { ChainSpend } from "../../types.ts";
+import type { ChainSpend } from "../model/types.ts";
 
 export type { ChainSpend };
 

@@ -1,13 +1,38 @@
 /**
- * A verification's verdict, and the one rule of "verified": a pass holds only for the very list it checked, never
- * while an item is open, and, where the judge is on, only with the judge's "met" on everything it was asked about.
- * The store keeps only verdicts this rule lets through; everything that says "verified" (the next-step rules' input,
- * the status bar, the completion notice, the exit status, the session entry) asks it. Pure.
+ * A verification's verdict, the judge's words and what they mean, and the one rule of "verified": a pass holds only
+ * for the very list it checked, never while an item is open, and, where the judge is on, only with the judge's "met"
+ * on everything it was asked about. The store keeps only verdicts this rule lets through; everything that says
+ * "verified" (the next-step rules' input, the status bar, the completion notice, the exit status, the session entry)
+ * asks it. Pure.
  */
 
-import type { TodoItem } from "../../types.ts";
 import { hasIncomplete } from "../list/queries.ts";
-import { type JudgeResult, judgePassed } from "./judge.ts";
+import type { TodoItem } from "../model/types.ts";
+
+export type JudgeWord = "met" | "not met" | "cannot tell";
+export const JUDGE_WORDS: readonly JudgeWord[] = ["met", "not met", "cannot tell"];
+
+/** One verdict: the judge's word and its one reason. */
+export interface Finding {
+	verdict: JudgeWord;
+	reason: string;
+}
+
+/** What the judge said of a list (and of a goal), or why it said nothing. */
+export type JudgeResult =
+	| { judged: true; items: (Finding & { index: number })[]; goal?: Finding }
+	| { judged: false; why: string };
+
+/** Whether the judge passed everything it was asked: a verdict was given, and every word of it is "met". */
+export function judgePassed(result: JudgeResult | undefined): boolean {
+	if (!result?.judged) return false;
+	return result.items.every((item) => item.verdict === "met") && (result.goal?.verdict ?? "met") === "met";
+}
+
+/** The items the judge found not met: they go back to in progress. */
+export function itemsNotMet(result: JudgeResult): number[] {
+	return result.judged ? result.items.filter((item) => item.verdict === "not met").map((item) => item.index) : [];
+}
 
 /** What the last verification of the finished list found. */
 export interface Verification {

@@ -1,32 +1,17 @@
 /**
- * Workers: which ready items are handed to workers now, and what a worker is told. A worker gets a fresh context that
- * holds only its item, the user's request and the plan, compact and marked as data. Pure: the edges start the workers,
- * land their work and keep the claims.
+ * A worker: what it is told, and its end as a kind. A worker gets a fresh context that holds only its item, the user's
+ * request and the plan, compact and marked as data. Pure, and loaded with the workers (edges/workers/crew.ts); which
+ * items go to workers and when they stop is core/rules/worker-dispatch.ts's.
  */
 
-import { getPlainIcon } from "../../formatting.ts";
-import type { CheckRun, StopTally, TodoItem, WorkerEnd, WorkerOutcome, WorkerWork } from "../../types.ts";
-import { workableItems } from "../list/ready.ts";
+import { getPlainIcon } from "../list/list-text.ts";
+import type { CheckRun, TodoItem, WorkerOutcome } from "../model/types.ts";
 import { NOT_DONE_MARK, WORKER_PROMPT } from "../texts/model.ts";
 import { oneLine, prefix } from "../texts/sanitize.ts";
 import { type ChainSpend, median, overMedianOf } from "./usage.ts";
 
-/** The most workers at once. */
-export const MAX_WORKERS = 16;
-
 /** The most characters of the plan and of the user's request a worker's prompt carries; an item's text goes whole. */
 export const WORKER_LIMITS = { plan: 6_000, request: 4_000, line: 60 } as const;
-
-/**
- * The items to hand to workers now, in list order: workable (open, every wait completed, not a parent with open
- * subtasks), not a review item (the user closes those), not claimed by a worker already; at most `free` of them.
- */
-export function itemsForWorkers(todos: readonly TodoItem[], claimed: ReadonlySet<number>, free: number): number[] {
-	if (free <= 0) return [];
-	return workableItems(todos)
-		.filter((index) => !claimed.has(index) && todos[index]?.review !== true)
-		.slice(0, free);
-}
 
 /** The plan as a worker sees it: one line per item (its state, index and text cut), within the plan's budget. */
 function planLines(todos: readonly TodoItem[]): string[] {
@@ -141,32 +126,4 @@ export function checkOutcome(
  */
 export function countsAsFailedRun(outcome: WorkerOutcome): boolean {
 	return outcome.kind !== "stopped" && outcome.kind !== "landed" && outcome.kind !== "cannot-start";
-}
-
-/** What a stop of the user's did, worker by worker, counted by what became of each one's work. */
-export function stopTally(ends: readonly WorkerEnd[]): StopTally {
-	const count = (work: WorkerWork) => ends.filter((end) => end.work === work).length;
-	const landed = count("landed");
-	return { givenBack: ends.length - landed, kept: count("kept"), notKept: count("not-kept"), landed };
-}
-
-/**
- * What the screen shows when Esc is pressed, as far as pi lets an extension see it: the editor's text, and, where pi
- * gives the TUI, whether the editor has the keyboard's focus and shows its completion popup.
- */
-export interface EscapeScene {
-	editorText: string;
-	/** `unknown`: pi gave no TUI to ask. */
-	focus: "editor" | "other" | "unknown";
-	popup: boolean;
-}
-
-/**
- * Whether Esc stops the workers: only when nothing else on screen takes it. pi's editor, empty and without its popup,
- * does nothing with a single Esc while pi is idle (the workers' wait comes after a run), so taking it there takes
- * nothing from the user. A popup (`/`, `@`, Tab), a dialog, a selector or the `/todos` view (the focus elsewhere) and
- * text being typed are pi's or another component's, and keep their Esc.
- */
-export function escapeStopsWorkers(scene: EscapeScene): boolean {
-	return scene.focus !== "other" && !scene.popup && scene.editorText.trim() === "";
 }

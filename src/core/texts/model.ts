@@ -1,8 +1,8 @@
 /**
  * Every text the model reads beyond the list lines: the words of the continuation prompt and the injection (which
- * formatting.ts fills with the list), tool result headers and errors, a failed check's report, a `/loop` iteration,
- * the tools' descriptions, prompt snippet, guidelines and parameters. Pure. Instructions are fixed strings; todo text
- * and command output appear only as data.
+ * core/list/list-text.ts fills with the list), tool result headers and errors, a failed check's report, a `/loop`
+ * iteration, the tools' descriptions, prompt snippet, guidelines and parameters. Pure. Instructions are fixed strings;
+ * todo text and command output appear only as data.
  */
 
 import {
@@ -18,7 +18,7 @@ import {
 	MAX_TODOS,
 	type TodoItem,
 	type WriteMode,
-} from "../../types.ts";
+} from "../model/types.ts";
 import { MAX_CHECK_OUTPUT_CHARS, oneLine, outputAsData, prefix } from "./sanitize.ts";
 
 /** Longest part of the next item's text a long list's tool result quotes: the model wrote the text itself. */
@@ -26,7 +26,7 @@ export const NEXT_TEXT_CHARS = 60;
 /** What a write to a long list says once, so the model knows where the whole list is. */
 export const LONG_LIST_NOTE = "(A long list: results name what changed and what comes next; list_todos shows it all.)";
 
-/** The fixed words of the continuation prompt, the injection and the list views; formatting.ts puts the list in. */
+/** The fixed words of the continuation prompt, the injection and the list views (core/list/list-text.ts puts the list in). */
 export const MODEL_TEXTS = {
 	/** The list lines of an empty list (a `/todos` answer shows them to the user too). */
 	noTodos: "No todos",

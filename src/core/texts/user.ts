@@ -22,7 +22,7 @@ import {
 	type StopTally,
 	type TodoItem,
 	type WorkerOutcome,
-} from "../../types.ts";
+} from "../model/types.ts";
 import { CHECK_NAMES } from "./model.ts";
 import { oneLine, prefix } from "./sanitize.ts";
 

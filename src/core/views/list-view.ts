@@ -5,12 +5,12 @@
  */
 
 import { type Component, type KeyId, matchesKey, truncateToWidth } from "@earendil-works/pi-tui";
-import { fittedItemLine, getTodoLabel, PLAIN_STYLE, type Styler } from "../../formatting.ts";
-import type { TodoItem } from "../../types.ts";
-import { isIncomplete } from "../../validation.ts";
+import { isIncomplete } from "../list/items.ts";
 import { finishedCount } from "../list/queries.ts";
+import type { TodoItem } from "../model/types.ts";
 import { statusRefusal } from "../rules/status-rules.ts";
 import { LIST_VIEW } from "../texts/user.ts";
+import { fittedItemLine, getTodoLabel, PLAIN_STYLE, type Styler } from "./themed-list.ts";
 
 /** The keys the view knows, by what they do. */
 export type ViewKey = "up" | "down" | "approve" | "done" | "open" | "close";

@@ -1,9 +1,9 @@
 /** The optional todo panel above the editor: a short window onto the list, one line per item. Pure; painter.ts draws it. */
 
-import { fittedItemLine, PLAIN_STYLE, type Styler } from "../../formatting.ts";
-import type { TodoItem } from "../../types.ts";
-import { isIncomplete } from "../../validation.ts";
+import { isIncomplete } from "../list/items.ts";
+import type { TodoItem } from "../model/types.ts";
 import { PANEL } from "../texts/user.ts";
+import { fittedItemLine, PLAIN_STYLE, type Styler } from "./themed-list.ts";
 
 /** Most items the panel shows; the hidden ones are counted above and below the window (`↑ K more`, `↓ N more`). */
 export const PANEL_MAX_ITEMS = 5;

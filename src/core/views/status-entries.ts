@@ -3,10 +3,10 @@
  * the verification (edges/host/painter.ts paints them). Pure.
  */
 
-import type { GoalState, LoopState, TodoItem } from "../../types.ts";
 import { hasLinks } from "../list/links.ts";
 import { finishedCount, isAllFinished, pickNextIndex, reviewWaitIndex } from "../list/queries.ts";
 import { waitingItems } from "../list/ready.ts";
+import type { GoalState, LoopState, TodoItem } from "../model/types.ts";
 import { stopWords } from "../rules/breakers.ts";
 import type { ChainState } from "../rules/chain.ts";
 import {

@@ -6,15 +6,21 @@
 
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { withStatus } from "../../core/list/changes.ts";
+import { changeResult, errorResult, type ToolResult } from "../../core/list/list-text.ts";
 import { droppedOpenItems, openItemsAt } from "../../core/list/queries.ts";
 import { parentsCompletedBy } from "../../core/list/ready.ts";
+import {
+	ACTION_LABELS,
+	ACTION_TO_STATUS,
+	type EditAction,
+	type TodoDetails,
+	type TodoItem,
+} from "../../core/model/types.ts";
 import { checkFailureError, planItemsLost, readinessError, reviewError } from "../../core/rules/edit-gates.ts";
+import type { ParamError } from "../../core/texts/model.ts";
 import { RESULT_HEADERS, TOOL_ERRORS } from "../../core/texts/model.ts";
 import { NOTICES } from "../../core/texts/user.ts";
-import { changeResult, errorResult, type ToolResult } from "../../formatting.ts";
 import { getChain, getTodos, setTodos } from "../../state.ts";
-import { ACTION_LABELS, ACTION_TO_STATUS, type EditAction, type TodoDetails, type TodoItem } from "../../types.ts";
-import type { ParamError } from "../../validation.ts";
 import { tell } from "../host/tell.ts";
 import { type CheckEnv, itemsToCheck, modelChecksBlocked, runItemChecks } from "./item-checks.ts";
 

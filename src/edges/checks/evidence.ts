@@ -5,12 +5,13 @@
  */
 
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
-import { checkpointsOn, itemKey, itemWork } from "../../core/rules/checkpoint-rules.ts";
+import { itemKey } from "../../core/list/items.ts";
+import type { TodoItem } from "../../core/model/types.ts";
+import { checkpointsOn, itemWork } from "../../core/rules/checkpoint-rules.ts";
 import type { Evidence } from "../../core/rules/judge.ts";
 import { JUDGE_PROMPT } from "../../core/texts/model.ts";
 import { textOfContent } from "../../core/texts/sanitize.ts";
 import { getChainStart } from "../../state.ts";
-import type { TodoItem } from "../../types.ts";
 import { checkpointsSettled } from "../git/queue.ts";
 
 /** Characters of a tool call (its name and arguments) that name a piece of evidence. */

@@ -4,11 +4,11 @@
  */
 
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
+import type { CheckRun, TodoItem } from "../../core/model/types.ts";
 import type { TilDoneConfig } from "../../core/rules/settings.ts";
 import { CHECKS_BLOCKED } from "../../core/texts/model.ts";
 import { TOOL_DISPLAY } from "../../core/texts/user.ts";
 import { setChecking } from "../../state.ts";
-import type { CheckRun, TodoItem } from "../../types.ts";
 import { isToolActive } from "../host/active-tools.ts";
 import { type Exec, runCheck } from "./run-check.ts";
 

@@ -10,12 +10,12 @@ import {
 	itemsToJudge,
 	JUDGE_MAX_ANSWER_TOKENS,
 	type JudgeInput,
-	type JudgeResult,
 	judgeForecastTokens,
 	readJudgeAnswer,
 } from "../../core/rules/judge.ts";
 import { judgeModelOf, type TilDoneConfig } from "../../core/rules/settings.ts";
 import { forecastSpend } from "../../core/rules/usage.ts";
+import type { JudgeResult } from "../../core/rules/verdict.ts";
 import { textOfContent } from "../../core/texts/sanitize.ts";
 import { JUDGE_TEXTS } from "../../core/texts/user.ts";
 import { getChain, recordJudgeUsage, setChecking } from "../../state.ts";

@@ -4,7 +4,7 @@
  */
 
 import type { ExecOptions, ExecResult } from "@earendil-works/pi-coding-agent";
-import type { CheckRun } from "../../types.ts";
+import type { CheckRun } from "../../core/model/types.ts";
 import { killMarked, newMark, SWEEP_FUNCTION, shellMark } from "../host/processes.ts";
 
 /** `pi.exec`, or a stand-in with its shape. */

@@ -5,11 +5,11 @@
  */
 
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
-import type { JudgeResult } from "../../core/rules/judge.ts";
+import type { CheckRun, TodoItem } from "../../core/model/types.ts";
 import { VERDICT_ENTRY_TYPE } from "../../core/rules/keys.ts";
 import { judgeVerification, type StepInput, type VerificationCheck } from "../../core/rules/next-step.ts";
+import type { JudgeResult } from "../../core/rules/verdict.ts";
 import { getVerification, recordVerdict, setChecking, updateTodoStatus } from "../../state.ts";
-import type { CheckRun, TodoItem } from "../../types.ts";
 import { storeList } from "../host/commit.ts";
 import { type Exec, runCheck } from "./run-check.ts";
 

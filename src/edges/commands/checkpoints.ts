@@ -4,11 +4,11 @@
  */
 
 import type { ExtensionCommandContext } from "@earendil-works/pi-coding-agent";
+import { itemKey } from "../../core/list/items.ts";
 import {
 	type Checkpoint,
 	checkpointsOn,
 	filesToRevert,
-	itemKey,
 	itemWork,
 	leftOutAtStart,
 	parseNameStatus,

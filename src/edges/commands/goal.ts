@@ -1,8 +1,7 @@
 /** `/goal`: the user's command to work until the independent judge finds a condition met. */
 
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
-import { MAX_GOAL_LENGTH } from "../../core/rules/judge.ts";
-import { parseGoal, type TilDoneConfig } from "../../core/rules/settings.ts";
+import { MAX_GOAL_LENGTH, parseGoal, type TilDoneConfig } from "../../core/rules/settings.ts";
 import { GOAL_ANSWERS, GOAL_DESCRIPTION } from "../../core/texts/user.ts";
 import { getGoal } from "../../state.ts";
 import { warnOfInertBudget } from "../host/model-price.ts";

@@ -2,7 +2,10 @@
 
 import type { ExtensionAPI, ExtensionCommandContext } from "@earendil-works/pi-coding-agent";
 import { withMoved, withRemoved, withStatus } from "../../core/list/changes.ts";
+import { isValidCheck } from "../../core/list/items.ts";
+import { formatTodoListText } from "../../core/list/list-text.ts";
 import { parentsCompletedBy } from "../../core/list/ready.ts";
+import { DEFAULT_PLAN_FILE, INITIAL_STATUS, type TodoStatus } from "../../core/model/types.ts";
 import { breakerReport, stopWords } from "../../core/rules/breakers.ts";
 import type { ChainState } from "../../core/rules/chain.ts";
 import { DONE_CHECK_ENTRY_TYPE, PAUSE_ENTRY_TYPE } from "../../core/rules/keys.ts";
@@ -28,7 +31,7 @@ import {
 	roomFor,
 	wordsOf,
 } from "../../core/rules/todo-args.ts";
-import { MAX_WORKERS } from "../../core/rules/workers.ts";
+import { MAX_WORKERS } from "../../core/rules/worker-dispatch.ts";
 import {
 	COUNTDOWN_IN_RUN,
 	formatWhy,
@@ -40,7 +43,6 @@ import {
 	TODOS_HELP,
 	TODOS_STATUS,
 } from "../../core/texts/user.ts";
-import { formatTodoListText } from "../../formatting.ts";
 import {
 	appendTodos,
 	bindToSession,
@@ -58,8 +60,6 @@ import {
 	setTodos,
 	workersAllowed,
 } from "../../state.ts";
-import { DEFAULT_PLAN_FILE, INITIAL_STATUS, type TodoStatus } from "../../types.ts";
-import { isValidCheck } from "../../validation.ts";
 import { commitUserList } from "../host/commit.ts";
 import { modelInputPrice, modelPriced } from "../host/model-price.ts";
 import { tell } from "../host/tell.ts";

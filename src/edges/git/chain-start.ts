@@ -6,9 +6,9 @@
  */
 
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
+import type { ChainStart } from "../../core/model/types.ts";
 import { chainStartRef } from "../../core/rules/checkpoint-rules.ts";
 import { CHECKPOINT_TEXTS } from "../../core/texts/user.ts";
-import type { ChainStart } from "../../types.ts";
 import { quietly } from "../host/quietly.ts";
 import { snapshotBound } from "./bound.ts";
 import { diffSnapshots, findRepo, snapshotTree, takeCheckpoint } from "./git.ts";

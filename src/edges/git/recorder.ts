@@ -5,10 +5,11 @@
  */
 
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
+import { itemKey } from "../../core/list/items.ts";
+import type { TodoItem } from "../../core/model/types.ts";
 import {
 	type Checkpoint,
 	checkpointRef,
-	itemKey,
 	MAX_LEFT_OUT_NAMED,
 	type Transition,
 	transitions,
@@ -16,7 +17,6 @@ import {
 import { CHECKPOINT_ENTRY_TYPE } from "../../core/rules/keys.ts";
 import { CHECKPOINT_TEXTS } from "../../core/texts/user.ts";
 import { getTodos, getWorkers, subscribe, takeUnreported } from "../../state.ts";
-import type { TodoItem } from "../../types.ts";
 import { quietly } from "../host/quietly.ts";
 import { tell } from "../host/tell.ts";
 import { snapshotBound } from "./bound.ts";

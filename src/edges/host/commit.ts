@@ -1,10 +1,10 @@
 /** A change of the list not made by a tool (the user's, a verification's, a worker's), stored on the session branch. */
 
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
+import { cloneTodos } from "../../core/list/items.ts";
+import type { TodoDetails } from "../../core/model/types.ts";
 import { SNAPSHOT_ENTRY_TYPE } from "../../core/rules/keys.ts";
 import { getTodos, resetChain } from "../../state.ts";
-import type { TodoDetails } from "../../types.ts";
-import { cloneTodos } from "../../validation.ts";
 
 /** Stores the list as it is now on the branch, replayed like a tool result on a reload or a move in the tree. */
 export function storeList(pi: ExtensionAPI): void {

@@ -8,7 +8,7 @@ import { PANEL_WIDGET_ID } from "../../core/rules/keys.ts";
 import { formatPanelLines } from "../../core/views/panel.ts";
 import { statusEntries, type UiView } from "../../core/views/status-entries.ts";
 import { fitStatusLine, STATUS_WIDTH_DEFAULT } from "../../core/views/status-line.ts";
-import { PLAIN_STYLE } from "../../formatting.ts";
+import { PLAIN_STYLE } from "../../core/views/themed-list.ts";
 import { quietly } from "./quietly.ts";
 
 /** The terminal's width in the TUI; elsewhere (RPC clients lay out what they get) the default. */

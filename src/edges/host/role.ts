@@ -5,7 +5,7 @@
  * someone else's (pi-subagents' in-process children, a subagent built on pi's SDK).
  */
 
-import type { SessionRole } from "../../types.ts";
+import type { SessionRole } from "../../core/model/types.ts";
 
 /** The marker a session of ours puts in its process's environment: the processes it starts are its children. */
 export const PARENT_MARKER = "TIL_DONE_PARENT_PID";

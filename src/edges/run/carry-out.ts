@@ -5,9 +5,9 @@
  */
 
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
-import { itemKey } from "../../core/rules/checkpoint-rules.ts";
+import { itemKey } from "../../core/list/items.ts";
+import type { CheckRun, Decision, GoalState, TodoItem } from "../../core/model/types.ts";
 import { decisionOf } from "../../core/rules/decision.ts";
-import type { JudgeResult } from "../../core/rules/judge.ts";
 import { DECISION_ENTRY_TYPE } from "../../core/rules/keys.ts";
 import {
 	endsGoal,
@@ -19,7 +19,8 @@ import {
 } from "../../core/rules/next-step.ts";
 import type { RunOutcome } from "../../core/rules/outcome.ts";
 import type { TilDoneConfig } from "../../core/rules/settings.ts";
-import { stopTally } from "../../core/rules/workers.ts";
+import type { JudgeResult } from "../../core/rules/verdict.ts";
+import { stopTally } from "../../core/rules/worker-dispatch.ts";
 import { describeCheckEnd, JUDGE_PROMPT } from "../../core/texts/model.ts";
 import { GOAL_ENDS, JUDGE_TEXTS, LOOP_ENDS, WORKER_TEXTS } from "../../core/texts/user.ts";
 import {
@@ -47,7 +48,6 @@ import {
 	subscribe,
 	workersAllowed,
 } from "../../state.ts";
-import type { CheckRun, Decision, GoalState, TodoItem } from "../../types.ts";
 import { checkEnv, modelChecksBlocked } from "../checks/item-checks.ts";
 import { applyVerification, runVerification } from "../checks/verification.ts";
 import { todoToolsActive } from "../host/active-tools.ts";

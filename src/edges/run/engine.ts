@@ -12,6 +12,7 @@ import type {
 	ExtensionCommandContext,
 	ExtensionContext,
 } from "@earendil-works/pi-coding-agent";
+import type { LoopSpec } from "../../core/model/types.ts";
 import { GOAL_MESSAGE_TYPE, LOOP_MESSAGE_TYPE } from "../../core/rules/keys.ts";
 import { stepNow } from "../../core/rules/next-step.ts";
 import { runOutcome } from "../../core/rules/outcome.ts";
@@ -30,7 +31,6 @@ import {
 	setLoop,
 	takeEndedRun,
 } from "../../state.ts";
-import type { LoopSpec } from "../../types.ts";
 import { quietly } from "../host/quietly.ts";
 import { tell } from "../host/tell.ts";
 import { afterRun, carryOut, currentInput, type FollowUp, PROMPTED } from "./carry-out.ts";

@@ -13,12 +13,13 @@ import type {
 } from "@earendil-works/pi-coding-agent";
 import { matchesKey, type TUI } from "@earendil-works/pi-tui";
 import { hasIncomplete } from "../../core/list/queries.ts";
+import type { Decision } from "../../core/model/types.ts";
 import { endsChainForUser } from "../../core/rules/decision.ts";
 import { COMPLETE_MESSAGE_TYPE, ESCAPE_WATCH_WIDGET_ID } from "../../core/rules/keys.ts";
 import type { Step, StepInput, StepMessage } from "../../core/rules/next-step.ts";
 import type { TilDoneConfig } from "../../core/rules/settings.ts";
 import { checksAndJudge } from "../../core/rules/verdict.ts";
-import { type EscapeScene, escapeStopsWorkers } from "../../core/rules/workers.ts";
+import { type EscapeScene, escapeStopsWorkers } from "../../core/rules/worker-dispatch.ts";
 import { backoffMessage, completionNotice, NOTICES, reviewWaitText } from "../../core/texts/user.ts";
 import {
 	getChain,
@@ -29,7 +30,6 @@ import {
 	markReviewAnnounced,
 	markRunRefused,
 } from "../../state.ts";
-import type { Decision } from "../../types.ts";
 import { quietly } from "../host/quietly.ts";
 import { tell } from "../host/tell.ts";
 import { startCountdown } from "./countdown.ts";
@@ -139,7 +139,7 @@ function interactiveMode({ pi, ctx, config }: ModeEnv): Mode {
 }
 
 /**
- * Resolves on the first Esc in the TUI that nothing else on screen takes (core/rules/workers.ts `escapeStopsWorkers`),
+ * Resolves on the first Esc in the TUI that nothing else on screen takes (core/rules/worker-dispatch.ts `escapeStopsWorkers`),
  * which is consumed (pi does not act on it); never without a terminal. `onTerminalInput` sees every key before pi's
  * components do, so what the key would do there is asked first: the editor's text, and what has the focus, asked of
  * the TUI pi hands a widget's factory (an empty widget, mounted while the wait lasts).

@@ -9,7 +9,9 @@ import { mkdirSync } from "node:fs";
 import { hostname } from "node:os";
 import { join, relative } from "node:path";
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
-import { itemKey, workerRef } from "../../core/rules/checkpoint-rules.ts";
+import { itemKey } from "../../core/list/items.ts";
+import type { WorkerEnd, WorkerOutcome, WorkerWork } from "../../core/model/types.ts";
+import { workerRef } from "../../core/rules/checkpoint-rules.ts";
 import {
 	checkOutcome,
 	countsAsFailedRun,
@@ -34,7 +36,6 @@ import {
 	updateTodoStatus,
 	workerNote,
 } from "../../state.ts";
-import type { WorkerEnd, WorkerOutcome, WorkerWork } from "../../types.ts";
 import { type Exec, runCheck } from "../checks/run-check.ts";
 import { snapshotBound } from "../git/bound.ts";
 import { claimItem, releaseItem } from "../git/claims.ts";

@@ -1,0 +1,49 @@
+/**
+ * The session's side of its workers, which every session loads: how many may work at once, which ready items go to
+ * workers now, what an Esc stops, and a stop's tally. Pure.
+ */
+
+import { workableItems } from "../list/ready.ts";
+import type { StopTally, TodoItem, WorkerEnd, WorkerWork } from "../model/types.ts";
+
+/** The most workers at once. */
+export const MAX_WORKERS = 16;
+
+/**
+ * The items to hand to workers now, in list order: workable (open, every wait completed, not a parent with open
+ * subtasks), not a review item (the user closes those), not claimed by a worker already; at most `free` of them.
+ */
+export function itemsForWorkers(todos: readonly TodoItem[], claimed: ReadonlySet<number>, free: number): number[] {
+	if (free <= 0) return [];
+	return workableItems(todos)
+		.filter((index) => !claimed.has(index) && todos[index]?.review !== true)
+		.slice(0, free);
+}
+
+/** What a stop of the user's did, worker by worker, counted by what became of each one's work. */
+export function stopTally(ends: readonly WorkerEnd[]): StopTally {
+	const count = (work: WorkerWork) => ends.filter((end) => end.work === work).length;
+	const landed = count("landed");
+	return { givenBack: ends.length - landed, kept: count("kept"), notKept: count("not-kept"), landed };
+}
+
+/**
+ * What the screen shows when Esc is pressed, as far as pi lets an extension see it: the editor's text, and, where pi
+ * gives the TUI, whether the editor has the keyboard's focus and shows its completion popup.
+ */
+export interface EscapeScene {
+	editorText: string;
+	/** `unknown`: pi gave no TUI to ask. */
+	focus: "editor" | "other" | "unknown";
+	popup: boolean;
+}
+
+/**
+ * Whether Esc stops the workers: only when nothing else on screen takes it. pi's editor, empty and without its popup,
+ * does nothing with a single Esc while pi is idle (the workers' wait comes after a run), so taking it there takes
+ * nothing from the user. A popup (`/`, `@`, Tab), a dialog, a selector or the `/todos` view (the focus elsewhere) and
+ * text being typed are pi's or another component's, and keep their Esc.
+ */
+export function escapeStopsWorkers(scene: EscapeScene): boolean {
+	return scene.focus !== "other" && !scene.popup && scene.editorText.trim() === "";
+}
