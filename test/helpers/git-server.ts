@@ -56,8 +56,11 @@ async function untilAnswers(url: string): Promise<void> {
 	throw new Error(`git daemon did not answer at ${url}`);
 }
 
-/** Starts `git daemon` on a free loopback port, serving a fresh folder; resolves once it answers. */
-export async function startGitServer(): Promise<GitServer> {
+/**
+ * Starts `git daemon` on a free loopback port, serving a fresh folder; resolves once it answers. `pushes: false` serves
+ * it read-only (a remote without push rights).
+ */
+export async function startGitServer({ pushes = true } = {}): Promise<GitServer> {
 	const base = realpathSync(mkdtempSync(join(tmpdir(), "til-done-served-")));
 	mkdirSync(join(base, "probe.git"));
 	execFileSync("git", ["init", "-q", "--bare", join(base, "probe.git")]);
@@ -72,7 +75,7 @@ export async function startGitServer(): Promise<GitServer> {
 				"--listen=127.0.0.1",
 				`--port=${port}`,
 				"--reuseaddr",
-				"--enable=receive-pack",
+				...(pushes ? ["--enable=receive-pack"] : []),
 				"--export-all",
 				`--base-path=${base}`,
 				base,
@@ -97,7 +100,7 @@ export async function startGitServer(): Promise<GitServer> {
 		url,
 		bare(name, from) {
 			const path = join(base, name);
-			execFileSync("git", ["init", "-q", "--bare", path]);
+			execFileSync("git", ["init", "-q", "--bare", "-b", from?.branch ?? "main", path]);
 			if (from)
 				execFileSync("git", ["push", "-q", path, `${from.branch}:refs/heads/${from.branch}`], { cwd: from.repo });
 			return path;

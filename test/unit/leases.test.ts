@@ -7,6 +7,7 @@ import {
 	claimStep,
 	isRefName,
 	keyOfClaimRef,
+	planName,
 	pushOutcome,
 	readClaimMessage,
 	renewEveryMs,
@@ -60,6 +61,12 @@ describe("a claim's ref holds one plan's item by name", () => {
 		for (const name of ["3-abc", "main-PLAN.md", "a_b", "x"]) expect(isRefName(name)).toBe(true);
 		for (const name of ["", ".hidden", "a..b", "a.lock", "a.", "a/b", "a b", "ä", "x".repeat(101)])
 			expect(isRefName(name)).toBe(false);
+	});
+
+	it("a plan is named by its branch and its plan file, as one ref component", () => {
+		expect(planName("main", "docs/PLAN.md")).toBe("main--docs_PLAN_md");
+		expect(planName("feature/x", undefined)).toBe("feature_x--list");
+		expect(isRefName(planName("a".repeat(200), "..lock"))).toBe(true);
 	});
 
 	it("the ref is under refs/til-done/claims/<plan>/, and read back only there", () => {

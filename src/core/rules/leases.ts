@@ -51,6 +51,17 @@ export function isRefName(name: string): boolean {
 	);
 }
 
+/** A word as one ref component may hold it: what is not a letter, digit, `-` or `_` becomes `_`. */
+const refWord = (word: string): string => word.replace(/[^A-Za-z0-9_-]+/g, "_");
+
+/**
+ * A plan's name in its claims' refs: the branch the sessions are on and the plan file they follow (relative to the
+ * repository's top; `list` without one), as one ref component.
+ */
+export function planName(branch: string, planFile: string | undefined): string {
+	return `${refWord(branch)}--${refWord(planFile ?? "list")}`.slice(0, MAX_REF_NAME);
+}
+
 /** The ref of an item's claim in a plan. */
 export function claimRef(plan: string, key: string): string {
 	return `${CLAIM_ROOT}${plan}/${key}`;
