@@ -214,6 +214,17 @@ async function judgeProblem(ctx: ExtensionContext, choice: string): Promise<stri
 	return why === undefined ? undefined : SETTING_WARNINGS.judgeUnusable(choice, why);
 }
 
+/**
+ * Why the session cannot join the remote its setting names, found before any model call; the team's module is loaded
+ * only when a remote is named.
+ */
+async function remoteProblem(ctx: ExtensionContext, config: TilDoneConfig): Promise<string | undefined> {
+	if (config.remote === undefined) return undefined;
+	const { joinTeam } = await import("./edges/team/join.ts");
+	const joined = await joinTeam(ctx.cwd, config.remote, config.planFile);
+	return "problem" in joined ? joined.problem : undefined;
+}
+
 /** The plan file a session follows, its module loaded on first use (most sessions follow none). */
 async function followPlan(pi: ExtensionAPI, ctx: ExtensionContext, file: string | undefined) {
 	if (file === undefined) return undefined;
@@ -257,8 +268,10 @@ async function startSession(pi: ExtensionAPI, ctx: ExtensionContext, engine: Eng
 	if (config.goal !== undefined) setGoal({ condition: config.goal, runs: 0 });
 	const judge = await judgeProblem(ctx, config.judge);
 	if (judge !== undefined) reportSettingWarnings(ctx, [judge]);
+	const remote = await remoteProblem(ctx, config);
+	if (remote !== undefined) reportSettingWarnings(ctx, [remote]);
 	const planFile: FollowedPlan | undefined = await followPlan(pi, ctx, config.planFile);
-	const problems = [...resolved.warnings, judge, planFile?.problem].filter((problem) => problem !== undefined);
+	const problems = [...resolved.warnings, judge, remote, planFile?.problem].filter((problem) => problem !== undefined);
 	if (role === "own" && engine.actsBeforeSettle && problems.length > 0) refuseRun(ctx);
 	const stopPainting = paintSession(pi, ctx, config);
 	const stopListening = engine.actsBeforeSettle ? listenBeforeSettle(pi, engine) : () => {};

@@ -54,6 +54,8 @@ export interface StoreState {
 	workerEnds: number;
 	/** Items another live process holds the claim of, by key, in this chain: no worker of ours is handed them. */
 	claimedElsewhere: readonly string[];
+	/** The remote `/todos remote` chose for this session, over the setting: null for none (off); undefined when it did not. */
+	remoteChosen: string | null | undefined;
 	/** Set once the finished-list notice is shown; cleared when the list has work again. */
 	completionAnnounced: boolean;
 	panelEnabled: boolean;
@@ -93,6 +95,7 @@ function initialState(role: SessionRole): StoreState {
 		workerNotes: new Map(),
 		workerEnds: 0,
 		claimedElsewhere: [],
+		remoteChosen: undefined,
 		completionAnnounced: false,
 		panelEnabled: false,
 		checking: undefined,
@@ -287,6 +290,17 @@ export function markWorkersUnable(why: string): boolean {
 	if (getState().workersUnable !== undefined) return false;
 	setState({ workersUnable: why });
 	return true;
+}
+
+/** The remote the session's plan is shared through: what `/todos remote` chose, else the setting; undefined: none. */
+export function sharedRemote(configured: string | undefined): string | undefined {
+	const chosen = getState().remoteChosen;
+	return chosen === undefined ? configured : (chosen ?? undefined);
+}
+
+/** `/todos remote <name>|off`: the remote of this session (null: none). */
+export function chooseRemote(remote: string | null): void {
+	setState({ remoteChosen: remote });
 }
 
 /** `/todos workers <n>`: how many workers may work at once in this session. */

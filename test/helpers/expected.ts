@@ -127,6 +127,8 @@ export const STARTED_PAUSED = "started with auto-continue off";
  */
 export const settingRefused = (source: string, value: string, expected: string): string =>
 	`${source}=${value} is refused: expected ${expected}`;
+/** What the remote setting takes. */
+export const REMOTE_EXPECTED = "a remote's name or URL of 1 to 500 characters, one word not starting with -";
 /** What the goal setting takes. */
 export const GOAL_EXPECTED = "a condition of 1 to 2000 characters";
 /** The last stderr line of a `pi -p` that ran nothing because a setting was not understood (exit status 2). */
@@ -271,6 +273,10 @@ export const TODOS_HELP: readonly [string, string][] = [
 		"workers [<n> | off | clean]",
 		"the workers at work and what earlier runs left (alone), how many may work at once in this session, or clean up what earlier runs left",
 	],
+	[
+		"remote [<name> | off | release <i>]",
+		"the sessions at work on the shared plan (alone), work it with a remote's sessions or this machine's only, or free item i's claim",
+	],
 ];
 /** Why a `/todos` change of statuses (or a key in its view) is refused. */
 export const STATUS_REFUSED = {
@@ -298,6 +304,7 @@ export const SETTINGS_HELP_TEXT = [
 	"  --til-done-remind-every, TIL_DONE_REMIND_EVERY: 12",
 	"  --til-done-workers, TIL_DONE_WORKERS: 0",
 	"  --til-done-max-untracked-mb, TIL_DONE_MAX_UNTRACKED_MB: 50",
+	"  --til-done-lease, TIL_DONE_LEASE: 120",
 	"  --til-done-max-failures, TIL_DONE_MAX_FAILURES: 3",
 	"  --til-done-max-same-answers, TIL_DONE_MAX_SAME_ANSWERS: 3",
 	"  --til-done-max-no-progress, TIL_DONE_MAX_NO_PROGRESS: 3",
@@ -310,6 +317,7 @@ export const SETTINGS_HELP_TEXT = [
 	"  --til-done-plan, TIL_DONE_PLAN: none",
 	"  --til-done-judge, TIL_DONE_JUDGE: off",
 	"  --til-done-goal, TIL_DONE_GOAL: none",
+	"  --til-done-remote, TIL_DONE_REMOTE: none",
 	"  --til-done-paused, TIL_DONE_PAUSED: off",
 	"  --til-done-panel, TIL_DONE_PANEL: off",
 	"  --til-done-notify, TIL_DONE_NOTIFY: off",
@@ -687,3 +695,39 @@ export const WORKER_BOUNDS = {
 	bwrapFailed: (detail: string) =>
 		`pi-til-done: the workers' bash is not confined to their trees: bubblewrap (bwrap) cannot run here (${detail}), so a command of theirs can write outside their trees.`,
 } as const;
+
+// ── One plan shared through a remote ──────────────────────────────────────────────────────────────────────────
+
+/** Why a session cannot join a remote: the remote as given, then why. */
+export const cannotJoin = (remote: string, why: string): string => `the remote ${remote} cannot be joined: ${why}`;
+export const JOIN_WHY = {
+	noRepo: "this folder is in no git work tree",
+	unknownRemote: "it is no remote of this repository (git remote lists them) nor a URL",
+	detached: "this clone is on no branch (a detached HEAD): the plan's branch is the one every session is on",
+	noBranch: (branch: string) => `it has no branch ${branch}, the one this clone is on: push it there first, then join`,
+	rewritten: (branch: string) =>
+		`its branch ${branch} no longer holds what this clone last fetched of it (rewritten by someone): fetch and set the branch right first`,
+	/** The start of the reason when git cannot reach the remote; git's own words follow in parentheses. */
+	unreachable: "git cannot reach it (",
+	/** The start of the reason when the remote takes no push; git's own words follow in parentheses. */
+	noPush: "it refuses a push (",
+} as const;
+/** `/todos remote <name>` that joined. */
+export const joinedRemote = (remote: string, branch: string): string =>
+	`Working the plan with every session on ${remote}, branch ${branch}: an item another holds is never taken.`;
+/** `/todos remote off`. */
+export const WORKING_ALONE = "Working the plan with this machine's sessions only: claims live in this repository.";
+/** `/todos remote` alone: its header, and its line when nothing is held. */
+export const teamHeader = (remote: string | undefined, branch: string): string =>
+	remote === undefined
+		? `Plan shared by this machine's sessions (branch ${branch}); no remote.`
+		: `Plan shared on ${remote} (branch ${branch}).`;
+export const NO_ITEM_HELD = "No session holds an item.";
+export const itemsHeld = (count: number): string => `${count} item(s) held:`;
+/** One held item as `/todos remote` lists it (`since`: the holder's clock, HH:MM:SS). */
+export const heldLine = (item: string, host: string, session: string, since: string, fence: number): string =>
+	`  ${item}: ${host}, session ${session}, since ${since} (fence ${fence})`;
+/** `/todos remote release <i>`: freed, with a warning; or nothing to free. */
+export const releasedClaim = (index: number, host: string): string =>
+	`Freed the claim on [${index}] (held on ${host}): if that session still works on it, it can no longer land it, and another session may take the item.`;
+export const notClaimed = (index: number): string => `[${index}] is not claimed: nothing to free.`;

@@ -8,7 +8,7 @@ import {
 	switchFlagValue,
 	TEXT_SETTINGS,
 } from "../../src/core/rules/settings.ts";
-import { GOAL_EXPECTED, settingRefused } from "../helpers/expected.ts";
+import { GOAL_EXPECTED, REMOTE_EXPECTED, settingRefused } from "../helpers/expected.ts";
 
 describe("numbers may be written with an exponent, and warnings repeat at most 40 characters of a bad value", () => {
 	it("reads 1e3 and 2.5e1", () => {
@@ -48,6 +48,8 @@ describe("defaults", () => {
 				spendFactor: 5,
 				judge: "off",
 				goal: undefined,
+				remote: undefined,
+				leaseSeconds: 120,
 			},
 			warnings: [],
 		});
@@ -61,6 +63,7 @@ describe("defaults", () => {
 			["remindEvery", "til-done-remind-every", "TIL_DONE_REMIND_EVERY"],
 			["workers", "til-done-workers", "TIL_DONE_WORKERS"],
 			["maxUntrackedMb", "til-done-max-untracked-mb", "TIL_DONE_MAX_UNTRACKED_MB"],
+			["leaseSeconds", "til-done-lease", "TIL_DONE_LEASE"],
 			["maxFailures", "til-done-max-failures", "TIL_DONE_MAX_FAILURES"],
 			["maxSameAnswers", "til-done-max-same-answers", "TIL_DONE_MAX_SAME_ANSWERS"],
 			["maxNoProgress", "til-done-max-no-progress", "TIL_DONE_MAX_NO_PROGRESS"],
@@ -75,6 +78,7 @@ describe("defaults", () => {
 			["planFile", "til-done-plan", "TIL_DONE_PLAN"],
 			["judge", "til-done-judge", "TIL_DONE_JUDGE"],
 			["goal", "til-done-goal", "TIL_DONE_GOAL"],
+			["remote", "til-done-remote", "TIL_DONE_REMOTE"],
 		]);
 		expect(BOOLEAN_SETTINGS.map((s) => [s.key, s.flag, s.env])).toEqual([
 			["startPaused", "til-done-paused", "TIL_DONE_PAUSED"],
@@ -324,6 +328,33 @@ describe("the check settings: a timeout, model checks on or off, the done-check"
 			settingRefused("TIL_DONE_CHECK", '" "', "a command of 1 to 500 characters"),
 		]);
 		expect(resolveConfig({}, { TIL_DONE_CHECK: "x".repeat(501) }).config.doneCheck).toBeUndefined();
+	});
+});
+
+describe("the remote a plan is shared through: one word, never one git could take for an option", () => {
+	it.each(["origin", "git://127.0.0.1:9418/team.git", "file:///srv/team.git", "git@host:team.git"])(
+		"takes %s",
+		(raw) => {
+			expect(resolveConfig({ "til-done-remote": `  ${raw} ` }, {}).config.remote).toBe(raw);
+		},
+	);
+
+	it.each([
+		["--upload-pack=touch", "--upload-pack=touch"],
+		["two words", '"two words"'],
+	])("refuses %s, and takes the environment's", (raw, shown) => {
+		expect(resolveConfig({ "til-done-remote": raw }, { TIL_DONE_REMOTE: "origin" })).toMatchObject({
+			config: { remote: "origin" },
+			warnings: [settingRefused("--til-done-remote", shown, REMOTE_EXPECTED)],
+		});
+		expect(resolveConfig({}, { TIL_DONE_REMOTE: "x".repeat(501) }).config.remote).toBeUndefined();
+	});
+
+	it("a lease is at least 0.2 seconds", () => {
+		expect(resolveConfig({ "til-done-lease": "0.5" }, {}).config.leaseSeconds).toBe(0.5);
+		expect(resolveConfig({}, { TIL_DONE_LEASE: "0.1" }).warnings).toEqual([
+			settingRefused("TIL_DONE_LEASE", "0.1", "a number from 0.2 to 86400"),
+		]);
 	});
 });
 

@@ -676,7 +676,7 @@ describe("the decisions for /todos why are the branch's: rebuilt at every sessio
 });
 
 describe("registerFlags registers every setting as a CLI flag", () => {
-	it("registers every setting's flag: eighteen taking a value and four switches", async () => {
+	it("registers every setting's flag: twenty taking a value and four switches", async () => {
 		const pi = createFakePi();
 		registerFlags(pi.api);
 		expect(Object.fromEntries([...pi.flags].map(([name, flag]) => [name, flag.type]))).toEqual({
@@ -686,6 +686,7 @@ describe("registerFlags registers every setting as a CLI flag", () => {
 			"til-done-remind-every": "string",
 			"til-done-workers": "string",
 			"til-done-max-untracked-mb": "string",
+			"til-done-lease": "string",
 			"til-done-max-failures": "string",
 			"til-done-max-same-answers": "string",
 			"til-done-max-no-progress": "string",
@@ -698,6 +699,7 @@ describe("registerFlags registers every setting as a CLI flag", () => {
 			"til-done-plan": "string",
 			"til-done-judge": "string",
 			"til-done-goal": "string",
+			"til-done-remote": "string",
 			"til-done-paused": "boolean",
 			"til-done-panel": "boolean",
 			"til-done-notify": "boolean",

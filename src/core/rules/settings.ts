@@ -37,6 +37,10 @@ export interface TilDoneConfig extends EngineLimits {
 	judge: string;
 	/** A goal the judge decides after every run, in progress from the session's start; undefined when none. */
 	goal: string | undefined;
+	/** The git remote (a name or URL) whose sessions work one plan together; undefined: this machine's sessions only. */
+	remote: string | undefined;
+	/** Seconds a claim may stay unchanged (unrenewed) before another session takes it over. */
+	leaseSeconds: number;
 }
 
 /** The words a switch takes, in any case: the same for every flag, variable and `/todos panel`. */
@@ -76,8 +80,9 @@ type GeneralKey =
 	| "checkTimeoutSeconds"
 	| "remindEvery"
 	| "workers"
-	| "maxUntrackedMb";
-type TextKey = "modelChecks" | "doneCheck" | "planFile" | "judge" | "goal";
+	| "maxUntrackedMb"
+	| "leaseSeconds";
+type TextKey = "modelChecks" | "doneCheck" | "planFile" | "judge" | "goal" | "remote";
 type BooleanKey = "startPaused" | "panel" | "notify" | "checkpoints";
 
 /** The numeric settings that are not a breaker's limit (those are rows of the breaker table). */
@@ -143,6 +148,16 @@ const GENERAL_SETTINGS: readonly NumericSetting<GeneralKey>[] = [
 		max: 1_000_000,
 		integer: false,
 	},
+	{
+		key: "leaseSeconds",
+		flag: "til-done-lease",
+		env: "TIL_DONE_LEASE",
+		description: SETTING_DESCRIPTIONS.leaseSeconds,
+		default: 120,
+		min: 0.2,
+		max: 86_400,
+		integer: false,
+	},
 ];
 
 /** Every numeric setting: its flag (without `--`), environment variable, default and accepted range. */
@@ -164,7 +179,11 @@ export const DEFAULT_CONFIG: Readonly<TilDoneConfig> = {
 	planFile: undefined,
 	judge: "off",
 	goal: undefined,
+	remote: undefined,
 };
+
+/** The longest remote name or URL taken. */
+export const MAX_REMOTE_LENGTH = 500;
 
 interface TextSetting extends Setting<TextKey> {
 	/** The value the text stands for, or undefined when it is not acceptable. */
@@ -219,7 +238,22 @@ export const TEXT_SETTINGS: readonly TextSetting[] = [
 		parse: parseGoal,
 		expected: SETTING_EXPECTED.goal(MAX_GOAL_LENGTH),
 	},
+	{
+		key: "remote",
+		flag: "til-done-remote",
+		env: "TIL_DONE_REMOTE",
+		description: SETTING_DESCRIPTIONS.remote,
+		owned: true,
+		parse: parseRemote,
+		expected: SETTING_EXPECTED.remote(MAX_REMOTE_LENGTH),
+	},
 ];
+
+/** A remote's name or URL: one word, never one git could take for an option (a leading `-`); undefined otherwise. */
+export function parseRemote(raw: string): string | undefined {
+	const remote = raw.trim();
+	return remote.length <= MAX_REMOTE_LENGTH && /^[^\s-]\S*$/.test(remote) ? remote : undefined;
+}
 
 /** A goal's condition: its text trimmed, of 1 to MAX_GOAL_LENGTH characters; undefined otherwise. */
 export function parseGoal(raw: string): string | undefined {

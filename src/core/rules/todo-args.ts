@@ -89,6 +89,24 @@ export function parseWorkersAsk(rest: string, max: number): Parsed<WorkersAsk> {
 	return { value: { count: word.toLowerCase() === "off" ? 0 : Number(word) } };
 }
 
+/** What `/todos remote` is asked: to show the team (none given), to work alone, to join a remote, to free a claim. */
+export type RemoteAsk = undefined | "off" | { join: string } | { release: number };
+
+/** `/todos remote`'s argument: none, `off`, `release <i>` (an item of the list), or one remote's name or URL. */
+export function parseRemoteAsk(rest: string, length: number): Parsed<RemoteAsk> {
+	const words = wordsOf(rest);
+	const [word, second] = words;
+	if (word === undefined) return { value: undefined };
+	if (word.toLowerCase() === "release") {
+		if (words.length > 2) return { error: REFUSALS.oneIndexOnly(quoted(words.slice(2).join(" "))) };
+		const index = parseIndex(second, length);
+		return "error" in index ? index : { value: { release: index.value } };
+	}
+	if (words.length > 1) return { error: REFUSALS.oneRemote(quoted(rest.trim())) };
+	if (word.toLowerCase() === "off") return { value: "off" };
+	return word.startsWith("-") ? { error: REFUSALS.oneRemote(quoted(word)) } : { value: { join: word } };
+}
+
 /** Nothing: a subcommand that takes no arguments. */
 export function parseNothing(rest: string): Parsed<undefined> {
 	const [word] = wordsOf(rest);

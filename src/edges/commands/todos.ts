@@ -25,6 +25,7 @@ import {
 	parseIndices,
 	parseMove,
 	parseNothing,
+	parseRemoteAsk,
 	parseText,
 	parseWorkersAsk,
 	quoted,
@@ -230,6 +231,18 @@ const SUBCOMMANDS: Readonly<Record<string, Subcommand>> = {
 				if (ask === "clean") return void (await commands.cleanWorkers(call.ctx, (why) => refuse(call, why)));
 				if (await commands.setWorkers(call.ctx, ask.count, (why) => refuse(call, why)))
 					await call.engine.resume(call.ctx);
+			}),
+	},
+	remote: {
+		...TODOS_HELP.remote,
+		run: (call) =>
+			withParsed(call, parseRemoteAsk(call.rest, getTodos().length), async (ask) => {
+				const commands = await import("./remote.ts");
+				const refuseWith = (why: string) => refuse(call, why);
+				if (ask === undefined) return commands.showTeam(call.ctx, call.config, refuseWith);
+				if (ask === "off") return commands.workAlone(call.ctx);
+				if ("release" in ask) return commands.releaseByHand(call.ctx, call.config, ask.release, refuseWith);
+				await commands.joinRemote(call.ctx, call.config, ask.join, refuseWith);
 			}),
 	},
 };

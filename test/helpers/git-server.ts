@@ -1,0 +1,115 @@
+/**
+ * A real git server on the loopback address, started and stopped by the test: Debian's `git daemon` serving the bare
+ * repositories of one folder, pushes allowed. Stopping it cuts the network (a push or a fetch then fails to connect);
+ * starting it again on the same port brings the remote back.
+ */
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+/** A free TCP port on the loopback address, as the kernel hands one out. */
+export function freePort(): Promise<number> {
+	return new Promise((resolve, reject) => {
+		const server = createServer();
+		server.once("error", reject);
+		server.listen(0, "127.0.0.1", () => {
+			const address = server.address();
+			const port = typeof address === "object" && address ? address.port : 0;
+			server.close(() => resolve(port));
+		});
+	});
+}
+
+/** Whether `git ls-remote` reaches `url` now. */
+function answers(url: string): boolean {
+	try {
+		execFileSync("git", ["ls-remote", url], { stdio: "ignore", env: { ...process.env, GIT_TERMINAL_PROMPT: "0" } });
+		return true;
+	} catch {
+		return false;
+	}
+}
+
+export interface GitServer {
+	/** The folder holding the served bare repositories. */
+	base: string;
+	port: number;
+	/** The `git://` URL of a served repository. */
+	url(name: string): string;
+	/** A bare repository made in the served folder, holding `from`'s branch `branch` when given; its path. */
+	bare(name: string, from?: { repo: string; branch: string }): string;
+	/** Stops the server (the network is cut); resolves once it has exited. */
+	stop(): Promise<void>;
+	/** Starts it again on the same port; resolves once it answers. */
+	start(): Promise<void>;
+	/** Stops it and removes its folder. */
+	close(): Promise<void>;
+}
+
+async function untilAnswers(url: string): Promise<void> {
+	for (let attempt = 0; attempt < 200; attempt++) {
+		if (answers(url)) return;
+		await new Promise((resolve) => setTimeout(resolve, 25));
+	}
+	throw new Error(`git daemon did not answer at ${url}`);
+}
+
+/**
+ * Starts `git daemon` on a free loopback port, serving a fresh folder; resolves once it answers. `pushes: false` serves
+ * it read-only (a remote without push rights).
+ */
+export async function startGitServer({ pushes = true } = {}): Promise<GitServer> {
+	const base = realpathSync(mkdtempSync(join(tmpdir(), "til-done-served-")));
+	mkdirSync(join(base, "probe.git"));
+	execFileSync("git", ["init", "-q", "--bare", join(base, "probe.git")]);
+	const port = await freePort();
+	let daemon: ChildProcess | undefined;
+	const url = (name: string) => `git://127.0.0.1:${port}/${name}`;
+	const start = async () => {
+		daemon = spawn(
+			"git",
+			[
+				"daemon",
+				"--listen=127.0.0.1",
+				`--port=${port}`,
+				"--reuseaddr",
+				...(pushes ? ["--enable=receive-pack"] : []),
+				"--export-all",
+				`--base-path=${base}`,
+				base,
+			],
+			{ stdio: "ignore", detached: true },
+		);
+		await untilAnswers(url("probe.git"));
+	};
+	const stop = async () => {
+		const running = daemon;
+		daemon = undefined;
+		if (!running?.pid || running.exitCode !== null) return;
+		const exited = new Promise<void>((resolve) => running.once("exit", () => resolve()));
+		// Its group: the daemon and the child it forked for each connection still open.
+		process.kill(-running.pid, "SIGKILL");
+		await exited;
+	};
+	await start();
+	return {
+		base,
+		port,
+		url,
+		bare(name, from) {
+			const path = join(base, name);
+			execFileSync("git", ["init", "-q", "--bare", "-b", from?.branch ?? "main", path]);
+			if (from)
+				execFileSync("git", ["push", "-q", path, `${from.branch}:refs/heads/${from.branch}`], { cwd: from.repo });
+			return path;
+		},
+		stop,
+		start,
+		async close() {
+			await stop();
+			rmSync(base, { recursive: true, force: true });
+		},
+	};
+}
