@@ -8,7 +8,7 @@ import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { itemKey } from "../../src/core/rules/checkpoint-rules.ts";
+import { itemKey } from "../../src/core/list/items.ts";
 import { claimMessage, claimRef } from "../../src/core/rules/leases.ts";
 import { registerTodosCommand } from "../../src/edges/commands/todos.ts";
 import { joinTeam } from "../../src/edges/team/join.ts";

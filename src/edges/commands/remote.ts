@@ -1,7 +1,7 @@
 /** `/todos remote`: the sessions at work on the shared plan, the remote of this session, a claim freed by hand. */
 
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
-import { itemKey } from "../../core/rules/checkpoint-rules.ts";
+import { itemKey } from "../../core/list/items.ts";
 import { claimRef } from "../../core/rules/leases.ts";
 import { REMOTE_TEXTS, type TeamClaimLine } from "../../core/texts/user.ts";
 import { chooseRemote, getTodos, sharedRemote } from "../../state.ts";
