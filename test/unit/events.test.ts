@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -22,6 +23,8 @@ import {
 } from "../../src/state.ts";
 import { DEFAULT_LOOP_MARKER, type TodoItem, type TodoStatus } from "../../src/types.ts";
 import {
+	cannotJoin,
+	JOIN_WHY,
 	KEY,
 	MESSAGE_TYPE,
 	PLAN_NOTICES,
@@ -372,6 +375,19 @@ describe("a pi -p whose setting was not understood runs nothing, says how to fix
 		expect(await startPrint(["-p", "Do the list"])).toEqual(
 			refused(`pi-til-done: ${settingRefused("TIL_DONE_COUNTDOWN", `${"x".repeat(39)}…`, "a number from 0 to 600")}`),
 		);
+	});
+
+	it("a remote the clone cannot join: its line before any model call, nothing sent", async () => {
+		const cwd = mkdtempSync(join(tmpdir(), "til-done-remote-start-"));
+		try {
+			execFileSync("git", ["init", "-q", "-b", "main"], { cwd });
+			const args = ["--til-done-remote", "nosuch", "-p", "Do the list"];
+			expect(await startPrint(args, { "til-done-remote": "nosuch" }, { cwd })).toEqual(
+				refused(`pi-til-done: ${cannotJoin("nosuch", JOIN_WHY.unknownRemote)}`),
+			);
+		} finally {
+			rmSync(cwd, { recursive: true, force: true });
+		}
 	});
 
 	it("a followed plan file that cannot be loaded: the line names the file and its line, and the file stays as it was", async () => {

@@ -163,8 +163,9 @@ describe("/todos remote: the team, joining, leaving, a claim freed by hand", () 
 		await todos("remote");
 		await todos("remote origin");
 		const since = new Date(2026, 0, 2, 9, 5, 7).getTime();
-		claimedElsewhere(0, "Write the parser", since);
+		const key = claimedElsewhere(0, "Write the parser", since);
 		await todos("remote");
+		git(clone, "push", "-q", "origin", `:${claimRef("main--list", key)}`);
 		expect(told()).toEqual([
 			[`${teamHeader(undefined, "main")}\n${NO_ITEM_HELD}`, "info"],
 			[joinedRemote("origin", "main"), "info"],
@@ -188,12 +189,28 @@ describe("/todos remote: the team, joining, leaving, a claim freed by hand", () 
 		]);
 	});
 
+	it("a ref where a claim should be that holds none is listed as such, to be freed by hand", async () => {
+		const { todos, told } = setup();
+		setTodos([{ text: "Write the parser", status: "not_started" }]);
+		const junk = git(clone, "commit-tree", git(clone, "mktree").trim(), "-m", "not a claim").trim();
+		git(clone, "push", "-q", "origin", `${junk}:${claimRef("main--list", "9-junk")}`);
+		await todos("remote origin");
+		await todos("remote");
+		git(clone, "push", "-q", "origin", `:${claimRef("main--list", "9-junk")}`);
+		expect(told()[1]).toEqual([
+			`${teamHeader("origin", "main")}\n${NO_ITEM_HELD}\n  9-junk: a ref that holds no claim (/todos remote release frees it)`,
+			"info",
+		]);
+	});
+
 	it("a remote that cannot be joined, or words it does not take, are refused with the usage; the session stays as it was", async () => {
 		const { todos, told } = setup();
 		setTodos([{ text: "Write the parser", status: "not_started" }]);
 		await todos("remote nosuch");
 		await todos("remote --upload-pack=x");
 		await todos("remote release 3");
+		await todos("remote release 0 1");
+		await todos("remote a b");
 		await todos("remote");
 		expect(told()).toEqual([
 			[todosRefused("remote", cannotJoin("nosuch", JOIN_WHY.unknownRemote)), "error"],
@@ -205,6 +222,11 @@ describe("/todos remote: the team, joining, leaving, a claim freed by hand", () 
 				"error",
 			],
 			[todosRefused("remote", "3 is not an item: the list has 1 item(s), 0 to 0"), "error"],
+			[todosRefused("remote", 'one index only: "1" is not understood'), "error"],
+			[
+				todosRefused("remote", '"a b" is not one remote: give its name or URL (one word, not starting with -)'),
+				"error",
+			],
 			[`${teamHeader(undefined, "main")}\n${NO_ITEM_HELD}`, "info"],
 		]);
 	});
