@@ -14,6 +14,7 @@ import { dirname } from "node:path";
 export const EDGES = [
 	"edges/host",
 	"edges/git",
+	"edges/team",
 	"edges/checks",
 	"edges/files",
 	"edges/workers",
