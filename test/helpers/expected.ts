@@ -205,6 +205,10 @@ export const WORKERS = {
 		`Worker on [${index}]: its landing had begun writing when you stopped it: it landed whole, and the item is completed.`,
 } as const;
 
+/** Every open item held by another pi on the repository (or waiting on one): the session leaves them to it. */
+export const LEFT_TO_OTHERS = (held: readonly number[]): string =>
+	`${held.map((index) => `[${index}]`).join(" ")} ${held.length === 1 ? "is" : "are"} held by another pi working this repository: left to it. Nothing else is open here; this session is done with its share.`;
+
 /** The workers' status: each worker's item once, by index, with its text: `⚙ 2 worker(s): [0] a [1] b`. */
 export const workersStatus = (items: readonly (readonly [number, string])[]): string =>
 	`⚙ ${items.length} worker(s):${items.map(([index, text]) => ` [${index}] ${text}`).join("")}`;

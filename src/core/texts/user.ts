@@ -98,6 +98,8 @@ export const SENTENCES = {
 	judgeGoal: "The judge decides whether the goal holds.",
 	work: (items: readonly number[], atWork: number) =>
 		`Workers start on ${items.map((index) => `[${index}]`).join(" ")}: ${atWork} at work.`,
+	leftToOthers: (held: readonly number[]) =>
+		`${held.map((index) => `[${index}]`).join(" ")} ${held.length === 1 ? "is" : "are"} held by another pi working this repository: left to it. Nothing else is open here; this session is done with its share.`,
 	workersBusy: (running: readonly number[]) =>
 		`Workers are at work on ${running.map((index) => `[${index}]`).join(" ")}: what follows is decided as each ends.`,
 	goalNext: (run: number, max: number) =>
