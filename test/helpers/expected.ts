@@ -186,6 +186,15 @@ export const WORKERS = {
 	submodules: (...paths: string[]): string =>
 		`its work changes the ${paths.length === 1 ? "submodule" : "submodules"} ${paths.map((path) => `"${path}"`).join(", ")}, and a worker's change to a submodule never lands (its work is kept under its ref)`,
 	stopped: "stopped",
+	/** `/todos workers`: a landing cut short by a killed pi, its stage of backups named until they are put back. */
+	cutLandings: (stages: readonly string[]): string =>
+		`A landing cut short (its pi was killed while it wrote) left backups of your files in ${stages.join(", ")}: the next workers or /todos workers clean put back each file that is as the landing left it, and never remove a backup they cannot put back.`,
+	/** The next workers, or /todos workers clean: the files a landing cut short put back. */
+	putBack: (files: readonly string[]): string =>
+		`Put back as they were before a landing cut short (its pi was killed while it wrote): ${files.map((file) => `"${file}"`).join(", ")}.`,
+	/** Backups a landing cut short could not put back (a file changed since): kept, never removed. */
+	backupsKept: (stages: readonly string[]): string =>
+		`Backups of your files from a landing cut short are kept in ${stages.join(", ")}: a file changed since, so it was not put back; nothing of pi-til-done removes them.`,
 	checkKilled: (signal: number): string => `its check failed in its tree (killed by signal ${signal})`,
 	checkTimedOut: (seconds: number): string => `its check failed in its tree (timed out after ${seconds} s)`,
 	checkExit: (code: number): string => `its check failed in its tree (exit code ${code})`,

@@ -3,7 +3,7 @@
  * repository and a TMPDIR of the test's own.
  */
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -145,5 +145,36 @@ describe("/todos workers says what earlier runs left, and /todos workers clean r
 			WORKERS.nothingLeft,
 			"Workers: up to 2 at once; 0 at work",
 		]);
+	});
+
+	it("a landing cut short: named with its stage, clean puts back the file as the landing left it and keeps the backup of one changed since", async () => {
+		const fake = createFakeCtx({ mode: "rpc", cwd: dir });
+		const stage = join(dir, ".git", `til-done-landing-${GONE_PID}.1-aaaa`);
+		mkdirSync(stage);
+		const step = (name: string) => {
+			writeFileSync(join(dir, name), "the person's\n");
+			writeFileSync(join(stage, `${name}.backup`), "the person's\n");
+			writeFileSync(join(stage, `${name}.staged`), "the worker's\n");
+			return {
+				kind: "write",
+				file: join(dir, name),
+				backup: join(stage, `${name}.backup`),
+				staged: join(stage, `${name}.staged`),
+				mode: 0o644,
+			};
+		};
+		const journal = [step("cut.txt"), step("changed.txt")];
+		writeFileSync(join(stage, "journal"), journal.map((line) => `${JSON.stringify(line)}\n`).join(""));
+		writeFileSync(join(dir, "cut.txt"), "the wor");
+		writeFileSync(join(dir, "changed.txt"), "changed by the person since\n");
+		await showWorkers(fake.ctx, 2);
+		await cleanWorkers(fake.ctx, () => {});
+		expect(fake.ui.notifications.map((notice) => notice.message)).toEqual([
+			`Workers: up to 2 at once; 0 at work\n${WORKERS.cutLandings([stage])}`,
+			`${WORKERS.putBack([join(dir, "cut.txt")])}\n${WORKERS.backupsKept([stage])}`,
+		]);
+		expect(readFileSync(join(dir, "cut.txt"), "utf8")).toBe("the person's\n");
+		expect(readFileSync(join(dir, "changed.txt"), "utf8")).toBe("changed by the person since\n");
+		expect(readFileSync(join(stage, "changed.txt.backup"), "utf8")).toBe("the person's\n");
 	});
 });

@@ -12,8 +12,8 @@ import { itemKey } from "../../src/core/rules/checkpoint-rules.ts";
 import { beginSession, getDecisions, getTodos, getWorkers, setTodos } from "../../src/state.ts";
 import type { TodoItem } from "../../src/types.ts";
 import { waitForValue } from "../helpers/cli.ts";
-import { LEFT_TO_OTHERS } from "../helpers/expected.ts";
 import { startEngine } from "../helpers/engine.ts";
+import { LEFT_TO_OTHERS } from "../helpers/expected.ts";
 import { WORKER } from "../helpers/worker-stand-in.ts";
 
 const stand = vi.hoisted(() => ({ script: "" }));

@@ -372,6 +372,15 @@ export const WORKER_TEXTS = {
 			? "Nothing was left by earlier runs."
 			: `Removed what earlier runs left: ${parts.join(", ")}.`;
 	},
+	/** `/todos workers`: the stages of landings cut short, which hold backups of the user's files until put back. */
+	cutLandings: (stages: readonly string[]) =>
+		`A landing cut short (its pi was killed while it wrote) left backups of your files in ${stages.join(", ")}: the next workers or /todos workers clean put back each file that is as the landing left it, and never remove a backup they cannot put back.`,
+	/** The files of the user's a landing cut short left half written, put back from their backups. */
+	putBack: (files: readonly string[]) =>
+		`Put back as they were before a landing cut short (its pi was killed while it wrote): ${files.map((file) => `"${file}"`).join(", ")}.`,
+	/** Backups kept: a file changed since the landing was cut short, so it was not put back. */
+	backupsKept: (stages: readonly string[]) =>
+		`Backups of your files from a landing cut short are kept in ${stages.join(", ")}: a file changed since, so it was not put back; nothing of pi-til-done removes them.`,
 	/** Said once per session that starts workers where bubblewrap is not installed: their bash is not confined. */
 	bwrapMissing:
 		"pi-til-done: the workers' bash is not confined to their trees: bubblewrap (bwrap) is not installed, so a command of theirs can write outside their trees.",

@@ -50,7 +50,7 @@ import { WORKER_MARKER } from "../host/role.ts";
 import { tell } from "../host/tell.ts";
 import { boundsEnv, confinedInTree, WORKER_TREE_VAR } from "./confine.ts";
 import { extensionFlags, provideProject, trustFlags } from "./extensions.ts";
-import { sweepOnce } from "./leftovers.ts";
+import { putBackLines, sweepOnce } from "./leftovers.ts";
 import { piCommand, runWorker } from "./worker-process.ts";
 
 /** How long a stopped worker's work may take to be kept before the keeping is given up (a stop waits no longer). */
@@ -121,7 +121,7 @@ export async function startWorkers(items: readonly number[], run: CrewRun): Prom
 		tell(run.ctx, WORKER_TEXTS.noRepo, "warning");
 		return false;
 	}
-	await sweepOnce(repo);
+	for (const line of putBackLines(await sweepOnce(repo))) tell(run.ctx, line, "warning");
 	const bounds = await boundsEnv(repo, run.ctx);
 	for (const index of items) await startOne(index, repo, { ...run, bounds });
 	return true;
