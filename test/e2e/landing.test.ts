@@ -33,7 +33,7 @@ import {
 	waitForExit,
 	waitForValue,
 } from "../helpers/cli.ts";
-import { allFinished, stderrLine, WORKERS } from "../helpers/expected.ts";
+import { allFinished, stderrLine, WORKERS, workerFailures } from "../helpers/expected.ts";
 import { perTest } from "../helpers/per-test.ts";
 import { commitAll, gitIn, modeOf, personRepo, workTreeFiles } from "../helpers/person-repo.ts";
 import { sayStep, toolStep, writeFileScript, writeStep } from "../helpers/scripts.ts";
@@ -353,6 +353,23 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			}
 		},
 	);
+
+	it("the person mid-merge: nothing of a worker's work lands, its item is given back saying why", async () => {
+		const env = pi.env([writeStep(["Write a.txt"]), sayStep("Planned.")], {
+			TIL_DONE_WORKERS: "1",
+			TIL_DONE_MAX_FAILURES: "1",
+		});
+		const state = personRepo(env.cwd);
+		writeFileSync(join(env.cwd, ".git", "MERGE_HEAD"), `${gitIn(env.cwd, "rev-parse", "HEAD").trim()}\n`);
+		const before = state();
+		env.writeWorkerScripts({ "0": [toolStep("write", { path: "a.txt", content: "a\n" }), sayStep("Done.")] });
+		const result = await print(host, env);
+		const why = WORKERS.gitBusy("a merge is in progress");
+		expect(result.stderr).toBe(stderrLine(`${WORKERS.givenBack(0, why)}\n${workerFailures(1, why)}`));
+		expect(result.code).toBe(4);
+		expect(existsSync(join(env.cwd, "a.txt"))).toBe(false);
+		expect(state()).toBe(before);
+	});
 
 	it("a file of 300 MB lands whole: files are streamed, never held in memory whole", async () => {
 		const env = pi.env([writeStep(["Make the data file"]), sayStep("Planned.")], { TIL_DONE_WORKERS: "1" });

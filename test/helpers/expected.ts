@@ -185,6 +185,8 @@ export const WORKERS = {
 		`its work cannot be written in ${files.map((file) => `"${file}"`).join(", ")} (the work tree does not let this pi write there): nothing of it landed`,
 	submodules: (...paths: string[]): string =>
 		`its work changes the ${paths.length === 1 ? "submodule" : "submodules"} ${paths.map((path) => `"${path}"`).join(", ")}, and a worker's change to a submodule never lands (its work is kept under its ref)`,
+	/** The person's own git operation under way when a worker's work was to land. */
+	gitBusy: (why: string): string => `git is busy in the work tree (${why}): nothing of its work landed`,
 	stopped: "stopped",
 	/** `/todos workers`: a landing cut short by a killed pi, its stage of backups named until they are put back. */
 	cutLandings: (stages: readonly string[]): string =>

@@ -372,6 +372,16 @@ describe("a worker's change to a submodule is refused, never lost", () => {
 	});
 });
 
+describe("a landing waits for the person's own git operation", () => {
+	it("mid-merge (or any operation git marks in its folder): refused with why, nothing written", async () => {
+		const { repo, tree } = await setup();
+		write(tree.dir, "new.txt", "the worker's\n");
+		writeFileSync(join(dir, ".git", "MERGE_HEAD"), `${git("rev-parse", "HEAD").trim()}\n`);
+		expect(await land(repo, tree)).toEqual({ busy: "a merge is in progress" });
+		expect(existsSync(join(dir, "new.txt"))).toBe(false);
+	});
+});
+
 describe("a landing that fails once it has begun writing undoes what it wrote", () => {
 	it("a new file in new folders, a file written in place, a deleted one: all as they were, and the failing path named", async () => {
 		write(dir, "keep.txt", "the user's\n");

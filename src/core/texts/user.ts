@@ -468,6 +468,8 @@ export function workerWhy(outcome: WorkerOutcome): string {
 			return `its work conflicts with the work tree in ${outcome.files.map((file) => JSON.stringify(oneLine(file))).join(", ")}`;
 		case "unwritable":
 			return `its work cannot be written in ${outcome.files.map((file) => JSON.stringify(oneLine(file))).join(", ")} (the work tree does not let this pi write there): nothing of it landed`;
+		case "git-busy":
+			return `git is busy in the work tree (${outcome.why}): nothing of its work landed`;
 		case "not-compared":
 			return "git could not compare its work with the work tree (its work is kept under its ref)";
 		case "submodules": {

@@ -37,7 +37,7 @@ import {
 	type OnDisk,
 } from "../../core/rules/landing.ts";
 import { ownedPrefix, removedAtExit } from "../host/owner.ts";
-import { type Repo, runGitBytes, runGitToFile } from "./git.ts";
+import { gitBusy, type Repo, runGitBytes, runGitToFile } from "./git.ts";
 import { blobNameOf, fileBlobName } from "./hash.ts";
 import { copyInto, flushFile, type Journal, openJournal } from "./landing-journal.ts";
 
@@ -301,7 +301,8 @@ function writable(top: string, plan: Planned): boolean {
 /**
  * Lands the change from `base` to `work` in the user's work tree; the files it wrote or deleted, the files that
  * conflict (a file the user changed since it was read counts as one), those that cannot be written, or the
- * submodules it would change (nothing is written then). Undefined when git cannot compare the trees. `stop` holds
+ * submodules it would change, or why the user's own git operation forbids it now (nothing is written then). Undefined
+ * when git cannot compare the trees. `stop` holds
  * until the first write: aborted before, nothing is written; the writes, once begun, run to their end with no wait
  * among them, so no stop can come between them.
  */
@@ -326,6 +327,9 @@ export async function landWork(
 		const unwritable = plans.filter((plan) => !writable(repo.top, plan));
 		if (unwritable.length > 0) return { unwritable: unwritable.map((plan) => shown(plan.path)) };
 		if (stop?.aborted) return { stopped: true };
+		// Never between the steps of the user's own merge or rebase: checked last, just before the first write.
+		const busy = gitBusy(repo);
+		if (busy !== undefined) return { busy };
 		const failed = applyAll(repo.top, plans, stage);
 		return failed === undefined ? shownLanding(landing) : { unwritable: [shown(failed)] };
 	} finally {

@@ -298,6 +298,7 @@ async function land(job: Job, result: string): Promise<WorkerOutcome> {
 	if ("submodules" in landing) return { kind: "submodules", paths: landing.submodules };
 	if ("conflicts" in landing) return { kind: "conflict", files: landing.conflicts };
 	if ("unwritable" in landing) return { kind: "unwritable", files: landing.unwritable };
+	if ("busy" in landing) return { kind: "git-busy", why: landing.busy };
 	completeWorkerItem(job.key, job.item.index);
 	commitList(job.run.pi);
 	await checkpointsSettled();
