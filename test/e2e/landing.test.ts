@@ -22,10 +22,20 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { EXTENSION_ENTRY, type IsolatedEnv, PI_HOSTS, type PiHost, runPrint } from "../helpers/cli.ts";
-import { allFinished, stderrLine, WORKERS } from "../helpers/expected.ts";
+import {
+	EXTENSION_ENTRY,
+	type IsolatedEnv,
+	PI_HOSTS,
+	type PiHost,
+	piArgs,
+	runPrint,
+	spawnPi,
+	waitForExit,
+	waitForValue,
+} from "../helpers/cli.ts";
+import { allFinished, stderrLine, WORKERS, workerFailures } from "../helpers/expected.ts";
 import { perTest } from "../helpers/per-test.ts";
-import { commitAll, gitIn, modeOf, personRepo } from "../helpers/person-repo.ts";
+import { commitAll, gitIn, modeOf, personRepo, workTreeFiles } from "../helpers/person-repo.ts";
 import { sayStep, toolStep, writeFileScript, writeStep } from "../helpers/scripts.ts";
 
 const pi = perTest({ TIL_DONE_COUNTDOWN: "0" });
@@ -58,6 +68,15 @@ const IMMUTABLE = (() => {
 		return false;
 	} finally {
 		rmSync(probe, { recursive: true, force: true });
+	}
+})();
+
+/** A folder on another file system than TMPDIR's (a tmpfs), where a linked work tree can be made; undefined where none is. */
+const OTHER_FS = (() => {
+	try {
+		return statSync("/dev/shm").dev !== statSync(tmpdir()).dev ? "/dev/shm" : undefined;
+	} catch {
+		return undefined;
 	}
 })();
 
@@ -258,6 +277,98 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		expect([after.uid, after.gid, after.nlink]).toEqual([1000, 1000, 2]);
 		expect(readFileSync(join(env.root, "notes-link.txt"), "utf8")).toBe("reworded\n");
 		expect(state(["notes.txt"])).toBe(before);
+	});
+
+	it("pi killed by SIGKILL while a landing writes a big file of the person's in place: the next workers put the file back whole, and /todos workers names the backup until then", async () => {
+		const env = pi.env([writeStep(["Mark the data"]), sayStep("Planned.")], { TIL_DONE_WORKERS: "1" });
+		const size = 100_000_000;
+		const state = personRepo(env.cwd);
+		const data = join(env.cwd, "data.txt");
+		execFileSync("bash", ["-c", `yes 'a line of data' | head -c ${size} > data.txt`], { cwd: env.cwd });
+		commitAll(env.cwd, "data");
+		chmodSync(data, 0o640);
+		writeFileSync(data, "the person's own last line\n", { flag: "a" });
+		const full = statSync(data).size;
+		const before = state();
+		env.writeWorkerScripts({ "0": [bash("sed -i '1s/^/W/' data.txt"), sayStep("Marked.")] });
+		const args = piArgs({ extensions: [EXTENSION_ENTRY], session: { dir: join(env.root, "sessions") } });
+		const child = spawnPi([...args, "-p", "Work the list."], env.env, env.cwd, host);
+		child.stdin?.end("");
+		const stageOf = () => readdirSync(join(env.cwd, ".git")).find((name) => name.startsWith("til-done-landing-"));
+		await waitForValue(stageOf, 120_000, "the landing's stage");
+		// The in-place write starts by cutting the file: killed the moment it is shorter than it was (the write of
+		// 100 MB takes a fraction of a second, so the wait holds the event loop).
+		while (statSync(data).size >= full && stageOf() !== undefined) {}
+		process.kill(child.pid as number, "SIGKILL");
+		await waitForExit(child, 10_000);
+		expect(statSync(data).size).toBeLessThan(full);
+		const stage = join(env.cwd, ".git", stageOf() as string);
+		const shown = await runPrint(["-p", "/todos workers"], env.env, { host, extensions: [EXTENSION_ENTRY] });
+		expect(shown.stderr.split("\n")).toContain(`[til-done] ${WORKERS.cutLandings([stage])}`);
+
+		env.writeScript([writeStep(["Write a.txt"]), sayStep("Planned.")]);
+		env.writeWorkerScripts({ "0": [toolStep("write", { path: "a.txt", content: "a\n" }), sayStep("Done.")] });
+		const next = await print(host, env);
+		expect(next.stderr).toBe(stderrLine(`${WORKERS.putBack([data])}\n${allFinished(1)}`));
+		expect(readFileSync(join(env.cwd, "a.txt"), "utf8")).toBe("a\n");
+		expect(state(["a.txt"])).toBe(before);
+		expect(existsSync(stage)).toBe(false);
+	}, 300_000);
+
+	it.skipIf(!OTHER_FS)(
+		"a linked work tree on another file system than its repository's .git: a new file, a deletion and an edit land",
+		async () => {
+			const env = pi.env([writeStep(["Add new.txt, remove old.txt, edit keep.txt"]), sayStep("Planned.")], {
+				TIL_DONE_WORKERS: "1",
+			});
+			const state = personRepo(env.cwd, { "old.txt": "old\n", "keep.txt": "keep\n" });
+			const parent = mkdtempSync(join(OTHER_FS as string, "til-done-worktree-"));
+			try {
+				const tree = join(parent, "tree");
+				gitIn(env.cwd, "worktree", "add", "-q", "-b", "side", tree);
+				const changed = ["new.txt", "old.txt", "keep.txt"];
+				const before = [state(), workTreeFiles(tree, changed)];
+				env.writeWorkerScripts({
+					"0": [
+						toolStep("write", { path: "new.txt", content: "new by the worker\n" }),
+						bash("rm old.txt && echo more >> keep.txt"),
+						sayStep("Done."),
+					],
+				});
+				const result = await runPrint(["-p", "Work the list."], env.env, {
+					host,
+					cwd: tree,
+					extensions: [EXTENSION_ENTRY],
+					session: { dir: join(env.root, "sessions") },
+				});
+				expect(result.stderr).toBe(stderrLine(allFinished(1)));
+				expect(result.code).toBe(0);
+				expect(readFileSync(join(tree, "new.txt"), "utf8")).toBe("new by the worker\n");
+				expect(existsSync(join(tree, "old.txt"))).toBe(false);
+				expect(readFileSync(join(tree, "keep.txt"), "utf8")).toBe("keep\nmore\n");
+				expect(modeOf(join(tree, "new.txt"))).toBe(0o644);
+				expect([state(), workTreeFiles(tree, changed)]).toEqual(before);
+			} finally {
+				rmSync(parent, { recursive: true, force: true });
+			}
+		},
+	);
+
+	it("the person mid-merge: nothing of a worker's work lands, its item is given back saying why", async () => {
+		const env = pi.env([writeStep(["Write a.txt"]), sayStep("Planned.")], {
+			TIL_DONE_WORKERS: "1",
+			TIL_DONE_MAX_FAILURES: "1",
+		});
+		const state = personRepo(env.cwd);
+		writeFileSync(join(env.cwd, ".git", "MERGE_HEAD"), `${gitIn(env.cwd, "rev-parse", "HEAD").trim()}\n`);
+		const before = state();
+		env.writeWorkerScripts({ "0": [toolStep("write", { path: "a.txt", content: "a\n" }), sayStep("Done.")] });
+		const result = await print(host, env);
+		const why = WORKERS.gitBusy("a merge is in progress");
+		expect(result.stderr).toBe(stderrLine(`${WORKERS.givenBack(0, why)}\n${workerFailures(1, why)}`));
+		expect(result.code).toBe(4);
+		expect(existsSync(join(env.cwd, "a.txt"))).toBe(false);
+		expect(state()).toBe(before);
 	});
 
 	it("a file of 300 MB lands whole: files are streamed, never held in memory whole", async () => {

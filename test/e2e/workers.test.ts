@@ -24,7 +24,9 @@ import {
 	allFinished,
 	CHECKPOINT_ENTRY,
 	CHECKPOINTS,
+	CONTINUATION_HEAD,
 	KEY,
+	LEFT_TO_OTHERS,
 	progressStatus,
 	reviewWait,
 	stderrLine,
@@ -196,6 +198,35 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		expect(tries[1]?.lastUser).toContain(
 			'Its last try was given back (data): «its work conflicts with the work tree in "README.md"».',
 		);
+		expect(state()).toBe(before);
+	});
+
+	it("two sessions with the same two items on one repository: each item lands once per claim, and a session whose open items another pi holds leaves them to it and exits 0", async () => {
+		const env = pi.env([writeStep(["Write a.txt", "Write b.txt"]), sayStep("Planned.")], { TIL_DONE_WORKERS: "2" });
+		const state = userRepo(env);
+		const slow = (name: string): FakeStep[] => [
+			{ ...toolStep("write", { path: name, content: `${name} by a worker\n` }), delayMs: 2000 },
+			sayStep(`Wrote ${name}.`),
+		];
+		env.writeWorkerScripts({ "0": slow("a.txt"), "1": slow("b.txt") });
+		const before = state();
+		const session = (name: string) =>
+			runPrint(["-p", "Write the files."], env.env, {
+				host,
+				extensions: [EXTENSION_ENTRY],
+				session: { dir: join(env.root, `sessions-${name}`) },
+			});
+		const runs = await Promise.all([session("a"), session("b")]);
+		expect(readFileSync(join(env.cwd, "a.txt"), "utf8")).toBe("a.txt by a worker\n");
+		expect(readFileSync(join(env.cwd, "b.txt"), "utf8")).toBe("b.txt by a worker\n");
+		// Each session ends with its share done, or with what another pi holds left to it: never sent on for it.
+		// Which session claims which item first is the machine's to decide: one of them, both, or each one.
+		const ends = [allFinished(2), LEFT_TO_OTHERS([0]), LEFT_TO_OTHERS([1]), LEFT_TO_OTHERS([0, 1])].map(stderrLine);
+		for (const run of runs) {
+			expect(ends).toContain(run.stderr);
+			expect(run.code).toBe(0);
+		}
+		expect(env.readLog().filter((line) => line.lastUser.startsWith(CONTINUATION_HEAD))).toEqual([]);
 		expect(state()).toBe(before);
 	});
 

@@ -209,7 +209,18 @@ export const WORKERS = {
 		`its work cannot be written in ${files.map((file) => `"${file}"`).join(", ")} (the work tree does not let this pi write there): nothing of it landed`,
 	submodules: (...paths: string[]): string =>
 		`its work changes the ${paths.length === 1 ? "submodule" : "submodules"} ${paths.map((path) => `"${path}"`).join(", ")}, and a worker's change to a submodule never lands (its work is kept under its ref)`,
+	/** The person's own git operation under way when a worker's work was to land. */
+	gitBusy: (why: string): string => `git is busy in the work tree (${why}): nothing of its work landed`,
 	stopped: "stopped",
+	/** `/todos workers`: a landing cut short by a killed pi, its stage of backups named until they are put back. */
+	cutLandings: (stages: readonly string[]): string =>
+		`A landing cut short (its pi was killed while it wrote) left backups of your files in ${stages.join(", ")}: the next workers or /todos workers clean put back each file that is as the landing left it, and never remove a backup they cannot put back.`,
+	/** The next workers, or /todos workers clean: the files a landing cut short put back. */
+	putBack: (files: readonly string[]): string =>
+		`Put back as they were before a landing cut short (its pi was killed while it wrote): ${files.map((file) => `"${file}"`).join(", ")}.`,
+	/** Backups a landing cut short could not put back (a file changed since): kept, never removed. */
+	backupsKept: (stages: readonly string[]): string =>
+		`Backups of your files from a landing cut short are kept in ${stages.join(", ")}: a file changed since, so it was not put back; nothing of pi-til-done removes them.`,
 	checkKilled: (signal: number): string => `its check failed in its tree (killed by signal ${signal})`,
 	checkTimedOut: (seconds: number): string => `its check failed in its tree (timed out after ${seconds} s)`,
 	checkExit: (code: number): string => `its check failed in its tree (exit code ${code})`,
@@ -231,6 +242,10 @@ export const WORKERS = {
 	landedOnStop: (index: number): string =>
 		`Worker on [${index}]: its landing had begun writing when you stopped it: it landed whole, and the item is completed.`,
 } as const;
+
+/** Every open item held by another pi on the repository (or waiting on one): the session leaves them to it. */
+export const LEFT_TO_OTHERS = (held: readonly number[]): string =>
+	`${held.map((index) => `[${index}]`).join(" ")} ${held.length === 1 ? "is" : "are"} held by another pi working this repository: left to it. Nothing else is open here; this session is done with its share.`;
 
 /** The workers' status: each worker's item once, by index, with its text: `⚙ 2 worker(s): [0] a [1] b`. */
 export const workersStatus = (items: readonly (readonly [number, string])[]): string =>

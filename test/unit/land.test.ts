@@ -17,6 +17,7 @@ import {
 	readlinkSync,
 	realpathSync,
 	rmSync,
+	statSync,
 	symlinkSync,
 	writeFileSync,
 } from "node:fs";
@@ -402,6 +403,16 @@ describe("a worker's change to a submodule is refused, never lost", () => {
 	});
 });
 
+describe("a landing waits for the person's own git operation", () => {
+	it("mid-merge (or any operation git marks in its folder): refused with why, nothing written", async () => {
+		const { repo, tree } = await setup();
+		write(tree.dir, "new.txt", "the worker's\n");
+		writeFileSync(join(dir, ".git", "MERGE_HEAD"), `${git("rev-parse", "HEAD").trim()}\n`);
+		expect(await land(repo, tree)).toEqual({ busy: "a merge is in progress" });
+		expect(existsSync(join(dir, "new.txt"))).toBe(false);
+	});
+});
+
 describe("a landing that fails once it has begun writing undoes what it wrote", () => {
 	it("a new file in new folders, a file written in place, a deleted one: all as they were, and the failing path named", async () => {
 		write(dir, "keep.txt", "the user's\n");
@@ -429,6 +440,66 @@ describe("a landing that fails once it has begun writing undoes what it wrote", 
 		expect(read(dir, "keep.txt")).toBe("the user's\n");
 		expect(read(dir, "gone.txt")).toBe("to delete\n");
 		expect(existsSync(join(dir, "fails.txt"))).toBe(false);
+	});
+});
+
+/** A folder on another file system than TMPDIR's (a tmpfs); undefined where there is none. */
+const OTHER_FS =
+	statSync("/dev/shm", { throwIfNoEntry: false })?.dev !== statSync(tmpdir()).dev ? "/dev/shm" : undefined;
+
+describe.skipIf(!OTHER_FS)("a work tree on another file system than its .git: its stage is crossed by a copy", () => {
+	let top: string;
+	beforeEach(() => {
+		top = mkdtempSync(join(OTHER_FS as string, "til-done-land-top-"));
+		write(top, "gone.txt", "to delete\n");
+		symlinkSync("gone.txt", join(top, "link"));
+	});
+	afterEach(() => rmSync(top, { recursive: true, force: true }));
+
+	const absent = { parents: "folders" as const, ours: { kind: "absent" as const } };
+	const file = { parents: "folders" as const, ours: { kind: "file" as const, mode: 0o644, sha: "" } };
+	const link = {
+		parents: "folders" as const,
+		ours: { kind: "link" as const, target: Buffer.from("gone.txt"), sha: "" },
+	};
+
+	/** A new file, a deleted one, a link replaced, then `last`; what applyAll gave, and the stage removed. */
+	function apply(last: Planned[] = []) {
+		const stage = makeStage({ commonDir: join(dir, ".git") });
+		const staged = join(stage.dir, "new-bytes");
+		writeFileSync(staged, "new\n");
+		const plans: Planned[] = [
+			{ path: "new.txt", landing: { action: "write", mode: 0o640 }, staged, around: absent },
+			{ path: "gone.txt", landing: { action: "delete" }, around: file },
+			{ path: "link", landing: { action: "link" }, target: Buffer.from("new.txt"), around: link },
+			...last,
+		];
+		try {
+			return applyAll(top, plans, stage);
+		} finally {
+			stage.remove();
+		}
+	}
+
+	it("a new file, a deletion and a link land", () => {
+		expect(apply()).toBeUndefined();
+		expect(read(top, "new.txt")).toBe("new\n");
+		expect(lstatSync(join(top, "new.txt")).mode & 0o7777).toBe(0o640);
+		expect(existsSync(join(top, "gone.txt"))).toBe(false);
+		expect(readlinkSync(join(top, "link"))).toBe("new.txt");
+	});
+
+	it("a write that fails after them undoes them: the deleted file and the link come back", () => {
+		const fails: Planned = {
+			path: "fails.txt",
+			landing: { action: "write", mode: 0o644 },
+			staged: "/none",
+			around: absent,
+		};
+		expect(apply([fails])).toBe("fails.txt");
+		expect(existsSync(join(top, "new.txt"))).toBe(false);
+		expect(read(top, "gone.txt")).toBe("to delete\n");
+		expect(readlinkSync(join(top, "link"))).toBe("gone.txt");
 	});
 });
 

@@ -172,4 +172,35 @@ describe("/todos workers says what earlier runs left, and /todos workers clean r
 			"Workers: up to 2 at once; 0 at work",
 		]);
 	});
+
+	it("a landing cut short: named with its stage, clean puts back the file as the landing left it and keeps the backup of one changed since", async () => {
+		const fake = createFakeCtx({ mode: "rpc", cwd: dir });
+		const stage = join(dir, ".git", `til-done-landing-${GONE_PID}.1-aaaa`);
+		mkdirSync(stage);
+		const step = (name: string) => {
+			writeFileSync(join(dir, name), "the person's\n");
+			writeFileSync(join(stage, `${name}.backup`), "the person's\n");
+			writeFileSync(join(stage, `${name}.staged`), "the worker's\n");
+			return {
+				kind: "write",
+				file: join(dir, name),
+				backup: join(stage, `${name}.backup`),
+				staged: join(stage, `${name}.staged`),
+				mode: 0o644,
+			};
+		};
+		const journal = [step("cut.txt"), step("changed.txt")];
+		writeFileSync(join(stage, "journal"), journal.map((line) => `${JSON.stringify(line)}\n`).join(""));
+		writeFileSync(join(dir, "cut.txt"), "the wor");
+		writeFileSync(join(dir, "changed.txt"), "changed by the person since\n");
+		await showWorkers(fake.ctx, 2);
+		await cleanWorkers(fake.ctx, () => {});
+		expect(fake.ui.notifications.map((notice) => notice.message)).toEqual([
+			`Workers: up to 2 at once; 0 at work\n${WORKERS.cutLandings([stage])}`,
+			`${WORKERS.putBack([join(dir, "cut.txt")])}\n${WORKERS.backupsKept([stage])}`,
+		]);
+		expect(readFileSync(join(dir, "cut.txt"), "utf8")).toBe("the person's\n");
+		expect(readFileSync(join(dir, "changed.txt"), "utf8")).toBe("changed by the person since\n");
+		expect(readFileSync(join(stage, "changed.txt.backup"), "utf8")).toBe("the person's\n");
+	});
 });

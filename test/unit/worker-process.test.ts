@@ -105,7 +105,14 @@ describe("a worker is stopped whole", () => {
 		["when the run that started it is aborted", "aborted" as const],
 	])("%s: its process group is killed, the grandchild with it", async (_name, how) => {
 		const stop = new AbortController();
-		const ended = runWorker(start(HANGS, { timeoutMs: how === "timedOut" ? 1_000 : 60_000, signal: stop.signal }));
+		let counted = false;
+		const onUsage = () => {
+			counted = true;
+		};
+		const limit = how === "timedOut" ? 1_000 : 60_000;
+		const ended = runWorker(start(HANGS, { timeoutMs: limit, signal: stop.signal, onUsage }));
+		// Its one model call is read before it is stopped: the call counts.
+		await waitForValue(() => counted || undefined, 10_000, "the worker's model call");
 		const pid = Number(
 			await waitForValue(() =>
 				existsSync(join(dir, "pid")) ? readFileSync(join(dir, "pid"), "utf8") || undefined : undefined,

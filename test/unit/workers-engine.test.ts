@@ -13,6 +13,7 @@ import { beginSession, getDecisions, getTodos, getWorkers, setTodos } from "../.
 import type { TodoItem } from "../../src/types.ts";
 import { waitForValue } from "../helpers/cli.ts";
 import { startEngine } from "../helpers/engine.ts";
+import { LEFT_TO_OTHERS } from "../helpers/expected.ts";
 import { WORKER } from "../helpers/worker-stand-in.ts";
 
 const stand = vi.hoisted(() => ({ script: "" }));
@@ -70,7 +71,7 @@ describe("with workers on, the chain hands ready items to workers and goes on as
 		await until(() => getWorkers().length === 0, "the workers stopped");
 	});
 
-	it("an item another live process holds is left to it: the other item goes to a worker", async () => {
+	it("an item another live process holds is left to it: the other item goes to a worker, and nothing is sent for the held one", async () => {
 		const s = setup();
 		setTodos(items("Write item-0.txt", "Write item-1.txt"));
 		// This very process is alive on this machine: its claim is a live one.
@@ -87,7 +88,9 @@ describe("with workers on, the chain hands ready items to workers and goes on as
 		await until(() => getTodos()[1]?.status === "completed", "the second item landed");
 		expect(getTodos()[0]?.status).toBe("not_started");
 		expect(readFileSync(join(dir, "item-1.txt"), "utf8")).toBe("item-1.txt by its worker\n");
-		await until(() => s.pi.sent.length === 1, "the session's model goes on with what is left");
+		await until(() => getDecisions().at(-1)?.code === "left-to-others", "the end");
+		expect(getDecisions().at(-1)?.text).toBe(LEFT_TO_OTHERS([0]));
+		expect(s.pi.sent).toEqual([]);
 	});
 
 	it("outside a git work tree: one notice, and the session's model works the list", async () => {

@@ -15,7 +15,7 @@ import {
 } from "../../src/core/rules/workers.ts";
 import { WORKER_TEXTS, workersStatus, workerWhy } from "../../src/core/texts/user.ts";
 import type { CheckRun, TodoItem, WorkerEnd, WorkerOutcome } from "../../src/types.ts";
-import { WORKERS } from "../helpers/expected.ts";
+import { LEFT_TO_OTHERS, WORKERS } from "../helpers/expected.ts";
 
 const item = (text: string, extra: Partial<TodoItem> = {}): TodoItem => ({ text, status: "not_started", ...extra });
 
@@ -132,11 +132,19 @@ describe("with workers on, the chain hands ready items to workers", () => {
 		expect(stepNow(base(todos, [], 0))).toMatchObject({ kind: "send", code: "continue" });
 	});
 
-	it("an item another process holds is never handed out; with nothing else for them and none at work, the model goes on", () => {
+	it("an item another process holds is never handed out", () => {
 		const input = { ...base([item("a"), item("b")]), workers: { max: 2, running: [], claimed: [0] } };
 		expect(stepNow(input)).toEqual({ kind: "work", code: "work", items: [1], atWork: 1 });
-		const all = { ...input, workers: { max: 2, running: [], claimed: [0, 1] } };
-		expect(stepNow(all)).toMatchObject({ kind: "send", code: "continue" });
+	});
+
+	it("every open item held by another pi (or waiting on one) and none at work here: left to it, no model sent on", () => {
+		const todos = [item("a", { status: "completed" }), item("b"), item("c", { blockedBy: [1] })];
+		const held = { ...base(todos), workers: { max: 2, running: [], claimed: [1] } };
+		expect(stepAfterRun(held, ran).step).toEqual({ kind: "idle", code: "left-to-others", held: [1] });
+		expect(decisionOf(stepNow(held), held, 0).text).toBe(LEFT_TO_OTHERS([1]));
+		// An open item of its own that no worker may take (workers off): the session's model goes on with it.
+		const own = { ...base([item("a"), item("b")], [], 0), workers: { max: 0, running: [], claimed: [0] } };
+		expect(stepNow(own)).toMatchObject({ kind: "send", code: "continue" });
 	});
 
 	it("with workers off, or nothing for them and none at work, the session's model goes on", () => {

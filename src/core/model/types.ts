@@ -185,6 +185,8 @@ export type WorkerOutcome =
 	| { kind: "conflict"; files: readonly string[] }
 	/** Files of the work tree the process may not write: nothing landed. */
 	| { kind: "unwritable"; files: readonly string[] }
+	/** The user's own git operation was under way (`why`): nothing landed. */
+	| { kind: "git-busy"; why: string }
 	/** Git could not compare its work with the work tree: nothing landed. */
 	| { kind: "not-compared" }
 	/** Its work changes a submodule, which never lands. */

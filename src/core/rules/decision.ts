@@ -76,6 +76,8 @@ function explainIdle(step: Extract<Step, { kind: "idle" }>, input: StepInput): s
 			return SENTENCES.unverified(todos.length, judged?.failed ?? []);
 		case "workers-busy":
 			return SENTENCES.workersBusy(step.running ?? []);
+		case "left-to-others":
+			return SENTENCES.leftToOthers(step.held ?? []);
 	}
 }
 
@@ -84,7 +86,13 @@ export function decisionOf(step: Step, input: StepInput, at: number): Decision {
 }
 
 /** The idle ends after which the chain waits for the user, who may have turned away: worth a ring. */
-const WAITS_FOR_USER: ReadonlySet<string> = new Set(["all-done", "unverified", "review-wait", "asks-user"]);
+const WAITS_FOR_USER: ReadonlySet<string> = new Set([
+	"all-done",
+	"unverified",
+	"review-wait",
+	"asks-user",
+	"left-to-others",
+]);
 
 /**
  * Whether a decision ends the chain in a way the user should hear about when away: done, stopped (a breaker, a

@@ -128,7 +128,9 @@ export type Landing =
 	| { submodules: string[] }
 	| { stopped: true }
 	/** Files the process may not write (a folder or file that is read-only or immutable to it). */
-	| { unwritable: string[] };
+	| { unwritable: string[] }
+	/** The user's own git operation is under way (a merge, a rebase…): why, and nothing was written. */
+	| { busy: string };
 
 /** A landing's plan as a whole: refused for the submodules it would change, then for its conflicts, or landed. */
 export function landingOf(planned: readonly { path: string; landing: FileLanding }[]): Landing {

@@ -5,7 +5,7 @@
 
 import { buildContinuationPrompt } from "../list/list-text.ts";
 import { hasIncomplete, pickNextIndex, reviewWaitIndex } from "../list/queries.ts";
-import { openWaits, waitingItems } from "../list/ready.ts";
+import { openWaits, waitingItems, workableItems } from "../list/ready.ts";
 import type { CheckRun, GoalState, LoopState, TodoItem } from "../model/types.ts";
 import {
 	CHECK_NAMES,
@@ -67,7 +67,8 @@ export type IdleCode =
 	| "review-wait"
 	| "interrupted"
 	| "unverified"
-	| "workers-busy";
+	| "workers-busy"
+	| "left-to-others";
 /** One check of a verification: the done-check, or a completed item's own check (regressions). */
 export interface VerificationCheck {
 	/** How the check is named to the user and the model: `the done-check`, `the check of [2]`. */
@@ -116,6 +117,8 @@ export type Step =
 			byPrompt?: boolean;
 			/** For `workers-busy`: the items the workers are at work on. */
 			running?: readonly number[];
+			/** For `left-to-others`: the items other pi processes hold the claims of. */
+			held?: readonly number[];
 	  };
 
 /** The state a step is made from. */
@@ -186,6 +189,8 @@ function decideTodos(input: StepInput, outcome: RunOutcome | undefined): Step {
 		return { kind: "stop", code: "blocked", text: blockedText(todos) };
 	}
 	const crew = crewPlan(input);
+	const held = crew ? undefined : heldElsewhere(input);
+	if (held) return { kind: "idle", code: "left-to-others", held };
 	return tripped(input, crew?.forecast) ?? workStep(crew, input.workers?.running ?? []) ?? continuation(input);
 }
 
@@ -220,6 +225,18 @@ function crewPlan(input: StepInput): CrewPlan | undefined {
 	if (wanted.length === 0 && workers.running.length === 0) return undefined;
 	const items = wanted.slice(0, affordableWorkers(input, wanted.length));
 	return { items, forecast: items.length > 0 ? items.length : workers.running.length > 0 ? 0 : 1 };
+}
+
+/**
+ * The items other pi processes hold, when nothing open here can go on without them: none of this session's workers at
+ * work, and every workable item held elsewhere (the rest wait on them). Sending the session's model on would have it
+ * work another's item in the person's tree, and then report it unfinished. Undefined when the session has work of its own.
+ */
+function heldElsewhere({ todos, workers }: StepInput): number[] | undefined {
+	const claimed = workers?.claimed ?? [];
+	if (claimed.length === 0 || (workers?.running.length ?? 0) > 0) return undefined;
+	const workable = workableItems(todos);
+	return workable.every((index) => claimed.includes(index)) ? [...claimed] : undefined;
 }
 
 /** The most of `wanted` workers that may start with no budget forecast to be crossed. */

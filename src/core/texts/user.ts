@@ -99,6 +99,8 @@ export const SENTENCES = {
 	judgeGoal: "The judge decides whether the goal holds.",
 	work: (items: readonly number[], atWork: number) =>
 		`Workers start on ${items.map((index) => `[${index}]`).join(" ")}: ${atWork} at work.`,
+	leftToOthers: (held: readonly number[]) =>
+		`${held.map((index) => `[${index}]`).join(" ")} ${held.length === 1 ? "is" : "are"} held by another pi working this repository: left to it. Nothing else is open here; this session is done with its share.`,
 	workersBusy: (running: readonly number[]) =>
 		`Workers are at work on ${running.map((index) => `[${index}]`).join(" ")}: what follows is decided as each ends.`,
 	goalNext: (run: number, max: number) =>
@@ -371,6 +373,15 @@ export const WORKER_TEXTS = {
 			? "Nothing was left by earlier runs."
 			: `Removed what earlier runs left: ${parts.join(", ")}.`;
 	},
+	/** `/todos workers`: the stages of landings cut short, which hold backups of the user's files until put back. */
+	cutLandings: (stages: readonly string[]) =>
+		`A landing cut short (its pi was killed while it wrote) left backups of your files in ${stages.join(", ")}: the next workers or /todos workers clean put back each file that is as the landing left it, and never remove a backup they cannot put back.`,
+	/** The files of the user's a landing cut short left half written, put back from their backups. */
+	putBack: (files: readonly string[]) =>
+		`Put back as they were before a landing cut short (its pi was killed while it wrote): ${files.map((file) => `"${file}"`).join(", ")}.`,
+	/** Backups kept: a file changed since the landing was cut short, so it was not put back. */
+	backupsKept: (stages: readonly string[]) =>
+		`Backups of your files from a landing cut short are kept in ${stages.join(", ")}: a file changed since, so it was not put back; nothing of pi-til-done removes them.`,
 	/** Said once per session that starts workers where bubblewrap is not installed: their bash is not confined. */
 	bwrapMissing:
 		"pi-til-done: the workers' bash is not confined to their trees: bubblewrap (bwrap) is not installed, so a command of theirs can write outside their trees.",
@@ -477,6 +488,8 @@ export function workerWhy(outcome: WorkerOutcome): string {
 			return `its work conflicts with the work tree in ${outcome.files.map((file) => JSON.stringify(oneLine(file))).join(", ")}`;
 		case "unwritable":
 			return `its work cannot be written in ${outcome.files.map((file) => JSON.stringify(oneLine(file))).join(", ")} (the work tree does not let this pi write there): nothing of it landed`;
+		case "git-busy":
+			return `git is busy in the work tree (${outcome.why}): nothing of its work landed`;
 		case "not-compared":
 			return "git could not compare its work with the work tree (its work is kept under its ref)";
 		case "submodules": {

@@ -5,7 +5,7 @@ import { type LeftoverCounts, WORKER_TEXTS } from "../../core/texts/user.ts";
 import { allowWorkers, getTodos, getWorkers, workersAllowed } from "../../state.ts";
 import { findRepo } from "../git/git.ts";
 import { tell } from "../host/tell.ts";
-import { findLeftovers, type Leftovers, removeLeftovers } from "../workers/leftovers.ts";
+import { findLeftovers, type Leftovers, putBackLines, removeLeftovers } from "../workers/leftovers.ts";
 
 /**
  * `/todos workers` alone: the setting in force, then each worker at work with its item, time, tokens and tree, then
@@ -22,8 +22,10 @@ export async function showWorkers(ctx: ExtensionContext, configured: number, now
 		),
 	);
 	const repo = await findRepo(ctx.cwd);
-	const left = repo && WORKER_TEXTS.leftovers(countsOf(await findLeftovers(repo)));
-	tell(ctx, [WORKER_TEXTS.list(workersAllowed(configured), lines), ...(left ? [left] : [])].join("\n"));
+	const found = repo && (await findLeftovers(repo));
+	const left = found && WORKER_TEXTS.leftovers(countsOf(found));
+	const cut = found && found.landings.length > 0 ? [WORKER_TEXTS.cutLandings(found.landings)] : [];
+	tell(ctx, [WORKER_TEXTS.list(workersAllowed(configured), lines), ...(left ? [left] : []), ...cut].join("\n"));
 }
 
 /** How many of each thing a finding of leftovers holds. */
@@ -46,7 +48,12 @@ export async function cleanWorkers(ctx: ExtensionContext, refuse: (why: string) 
 		refuse(WORKER_TEXTS.noRepoRefused);
 		return false;
 	}
-	tell(ctx, WORKER_TEXTS.cleaned(countsOf(await removeLeftovers(repo, { kept: true }))));
+	const removed = await removeLeftovers(repo, { kept: true });
+	const counts = countsOf(removed);
+	const putBack = putBackLines(removed);
+	// "Nothing was left" is not said where a landing cut short was put back or its backups kept.
+	const cleaned = Object.values(counts).some((count) => count > 0) || putBack.length === 0;
+	tell(ctx, [...(cleaned ? [WORKER_TEXTS.cleaned(counts)] : []), ...putBack].join("\n"));
 	return true;
 }
 

@@ -4,8 +4,9 @@
  * (core/rules/landing.ts decides each file). All or nothing: a file that conflicts, or that cannot be written, is named
  * and nothing is written; and should a write fail once begun, what was written is undone. Only the work tree's files
  * change: never the index, HEAD, a branch or the stash. A file of the user's is written in place, so it keeps its owner,
- * its hard links and its other names; a new one takes its place by a rename. Files of any size are streamed, never held
- * whole, and a path is the bytes git gives it, a name that is not UTF-8 too.
+ * its hard links and its other names; a new one takes its place by a rename (a copy across file systems). Each write is
+ * journaled first (edges/git/landing-journal.ts), so a pi killed mid-landing leaves what puts the user's files back.
+ * Files of any size are streamed, never held whole, and a path is the bytes git gives it, a name that is not UTF-8 too.
  */
 
 import {
@@ -14,19 +15,16 @@ import {
 	closeSync,
 	constants,
 	copyFileSync,
-	ftruncateSync,
 	lstatSync,
 	mkdirSync,
 	mkdtempSync,
 	openSync,
 	readlinkSync,
-	readSync,
 	renameSync,
 	rmdirSync,
 	rmSync,
 	symlinkSync,
 	unlinkSync,
-	writeSync,
 } from "node:fs";
 import { join } from "node:path";
 import {
@@ -39,8 +37,9 @@ import {
 	type OnDisk,
 } from "../../core/rules/landing.ts";
 import { ownedPrefix, removedAtExit } from "../host/owner.ts";
-import { type Repo, runGitBytes, runGitToFile } from "./git.ts";
+import { gitBusy, type Repo, runGitBytes, runGitToFile } from "./git.ts";
 import { blobNameOf, fileBlobName } from "./hash.ts";
+import { copyInto, flushFile, type Journal, openJournal } from "./landing-journal.ts";
 
 /**
  * A path of the tree as git names it: its bytes kept one for one in a string (`latin1`), so a name that is not UTF-8
@@ -194,7 +193,10 @@ function onDisk(ours: Ours, base: Side | undefined, theirs: Side | undefined): O
 /** The kind of the folder a landing stages its files in (edges/host/owner.ts): what a killed pi left is swept. */
 export const STAGE_KIND = "landing";
 
-/** The folder a landing stages its files in, inside the repository's git directory (the same file system as its tree). */
+/**
+ * The folder a landing stages its files in, inside the repository's git directory (most often the same file system as
+ * its tree; a linked work tree may be elsewhere, where a move into the tree is a copy).
+ */
 export interface Stage {
 	dir: string;
 	/** A fresh name in it. */
@@ -299,7 +301,8 @@ function writable(top: string, plan: Planned): boolean {
 /**
  * Lands the change from `base` to `work` in the user's work tree; the files it wrote or deleted, the files that
  * conflict (a file the user changed since it was read counts as one), those that cannot be written, or the
- * submodules it would change (nothing is written then). Undefined when git cannot compare the trees. `stop` holds
+ * submodules it would change, or why the user's own git operation forbids it now (nothing is written then). Undefined
+ * when git cannot compare the trees. `stop` holds
  * until the first write: aborted before, nothing is written; the writes, once begun, run to their end with no wait
  * among them, so no stop can come between them.
  */
@@ -324,6 +327,9 @@ export async function landWork(
 		const unwritable = plans.filter((plan) => !writable(repo.top, plan));
 		if (unwritable.length > 0) return { unwritable: unwritable.map((plan) => shown(plan.path)) };
 		if (stop?.aborted) return { stopped: true };
+		// Never between the steps of the user's own merge or rebase: checked last, just before the first write.
+		const busy = gitBusy(repo);
+		if (busy !== undefined) return { busy };
 		const failed = applyAll(repo.top, plans, stage);
 		return failed === undefined ? shownLanding(landing) : { unwritable: [shown(failed)] };
 	} finally {
@@ -356,80 +362,86 @@ function shownLanding(landing: Landing): Landing {
 /** Undoes one write. */
 type Undo = () => void;
 
+/** A landing's writes under way: its stage, and its journal, each step noted before it is taken. */
+interface Writing {
+	stage: Stage;
+	note: Journal["note"];
+}
+
 /**
  * Writes every planned file; should one fail, undoes what was written, in reverse, and gives its path (undefined: all
- * written). Each write leaves what undoes it.
+ * written). Each write leaves what undoes it, and is journaled in the stage first (what a killed pi leaves to undo).
  */
 export function applyAll(top: string, plans: readonly Planned[], stage: Stage): GitPath | undefined {
+	const journal = openJournal(stage.dir);
+	const writing: Writing = { stage, note: journal.note };
 	const undos: Undo[] = [];
-	for (const plan of plans) {
-		try {
-			undos.push(...apply(top, plan, stage));
-		} catch {
-			for (const undo of undos.reverse()) {
-				try {
-					undo();
-				} catch {
-					// Undone as far as it goes.
-				}
+	try {
+		for (const plan of plans) {
+			try {
+				undos.push(...apply(top, plan, writing));
+			} catch {
+				undoAll(undos);
+				return plan.path;
 			}
-			return plan.path;
+		}
+		return undefined;
+	} finally {
+		journal.close();
+	}
+}
+
+/** Undoes what was written, last first, as far as it goes. */
+function undoAll(undos: Undo[]): void {
+	for (const undo of undos.reverse()) {
+		try {
+			undo();
+		} catch {
+			// Undone as far as it goes; the journal still names what was not.
 		}
 	}
-	return undefined;
 }
 
 /** Carries out one planned file; what undoes it. */
-function apply(top: string, plan: Planned, stage: Stage): Undo[] {
+function apply(top: string, plan: Planned, writing: Writing): Undo[] {
 	const file = at(top, plan.path);
 	const { landing, around } = plan;
-	if (landing.action === "chmod") return [changeMode(file, landing.mode, around)];
-	if (landing.action === "delete") return [moveAside(file, stage)];
+	if (landing.action === "chmod") return [changeMode(file, landing.mode, around, writing)];
+	if (landing.action === "delete") return [moveAside(file, writing)];
 	if (landing.action === "write" && plan.staged && around.ours.kind === "file")
-		return overwrite(file, plan.staged, landing.mode, around.ours.mode, stage);
-	if (landing.action === "write" && plan.staged) {
-		const staged = plan.staged;
-		return putInPlace(top, plan, stage, (next) => prepareFile(staged, landing.mode, next));
-	}
-	if (landing.action === "link" && plan.target) return putInPlace(top, plan, stage, (next) => prepareLink(plan, next));
+		return overwrite(file, plan.staged, landing.mode, around.ours.mode, writing);
+	if (landing.action === "write" && plan.staged)
+		return putInPlace(top, plan, writing, (next, at) => prepareFile(plan, next, at, writing));
+	if (landing.action === "link" && plan.target)
+		return putInPlace(top, plan, writing, (next) => prepareLink(plan, next));
 	return [];
 }
 
 /** A file's mode changed; undone by its old mode. */
-function changeMode(file: Buffer, mode: number, around: Around): Undo {
+function changeMode(file: Buffer, mode: number, around: Around, writing: Writing): Undo {
 	const old = around.ours.kind === "file" ? around.ours.mode : mode;
+	writing.note({ kind: "chmod", file: file.toString("latin1"), from: old, to: mode });
 	chmodSync(file, mode);
 	return () => chmodSync(file, old);
 }
 
 /** A file or link moved into the stage (deleted once the landing is whole); undone by moving it back. */
-function moveAside(file: Buffer, stage: Stage): Undo {
-	const aside = stage.next();
-	renameSync(file, aside);
-	return () => renameSync(aside, file);
+function moveAside(file: Buffer, writing: Writing): Undo {
+	const aside = writing.stage.next();
+	writing.note({ kind: "aside", file: file.toString("latin1"), aside });
+	move(file, aside);
+	return () => move(aside, file);
 }
 
-/** Copies `from` into the open file `to`, from its start, and cuts it there: the file keeps its inode. */
-function copyInto(from: string | Buffer, to: number): void {
-	const source = openSync(from, "r");
-	try {
-		ftruncateSync(to, 0);
-		const chunk = Buffer.alloc(1 << 20);
-		let position = 0;
-		for (let read = readSync(source, chunk, 0, chunk.length, null); read > 0; ) {
-			writeSync(to, chunk, 0, read, position);
-			position += read;
-			read = readSync(source, chunk, 0, chunk.length, null);
-		}
-	} finally {
-		closeSync(source);
-	}
-}
-
-/** The user's file written in place with the staged bytes (its owner, links and names kept), then its mode. */
-function overwrite(file: Buffer, staged: string, mode: number, oldMode: number, stage: Stage): Undo[] {
-	const backup = stage.next();
+/**
+ * The user's file written in place with the staged bytes (its owner, links and names kept), then its mode. Its backup
+ * is on disk and journaled before its first byte changes: a pi killed mid-write leaves what puts it back.
+ */
+function overwrite(file: Buffer, staged: string, mode: number, oldMode: number, journal: Writing): Undo[] {
+	const backup = journal.stage.next();
 	copyFileSync(file, backup);
+	flushFile(backup);
+	journal.note({ kind: "write", file: file.toString("latin1"), backup, staged, mode: oldMode });
 	const fd = openSync(file, "r+");
 	const restore: Undo = () => {
 		const again = openSync(file, "r+");
@@ -452,10 +464,35 @@ function overwrite(file: Buffer, staged: string, mode: number, oldMode: number, 
 	return [restore];
 }
 
-/** A new file's staged bytes, with their mode, at `next`. */
-function prepareFile(staged: string, mode: number, next: string): void {
-	renameSync(staged, next);
-	chmodSync(next, mode);
+/** Whether a rename failed only for crossing file systems (a linked work tree elsewhere than its `.git`). */
+const crossesDevices = (error: unknown): boolean => errorCode(error) === "EXDEV";
+
+/** A copy of what is at `from` (a file, or a link as a link) made at `to`, which must not exist. */
+function copyEntry(from: string | Buffer, to: string | Buffer): void {
+	const stat = lstatSync(from);
+	if (stat.isSymbolicLink()) symlinkSync(readlinkSync(from, { encoding: "buffer" }), to);
+	else {
+		copyFileSync(from, to, constants.COPYFILE_EXCL);
+		chmodSync(to, stat.mode & 0o7777);
+	}
+}
+
+/** `from` takes the place of `to` by a rename; across file systems, by a copy and the removal of `from`. */
+function move(from: string | Buffer, to: string | Buffer): void {
+	try {
+		renameSync(from, to);
+	} catch (error) {
+		if (!crossesDevices(error)) throw error;
+		copyEntry(from, to);
+		unlinkSync(from);
+	}
+}
+
+/** A new file's staged bytes, with their mode, at `next`, journaled as bound for `file`. */
+function prepareFile(plan: Planned, next: string, file: Buffer, journal: Writing): void {
+	renameSync(plan.staged as string, next);
+	chmodSync(next, plan.landing.action === "write" ? plan.landing.mode : 0o644);
+	journal.note({ kind: "new", file: file.toString("latin1"), staged: next });
 }
 
 /** A link with the worker's target at `next`. */
@@ -467,13 +504,18 @@ function prepareLink(plan: Planned, next: string): void {
  * What `prepare` made in the stage takes the path's place: its folders made (and unmade on undo), whatever was there
  * (a link) moved aside first.
  */
-function putInPlace(top: string, plan: Planned, stage: Stage, prepare: (next: string) => void): Undo[] {
+function putInPlace(
+	top: string,
+	plan: Planned,
+	journal: Writing,
+	prepare: (next: string, file: Buffer) => void,
+): Undo[] {
 	const file = at(top, plan.path);
 	const undos: Undo[] = makeFolders(top, plan.path);
-	if (plan.around.ours.kind !== "absent") undos.push(moveAside(file, stage));
-	const next = stage.next();
-	prepare(next);
-	renameSync(next, file);
+	if (plan.around.ours.kind !== "absent") undos.push(moveAside(file, journal));
+	const next = journal.stage.next();
+	prepare(next, file);
+	move(next, file);
 	undos.push(() => unlinkSync(file));
 	return undos;
 }

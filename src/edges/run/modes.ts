@@ -306,10 +306,11 @@ function endData(step: EndStep, decision: Decision) {
 
 /**
  * What a script reads from `pi -p`'s exit status: 0 when the list is finished (and verified where it has a
- * verification), 3 when it is finished but unverified, 4 when items are open. A `/loop`, no list or a guest's session
- * leaves it alone, and pi's own failure (an error answer) sets its own status after this.
+ * verification), 3 when it is finished but unverified, 4 when items of its own are open (not those another pi holds).
+ * A `/loop`, no list or a guest's session leaves it alone, and pi's own failure (an error answer) sets its own status
+ * after this.
  */
-function setExitStatus(step: EndStep, { todos, doneCheck, modelChecks, judge, goal }: StepInput): void {
+function setExitStatus(step: EndStep, { todos, doneCheck, modelChecks, judge, goal, workers }: StepInput): void {
 	// A guest's exit status is pi's own: the parent reads the child's answer, not our verdict on its list.
 	if (getRole() !== "own") return;
 	// A goal without a list: 0 only on the judge's met.
@@ -318,7 +319,9 @@ function setExitStatus(step: EndStep, { todos, doneCheck, modelChecks, judge, go
 		return;
 	}
 	if (step.kind === "end-loop" || todos.length === 0) return;
-	if (hasIncomplete(todos)) {
+	// An item another pi holds is its to finish and report: open here, it is not this session's failure.
+	const held = new Set(workers?.claimed ?? []);
+	if (hasIncomplete(todos.filter((_, index) => !held.has(index)))) {
 		process.exitCode = OPEN_ITEMS_EXIT_CODE;
 		return;
 	}

@@ -51,7 +51,7 @@ import { WORKER_MARKER } from "../host/role.ts";
 import { tell } from "../host/tell.ts";
 import { boundsEnv, confinedInTree, WORKER_TREE_VAR } from "./confine.ts";
 import { provideProject, workerExtensionFlags } from "./extensions.ts";
-import { sweepOnce } from "./leftovers.ts";
+import { putBackLines, sweepOnce } from "./leftovers.ts";
 import { piCommand, runWorker } from "./worker-process.ts";
 
 /** How long a stopped worker's work may take to be kept before the keeping is given up (a stop waits no longer). */
@@ -122,7 +122,7 @@ export async function startWorkers(items: readonly number[], run: CrewRun): Prom
 		tell(run.ctx, WORKER_TEXTS.noRepo, "warning");
 		return false;
 	}
-	await sweepOnce(repo);
+	for (const line of putBackLines(await sweepOnce(repo))) tell(run.ctx, line, "warning");
 	const bounds = await boundsEnv(repo, run.ctx);
 	for (const index of items) await startOne(index, repo, { ...run, bounds });
 	return true;
@@ -312,6 +312,7 @@ async function land(job: Job, result: string): Promise<WorkerOutcome> {
 	if ("submodules" in landing) return { kind: "submodules", paths: landing.submodules };
 	if ("conflicts" in landing) return { kind: "conflict", files: landing.conflicts };
 	if ("unwritable" in landing) return { kind: "unwritable", files: landing.unwritable };
+	if ("busy" in landing) return { kind: "git-busy", why: landing.busy };
 	completeWorkerItem(job.key, job.item.index);
 	commitList(job.run.pi);
 	await checkpointsSettled();
