@@ -33,6 +33,10 @@ export const ENTRY_TYPE = {
 	doneCheck: "til-done-check",
 	/** What a verification of the finished list found. */
 	verdict: "til-done-verdict",
+	/** Each decision of the auto-continue, kept for `/todos why`. */
+	decision: "til-done-decision",
+	/** The user's pause or resume. */
+	pause: "til-done-pause",
 } as const;
 
 export const MESSAGE_TYPE = {

@@ -9,10 +9,13 @@ import {
 	filesLeftOut,
 	filesToRevert,
 	itemWork,
+	leftOutAtStart,
 	MAX_CHECKPOINT_REFS,
 	parseNameStatus,
+	readWorkerRef,
 	refsToPrune,
 	transitions,
+	workerRef,
 } from "../../src/core/rules/checkpoint-rules.ts";
 import { diffAsData } from "../../src/core/texts/user.ts";
 import type { TodoItem } from "../../src/types.ts";
@@ -67,6 +70,22 @@ describe("refs and keys", () => {
 	});
 });
 
+describe("a worker's refs are read back by their item and what they keep; any other ref is none of them", () => {
+	it("its snapshot and its result; an item's checkpoint, the chain's start, a ref outside ours: none", () => {
+		expect(readWorkerRef(workerRef("s", "1-00000000", "worker-base"))).toEqual({
+			key: "1-00000000",
+			kind: "worker-base",
+		});
+		expect(readWorkerRef(workerRef("s", "2-0000000a", "worker-result"))).toEqual({
+			key: "2-0000000a",
+			kind: "worker-result",
+		});
+		expect(readWorkerRef(checkpointRef("s", "1-00000000", "start"))).toBeUndefined();
+		expect(readWorkerRef("refs/til-done/s/chain/start/x")).toBeUndefined();
+		expect(readWorkerRef("refs/heads/s/1-00000000/worker-base")).toBeUndefined();
+	});
+});
+
 describe("the user's own git operation is left alone", () => {
 	it("names the first marker present, and nothing when none is", () => {
 		expect(busyReason((name) => name === "MERGE_HEAD" || name === "index.lock")).toBe(
@@ -105,6 +124,28 @@ describe("replay keeps the well-formed checkpoints of a branch and skips the res
 			null,
 		];
 		expect(checkpointsOn(branch)).toEqual([good]);
+	});
+
+	it("keeps the paths a snapshot left out, as text; a list of anything else names none", () => {
+		const good = checkpoint(0, "a", "start", "a");
+		expect(checkpointsOn([entry({ ...good, leftOut: ["big.bin", 3, "vendor/lib"] })])).toEqual([
+			{ ...good, leftOut: ["big.bin", "vendor/lib"] },
+		]);
+		expect(checkpointsOn([entry({ ...good, leftOut: [3] }), entry({ ...good, leftOut: "big.bin" })])).toEqual([
+			good,
+			good,
+		]);
+	});
+});
+
+describe("a revert never removes as the item's own what its start snapshot left out", () => {
+	it("a file left out, or one inside a folder left out, is named; others, and a start that left none out, are not", () => {
+		const start = { ...checkpoint(0, "a", "start", "a"), leftOut: ["big.bin", "vendor/lib"] };
+		expect(leftOutAtStart(start, ["big.bin", "vendor/lib/x.c", "vendor/library.c", "new.txt"])).toEqual([
+			"big.bin",
+			"vendor/lib/x.c",
+		]);
+		expect(leftOutAtStart(checkpoint(0, "a", "start", "a"), ["big.bin"])).toEqual([]);
 	});
 });
 

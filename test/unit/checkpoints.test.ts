@@ -27,8 +27,8 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-/** The extension in a session at `dir` with checkpoints on; the branch is what it appended. */
-async function start(gitRepo = true) {
+/** The extension in a session at `dir` with checkpoints on (and `flags`); the branch is what it appended. */
+async function start(gitRepo = true, flags: Record<string, string> = {}) {
 	if (gitRepo) {
 		git("init", "-q", "-b", "main");
 		writeFileSync(join(dir, "a.txt"), "one\n");
@@ -38,6 +38,7 @@ async function start(gitRepo = true) {
 	freshStore();
 	const pi = createFakePi();
 	pi.flagValues.set("til-done-checkpoints", true);
+	for (const [flag, value] of Object.entries(flags)) pi.flagValues.set(flag, value);
 	tilDone(pi.api);
 	const branch = () => pi.entries.map(({ customType, data }) => ({ type: "custom", customType, data }));
 	const fake = createFakeCtx({ cwd: dir, branch });
@@ -139,6 +140,20 @@ describe("a start and a completion are snapshots on the branch; diff and revert 
 		writeFileSync(join(dir, ".git", `${ref}.lock`), "");
 		expect(await todos("checkpoints clean")).toBe(CHECKPOINTS.cleanFailed);
 		expect(git("for-each-ref", "--format=%(refname)", "refs/til-done/").split("\n").filter(Boolean)).toHaveLength(2);
+	});
+
+	it("a checkpoint names the untracked files its snapshot left out over the bound; the user hears it once", async () => {
+		const { pi, fake, tool } = await start(true, { "til-done-max-untracked-mb": "1" });
+		writeFileSync(join(dir, "big.bin"), "x".repeat(2_000_000));
+		await tool("write_todos", { mode: "replace", todos: [{ text: "a" }, { text: "b" }] });
+		await tool("edit_todos", { action: "start", indices: [0, 1] });
+		await checkpointsSettled();
+		const leftOut = pi.entries
+			.filter((entry) => entry.customType === CHECKPOINT_ENTRY)
+			.map((entry) => (entry.data as { leftOut?: string[] }).leftOut);
+		expect(leftOut).toEqual([["big.bin"], ["big.bin"]]);
+		const warnings = fake.ui.notifications.filter((n) => n.type === "warning").map((n) => n.message);
+		expect(warnings).toEqual([CHECKPOINTS.leftOut(1, 1, '"big.bin" (2 MB)')]);
 	});
 
 	it("an item that changed nothing says so, for diff and revert alike", async () => {

@@ -21,6 +21,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { PARENT_MARKER, releaseRole, WORKER_MARKER } from "../../src/edges/host/role.ts";
 import {
 	boundsOf,
+	confinedInTree,
 	keepInTree,
 	probeBwrap,
 	realPath,
@@ -194,6 +195,12 @@ describe("a worker's bash writes only its tree and its TMPDIR", () => {
 		const { input } = await call("bash", { command: "echo $TMPDIR" });
 		expect(run(String(input.command))).toBe(`${tmp()}\n`);
 	});
+
+	it("an item's check the session runs in the tree, where bubblewrap cannot confine: as written, with the worker's TMPDIR", () => {
+		const check = confinedInTree('echo "$TMPDIR" && echo x > t.txt', tree, { [WORKER_REPO_VAR]: repo });
+		expect(run(check)).toBe(`${tmp()}\n`);
+		expect(readFileSync(join(tree, "t.txt"), "utf8")).toBe("x\n");
+	});
 });
 
 describe("whether bubblewrap confines is found out by running it, and said once per session where it does not", () => {
@@ -219,6 +226,12 @@ describe("whether bubblewrap confines is found out by running it, and said once 
 			kind: "failed",
 			detail: "it was ended by SIGTERM",
 		});
+	});
+
+	it("no PATH at all, or only a folder named bwrap on it: missing", async () => {
+		expect(await probeBwrap({})).toEqual({ kind: "missing" });
+		mkdirSync(join(dir, "bin", "bwrap"), { recursive: true });
+		expect(await probeBwrap({ PATH: `${join(dir, "bin")}:${join(dir, "nothing")}` })).toEqual({ kind: "missing" });
 	});
 
 	it("one that does not end in time is killed, and failed", async () => {

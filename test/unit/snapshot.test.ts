@@ -5,7 +5,14 @@
  */
 
 import { describe, expect, it } from "vitest";
-import { lastDoneCheck, lastSnapshot, lastVerdict, snapshotFromEntry } from "../../src/core/rules/branch.ts";
+import {
+	lastDecisions,
+	lastDoneCheck,
+	lastPause,
+	lastSnapshot,
+	lastVerdict,
+	snapshotFromEntry,
+} from "../../src/core/rules/branch.ts";
 import type { TodoItem } from "../../src/types.ts";
 import { ENTRY_TYPE } from "../helpers/expected.ts";
 import { PLAN } from "../helpers/linked-lists.ts";
@@ -280,7 +287,56 @@ describe("lastVerdict: the verdict of the list as the branch leaves it", () => {
 		["failures that are not text", { passed: false, failed: [1], checks: 1 }],
 		["a negative count", { passed: true, failed: [], checks: -1 }],
 		["no data", undefined],
+		["a judge that is null", { passed: true, failed: [], checks: 1, judge: null }],
+		["a judge's item that is null", { passed: true, failed: [], checks: 1, judge: { judged: true, items: [null] } }],
+		[
+			"a judge's goal that is no finding",
+			{ passed: true, failed: [], checks: 1, judge: { judged: true, items: [], goal: null } },
+		],
 	])("skips a malformed entry (%s) for the one before it", (_name, data) => {
 		expect(lastVerdict([list, verdict(failed), verdict(data)])).toEqual(failed);
+	});
+});
+
+describe("lastDecisions and lastPause: the decisions and the pause a branch keeps, malformed entries skipped", () => {
+	const custom = (customType: string, data: unknown) => ({ type: "custom", id: "e", customType, data });
+	const counters = {
+		continuations: 1,
+		maxContinuations: 20,
+		noProgress: 0,
+		maxNoProgress: 3,
+		failures: 0,
+		maxFailures: 3,
+		finished: 1,
+		total: 2,
+		tokens: 100,
+		cost: 0,
+		calls: 1,
+	};
+	const decision = (at: number) => ({ at, kind: "send", code: "continue", text: "Continuing.", counters });
+
+	it("the last well-formed decisions, oldest first; one without counters, or of no known kind, or no data, skipped", () => {
+		const branch = [
+			custom(ENTRY_TYPE.decision, decision(1)),
+			custom(ENTRY_TYPE.decision, null),
+			custom(ENTRY_TYPE.decision, { ...decision(2), kind: "dance" }),
+			custom(ENTRY_TYPE.decision, { ...decision(3), counters: { ...counters, calls: "1" } }),
+			custom(ENTRY_TYPE.decision, { ...decision(4), counters: undefined }),
+			null,
+			custom(ENTRY_TYPE.decision, decision(5)),
+		];
+		expect(lastDecisions(branch, 10)).toEqual([decision(1), decision(5)]);
+		expect(lastDecisions(branch, 1)).toEqual([decision(5)]);
+	});
+
+	it("the last well-formed pause; one with no data, or a reason that is not text, skipped", () => {
+		const branch = [
+			custom(ENTRY_TYPE.pause, { paused: true, reason: "busy" }),
+			custom(ENTRY_TYPE.pause, { paused: false, reason: 3 }),
+			custom(ENTRY_TYPE.pause, null),
+		];
+		expect(lastPause(branch)).toEqual({ paused: true, reason: "busy" });
+		expect(lastPause([custom(ENTRY_TYPE.pause, { paused: false })])).toEqual({ paused: false });
+		expect(lastPause([custom(ENTRY_TYPE.decision, decision(1))])).toBeUndefined();
 	});
 });

@@ -97,6 +97,14 @@ describe("a worker's JSON lines say what it spent and how it ended", () => {
 		expect(end.code).toBe(127);
 		expect(end.stderr).toContain("ENOENT");
 	});
+
+	it("a command that cannot start, under a stop that came first, ends at once with why: no process to kill", async () => {
+		const stop = new AbortController();
+		stop.abort();
+		const end = await runWorker(start("", { command: join(dir, "no-such-pi"), signal: stop.signal }));
+		expect([end.code, end.aborted, end.calls]).toEqual([127, true, 0]);
+		expect(end.stderr).toContain("ENOENT");
+	});
 });
 
 describe("a worker is stopped whole", () => {
