@@ -746,7 +746,19 @@ export const itemsHeld = (count: number): string => `${count} item(s) held:`;
 /** One held item as `/todos remote` lists it (`since`: the holder's clock, HH:MM:SS). */
 export const heldLine = (item: string, host: string, session: string, since: string, fence: number): string =>
 	`  ${item}: ${host}, session ${session}, since ${since} (fence ${fence})`;
-/** `/todos remote release <i>`: freed, with a warning; or nothing to free. */
-export const releasedClaim = (index: number, host: string): string =>
-	`Freed the claim on [${index}] (held on ${host}): if that session still works on it, it can no longer land it, and another session may take the item.`;
+/** `/todos remote release <i>`: freed, with a warning (the holder's machine, where the ref held a claim); or nothing to free. */
+export const releasedClaim = (index: number, host?: string): string =>
+	`Freed the claim on [${index}]${host === undefined ? "" : ` (held on ${host})`}: if that session still works on it, it can no longer land it, and another session may take the item.`;
 export const notClaimed = (index: number): string => `[${index}] is not claimed: nothing to free.`;
+/** `/todos remote release <i>` whose claim changed between reading it and freeing it. */
+export const releaseLost = (index: number): string =>
+	`The claim on [${index}] changed while it was being freed: nothing was freed; look again.`;
+/** `/todos remote` or its `release` when the joined remote stops answering after the join. */
+export const unreachableNow = (remote: string): string =>
+	`The remote ${remote} cannot be reached now: no claim listed.`;
+/** `/todos remote`'s line for a ref under the plan's claims that holds no claim. */
+export const malformedClaimLine = (key: string): string =>
+	`  ${key}: a ref that holds no claim (/todos remote release frees it)`;
+/** `/todos remote <words>` refused: what was given is not one remote. */
+export const notOneRemote = (given: string): string =>
+	`"${given}" is not one remote: give its name or URL (one word, not starting with -)`;

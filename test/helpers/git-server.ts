@@ -1,10 +1,21 @@
 /**
  * A real git server on the loopback address, started and stopped by the test: Debian's `git daemon` serving the bare
  * repositories of one folder, pushes allowed. Stopping it cuts the network (a push or a fetch then fails to connect);
- * starting it again on the same port brings the remote back.
+ * starting it again on the same port brings the remote back. Its access hook (run by the daemon before each
+ * connection) can refuse every connection from the n-th on, or run a git command just before the n-th: the network cut,
+ * or another session's push, between two steps of one of our commands.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
+import {
+	chmodSync,
+	existsSync,
+	mkdirSync,
+	mkdtempSync,
+	readFileSync,
+	realpathSync,
+	rmSync,
+	writeFileSync,
+} from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -44,9 +55,40 @@ export interface GitServer {
 	stop(): Promise<void>;
 	/** Starts it again on the same port; resolves once it answers. */
 	start(): Promise<void>;
+	/**
+	 * Serves the next `served` connections to its repositories, then refuses each one after (git's client reports the
+	 * daemon's "access denied": nothing reached), until `serveAll()`.
+	 */
+	refuseAfter(served: number): void;
+	/** Runs `git <args>` in the served folder just before serving the `nth` connection from now (1: the next). */
+	beforeConnection(nth: number, args: readonly string[]): void;
+	/** Serves every connection again, and forgets what `beforeConnection` was told. */
+	serveAll(): void;
 	/** Stops it and removes its folder. */
 	close(): Promise<void>;
 }
+
+/**
+ * The daemon's access hook: counts the connections to the served repositories since the gate was armed (the probe
+ * repository the helper waits on is never counted), runs the git command written for this count, and refuses from
+ * the count written in `refuse-from`.
+ */
+function accessHook(base: string, gate: string): string {
+	return [
+		"#!/bin/sh",
+		`[ -d '${gate}' ] || exit 0`,
+		'case "$2" in */probe.git) exit 0;; esac',
+		`n=$(( $(cat '${gate}/count') + 1 ))`,
+		`echo "$n" > '${gate}/count'`,
+		`[ -f '${gate}/run-'"$n" ] && xargs -0 git -C '${base}' < '${gate}/run-'"$n" > /dev/null 2>&1`,
+		`[ -f '${gate}/refuse-from' ] && [ "$n" -ge "$(cat '${gate}/refuse-from')" ] && exit 1`,
+		"exit 0",
+		"",
+	].join("\n");
+}
+
+/** The connections the armed gate has counted so far. */
+const readCount = (gate: string): number => Number(readFileSync(join(gate, "count"), "utf8").trim());
 
 async function untilAnswers(url: string): Promise<void> {
 	for (let attempt = 0; attempt < 200; attempt++) {
@@ -62,6 +104,15 @@ async function untilAnswers(url: string): Promise<void> {
  */
 export async function startGitServer({ pushes = true } = {}): Promise<GitServer> {
 	const base = realpathSync(mkdtempSync(join(tmpdir(), "til-done-served-")));
+	const hookDir = realpathSync(mkdtempSync(join(tmpdir(), "til-done-daemon-hook-")));
+	const gate = join(hookDir, "gate");
+	const hook = join(hookDir, "access-hook");
+	writeFileSync(hook, accessHook(base, gate));
+	chmodSync(hook, 0o755);
+	const armGate = () => {
+		mkdirSync(gate, { recursive: true });
+		writeFileSync(join(gate, "count"), "0");
+	};
 	mkdirSync(join(base, "probe.git"));
 	execFileSync("git", ["init", "-q", "--bare", join(base, "probe.git")]);
 	const port = await freePort();
@@ -77,6 +128,7 @@ export async function startGitServer({ pushes = true } = {}): Promise<GitServer>
 				"--reuseaddr",
 				...(pushes ? ["--enable=receive-pack"] : []),
 				"--export-all",
+				`--access-hook=${hook}`,
 				`--base-path=${base}`,
 				base,
 			],
@@ -107,9 +159,21 @@ export async function startGitServer({ pushes = true } = {}): Promise<GitServer>
 		},
 		stop,
 		start,
+		refuseAfter(served) {
+			if (!existsSync(gate)) armGate();
+			writeFileSync(join(gate, "refuse-from"), String(readCount(gate) + served + 1));
+		},
+		beforeConnection(nth, args) {
+			if (!existsSync(gate)) armGate();
+			writeFileSync(join(gate, `run-${readCount(gate) + nth}`), args.join("\0"));
+		},
+		serveAll() {
+			rmSync(gate, { recursive: true, force: true });
+		},
 		async close() {
 			await stop();
 			rmSync(base, { recursive: true, force: true });
+			rmSync(hookDir, { recursive: true, force: true });
 		},
 	};
 }

@@ -5,7 +5,7 @@
  * changes.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -13,6 +13,7 @@ import { claimMessage, claimRef } from "../../src/core/rules/leases.ts";
 import { findRepo, type Repo } from "../../src/edges/git/git.ts";
 import {
 	type ClaimPlace,
+	type HeldClaim,
 	listClaims,
 	newNonce,
 	releaseClaim,
@@ -189,5 +190,60 @@ describe("a remote that cannot be reached", () => {
 		}
 		expect(await listClaims(place)).toEqual([]);
 		expect(await takeClaim(place, "1-a", racer(1), LONG_LEASE)).toMatchObject({ kind: "won" });
+	});
+});
+
+/** A fresh repository of its own whose objects are all packed, every loose object's folder a file: git can read it but write no object. */
+async function repoThatCannotWrite(name: string, before?: (repo: Repo) => Promise<void>): Promise<Repo> {
+	const dir = join(root, name);
+	git(root, "init", "-q", "-b", "main", name);
+	git(dir, "-c", "user.name=u", "-c", "user.email=u@u", "commit", "-q", "--allow-empty", "-m", "start");
+	const found = must(await findRepo(dir), "the repository");
+	await before?.(found);
+	git(dir, "gc", "-q");
+	const objects = join(dir, ".git/objects");
+	for (let prefix = 0; prefix < 256; prefix++) {
+		const folder = join(objects, prefix.toString(16).padStart(2, "0"));
+		rmSync(folder, { recursive: true, force: true });
+		writeFileSync(folder, "");
+	}
+	return found;
+}
+
+describe("a claim when git or the remote fails midway", () => {
+	it("the remote stops answering between the read and the swap: nothing is claimed; renewing or releasing while it is down: unreachable, the claim stays", async () => {
+		const place: ClaimPlace = { repo, remote: server.url("team.git"), plan: "midway" };
+		// The claim is read; its push is not served.
+		server.refuseAfter(1);
+		try {
+			expect(await takeClaim(place, "1-a", racer(1), LONG_LEASE)).toEqual({ kind: "unreachable" });
+		} finally {
+			server.serveAll();
+		}
+		expect(await listClaims(place)).toEqual([]);
+		const taken = await takeClaim(place, "1-a", racer(1), LONG_LEASE);
+		const claim = must(taken.kind === "won" ? taken.claim : undefined, "the claim");
+		server.refuseAfter(0);
+		try {
+			expect(await renewClaim(place, claim)).toEqual({ kind: "unreachable" });
+			expect(await releaseClaim(place, claim)).toBe("unreachable");
+		} finally {
+			server.serveAll();
+		}
+		expect(await listClaims(place)).toEqual([{ key: "1-a", sha: claim.sha, record: claim.record }]);
+	});
+
+	it("a repository git can write no object in claims nothing, and a claim held there is not renewed", async () => {
+		const blocked = await repoThatCannotWrite("no-objects");
+		expect(await takeClaim({ repo: blocked, plan: "blocked" }, "1-a", racer(1), LONG_LEASE)).toEqual({ kind: "lost" });
+		expect(git(blocked.top, "for-each-ref", "refs/til-done/")).toBe("");
+		let claim: HeldClaim | undefined;
+		const holder = await repoThatCannotWrite("no-objects-later", async (found) => {
+			const taken = await takeClaim({ repo: found, plan: "blocked" }, "1-a", racer(1), LONG_LEASE);
+			claim = taken.kind === "won" ? taken.claim : undefined;
+		});
+		const held = must(claim, "the claim made before git could write no more");
+		expect(await renewClaim({ repo: holder, plan: "blocked" }, held)).toEqual({ kind: "lost" });
+		expect(git(holder.top, "rev-parse", held.ref).trim()).toBe(held.sha);
 	});
 });

@@ -104,6 +104,15 @@ describe("a claim is taken over only once this process has seen it unchanged for
 		});
 	});
 
+	it("a claim this process has no sighting of is held for the whole lease", () => {
+		const seen = { sha: "a", record: { ...record, since: 0 } };
+		expect(claimStep("p", "k", seen, undefined, 5_000, LEASE, me)).toEqual({
+			kind: "held",
+			by: seen.record,
+			leftMs: LEASE,
+		});
+	});
+
 	it("unchanged for the lease it is taken over with the next fence; a moment before, it is held", () => {
 		const seen = { sha: "a", record: { ...record, fence: 4 } };
 		const sighting = sight(undefined, "a", 1_000);

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { itemKey } from "../../src/core/list/items.ts";
 import { claimMessage, claimRef } from "../../src/core/rules/leases.ts";
+import { releaseByHand } from "../../src/edges/commands/remote.ts";
 import { registerTodosCommand } from "../../src/edges/commands/todos.ts";
 import { joinTeam } from "../../src/edges/team/join.ts";
 import { setTodos } from "../../src/state.ts";
@@ -20,11 +21,16 @@ import {
 	itemsHeld,
 	JOIN_WHY,
 	joinedRemote,
+	malformedClaimLine,
 	NO_ITEM_HELD,
 	notClaimed,
+	notOneRemote,
 	releasedClaim,
+	releaseLost,
+	TODOS_ERRORS,
 	teamHeader,
 	todosRefused,
+	unreachableNow,
 	WORKING_ALONE,
 } from "../helpers/expected.ts";
 import { freePort, type GitServer, startGitServer } from "../helpers/git-server.ts";
@@ -73,6 +79,10 @@ describe("a remote that cannot be joined is refused with one line, and nothing i
 		expect(refsOf(bare)).toBe(before);
 	});
 
+	it("without a remote, outside git: the refusal names the repository itself (.)", async () => {
+		expect(await joinTeam(root, undefined, undefined)).toEqual({ problem: cannotJoin(".", JOIN_WHY.noRepo) });
+	});
+
 	it("a remote git cannot reach, and one that takes no push: git's reason after ours", async () => {
 		const nowhere = `git://127.0.0.1:${await freePort()}/team.git`;
 		const unreachable = await joinTeam(clone, nowhere, undefined);
@@ -118,45 +128,40 @@ describe("a remote that cannot be joined is refused with one line, and nothing i
 /** A regular expression's text matching `text` literally. */
 const literally = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
+const setup = () => {
+	const base = startEngine({ cwd: clone });
+	registerTodosCommand(base.pi.api, base.engine, () => base.config);
+	const todos = (args: string) => base.pi.commands.get("todos")?.handler(args, base.commandCtx);
+	const told = () => base.ui.notifications.map((n) => [n.message, n.type]);
+	return { todos, told, ctx: base.commandCtx };
+};
+
+/** A claim commit another machine made for item `key`, written in the clone (`renewals`: how often it renewed); its sha. */
+function otherMachinesClaim(key: string, since: number, renewals = 0): string {
+	const record = { plan: "main--list", key, session: "s9", host: "desktop", nonce: "n9", fence: 2, renewals, since };
+	const tree = git(clone, "mktree").trim();
+	return execFileSync("git", ["commit-tree", tree], {
+		cwd: clone,
+		input: claimMessage(record),
+		env: {
+			...process.env,
+			GIT_AUTHOR_NAME: "x",
+			GIT_AUTHOR_EMAIL: "x@x",
+			GIT_COMMITTER_NAME: "x",
+			GIT_COMMITTER_EMAIL: "x@x",
+		},
+		encoding: "utf8",
+	}).trim();
+}
+
+/** A claim another machine holds on item `index`, pushed to the remote as that machine would. */
+function claimedElsewhere(index: number, text: string, since: number): string {
+	const key = itemKey(index, text);
+	git(clone, "push", "-q", "origin", `${otherMachinesClaim(key, since)}:${claimRef("main--list", key)}`);
+	return key;
+}
+
 describe("/todos remote: the team, joining, leaving, a claim freed by hand", () => {
-	const setup = () => {
-		const base = startEngine({ cwd: clone });
-		registerTodosCommand(base.pi.api, base.engine, () => base.config);
-		const todos = (args: string) => base.pi.commands.get("todos")?.handler(args, base.commandCtx);
-		const told = () => base.ui.notifications.map((n) => [n.message, n.type]);
-		return { todos, told };
-	};
-
-	/** A claim another machine holds on item `index`, pushed to the remote as that machine would. */
-	function claimedElsewhere(index: number, text: string, since: number): string {
-		const key = itemKey(index, text);
-		const record = {
-			plan: "main--list",
-			key,
-			session: "s9",
-			host: "desktop",
-			nonce: "n9",
-			fence: 2,
-			renewals: 0,
-			since,
-		};
-		const tree = git(clone, "mktree").trim();
-		const commit = execFileSync("git", ["commit-tree", tree], {
-			cwd: clone,
-			input: claimMessage(record),
-			env: {
-				...process.env,
-				GIT_AUTHOR_NAME: "x",
-				GIT_AUTHOR_EMAIL: "x@x",
-				GIT_COMMITTER_NAME: "x",
-				GIT_COMMITTER_EMAIL: "x@x",
-			},
-			encoding: "utf8",
-		}).trim();
-		git(clone, "push", "-q", "origin", `${commit}:${claimRef("main--list", key)}`);
-		return key;
-	}
-
 	it("alone it lists this machine's claims; joined, the remote's: machine, session, since when, fence", async () => {
 		const { todos, told } = setup();
 		setTodos([{ text: "Write the parser", status: "not_started" }]);
@@ -229,5 +234,234 @@ describe("/todos remote: the team, joining, leaving, a claim freed by hand", () 
 			],
 			[`${teamHeader(undefined, "main")}\n${NO_ITEM_HELD}`, "info"],
 		]);
+	});
+});
+
+/** The remote's claim refs of the plan `main--list`, with their commits. */
+const claimsOnRemote = () => git(bare, "for-each-ref", "--format=%(objectname) %(refname)", "refs/til-done/claims/");
+
+describe("/todos remote on a remote that stops answering: each form says so, and nothing changes", () => {
+	it("joining a remote that refuses every connection is refused with git's reason; the session stays alone", async () => {
+		const { todos, told } = setup();
+		setTodos([{ text: "Write the parser", status: "not_started" }]);
+		server.refuseAfter(0);
+		try {
+			await todos("remote origin");
+		} finally {
+			server.serveAll();
+		}
+		await todos("remote");
+		expect(told()).toEqual([
+			[
+				todosRefused(
+					"remote",
+					cannotJoin(
+						"origin",
+						`${JOIN_WHY.unreachable}fatal: remote error: access denied or repository not exported: /team.git)`,
+					),
+				),
+				"error",
+			],
+			[`${teamHeader(undefined, "main")}\n${NO_ITEM_HELD}`, "info"],
+		]);
+	});
+
+	it("the team asked of a joined remote whose server is down is refused with git's reason", async () => {
+		const { todos, told } = setup();
+		setTodos([{ text: "Write the parser", status: "not_started" }]);
+		await todos("remote origin");
+		await server.stop();
+		try {
+			await todos("remote");
+		} finally {
+			await server.start();
+		}
+		// git's own words stand where GIT_SAYS is.
+		const refusal = todosRefused("remote", `${cannotJoin("origin", JOIN_WHY.unreachable)}GIT_SAYS)`);
+		expect(told()[1]).toEqual([
+			expect.stringMatching(new RegExp(`^${literally(refusal).replace("GIT_SAYS", "[^\n]+")}$`)),
+			"error",
+		]);
+	});
+
+	it("the team asked of a remote that stops answering after the join: no claim listed, with a warning", async () => {
+		const { todos, told } = setup();
+		setTodos([{ text: "Write the parser", status: "not_started" }]);
+		await todos("remote origin");
+		// The join's two exchanges (its branch listed, a push tried dry) are served; the claims' listing is not.
+		server.refuseAfter(2);
+		try {
+			await todos("remote");
+		} finally {
+			server.serveAll();
+		}
+		expect(told()[1]).toEqual([unreachableNow("origin"), "warning"]);
+	});
+
+	it("release on a remote that stops answering before the claims are read, or before the claim is freed: a warning, the claim stays", async () => {
+		const { todos, told } = setup();
+		setTodos([{ text: "Write the printer", status: "not_started" }]);
+		await todos("remote origin");
+		const key = claimedElsewhere(0, "Write the printer", Date.now());
+		const held = claimsOnRemote();
+		server.refuseAfter(2);
+		try {
+			await todos("remote release 0");
+		} finally {
+			server.serveAll();
+		}
+		// The claims are read this time (the claim commit is the clone's own: nothing fetched); the push is not served.
+		server.refuseAfter(3);
+		try {
+			await todos("remote release 0");
+		} finally {
+			server.serveAll();
+		}
+		expect(claimsOnRemote()).toBe(held);
+		git(clone, "push", "-q", "origin", `:${claimRef("main--list", key)}`);
+		expect(told().slice(1)).toEqual([
+			[unreachableNow("origin"), "warning"],
+			[unreachableNow("origin"), "warning"],
+		]);
+	});
+});
+
+describe("/todos remote release frees only the claim it read", () => {
+	it("a claim renewed by its holder between the read and the free stays, with a warning to look again", async () => {
+		const { todos, told } = setup();
+		setTodos([{ text: "Write the printer", status: "not_started" }]);
+		await todos("remote origin");
+		const key = itemKey(0, "Write the printer");
+		const ref = claimRef("main--list", key);
+		const first = otherMachinesClaim(key, Date.now());
+		const renewal = otherMachinesClaim(key, Date.now(), 1);
+		git(clone, "push", "-q", bare, `${first}:${ref}`, `${renewal}:refs/scratch/renewal`);
+		// Served: the join's two exchanges and the claims' listing; just before the push, the holder renews.
+		server.beforeConnection(4, ["--git-dir=team.git", "update-ref", ref, renewal, first]);
+		try {
+			await todos("remote release 0");
+		} finally {
+			server.serveAll();
+		}
+		expect(git(bare, "rev-parse", ref).trim()).toBe(renewal);
+		git(bare, "update-ref", "-d", ref);
+		git(bare, "update-ref", "-d", "refs/scratch/renewal");
+		expect(told().slice(1)).toEqual([[releaseLost(0), "warning"]]);
+	});
+});
+
+describe("/todos remote and refs under the plan's claims that hold no claim", () => {
+	it("a claim commit with no message, a ref to a blob and a claim of no item of this list: listed as what they are; a name no claim carries is left out", async () => {
+		const { todos, told } = setup();
+		setTodos([{ text: "Write the parser", status: "not_started" }]);
+		const tree = git(clone, "mktree").trim();
+		const bareCommit = execFileSync("git", ["hash-object", "-t", "commit", "-w", "--literally", "--stdin"], {
+			cwd: clone,
+			input: `tree ${tree}\nauthor x <x@x> 0 +0000\ncommitter x <x@x> 0 +0000\n`,
+			encoding: "utf8",
+		}).trim();
+		const blob = execFileSync("git", ["hash-object", "-w", "--stdin"], {
+			cwd: clone,
+			input: "a blob",
+			encoding: "utf8",
+		}).trim();
+		const since = new Date(2026, 0, 2, 9, 5, 7).getTime();
+		const refs = {
+			"1-nomessage": bareCommit,
+			"2-blob": blob,
+			"7-gone": otherMachinesClaim("7-gone", since),
+			"a+b": otherMachinesClaim("a+b", since),
+		};
+		git(
+			clone,
+			"push",
+			"-q",
+			"origin",
+			...Object.entries(refs).map(([key, sha]) => `${sha}:${claimRef("main--list", key)}`),
+		);
+		await todos("remote origin");
+		await todos("remote");
+		git(clone, "push", "-q", "origin", ...Object.keys(refs).map((key) => `:${claimRef("main--list", key)}`));
+		expect(told()[1]).toEqual([
+			[
+				teamHeader("origin", "main"),
+				itemsHeld(1),
+				heldLine("7-gone", "desktop", "s9", "09:05:07", 2),
+				malformedClaimLine("1-nomessage"),
+				malformedClaimLine("2-blob"),
+			].join("\n"),
+			"info",
+		]);
+	});
+
+	it("release frees a ref that holds no claim, with a warning that names no machine", async () => {
+		const { todos, told } = setup();
+		setTodos([{ text: "Write the parser", status: "not_started" }]);
+		const ref = claimRef("main--list", itemKey(0, "Write the parser"));
+		const junk = git(clone, "commit-tree", git(clone, "mktree").trim(), "-m", "not a claim").trim();
+		git(clone, "push", "-q", "origin", `${junk}:${ref}`);
+		await todos("remote origin");
+		await todos("remote release 0");
+		expect(claimsOnRemote()).toBe("");
+		expect(told().slice(1)).toEqual([[releasedClaim(0), "warning"]]);
+	});
+});
+
+describe("/todos remote release where nothing can be freed", () => {
+	it("on a detached HEAD it is refused as the join is, with the usage, and nothing is freed", async () => {
+		const { todos, told } = setup();
+		setTodos([{ text: "Write the parser", status: "not_started" }]);
+		await todos("remote origin");
+		const key = claimedElsewhere(0, "Write the parser", Date.now());
+		const held = claimsOnRemote();
+		git(clone, "checkout", "-q", "--detach");
+		try {
+			await todos("remote release 0");
+		} finally {
+			git(clone, "checkout", "-q", "main");
+		}
+		expect(claimsOnRemote()).toBe(held);
+		git(clone, "push", "-q", "origin", `:${claimRef("main--list", key)}`);
+		expect(told().slice(1)).toEqual([[todosRefused("remote", cannotJoin("origin", JOIN_WHY.detached)), "error"]]);
+	});
+
+	it("an index past the list (it shrank after the command was read) frees nothing and says nothing", async () => {
+		const { ctx, told } = setup();
+		setTodos([{ text: "Write the parser", status: "not_started" }]);
+		const key = claimedElsewhere(0, "Write the parser", Date.now());
+		const held = claimsOnRemote();
+		const refused: string[] = [];
+		await releaseByHand(ctx, { remote: "origin", planFile: undefined }, 1, (why) => refused.push(why));
+		expect(claimsOnRemote()).toBe(held);
+		git(clone, "push", "-q", "origin", `:${claimRef("main--list", key)}`);
+		expect([refused, told()]).toEqual([[], []]);
+	});
+});
+
+describe("/todos remote's words are parsed strictly: anything else is refused with the usage, and nothing changes", () => {
+	it("off or release with a word more, release without an index or with a word for one: each refused; the remote and its claims stay", async () => {
+		const { todos, told } = setup();
+		setTodos([{ text: "Write the parser", status: "not_started" }]);
+		await todos("remote origin");
+		const key = claimedElsewhere(0, "Write the parser", Date.now());
+		const held = claimsOnRemote();
+		await todos("remote off now");
+		await todos("remote release");
+		await todos("remote release first");
+		await todos("remote release -1");
+		await todos("remote -q");
+		await todos("remote");
+		expect(claimsOnRemote()).toBe(held);
+		git(clone, "push", "-q", "origin", `:${claimRef("main--list", key)}`);
+		expect(told().slice(1, -1)).toEqual([
+			[todosRefused("remote", notOneRemote("off now")), "error"],
+			[TODOS_ERRORS.which("remote", 1), "error"],
+			[TODOS_ERRORS.notAnIndex("remote", "first", 1), "error"],
+			[TODOS_ERRORS.notAnIndex("remote", "-1", 1), "error"],
+			[todosRefused("remote", notOneRemote("-q")), "error"],
+		]);
+		expect(told().at(-1)?.[0]).toMatch(
+			new RegExp(`^${literally(teamHeader("origin", "main"))}\n${literally(itemsHeld(1))}`),
+		);
 	});
 });
