@@ -98,6 +98,59 @@ async function untilAnswers(url: string): Promise<void> {
 	throw new Error(`git daemon did not answer at ${url}`);
 }
 
+/** The daemon's process on `port`, serving `base`: started until it answers, stopped with every connection it forked. */
+function daemonProcess(base: string, port: number, hook: string, pushes: boolean) {
+	let daemon: ChildProcess | undefined;
+	const args = [
+		"daemon",
+		"--listen=127.0.0.1",
+		`--port=${port}`,
+		"--reuseaddr",
+		...(pushes ? ["--enable=receive-pack"] : []),
+		"--export-all",
+		`--access-hook=${hook}`,
+		`--base-path=${base}`,
+		base,
+	];
+	return {
+		async start() {
+			daemon = spawn("git", args, { stdio: "ignore", detached: true });
+			await untilAnswers(`git://127.0.0.1:${port}/probe.git`);
+		},
+		async stop() {
+			const running = daemon;
+			daemon = undefined;
+			if (!running?.pid || running.exitCode !== null) return;
+			const exited = new Promise<void>((resolve) => running.once("exit", () => resolve()));
+			// Its group: the daemon and the child it forked for each connection still open.
+			process.kill(-running.pid, "SIGKILL");
+			await exited;
+		},
+	};
+}
+
+/** What the access hook reads in `gate`: connections refused from the n-th on, git commands run before the n-th. */
+function gateControls(gate: string): Pick<GitServer, "refuseAfter" | "beforeConnection" | "serveAll"> {
+	const armed = () => {
+		if (existsSync(gate)) return;
+		mkdirSync(gate, { recursive: true });
+		writeFileSync(join(gate, "count"), "0");
+	};
+	return {
+		refuseAfter(served) {
+			armed();
+			writeFileSync(join(gate, "refuse-from"), String(readCount(gate) + served + 1));
+		},
+		beforeConnection(nth, args) {
+			armed();
+			writeFileSync(join(gate, `run-${readCount(gate) + nth}`), args.join("\0"));
+		},
+		serveAll() {
+			rmSync(gate, { recursive: true, force: true });
+		},
+	};
+}
+
 /**
  * Starts `git daemon` on a free loopback port, serving a fresh folder; resolves once it answers. `pushes: false` serves
  * it read-only (a remote without push rights).
@@ -105,51 +158,18 @@ async function untilAnswers(url: string): Promise<void> {
 export async function startGitServer({ pushes = true } = {}): Promise<GitServer> {
 	const base = realpathSync(mkdtempSync(join(tmpdir(), "til-done-served-")));
 	const hookDir = realpathSync(mkdtempSync(join(tmpdir(), "til-done-daemon-hook-")));
-	const gate = join(hookDir, "gate");
 	const hook = join(hookDir, "access-hook");
-	writeFileSync(hook, accessHook(base, gate));
+	writeFileSync(hook, accessHook(base, join(hookDir, "gate")));
 	chmodSync(hook, 0o755);
-	const armGate = () => {
-		mkdirSync(gate, { recursive: true });
-		writeFileSync(join(gate, "count"), "0");
-	};
 	mkdirSync(join(base, "probe.git"));
 	execFileSync("git", ["init", "-q", "--bare", join(base, "probe.git")]);
 	const port = await freePort();
-	let daemon: ChildProcess | undefined;
-	const url = (name: string) => `git://127.0.0.1:${port}/${name}`;
-	const start = async () => {
-		daemon = spawn(
-			"git",
-			[
-				"daemon",
-				"--listen=127.0.0.1",
-				`--port=${port}`,
-				"--reuseaddr",
-				...(pushes ? ["--enable=receive-pack"] : []),
-				"--export-all",
-				`--access-hook=${hook}`,
-				`--base-path=${base}`,
-				base,
-			],
-			{ stdio: "ignore", detached: true },
-		);
-		await untilAnswers(url("probe.git"));
-	};
-	const stop = async () => {
-		const running = daemon;
-		daemon = undefined;
-		if (!running?.pid || running.exitCode !== null) return;
-		const exited = new Promise<void>((resolve) => running.once("exit", () => resolve()));
-		// Its group: the daemon and the child it forked for each connection still open.
-		process.kill(-running.pid, "SIGKILL");
-		await exited;
-	};
+	const { start, stop } = daemonProcess(base, port, hook, pushes);
 	await start();
 	return {
 		base,
 		port,
-		url,
+		url: (name: string) => `git://127.0.0.1:${port}/${name}`,
 		bare(name, from) {
 			const path = join(base, name);
 			execFileSync("git", ["init", "-q", "--bare", "-b", from?.branch ?? "main", path]);
@@ -159,17 +179,7 @@ export async function startGitServer({ pushes = true } = {}): Promise<GitServer>
 		},
 		stop,
 		start,
-		refuseAfter(served) {
-			if (!existsSync(gate)) armGate();
-			writeFileSync(join(gate, "refuse-from"), String(readCount(gate) + served + 1));
-		},
-		beforeConnection(nth, args) {
-			if (!existsSync(gate)) armGate();
-			writeFileSync(join(gate, `run-${readCount(gate) + nth}`), args.join("\0"));
-		},
-		serveAll() {
-			rmSync(gate, { recursive: true, force: true });
-		},
+		...gateControls(join(hookDir, "gate")),
 		async close() {
 			await stop();
 			rmSync(base, { recursive: true, force: true });
