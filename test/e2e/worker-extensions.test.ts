@@ -43,6 +43,23 @@ function start(host: PiHost, env: IsolatedEnv, flags: string[], prompt = "Write 
 	return runPrint(args, env.env, { host, raw: true, timeoutMs: 60_000 });
 }
 
+/**
+ * With the project's `.pi/settings.json` as `settings`, a trusted session's one worker lands item 0's a.txt, and the
+ * settings file, linked into the worker's tree, never lands.
+ */
+async function landsWithProjectSettings(host: PiHost, env: IsolatedEnv, state: () => string, settings: string) {
+	mkdirSync(join(env.cwd, ".pi"));
+	writeFileSync(join(env.cwd, ".pi", "settings.json"), settings);
+	env.writeWorkerScripts({ "0": writeFileScript("a.txt") });
+	const before = state();
+	const result = await start(host, env, ["-e", EXTENSION_ENTRY, "--approve"]);
+	expect(result.stderr).toBe(stderrLine(allFinished(1)));
+	expect(result.code).toBe(0);
+	expect(readFileSync(join(env.cwd, "a.txt"), "utf8")).toBe("a.txt\n");
+	expect(readFileSync(join(env.cwd, ".pi", "settings.json"), "utf8")).toBe(settings);
+	expect(state()).toBe(before);
+}
+
 describe.each(PI_HOSTS)("pi $version", (host) => {
 	it("pi -e ./vendor/…, a folder git ignores: each worker loads the same extensions, and the items land", async () => {
 		const env = pi.env([writeStep(["Write a.txt", "Write b.txt"]), sayStep("Planned.")], { TIL_DONE_WORKERS: "2" });
@@ -62,17 +79,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		const env = pi.env([writeStep(["Write a.txt"]), sayStep("Planned.")], { TIL_DONE_WORKERS: "1" });
 		const state = userRepo(env);
 		vendor(env);
-		mkdirSync(join(env.cwd, ".pi"));
-		writeFileSync(join(env.cwd, ".pi", "settings.json"), JSON.stringify({ extensions: ["../vendor/fake.ts"] }));
-		env.writeWorkerScripts({ "0": writeFileScript("a.txt") });
-		const before = state();
-		const result = await start(host, env, ["-e", EXTENSION_ENTRY, "--approve"]);
-		expect(result.stderr).toBe(stderrLine(allFinished(1)));
-		expect(result.code).toBe(0);
-		expect(readFileSync(join(env.cwd, "a.txt"), "utf8")).toBe("a.txt\n");
-		// What was linked into the worker's tree never landed.
-		expect(readFileSync(join(env.cwd, ".pi", "settings.json"), "utf8")).toBe('{"extensions":["../vendor/fake.ts"]}');
-		expect(state()).toBe(before);
+		await landsWithProjectSettings(host, env, state, '{"extensions":["../vendor/fake.ts"]}');
 	});
 
 	it("the project's .pi names an extension outside the repository by a relative path: its workers load it too, and the items land", async () => {
@@ -82,17 +89,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		const outside = join(env.root, "outside");
 		mkdirSync(outside);
 		writeFileSync(join(outside, "ext.ts"), `export { default } from ${JSON.stringify(FAKE_MODEL_EXTENSION)};\n`);
-		mkdirSync(join(env.cwd, ".pi"));
-		const settings = JSON.stringify({ extensions: ["../../outside/ext.ts"] });
-		writeFileSync(join(env.cwd, ".pi", "settings.json"), settings);
-		env.writeWorkerScripts({ "0": writeFileScript("a.txt") });
-		const before = state();
-		const result = await start(host, env, ["-e", EXTENSION_ENTRY, "--approve"]);
-		expect(result.stderr).toBe(stderrLine(allFinished(1)));
-		expect(result.code).toBe(0);
-		expect(readFileSync(join(env.cwd, "a.txt"), "utf8")).toBe("a.txt\n");
-		expect(readFileSync(join(env.cwd, ".pi", "settings.json"), "utf8")).toBe(settings);
-		expect(state()).toBe(before);
+		await landsWithProjectSettings(host, env, state, JSON.stringify({ extensions: ["../../outside/ext.ts"] }));
 	});
 
 	it("a worker that cannot start is said once and is no model's failure: workers stop, and the session's model works the list", async () => {

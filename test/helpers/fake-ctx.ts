@@ -188,6 +188,27 @@ function uiContext(ui: FakeUiRecording, switches: Switches, rows: number, screen
 	};
 }
 
+/** pi's question on trusting the project, answered `trusted`; none when the option is not given (a pi without it). */
+function trustQuestion(trusted: boolean | undefined, switches: Switches) {
+	if (trusted === undefined) return {};
+	return {
+		isProjectTrusted: () => {
+			live(switches);
+			return trusted;
+		},
+	};
+}
+
+/** pi's model registry as the options have it: the models it finds, their credentials, and the one completion. */
+function modelRegistryOf(options: FakeCtxOptions) {
+	return {
+		find: (provider: string, id: string) => options.models?.[`${provider}/${id}`],
+		hasConfiguredAuth: () => options.auth ?? true,
+		complete: (_model: unknown, context: never, callOptions?: { signal?: AbortSignal }) =>
+			options.complete ? options.complete(context, callOptions) : Promise.reject(new Error("no model")),
+	};
+}
+
 export function createFakeCtx(options: FakeCtxOptions = {}): FakeCtx {
 	const switches: Switches = {
 		idle: options.idle ?? true,
@@ -217,21 +238,9 @@ export function createFakeCtx(options: FakeCtxOptions = {}): FakeCtx {
 			return switches.pendingMessages;
 		},
 		waitForIdle: async () => undefined,
-		...(options.trusted === undefined
-			? {}
-			: {
-					isProjectTrusted: () => {
-						live(switches);
-						return options.trusted;
-					},
-				}),
+		...trustQuestion(options.trusted, switches),
 		model: options.complete ? FAKE_SESSION_MODEL : undefined,
-		modelRegistry: {
-			find: (provider: string, id: string) => options.models?.[`${provider}/${id}`],
-			hasConfiguredAuth: () => options.auth ?? true,
-			complete: (_model: unknown, context: never, callOptions?: { signal?: AbortSignal }) =>
-				options.complete ? options.complete(context, callOptions) : Promise.reject(new Error("no model")),
-		},
+		modelRegistry: modelRegistryOf(options),
 	};
 	return {
 		ctx: ctx as unknown as ExtensionContext,
