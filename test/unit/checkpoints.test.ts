@@ -59,19 +59,23 @@ async function start(gitRepo = true, flags: Record<string, string> = {}) {
 				const { index, phase } = entry.data as { index: number; phase: string };
 				return [index, phase];
 			});
-	return { pi, fake, tool, todos, taken };
-}
-
-describe("a start and a completion are snapshots on the branch; diff and revert use them", () => {
-	it("takes both, diffs them, reverts the change", async () => {
-		const { pi, fake, tool, todos, taken } = await start();
+	/** Item 0, "Edit a", worked to the end: started, a.txt written as `content` from pi's bash, completed, settled. */
+	const editA = async (content: string) => {
 		await tool("write_todos", { mode: "replace", todos: [{ text: "Edit a" }] });
 		await tool("edit_todos", { action: "start", indices: [0] });
 		// pi's bash tool: its call waits for the start's snapshot, then it writes.
 		await pi.fire("tool_call", { toolName: "bash", input: {} }, fake.ctx);
-		writeFileSync(join(dir, "a.txt"), "two\n");
+		writeFileSync(join(dir, "a.txt"), content);
 		await tool("edit_todos", { action: "complete", indices: [0] });
 		await checkpointsSettled();
+	};
+	return { pi, fake, tool, todos, taken, editA };
+}
+
+describe("a start and a completion are snapshots on the branch; diff and revert use them", () => {
+	it("takes both, diffs them, reverts the change", async () => {
+		const { todos, taken, editA } = await start();
+		await editA("two\n");
 		expect(taken()).toEqual([
 			[0, "start"],
 			[0, "done"],
@@ -125,13 +129,8 @@ describe("a start and a completion are snapshots on the branch; diff and revert 
 	});
 
 	it("while the user's own git operation is under way a revert is refused; refs git holds locked are not cleaned", async () => {
-		const { pi, fake, tool, todos } = await start();
-		await tool("write_todos", { mode: "replace", todos: [{ text: "Edit a" }] });
-		await tool("edit_todos", { action: "start", indices: [0] });
-		await pi.fire("tool_call", { toolName: "bash", input: {} }, fake.ctx);
-		writeFileSync(join(dir, "a.txt"), "two\n");
-		await tool("edit_todos", { action: "complete", indices: [0] });
-		await checkpointsSettled();
+		const { todos, editA } = await start();
+		await editA("two\n");
 		writeFileSync(join(dir, ".git/MERGE_HEAD"), "");
 		expect(await todos("revert 0")).toBe(CHECKPOINTS.busy("a merge is in progress"));
 		expect(readFileSync(join(dir, "a.txt"), "utf8")).toBe("two\n");
@@ -243,13 +242,8 @@ describe("a revert that would lose a later change is refused, naming the files, 
 
 describe("a revert that would lose a later change keeps every byte of it", () => {
 	it("a line ending of its own, a NUL and a non-ASCII letter, written after the item", async () => {
-		const { pi, fake, tool, todos } = await start();
-		await tool("write_todos", { mode: "replace", todos: [{ text: "Edit a" }] });
-		await tool("edit_todos", { action: "start", indices: [0] });
-		await pi.fire("tool_call", { toolName: "bash", input: {} }, fake.ctx);
-		writeFileSync(join(dir, "a.txt"), "changed\n");
-		await tool("edit_todos", { action: "complete", indices: [0] });
-		await checkpointsSettled();
+		const { todos, editA } = await start();
+		await editA("changed\n");
 		const mine = "changed\nmine \u00e9\r\n\u0000tail";
 		writeFileSync(join(dir, "a.txt"), mine);
 		expect(await todos("revert 0")).toBe(CHECKPOINTS.revertRefused(0, "a.txt"));
