@@ -173,6 +173,35 @@ async function resume(engine: EngineState, ctx: ExtensionContext): Promise<void>
 	if (run.mode.holdsCommands) await done;
 }
 
+/**
+ * Where pi lets the extension act before a run settles (print and JSON modes): what follows the run happens inside it,
+ * and its result is the run's boundary.
+ */
+async function settleInside(
+	engine: EngineState,
+	event: Parameters<Engine["onBeforeSettle"]>[0],
+	ctx: Parameters<Engine["onBeforeSettle"]>[1],
+): ReturnType<Engine["onBeforeSettle"]> {
+	const run = follow(engine, ctx);
+	if (!run) return undefined;
+	const inside: FollowUp = { ...run, boundary: {} };
+	// pi ends on SIGTERM or SIGHUP once the run ends (pi 1.6 waits for it before the session ends): what the run
+	// waits for, the workers too, ends at once, so the run does not wait on them.
+	const ending = (signal: NodeJS.Signals) => {
+		follow(engine, ctx);
+		const alone = process.listenerCount(signal) === 1;
+		// A pi that takes no such signal itself ends by it, as it would have without this listener.
+		void stopCrew(engine.pi).finally(() => alone && endBy(signal, ending));
+	};
+	for (const signal of ENDING_SIGNALS) process.on(signal, ending);
+	try {
+		await afterRun(runOutcome(event.context.contextMessages, event.outcome === "aborted"), inside);
+	} finally {
+		for (const signal of ENDING_SIGNALS) process.off(signal, ending);
+	}
+	return run.signal.aborted ? undefined : inside.boundary?.result;
+}
+
 export function createEngine(pi: ExtensionAPI, getConfig: () => TilDoneConfig): Engine {
 	const engine: EngineState = { pi, getConfig, following: new AbortController() };
 	/** Forgets what follows a run; resolves once the workers (if any) are stopped, their claims let go. */
@@ -198,26 +227,7 @@ export function createEngine(pi: ExtensionAPI, getConfig: () => TilDoneConfig): 
 			const run = outcome && follow(engine, ctx);
 			if (outcome && run) void afterRun(outcome, run);
 		},
-		async onBeforeSettle(event, ctx) {
-			const run = follow(engine, ctx);
-			if (!run) return undefined;
-			const inside: FollowUp = { ...run, boundary: {} };
-			// pi ends on SIGTERM or SIGHUP once the run ends (pi 1.6 waits for it before the session ends): what the run
-			// waits for, the workers too, ends at once, so the run does not wait on them.
-			const ending = (signal: NodeJS.Signals) => {
-				follow(engine, ctx);
-				const alone = process.listenerCount(signal) === 1;
-				// A pi that takes no such signal itself ends by it, as it would have without this listener.
-				void stopCrew(pi).finally(() => alone && endBy(signal, ending));
-			};
-			for (const signal of ENDING_SIGNALS) process.on(signal, ending);
-			try {
-				await afterRun(runOutcome(event.context.contextMessages, event.outcome === "aborted"), inside);
-			} finally {
-				for (const signal of ENDING_SIGNALS) process.off(signal, ending);
-			}
-			return run.signal.aborted ? undefined : inside.boundary?.result;
-		},
+		onBeforeSettle: (event, ctx) => settleInside(engine, event, ctx),
 		get actsBeforeSettle() {
 			return engine.mode?.actsBeforeSettle ?? false;
 		},
