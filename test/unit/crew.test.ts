@@ -8,10 +8,10 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileS
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { execCommand } from "../../node_modules/@earendil-works/pi-coding-agent/dist/core/exec.js";
 import { itemKey } from "../../src/core/list/items.ts";
-import { startWorkers, stopWorkers } from "../../src/edges/workers/crew.ts";
+import { crewInterrupted, startWorkers, stopWorkers } from "../../src/edges/workers/crew.ts";
 import { extensionFlags } from "../../src/edges/workers/extensions.ts";
 import {
 	getChain,
@@ -378,6 +378,46 @@ describe("a stop holds at every moment before the landing writes", () => {
 		expect(await stopWorkers(pi.api)).toEqual([{ outcome: { kind: "stopped" }, work: "kept" }]);
 		expect(getTodos()[0]?.status).toBe("not_started");
 		expect(existsSync(join(dir, "item-0.txt"))).toBe(false);
+	});
+});
+
+describe("an interrupt (SIGINT) of the process stops the crew for good", () => {
+	/** Catches the crew's raising of the interrupt again, which would end this test's process. */
+	function raisedAgain(): Promise<void> {
+		const original = process.kill.bind(process);
+		return new Promise((resolve) => {
+			const kill = vi.spyOn(process, "kill").mockImplementation((pid, signal) => {
+				// The workers' groups are killed for real; only this process's own interrupt is caught.
+				if (pid !== process.pid || signal !== "SIGINT") return original(pid, signal);
+				kill.mockRestore();
+				resolve();
+				return true;
+			});
+		});
+	}
+
+	it("a worker's end meanwhile starts no worker: no claim, no tree is left when the interrupt is raised again", async () => {
+		process.env.WORKER_MODE = "hang";
+		setTodos(items("Write a.txt", "Write b.txt"));
+		const { pi, run } = crew();
+		const listeners = process.listenerCount("SIGINT");
+		await startWorkers([0, 1], run);
+		// What follows a worker's end: its item, ready again, handed out at once (as the next decision would).
+		const startsAgain: Promise<boolean>[] = [];
+		subscribe(() => {
+			if (getTodos()[0]?.status === "not_started" && startsAgain.length === 0) startsAgain.push(startWorkers([0], run));
+		});
+		const raised = raisedAgain();
+		const told = crewInterrupted(pi.api, new AbortController().signal);
+		process.emit("SIGINT", "SIGINT");
+		await (await told).stopped;
+		await raised;
+		await Promise.all(startsAgain);
+		expect(startsAgain).toHaveLength(1);
+		expect(getWorkers()).toEqual([]);
+		expect(getTodos().map((todo) => todo.status)).toEqual(["not_started", "not_started"]);
+		expect(git("for-each-ref", "--format=%(refname)", "refs/til-done/", "refs/til-done-claims/")).toBe("");
+		expect(process.listenerCount("SIGINT")).toBe(listeners);
 	});
 });
 

@@ -186,11 +186,12 @@ function workerEnded(endsSeen: number, signal: AbortSignal): Promise<void> {
 }
 
 /**
- * Waits for the next worker to end, then carries out what follows; Esc in the TUI stops every worker instead, and the
- * follow-up's cancellation (a prompt, `/todos pause`, a session change) ends the wait.
+ * Waits for the next worker to end, then carries out what follows; Esc in the TUI stops every worker instead, an
+ * interrupt of the process (SIGINT) ends the chain as the crew stops them, and the follow-up's cancellation (a prompt,
+ * `/todos pause`, a session change) ends the wait.
  */
 async function waitForWorkers(run: FollowUp, endsSeen: number): Promise<void> {
-	const { stopWorkers } = await import("../workers/crew.ts");
+	const { crewInterrupted, stopWorkers } = await import("../workers/crew.ts");
 	// Each wait's listeners go with it: a chain of many workers' ends waits on one follow-up's signal.
 	const waiting = new AbortController();
 	const cancelled = new Promise<"cancelled">((resolve) =>
@@ -198,9 +199,15 @@ async function waitForWorkers(run: FollowUp, endsSeen: number): Promise<void> {
 	);
 	const keyed = run.mode.stopKey(waiting.signal).then(() => "key" as const);
 	const ended = workerEnded(endsSeen, waiting.signal).then(() => "ended" as const);
-	const end = await Promise.race([ended, cancelled, keyed]);
+	const caught = crewInterrupted(run.pi, waiting.signal);
+	const end = await Promise.race([ended, cancelled, keyed, caught]);
 	waiting.abort();
 	if (run.signal.aborted) return;
+	if (typeof end === "object") {
+		// The run holds until the crew has stopped its workers and raised the interrupt again, which ends pi -p.
+		await end.stopped;
+		return interrupted(run);
+	}
 	if (end === "key") {
 		tell(run.ctx, WORKER_TEXTS.stoppedByKey(stopTally(await stopWorkers(run.pi))), "info");
 		return interrupted(run);

@@ -81,6 +81,10 @@ interface Crew {
 	running: Map<string, Running>;
 	/** While workers work: what an interrupt (SIGINT) of the process does first. */
 	onInterrupt?: () => void;
+	/** From an interrupt caught until it is raised again, the crew's stop: no worker starts meanwhile. */
+	stopping?: Promise<void>;
+	/** Waits on the workers, told of an interrupt as it is caught. */
+	waitsOnInterrupt: Set<(stop: InterruptStop) => void>;
 }
 
 const crews = new WeakMap<object, Crew>();
@@ -88,7 +92,7 @@ const crews = new WeakMap<object, Crew>();
 function crewOf(pi: ExtensionAPI): Crew {
 	let crew = crews.get(pi);
 	if (!crew) {
-		crew = { running: new Map() };
+		crew = { running: new Map(), waitsOnInterrupt: new Set() };
 		crews.set(pi, crew);
 	}
 	return crew;
@@ -137,7 +141,8 @@ type BoundRun = CrewRun & { bounds: Record<string, string> };
  */
 async function startOne(index: number, repo: Repo, run: BoundRun): Promise<void> {
 	const todo = getTodos()[index];
-	if (!todo) return;
+	// An interrupt stops the crew: a worker's end meanwhile must not hand its item out again.
+	if (!todo || crewOf(run.pi).stopping) return;
 	const key = itemKey(index, todo.text);
 	const session = run.ctx.sessionManager.getSessionId();
 	// At work from now on: no other decision hands the item out again.
@@ -400,13 +405,37 @@ function giveBack(run: CrewRun, item: Item, outcome: WorkerOutcome, key?: string
 function catchInterrupts(crew: Crew, pi: ExtensionAPI): void {
 	if (crew.onInterrupt) return;
 	crew.onInterrupt = () => {
-		void stopWorkers(pi).finally(() => {
+		const stopping = stopWorkers(pi).finally(() => {
 			stopCatchingInterrupts(crew);
 			removeInUse();
+			crew.stopping = undefined;
 			process.kill(process.pid, "SIGINT");
 		});
+		// The interrupt raised again is read in the event loop's next poll, one full turn after this one: what waits
+		// on the stop goes on after that (if the process is still there), never before pi -p ends on its own.
+		const taken = () => new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)));
+		crew.stopping = stopping.then(taken, taken);
+		for (const wait of crew.waitsOnInterrupt) wait({ stopped: crew.stopping });
 	};
 	process.on("SIGINT", crew.onInterrupt);
+}
+
+/** An interrupt caught: `stopped` resolves once the crew is stopped and the interrupt raised again. */
+export interface InterruptStop {
+	stopped: Promise<void>;
+}
+
+/**
+ * Resolves as an interrupt is caught (at once if the crew is stopping for one now): a wait on the workers ends there,
+ * for what follows would start them again; `signal` drops the wait.
+ */
+export function crewInterrupted(pi: ExtensionAPI, signal: AbortSignal): Promise<InterruptStop> {
+	const crew = crewOf(pi);
+	return new Promise((resolve) => {
+		if (crew.stopping) return resolve({ stopped: crew.stopping });
+		crew.waitsOnInterrupt.add(resolve);
+		signal.addEventListener("abort", () => crew.waitsOnInterrupt.delete(resolve), { once: true });
+	});
 }
 
 function stopCatchingInterrupts(crew: Crew): void {
