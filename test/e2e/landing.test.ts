@@ -354,6 +354,45 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		},
 	);
 
+	describe("a file the person's .gitignore names lands like any other", () => {
+		it("'Write .env.local' with .env* ignored: the worker's file lands, a folder it made that git ignores does not", async () => {
+			const env = pi.env([writeStep(["Write .env.local"]), sayStep("Planned.")], { TIL_DONE_WORKERS: "1" });
+			const state = personRepo(env.cwd, { ".gitignore": ".env*\nbuild/\n" });
+			env.writeWorkerScripts({
+				"0": [
+					toolStep("write", { path: ".env.local", content: "API_URL=http://localhost\n" }),
+					bash("mkdir -p build && echo out > build/app.js"),
+					sayStep("Done."),
+				],
+			});
+			const before = state();
+			const result = await print(host, env);
+			expect(result.stderr).toBe(stderrLine(allFinished(1)));
+			expect(result.code).toBe(0);
+			expect(readFileSync(join(env.cwd, ".env.local"), "utf8")).toBe("API_URL=http://localhost\n");
+			expect(existsSync(join(env.cwd, "build"))).toBe(false);
+			expect(state([".env.local"])).toBe(before);
+		});
+
+		it("an ignored file of the person's own at that path is a conflict: theirs is kept, byte for byte", async () => {
+			const env = pi.env([writeStep(["Write .env.local"]), sayStep("Planned.")], {
+				TIL_DONE_WORKERS: "1",
+				TIL_DONE_MAX_FAILURES: "1",
+			});
+			const state = personRepo(env.cwd, { ".gitignore": ".env*\n" });
+			writeFileSync(join(env.cwd, ".env.local"), "SECRET=the person's\n");
+			env.writeWorkerScripts({
+				"0": [toolStep("write", { path: ".env.local", content: "API_URL=http://localhost\n" }), sayStep("Done.")],
+			});
+			const before = state();
+			const result = await print(host, env);
+			const why = WORKERS.conflicts(".env.local");
+			expect(result.stderr).toBe(stderrLine(`${WORKERS.givenBack(0, why)}\n${workerFailures(1, why)}`));
+			expect(result.code).toBe(4);
+			expect(state()).toBe(before);
+		});
+	});
+
 	it("the person mid-merge: nothing of a worker's work lands, its item is given back saying why", async () => {
 		const env = pi.env([writeStep(["Write a.txt"]), sayStep("Planned.")], {
 			TIL_DONE_WORKERS: "1",

@@ -128,8 +128,12 @@ function processOptions(cwd: string, options: GitOptions, maxBytes: number): Gro
 const MAX_FILE_BYTES = 256 * 1024 * 1024;
 
 /** Runs git and gives its output as bytes (a file's contents); undefined when it fails (`merge-file` on a conflict). */
-export async function runGitBytes(cwd: string, args: readonly string[]): Promise<Buffer | undefined> {
-	const ended = await runGrouped("git", args, processOptions(cwd, {}, MAX_FILE_BYTES));
+export async function runGitBytes(
+	cwd: string,
+	args: readonly string[],
+	options: GitOptions = {},
+): Promise<Buffer | undefined> {
+	const ended = await runGrouped("git", args, processOptions(cwd, options, MAX_FILE_BYTES));
 	return ended.code === 0 ? ended.stdout : undefined;
 }
 

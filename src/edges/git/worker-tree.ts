@@ -11,7 +11,16 @@
  * the worker wrote there (a clean filter, an fsmonitor) runs as the session.
  */
 
-import { appendFileSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import {
+	appendFileSync,
+	copyFileSync,
+	existsSync,
+	mkdirSync,
+	mkdtempSync,
+	readdirSync,
+	rmSync,
+	writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { GIT_MODE } from "../../core/rules/landing.ts";
@@ -73,7 +82,11 @@ function copyOrEmpty(from: string, to: string): void {
 export function excludeInTree(tree: WorkerTree, lines: string): void {
 	for (const info of [join(tree.dir, ".git", "info"), join(tree.meta, "info")])
 		appendFileSync(join(info, "exclude"), `\n${lines}`);
+	appendFileSync(ownExclusions(tree), lines);
 }
+
+/** The lines of exclusions the session put in the tree itself (never the person's): what is there is never work. */
+const ownExclusions = (tree: WorkerTree): string => join(tree.meta, "til-done-exclude");
 
 /** The worker repository's borrowed objects, its raw attributes, and the user's own exclusions. */
 function writeInfo(dir: string, commonDir: string): void {
@@ -113,22 +126,70 @@ export async function keepWorkerResult(
 			GIT_DIR: tree.meta,
 			GIT_WORK_TREE: tree.dir,
 			GIT_INDEX_FILE: join(tree.meta, "index"),
+			BASE: tree.base,
 		};
-		const script = [
-			'git "$@" read-tree "$BASE" || exit 1',
-			'if [ -n "$DROP" ]; then git "$@" update-index -z --force-remove --stdin || exit 1; fi',
-			'git "$@" add -A && tree=$(git "$@" write-tree) || exit 1',
-			// Nothing changed: the base is the result, and nothing is kept for it.
-			'if [ "$tree" = "$(git "$@" rev-parse "$BASE^{tree}")" ]; then echo "$BASE"; exit 0; fi',
-			'git "$@" commit-tree "$tree" -p "$BASE" -m "pi-til-done worker result"',
-		].join("\n");
 		const input = written.map((path) => `${path}\0`).join("");
-		const made = await runSh(tree.dir, script, { ...env, BASE: tree.base, DROP: input ? "1" : "" }, input, signal);
+		const staged = await runSh(tree.dir, STAGE_SCRIPT, { ...env, DROP: input ? "1" : "" }, input, signal);
+		if (staged.code !== 0 || !(await stageIgnoredFiles(tree, env, signal))) return undefined;
+		const made = await runSh(tree.dir, COMMIT_SCRIPT, env, undefined, signal);
 		return made.code === 0 ? made.stdout.trim() : undefined;
 	});
 	if (commit === undefined || commit === tree.base) return commit;
 	return (await runGit(repo.top, ["update-ref", ref, commit])).code === 0 ? commit : undefined;
 }
+
+/** The tree's every change in our index on its base (what it wrote in a submodule's place dropped first). */
+const STAGE_SCRIPT = [
+	'git "$@" read-tree "$BASE" || exit 1',
+	'if [ -n "$DROP" ]; then git "$@" update-index -z --force-remove --stdin || exit 1; fi',
+	'git "$@" add -A',
+].join("\n");
+
+/** The index as a commit on its base; the base itself when nothing changed, and nothing is kept for it. */
+const COMMIT_SCRIPT = [
+	'tree=$(git "$@" write-tree) || exit 1',
+	'if [ "$tree" = "$(git "$@" rev-parse "$BASE^{tree}")" ]; then echo "$BASE"; exit 0; fi',
+	'git "$@" commit-tree "$tree" -p "$BASE" -m "pi-til-done worker result"',
+].join("\n");
+
+/** Adds to the index the files the worker made that the person's exclusions name; false when git refused. */
+async function stageIgnoredFiles(tree: WorkerTree, env: NodeJS.ProcessEnv, signal?: AbortSignal): Promise<boolean> {
+	const ignored = await ignoredFilesWritten(tree, env);
+	if (ignored === undefined) return false;
+	if (ignored.length === 0) return true;
+	const list = join(tree.meta, "til-done-ignored");
+	writeFileSync(list, Buffer.from(ignored.map((path) => `${path}\0`).join(""), "latin1"));
+	const script = 'git "$@" add -f --pathspec-from-file="$LIST" --pathspec-file-nul';
+	const vars = { ...env, LIST: list, GIT_LITERAL_PATHSPECS: "1" };
+	return (await runSh(tree.dir, script, vars, undefined, signal)).code === 0;
+}
+
+/**
+ * The files the worker made that the person's exclusions name (`.env.local` under `.env*`): work like any other, so
+ * kept. A whole folder git ignores (`node_modules/`, `build/`) is what tools make, never kept; nor is what the session
+ * itself put in the tree. Undefined when git cannot list them.
+ */
+async function ignoredFilesWritten(tree: WorkerTree, env: NodeJS.ProcessEnv): Promise<string[] | undefined> {
+	const list = ["ls-files", "-z", "--others", "--ignored", "--directory"];
+	const ignored = await runGitBytes(tree.dir, [...list, "--exclude-standard"], { env });
+	if (!ignored) return undefined;
+	let own: string[] = [];
+	if (existsSync(ownExclusions(tree))) {
+		const listed = await runGitBytes(tree.dir, [...list, `--exclude-from=${ownExclusions(tree)}`], { env });
+		if (!listed) return undefined;
+		own = entriesOf(listed);
+	}
+	const owned = (path: string) =>
+		own.some((entry) => path === entry || (entry.endsWith("/") && path.startsWith(entry)));
+	return entriesOf(ignored).filter((path) => !path.endsWith("/") && !owned(path));
+}
+
+/** The entries of a NUL-separated listing, each byte kept (a name need not be UTF-8). */
+const entriesOf = (listed: Buffer): string[] =>
+	listed
+		.toString("latin1")
+		.split("\0")
+		.filter((entry) => entry !== "");
 
 /**
  * The submodules of the worker's base (a snapshot holds one as its commit, and the tree an empty folder) whose folder
