@@ -17,6 +17,7 @@ import {
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import type { ToolDefinition } from "@earendil-works/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { PARENT_MARKER, releaseRole, WORKER_MARKER } from "../../src/edges/host/role.ts";
 import {
@@ -200,6 +201,48 @@ describe("a worker's bash writes only its tree and its TMPDIR", () => {
 		const check = confinedInTree('echo "$TMPDIR" && echo x > t.txt', tree, { [WORKER_REPO_VAR]: repo });
 		expect(run(check)).toBe(`${tmp()}\n`);
 		expect(readFileSync(join(tree, "t.txt"), "utf8")).toBe("x\n");
+	});
+});
+
+describe("a worker's write and edit write in bubblewrap: a link made after the call was judged leads nowhere", () => {
+	const bwrap = () => execFileSync("bash", ["-c", "command -v bwrap"], { encoding: "utf8" }).trim();
+	const run = (tool: ToolDefinition | undefined, params: Record<string, unknown>) =>
+		(tool as ToolDefinition).execute("t", params as never, undefined, undefined, createFakeCtx({ cwd: tree }).ctx);
+
+	it.skipIf(!bwrapWorks)(
+		"a folder of the tree turned into a link to the person's repository: nothing is written there",
+		async () => {
+			const { pi, call } = worker({ [WORKER_REPO_VAR]: repo, [WORKER_BWRAP_VAR]: bwrap() });
+			mkdirSync(join(tree, "d"));
+			const params = { path: "d/README.md", content: "escaped\n" };
+			expect((await call("write", params)).answer).toBeUndefined();
+			// After the gate, before the write: what a worker's bash in the background can do.
+			rmSync(join(tree, "d"), { recursive: true });
+			symlinkSync(repo, join(tree, "d"));
+			const target = join(tree, "d", "README.md");
+			await expect(run(pi.tools.get("write"), params)).rejects.toThrow(
+				WORKER_BOUNDS.notWritten(target, `sh: 1: cannot create ${target}: Read-only file system`),
+			);
+			const edit = { path: "d/README.md", edits: [{ oldText: "the person's", newText: "escaped" }] };
+			await expect(run(pi.tools.get("edit"), edit)).rejects.toThrow();
+			expect(readFileSync(join(repo, "README.md"), "utf8")).toBe("the person's\n");
+		},
+	);
+
+	it.skipIf(!bwrapWorks)(
+		"inside the tree, a new file in a new folder and an edit are written as pi writes them",
+		async () => {
+			const { pi } = worker({ [WORKER_REPO_VAR]: repo, [WORKER_BWRAP_VAR]: bwrap() });
+			await run(pi.tools.get("write"), { path: "new/a.txt", content: "a é\n" });
+			expect(readFileSync(join(tree, "new", "a.txt"), "utf8")).toBe("a é\n");
+			await run(pi.tools.get("edit"), { path: "new/a.txt", edits: [{ oldText: "a é", newText: "b" }] });
+			expect(readFileSync(join(tree, "new", "a.txt"), "utf8")).toBe("b\n");
+		},
+	);
+
+	it("where bubblewrap cannot confine, pi's own write and edit are left as they are", () => {
+		const { pi } = worker();
+		expect([...pi.tools.keys()]).toEqual([]);
 	});
 });
 

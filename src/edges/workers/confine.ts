@@ -33,6 +33,7 @@ import { takeUnreported } from "../../state.ts";
 import type { Repo } from "../git/git.ts";
 import { workerTmpDir } from "../git/worker-tree.ts";
 import { tell } from "../host/tell.ts";
+import { confineWrites } from "./confined-writes.ts";
 
 /** In a worker's environment: the top of the person's repository its tree is a copy of. */
 export const WORKER_REPO_VAR = "TIL_DONE_WORKER_REPO";
@@ -174,8 +175,9 @@ function targetOf(cwd: string, path: string): WriteTarget {
 }
 
 /**
- * In a worker's pi, from its session's start: `write` and `edit` outside its tree refused, `bash` confined (or, where
- * it cannot be, given the worker's own TMPDIR). Returns how to stop.
+ * In a worker's pi, from its session's start: `write` and `edit` outside its tree refused, and where bubblewrap
+ * confines, written in it (edges/workers/confined-writes.ts); `bash` confined (or, where it cannot be, given the
+ * worker's own TMPDIR). Returns how to stop.
  */
 export function keepInTree(pi: ExtensionAPI, ctx: ExtensionContext, env: NodeJS.ProcessEnv = process.env): () => void {
 	const tree = env[WORKER_TREE_VAR] ?? ctx.cwd;
@@ -185,6 +187,7 @@ export function keepInTree(pi: ExtensionAPI, ctx: ExtensionContext, env: NodeJS.
 	const bwrap = env[WORKER_BWRAP_VAR];
 	const confine = (command: string): string =>
 		bwrap ? confinedCommand(command, { bwrap, tree: place.realTree, tmp }) : unconfinedCommand(command, tmp);
+	if (bwrap) confineWrites(pi, ctx.cwd, { bwrap, tree: place.realTree, tmp });
 	return pi.on("tool_call", (event) => {
 		const input = event.input as { command?: unknown; path?: unknown };
 		if (event.toolName === "bash" && typeof input.command === "string") {
