@@ -286,6 +286,26 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		expect(state()).toBe(before);
 	}, 180_000);
 
+	it("past ten times the bound in untracked bytes in all, the biggest files are left out of a worker's tree too, named once", async () => {
+		const env = pi.env([writeStep(["List the files"]), sayStep("Planned.")], {
+			TIL_DONE_WORKERS: "1",
+			TIL_DONE_MAX_UNTRACKED_MB: "1",
+		});
+		const state = userRepo(env);
+		// Twelve files of 0.9 MB, each within the bound of 1 MB: 10.8 MB in all, past 10 MB by one.
+		const names = Array.from({ length: 12 }, (_, i) => `u${String(i).padStart(2, "0")}.bin`);
+		for (const name of names) execFileSync("truncate", ["-s", "900000", join(env.cwd, name)]);
+		env.writeWorkerScripts({ "0": [toolStep("bash", { command: "ls > list.txt" }), sayStep("Listed.")] });
+		const before = state();
+		const result = await print(host, env, 120_000);
+		const named = CHECKPOINTS.beyondTotal(1, 10, '"u11.bin" (0.9 MB)');
+		expect(result.stderr).toBe(stderrLine(named) + stderrLine(allFinished(1)));
+		expect(result.code).toBe(0);
+		const listed = ["README.md", "list.txt", "mine.txt", ...names.slice(0, 11)].sort();
+		expect(readFileSync(join(env.cwd, "list.txt"), "utf8")).toBe(`${listed.join("\n")}\n`);
+		expect(state()).toBe(before);
+	});
+
 	it("a worker that commits its work in its own repository still lands it: its objects are kept with its result", async () => {
 		const env = pi.env([writeStep(["Write c.txt"]), sayStep("Planned.")], { TIL_DONE_WORKERS: "1" });
 		const state = userRepo(env);

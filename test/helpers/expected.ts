@@ -674,6 +674,9 @@ export const CHECKPOINTS = {
 	/** The untracked files over the bound, named once: `"big.bin" (1,500 MB)`. */
 	leftOut: (count: number, maxMb: number, named: string) =>
 		`pi-til-done: ${count} untracked file(s) over ${maxMb} MB left out of snapshots (workers' trees, checkpoints, the judge's evidence): ${named}. --til-done-max-untracked-mb sets the bound.`,
+	/** The untracked files within the bound left out for the bytes in all, named once. */
+	beyondTotal: (count: number, totalMb: number, named: string) =>
+		`pi-til-done: ${count} untracked file(s) left out of snapshots (workers' trees, checkpoints, the judge's evidence) beyond ${totalMb} MB of untracked files in all, the biggest first: ${named}. --til-done-max-untracked-mb sets the bound (${totalMb} MB is ten times it).`,
 	notGitTree: (cwd: string) => `Checkpoints are on, but ${cwd} is not in a git work tree: no checkpoint is taken.`,
 	diffHead: (index: number, text: string, start: string, done: string) =>
 		`Changes of [${index}] ${text} (${start.slice(0, 12)} → ${done.slice(0, 12)}):`,

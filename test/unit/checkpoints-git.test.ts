@@ -147,6 +147,27 @@ describe("untracked files over the bound are left out of a snapshot, named, and 
 		expect(named).toEqual([["a*b [1].bin "]]);
 	});
 
+	it("past ten times the bound in untracked bytes in all, the biggest files within it are left out too, and named apart", async () => {
+		for (const name of ["a", "b", "c", "d", "e", "f"]) write(`${name}.bin`, "z".repeat(900_000));
+		write("g.bin", "z".repeat(950_000));
+		for (const name of ["h", "i", "j", "k"]) write(`${name}.bin`, "z".repeat(800_000));
+		const named: string[][] = [];
+		const beyond: string[][] = [];
+		const withTotal = {
+			...bound(1, named),
+			beyondTotal: (files: readonly { path: string }[]) => beyond.push(files.map((file) => file.path)),
+		};
+		const tree = got(await snapshotTree(await repo(), { bound: withTotal }));
+		// 4 × 0.8 + 6 × 0.9 + 0.95 = 9.55 MB: within 10 MB, nothing left out; a 0.99 MB file more passes it, and goes.
+		expect(git("ls-tree", "-r", "--name-only", tree).split("\n").filter(Boolean)).toHaveLength(11);
+		expect(beyond).toEqual([]);
+		write("l.bin", "z".repeat(990_000));
+		const again = got(await snapshotTree(await repo(), { bound: withTotal }));
+		expect(git("ls-tree", "-r", "--name-only", again).split("\n").filter(Boolean)).not.toContain("l.bin");
+		expect(beyond).toEqual([["l.bin"]]);
+		expect(named).toEqual([]);
+	});
+
 	it("a file that grows past the bound after a snapshot leaves the next one", async () => {
 		const found = await repo();
 		write("grows.bin", "small\n");

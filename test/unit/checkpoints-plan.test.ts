@@ -6,6 +6,7 @@ import {
 	checkpointRef,
 	checkpointsOn,
 	excludeLines,
+	filesBeyondTotal,
 	filesLeftOut,
 	filesToRevert,
 	itemWork,
@@ -203,6 +204,20 @@ describe("which untracked files a snapshot leaves out, and the exclude lines tha
 		const files = [file("a", 1_000_000), file("b", 1_000_001), file("c", 9_000_000)];
 		expect(filesLeftOut(files, 1)).toEqual([file("c", 9_000_000), file("b", 1_000_001)]);
 		expect(filesLeftOut(files, 0)).toEqual([]);
+	});
+
+	it("within the bound, the biggest past ten times it in all, biggest first, the smallest kept; none with a bound of 0", () => {
+		const files = [
+			file("a", 4_000_000),
+			file("b", 3_000_000),
+			file("c", 900_000),
+			file("d", 3_000_000),
+			file("e", 1_000_000),
+		];
+		// 10 MB in all: c, e, b, d (7.9 MB) are kept, and a (4 MB) would pass it.
+		expect(filesBeyondTotal(files, 1)).toEqual([file("a", 4_000_000)]);
+		expect(filesBeyondTotal(files, 2)).toEqual([]);
+		expect(filesBeyondTotal(files, 0)).toEqual([]);
 	});
 
 	it("anchors each path and escapes git's pattern characters and a trailing space; a path with a line break is not named", () => {

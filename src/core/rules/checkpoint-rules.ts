@@ -195,6 +195,24 @@ export function filesLeftOut(untracked: readonly LeftOut[], maxMb: number): Left
 	return untracked.filter((file) => file.bytes > maxMb * BYTES_PER_MB).sort((a, b) => b.bytes - a.bytes);
 }
 
+/** The untracked bytes a snapshot reads in all, as so many times the bound on one file. */
+export const UNTRACKED_TOTAL_FACTOR = 10;
+
+/**
+ * Of the untracked files within the bound, those left out so the rest stay within {@link UNTRACKED_TOTAL_FACTOR} times
+ * `maxMb` MB in all: the smallest are kept, the biggest left out, biggest first (0 MB: none is left out).
+ */
+export function filesBeyondTotal(untracked: readonly LeftOut[], maxMb: number): LeftOut[] {
+	if (maxMb <= 0) return [];
+	let room = maxMb * UNTRACKED_TOTAL_FACTOR * BYTES_PER_MB;
+	const beyond: LeftOut[] = [];
+	for (const file of [...untracked].sort((a, b) => a.bytes - b.bytes || (a.path < b.path ? -1 : 1))) {
+		if (file.bytes <= room) room -= file.bytes;
+		else beyond.push(file);
+	}
+	return beyond.reverse();
+}
+
 /**
  * Lines of git's exclude file that name exactly `paths`: each anchored at the top, git's pattern characters and a
  * trailing space escaped. A path with a line break cannot be named there and is left to the snapshot.

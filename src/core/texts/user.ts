@@ -708,6 +708,14 @@ export const CHECKPOINT_TEXTS = {
 		const more = files.length > NAMED_FILES ? ` and ${files.length - NAMED_FILES} more` : "";
 		return `pi-til-done: ${files.length} untracked file(s) over ${maxMb.toLocaleString("en-US")} MB left out of snapshots (workers' trees, checkpoints, the judge's evidence): ${named.join(", ")}${more}. --til-done-max-untracked-mb sets the bound.`;
 	},
+	/** The untracked files past the bound in all, said once: the biggest, so a snapshot's time stays bounded. */
+	beyondTotal: (files: readonly { path: string; bytes: number }[], totalMb: number) => {
+		const named = files
+			.slice(0, NAMED_FILES)
+			.map((file) => `${JSON.stringify(oneLine(file.path))} (${megabytes(file.bytes)})`);
+		const more = files.length > NAMED_FILES ? ` and ${files.length - NAMED_FILES} more` : "";
+		return `pi-til-done: ${files.length} untracked file(s) left out of snapshots (workers' trees, checkpoints, the judge's evidence) beyond ${totalMb.toLocaleString("en-US")} MB of untracked files in all, the biggest first: ${named.join(", ")}${more}. --til-done-max-untracked-mb sets the bound (${totalMb.toLocaleString("en-US")} MB is ten times it).`;
+	},
 	/** Repositories nested in the tree with no commit yet: git cannot take them into a snapshot, so they are left out. */
 	emptyRepositories: (paths: readonly string[]) =>
 		`pi-til-done: ${paths.map((path) => JSON.stringify(oneLine(path))).join(", ")} ${paths.length === 1 ? "is a repository" : "are repositories"} with no commit yet, left out of snapshots (workers' trees, checkpoints, the judge's evidence) until ${paths.length === 1 ? "it has" : "they have"} one.`,

@@ -1,10 +1,12 @@
 /**
  * The bound every snapshot of a session keeps: untracked files over `--til-done-max-untracked-mb` are left out (a
- * worker's tree, a checkpoint and the judge's evidence never copy them), and so are repositories nested in the tree
+ * worker's tree, a checkpoint and the judge's evidence never copy them), the biggest of the rest past ten times it in
+ * all (a snapshot's time grows with what it reads), and so are repositories nested in the tree
  * with no commit yet (git cannot take one in); the user is told which, once.
  */
 
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
+import { UNTRACKED_TOTAL_FACTOR } from "../../core/rules/checkpoint-rules.ts";
 import { CHECKPOINT_TEXTS } from "../../core/texts/user.ts";
 import { getConfig, takeUnreported } from "../../state.ts";
 import { tell } from "../host/tell.ts";
@@ -17,6 +19,10 @@ export function snapshotBound(ctx: ExtensionContext): SnapshotBound {
 		maxMb,
 		leftOut: (files) => {
 			for (const text of takeUnreported([CHECKPOINT_TEXTS.leftOut(files, maxMb)])) tell(ctx, text, "warning");
+		},
+		beyondTotal: (files) => {
+			const said = CHECKPOINT_TEXTS.beyondTotal(files, maxMb * UNTRACKED_TOTAL_FACTOR);
+			for (const text of takeUnreported([said])) tell(ctx, text, "warning");
 		},
 		emptyRepositories: (paths) => {
 			for (const text of takeUnreported([CHECKPOINT_TEXTS.emptyRepositories(paths)])) tell(ctx, text, "warning");

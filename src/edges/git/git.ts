@@ -11,6 +11,7 @@ import { dirname, join } from "node:path";
 import {
 	busyReason,
 	excludeLines,
+	filesBeyondTotal,
 	filesLeftOut,
 	type LeftOut,
 	MAX_CHECKPOINT_REFS,
@@ -214,6 +215,8 @@ const SNAPSHOT_SCRIPT = [
 export interface SnapshotBound {
 	maxMb: number;
 	leftOut?: (files: readonly LeftOut[]) => void;
+	/** Told which files within the bound are left out for the untracked bytes in all. */
+	beyondTotal?: (files: readonly LeftOut[]) => void;
 	emptyRepositories?: (paths: readonly string[]) => void;
 }
 
@@ -232,6 +235,8 @@ const SNAPSHOT_BYTES_PER_MS = 20_000;
 interface Survey {
 	/** Untracked files over the bound, left out. */
 	leftOut: LeftOut[];
+	/** Untracked files within the bound, left out for the untracked bytes in all. */
+	beyondTotal: LeftOut[];
 	/** Repositories nested in the tree with no commit yet, left out (git cannot add one: the snapshot would fail). */
 	empty: string[];
 	/** The bytes of the untracked files the snapshot reads. */
@@ -255,7 +260,7 @@ async function untrackedEntry(repo: Repo, path: string): Promise<{ bytes: number
 /** The untracked files, and the repositories nested in the tree, as a snapshot must know them before it is taken. */
 async function survey(repo: Repo, options: SnapshotOptions): Promise<Survey> {
 	const listed = await runGitBytes(repo.top, ["ls-files", "-z", "-o", "--exclude-standard"]);
-	const found: Survey = { leftOut: [], empty: [], readBytes: 0 };
+	const found: Survey = { leftOut: [], beyondTotal: [], empty: [], readBytes: 0 };
 	if (!listed) return found;
 	const sizes: LeftOut[] = [];
 	for (const path of listed.toString("latin1").split("\0")) {
@@ -265,12 +270,20 @@ async function survey(repo: Repo, options: SnapshotOptions): Promise<Survey> {
 		if (entry === "empty") found.empty.push(path.replace(/\/$/, ""));
 		else if (entry) sizes.push({ path, bytes: entry.bytes });
 	}
-	found.leftOut = filesLeftOut(sizes, options.bound?.maxMb ?? 0);
-	const left = new Set(found.leftOut.map((file) => file.path));
+	const maxMb = options.bound?.maxMb ?? 0;
+	found.leftOut = filesLeftOut(sizes, maxMb);
+	const over = new Set(found.leftOut.map((file) => file.path));
+	found.beyondTotal = filesBeyondTotal(
+		sizes.filter((file) => !over.has(file.path)),
+		maxMb,
+	);
+	const left = new Set([...over, ...found.beyondTotal.map((file) => file.path)]);
 	found.readBytes = sizes.filter((file) => !left.has(file.path)).reduce((sum, file) => sum + file.bytes, 0);
 	const shown = (path: string) => Buffer.from(path, "latin1").toString("utf8");
 	if (found.leftOut.length > 0)
 		options.bound?.leftOut?.(found.leftOut.map((file) => ({ ...file, path: shown(file.path) })));
+	if (found.beyondTotal.length > 0)
+		options.bound?.beyondTotal?.(found.beyondTotal.map((file) => ({ ...file, path: shown(file.path) })));
 	if (found.empty.length > 0) options.bound?.emptyRepositories?.(found.empty.map(shown));
 	return found;
 }
@@ -313,7 +326,7 @@ async function writeSnapshot(repo: Repo, job: SnapshotJob): Promise<string | und
  * none). A lock a killed snapshot left there goes: only this process's snapshots, one at a time, use the directory.
  */
 function prepare(repo: Repo, found: Survey): { gitDir: string; listFile: string } {
-	const paths = [...found.leftOut.map((file) => file.path), ...found.empty];
+	const paths = [...found.leftOut, ...found.beyondTotal].map((file) => file.path).concat(found.empty);
 	const gitDir = privateGitDir(repo, Buffer.from(excludeLines(paths), "latin1"));
 	rmSync(join(gitDir, "index.lock"), { force: true });
 	if (paths.length === 0) return { gitDir, listFile: "" };

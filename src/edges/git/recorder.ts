@@ -31,6 +31,10 @@ function keepingLeftOut(bound: SnapshotBound, left: string[]): SnapshotBound {
 			left.push(...files.map((file) => file.path));
 			bound.leftOut?.(files);
 		},
+		beyondTotal: (files) => {
+			left.push(...files.map((file) => file.path));
+			bound.beyondTotal?.(files);
+		},
 		emptyRepositories: (paths) => {
 			left.push(...paths);
 			bound.emptyRepositories?.(paths);
