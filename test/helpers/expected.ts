@@ -766,4 +766,4 @@ export const malformedClaimLine = (key: string): string =>
 	`  ${key}: a ref that holds no claim (/todos remote release frees it)`;
 /** `/todos remote <words>` refused: what was given is not one remote. */
 export const notOneRemote = (given: string): string =>
-	`"${given}" is not one remote: give its name or URL (one word, not starting with -)`;
+	`"${given}" is not one remote: give its name or URL (one word of at most 500 characters, not starting with -)`;

@@ -222,14 +222,17 @@ describe("/todos remote: the team, joining, leaving, a claim freed by hand", () 
 			[
 				todosRefused(
 					"remote",
-					'"--upload-pack=x" is not one remote: give its name or URL (one word, not starting with -)',
+					'"--upload-pack=x" is not one remote: give its name or URL (one word of at most 500 characters, not starting with -)',
 				),
 				"error",
 			],
 			[todosRefused("remote", "3 is not an item: the list has 1 item(s), 0 to 0"), "error"],
 			[todosRefused("remote", 'one index only: "1" is not understood'), "error"],
 			[
-				todosRefused("remote", '"a b" is not one remote: give its name or URL (one word, not starting with -)'),
+				todosRefused(
+					"remote",
+					'"a b" is not one remote: give its name or URL (one word of at most 500 characters, not starting with -)',
+				),
 				"error",
 			],
 			[`${teamHeader(undefined, "main")}\n${NO_ITEM_HELD}`, "info"],
@@ -450,6 +453,7 @@ describe("/todos remote's words are parsed strictly: anything else is refused wi
 		await todos("remote release first");
 		await todos("remote release -1");
 		await todos("remote -q");
+		await todos(`remote ${"o".repeat(501)}`);
 		await todos("remote");
 		expect(claimsOnRemote()).toBe(held);
 		git(clone, "push", "-q", "origin", `:${claimRef("main--list", key)}`);
@@ -459,6 +463,7 @@ describe("/todos remote's words are parsed strictly: anything else is refused wi
 			[TODOS_ERRORS.notAnIndex("remote", "first", 1), "error"],
 			[TODOS_ERRORS.notAnIndex("remote", "-1", 1), "error"],
 			[todosRefused("remote", notOneRemote("-q")), "error"],
+			[todosRefused("remote", notOneRemote(`${"o".repeat(19)}…`)), "error"],
 		]);
 		expect(told().at(-1)?.[0]).toMatch(
 			new RegExp(`^${literally(teamHeader("origin", "main"))}\n${literally(itemsHeld(1))}`),

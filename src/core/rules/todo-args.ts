@@ -8,6 +8,7 @@ import { isTooLong } from "../list/items.ts";
 import { MAX_INDICES, MAX_TODO_TEXT_LENGTH, MAX_TODOS } from "../model/types.ts";
 import { oneLine } from "../texts/sanitize.ts";
 import { TODO_ARG_REFUSALS as REFUSALS } from "../texts/user.ts";
+import { MAX_REMOTE_LENGTH, parseRemote } from "./settings.ts";
 
 export type Parsed<T> = { value: T } | { error: string };
 
@@ -102,9 +103,13 @@ export function parseRemoteAsk(rest: string, length: number): Parsed<RemoteAsk> 
 		const index = parseIndex(second, length);
 		return "error" in index ? index : { value: { release: index.value } };
 	}
-	if (words.length > 1) return { error: REFUSALS.oneRemote(quoted(rest.trim())) };
+	if (words.length > 1) return { error: REFUSALS.oneRemote(quoted(rest.trim()), MAX_REMOTE_LENGTH) };
 	if (word.toLowerCase() === "off") return { value: "off" };
-	return word.startsWith("-") ? { error: REFUSALS.oneRemote(quoted(word)) } : { value: { join: word } };
+	// The rule of `--til-done-remote`: what the flag refuses, the command refuses too.
+	const remote = parseRemote(word);
+	return remote === undefined
+		? { error: REFUSALS.oneRemote(quoted(word), MAX_REMOTE_LENGTH) }
+		: { value: { join: remote } };
 }
 
 /** Nothing: a subcommand that takes no arguments. */

@@ -1032,7 +1032,8 @@ export const TODO_ARG_REFUSALS = {
 	whichFile: "which file?",
 	oneFile: (words: number) => `give one file (a name without spaces), not ${words} words`,
 	oneIndexOnly: (rest: string) => `one index only: ${rest} is not understood`,
-	oneRemote: (given: string) => `${given} is not one remote: give its name or URL (one word, not starting with -)`,
+	oneRemote: (given: string, max: number) =>
+		`${given} is not one remote: give its name or URL (one word of at most ${max.toLocaleString("en-US")} characters, not starting with -)`,
 	takesNothingOr: (given: string, words: readonly string[]) =>
 		`${given} is not understood: it takes nothing or ${words.join(" or ")}`,
 	notASubcommand: (word: string) => `${word} is not a subcommand`,
