@@ -33,6 +33,8 @@ export const ENTRY_TYPE = {
 	doneCheck: "til-done-check",
 	/** What a verification of the finished list found. */
 	verdict: "til-done-verdict",
+	/** A line that stays in the transcript: how a chain ended. */
+	report: "til-done-report",
 } as const;
 
 export const MESSAGE_TYPE = {
@@ -127,6 +129,9 @@ export const RUN_REFUSED =
 
 /** The one notice when the list gets finished. */
 export const allDone = (total: number): string => `✓ All ${total} todos are done.`;
+/** The same, for a list whose verification passed (`checks` of them). */
+export const doneAndVerified = (total: number, checks: number): string =>
+	`✓ All ${total} todos are done and verified (${checks} check(s) passed).`;
 export const pausedByModel = (reason: string): string => `Auto-continue paused by the model: ${reason}`;
 
 // Breakers: warnings (a notice, and a message or, in print and JSON mode, stderr and a custom entry).
