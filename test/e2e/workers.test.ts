@@ -34,7 +34,7 @@ import {
 	workersStatus,
 } from "../helpers/expected.ts";
 import { perTest } from "../helpers/per-test.ts";
-import { commandAnswer } from "../helpers/rpc.ts";
+import { commandAnswer, reported } from "../helpers/rpc.ts";
 import { sayStep, toolStep, writeFileScript, writeStep } from "../helpers/scripts.ts";
 import { sessionEntries } from "../helpers/session-file.ts";
 import { installForChildren, runParent, scriptsByDepth } from "../helpers/subagents.ts";
@@ -428,11 +428,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			expect(listed[2]).toMatch(/^ {2}\[1\] Write b\.txt: \d+ s, 0 tokens, in \/.+\/til-done-worker-\d+\.\d+-\w+$/);
 			expect(listed.slice(3)).toEqual(["Esc (in the TUI) or /todos pause stops them all."]);
 			writeFileSync(go, "");
-			await client.waitFor(
-				() => client.notifications.some((notice) => notice.message === allDone(2)),
-				20_000,
-				"the list done",
-			);
+			await client.waitFor(() => reported(client).includes(allDone(2)), 20_000, "the list done");
 			expect(client.statuses.has(KEY.workers)).toBe(false);
 			expect(readFileSync(join(env.cwd, "b.txt"), "utf8")).toBe("b.txt\n");
 			// The chain's spend holds the session's calls and the workers' four, which /todos status also shows apart.
@@ -482,11 +478,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 				]),
 			);
 			writeFileSync(go, "");
-			await client.waitFor(
-				() => client.notifications.some((notice) => notice.message === allDone(2)),
-				20_000,
-				"the list done",
-			);
+			await client.waitFor(() => reported(client).includes(allDone(2)), 20_000, "the list done");
 			// Over the whole run: every workers' entry by index, and no item in progress named outside it.
 			const shown = (key: string) =>
 				client.uiRequests.flatMap((request) =>

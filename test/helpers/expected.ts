@@ -33,6 +33,8 @@ export const ENTRY_TYPE = {
 	doneCheck: "til-done-check",
 	/** What a verification of the finished list found. */
 	verdict: "til-done-verdict",
+	/** A line that stays in the transcript: how a chain ended. */
+	report: "til-done-report",
 } as const;
 
 export const MESSAGE_TYPE = {

@@ -13,6 +13,7 @@ import { beginSession, getDecisions, getTodos, getWorkers, setTodos } from "../.
 import type { TodoItem } from "../../src/types.ts";
 import { waitForValue } from "../helpers/cli.ts";
 import { startEngine } from "../helpers/engine.ts";
+import { allDone } from "../helpers/expected.ts";
 import { WORKER } from "../helpers/worker-stand-in.ts";
 
 const stand = vi.hoisted(() => ({ script: "" }));
@@ -41,7 +42,9 @@ function setup(cwd = dir) {
 	const s = startEngine({ mode: "rpc", cwd }, { workers: 2, countdownSeconds: 0 });
 	beginSession("own", s.config);
 	const told = () => s.ui.notifications.map((notice) => notice.message);
-	return { ...s, told };
+	/** The lines that stay in the transcript. */
+	const stayed = () => s.pi.reports().map((line) => line.text);
+	return { ...s, told, stayed };
 }
 
 /** Resolves once `done()` holds (the workers are real processes); fails, naming `what`, after 10 s. */
@@ -52,7 +55,7 @@ describe("with workers on, the chain hands ready items to workers and goes on as
 		const s = setup();
 		setTodos(items("Write item-0.txt", "Write item-1.txt", "Write item-2.txt"));
 		s.endRun();
-		await until(() => s.told().includes("✓ All 3 todos are done."), "the list done");
+		await until(() => s.stayed().includes(allDone(3)), "the list done");
 		expect(getTodos().map((todo) => todo.status)).toEqual(["completed", "completed", "completed"]);
 		expect(readFileSync(join(dir, "item-2.txt"), "utf8")).toBe("item-2.txt by its worker\n");
 		expect(getDecisions().map((decision) => decision.text)[0]).toBe("Workers start on [0] [1]: 2 at work.");
@@ -182,7 +185,7 @@ describe("Esc while workers are at work stops them all", () => {
 		const s = setup();
 		setTodos(items("Write item-0.txt"));
 		s.endRun();
-		await until(() => s.told().includes("✓ All 1 todos are done."), "the list done");
+		await until(() => s.stayed().includes(allDone(1)), "the list done");
 		expect(s.ui.inputHandlers.size).toBe(0);
 		expect(s.ui.widgets.has("til-done-escape-watch")).toBe(false);
 	});
