@@ -23,13 +23,13 @@ import {
 } from "../helpers/cli.ts";
 import {
 	allDone,
-	allDoneVerified,
 	CONTINUATION_HEAD,
 	countdownLine,
 	doneStatus,
 	goalMet,
 	goalNotYet,
 	progressStatus,
+	verifiedNotice,
 	WORKERS,
 } from "../helpers/expected.ts";
 import { judgeCalls, judgeReportLine } from "../helpers/judge.ts";
@@ -176,7 +176,7 @@ describe.skipIf(!hasTmux()).each(PI_HOSTS)(
 
 		it("npm run demo:judge: the judge sends back the item the model never did, with its reason as data, then passes the list", async () => {
 			const demo = await startDemo(host, "judge", 120, 40);
-			const screen = await demo.tui.waitForScreen((s) => s.includes(allDoneVerified(2, 1)), 30_000);
+			const screen = await demo.tui.waitForScreen((s) => s.includes(verifiedNotice(2, 0, true)), 30_000);
 			expect(screen).toContain(doneStatus(2));
 			expect(demo.iso.readLog().map((line) => line.step)).toEqual(stepsOf("judge").map((_, index) => index));
 			// The continuation after the judge's first verdict carried its reason for [1], as data.
@@ -234,7 +234,10 @@ describe.skipIf(!hasTmux()).each(PI_HOSTS)(
 			const files = mkdtempSync(join(tmpdir(), "til-done-readme-example-"));
 			try {
 				const demo = await startDemo(host, writeReadmeExample(files), 120, 30);
-				await demo.tui.waitForScreen((s) => s.includes(allDoneVerified(1, 1)) && s.includes(doneStatus(1)), 30_000);
+				await demo.tui.waitForScreen(
+					(s) => s.includes(verifiedNotice(1, 0, true)) && s.includes(doneStatus(1)),
+					30_000,
+				);
 				expect(readdirSync(join(files, "try")).sort()).toEqual(["demo.json", "judge-script.json", "script.json"]);
 				expect(readFileSync(join(demoProject(demo), "hello.txt"), "utf8")).toBe("hello\n");
 				expect(judgeCalls(demo.iso)).toHaveLength(1);

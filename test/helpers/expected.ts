@@ -137,9 +137,6 @@ export const RUN_REFUSED =
 
 /** The one notice when the list gets finished. */
 export const allDone = (total: number): string => `✓ All ${total} todos are done.`;
-/** The one notice when the list gets finished and its verification passed, with the checks it counts. */
-export const allDoneVerified = (total: number, checks: number): string =>
-	`✓ All ${total} todos are done and verified (${checks} check(s) passed).`;
 /** A goal the judge found met, with its reason. */
 export const goalMet = (runs: number, reason: string): string =>
 	`🎯 Goal met after ${runs} run(s), by the judge's word: ${reason}`;
