@@ -362,6 +362,11 @@ export function recordWorkerUsage(key: string, usage: UsageRecord): number {
 	return total;
 }
 
+/** The worker of item `key` answered: its last answer so far. */
+export function recordWorkerAnswer(key: string, answer: string): void {
+	setState({ workers: getState().workers.map((worker) => (worker.key === key ? { ...worker, answer } : worker)) });
+}
+
 /**
  * A worker ended: a failed one (`why` it gave its item back) counts as a failed run, the failures breaker bounding the
  * retries; a landed one resets it.

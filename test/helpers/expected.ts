@@ -33,7 +33,7 @@ export const ENTRY_TYPE = {
 	doneCheck: "til-done-check",
 	/** What a verification of the finished list found. */
 	verdict: "til-done-verdict",
-	/** A line that stays in the transcript: how a chain ended. */
+	/** A line that stays in the transcript: a worker's start and end, how a chain ended. */
 	report: "til-done-report",
 } as const;
 
@@ -202,6 +202,18 @@ export const WORKERS = {
 		].join(" "),
 	/** What the next worker on an item given back is told of why, as data. */
 	lastTry: (why: string): string => `Its last try was given back (data): «${why}».`,
+	/** A worker started on its item. */
+	started: (index: number, text: string): string => `Worker on [${index}] started: ${text}`,
+	/**
+	 * A worker's work landed: its seconds written `N` (wall-clock time is never asserted: compare with
+	 * {@link maskSeconds}), its tokens, the files it changed (`more`: those counted, not named), and its answer.
+	 */
+	landed: (index: number, tokens: number, files: readonly string[], answer = "", more = 0): string => {
+		const named = files.map((file) => `"${file}"`).join(", ");
+		const changed = files.length === 0 ? "changed no file" : `changed ${named}${more > 0 ? ` and ${more} more` : ""}`;
+		const said = answer === "" ? "" : `; it answered «${answer}»`;
+		return `Worker on [${index}] landed in N s, ${tokens.toLocaleString("en-US")} tokens: ${changed}${said}`;
+	},
 	/** A worker whose landing had begun writing when a stop came: it landed whole. */
 	landedOnStop: (index: number): string =>
 		`Worker on [${index}]: its landing had begun writing when you stopped it: it landed whole, and the item is completed.`,
@@ -214,6 +226,8 @@ export const workersStatus = (items: readonly (readonly [number, string])[]): st
 export const workersIndices = (indices: readonly number[]): string =>
 	`⚙ ${indices.length} worker(s): ${indices.map((index) => `[${index}]`).join(" ")}`;
 export const workersCount = (count: number): string => `⚙ ${count}`;
+/** Text with every worker's seconds written `N`: a landing's `in 3 s,`, a give-back's `after 3 s,`. */
+export const maskSeconds = (text: string): string => text.replace(/\b(in|after) \d+ s,/g, "$1 N s,");
 
 // ── /todos and /loop ────────────────────────────────────────────────────────
 

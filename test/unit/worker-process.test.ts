@@ -86,6 +86,17 @@ describe("a worker's JSON lines say what it spent and how it ended", () => {
 		expect(end.firstCallAt).toBeTypeOf("number");
 	});
 
+	it("reports each answer that wrote text as it ends: a call of tool calls alone leaves the last answer as it was", async () => {
+		const toolsOnly = JSON.stringify({
+			type: "message_end",
+			message: { role: "assistant", stopReason: "toolUse", content: [{ type: "toolCall", name: "write" }] },
+		});
+		const lines = [assistant("Reading the spec.", 10), toolsOnly, assistant("Wrote a.txt.", 20)];
+		const answers: string[] = [];
+		await runWorker(start(`console.log(${JSON.stringify(lines.join("\n"))})`, { onAnswer: (a) => answers.push(a) }));
+		expect(answers).toEqual(["Reading the spec.", "Wrote a.txt."]);
+	});
+
 	it("keeps the end of stderr and the exit code", async () => {
 		const end = await runWorker(start(`process.stderr.write("boom"); process.exit(3)`));
 		expect(end).toMatchObject({ code: 3, calls: 0, answer: "", stderr: "boom" });

@@ -310,7 +310,7 @@ describe("how an item's check in its worker's tree ended", () => {
 
 describe("a worker's end, by its kind", () => {
 	const kinds: WorkerOutcome[] = [
-		{ kind: "landed" },
+		{ kind: "landed", files: [] },
 		{ kind: "stopped" },
 		{ kind: "overspent", tokens: 50_000, factor: 5, median: 4_000 },
 		{ kind: "timed-out", minutes: 30 },

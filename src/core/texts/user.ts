@@ -13,6 +13,7 @@ import {
 	DEFAULT_LOOP_MARKER,
 	DEFAULT_LOOP_MAX,
 	type Decision,
+	type FinishedWorker,
 	MAX_CHECK_LENGTH,
 	MAX_INDICES,
 	MAX_LOOP_ITERATIONS,
@@ -342,6 +343,11 @@ export const WORKER_TEXTS = {
 	/** A stop that came once the landing had begun writing: a landing is all or nothing, so it landed whole. */
 	landedOnStop: (index: number) =>
 		`Worker on [${index}]: its landing had begun writing when you stopped it: it landed whole, and the item is completed.`,
+	/** A worker started on its item. */
+	started: (index: number, text: string) => `Worker on [${index}] started: ${itemWords(text)}`,
+	/** A worker's work landed: its time and tokens, the files it changed, and its last answer cut. */
+	landed: (worker: FinishedWorker) =>
+		`Worker on [${worker.index}] landed in ${spentWords(worker)}: ${changedWords(worker.files)}${answerWords(worker)}`,
 	/** `/todos workers` alone: the setting, then one line per worker at work. */
 	list: (max: number, lines: readonly string[]) =>
 		[
@@ -350,7 +356,7 @@ export const WORKER_TEXTS = {
 			...(lines.length === 0 ? [] : ["Esc (in the TUI) or /todos pause stops them all."]),
 		].join("\n"),
 	line: (index: number, text: string, seconds: number, tokens: number, dir: string) =>
-		`  [${index}] ${prefix(oneLine(text), 60)}: ${seconds} s, ${tokens.toLocaleString("en-US")} tokens, in ${dir || "(its tree is being made)"}`,
+		`  [${index}] ${itemWords(text)}: ${seconds} s, ${tokens.toLocaleString("en-US")} tokens, in ${dir || "(its tree is being made)"}`,
 	set: (max: number) =>
 		max === 0 ? "Workers: off for this session." : `Workers: up to ${max} at once in this session.`,
 	noRepoRefused: "workers need a git work tree, and this session's folder is not in one",
@@ -393,6 +399,28 @@ export const WORKER_TEXTS = {
 			...(landed > 0 ? [`${landed} item(s) had begun landing when you stopped them, and landed whole.`] : []),
 		].join(" "),
 } as const;
+
+/** An item's text in a worker's line: on one line, cut to 60 characters. */
+const itemWords = (text: string): string => prefix(oneLine(text), 60);
+
+/** The most files a worker's line names (the rest are counted), and the characters of its answer a landing line shows. */
+export const WORKER_LINE_LIMITS = { files: 5, answer: 100 } as const;
+
+const spentWords = ({ seconds, tokens }: FinishedWorker): string => `${seconds} s, ${formatTokens(tokens)} tokens`;
+
+/** The files a worker's landing changed, as data: some named, the rest counted. */
+function changedWords(files: readonly string[]): string {
+	if (files.length === 0) return "changed no file";
+	const named = files.slice(0, WORKER_LINE_LIMITS.files).map((file) => JSON.stringify(oneLine(file)));
+	const more = files.length - named.length;
+	return `changed ${named.join(", ")}${more > 0 ? ` and ${more} more` : ""}`;
+}
+
+/** A worker's last answer on one line, cut. */
+function answerWords({ answer }: FinishedWorker): string {
+	const flat = oneLine(answer).trim();
+	return flat === "" ? "" : `; it answered «${prefix(flat, WORKER_LINE_LIMITS.answer)}»`;
+}
 
 /** How many of each thing earlier runs of workers left. */
 export interface LeftoverCounts {

@@ -1,7 +1,7 @@
 /**
  * The one way to tell the user something, in every mode: a notice where there is a UI, or a line that stays in the
- * transcript (what must not be missed: how a chain ended); `[til-done]` lines on stderr where there is no UI (print
- * and JSON modes keep stdout for the model's answer and the event stream).
+ * transcript (what must not be missed: a worker's start and end, how a chain ended); `[til-done]` lines on stderr where
+ * there is no UI (print and JSON modes keep stdout for the model's answer and the event stream).
  */
 
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
