@@ -29,6 +29,7 @@ import {
 	progressStatus,
 	reviewWait,
 	stderrLine,
+	todosRefused,
 	WORKERS,
 	workersCount,
 	workersIndices,
@@ -693,6 +694,52 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			]);
 			expect(lines.slice(4)).toEqual([{ level: "success", text: allDone(2) }]);
 			expect(client.notifications).toEqual([]);
+		});
+
+		it("/todos workers lists the workers that ended; [<i>] shows the last answer of item i's worker whole; an item no worker had is refused, changing nothing", async () => {
+			const env = pi.env([writeStep(["Write a.txt", "Write b.txt"]), sayStep("Planned.")], { TIL_DONE_WORKERS: "2" });
+			userRepo(env);
+			env.writeWorkerScripts({
+				"0": [sayStep("NOT DONE: the greeting is not decided yet")],
+				"0/again": writeFileScript("a.txt"),
+				"1": [toolStep("write", { path: "b.txt", content: "b.txt\n" }), sayStep(LONG)],
+			});
+			const client = await pi.rpc({ host, env: env.env, extensions: [EXTENSION_ENTRY] });
+			await client.prompt("Write the two files.");
+			await client.waitFor(() => reported(client).includes(allDone(2)), 20_000, "the list done");
+			// Each try's tokens: [0]'s first (given back) and second (landed), and [1]'s.
+			const tries = env.workerTries();
+			const [first, again] = tries.filter((worker) => worker.item === 0).map((worker) => worker.tokens);
+			const other = tries.find((worker) => worker.item === 1)?.tokens ?? 0;
+			const why = "it said it could not do its item: «the greeting is not decided yet»";
+			const back = WORKERS.endedBack(0, "Write a.txt", first ?? 0, why);
+			const landedA = WORKERS.endedLanded(0, "Write a.txt", again ?? 0, ["a.txt"]);
+			const listed = maskSeconds(await commandAnswer(client, "/todos workers")).split("\n");
+			expect(listed.slice(0, 2)).toEqual([WORKERS.listHead(2, 0), WORKERS.endedHead]);
+			// In the order they ended: [1]'s landing may come before or after [0]'s second try.
+			expect(listed.slice(2, 5).toSorted()).toEqual(
+				[back, landedA, WORKERS.endedLanded(1, "Write b.txt", other, ["b.txt"])].toSorted(),
+			);
+			expect(listed.indexOf(back)).toBeLessThan(listed.indexOf(landedA));
+			expect(listed.slice(5)).toEqual([WORKERS.answerHint]);
+			expect(maskSeconds(await commandAnswer(client, "/todos workers [1]"))).toBe(
+				WORKERS.answerOfLanded(1, "Write b.txt", other, ["b.txt"], LONG),
+			);
+			expect(maskSeconds(await commandAnswer(client, "/todos workers [0]"))).toBe(
+				WORKERS.answerOfLanded(0, "Write a.txt", again ?? 0, ["a.txt"], "Wrote a.txt."),
+			);
+			const entries = client.events.filter((event) => event.type === "entry_appended").length;
+			for (const word of ["[2]", "[x]", "[-1]", "[01"])
+				expect(await commandAnswer(client, `/todos workers ${word}`)).toBe(
+					todosRefused("workers", WORKERS.noWorkerOn(word, [0, 1])),
+				);
+			expect(await commandAnswer(client, "/todos workers lots")).toBe(
+				todosRefused("workers", WORKERS.notWorkersWord("lots", 16)),
+			);
+			// Nothing changed: no entry, the same setting; and a number still sets how many may work.
+			expect(client.events.filter((event) => event.type === "entry_appended")).toHaveLength(entries);
+			expect((await commandAnswer(client, "/todos workers")).split("\n")[0]).toBe(WORKERS.listHead(2, 0));
+			expect(await commandAnswer(client, "/todos workers 3")).toBe("Workers: up to 3 at once in this session.");
 		});
 	});
 

@@ -16,6 +16,7 @@ import { extensionFlags } from "../../src/edges/workers/extensions.ts";
 import {
 	getChain,
 	getClaimedElsewhere,
+	getEndedWorkers,
 	getTodos,
 	getWorkers,
 	recordRun,
@@ -120,6 +121,23 @@ describe("the crew works ready items and lands them", () => {
 		// The two land in the order their processes end.
 		expect(told().slice(2).toSorted()).toEqual([landed(0), landed(1)]);
 		expect(notices()).toEqual([]);
+		// The chain remembers both for /todos workers: how each ended, its tokens, files and last answer.
+		const ended = getEndedWorkers().map(({ index, end, tokens, files, answer }) => ({
+			index,
+			end,
+			tokens,
+			files,
+			answer,
+		}));
+		expect(ended.toSorted((a, b) => a.index - b.index)).toEqual(
+			[0, 1].map((index) => ({
+				index,
+				end: "landed",
+				tokens: STAND_IN_CALL_TOKENS,
+				files: [`item-${index}.txt`],
+				answer: "done",
+			})),
+		);
 	});
 
 	it("a conflict gives the item back, naming the file, and the user's file is as it was", async () => {

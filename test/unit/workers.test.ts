@@ -8,6 +8,8 @@ import {
 	countsAsFailedRun,
 	escapeStopsWorkers,
 	itemsForWorkers,
+	itemsWorkedOn,
+	lastWorkerOf,
 	processOutcome,
 	stopTally,
 	unfinishedOutcome,
@@ -349,6 +351,26 @@ describe("a worker's end, by its kind", () => {
 			"the list changed while it worked: its item is no longer where it was",
 			'its work conflicts with the work tree in "a.txt"',
 		]);
+	});
+});
+
+describe("the workers of an item in this chain", () => {
+	const atWork = [{ index: 3, at: "work" }];
+	const ended = [
+		{ index: 1, at: "first" },
+		{ index: 3, at: "ended" },
+		{ index: 1, at: "second" },
+	];
+
+	it("the items a worker worked on: at work or ended, each once, in order", () => {
+		expect(itemsWorkedOn(atWork, ended)).toEqual([1, 3]);
+		expect(itemsWorkedOn([], [])).toEqual([]);
+	});
+
+	it("an item's last worker: the one at work on it, else the last that ended; none for an item no worker had", () => {
+		expect(lastWorkerOf(3, atWork, ended)).toEqual({ atWork: { index: 3, at: "work" } });
+		expect(lastWorkerOf(1, atWork, ended)).toEqual({ ended: { index: 1, at: "second" } });
+		expect(lastWorkerOf(2, atWork, ended)).toBeUndefined();
 	});
 });
 

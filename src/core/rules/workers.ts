@@ -14,6 +14,9 @@ import { type ChainSpend, median, overMedianOf } from "./usage.ts";
 /** The most workers at once. */
 export const MAX_WORKERS = 16;
 
+/** The most workers that ended a chain remembers (its last ones), each with its last answer. */
+export const MAX_ENDED_WORKERS = 100;
+
 /** The most characters of the plan and of the user's request a worker's prompt carries; an item's text goes whole. */
 export const WORKER_LIMITS = { plan: 6_000, request: 4_000, line: 60 } as const;
 
@@ -141,6 +144,23 @@ export function checkOutcome(
  */
 export function countsAsFailedRun(outcome: WorkerOutcome): boolean {
 	return outcome.kind !== "stopped" && outcome.kind !== "landed" && outcome.kind !== "cannot-start";
+}
+
+/** The items a worker worked on in this chain, at work or ended, in order. */
+export function itemsWorkedOn(atWork: readonly { index: number }[], ended: readonly { index: number }[]): number[] {
+	return [...new Set([...atWork, ...ended].map((worker) => worker.index))].sort((a, b) => a - b);
+}
+
+/** The last worker of item `index`: the one at work on it, else the last that ended; undefined when none had it. */
+export function lastWorkerOf<AtWork extends { index: number }, Ended extends { index: number }>(
+	index: number,
+	atWork: readonly AtWork[],
+	ended: readonly Ended[],
+): { atWork: AtWork } | { ended: Ended } | undefined {
+	const live = atWork.find((worker) => worker.index === index);
+	if (live) return { atWork: live };
+	const last = ended.findLast((worker) => worker.index === index);
+	return last && { ended: last };
 }
 
 /** What a stop of the user's did, worker by worker: the items given back, and those whose landing had begun and landed. */

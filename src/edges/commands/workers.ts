@@ -1,15 +1,19 @@
-/** `/todos workers`: the workers at work, or how many may work at once in this session (loaded on first use). */
+/**
+ * `/todos workers`: the workers at work and those that ended, what one last answered, or how many may work at once in
+ * this session (loaded on first use).
+ */
 
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
+import { lastWorkerOf } from "../../core/rules/workers.ts";
 import { type LeftoverCounts, WORKER_TEXTS } from "../../core/texts/user.ts";
-import { allowWorkers, getTodos, getWorkers, workersAllowed } from "../../state.ts";
+import { allowWorkers, getEndedWorkers, getTodos, getWorkers, workersAllowed } from "../../state.ts";
 import { findRepo } from "../git/git.ts";
 import { tell } from "../host/tell.ts";
 import { findLeftovers, type Leftovers, removeLeftovers } from "../workers/leftovers.ts";
 
 /**
- * `/todos workers` alone: the setting in force, then each worker at work with its item, time, tokens and tree, then
- * what earlier runs left in the repository and TMPDIR, if anything.
+ * `/todos workers` alone: the setting in force, each worker at work with its item, time, tokens and tree, those that
+ * ended in this chain, then what earlier runs left in the repository and TMPDIR, if anything.
  */
 export async function showWorkers(ctx: ExtensionContext, configured: number, now = Date.now()): Promise<void> {
 	const lines = getWorkers().map((worker) =>
@@ -23,7 +27,24 @@ export async function showWorkers(ctx: ExtensionContext, configured: number, now
 	);
 	const repo = await findRepo(ctx.cwd);
 	const left = repo && WORKER_TEXTS.leftovers(countsOf(await findLeftovers(repo)));
-	tell(ctx, [WORKER_TEXTS.list(workersAllowed(configured), lines), ...(left ? [left] : [])].join("\n"));
+	const ended = getEndedWorkers().map(WORKER_TEXTS.ended);
+	tell(ctx, [WORKER_TEXTS.list(workersAllowed(configured), lines, ended), ...(left ? [left] : [])].join("\n"));
+}
+
+/**
+ * `/todos workers [<i>]`: the last worker of item `index` (the one at work on it, else the last that ended; the
+ * command's parser took only an item one had), and its last answer whole.
+ */
+export function showWorkerAnswer(ctx: ExtensionContext, index: number, now = Date.now()): void {
+	const last = lastWorkerOf(index, getWorkers(), getEndedWorkers());
+	if (last === undefined) return;
+	if ("ended" in last) {
+		tell(ctx, WORKER_TEXTS.answerOfEnded(last.ended));
+		return;
+	}
+	const { tokens, startedAt, answer } = last.atWork;
+	const seconds = Math.round((now - startedAt) / 1000);
+	tell(ctx, WORKER_TEXTS.answerOfLive({ index, text: getTodos()[index]?.text ?? "", seconds, tokens, answer }));
 }
 
 /** How many of each thing a finding of leftovers holds. */

@@ -30,6 +30,7 @@ import {
 	markWorkersUnable,
 	noteWorker,
 	placeWorker,
+	recordEndedWorker,
 	recordWorkerAnswer,
 	recordWorkerEnd,
 	recordWorkerUsage,
@@ -235,13 +236,15 @@ async function work(job: Job): Promise<WorkerOutcome> {
 
 /**
  * What the worker of `item` is remembered as once it ended: how, and its time, tokens and last answer (its state's, as
- * it ends).
+ * it ends); the chain keeps it for `/todos workers`, before the worker leaves the ones at work.
  */
 function remembered(item: Item, key: string, outcome: WorkerOutcome): FinishedWorker {
 	const worker = getWorkers().find((at) => at.key === key);
 	const seconds = worker ? Math.round((Date.now() - worker.startedAt) / 1000) : 0;
 	const ran = { itemThere: stillThere(item), seconds, tokens: worker?.tokens ?? 0, answer: worker?.answer ?? "" };
-	return finishedWorker(item, outcome, ran);
+	const finished = finishedWorker(item, outcome, ran);
+	recordEndedWorker(finished);
+	return finished;
 }
 
 /** The worker runs, its work is kept, its check runs in its tree, and its work lands: how far it got. */
