@@ -369,7 +369,7 @@ export function recordWorkerUsage(key: string, usage: UsageRecord): number {
 		workers: workers.map((worker) => {
 			if (worker.key !== key) return worker;
 			total = worker.tokens + tokens;
-			return { ...worker, tokens: total };
+			return { ...worker, tokens: total, streaming: undefined };
 		}),
 	});
 	return total;
@@ -383,6 +383,16 @@ export function recordEndedWorker(worker: FinishedWorker): void {
 /** The workers that ended in this chain, in the order they ended. */
 export function getEndedWorkers(): readonly FinishedWorker[] {
 	return getState().endedWorkers;
+}
+
+/**
+ * The model call in progress of the worker of item `key` has spent `tokens` so far, as its stream says; written only
+ * when that changes (a stream reports at every piece of text).
+ */
+export function recordWorkerStreaming(key: string, tokens: number): void {
+	const { workers } = getState();
+	if (workers.find((worker) => worker.key === key)?.streaming === tokens) return;
+	setState({ workers: workers.map((worker) => (worker.key === key ? { ...worker, streaming: tokens } : worker)) });
 }
 
 /** The worker of item `key` answered: its last answer so far. */

@@ -150,6 +150,8 @@ export interface WorkerState {
 	startedAt: number;
 	/** Tokens of its model calls so far. */
 	tokens: number;
+	/** Tokens of its model call in progress so far, as the call's stream reports them (none between calls). */
+	streaming?: number;
 	/** Its last answer so far: the text of its last model call that wrote any (cut as core/rules/reports.ts keeps it). */
 	answer?: string;
 	/** The folder of its tree. */

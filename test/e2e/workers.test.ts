@@ -663,6 +663,42 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		);
 	});
 
+	describe("over RPC, a worker's tokens as they are spent", () => {
+		/** An answer long enough to stream for seconds at the fake model's rate below. */
+		const STREAMED = "The parser reads each flag once, in order, and says which it did not know. ".repeat(16);
+
+		it("/todos workers shows what its model call has spent while the call still streams, and [<i>] says it has not answered yet", async () => {
+			const env = pi.env([writeStep(["Write a.txt"]), sayStep("Planned.")], {
+				TIL_DONE_WORKERS: "1",
+				TIL_DONE_FAKE_TOKENS_PER_SECOND: "30",
+			});
+			userRepo(env);
+			env.writeWorkerScripts({ "0": [sayStep(STREAMED)] });
+			const client = await pi.rpc({ host, env: env.env, extensions: [EXTENSION_ENTRY] });
+			await client.prompt("Write a.txt.");
+			await waitForValue(
+				() => (env.readLog().some((line) => line.lastUser.includes("data): [0]")) ? true : undefined),
+				20_000,
+				"the worker's model call",
+			);
+			// Asked again until the stream has said what the call spends: a bound for a failure, not a wait.
+			const live = /^ {2}\[0\] Write a\.txt: \d+ s, ([1-9][\d,]*) tokens, in \/.+$/;
+			const deadline = performance.now() + 20_000;
+			let shown: RegExpExecArray | null = null;
+			while (shown === null && performance.now() < deadline)
+				shown = live.exec((await commandAnswer(client, "/todos workers")).split("\n")[1] ?? "");
+			// No answer of the worker's has ended yet: what was shown came from its stream.
+			expect(env.workerTries()).toEqual([]);
+			const tokens = Number(shown?.[1]?.replaceAll(",", ""));
+			expect(maskSeconds(await commandAnswer(client, "/todos workers [0]"))).toBe(
+				WORKERS.answerOfLive(0, "Write a.txt", tokens),
+			);
+			await client.waitFor(() => reported(client).includes(allDone(1)), 60_000, "the list done");
+			// The call, once it ended, spent what its stream had said.
+			expect(env.workerTries()).toEqual([{ item: 0, tokens }]);
+		}, 120_000);
+	});
+
 	describe("over RPC, what the workers did stays", () => {
 		/** The two workers of these tests: [0] answers briefly, [1] at length, on two lines. */
 		const LONG = `${"The README has its title now, and the section on the parser is rewritten ".repeat(2)}whole.\nSecond line.`;

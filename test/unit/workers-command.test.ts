@@ -9,11 +9,15 @@ import { setWorkers, showWorkerAnswer, showWorkers } from "../../src/edges/comma
 import {
 	addWorker,
 	getEndedWorkers,
+	getWorkers,
 	placeWorker,
 	recordEndedWorker,
 	recordWorkerAnswer,
+	recordWorkerStreaming,
+	recordWorkerUsage,
 	resetChain,
 	setTodos,
+	subscribe,
 	workersAllowed,
 } from "../../src/state.ts";
 import type { FinishedWorker } from "../../src/types.ts";
@@ -145,12 +149,30 @@ describe("/todos workers lists the workers that ended in this chain, and shows w
 		showWorkerAnswer(fake.ctx, 0, 3_000);
 		recordWorkerAnswer("0-x", "Reading the spec.");
 		showWorkerAnswer(fake.ctx, 0, 3_000);
+		// Its next call streams: what it has spent so far counts at once, and goes into the call's usage once it ends.
+		recordWorkerStreaming("0-x", 5);
+		showWorkerAnswer(fake.ctx, 0, 3_000);
+		recordWorkerUsage("0-x", { input: 4, output: 1, cacheRead: 0, cacheWrite: 0, cost: { total: 0 } });
+		showWorkerAnswer(fake.ctx, 0, 3_000);
 		expect(fake.ui.notifications.map((notice) => maskSeconds(notice.message))).toEqual([
 			WORKERS.answerOfLanded(1, "Write b.txt", 4_445, ["b.txt"], "Wrote b.txt.\nAll  [31mgood."),
 			WORKERS.answerOfBackSilent(0, "Write a.txt", 4_445, "stopped"),
 			WORKERS.answerOfLive(0, "Write a.txt", 20),
 			WORKERS.answerOfLive(0, "Write a.txt", 20, "Reading the spec."),
+			WORKERS.answerOfLive(0, "Write a.txt", 25, "Reading the spec."),
+			WORKERS.answerOfLive(0, "Write a.txt", 25, "Reading the spec."),
 		]);
+	});
+
+	it("a stream's tokens are written only when they change: a piece of text that spends nothing new wakes nobody", () => {
+		addWorker({ index: 0, key: "0-x", startedAt: 1_000, tokens: 0, dir: "" });
+		let writes = 0;
+		subscribe(() => writes++);
+		recordWorkerStreaming("0-x", 5);
+		recordWorkerStreaming("0-x", 5);
+		recordWorkerStreaming("0-x", 7);
+		expect(writes).toBe(2);
+		expect(getWorkers()[0]?.streaming).toBe(7);
 	});
 
 	it("a new chain forgets them; the chain keeps its last 100", () => {

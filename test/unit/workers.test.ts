@@ -12,6 +12,7 @@ import {
 	lastWorkerOf,
 	processOutcome,
 	stopTally,
+	tokensSoFar,
 	unfinishedOutcome,
 	WORKER_LIMITS,
 	workerOverspends,
@@ -365,6 +366,11 @@ describe("the workers of an item in this chain", () => {
 	it("the items a worker worked on: at work or ended, each once, in order", () => {
 		expect(itemsWorkedOn(atWork, ended)).toEqual([1, 3]);
 		expect(itemsWorkedOn([], [])).toEqual([]);
+	});
+
+	it("a worker's tokens so far: its calls that ended, and what the one in progress has spent as it streams", () => {
+		expect(tokensSoFar({ tokens: 1_000 })).toBe(1_000);
+		expect(tokensSoFar({ tokens: 1_000, streaming: 250 })).toBe(1_250);
 	});
 
 	it("an item's last worker: the one at work on it, else the last that ended; none for an item no worker had", () => {

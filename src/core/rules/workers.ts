@@ -146,6 +146,10 @@ export function countsAsFailedRun(outcome: WorkerOutcome): boolean {
 	return outcome.kind !== "stopped" && outcome.kind !== "landed" && outcome.kind !== "cannot-start";
 }
 
+/** A worker's tokens so far: its model calls that ended, and what the one in progress has spent as it streams. */
+export const tokensSoFar = (worker: { tokens: number; streaming?: number }): number =>
+	worker.tokens + (worker.streaming ?? 0);
+
 /** The items a worker worked on in this chain, at work or ended, in order. */
 export function itemsWorkedOn(atWork: readonly { index: number }[], ended: readonly { index: number }[]): number[] {
 	return [...new Set([...atWork, ...ended].map((worker) => worker.index))].sort((a, b) => a - b);

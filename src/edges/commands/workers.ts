@@ -4,7 +4,7 @@
  */
 
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
-import { lastWorkerOf } from "../../core/rules/workers.ts";
+import { lastWorkerOf, tokensSoFar } from "../../core/rules/workers.ts";
 import { type LeftoverCounts, WORKER_TEXTS } from "../../core/texts/user.ts";
 import { allowWorkers, getEndedWorkers, getTodos, getWorkers, workersAllowed } from "../../state.ts";
 import { findRepo } from "../git/git.ts";
@@ -12,8 +12,9 @@ import { tell } from "../host/tell.ts";
 import { findLeftovers, type Leftovers, removeLeftovers } from "../workers/leftovers.ts";
 
 /**
- * `/todos workers` alone: the setting in force, each worker at work with its item, time, tokens and tree, those that
- * ended in this chain, then what earlier runs left in the repository and TMPDIR, if anything.
+ * `/todos workers` alone: the setting in force, each worker at work with its item, time, tokens (its model call in
+ * progress too, as it streams) and tree, those that ended in this chain, then what earlier runs left in the
+ * repository and TMPDIR, if anything.
  */
 export async function showWorkers(ctx: ExtensionContext, configured: number, now = Date.now()): Promise<void> {
 	const lines = getWorkers().map((worker) =>
@@ -21,7 +22,7 @@ export async function showWorkers(ctx: ExtensionContext, configured: number, now
 			worker.index,
 			getTodos()[worker.index]?.text ?? "",
 			Math.round((now - worker.startedAt) / 1000),
-			worker.tokens,
+			tokensSoFar(worker),
 			worker.dir,
 		),
 	);
@@ -42,8 +43,9 @@ export function showWorkerAnswer(ctx: ExtensionContext, index: number, now = Dat
 		tell(ctx, WORKER_TEXTS.answerOfEnded(last.ended));
 		return;
 	}
-	const { tokens, startedAt, answer } = last.atWork;
+	const { startedAt, answer } = last.atWork;
 	const seconds = Math.round((now - startedAt) / 1000);
+	const tokens = tokensSoFar(last.atWork);
 	tell(ctx, WORKER_TEXTS.answerOfLive({ index, text: getTodos()[index]?.text ?? "", seconds, tokens, answer }));
 }
 

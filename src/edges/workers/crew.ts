@@ -11,6 +11,7 @@ import { join, relative } from "node:path";
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { itemKey, workerRef } from "../../core/rules/checkpoint-rules.ts";
 import { finishedWorker, keptAnswer, workerEndLine, workerStartLine } from "../../core/rules/reports.ts";
+import { tokensOf } from "../../core/rules/usage.ts";
 import {
 	checkOutcome,
 	countsAsFailedRun,
@@ -33,6 +34,7 @@ import {
 	recordEndedWorker,
 	recordWorkerAnswer,
 	recordWorkerEnd,
+	recordWorkerStreaming,
 	recordWorkerUsage,
 	removeWorker,
 	updateTodoStatus,
@@ -271,6 +273,7 @@ async function workAndLand(job: Job): Promise<WorkerOutcome> {
 			if (overspent !== undefined) stop.abort(overspent);
 		},
 		onAnswer: (answer) => recordWorkerAnswer(key, keptAnswer(answer)),
+		onStreaming: (usage) => recordWorkerStreaming(key, tokensOf(usage)),
 	});
 	job.spawned();
 	const end = await ending;

@@ -36,10 +36,12 @@ export interface WorkerStart {
 	onUsage?: (usage: UsageRecord) => void;
 	/** Each model call of the worker that wrote text, as it ends: its last answer so far. */
 	onAnswer?: (answer: string) => void;
+	/** The model call in progress, as its stream reports what it has spent so far (before the call ends). */
+	onStreaming?: (usage: UsageRecord) => void;
 }
 
 /** What a worker's stream is reported to, as it comes. */
-type Listeners = Pick<WorkerStart, "onUsage" | "onAnswer">;
+type Listeners = Pick<WorkerStart, "onUsage" | "onAnswer" | "onStreaming">;
 
 /** How a worker ended. */
 export interface WorkerEnd {
@@ -76,12 +78,28 @@ function killWorker(pid: number | undefined, mark: string): void {
 	}, WORKER_KILL_GRACE_MS).unref();
 }
 
-/** Reads one JSON line of the worker's stdout into `end`: an assistant message's end is a model call. */
+/** One JSON line of the worker's stdout, as far as it is read. */
+interface StreamEvent {
+	type?: unknown;
+	/** A `message_update`'s usage so far (pi's JSON mode puts it beside the event, or in its message). */
+	usage?: unknown;
+	message?: { role?: unknown; stopReason?: unknown; content?: unknown; usage?: unknown };
+}
+
+/**
+ * Reads one JSON line of the worker's stdout into `end`: an assistant message's end is a model call; an update of one
+ * says what the call in progress has spent so far.
+ */
 function readLine(line: string, end: WorkerEnd, listeners: Listeners): void {
-	let event: { type?: unknown; message?: { role?: unknown; stopReason?: unknown; content?: unknown } };
+	let event: StreamEvent;
 	try {
 		event = JSON.parse(line);
 	} catch {
+		return;
+	}
+	if (event?.type === "message_update") {
+		const usage = readUsage({ role: "assistant", usage: event.usage ?? event.message?.usage });
+		if (usage) listeners.onStreaming?.(usage);
 		return;
 	}
 	if (event?.type !== "message_end" || event.message?.role !== "assistant") return;
