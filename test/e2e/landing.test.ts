@@ -353,7 +353,12 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		env.writeScript([writeStep(["Write a.txt"]), sayStep("Planned.")]);
 		env.writeWorkerScripts({ "0": [toolStep("write", { path: "a.txt", content: "a\n" }), sayStep("Done.")] });
 		const next = await print(host, env);
-		expect(next.stderr).toBe(stderrLine(`${WORKERS.putBack([data])}\n${allFinished(1)}`));
+		expect(stderrOf(next.stderr)).toEqual([
+			stderrLine(WORKERS.putBack([data])).trimEnd(),
+			startedLine(0, "Write a.txt"),
+			landedLine(env, 0, ["a.txt"], "Done."),
+			stderrLine(allFinished(1)).trimEnd(),
+		]);
 		expect(readFileSync(join(env.cwd, "a.txt"), "utf8")).toBe("a\n");
 		expect(state(["a.txt"])).toBe(before);
 		expect(existsSync(stage)).toBe(false);
@@ -385,7 +390,11 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 					extensions: [EXTENSION_ENTRY],
 					session: { dir: join(env.root, "sessions") },
 				});
-				expect(result.stderr).toBe(stderrLine(allFinished(1)));
+				expect(stderrOf(result.stderr)).toEqual([
+					startedLine(0, "Add new.txt, remove old.txt, edit keep.txt"),
+					landedLine(env, 0, ["keep.txt", "new.txt", "old.txt"], "Done."),
+					stderrLine(allFinished(1)).trimEnd(),
+				]);
 				expect(result.code).toBe(0);
 				expect(readFileSync(join(tree, "new.txt"), "utf8")).toBe("new by the worker\n");
 				expect(existsSync(join(tree, "old.txt"))).toBe(false);
@@ -409,7 +418,11 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		env.writeWorkerScripts({ "0": [toolStep("write", { path: "a.txt", content: "a\n" }), sayStep("Done.")] });
 		const result = await print(host, env);
 		const why = WORKERS.gitBusy("a merge is in progress");
-		expect(result.stderr).toBe(stderrLine(`${WORKERS.givenBack(0, why)}\n${workerFailures(1, why)}`));
+		expect(stderrOf(result.stderr)).toEqual([
+			startedLine(0, "Write a.txt"),
+			stderrLine(WORKERS.givenBack(0, why)).trimEnd(),
+			stderrLine(workerFailures(1, why)).trimEnd(),
+		]);
 		expect(result.code).toBe(4);
 		expect(existsSync(join(env.cwd, "a.txt"))).toBe(false);
 		expect(state()).toBe(before);

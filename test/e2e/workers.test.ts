@@ -298,11 +298,35 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		expect(readFileSync(join(env.cwd, "b.txt"), "utf8")).toBe("b.txt by a worker\n");
 		// Each session ends with its share done, or with what another pi holds left to it: never sent on for it.
 		// Which session claims which item first is the machine's to decide: one of them, both, or each one.
-		const ends = [allFinished(2), LEFT_TO_OTHERS([0]), LEFT_TO_OTHERS([1]), LEFT_TO_OTHERS([0, 1])].map(stderrLine);
+		const ends: [string, number[]][] = [
+			[allFinished(2), [0, 1]],
+			[LEFT_TO_OTHERS([0]), [1]],
+			[LEFT_TO_OTHERS([1]), [0]],
+			[LEFT_TO_OTHERS([0, 1]), []],
+		];
+		const shares = new Map(ends.map(([end, share]) => [stderrLine(end).trimEnd(), share]));
+		const texts = ["Write a.txt", "Write b.txt"];
+		const landings: string[] = [];
 		for (const run of runs) {
-			expect(ends).toContain(run.stderr);
+			const lines = stderrOf(run.stderr);
+			const end = lines.at(-1) ?? "";
+			expect([...shares.keys()]).toContain(end);
+			// Its share: a start for each item it claimed, then each one's landing, in the order they end.
+			const mine = shares.get(end) ?? [];
+			expect(lines.slice(0, mine.length)).toEqual(mine.map((index) => startedLine(index, texts[index] ?? "")));
+			expect(lines).toHaveLength(2 * mine.length + 1);
+			landings.push(...lines.slice(mine.length, -1));
 			expect(run.code).toBe(0);
 		}
+		// An item is claimed again only once its first worker landed and let it go: that one wrote its file, a later one
+		// found it as its worker would write it and changed no file.
+		const claims = env.workerTries();
+		const landed = claims.map(({ item, tokens }, at) => {
+			const first = !claims.slice(0, at).some((earlier) => earlier.item === item);
+			const name = ["a.txt", "b.txt"][item] ?? "";
+			return stderrLine(WORKERS.landed(item, tokens, first ? [name] : [], `Wrote ${name}.`)).trimEnd();
+		});
+		expect(landings.toSorted()).toEqual(landed.toSorted());
 		expect(env.readLog().filter((line) => line.lastUser.startsWith(CONTINUATION_HEAD))).toEqual([]);
 		expect(state()).toBe(before);
 	});
