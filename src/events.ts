@@ -15,6 +15,7 @@ import {
 	GUEST_ENTRY_TYPE,
 	LOOP_MESSAGE_TYPE,
 	REMINDER_MESSAGE_TYPE,
+	REPORT_ENTRY_TYPE,
 } from "./core/rules/keys.ts";
 import { canAct, verificationChecks } from "./core/rules/next-step.ts";
 import { staleReminder } from "./core/rules/reminder.ts";
@@ -101,7 +102,16 @@ export function registerMessageRenderers(pi: ExtensionAPI): void {
 		const text = typeof data?.text === "string" ? data.text : "";
 		return iconText(data?.level === "info" ? SUCCESS : WARNING, text, theme);
 	});
+	// The lines that stay (edges/host/tell.ts tellLasting): each carries its own words, coloured by its level.
+	pi.registerEntryRenderer(REPORT_ENTRY_TYPE, (entry, _options, theme) => {
+		const data = entry.data as { text?: unknown; level?: unknown } | undefined;
+		const text = typeof data?.text === "string" ? data.text : "";
+		return new Text(theme.fg(REPORT_COLORS[String(data?.level)] ?? "text", text), 0, 0);
+	});
 }
+
+/** How a line that stays is coloured, by its level. */
+const REPORT_COLORS: Record<string, ThemeColor> = { info: "muted", success: "success", warning: "warning" };
 
 /** Registers the extension's CLI flags; their values are read at every session start. */
 export function registerFlags(pi: ExtensionAPI): void {

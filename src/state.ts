@@ -15,6 +15,7 @@ import { cloneTodos } from "./core/list/items.ts";
 import { isAllFinished } from "./core/list/queries.ts";
 import type {
 	ChainStart,
+	FinishedWorker,
 	GoalState,
 	LoopState,
 	SessionRole,
@@ -30,6 +31,7 @@ import type { RunOutcome } from "./core/rules/outcome.ts";
 import { DEFAULT_CONFIG, type TilDoneConfig } from "./core/rules/settings.ts";
 import { addApartUsage, addUsage, readUsage, tokensOf, type UsageRecord } from "./core/rules/usage.ts";
 import { passesFor, type Verification } from "./core/rules/verdict.ts";
+import { MAX_ENDED_WORKERS } from "./core/rules/worker-dispatch.ts";
 import { STARTED_PAUSED } from "./core/texts/user.ts";
 import type { RunningCheck, UiView } from "./core/views/status-entries.ts";
 
@@ -50,6 +52,8 @@ export interface StoreState {
 	workersUnable: string | undefined;
 	/** Why each item's last worker gave it back, by the item's key: its next worker is told (as data). */
 	workerNotes: ReadonlyMap<string, string>;
+	/** The workers that ended in this chain (its last `MAX_ENDED_WORKERS`), in the order they ended. */
+	endedWorkers: readonly FinishedWorker[];
 	/** Workers that ended in this session: a wait for workers wakes on the next end, even one before it began. */
 	workerEnds: number;
 	/** Items another live process holds the claim of, by key, in this chain: no worker of ours is handed them. */
@@ -96,6 +100,7 @@ function initialState(role: SessionRole): StoreState {
 		workerEnds: 0,
 		claimedElsewhere: [],
 		remoteChosen: undefined,
+		endedWorkers: [],
 		completionAnnounced: false,
 		panelEnabled: false,
 		checking: undefined,
@@ -244,7 +249,7 @@ export function markReviewAnnounced(index: number): void {
 
 /** The user took the wheel (a prompt, a command, a new session): every breaker counter starts again. */
 export function resetChain(): void {
-	setState({ chain: freshChain(getState().chain, getState().todos), claimedElsewhere: [] });
+	setState({ chain: freshChain(getState().chain, getState().todos), claimedElsewhere: [], endedWorkers: [] });
 }
 
 /** A new chain over `todos`: what is completed now is not progress, and a pause of the user's lasts. */
@@ -378,10 +383,35 @@ export function recordWorkerUsage(key: string, usage: UsageRecord): number {
 		workers: workers.map((worker) => {
 			if (worker.key !== key) return worker;
 			total = worker.tokens + tokens;
-			return { ...worker, tokens: total };
+			return { ...worker, tokens: total, streaming: undefined };
 		}),
 	});
 	return total;
+}
+
+/** A worker ended: the chain remembers it (its last `MAX_ENDED_WORKERS`), for `/todos workers`. */
+export function recordEndedWorker(worker: FinishedWorker): void {
+	setState({ endedWorkers: [...getState().endedWorkers, worker].slice(-MAX_ENDED_WORKERS) });
+}
+
+/** The workers that ended in this chain, in the order they ended. */
+export function getEndedWorkers(): readonly FinishedWorker[] {
+	return getState().endedWorkers;
+}
+
+/**
+ * The model call in progress of the worker of item `key` has spent `tokens` so far, as its stream says; written only
+ * when that changes (a stream reports at every piece of text).
+ */
+export function recordWorkerStreaming(key: string, tokens: number): void {
+	const { workers } = getState();
+	if (workers.find((worker) => worker.key === key)?.streaming === tokens) return;
+	setState({ workers: workers.map((worker) => (worker.key === key ? { ...worker, streaming: tokens } : worker)) });
+}
+
+/** The worker of item `key` answered: its last answer so far. */
+export function recordWorkerAnswer(key: string, answer: string): void {
+	setState({ workers: getState().workers.map((worker) => (worker.key === key ? { ...worker, answer } : worker)) });
 }
 
 /**

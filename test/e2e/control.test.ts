@@ -24,7 +24,16 @@ import {
 	TODOS_ERRORS,
 } from "../helpers/expected.ts";
 import type { PiHarness } from "../helpers/sdk.ts";
-import { continuations, countdownWidgets, disposeAll, idle, notices, startTilDone } from "../helpers/til-done-pi.ts";
+import {
+	continuations,
+	countdownWidgets,
+	disposeAll,
+	idle,
+	notices,
+	reported,
+	startTilDone,
+	stayed,
+} from "../helpers/til-done-pi.ts";
 import { completeTodo, say, startTodo, workItem, writeTodos } from "../helpers/todo-model.ts";
 
 afterEach(disposeAll);
@@ -170,9 +179,10 @@ describe("seeing progress", () => {
 		harness.respond(say("Anything else?"), say("Still here."));
 		await harness.prompt("thanks");
 		await harness.prompt("bye");
-		const done = harness.ui.notifications.filter((n) => n.message === allDone(7));
-		expect(done).toHaveLength(1);
-		expect(done[0]?.type).toBe("info");
+		expect(reported(harness).filter((line) => line.text === allDone(7))).toEqual([
+			{ level: "success", text: allDone(7) },
+		]);
+		expect(notices(harness)).not.toContain(allDone(7));
 	});
 });
 
@@ -180,7 +190,7 @@ describe("/loop", () => {
 	it("sends the prompt again after each run until the answer holds the marker", async () => {
 		const harness = await startTilDone({ responses: [say("step 1"), say("step 2"), say("all good: SHIPPED")] });
 		await harness.prompt("/loop --until SHIPPED --max 5 polish the README");
-		await harness.waitFor(() => notices(harness).includes(loopFinished("SHIPPED", 3)), 5000, "loop end");
+		await harness.waitFor(() => stayed(harness).includes(loopFinished("SHIPPED", 3)), 5000, "loop end");
 		await idle(harness);
 		expect(harness.agentRuns()).toBe(3);
 		expect(harness.userTexts()[0]).toBe(loopPrompt("polish the README", 1, 5, "SHIPPED"));
@@ -190,10 +200,10 @@ describe("/loop", () => {
 	it("stops at --max iterations with a warning", async () => {
 		const harness = await startTilDone({ responses: [say("a"), say("b"), say("c")] });
 		await harness.prompt("/loop --max 2 keep refining");
-		await harness.waitFor(() => notices(harness).includes(loopLimit(2, "LOOP_DONE")), 5000, "loop stop");
+		await harness.waitFor(() => stayed(harness).includes(loopLimit(2, "LOOP_DONE")), 5000, "loop stop");
 		await idle(harness);
 		expect(harness.agentRuns()).toBe(2);
-		expect(harness.ui.notifications.at(-1)).toEqual({ message: loopLimit(2, "LOOP_DONE"), type: "warning" });
+		expect(reported(harness)).toEqual([{ level: "warning", text: loopLimit(2, "LOOP_DONE") }]);
 	});
 
 	it("a keypress during the countdown ends the loop", async () => {

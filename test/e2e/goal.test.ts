@@ -11,7 +11,7 @@ import { allVerified, countdownLine, goalInProgress, KEY, NO_GOAL, stderrLine } 
 import { JUDGE_ARGS, judgeCalls, judgeData, judgeSays, scriptJudge } from "../helpers/judge.ts";
 import { must } from "../helpers/must.ts";
 import { perTest } from "../helpers/per-test.ts";
-import { commandAnswer, type PiRpc } from "../helpers/rpc.ts";
+import { commandAnswer, type PiRpc, reported, reportedLines } from "../helpers/rpc.ts";
 import { completeStep, sayStep, startStep, writeStep } from "../helpers/scripts.ts";
 import { hasTmux, TMUX_MISSING } from "../helpers/tmux.ts";
 
@@ -116,8 +116,10 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			scriptJudge(env, [judgeSays([], ["met", PASSING])]);
 			const client = await pi.rpc({ host, env: env.env, extensions: [EXTENSION_ENTRY], args: JUDGE_ARGS });
 			await client.prompt("/goal Every test in test/ passes.");
-			const ended = () => messages(client).includes(goalMet(1, PASSING)) && !client.statuses.has(KEY.goal);
+			const ended = () => reported(client).includes(goalMet(1, PASSING)) && !client.statuses.has(KEY.goal);
 			await client.waitFor(ended, 10_000, "the goal met, and gone from the status bar");
+			expect(reportedLines(client)).toEqual([{ level: "success", text: goalMet(1, PASSING) }]);
+			expect(messages(client)).toEqual([]);
 			expect(env.readLog().map((line) => line.lastUser)).toEqual([firstPrompt("Every test in test/ passes.")]);
 			const shown = client.uiRequests.flatMap((request) =>
 				request.method === "setStatus" && request.statusKey === KEY.goal ? [request.statusText] : [],
@@ -160,6 +162,19 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			expect(screen).not.toContain("Goal run 2");
 			expect(env.readLog()).toHaveLength(1);
 			expect(judgeCalls(env)).toHaveLength(1);
+		});
+
+		it("a goal met stays on screen: another notice after it does not take its place", async () => {
+			const env = pi.env([sayStep("All green now.")]);
+			scriptJudge(env, [judgeSays([], ["met", PASSING])]);
+			const session = await pi.tui({ host, env: env.env, extensions: [EXTENSION_ENTRY], args: JUDGE_ARGS });
+			await session.type("/goal Every test passes");
+			await session.sendKeys("Enter");
+			await session.waitForScreen((screen) => screen.includes(goalMet(1, PASSING)));
+			await session.type("/goal off");
+			await session.sendKeys("Enter");
+			const screen = await session.waitForScreen((s) => s.includes("No goal is in progress."));
+			expect(screen).toContain(goalMet(1, PASSING));
 		});
 	});
 });

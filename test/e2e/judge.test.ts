@@ -46,7 +46,7 @@ import {
 import { blobId, git, userGitState, userRepo } from "../helpers/judge-repo.ts";
 import { must } from "../helpers/must.ts";
 import { perTest } from "../helpers/per-test.ts";
-import { commandAnswer, type PiRpc } from "../helpers/rpc.ts";
+import { commandAnswer, type PiRpc, reported, reportedLines } from "../helpers/rpc.ts";
 import { completeStep, sayStep, startStep, toolStep, writeStep } from "../helpers/scripts.ts";
 import { sessionEntries, sessionFile } from "../helpers/session-file.ts";
 import { usageOf } from "../helpers/usage.ts";
@@ -132,9 +132,10 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			]);
 			const client = await pi.rpc({ host, env: env.env, extensions: [EXTENSION_ENTRY], args: JUDGE_ARGS });
 			await client.promptAndSettle(REQUEST);
-			await client.waitFor(() => messages(client).includes(VERIFIED_NOTICE), 15_000, "the verified notice");
+			await client.waitFor(() => reported(client).includes(VERIFIED_NOTICE), 15_000, "the verified line");
 			expect(client.statuses.get(KEY.check)).toBe(verifiedStatus(0, true));
-			expect(messages(client).filter((message) => message.includes("verified"))).toEqual([VERIFIED_NOTICE]);
+			expect(reported(client).filter((text) => text.includes("verified"))).toEqual([VERIFIED_NOTICE]);
+			expect(messages(client).filter((message) => message.includes("verified"))).toEqual([]);
 			const sentBack = env.readLog().filter((line) => line.lastUser.includes(judgeReportLine(1, NO_DOCS)));
 			expect(sentBack.length).toBeGreaterThan(0);
 			expect(judgeCalls(env)).toHaveLength(2);
@@ -324,7 +325,8 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 				`Judge: til-done-fake/judge; spent this chain: ${judge.toLocaleString("en-US")} tokens in 1 call(s)`,
 				"Workers: off",
 			]);
-			expect(messages(client)).toContain(unverifiedByJudge(2, [failed]));
+			expect(reportedLines(client)).toEqual([{ level: "warning", text: unverifiedByJudge(2, [failed]) }]);
+			expect(messages(client)).not.toContain(unverifiedByJudge(2, [failed]));
 			const help = (await commandAnswer(client, "/todos help")).split("\n");
 			expect(help).toContain("  --til-done-judge, TIL_DONE_JUDGE: til-done-fake/judge");
 		});
@@ -392,7 +394,8 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			const again = await pi.rpc({ ...args, env: env.env, session: { file: sessionFile(join(env.root, "sessions")) } });
 			await again.waitFor(() => again.statuses.get(KEY.check) === shown, 10_000, "the verdict after a restart");
 			await again.promptAndSettle("Check again.");
-			await again.waitFor(() => messages(again).length > 0, 10_000, "the notice");
+			const unverified = unverifiedByJudge(2, [judgeFailed(1, "cannot tell", "No evidence.")]);
+			await again.waitFor(() => reported(again).includes(unverified), 10_000, "the list's end, said again");
 			expect(again.statuses.get(KEY.check)).toBe(shown);
 			expect(judgeCalls(env)).toHaveLength(1);
 		});

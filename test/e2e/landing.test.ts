@@ -37,6 +37,7 @@ import { allFinished, stderrLine, WORKERS, workerFailures } from "../helpers/exp
 import { perTest } from "../helpers/per-test.ts";
 import { commitAll, gitIn, modeOf, personRepo, workTreeFiles } from "../helpers/person-repo.ts";
 import { sayStep, toolStep, writeFileScript, writeStep } from "../helpers/scripts.ts";
+import { landedLine, startedLine, stderrOf } from "../helpers/workers.ts";
 
 const pi = perTest({ TIL_DONE_COUNTDOWN: "0" });
 
@@ -101,7 +102,18 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			});
 			const before = state(["build.sh", "old.sh"]);
 			const result = await print(host, env);
-			expect(result.stderr).toBe(stderrLine(allFinished(2)));
+			const lines = stderrOf(result.stderr);
+			expect(lines.slice(0, 2)).toEqual([
+				startedLine(0, "Make build.sh executable"),
+				startedLine(1, "Make old.sh plain"),
+			]);
+			expect(lines.slice(2, 4).toSorted()).toEqual(
+				[
+					landedLine(env, 0, ["build.sh"], "Made it executable."),
+					landedLine(env, 1, ["old.sh"], "Made it plain."),
+				].toSorted(),
+			);
+			expect(lines.slice(4)).toEqual([stderrLine(allFinished(2)).trimEnd()]);
 			expect(result.code).toBe(0);
 			expect(modeOf(join(env.cwd, "build.sh"))).toBe(0o755);
 			expect(modeOf(join(env.cwd, "old.sh"))).toBe(0o644);
@@ -132,7 +144,13 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			const changed = ["secret.env", "tool.sh", "run.sh", "notes.txt"];
 			const before = state(changed);
 			const result = await print(host, env, 0o027);
-			expect(result.stderr).toBe(stderrLine(allFinished(4)));
+			const lines = stderrOf(result.stderr);
+			expect(lines.slice(0, 4)).toEqual(items.map((text, i) => startedLine(i, text)));
+			const answers = ["Appended.", "Made it executable.", "Added run.sh.", "Wrote notes.txt."];
+			expect(lines.slice(4, 8).toSorted()).toEqual(
+				changed.map((name, i) => landedLine(env, i, [name], answers[i])).toSorted(),
+			);
+			expect(lines.slice(8)).toEqual([stderrLine(allFinished(4)).trimEnd()]);
 			expect(result.code).toBe(0);
 			expect(readFileSync(join(env.cwd, "secret.env"), "utf8")).toBe("TOKEN=1\nTOKEN=2\n");
 			expect(changed.map((name) => modeOf(join(env.cwd, name)).toString(8))).toEqual(["600", "700", "750", "640"]);
@@ -162,7 +180,15 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			const before = state(["out", "z.txt"]);
 			const result = await print(host, env);
 			const conflict = WORKERS.givenBack(1, WORKERS.conflicts("out/x.txt"));
-			expect(result.stderr).toBe(stderrLine(conflict) + stderrLine(allFinished(2)));
+			expect(stderrOf(result.stderr)).toEqual([
+				startedLine(0, "Link out to the shared folder"),
+				startedLine(1, "Write out/x.txt"),
+				landedLine(env, 0, ["out"], "Linked."),
+				stderrLine(conflict).trimEnd(),
+				startedLine(1, "Write out/x.txt"),
+				landedLine(env, 1, ["z.txt"], "Wrote z.txt."),
+				stderrLine(allFinished(2)).trimEnd(),
+			]);
 			expect(result.code).toBe(0);
 			expect(readlinkSync(join(env.cwd, "out"))).toBe(target);
 			expect(readdirSync(target)).toEqual([]);
@@ -191,7 +217,13 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			const inside = submodule();
 			const result = await print(host, env);
 			const refused = WORKERS.givenBack(0, WORKERS.submodules("lib"));
-			expect(result.stderr).toBe(stderrLine(refused) + stderrLine(allFinished(1)));
+			expect(stderrOf(result.stderr)).toEqual([
+				startedLine(0, "Fix the library's greeting"),
+				stderrLine(refused).trimEnd(),
+				startedLine(0, "Fix the library's greeting"),
+				landedLine(env, 0, ["greeting-notes.txt"], "Wrote greeting-notes.txt."),
+				stderrLine(allFinished(1)).trimEnd(),
+			]);
 			expect(result.code).toBe(0);
 			expect(readFileSync(join(env.cwd, "lib", "greeting.txt"), "utf8")).toBe("hello\n");
 			expect(readFileSync(join(env.cwd, "greeting-notes.txt"), "utf8")).toBe("greeting-notes.txt\n");
@@ -220,9 +252,13 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 				immutable(join(env.cwd, "f.txt"));
 				try {
 					const result = await print(host, env);
-					expect(result.stderr).toBe(
-						stderrLine(WORKERS.givenBack(0, WORKERS.unwritable("f.txt"))) + stderrLine(allFinished(1)),
-					);
+					expect(stderrOf(result.stderr)).toEqual([
+						startedLine(0, "Write a.txt and edit ro/f.txt"),
+						stderrLine(WORKERS.givenBack(0, WORKERS.unwritable("f.txt"))).trimEnd(),
+						startedLine(0, "Write a.txt and edit ro/f.txt"),
+						landedLine(env, 0, ["b.txt"], "Wrote b.txt."),
+						stderrLine(allFinished(1)).trimEnd(),
+					]);
 					expect(existsSync(join(env.cwd, "a.txt"))).toBe(false);
 					expect(readFileSync(join(env.cwd, "f.txt"), "utf8")).toBe("f\n");
 				} finally {
@@ -250,7 +286,11 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 				immutable(join(env.cwd, "ro"));
 				try {
 					const result = await print(host, env);
-					expect(result.stderr).toBe(stderrLine(allFinished(1)));
+					expect(stderrOf(result.stderr)).toEqual([
+						startedLine(0, "Write a.txt and edit ro/f.txt"),
+						landedLine(env, 0, ["a.txt", "ro/f.txt"], "Done."),
+						stderrLine(allFinished(1)).trimEnd(),
+					]);
 					expect(readFileSync(join(env.cwd, "a.txt"), "utf8")).toBe("a by the worker\n");
 					expect(readFileSync(join(env.cwd, "ro", "f.txt"), "utf8")).toBe("f by the worker\n");
 				} finally {
@@ -272,7 +312,11 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		});
 		const before = state(["notes.txt"]);
 		const result = await print(host, env);
-		expect(result.stderr).toBe(stderrLine(allFinished(1)));
+		expect(stderrOf(result.stderr)).toEqual([
+			startedLine(0, "Reword the notes"),
+			landedLine(env, 0, ["notes.txt"], "Done."),
+			stderrLine(allFinished(1)).trimEnd(),
+		]);
 		const after = statSync(notes);
 		expect([after.uid, after.gid, after.nlink]).toEqual([1000, 1000, 2]);
 		expect(readFileSync(join(env.root, "notes-link.txt"), "utf8")).toBe("reworded\n");
@@ -309,7 +353,12 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		env.writeScript([writeStep(["Write a.txt"]), sayStep("Planned.")]);
 		env.writeWorkerScripts({ "0": [toolStep("write", { path: "a.txt", content: "a\n" }), sayStep("Done.")] });
 		const next = await print(host, env);
-		expect(next.stderr).toBe(stderrLine(`${WORKERS.putBack([data])}\n${allFinished(1)}`));
+		expect(stderrOf(next.stderr)).toEqual([
+			stderrLine(WORKERS.putBack([data])).trimEnd(),
+			startedLine(0, "Write a.txt"),
+			landedLine(env, 0, ["a.txt"], "Done."),
+			stderrLine(allFinished(1)).trimEnd(),
+		]);
 		expect(readFileSync(join(env.cwd, "a.txt"), "utf8")).toBe("a\n");
 		expect(state(["a.txt"])).toBe(before);
 		expect(existsSync(stage)).toBe(false);
@@ -341,7 +390,11 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 					extensions: [EXTENSION_ENTRY],
 					session: { dir: join(env.root, "sessions") },
 				});
-				expect(result.stderr).toBe(stderrLine(allFinished(1)));
+				expect(stderrOf(result.stderr)).toEqual([
+					startedLine(0, "Add new.txt, remove old.txt, edit keep.txt"),
+					landedLine(env, 0, ["keep.txt", "new.txt", "old.txt"], "Done."),
+					stderrLine(allFinished(1)).trimEnd(),
+				]);
 				expect(result.code).toBe(0);
 				expect(readFileSync(join(tree, "new.txt"), "utf8")).toBe("new by the worker\n");
 				expect(existsSync(join(tree, "old.txt"))).toBe(false);
@@ -404,7 +457,11 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		env.writeWorkerScripts({ "0": [toolStep("write", { path: "a.txt", content: "a\n" }), sayStep("Done.")] });
 		const result = await print(host, env);
 		const why = WORKERS.gitBusy("a merge is in progress");
-		expect(result.stderr).toBe(stderrLine(`${WORKERS.givenBack(0, why)}\n${workerFailures(1, why)}`));
+		expect(stderrOf(result.stderr)).toEqual([
+			startedLine(0, "Write a.txt"),
+			stderrLine(WORKERS.givenBack(0, why)).trimEnd(),
+			stderrLine(workerFailures(1, why)).trimEnd(),
+		]);
 		expect(result.code).toBe(4);
 		expect(existsSync(join(env.cwd, "a.txt"))).toBe(false);
 		expect(state()).toBe(before);
@@ -421,7 +478,11 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			session: { dir: join(env.root, "sessions") },
 			timeoutMs: 120_000,
 		});
-		expect(result.stderr).toBe(stderrLine(allFinished(1)));
+		expect(stderrOf(result.stderr)).toEqual([
+			startedLine(0, "Make the data file"),
+			landedLine(env, 0, ["big.txt"], "Made it."),
+			stderrLine(allFinished(1)).trimEnd(),
+		]);
 		expect(statSync(join(env.cwd, "big.txt")).size).toBe(300_000_000);
 		expect(state(["big.txt"])).toBe(before);
 	}, 180_000);
@@ -443,7 +504,11 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		const names = ["caf\uFFFD.txt", "new\uFFFD.txt"];
 		const before = state(names);
 		const result = await print(host, env);
-		expect(result.stderr).toBe(stderrLine(allFinished(1)));
+		expect(stderrOf(result.stderr)).toEqual([
+			startedLine(0, "Edit the café file, add the new one"),
+			landedLine(env, 0, names, "Done."),
+			stderrLine(allFinished(1)).trimEnd(),
+		]);
 		const read = (name: string) =>
 			readFileSync(Buffer.concat([Buffer.from(`${env.cwd}/`), Buffer.from(name, "latin1")]), "utf8");
 		expect(read("caf\xe9.txt")).toBe("edited\n");

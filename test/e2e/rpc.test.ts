@@ -22,7 +22,7 @@ import {
 	stopStatus,
 } from "../helpers/expected.ts";
 import { perTest } from "../helpers/per-test.ts";
-import { customMessages, type PiRpc, type RpcRecord } from "../helpers/rpc.ts";
+import { customMessages, type PiRpc, type RpcRecord, reportedLines } from "../helpers/rpc.ts";
 import {
 	completeStep,
 	continuationCalls,
@@ -305,7 +305,8 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			await pi.waitFor(() => pi.statuses.get(KEY.status) === doneStatus(5), 10_000, "the list done");
 			await pi.waitForSettled({ nth: 5 });
 			expect(continuationMessages(pi)).toHaveLength(3);
-			expect(pi.notifications).toEqual([{ message: allDone(5), type: "info" }]);
+			expect(reportedLines(pi)).toEqual([{ level: "success", text: allDone(5) }]);
+			expect(pi.notifications).toEqual([]);
 			expectCleanRun(pi);
 		});
 	});

@@ -29,6 +29,7 @@ import {
 	writeFileScript,
 	writeStep,
 } from "../helpers/scripts.ts";
+import { landedLine, startedLine, stderrOf } from "../helpers/workers.ts";
 
 const pi = perTest({ TIL_DONE_COUNTDOWN: "600" });
 const THREE = ["Read the spec", "Write the parser", "Add tests"];
@@ -81,7 +82,12 @@ describe.each(SMOKE_HOSTS)("pi $version (smoke)", (host) => {
 		execFileSync("git", ["init", "-q"], { cwd: env.cwd });
 		env.writeWorkerScripts({ "0": writeFileScript("a.txt"), "1": writeFileScript("b.txt") });
 		const result = await runPrint(["-p", "Write the two files."], env.env, { host, extensions: [EXTENSION_ENTRY] });
-		expect(result.stderr).toBe(stderrLine(allFinished(2)));
+		const lines = stderrOf(result.stderr);
+		expect(lines.slice(0, 2)).toEqual([startedLine(0, "Write a.txt"), startedLine(1, "Write b.txt")]);
+		expect(lines.slice(2, 4).toSorted()).toEqual(
+			[landedLine(env, 0, ["a.txt"], "Wrote a.txt."), landedLine(env, 1, ["b.txt"], "Wrote b.txt.")].toSorted(),
+		);
+		expect(lines.slice(4)).toEqual([stderrLine(allFinished(2)).trimEnd()]);
 		expect(result.code).toBe(0);
 		expect(readFileSync(join(env.cwd, "a.txt"), "utf8")).toBe("a.txt\n");
 		expect(readFileSync(join(env.cwd, "b.txt"), "utf8")).toBe("b.txt\n");

@@ -29,6 +29,7 @@ import {
 	UNVERIFIED_ASK,
 	UNVERIFIED_HEAD,
 	UNVERIFIED_TAKE_OVER,
+	verifiedNotice,
 } from "../helpers/expected.ts";
 import {
 	ABANDONER,
@@ -40,8 +41,10 @@ import {
 	writeChecked,
 } from "../helpers/lying-models.ts";
 import { perTest } from "../helpers/per-test.ts";
+import { reported, reportedLines } from "../helpers/rpc.ts";
 import { completeStep, continuationCalls, sayStep, startStep } from "../helpers/scripts.ts";
 import { toolResults } from "../helpers/session-file.ts";
+import { hasTmux, TMUX_MISSING } from "../helpers/tmux.ts";
 
 const pi = perTest({ TIL_DONE_COUNTDOWN: "0.05" });
 const setup = (steps: FakeStep[], env: Record<string, string> = {}): IsolatedEnv => pi.env(steps, env);
@@ -117,6 +120,32 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		});
 	});
 
+	describe("a verified end stays in the transcript", () => {
+		it("over RPC: a line that stays (a record a client reads), no notice", async () => {
+			const env = setupLiar(DONE_CHECK_LIAR);
+			const client = await pi.rpc({ host, env: env.env, extensions: [EXTENSION_ENTRY] });
+			await client.prompt(DONE_CHECK_LIAR.prompt);
+			await client.waitFor(() => reported(client).length > 0, 20_000, "the list's end");
+			expect(reportedLines(client)).toEqual([{ level: "success", text: verifiedNotice(1, 1) }]);
+			expect(client.notifications.map((notice) => notice.message)).not.toContain(verifiedNotice(1, 1));
+		});
+
+		it.skipIf(!hasTmux())(
+			`in the TUI: still on screen after another notice${hasTmux() ? "" : ` (${TMUX_MISSING})`}`,
+			async () => {
+				const env = setupLiar(DONE_CHECK_LIAR);
+				const session = await pi.tui({ host, env: env.env, extensions: [EXTENSION_ENTRY] });
+				await session.type(DONE_CHECK_LIAR.prompt);
+				await session.sendKeys("Enter");
+				await session.waitForScreen((screen) => screen.includes(verifiedNotice(1, 1)), 30_000);
+				await session.type("/goal off");
+				await session.sendKeys("Enter");
+				const screen = await session.waitForScreen((s) => s.includes("No goal is in progress."));
+				expect(screen).toContain(verifiedNotice(1, 1));
+			},
+		);
+	});
+
 	describe("an item the user must review is closed by the user", () => {
 		it("the model cannot complete it; the auto-continue waits; the user approves and the chain goes on", async () => {
 			const env = setup([...REVIEW_CLOSER.steps, startStep(1), completeStep(1), sayStep("Ran it.")]);
@@ -130,12 +159,12 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 
 			await client.promptAndSettle("/todos approve 0");
 			await client.waitFor(() => client.statuses.get(KEY.status) === doneStatus(2), 10_000, "Done");
-			await client.waitFor(() => client.notifications.length === 3, 5000, "completion notice");
+			await client.waitFor(() => reported(client).length === 1, 5000, "the completion");
 			expect(client.notifications.map((n) => n.message)).toEqual([
 				reviewWait(0),
 				listLines("✓ [0] Draft the migration (review)", "– [1] Run it"),
-				allDone(2),
 			]);
+			expect(reported(client)).toEqual([allDone(2)]);
 			expect(continuationCalls(env.readLog())).toHaveLength(3);
 		});
 	});

@@ -23,6 +23,7 @@ import { perTest } from "../helpers/per-test.ts";
 import { sayStep, toolStep, writeStep } from "../helpers/scripts.ts";
 import { sessionEntries } from "../helpers/session-file.ts";
 import { userRepo } from "../helpers/user-repo.ts";
+import { landedLine, startedLine, stderrOf } from "../helpers/workers.ts";
 
 const pi = perTest({ TIL_DONE_COUNTDOWN: "0" });
 
@@ -117,7 +118,11 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			writeFileSync(readme, mine);
 			writeFileSync(go, "");
 			const run = await running;
-			expect(run.stderr).toBe(stderrLine(allFinished(1)));
+			expect(stderrOf(run.stderr)).toEqual([
+				startedLine(0, "Add a line to the README"),
+				landedLine(env, 0, ["README.md"], "Done."),
+				stderrLine(allFinished(1)).trimEnd(),
+			]);
 			expect(run.code).toBe(0);
 			const landed = "the user's first line\nreadme, changed by the user\na line by the worker\n";
 			expect(readFileSync(readme, "utf8")).toBe(landed);
@@ -159,7 +164,11 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			expect(readFileSync(readme, "utf8")).toBe("readme, changed by the user\n");
 			writeFileSync(go, "");
 			const run = await running;
-			expect(run.stderr).toBe(stderrLine(allFinished(1)));
+			expect(stderrOf(run.stderr)).toEqual([
+				startedLine(0, "Reword the README"),
+				landedLine(env, 0, ["README.md"], "Done."),
+				stderrLine(allFinished(1)).trimEnd(),
+			]);
 			expect(run.code).toBe(0);
 			expect(readFileSync(readme, "utf8")).toBe("readme, edited by the worker\n");
 			expect(state()).toBe(before);
@@ -234,7 +243,16 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		const before = state();
 		const run = await print(host, env);
 		const why = WORKER_BOUNDS.bwrapFailed("bwrap: No permissions to create a new namespace");
-		expect(run.stderr).toBe(stderrLine(why) + stderrLine(allFinished(2)));
+		const lines = stderrOf(run.stderr);
+		expect(lines.slice(0, 3)).toEqual([
+			stderrLine(why).trimEnd(),
+			startedLine(0, "Write a.txt"),
+			startedLine(1, "Write b.txt"),
+		]);
+		expect(lines.slice(3, 5).toSorted()).toEqual(
+			[landedLine(env, 0, ["a.txt"], "Wrote a.txt."), landedLine(env, 1, ["b.txt"], "Wrote b.txt.")].toSorted(),
+		);
+		expect(lines.slice(5)).toEqual([stderrLine(allFinished(2)).trimEnd()]);
 		expect(run.code).toBe(0);
 		expect(readFileSync(join(env.cwd, "a.txt"), "utf8")).toBe("ok");
 		expect(readFileSync(join(env.cwd, "b.txt"), "utf8")).toBe("ok");

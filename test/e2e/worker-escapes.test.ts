@@ -13,7 +13,7 @@ import { allFinished, stderrLine } from "../helpers/expected.ts";
 import { perTest } from "../helpers/per-test.ts";
 import { sayStep, toolStep, writeFileScript, writeStep } from "../helpers/scripts.ts";
 import { userRepo } from "../helpers/user-repo.ts";
-import { killAll } from "../helpers/workers.ts";
+import { killAll, landedLine, startedLine, stderrOf } from "../helpers/workers.ts";
 
 const pi = perTest({ TIL_DONE_COUNTDOWN: "0" });
 const ROOT = process.getuid?.() === 0;
@@ -33,6 +33,13 @@ function print(host: PiHost, env: IsolatedEnv, options: { cwd?: string; vars?: N
 		},
 	);
 }
+
+/** The stderr of a one-item run whose worker landed `files` and answered `answer`: its start, its landing, the end. */
+const landedAlone = (env: IsolatedEnv, files: string[], answer: string): string[] => [
+	startedLine(0, "Tidy the repository"),
+	landedLine(env, 0, files, answer),
+	stderrLine(allFinished(1)).trimEnd(),
+];
 
 /** A one-item list whose worker plays `steps`. */
 function oneWorker(steps: ReturnType<typeof sayStep>[]): IsolatedEnv {
@@ -80,7 +87,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		});
 		const before = state();
 		const result = await print(host, env);
-		expect(result.stderr).toBe(stderrLine(allFinished(1)));
+		expect(stderrOf(result.stderr)).toEqual(landedAlone(env, ["notes.txt"], "Done."));
 		expect(existsSync(escaped)).toBe(false);
 		expect(readFileSync(join(env.cwd, "notes.txt"), "utf8")).toBe("notes\n");
 		expect(state()).toBe(before);
@@ -94,7 +101,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		const state = userRepo(env);
 		const before = state();
 		const result = await print(host, env, { vars: vars(env) });
-		expect(result.stderr).toBe(stderrLine(allFinished(1)));
+		expect(stderrOf(result.stderr)).toEqual(landedAlone(env, ["a.txt"], "Wrote a.txt."));
 		expect(readFileSync(join(env.cwd, "a.txt"), "utf8")).toBe("a.txt\n");
 		expect(state()).toBe(before);
 	});
@@ -144,7 +151,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		const pkg = subfolder(env);
 		const before = state();
 		const result = await print(host, env, { cwd: pkg });
-		expect(result.stderr).toBe(stderrLine(allFinished(1)));
+		expect(stderrOf(result.stderr)).toEqual(landedAlone(env, ["notes.md"], "Done."));
 		expect(readFileSync(join(env.cwd, "notes.md"), "utf8")).toBe("notes\n");
 		expect(state()).toBe(before);
 	});
@@ -158,7 +165,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		const result = await print(host, env);
 		const alive = running(["sleep", "317"]);
 		killAll(alive);
-		expect(result.stderr).toBe(stderrLine(allFinished(1)));
+		expect(stderrOf(result.stderr)).toEqual(landedAlone(env, [], "Done."));
 		expect(alive).toEqual([]);
 	});
 });

@@ -20,6 +20,7 @@ import { allFinished, stderrLine, WORKERS } from "../helpers/expected.ts";
 import { perTest } from "../helpers/per-test.ts";
 import { completeStep, sayStep, toolStep, writeFileScript, writeStep } from "../helpers/scripts.ts";
 import { userRepo } from "../helpers/user-repo.ts";
+import { landedLine, startedLine, stderrOf } from "../helpers/workers.ts";
 
 const pi = perTest({ TIL_DONE_COUNTDOWN: "0" });
 
@@ -53,7 +54,11 @@ async function landsWithProjectSettings(host: PiHost, env: IsolatedEnv, state: (
 	env.writeWorkerScripts({ "0": writeFileScript("a.txt") });
 	const before = state();
 	const result = await start(host, env, ["-e", EXTENSION_ENTRY, "--approve"]);
-	expect(result.stderr).toBe(stderrLine(allFinished(1)));
+	expect(stderrOf(result.stderr)).toEqual([
+		startedLine(0, "Write a.txt"),
+		landedLine(env, 0, ["a.txt"], "Wrote a.txt."),
+		stderrLine(allFinished(1)).trimEnd(),
+	]);
 	expect(result.code).toBe(0);
 	expect(readFileSync(join(env.cwd, "a.txt"), "utf8")).toBe("a.txt\n");
 	expect(readFileSync(join(env.cwd, ".pi", "settings.json"), "utf8")).toBe(settings);
@@ -68,7 +73,12 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		env.writeWorkerScripts({ "0": writeFileScript("a.txt"), "1": writeFileScript("b.txt") });
 		const before = state();
 		const result = await start(host, env, ["-ne", "-e", "./vendor/fake.ts", "-e", "./vendor/til-done.ts"]);
-		expect(result.stderr).toBe(stderrLine(allFinished(2)));
+		const lines = stderrOf(result.stderr);
+		expect(lines.slice(0, 2)).toEqual([startedLine(0, "Write a.txt"), startedLine(1, "Write b.txt")]);
+		expect(lines.slice(2, 4).toSorted()).toEqual(
+			[landedLine(env, 0, ["a.txt"], "Wrote a.txt."), landedLine(env, 1, ["b.txt"], "Wrote b.txt.")].toSorted(),
+		);
+		expect(lines.slice(4)).toEqual([stderrLine(allFinished(2)).trimEnd()]);
 		expect(result.code).toBe(0);
 		expect(readFileSync(join(env.cwd, "a.txt"), "utf8")).toBe("a.txt\n");
 		expect(readFileSync(join(env.cwd, "b.txt"), "utf8")).toBe("b.txt\n");
@@ -109,9 +119,10 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		const before = state();
 		const result = await start(host, env, ["-ne", "-e", "./vendor/parent-only.ts", "-e", EXTENSION_ENTRY]);
 		const lines = result.stderr.split("\n").filter((line) => line !== "");
-		expect(lines).toHaveLength(2);
-		expect(lines[0]).toMatch(WORKERS.cannotStart);
-		expect(lines[1]).toBe(stderrLine(allFinished(1)).trimEnd());
+		expect(lines).toHaveLength(3);
+		expect(lines[0]).toBe(startedLine(0, "Write a.txt"));
+		expect(lines[1]).toMatch(WORKERS.cannotStart);
+		expect(lines[2]).toBe(stderrLine(allFinished(1)).trimEnd());
 		expect(result.code).toBe(0);
 		expect(readFileSync(join(env.cwd, "a.txt"), "utf8")).toBe("a by the session\n");
 		expect(state()).toBe(before);

@@ -12,7 +12,7 @@ import { allFinished, stderrLine, WORKERS } from "../helpers/expected.ts";
 import { perTest } from "../helpers/per-test.ts";
 import { sayStep, toolStep, writeFileScript, writeStep } from "../helpers/scripts.ts";
 import { userRepo } from "../helpers/user-repo.ts";
-import { exited, workerPid } from "../helpers/workers.ts";
+import { exited, landedLine, startedLine, stderrOf, workerPid } from "../helpers/workers.ts";
 
 const pi = perTest({ TIL_DONE_COUNTDOWN: "0" });
 
@@ -85,7 +85,12 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		env.writeWorkerScripts({ "0": writeFileScript("a.txt"), "1": writeFileScript("b.txt") });
 		env.writeScript([writeStep(["Write a.txt", "Write b.txt"]), sayStep("Planned.")]);
 		const again = await print(host, env, "Write the files.");
-		expect(again.stderr).toBe(stderrLine(allFinished(2)));
+		const lines = stderrOf(again.stderr);
+		expect(lines.slice(0, 2)).toEqual([startedLine(0, "Write a.txt"), startedLine(1, "Write b.txt")]);
+		expect(lines.slice(2, 4).toSorted()).toEqual(
+			[landedLine(env, 0, ["a.txt"], "Wrote a.txt."), landedLine(env, 1, ["b.txt"], "Wrote b.txt.")].toSorted(),
+		);
+		expect(lines.slice(4)).toEqual([stderrLine(allFinished(2)).trimEnd()]);
 		expect(left(env)).toEqual({ folders: [], refs: "" });
 		expect(state()).toBe(before);
 	});

@@ -19,6 +19,7 @@ import {
 } from "../helpers/cli.ts";
 import { stderrLine, WORKERS, workerFailures, workersCount, workersStatus } from "../helpers/expected.ts";
 import { perTest } from "../helpers/per-test.ts";
+import { reported } from "../helpers/rpc.ts";
 import { sayStep, toolStep, writeFileScript } from "../helpers/scripts.ts";
 import { editorLine, hasTmux, TMUX_MISSING } from "../helpers/tmux.ts";
 import { userRepo } from "../helpers/user-repo.ts";
@@ -86,7 +87,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			env.writeWorkerScripts({ "0": writeFileScript("a.txt") });
 			const before = state();
 			const result = await print(host, env);
-			const back = stderrLine(WORKERS.givenBack(0, WORKERS.checkKilled(9)));
+			const back = stderrLine(`${WORKERS.started(0, "Write a.txt")}\n${WORKERS.givenBack(0, WORKERS.checkKilled(9))}`);
 			expect(result.stderr).toBe(back + back + back + stderrLine(workerFailures(3, WORKERS.checkKilled(9))));
 			expect(result.code).toBe(4);
 			expect(existsSync(join(env.cwd, "a.txt"))).toBe(false);
@@ -99,7 +100,9 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			const file = env.writeWorkerScripts({ "0": writeFileScript("a.txt") });
 			const before = state();
 			const result = await print(host, env);
-			const back = stderrLine(WORKERS.givenBack(0, WORKERS.checkTimedOut(1)));
+			const back = stderrLine(
+				`${WORKERS.started(0, "Write a.txt")}\n${WORKERS.givenBack(0, WORKERS.checkTimedOut(1))}`,
+			);
 			expect(result.stderr).toBe(back + back + back + stderrLine(workerFailures(3, WORKERS.checkTimedOut(1))));
 			expect(result.code).toBe(4);
 			expect(existsSync(join(env.cwd, "a.txt"))).toBe(false);
@@ -149,11 +152,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			await waitForValue(() => (running(file, SLEEP_60).length === 1 ? true : undefined), 10_000, "the check's sleep");
 			await client.prompt(stop);
 			const back = WORKERS.givenBack(0, WORKERS.stopped);
-			await client.waitFor(
-				() => client.notifications.some((notice) => notice.message === back),
-				15_000,
-				"the item given back",
-			);
+			await client.waitFor(() => reported(client).includes(back), 15_000, "the item given back");
 			expect(running(file, SLEEP_60)).toEqual([]);
 			expect(existsSync(join(env.cwd, "a.txt"))).toBe(false);
 			expect(state()).toBe(before);

@@ -27,23 +27,25 @@ import {
 	CONTINUATION_HEAD,
 	KEY,
 	LEFT_TO_OTHERS,
+	maskSeconds,
 	progressStatus,
 	reviewWait,
 	stderrLine,
+	todosRefused,
 	WORKERS,
 	workersCount,
 	workersIndices,
 	workersStatus,
 } from "../helpers/expected.ts";
 import { perTest } from "../helpers/per-test.ts";
-import { commandAnswer } from "../helpers/rpc.ts";
+import { commandAnswer, reported, reportedLines } from "../helpers/rpc.ts";
 import { sayStep, toolStep, writeFileScript, writeStep } from "../helpers/scripts.ts";
 import { sessionEntries } from "../helpers/session-file.ts";
 import { installForChildren, runParent, scriptsByDepth } from "../helpers/subagents.ts";
 import { hasTmux, submit, TMUX_MISSING } from "../helpers/tmux.ts";
 import { usageOf } from "../helpers/usage.ts";
 import { userRepo } from "../helpers/user-repo.ts";
-import { exited, markedProcesses, workerPid } from "../helpers/workers.ts";
+import { exited, landedLine, markedProcesses, startedLine, stderrOf, workerPid } from "../helpers/workers.ts";
 
 const pi = perTest({ TIL_DONE_COUNTDOWN: "0" });
 const ITEMS = ["Write a.txt", "Write b.txt", "Write c.txt", "Write d.txt"];
@@ -138,7 +140,12 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		);
 		writeFileSync(join(env.cwd, "README.md"), "readme, edited by the user during the run\n");
 		const result = await running;
-		expect(result.stderr).toBe(stderrLine(allFinished(4)));
+		const lines = stderrOf(result.stderr);
+		expect(lines.slice(0, 4)).toEqual(ITEMS.map((text, i) => startedLine(i, text)));
+		// They land in the order their processes end.
+		const landings = ITEMS.map((_, i) => landedLine(env, i, [`${"abcd"[i]}.txt`], `Wrote ${"abcd"[i]}.txt.`));
+		expect(lines.slice(4, 8).toSorted()).toEqual(landings.toSorted());
+		expect(lines.slice(8)).toEqual([stderrLine(allFinished(4)).trimEnd()]);
 		expect(result.code).toBe(0);
 		for (const name of ["a.txt", "b.txt", "c.txt", "d.txt"]) {
 			expect(readFileSync(join(env.cwd, name), "utf8")).toBe(`${name} by its worker\n`);
@@ -157,6 +164,62 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		expect(existsSync(join(env.cwd, ".git", "worktrees"))).toBe(false);
 	});
 
+	it("pi -p with three workers: a line on stderr as each starts and as each lands (files, time, tokens, answer), in the order it happened", async () => {
+		const env = pi.env([writeStep(ITEMS.slice(0, 3)), sayStep("Planned.")], { TIL_DONE_WORKERS: "3" });
+		const state = userRepo(env);
+		// Each worker writes its file once its gate is open; the test opens them so that [1] lands first, then [2], then [0].
+		const gate = (i: number) => join(env.root, `gate-${i}`);
+		const scripts = Object.fromEntries(
+			[0, 1, 2].map((i): [string, FakeStep[]] => {
+				const [write, say] = writeFileScript(`${"abc"[i]}.txt`) as [FakeStep, FakeStep];
+				return [String(i), [{ ...write, waitForFile: gate(i) }, say]];
+			}),
+		);
+		env.writeWorkerScripts(scripts);
+		const before = state();
+		const running = print(host, env);
+		const calls = (item: number) => env.readLog().filter((line) => line.lastUser.includes(`data): [${item}]`)).length;
+		await waitForValue(() => ([0, 1, 2].every((i) => calls(i) > 0) ? true : undefined), 20_000, "three at work");
+		for (const [i, name] of [
+			[1, "b.txt"],
+			[2, "c.txt"],
+			[0, "a.txt"],
+		] as const) {
+			writeFileSync(gate(i), "");
+			await waitForValue(() => (existsSync(join(env.cwd, name)) ? true : undefined), 20_000, `${name} landed`);
+		}
+		const result = await running;
+		const tries = env.workerTries();
+		expect(tries.map((worker) => worker.item).toSorted()).toEqual([0, 1, 2]);
+		const tokens = (item: number) => tries.find((worker) => worker.item === item)?.tokens ?? 0;
+		const landed = (item: number) =>
+			WORKERS.landed(item, tokens(item), [`${"abc"[item]}.txt`], `Wrote ${"abc"[item]}.txt.`);
+		expect(maskSeconds(result.stderr)).toBe(
+			[
+				WORKERS.started(0, "Write a.txt"),
+				WORKERS.started(1, "Write b.txt"),
+				WORKERS.started(2, "Write c.txt"),
+				landed(1),
+				landed(2),
+				landed(0),
+				allFinished(3),
+			]
+				.map(stderrLine)
+				.join(""),
+		);
+		expect(result.stderr).toMatch(/^(?:\[til-done\] .*\n){7}$/);
+		expect(result.code).toBe(0);
+		// The order of the model's log: each worker's last call came after the gate before it was opened.
+		const last = (item: number) =>
+			env
+				.readLog()
+				.filter((line) => line.lastUser.includes(`data): [${item}]`))
+				.at(-1)?.time ?? 0;
+		expect(last(1)).toBeLessThan(last(2));
+		expect(last(2)).toBeLessThan(last(0));
+		expect(state()).toBe(before);
+	});
+
 	it("an item waiting for another starts only once the other has landed: its tree holds the other's work", async () => {
 		const todos = [{ text: "Write a.txt" }, { text: "Copy a.txt to b.txt", blockedBy: [0] }] as JsonValue[];
 		const env = pi.env([toolStep("write_todos", { mode: "replace", todos }), sayStep("Planned.")], {
@@ -170,7 +233,13 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		env.writeWorkerScripts(scripts);
 		const before = state();
 		const result = await print(host, env);
-		expect(result.stderr).toBe(stderrLine(allFinished(2)));
+		expect(stderrOf(result.stderr)).toEqual([
+			startedLine(0, "Write a.txt"),
+			landedLine(env, 0, ["a.txt"], "Wrote a.txt."),
+			startedLine(1, "Copy a.txt to b.txt"),
+			landedLine(env, 1, ["b.txt"], "Copied."),
+			stderrLine(allFinished(2)).trimEnd(),
+		]);
 		expect(result.code).toBe(0);
 		expect(readFileSync(join(env.cwd, "b.txt"), "utf8")).toBe("a.txt by its worker\n");
 		expect(state()).toBe(before);
@@ -189,7 +258,15 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		const before = state();
 		const result = await print(host, env);
 		const conflict = 'Worker on [1]: its work conflicts with the work tree in "README.md"; the item is ready again.';
-		expect(result.stderr).toBe(stderrLine(conflict) + stderrLine(allFinished(2)));
+		expect(stderrOf(result.stderr)).toEqual([
+			startedLine(0, "Title the README A"),
+			startedLine(1, "Title the README B"),
+			landedLine(env, 0, ["README.md"], "Titled A."),
+			stderrLine(conflict).trimEnd(),
+			startedLine(1, "Title the README B"),
+			landedLine(env, 1, ["README.md"], "Titled B."),
+			stderrLine(allFinished(2)).trimEnd(),
+		]);
 		expect(result.code).toBe(0);
 		expect(readFileSync(join(env.cwd, "README.md"), "utf8")).toBe("title B\n");
 		// The second try of [1] was told why the first was given back.
@@ -221,11 +298,35 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		expect(readFileSync(join(env.cwd, "b.txt"), "utf8")).toBe("b.txt by a worker\n");
 		// Each session ends with its share done, or with what another pi holds left to it: never sent on for it.
 		// Which session claims which item first is the machine's to decide: one of them, both, or each one.
-		const ends = [allFinished(2), LEFT_TO_OTHERS([0]), LEFT_TO_OTHERS([1]), LEFT_TO_OTHERS([0, 1])].map(stderrLine);
+		const ends: [string, number[]][] = [
+			[allFinished(2), [0, 1]],
+			[LEFT_TO_OTHERS([0]), [1]],
+			[LEFT_TO_OTHERS([1]), [0]],
+			[LEFT_TO_OTHERS([0, 1]), []],
+		];
+		const shares = new Map(ends.map(([end, share]) => [stderrLine(end).trimEnd(), share]));
+		const texts = ["Write a.txt", "Write b.txt"];
+		const landings: string[] = [];
 		for (const run of runs) {
-			expect(ends).toContain(run.stderr);
+			const lines = stderrOf(run.stderr);
+			const end = lines.at(-1) ?? "";
+			expect([...shares.keys()]).toContain(end);
+			// Its share: a start for each item it claimed, then each one's landing, in the order they end.
+			const mine = shares.get(end) ?? [];
+			expect(lines.slice(0, mine.length)).toEqual(mine.map((index) => startedLine(index, texts[index] ?? "")));
+			expect(lines).toHaveLength(2 * mine.length + 1);
+			landings.push(...lines.slice(mine.length, -1));
 			expect(run.code).toBe(0);
 		}
+		// An item is claimed again only once its first worker landed and let it go: that one wrote its file, a later one
+		// found it as its worker would write it and changed no file.
+		const claims = env.workerTries();
+		const landed = claims.map(({ item, tokens }, at) => {
+			const first = !claims.slice(0, at).some((earlier) => earlier.item === item);
+			const name = ["a.txt", "b.txt"][item] ?? "";
+			return stderrLine(WORKERS.landed(item, tokens, first ? [name] : [], `Wrote ${name}.`)).trimEnd();
+		});
+		expect(landings.toSorted()).toEqual(landed.toSorted());
 		expect(env.readLog().filter((line) => line.lastUser.startsWith(CONTINUATION_HEAD))).toEqual([]);
 		expect(state()).toBe(before);
 	});
@@ -250,7 +351,16 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		);
 		writeFileSync(gate, "");
 		const result = await running;
-		expect(result.stderr).toBe(stderrLine(allFinished(32)));
+		const lines = stderrOf(result.stderr);
+		const expected = texts.flatMap((text, i) => [
+			startedLine(i, text),
+			landedLine(env, i, [`f${i}.txt`], `Wrote f${i}.txt.`),
+		]);
+		expect(lines.slice(0, -1).toSorted()).toEqual(expected.toSorted());
+		// Each free worker takes the first ready item: they start in the list's order.
+		const starts = lines.filter((line) => / started: /.test(line));
+		expect(starts).toEqual(texts.map((text, i) => startedLine(i, text)));
+		expect(lines.at(-1)).toBe(stderrLine(allFinished(32)).trimEnd());
 		expect(result.code).toBe(0);
 		for (let i = 0; i < 32; i++) expect(readFileSync(join(env.cwd, `f${i}.txt`), "utf8")).toBe(`f${i}.txt\n`);
 		expect(state()).toBe(before);
@@ -268,7 +378,17 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		const before = state();
 		const result = await print(host, env, 120_000);
 		const named = CHECKPOINTS.leftOut(1, 50, '"big.bin" (1,500 MB)');
-		expect(result.stderr).toBe(stderrLine(named) + stderrLine(allFinished(2)));
+		const lines = stderrOf(result.stderr);
+		// [0]'s worker takes the first snapshot, which names what it left out.
+		expect(lines.slice(0, 3)).toEqual([
+			startedLine(0, "Write a.txt"),
+			stderrLine(named).trimEnd(),
+			startedLine(1, "Write b.txt"),
+		]);
+		expect(lines.slice(3, 5).toSorted()).toEqual(
+			[landedLine(env, 0, ["a.txt"], "Listed."), landedLine(env, 1, ["b.txt"], "Wrote b.txt.")].toSorted(),
+		);
+		expect(lines.slice(5)).toEqual([stderrLine(allFinished(2)).trimEnd()]);
 		expect(result.code).toBe(0);
 		// The worker of [0] listed its tree: everything of the user's but the big file.
 		expect(readFileSync(join(env.cwd, "a.txt"), "utf8")).toBe("README.md\na.txt\nmine.txt\n");
@@ -313,7 +433,11 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		env.writeWorkerScripts({ "0": [toolStep("bash", { command: commit }), sayStep("Committed c.txt.")] });
 		const before = state();
 		const result = await print(host, env);
-		expect(result.stderr).toBe(stderrLine(allFinished(1)));
+		expect(stderrOf(result.stderr)).toEqual([
+			startedLine(0, "Write c.txt"),
+			landedLine(env, 0, ["c.txt"], "Committed c.txt."),
+			stderrLine(allFinished(1)).trimEnd(),
+		]);
 		expect(readFileSync(join(env.cwd, "c.txt"), "utf8")).toBe("committed\n");
 		expect(state()).toBe(before);
 	});
@@ -348,7 +472,13 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		env.writeWorkerScripts(scripts);
 		const before = state();
 		const result = await print(host, env);
-		expect(result.stderr).toBe(stderrLine(allFinished(2)));
+		expect(stderrOf(result.stderr)).toEqual([
+			startedLine(0, "Write a.txt"),
+			startedLine(1, "Write b.txt"),
+			landedLine(env, 1, ["b.txt"], "Wrote b.txt."),
+			landedLine(env, 0, ["a.txt"], "Wrote a.txt."),
+			stderrLine(allFinished(2)).trimEnd(),
+		]);
 		const taken = checkpointsOf(env);
 		expect(taken.map(([index, phase]) => [index, phase])).toEqual([
 			[1, "start"],
@@ -391,7 +521,14 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			extensions: [EXTENSION_ENTRY],
 			session: { dir: join(env.root, "sessions") },
 		});
-		expect(result.stderr).toBe(stderrLine("Loaded 4 item(s) from PLAN.md.") + stderrLine(allFinished(4)));
+		const lines = stderrOf(result.stderr);
+		expect(lines.slice(0, 5)).toEqual([
+			stderrLine("Loaded 4 item(s) from PLAN.md.").trimEnd(),
+			...ITEMS.map((text, i) => startedLine(i, text)),
+		]);
+		const landings = ITEMS.map((_, i) => landedLine(env, i, [`${"abcd"[i]}.txt`], `Wrote ${"abcd"[i]}.txt.`));
+		expect(lines.slice(5, 9).toSorted()).toEqual(landings.toSorted());
+		expect(lines.slice(9)).toEqual([stderrLine(allFinished(4)).trimEnd()]);
 		expect(result.code).toBe(0);
 		expect(readFileSync(join(env.cwd, "PLAN.md"), "utf8")).toBe(
 			`# Plan\n\n${ITEMS.map((text) => `- [x] ${text}`).join("\n")}\n`,
@@ -411,7 +548,12 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			session: { none: true },
 		});
 		expect(result.code).toBe(0);
-		expect(result.stderr).toBe(stderrLine(allFinished(2)));
+		const lines = stderrOf(result.stderr);
+		expect(lines.slice(0, 2)).toEqual([startedLine(0, "Write a.txt"), startedLine(1, "Write b.txt")]);
+		expect(lines.slice(2, 4).toSorted()).toEqual(
+			[landedLine(env, 0, ["a.txt"], "Wrote a.txt."), landedLine(env, 1, ["b.txt"], "Wrote b.txt.")].toSorted(),
+		);
+		expect(lines.slice(4)).toEqual([stderrLine(allFinished(2)).trimEnd()]);
 		const answers = result.events.filter(
 			(event) => event.type === "message_end" && (event.message as { role?: string }).role === "assistant",
 		);
@@ -434,13 +576,19 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		);
 		const before = state();
 		const run = await runParent(env, host, "Write the files");
-		expect(run.stderr.split("\n").filter((line) => line.startsWith("[til-done] "))).toEqual([
-			stderrLine(allFinished(2)).trimEnd(),
-		]);
+		const ours = stderrOf(run.stderr).filter((line) => line.startsWith("[til-done] "));
 		expect(run.code).toBe(0);
 		expect(log(1)).toHaveLength(4);
 		const landed = readdirSync(env.cwd).filter((name) => /^til-done-worker-\d+\.\d+-\w+\.txt$/.test(name));
 		expect(landed).toHaveLength(2);
+		// This fake model keeps no usage log: the tokens are read, not compared.
+		const landing = (line: string) =>
+			/^\[til-done\] Worker on \[[01]\] landed in N s, [\d,]+ tokens: changed "(.+)"; it answered «Wrote it\.»$/.exec(
+				line,
+			)?.[1];
+		expect(ours.slice(0, 2)).toEqual([startedLine(0, "Write one file"), startedLine(1, "Write another file")]);
+		expect(ours.slice(2, 4).map(landing).toSorted()).toEqual(landed.toSorted());
+		expect(ours.slice(4)).toEqual([stderrLine(allFinished(2)).trimEnd()]);
 		for (const name of landed) expect(readFileSync(join(env.cwd, name), "utf8")).toBe("ok");
 		expect(state()).toBe(before);
 		// Three pi processes each load pi-subagents: on a busy machine that alone can take half a minute.
@@ -480,11 +628,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			expect(listed[2]).toMatch(/^ {2}\[1\] Write b\.txt: \d+ s, 0 tokens, in \/.+\/til-done-worker-\d+\.\d+-\w+$/);
 			expect(listed.slice(3)).toEqual(["Esc (in the TUI) or /todos pause stops them all."]);
 			writeFileSync(go, "");
-			await client.waitFor(
-				() => client.notifications.some((notice) => notice.message === allDone(2)),
-				20_000,
-				"the list done",
-			);
+			await client.waitFor(() => reported(client).includes(allDone(2)), 20_000, "the list done");
 			expect(client.statuses.has(KEY.workers)).toBe(false);
 			expect(readFileSync(join(env.cwd, "b.txt"), "utf8")).toBe("b.txt\n");
 			// The chain's spend holds the session's calls and the workers' four, which /todos status also shows apart.
@@ -521,7 +665,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			const why = "it said it could not do its item: «the greeting is not decided yet»";
 			await client.waitFor(
 				() =>
-					client.notifications.some((notice) => notice.message === WORKERS.givenBack(0, why)) &&
+					reported(client).includes(WORKERS.givenBack(0, why)) &&
 					client.statuses.get(KEY.workers)?.startsWith("⚙ 2") &&
 					workerPid("given back", file) !== undefined,
 				20_000,
@@ -534,11 +678,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 				]),
 			);
 			writeFileSync(go, "");
-			await client.waitFor(
-				() => client.notifications.some((notice) => notice.message === allDone(2)),
-				20_000,
-				"the list done",
-			);
+			await client.waitFor(() => reported(client).includes(allDone(2)), 20_000, "the list done");
 			// Over the whole run: every workers' entry by index, and no item in progress named outside it.
 			const shown = (key: string) =>
 				client.uiRequests.flatMap((request) =>
@@ -599,6 +739,150 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		);
 	});
 
+	describe("over RPC, a worker's tokens as they are spent", () => {
+		/** An answer long enough to stream for seconds at the fake model's rate below. */
+		const STREAMED = "The parser reads each flag once, in order, and says which it did not know. ".repeat(16);
+
+		it("/todos workers shows what its model call has spent while the call still streams, and [<i>] says it has not answered yet", async () => {
+			const env = pi.env([writeStep(["Write a.txt"]), sayStep("Planned.")], {
+				TIL_DONE_WORKERS: "1",
+				TIL_DONE_FAKE_TOKENS_PER_SECOND: "30",
+			});
+			userRepo(env);
+			env.writeWorkerScripts({ "0": [sayStep(STREAMED)] });
+			const client = await pi.rpc({ host, env: env.env, extensions: [EXTENSION_ENTRY] });
+			await client.prompt("Write a.txt.");
+			await waitForValue(
+				() => (env.readLog().some((line) => line.lastUser.includes("data): [0]")) ? true : undefined),
+				20_000,
+				"the worker's model call",
+			);
+			// Asked again until the stream has said what the call spends: a bound for a failure, not a wait.
+			const live = /^ {2}\[0\] Write a\.txt: \d+ s, ([1-9][\d,]*) tokens, in \/.+$/;
+			const deadline = performance.now() + 20_000;
+			let shown: RegExpExecArray | null = null;
+			while (shown === null && performance.now() < deadline)
+				shown = live.exec((await commandAnswer(client, "/todos workers")).split("\n")[1] ?? "");
+			// No answer of the worker's has ended yet: what was shown came from its stream.
+			expect(env.workerTries()).toEqual([]);
+			const tokens = Number(shown?.[1]?.replaceAll(",", ""));
+			expect(maskSeconds(await commandAnswer(client, "/todos workers [0]"))).toBe(
+				WORKERS.answerOfLive(0, "Write a.txt", tokens),
+			);
+			await client.waitFor(() => reported(client).includes(allDone(1)), 60_000, "the list done");
+			// The call, once it ended, spent what its stream had said.
+			expect(env.workerTries()).toEqual([{ item: 0, tokens }]);
+		}, 120_000);
+	});
+
+	describe("over RPC, what the workers did stays", () => {
+		/** The two workers of these tests: [0] answers briefly, [1] at length, on two lines. */
+		const LONG = `${"The README has its title now, and the section on the parser is rewritten ".repeat(2)}whole.\nSecond line.`;
+		function twoWorkers(env: IsolatedEnv): void {
+			env.writeWorkerScripts({
+				"0": writeFileScript("a.txt"),
+				"1": [toolStep("write", { path: "b.txt", content: "b.txt\n" }), sayStep(LONG)],
+			});
+		}
+
+		it("each start and landing is a line that stays (a record a client reads, no notice), as the list's end is", async () => {
+			const env = pi.env([writeStep(["Write a.txt", "Write b.txt"]), sayStep("Planned.")], { TIL_DONE_WORKERS: "2" });
+			userRepo(env);
+			twoWorkers(env);
+			const client = await pi.rpc({ host, env: env.env, extensions: [EXTENSION_ENTRY] });
+			await client.prompt("Write the two files.");
+			await client.waitFor(() => reported(client).includes(allDone(2)), 20_000, "the list done");
+			const tokens = (item: number) => env.workerTries().find((worker) => worker.item === item)?.tokens ?? 0;
+			const cut = `${LONG.replace("\n", " ").slice(0, 99)}…`;
+			const lines = reportedLines(client).map((line) => ({ ...line, text: maskSeconds(line.text) }));
+			expect(lines.slice(0, 2)).toEqual([
+				{ level: "info", text: WORKERS.started(0, "Write a.txt") },
+				{ level: "info", text: WORKERS.started(1, "Write b.txt") },
+			]);
+			// The two land in the order their processes end.
+			expect(lines.slice(2, 4).toSorted((a, b) => a.text.localeCompare(b.text))).toEqual([
+				{ level: "success", text: WORKERS.landed(0, tokens(0), ["a.txt"], "Wrote a.txt.") },
+				{ level: "success", text: WORKERS.landed(1, tokens(1), ["b.txt"], cut) },
+			]);
+			expect(lines.slice(4)).toEqual([{ level: "success", text: allDone(2) }]);
+			expect(client.notifications).toEqual([]);
+		});
+
+		it("/todos workers lists the workers that ended; [<i>] shows the last answer of item i's worker whole; an item no worker had is refused, changing nothing", async () => {
+			const env = pi.env([writeStep(["Write a.txt", "Write b.txt"]), sayStep("Planned.")], { TIL_DONE_WORKERS: "2" });
+			userRepo(env);
+			env.writeWorkerScripts({
+				"0": [sayStep("NOT DONE: the greeting is not decided yet")],
+				"0/again": writeFileScript("a.txt"),
+				"1": [toolStep("write", { path: "b.txt", content: "b.txt\n" }), sayStep(LONG)],
+			});
+			const client = await pi.rpc({ host, env: env.env, extensions: [EXTENSION_ENTRY] });
+			await client.prompt("Write the two files.");
+			await client.waitFor(() => reported(client).includes(allDone(2)), 20_000, "the list done");
+			// Each try's tokens: [0]'s first (given back) and second (landed), and [1]'s.
+			const tries = env.workerTries();
+			const [first, again] = tries.filter((worker) => worker.item === 0).map((worker) => worker.tokens);
+			const other = tries.find((worker) => worker.item === 1)?.tokens ?? 0;
+			const why = "it said it could not do its item: «the greeting is not decided yet»";
+			const back = WORKERS.endedBack(0, "Write a.txt", first ?? 0, why);
+			const landedA = WORKERS.endedLanded(0, "Write a.txt", again ?? 0, ["a.txt"]);
+			const listed = maskSeconds(await commandAnswer(client, "/todos workers")).split("\n");
+			expect(listed.slice(0, 2)).toEqual([WORKERS.listHead(2, 0), WORKERS.endedHead]);
+			// In the order they ended: [1]'s landing may come before or after [0]'s second try.
+			expect(listed.slice(2, 5).toSorted()).toEqual(
+				[back, landedA, WORKERS.endedLanded(1, "Write b.txt", other, ["b.txt"])].toSorted(),
+			);
+			expect(listed.indexOf(back)).toBeLessThan(listed.indexOf(landedA));
+			expect(listed.slice(5)).toEqual([WORKERS.answerHint]);
+			expect(maskSeconds(await commandAnswer(client, "/todos workers [1]"))).toBe(
+				WORKERS.answerOfLanded(1, "Write b.txt", other, ["b.txt"], LONG),
+			);
+			expect(maskSeconds(await commandAnswer(client, "/todos workers [0]"))).toBe(
+				WORKERS.answerOfLanded(0, "Write a.txt", again ?? 0, ["a.txt"], "Wrote a.txt."),
+			);
+			const entries = client.events.filter((event) => event.type === "entry_appended").length;
+			for (const word of ["[2]", "[x]", "[-1]", "[01"])
+				expect(await commandAnswer(client, `/todos workers ${word}`)).toBe(
+					todosRefused("workers", WORKERS.noWorkerOn(word, [0, 1])),
+				);
+			expect(await commandAnswer(client, "/todos workers lots")).toBe(
+				todosRefused("workers", WORKERS.notWorkersWord("lots", 16)),
+			);
+			// Nothing changed: no entry, the same setting; and a number still sets how many may work.
+			expect(client.events.filter((event) => event.type === "entry_appended")).toHaveLength(entries);
+			expect((await commandAnswer(client, "/todos workers")).split("\n")[0]).toBe(WORKERS.listHead(2, 0));
+			expect(await commandAnswer(client, "/todos workers 3")).toBe("Workers: up to 3 at once in this session.");
+		});
+	});
+
+	describe.skipIf(!hasTmux())(
+		`what the workers did stays on screen, in the TUI${hasTmux() ? "" : ` (${TMUX_MISSING})`}`,
+		() => {
+			it("each start and landing, and the list's end, are still on screen after another notice", async () => {
+				const env = pi.env([writeStep(["Write a.txt", "Write b.txt"]), sayStep("Planned.")], { TIL_DONE_WORKERS: "2" });
+				userRepo(env);
+				env.writeWorkerScripts({ "0": writeFileScript("a.txt"), "1": writeFileScript("b.txt") });
+				const session = await pi.tui({ host, env: env.env, extensions: [EXTENSION_ENTRY], width: 120, height: 50 });
+				await session.type("Write the two files.");
+				await session.sendKeys("Enter");
+				await session.waitForScreen((screen) => screen.includes(allDone(2)), 30_000);
+				await session.type("/todos workers 2");
+				await session.sendKeys("Enter");
+				const screen = await session.waitForScreen((s) => s.includes("Workers: up to 2 at once in this session."));
+				const tokens = (item: number) => env.workerTries().find((worker) => worker.item === item)?.tokens ?? 0;
+				const shown = maskSeconds(screen);
+				for (const line of [
+					WORKERS.started(0, "Write a.txt"),
+					WORKERS.started(1, "Write b.txt"),
+					WORKERS.landed(0, tokens(0), ["a.txt"], "Wrote a.txt."),
+					WORKERS.landed(1, tokens(1), ["b.txt"], "Wrote b.txt."),
+					allDone(2),
+				])
+					expect(shown).toContain(line);
+			});
+		},
+	);
+
 	describe.skipIf(!hasTmux())(`Esc stops them, in the TUI${hasTmux() ? "" : ` (${TMUX_MISSING})`}`, () => {
 		it("Esc stops every worker: no process and no tree is left, the items are ready again, git is as before", async () => {
 			const env = pi.env([writeStep(["Write a.txt", "Write b.txt"]), sayStep("Planned.")], {
@@ -650,7 +934,13 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		const result = await print(host, env);
 		const why =
 			"Worker on [0]: it said it could not do its item: «the spec for a.txt is missing»; the item is ready again.";
-		expect(result.stderr).toBe(stderrLine(why) + stderrLine(allFinished(1)));
+		expect(stderrOf(result.stderr)).toEqual([
+			startedLine(0, "Write a.txt"),
+			stderrLine(why).trimEnd(),
+			startedLine(0, "Write a.txt"),
+			landedLine(env, 0, ["a.txt"], "Wrote a.txt."),
+			stderrLine(allFinished(1)).trimEnd(),
+		]);
 		expect(result.code).toBe(0);
 		expect(existsSync(join(env.cwd, "half.txt"))).toBe(false);
 		expect(readFileSync(join(env.cwd, "a.txt"), "utf8")).toBe("a\n");
@@ -697,7 +987,13 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		process.kill(pid, "SIGKILL");
 		const result = await running;
 		const killed = "Worker on [0]: it ended with a signal; the item is ready again.";
-		expect(result.stderr).toBe(stderrLine(killed) + stderrLine(allFinished(1)));
+		expect(stderrOf(result.stderr)).toEqual([
+			startedLine(0, "Write a.txt"),
+			stderrLine(killed).trimEnd(),
+			startedLine(0, "Write a.txt"),
+			landedLine(env, 0, ["a.txt"], "Wrote a.txt."),
+			stderrLine(allFinished(1)).trimEnd(),
+		]);
 		expect(result.code).toBe(0);
 		expect(readFileSync(join(env.cwd, "a.txt"), "utf8")).toBe("a\n");
 		expect(state()).toBe(before);

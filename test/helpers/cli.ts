@@ -18,7 +18,7 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { FakeLogLine, FakeStep } from "../../demo/fake-model-extension.ts";
+import type { FakeLogLine, FakeStep, FakeUsageLine } from "../../demo/fake-model-extension.ts";
 import { isolatedPiEnv } from "../../scripts/pi-env.ts";
 import { type PiHost, piHosts } from "../../scripts/pi-hosts.ts";
 
@@ -76,9 +76,12 @@ export interface IsolatedEnv {
 	writeScript(steps: FakeStep[]): ScriptFiles;
 	/**
 	 * Write the scripts pi-til-done's workers play, by item index (`"<index>/again"` for a next try), and point
-	 * `TIL_DONE_FAKE_WORKER_SCRIPTS` at them; the file's path (a mark a worker's environment carries).
+	 * `TIL_DONE_FAKE_WORKER_SCRIPTS` at them; the file's path (a mark a worker's environment carries). The fake model
+	 * logs every answer's usage from then on (`TIL_DONE_FAKE_USAGE_LOG`): {@link IsolatedEnv.workerTries}.
 	 */
 	writeWorkerScripts(scripts: Record<string, FakeStep[]>): string;
+	/** Each worker's try, in the order of its first answer: its item and the tokens of its answers, as pi recorded them. */
+	workerTries(): { item: number; tokens: number }[];
 	/** Lines appended by the fake model to its log so far ([] if none). */
 	readLog(): FakeLogLine[];
 	cleanup(): void;
@@ -121,7 +124,17 @@ export function isolatedEnv(extra: NodeJS.ProcessEnv = {}): IsolatedEnv {
 			const file = join(root, "worker-scripts.json");
 			writeFileSync(file, JSON.stringify(scripts));
 			env.TIL_DONE_FAKE_WORKER_SCRIPTS = file;
+			env.TIL_DONE_FAKE_USAGE_LOG = join(root, "usage.jsonl");
 			return file;
+		},
+		workerTries() {
+			const tries = new Map<number, { item: number; tokens: number }>();
+			for (const line of workerUsage(env)) {
+				const found = tries.get(line.pid) ?? { item: line.worker, tokens: 0 };
+				found.tokens += line.tokens;
+				tries.set(line.pid, found);
+			}
+			return [...tries.values()];
 		},
 		readLog() {
 			const file = env.TIL_DONE_FAKE_LOG;
@@ -181,6 +194,21 @@ export function readFakeLog(file: string): FakeLogLine[] {
 		.split("\n")
 		.filter((line) => line.trim() !== "")
 		.map((line) => JSON.parse(line) as FakeLogLine);
+}
+
+/** The lines of the fake model's usage log that are workers' answers. */
+function workerUsage(env: NodeJS.ProcessEnv): (FakeUsageLine & { worker: number })[] {
+	const file = env.TIL_DONE_FAKE_USAGE_LOG;
+	const lines = file && existsSync(file) ? readFakeUsage(file) : [];
+	return lines.flatMap((line) => (line.worker === null ? [] : [{ ...line, worker: line.worker }]));
+}
+
+/** The fake model's usage log: one line per answer. */
+function readFakeUsage(file: string): FakeUsageLine[] {
+	return readFileSync(file, "utf8")
+		.split("\n")
+		.filter((line) => line.trim() !== "")
+		.map((line) => JSON.parse(line) as FakeUsageLine);
 }
 
 /** Remove every isolated folder not yet cleaned up (call from afterAll if tests may fail midway). */

@@ -37,6 +37,8 @@ export const ENTRY_TYPE = {
 	decision: "til-done-decision",
 	/** The user's pause or resume. */
 	pause: "til-done-pause",
+	/** A line that stays in the transcript: a worker's start and end, how a chain ended. */
+	report: "til-done-report",
 } as const;
 
 export const MESSAGE_TYPE = {
@@ -242,6 +244,55 @@ export const WORKERS = {
 		].join(" "),
 	/** What the next worker on an item given back is told of why, as data. */
 	lastTry: (why: string): string => `Its last try was given back (data): «${why}».`,
+	/** A worker started on its item. */
+	started: (index: number, text: string): string => `Worker on [${index}] started: ${text}`,
+	/**
+	 * A worker's work landed: its seconds written `N` (wall-clock time is never asserted: compare with
+	 * {@link maskSeconds}), its tokens, the files it changed (`more`: those counted, not named), and its answer.
+	 */
+	landed: (index: number, tokens: number, files: readonly string[], answer = "", more = 0): string => {
+		const named = files.map((file) => `"${file}"`).join(", ");
+		const changed = files.length === 0 ? "changed no file" : `changed ${named}${more > 0 ? ` and ${more} more` : ""}`;
+		const said = answer === "" ? "" : `; it answered «${answer}»`;
+		return `Worker on [${index}] landed in N s, ${tokens.toLocaleString("en-US")} tokens: ${changed}${said}`;
+	},
+	/** `/todos workers` alone: its first line, the setting and how many are at work. */
+	listHead: (max: number, atWork: number): string => `Workers: up to ${max} at once; ${atWork} at work`,
+	/** Then, after the workers at work: the ones that ended in this chain, each as `ended…` says. */
+	endedHead: "Ended in this chain:",
+	/** A worker that landed, as `/todos workers` lists it (its seconds written `N`). */
+	endedLanded: (index: number, text: string, tokens: number, files: readonly string[]): string =>
+		`  [${index}] ${text}: landed after N s, ${tokens.toLocaleString("en-US")} tokens; changed ${files.map((file) => `"${file}"`).join(", ")}`,
+	/** A worker that gave its item back, as `/todos workers` lists it. */
+	endedBack: (index: number, text: string, tokens: number, why: string): string =>
+		`  [${index}] ${text}: given back after N s, ${tokens.toLocaleString("en-US")} tokens: ${why}`,
+	/** The last line of the list when a worker ended: how to read one's answer. */
+	answerHint: "/todos workers [<i>] shows what the last worker of item i answered.",
+	/** `/todos workers [<i>]` for a worker that landed: what it did, then its last answer whole, each line indented. */
+	answerOfLanded: (index: number, text: string, tokens: number, files: readonly string[], answer: string): string =>
+		[
+			`Worker on [${index}] (${text}) landed after N s, ${tokens.toLocaleString("en-US")} tokens; changed ${files.map((file) => `"${file}"`).join(", ")}. Its last answer:`,
+			...answer.split("\n").map((line) => `  ${line}`),
+		].join("\n"),
+	/** `/todos workers [<i>]` for a worker that gave its item back without an answer. */
+	answerOfBackSilent: (index: number, text: string, tokens: number, why: string): string =>
+		`Worker on [${index}] (${text}) given back after N s, ${tokens.toLocaleString("en-US")} tokens: ${why}. It wrote no answer.`,
+	/** `/todos workers [<i>]` for a worker at work: its time and tokens so far, then its last answer so far. */
+	answerOfLive: (index: number, text: string, tokens: number, answer?: string): string =>
+		answer === undefined
+			? `Worker on [${index}] (${text}) at work for N s, ${tokens.toLocaleString("en-US")} tokens so far. It has written no answer yet.`
+			: [
+					`Worker on [${index}] (${text}) at work for N s, ${tokens.toLocaleString("en-US")} tokens so far. Its last answer so far:`,
+					...answer.split("\n").map((line) => `  ${line}`),
+				].join("\n"),
+	/** Why `/todos workers [<i>]` is refused: no worker worked on that item in this chain (`items`: those one did). */
+	noWorkerOn: (word: string, items: readonly number[]): string =>
+		items.length === 0
+			? `"${word}" is no item a worker worked on in this chain: none did yet`
+			: `"${word}" is no item a worker worked on in this chain: ${items.map((index) => `[${index}]`).join(", ")}`,
+	/** Why a word of `/todos workers` is refused. */
+	notWorkersWord: (word: string, max: number): string =>
+		`"${word}" is none of: a number of workers (0 to ${max}), off, clean, or an item as [<i>]`,
 	/** A worker whose landing had begun writing when a stop came: it landed whole. */
 	landedOnStop: (index: number): string =>
 		`Worker on [${index}]: its landing had begun writing when you stopped it: it landed whole, and the item is completed.`,
@@ -258,6 +309,8 @@ export const workersStatus = (items: readonly (readonly [number, string])[]): st
 export const workersIndices = (indices: readonly number[]): string =>
 	`⚙ ${indices.length} worker(s): ${indices.map((index) => `[${index}]`).join(" ")}`;
 export const workersCount = (count: number): string => `⚙ ${count}`;
+/** Text with every worker's seconds written `N`: a landing's `in 3 s,`, an end's `after 3 s,`, a live one's `for 3 s,`. */
+export const maskSeconds = (text: string): string => text.replace(/\b(in|after|for) \d+ s,/g, "$1 N s,");
 
 // ── /todos and /loop ────────────────────────────────────────────────────────
 
@@ -289,8 +342,8 @@ export const TODOS_HELP: readonly [string, string][] = [
 	["revert <i>", "put the files item i changed back as they were before it"],
 	["checkpoints [clean]", "list the items' git checkpoints on this branch, or delete them all"],
 	[
-		"workers [<n> | off | clean]",
-		"the workers at work and what earlier runs left (alone), how many may work at once in this session, or clean up what earlier runs left",
+		"workers [<n> | off | clean | [<i>]]",
+		"the workers at work, those that ended in this chain and what earlier runs left (alone); how many may work at once in this session; clean up what earlier runs left; or what the last worker of item i answered",
 	],
 	[
 		"remote [<name> | off | release <i>]",

@@ -7,6 +7,7 @@ import {
 	type ExtensionContext,
 	type ToolDefinition,
 } from "@earendil-works/pi-coding-agent";
+import { ENTRY_TYPE } from "./expected.ts";
 
 export interface SentMessage {
 	message: { customType: string; content: unknown; display: boolean; details?: unknown };
@@ -40,6 +41,8 @@ export interface FakePi {
 	activeTools: string[];
 	userMessages: { content: unknown; options?: unknown }[];
 	entries: { customType: string; data: unknown }[];
+	/** The lines that stay in the transcript (report entries), as `{ level, text }`, in order. */
+	reports(): { level: string; text: string }[];
 	/** Calls every handler registered for `event` in order and returns their results. */
 	fire(event: string, payload: Record<string, unknown>, ctx: ExtensionContext): Promise<unknown[]>;
 	handlerCount(event: string): number;
@@ -61,6 +64,10 @@ export function createFakePi(events: EventBus = createEventBus()): FakePi {
 		activeTools: ["read", "bash", "edit", "write", "write_todos", "list_todos", "edit_todos", "pause_todos"],
 		userMessages: [],
 		entries: [],
+		reports: () =>
+			fake.entries.flatMap((entry) =>
+				entry.customType === ENTRY_TYPE.report ? [entry.data as { level: string; text: string }] : [],
+			),
 		async fire(event, payload, ctx) {
 			const results: unknown[] = [];
 			for (const handler of handlers.get(event) ?? []) results.push(await handler({ type: event, ...payload }, ctx));

@@ -19,6 +19,7 @@ import type {
 	RpcResponse,
 } from "@earendil-works/pi-coding-agent";
 import { killGroup, type PiArgsOptions, piArgs, spawnPi, waitForExit } from "./cli.ts";
+import { ENTRY_TYPE } from "./expected.ts";
 import { readLines } from "./json-lines.ts";
 import { applyUiCall, EMPTY_UI, type Notification, type UiCall, type UiState, type Widget } from "./ui-state.ts";
 import { type Predicate, Waiters } from "./waiters.ts";
@@ -387,6 +388,22 @@ export async function commandAnswer(client: PiRpc, text: string): Promise<string
 	if (answer === undefined) throw new Error(`no answer to ${text}`);
 	return answer.message;
 }
+
+/**
+ * The lines that stay in the transcript so far (the report entries, which a client reads as `entry_appended` records),
+ * as `{ level, text }`, in order.
+ */
+export function reportedLines(client: PiRpc): { level: string; text: string }[] {
+	return client.events.flatMap((event) => {
+		const entry = event.entry as { type?: string; customType?: string; data?: unknown } | undefined;
+		return event.type === "entry_appended" && entry?.type === "custom" && entry.customType === ENTRY_TYPE.report
+			? [entry.data as { level: string; text: string }]
+			: [];
+	});
+}
+
+/** Their texts. */
+export const reported = (client: PiRpc): string[] => reportedLines(client).map((line) => line.text);
 
 /** The custom messages of one type that ended so far, as `{ content, details }`, in order. */
 export function customMessages(client: PiRpc, customType: string): { content: unknown; details: unknown }[] {

@@ -1,6 +1,6 @@
 /** The extension under test in an in-process pi, with fast countdowns, and what tests read off it. */
 
-import { KEY, MESSAGE_TYPE } from "./expected.ts";
+import { ENTRY_TYPE, KEY, MESSAGE_TYPE } from "./expected.ts";
 import { type PiHarness, type StartPiOptions, startPi } from "./sdk.ts";
 import { continuationsOn, EXTENSION_PATH, withEnv } from "./todo-model.ts";
 
@@ -52,6 +52,17 @@ export const continuations = (harness: PiHarness) => continuationsOn(harness.bra
 export const notices = (harness: PiHarness) => harness.ui.notifications.map((n) => n.message);
 export const warnings = (harness: PiHarness) =>
 	harness.ui.notifications.filter((n) => n.type === "warning").map((n) => n.message);
+/** The lines that stay in the transcript (report entries on the branch), as `{ level, text }`, in order. */
+export const reported = (harness: PiHarness) =>
+	harness
+		.branch()
+		.flatMap((entry) =>
+			entry.type === "custom" && entry.customType === ENTRY_TYPE.report
+				? [entry.data as { level: string; text: string }]
+				: [],
+		);
+/** Their texts. */
+export const stayed = (harness: PiHarness) => reported(harness).map((line) => line.text);
 /** The stops (tripped breakers, budgets) the extension put on the branch as warning messages, in order. */
 export const stopMessages = (harness: PiHarness) =>
 	harness

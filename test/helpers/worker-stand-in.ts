@@ -31,3 +31,6 @@ function work() {
 	process.exit(mode === "fail" ? 1 : 0);
 }
 `;
+
+/** The tokens of the stand-in's one model call (input 10, output 5). */
+export const STAND_IN_CALL_TOKENS = 15;

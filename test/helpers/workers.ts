@@ -3,6 +3,8 @@
  * carries (the user's repository is test/helpers/user-repo.ts).
  */
 import { readdirSync, readFileSync } from "node:fs";
+import type { IsolatedEnv } from "./cli.ts";
+import { maskSeconds, stderrLine, WORKERS } from "./expected.ts";
 
 /**
  * The processes whose environment holds `mark` and whose command line (its arguments joined by spaces, one after the
@@ -47,3 +49,21 @@ export function killAll(pids: readonly number[]): void {
 		}
 	}
 }
+
+/** The lines of a `pi -p`'s stderr, each worker's seconds masked (wall-clock time is never asserted). */
+export const stderrOf = (stderr: string): string[] =>
+	maskSeconds(stderr)
+		.split("\n")
+		.filter((line) => line !== "");
+
+/**
+ * The `[til-done]` line of item `item`'s landing, its tokens what pi recorded of the answers of that item's last
+ * worker (the fake model's usage log), its seconds masked.
+ */
+export function landedLine(env: IsolatedEnv, item: number, files: readonly string[], answer = ""): string {
+	const tries = env.workerTries().filter((worker) => worker.item === item);
+	return stderrLine(WORKERS.landed(item, tries.at(-1)?.tokens ?? 0, files, answer)).trimEnd();
+}
+
+/** The `[til-done]` line of a worker's start on item `item`. */
+export const startedLine = (item: number, text: string): string => stderrLine(WORKERS.started(item, text)).trimEnd();

@@ -43,9 +43,10 @@ describe("no verified verdict for a list with an open item, in any interleaving"
 	it("is never kept in the store, shown on the status bar or announced", async () => {
 		await fc.assert(
 			fc.asyncProperty(fc.array(fc.constantFrom(...ACTIONS), { minLength: 1, maxLength: 25 }), async (actions) => {
-				const { ui, steps } = await start();
+				const { pi, ui, steps } = await start();
 				for (const action of actions) {
 					const told = ui.notifications.length;
+					const stayed = pi.reports().length;
 					await steps[action]();
 					await vi.advanceTimersByTimeAsync(0);
 					const open = hasIncomplete(getTodos());
@@ -53,7 +54,13 @@ describe("no verified verdict for a list with an open item, in any interleaving"
 					expect(isVerified(), action).toBe(false);
 					expect(ui.status.get("til-done-check") ?? "", action).not.toMatch(/verified \(/);
 					expect(ui.status.get("til-done") ?? "", action).not.toMatch(/Done/);
-					const announced = ui.notifications.slice(told).map((notice) => notice.message);
+					const announced = [
+						...ui.notifications.slice(told).map((notice) => notice.message),
+						...pi
+							.reports()
+							.slice(stayed)
+							.map((line) => line.text),
+					];
 					expect(
 						announced.filter((message) => message.includes("verified")),
 						action,
@@ -65,15 +72,16 @@ describe("no verified verdict for a list with an open item, in any interleaving"
 	});
 
 	it("the passes it lets through are real: a finished list whose check passed is verified and announced once", async () => {
-		const { ui, steps } = await start();
+		const { pi, ui, steps } = await start();
 		await steps.finish();
 		await steps.runEnd();
 		await steps.pass();
 		await vi.advanceTimersByTimeAsync(0);
 		expect(isVerified()).toBe(true);
 		expect(ui.status.get("til-done-check")).toBe("✓ verified (1 check(s) passed)");
-		expect(ui.notifications.filter((notice) => notice.message.includes("verified")).map((n) => n.message)).toEqual([
-			"✓ All 2 todos are done and verified (1 check(s) passed).",
+		expect(pi.reports()).toEqual([
+			{ level: "success", text: "✓ All 2 todos are done and verified (1 check(s) passed)." },
 		]);
+		expect(ui.notifications.filter((notice) => notice.message.includes("verified"))).toEqual([]);
 	});
 });

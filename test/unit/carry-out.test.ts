@@ -223,7 +223,8 @@ describe("with items left, a settled run is followed by a countdown and one cont
 		await vi.advanceTimersByTimeAsync(3000);
 		expect(pi.sent).toEqual([]);
 		expect(getDecisions().map((decision) => decision.code)).toEqual(["continue", "all-done"]);
-		expect(ui.notifications).toEqual([{ message: allDone(2), type: "info" }]);
+		expect(pi.reports()).toEqual([{ level: "success", text: allDone(2) }]);
+		expect(ui.notifications).toEqual([]);
 	});
 
 	it("sends nothing when the context went stale during the countdown", async () => {
@@ -413,32 +414,34 @@ describe("a skip sends nothing and shows nothing, and is kept as the decision", 
 	});
 });
 
-describe("all-done: the completion notice comes exactly once per list", () => {
-	it("notifies `✓ All N todos are done.` once, with info level, and sends nothing", async () => {
+describe("all-done: the completion comes exactly once per list, as a line that stays", () => {
+	it("says `✓ All N todos are done.` once, a success in the transcript (no notice), and sends nothing", async () => {
 		const { pi, ui, endRun } = setup();
 		setTodos([todo("a", "completed"), todo("b", "abandoned")]);
 		endRun();
 		endRun();
-		expect(ui.notifications).toEqual([{ message: allDone(2), type: "info" }]);
+		expect(pi.reports()).toEqual([{ level: "success", text: allDone(2) }]);
+		expect(ui.notifications).toEqual([]);
 		await vi.advanceTimersByTimeAsync(60_000);
 		expect(pi.sent).toEqual([]);
 	});
 
-	it("notifies again once the list had work again and was finished again", async () => {
-		const { ui, endRun } = setup();
+	it("says it again once the list had work again and was finished again", async () => {
+		const { pi, endRun } = setup();
 		setTodos([todo("a", "completed")]);
 		endRun();
 		setTodos([todo("a", "completed"), todo("b")]);
 		updateTodoStatus([1], "completed");
 		endRun();
-		expect(ui.notifications.map((n) => n.message)).toEqual([allDone(1), allDone(2)]);
+		expect(pi.reports().map((line) => line.text)).toEqual([allDone(1), allDone(2)]);
 	});
 
-	it("shows no notice without a UI but still counts it as shown", async () => {
-		const { ui, endRun } = setup({ hasUI: false });
+	it("shows no notice and writes no line without a UI but still counts it as shown", async () => {
+		const { pi, ui, endRun } = setup({ hasUI: false });
 		setTodos([todo("a", "completed")]);
 		endRun();
 		expect(ui.notifications).toEqual([]);
+		expect(pi.reports()).toEqual([]);
 		expect(lastDecision()).toEqual({ kind: "idle", code: "all-done" });
 		expect(isCompletionAnnounced()).toBe(true);
 	});
@@ -780,11 +783,12 @@ describe("/loop in the TUI", () => {
 		expect(getChain().continuations).toBe(0);
 	});
 
-	it("the marker in the answer ends the loop with an info notice", async () => {
-		const { engine, commandCtx, ui, endRun, counting } = setup();
+	it("the marker in the answer ends the loop, a success that stays", async () => {
+		const { pi, engine, commandCtx, ui, endRun, counting } = setup();
 		await engine.startLoop(spec(), commandCtx);
 		endRun([assistant("All green. LOOP_DONE")]);
-		expect(ui.notifications).toEqual([{ message: loopFinished("LOOP_DONE", 1), type: "info" }]);
+		expect(pi.reports()).toEqual([{ level: "success", text: loopFinished("LOOP_DONE", 1) }]);
+		expect(ui.notifications).toEqual([]);
 		expect(ui.status.has(KEY.loop)).toBe(false);
 		expect(getLoop()).toBeUndefined();
 		expect(counting()).toBe(false);
@@ -797,19 +801,20 @@ describe("/loop in the TUI", () => {
 		await vi.advanceTimersByTimeAsync(3000);
 		endRun();
 		expect(pi.sent.map((sent) => sent.message.content)).toEqual([loopText(1, 2), loopText(2, 2)]);
-		expect(ui.notifications).toEqual([{ message: loopLimit(2, "LOOP_DONE"), type: "warning" }]);
+		expect(pi.reports()).toEqual([{ level: "warning", text: loopLimit(2, "LOOP_DONE") }]);
+		expect(ui.notifications).toEqual([]);
 		expect(getLoop()).toBeUndefined();
 	});
 
 	it("an aborted run ends the loop with a warning", async () => {
-		const { engine, commandCtx, ui, endRun } = setup();
+		const { pi, engine, commandCtx, endRun } = setup();
 		await engine.startLoop(spec(), commandCtx);
 		endRun([assistant("", "aborted")]);
-		expect(ui.notifications).toEqual([{ message: "Loop stopped: the run was aborted.", type: "warning" }]);
+		expect(pi.reports()).toEqual([{ level: "warning", text: "Loop stopped: the run was aborted." }]);
 	});
 
 	it("failed runs back off, and the configured number of them in a row ends the loop", async () => {
-		const { engine, commandCtx, ui, endRun } = setup();
+		const { pi, engine, commandCtx, ui, endRun } = setup();
 		await engine.startLoop(spec(), commandCtx);
 		endRun(FAILED);
 		expect(getChain().failures).toBe(1);
@@ -818,12 +823,8 @@ describe("/loop in the TUI", () => {
 		endRun(FAILED);
 		await vi.advanceTimersByTimeAsync(13_000);
 		endRun(FAILED);
-		expect(ui.notifications.map((n) => n.message)).toEqual([
-			backoff("5.0"),
-			backoff("10.0"),
-			"Loop stopped after 3 failed runs in a row.",
-		]);
-		expect(ui.notifications.at(-1)?.type).toBe("warning");
+		expect(ui.notifications.map((n) => n.message)).toEqual([backoff("5.0"), backoff("10.0")]);
+		expect(pi.reports()).toEqual([{ level: "warning", text: "Loop stopped after 3 failed runs in a row." }]);
 	});
 
 	it("a successful run resets the failure count", async () => {
@@ -987,9 +988,10 @@ describe("a finished list is verified between runs before it counts as done", ()
 		await vi.advanceTimersByTimeAsync(0);
 		expect(s.pi.execCalls.map(commandOf)).toEqual(["npm test", "test -f b"]);
 		expect(s.pi.execCalls[0]?.options).toMatchObject({ cwd: "/tmp", timeout: 140_000 });
-		expect(s.ui.notifications).toEqual([
-			{ message: "✓ All 2 todos are done and verified (2 check(s) passed).", type: "info" },
+		expect(s.pi.reports()).toEqual([
+			{ level: "success", text: "✓ All 2 todos are done and verified (2 check(s) passed)." },
 		]);
+		expect(s.ui.notifications).toEqual([]);
 		expect(s.ui.status.get(KEY.check)).toBe("✓ verified (2 check(s) passed)");
 		expect(s.pi.sent).toEqual([]);
 	});

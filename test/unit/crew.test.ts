@@ -16,6 +16,7 @@ import { extensionFlags } from "../../src/edges/workers/extensions.ts";
 import {
 	getChain,
 	getClaimedElsewhere,
+	getEndedWorkers,
 	getTodos,
 	getWorkers,
 	recordRun,
@@ -26,11 +27,11 @@ import {
 import type { TodoItem, WorkerEnd } from "../../src/types.ts";
 import { bwrapWorks } from "../helpers/bwrap.ts";
 import { waitForValue } from "../helpers/cli.ts";
-import { WORKERS } from "../helpers/expected.ts";
+import { maskSeconds, WORKERS } from "../helpers/expected.ts";
 import { createFakeCtx } from "../helpers/fake-ctx.ts";
 import { createFakePi, type FakePi } from "../helpers/fake-pi.ts";
 import { freshStore } from "../helpers/store.ts";
-import { WORKER } from "../helpers/worker-stand-in.ts";
+import { STAND_IN_CALL_TOKENS, WORKER } from "../helpers/worker-stand-in.ts";
 
 let dir = "";
 const git = (...args: string[]) => execFileSync("git", args, { cwd: dir, encoding: "utf8" });
@@ -70,8 +71,10 @@ function crew(options: { check?: number } = {}) {
 		spendFactor: 5,
 		command: { command: process.execPath, args: [script] },
 	};
-	const told = () => fake.ui.notifications.map((notice) => notice.message);
-	return { pi, run, told };
+	/** The lines that stay in the transcript, the workers' seconds masked; the notices apart. */
+	const told = () => pi.reports().map((line) => maskSeconds(line.text));
+	const notices = () => fake.ui.notifications.map((notice) => notice.message);
+	return { pi, run, told, notices };
 }
 
 /** Waits until no worker is at work. */
@@ -106,6 +109,38 @@ describe("the crew works ready items and lands them", () => {
 		expect(pi.entries.filter((entry) => entry.customType === "til-done-snapshot")).toHaveLength(4);
 	});
 
+	it("each start and each landing is a line that stays (its files, time, tokens and answer), never a notice", async () => {
+		setTodos(items("Write item-0.txt", "Write item-1.txt"));
+		const { run, told, notices } = crew();
+		await startWorkers([0, 1], run);
+		await allEnded();
+		const landed = (index: number) => WORKERS.landed(index, STAND_IN_CALL_TOKENS, [`item-${index}.txt`], "done");
+		expect(told().slice(0, 2)).toEqual([
+			WORKERS.started(0, "Write item-0.txt"),
+			WORKERS.started(1, "Write item-1.txt"),
+		]);
+		// The two land in the order their processes end.
+		expect(told().slice(2).toSorted()).toEqual([landed(0), landed(1)]);
+		expect(notices()).toEqual([]);
+		// The chain remembers both for /todos workers: how each ended, its tokens, files and last answer.
+		const ended = getEndedWorkers().map(({ index, end, tokens, files, answer }) => ({
+			index,
+			end,
+			tokens,
+			files,
+			answer,
+		}));
+		expect(ended.toSorted((a, b) => a.index - b.index)).toEqual(
+			[0, 1].map((index) => ({
+				index,
+				end: "landed",
+				tokens: STAND_IN_CALL_TOKENS,
+				files: [`item-${index}.txt`],
+				answer: "done",
+			})),
+		);
+	});
+
 	it("a conflict gives the item back, naming the file, and the user's file is as it was", async () => {
 		process.env.WORKER_MODE = "conflict";
 		setTodos(items("Write a.txt"));
@@ -118,6 +153,7 @@ describe("the crew works ready items and lands them", () => {
 		expect(getTodos()[0]?.status).toBe("not_started");
 		expect(readFileSync(join(dir, "a.txt"), "utf8")).toBe("the user's line, changed meanwhile\n");
 		expect(told()).toEqual([
+			WORKERS.started(0, "Write a.txt"),
 			'Worker on [0]: its work conflicts with the work tree in "a.txt"; the item is ready again.',
 		]);
 		expect(getChain().failures).toBe(1);
@@ -139,7 +175,10 @@ describe("the crew works ready items and lands them", () => {
 		await allEnded();
 		expect(getTodos()[0]?.status).toBe("not_started");
 		expect(existsSync(join(dir, "item-0.txt"))).toBe(false);
-		expect(told()).toEqual([WORKERS.givenBack(0, WORKERS.submodules("ext", "lib"))]);
+		expect(told()).toEqual([
+			WORKERS.started(0, "Write item-0.txt"),
+			WORKERS.givenBack(0, WORKERS.submodules("ext", "lib")),
+		]);
 		expect(getChain().failures).toBe(1);
 	});
 
@@ -154,7 +193,7 @@ describe("the crew works ready items and lands them", () => {
 		await startWorkers([0], run);
 		await allEnded();
 		expect(getTodos()[0]?.status).toBe("not_started");
-		expect(told()).toEqual([`Worker on [0]: ${why}; the item is ready again.`]);
+		expect(told()).toEqual([WORKERS.started(0, "Write a.txt"), `Worker on [0]: ${why}; the item is ready again.`]);
 	});
 
 	it("stopped before it changed anything: nothing is kept, no ref at all", async () => {
@@ -191,13 +230,14 @@ describe("the crew works ready items and lands them", () => {
 	it("workers whose pi cannot start: said once, no failure counted, workers off for the session, each item ready again", async () => {
 		process.env.WORKER_MODE = "no-start";
 		setTodos(items("Write item-0.txt", "Write item-1.txt"));
-		const { run, told } = crew();
+		const { run, told, notices } = crew();
 		await startWorkers([0, 1], run);
 		await allEnded();
-		expect(told()).toHaveLength(1);
-		expect(told()[0]).toBe(
+		// Each start stays; their end, the same for both, is one notice.
+		expect(told()).toEqual([WORKERS.started(0, "Write item-0.txt"), WORKERS.started(1, "Write item-1.txt")]);
+		expect(notices()).toEqual([
 			"pi-til-done: a worker could not start (exit code 1 before any model call: Error: no such model): workers are off for this session, and the session's model works the list.",
-		);
+		]);
 		expect(getTodos().map((todo) => todo.status)).toEqual(["not_started", "not_started"]);
 		expect([getChain().failures, workersAllowed(4)]).toEqual([0, 0]);
 	});
@@ -212,6 +252,7 @@ describe("the crew works ready items and lands them", () => {
 		writeFileSync(process.env.WORKER_GO, "");
 		await allEnded();
 		expect(told()).toEqual([
+			WORKERS.started(0, "Write a.txt"),
 			"Worker on [0]: git could not compare its work with the work tree (its work is kept under its ref); the item is ready again.",
 		]);
 		expect(readFileSync(join(dir, "a.txt"), "utf8")).toBe("the user's line\n");
@@ -230,6 +271,7 @@ describe("the crew works ready items and lands them", () => {
 		await allEnded();
 		expect(getTodos()[0]?.status).toBe("not_started");
 		expect(told()).toEqual([
+			WORKERS.started(0, "Write item-0.txt"),
 			"Worker on [0]: its tree could not be made from a snapshot of the work tree; the item is ready again.",
 		]);
 		expect(git("for-each-ref", "refs/til-done-claims/")).toBe("");
@@ -275,6 +317,7 @@ describe("the crew works ready items and lands them", () => {
 		expect(getTodos()).toEqual([{ text: "Another item", status: "in_progress" }]);
 		expect(readFileSync(join(dir, "a.txt"), "utf8")).toBe("the user's line\n");
 		expect(told()).toEqual([
+			WORKERS.started(0, "Write a.txt"),
 			"Worker on [0]: the list changed while it worked: its item is no longer where it was; nothing of it landed, and its work is kept under its ref.",
 		]);
 		const refs = git("for-each-ref", "--format=%(refname)", "refs/til-done/").split("\n");
@@ -330,7 +373,10 @@ describe("a stop holds at every moment before the landing writes", () => {
 		await allEnded();
 		expect(getTodos()[0]?.status).toBe("not_started");
 		expect(existsSync(join(dir, "item-0.txt"))).toBe(false);
-		expect(told()).toEqual(["Worker on [0]: stopped; the item is ready again."]);
+		expect(told()).toEqual([
+			WORKERS.started(0, "Write item-0.txt"),
+			"Worker on [0]: stopped; the item is ready again.",
+		]);
 		expect(getChain().failures).toBe(0);
 		const refs = git("for-each-ref", "--format=%(refname)", "refs/til-done/").split("\n");
 		expect(refs.some((ref) => ref.endsWith("worker-result"))).toBe(true);
@@ -338,12 +384,18 @@ describe("a stop holds at every moment before the landing writes", () => {
 
 	it("once the landing has written: it lands whole, the item completes, and the words say so", async () => {
 		setTodos(items("Write item-0.txt"));
-		const { pi, run, told } = crew();
+		const { pi, run, told, notices } = crew();
 		const stopped = stopAt(pi, () => getTodos()[0]?.status === "completed");
 		await startWorkers([0], run);
-		expect(await stopped).toEqual([{ outcome: { kind: "landed", throughStop: true }, work: "landed" }]);
+		expect(await stopped).toEqual([
+			{ outcome: { kind: "landed", files: ["item-0.txt"], throughStop: true }, work: "landed" },
+		]);
 		expect(readFileSync(join(dir, "item-0.txt"), "utf8")).toBe("item-0.txt by its worker\n");
 		expect(told()).toEqual([
+			WORKERS.started(0, "Write item-0.txt"),
+			WORKERS.landed(0, STAND_IN_CALL_TOKENS, ["item-0.txt"], "done"),
+		]);
+		expect(notices()).toEqual([
 			"Worker on [0]: its landing had begun writing when you stopped it: it landed whole, and the item is completed.",
 		]);
 	});
@@ -363,7 +415,7 @@ describe("a stop holds at every moment before the landing writes", () => {
 		expect(await stopped).toEqual([{ outcome: { kind: "stopped" }, work: "unchanged" }]);
 		await allEnded();
 		expect(getTodos()[0]?.status).toBe("not_started");
-		expect(told()).toEqual([WORKERS.givenBack(0, WORKERS.stopped)]);
+		expect(told()).toEqual([WORKERS.started(0, "Write item-0.txt"), WORKERS.givenBack(0, WORKERS.stopped)]);
 		expect(git("for-each-ref", "--format=%(refname)", "refs/til-done/", "refs/til-done-claims/")).toBe("");
 	});
 
@@ -432,6 +484,7 @@ describe("the progress breaker applies per item", () => {
 		await allEnded();
 		expect(getTodos()[0]?.status).toBe("not_started");
 		expect(told()).toEqual([
+			WORKERS.started(0, "Write item-0.txt"),
 			"Worker on [0]: it spent 50,000 tokens on its item, more than 5 × the median of 4,000 tokens per todo a worker landed; the item is ready again.",
 		]);
 		expect(getChain().failures).toBe(1);

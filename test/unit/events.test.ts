@@ -24,6 +24,7 @@ import {
 import { DEFAULT_LOOP_MARKER, type TodoItem, type TodoStatus } from "../../src/types.ts";
 import {
 	cannotJoin,
+	ENTRY_TYPE,
 	JOIN_WHY,
 	KEY,
 	MESSAGE_TYPE,
@@ -749,7 +750,7 @@ describe("renderers show each custom message with its icon", () => {
 			) as Component,
 		);
 
-	it("registers five message renderers and one entry renderer", async () => {
+	it("registers five message renderers and two entry renderers", async () => {
 		expect([...pi.renderers.keys()]).toEqual([
 			"til-done-context",
 			MESSAGE_TYPE.continuation,
@@ -757,7 +758,7 @@ describe("renderers show each custom message with its icon", () => {
 			"til-done-goal",
 			"til-done-complete",
 		]);
-		expect([...pi.entryRenderers.keys()]).toEqual(["til-done-complete"]);
+		expect([...pi.entryRenderers.keys()]).toEqual(["til-done-complete", ENTRY_TYPE.report]);
 	});
 
 	it("📋 for the context injection, dimmed", async () => {
@@ -819,5 +820,27 @@ describe("renderers show each custom message with its icon", () => {
 		);
 		expect(renderEntry({ text: 42 })).toBe("<warning>⚠</warning> <warning></warning>");
 		expect(renderEntry(undefined)).toBe("<warning>⚠</warning> <warning></warning>");
+	});
+
+	it("a line that stays is shown as it was told, coloured by its level; a malformed one shows nothing of it", async () => {
+		const renderReport = (data: unknown) =>
+			textOf(
+				pi.entryRenderers.get(ENTRY_TYPE.report)?.(
+					{ type: "custom", customType: ENTRY_TYPE.report, data },
+					{},
+					taggingTheme,
+				) as Component,
+			);
+		expect(renderReport({ level: "success", text: "✓ All 2 todos are done." })).toBe(
+			"<success>✓ All 2 todos are done.</success>",
+		);
+		expect(renderReport({ level: "warning", text: "Worker on [0]: stopped; the item is ready again." })).toBe(
+			"<warning>Worker on [0]: stopped; the item is ready again.</warning>",
+		);
+		expect(renderReport({ level: "info", text: "Worker on [0] started: Write a.txt" })).toBe(
+			"<muted>Worker on [0] started: Write a.txt</muted>",
+		);
+		expect(renderReport({ level: "loud", text: 42 })).toBe("<text></text>");
+		expect(renderReport(undefined)).toBe("<text></text>");
 	});
 });

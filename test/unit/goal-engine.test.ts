@@ -36,18 +36,20 @@ function setup(options: FakeCtxOptions, overrides: Partial<TilDoneConfig> = {}) 
 	const base = startEngine({ mode: "rpc", ...options }, { countdownSeconds: 1, ...overrides });
 	beginSession("own", base.config);
 	const told = () => base.ui.notifications.map((notice) => notice.message);
+	/** The lines that stay in the transcript, as `level: text`. */
+	const stayed = () => base.pi.reports().map((line) => `${line.level}: ${line.text}`);
 	const sent = () => base.pi.sent.map((sent) => [sent.message.customType, sent.message.content]);
 	const settle = async () => {
 		base.endRun();
 		await vi.advanceTimersByTimeAsync(0);
 	};
-	return { ...base, told, sent, settle };
+	return { ...base, told, stayed, sent, settle };
 }
 
 fakeTimersQuietStderr();
 
 describe("/goal in the interactive modes", () => {
-	it("sends the goal, asks the judge after the run, and ends on its met with a notice", async () => {
+	it("sends the goal, asks the judge after the run, and ends on its met with a line that stays", async () => {
 		const { complete, asked } = judge({ goal: "met" });
 		const s = setup({ complete });
 		await s.engine.startGoal(CONDITION, s.commandCtx);
@@ -55,7 +57,8 @@ describe("/goal in the interactive modes", () => {
 		expect(s.ui.status.get(KEY.goal)).toBe("🎯 goal: Every test passes.");
 		await s.settle();
 		expect(asked).toHaveLength(1);
-		expect(s.told()).toEqual(["🎯 Goal met after 1 run(s), by the judge's word: goal met"]);
+		expect(s.stayed()).toEqual(["success: 🎯 Goal met after 1 run(s), by the judge's word: goal met"]);
+		expect(s.told()).toEqual([]);
 		expect(getGoal()).toBeUndefined();
 		expect(s.ui.status.has(KEY.goal)).toBe(false);
 	});
@@ -96,7 +99,7 @@ describe("/goal in the interactive modes", () => {
 		const s = setup({ complete });
 		await s.engine.startGoal(CONDITION, s.commandCtx);
 		await s.settle();
-		expect(s.told()).toEqual(["Goal stopped: the judge gave no verdict (its answer held no JSON object)."]);
+		expect(s.stayed()).toEqual(["warning: Goal stopped: the judge gave no verdict (its answer held no JSON object)."]);
 		expect(getGoal()).toBeUndefined();
 	});
 
@@ -118,13 +121,16 @@ describe("/goal in the interactive modes", () => {
 describe("with a list, the goal is the list's done-check", () => {
 	const finished: TodoItem[] = [{ text: "Fix the parser", status: "completed" }];
 
-	it("verified with the list: the list's notice, then the goal's", async () => {
+	it("verified with the list: the list's line, then the goal's", async () => {
 		const { complete } = judge({ items: ["met"], goal: "met" });
 		const s = setup({ complete });
 		setGoal({ condition: CONDITION, runs: 0 });
 		setTodos(finished);
 		await s.settle();
-		expect(s.told()).toEqual([verifiedNotice(1, 0, true), "🎯 Goal met: the judge found it held with the list."]);
+		expect(s.stayed()).toEqual([
+			`success: ${verifiedNotice(1, 0, true)}`,
+			"success: 🎯 Goal met: the judge found it held with the list.",
+		]);
 		expect(getGoal()).toBeUndefined();
 	});
 
@@ -146,7 +152,9 @@ describe("with a list, the goal is the list's done-check", () => {
 		await s.settle();
 		expect(s.told()).toEqual([
 			"pi-til-done: the judge gave no verdict (its answer held no JSON object): the list is not verified.",
-			"Every todo is finished (1), but the list is not verified: the judge (not judged: its answer held no JSON object). Nothing continues: look at the work yourself.",
+		]);
+		expect(s.stayed()).toEqual([
+			"warning: Every todo is finished (1), but the list is not verified: the judge (not judged: its answer held no JSON object). Nothing continues: look at the work yourself.",
 		]);
 		expect(getVerification()?.judge).toEqual({ judged: false, why: "its answer held no JSON object" });
 	});

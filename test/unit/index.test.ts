@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import tilDone from "../../src/index.ts";
 import { resetState } from "../../src/state.ts";
-import { MESSAGE_TYPE } from "../helpers/expected.ts";
+import { ENTRY_TYPE, MESSAGE_TYPE } from "../helpers/expected.ts";
 import { createFakePi } from "../helpers/fake-pi.ts";
 
 beforeEach(() => {
@@ -20,7 +20,7 @@ describe("the extension factory only registers", () => {
 		expect([...pi.commands.keys()]).toEqual(["todos", "loop", "goal"]);
 	});
 
-	it("registers a renderer for each custom message type and one for the headless stop entry", () => {
+	it("registers a renderer for each custom message type, one for the headless stop entry and one for the lines that stay", () => {
 		expect([...pi.renderers.keys()]).toEqual([
 			"til-done-context",
 			MESSAGE_TYPE.continuation,
@@ -28,7 +28,7 @@ describe("the extension factory only registers", () => {
 			"til-done-goal",
 			MESSAGE_TYPE.complete,
 		]);
-		expect([...pi.entryRenderers.keys()]).toEqual([MESSAGE_TYPE.complete]);
+		expect([...pi.entryRenderers.keys()]).toEqual([MESSAGE_TYPE.complete, ENTRY_TYPE.report]);
 	});
 
 	it("sends nothing while registering", () => {

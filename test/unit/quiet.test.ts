@@ -125,7 +125,7 @@ afterEach(() => {
 });
 
 describe("after the list is done, nothing is sent", () => {
-	it("the run that finishes it starts no countdown; 25 more runs send nothing; the done notice comes once", async () => {
+	it("the run that finishes it starts no countdown; 25 more runs send nothing; the done line comes once", async () => {
 		const ext = await working();
 		await ext.complete(0, 1);
 		await ext.endRun("All done.");
@@ -137,7 +137,8 @@ describe("after the list is done, nothing is sent", () => {
 		}
 		expect(ext.countdownsStarted()).toEqual([]);
 		expect(ext.pi.sent).toEqual([]);
-		expect(ext.ui.notifications).toEqual([{ message: allDone(2), type: "info" }]);
+		expect(ext.pi.reports()).toEqual([{ level: "success", text: allDone(2) }]);
+		expect(ext.ui.notifications).toEqual([]);
 	});
 });
 

@@ -86,6 +86,38 @@ describe("a worker's JSON lines say what it spent and how it ended", () => {
 		expect(end.firstCallAt).toBeTypeOf("number");
 	});
 
+	it("reports what the call in progress has spent as its stream updates it, wherever pi's JSON mode puts the usage", async () => {
+		const usage = (input: number) => ({ input, output: 1, cacheRead: 0, cacheWrite: 0, cost: { total: 0 } });
+		const lines = [
+			JSON.stringify({ type: "message_update", usage: usage(100), assistantMessageEvent: { type: "text_delta" } }),
+			JSON.stringify({ type: "message_update", message: { role: "assistant", usage: usage(120) } }),
+			JSON.stringify({ type: "message_update", assistantMessageEvent: { type: "text_delta" } }),
+			assistant("Done.", 130),
+		];
+		const streaming: number[] = [];
+		const ended: number[] = [];
+		const end = await runWorker(
+			start(`console.log(${JSON.stringify(lines.join("\n"))})`, {
+				onStreaming: (update) => streaming.push(update.input),
+				onUsage: (update) => ended.push(update.input),
+			}),
+		);
+		expect(streaming).toEqual([100, 120]);
+		expect(ended).toEqual([130]);
+		expect(end.calls).toBe(1);
+	});
+
+	it("reports each answer that wrote text as it ends: a call of tool calls alone leaves the last answer as it was", async () => {
+		const toolsOnly = JSON.stringify({
+			type: "message_end",
+			message: { role: "assistant", stopReason: "toolUse", content: [{ type: "toolCall", name: "write" }] },
+		});
+		const lines = [assistant("Reading the spec.", 10), toolsOnly, assistant("Wrote a.txt.", 20)];
+		const answers: string[] = [];
+		await runWorker(start(`console.log(${JSON.stringify(lines.join("\n"))})`, { onAnswer: (a) => answers.push(a) }));
+		expect(answers).toEqual(["Reading the spec.", "Wrote a.txt."]);
+	});
+
 	it("keeps the end of stderr and the exit code", async () => {
 		const end = await runWorker(start(`process.stderr.write("boom"); process.exit(3)`));
 		expect(end).toMatchObject({ code: 3, calls: 0, answer: "", stderr: "boom" });

@@ -13,8 +13,8 @@ import { beginSession, getDecisions, getTodos, getWorkers, setTodos } from "../.
 import type { TodoItem } from "../../src/types.ts";
 import { waitForValue } from "../helpers/cli.ts";
 import { startEngine } from "../helpers/engine.ts";
-import { LEFT_TO_OTHERS } from "../helpers/expected.ts";
-import { WORKER } from "../helpers/worker-stand-in.ts";
+import { allDone, LEFT_TO_OTHERS, maskSeconds, WORKERS } from "../helpers/expected.ts";
+import { STAND_IN_CALL_TOKENS, WORKER } from "../helpers/worker-stand-in.ts";
 
 const stand = vi.hoisted(() => ({ script: "" }));
 vi.mock("../../src/edges/workers/worker-process.ts", async (load) => ({
@@ -42,18 +42,37 @@ function setup(cwd = dir) {
 	const s = startEngine({ mode: "rpc", cwd }, { workers: 2, countdownSeconds: 0 });
 	beginSession("own", s.config);
 	const told = () => s.ui.notifications.map((notice) => notice.message);
-	return { ...s, told };
+	/** The lines that stay in the transcript, the workers' seconds masked. */
+	const stayed = () => s.pi.reports().map((line) => maskSeconds(line.text));
+	return { ...s, told, stayed };
 }
 
 /** Resolves once `done()` holds (the workers are real processes); fails, naming `what`, after 10 s. */
 const until = (done: () => boolean, what: string) => waitForValue(() => (done() ? true : undefined), 10_000, what);
 
 describe("with workers on, the chain hands ready items to workers and goes on as each lands", () => {
-	it("three items, two workers: all land, then the list is done", async () => {
+	it("three items, two workers: all land, then the list is done; the transcript keeps each start and landing", async () => {
 		const s = setup();
 		setTodos(items("Write item-0.txt", "Write item-1.txt", "Write item-2.txt"));
 		s.endRun();
-		await until(() => s.told().includes("✓ All 3 todos are done."), "the list done");
+		await until(() => s.stayed().includes(allDone(3)), "the list done");
+		const landed = (index: number) => WORKERS.landed(index, STAND_IN_CALL_TOKENS, [`item-${index}.txt`], "done");
+		// [0] and [1] start together; [2] starts once one of them landed: their order is the processes'.
+		expect(s.stayed().slice(0, 2)).toEqual([
+			WORKERS.started(0, "Write item-0.txt"),
+			WORKERS.started(1, "Write item-1.txt"),
+		]);
+		expect(s.stayed().toSorted()).toEqual(
+			[0, 1, 2]
+				.flatMap((index) => [WORKERS.started(index, `Write item-${index}.txt`), landed(index)])
+				.concat(allDone(3))
+				.toSorted(),
+		);
+		expect(s.stayed().at(-1)).toBe(allDone(3));
+		expect(s.stayed().indexOf(WORKERS.started(2, "Write item-2.txt"))).toBeGreaterThan(
+			Math.min(s.stayed().indexOf(landed(0)), s.stayed().indexOf(landed(1))),
+		);
+		expect(s.told()).toEqual([]);
 		expect(getTodos().map((todo) => todo.status)).toEqual(["completed", "completed", "completed"]);
 		expect(readFileSync(join(dir, "item-2.txt"), "utf8")).toBe("item-2.txt by its worker\n");
 		expect(getDecisions().map((decision) => decision.text)[0]).toBe("Workers start on [0] [1]: 2 at work.");
@@ -185,7 +204,7 @@ describe("Esc while workers are at work stops them all", () => {
 		const s = setup();
 		setTodos(items("Write item-0.txt"));
 		s.endRun();
-		await until(() => s.told().includes("✓ All 1 todos are done."), "the list done");
+		await until(() => s.stayed().includes(allDone(1)), "the list done");
 		expect(s.ui.inputHandlers.size).toBe(0);
 		expect(s.ui.widgets.has("til-done-escape-watch")).toBe(false);
 	});

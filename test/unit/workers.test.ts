@@ -3,11 +3,13 @@ import { initialChain } from "../../src/core/rules/chain.ts";
 import { decisionOf } from "../../src/core/rules/decision.ts";
 import { type StepInput, stepAfterRun, stepNow } from "../../src/core/rules/next-step.ts";
 import { DEFAULT_CONFIG } from "../../src/core/rules/settings.ts";
-import { escapeStopsWorkers, itemsForWorkers, stopTally } from "../../src/core/rules/worker-dispatch.ts";
+import { escapeStopsWorkers, itemsForWorkers, itemsWorkedOn, stopTally } from "../../src/core/rules/worker-dispatch.ts";
 import {
 	checkOutcome,
 	countsAsFailedRun,
+	lastWorkerOf,
 	processOutcome,
+	tokensSoFar,
 	unfinishedOutcome,
 	WORKER_LIMITS,
 	workerOverspends,
@@ -317,7 +319,7 @@ describe("how an item's check in its worker's tree ended", () => {
 
 describe("a worker's end, by its kind", () => {
 	const kinds: WorkerOutcome[] = [
-		{ kind: "landed" },
+		{ kind: "landed", files: [] },
 		{ kind: "stopped" },
 		{ kind: "overspent", tokens: 50_000, factor: 5, median: 4_000 },
 		{ kind: "timed-out", minutes: 30 },
@@ -340,7 +342,7 @@ describe("a worker's end, by its kind", () => {
 	it("a stop's tally counts the items given back, by what became of their workers' work, and those that landed", () => {
 		const stopped: WorkerOutcome = { kind: "stopped" };
 		const ends: WorkerEnd[] = [
-			{ outcome: { kind: "landed", throughStop: true }, work: "landed" },
+			{ outcome: { kind: "landed", files: ["a.txt"], throughStop: true }, work: "landed" },
 			{ outcome: stopped, work: "kept" },
 			{ outcome: stopped, work: "kept" },
 			{ outcome: stopped, work: "unchanged" },
@@ -423,6 +425,31 @@ describe("every way a worker's item goes back has its words, the worker's own ou
 			parts: ["⚙ 2 worker(s):", " [1] ", { cut: "Write a.txt" }, " [4]"],
 			shorter: ["⚙ 2 worker(s): [1] [4]", "⚙ 2"],
 		});
+	});
+});
+
+describe("the workers of an item in this chain", () => {
+	const atWork = [{ index: 3, at: "work" }];
+	const ended = [
+		{ index: 1, at: "first" },
+		{ index: 3, at: "ended" },
+		{ index: 1, at: "second" },
+	];
+
+	it("the items a worker worked on: at work or ended, each once, in order", () => {
+		expect(itemsWorkedOn(atWork, ended)).toEqual([1, 3]);
+		expect(itemsWorkedOn([], [])).toEqual([]);
+	});
+
+	it("a worker's tokens so far: its calls that ended, and what the one in progress has spent as it streams", () => {
+		expect(tokensSoFar({ tokens: 1_000 })).toBe(1_000);
+		expect(tokensSoFar({ tokens: 1_000, streaming: 250 })).toBe(1_250);
+	});
+
+	it("an item's last worker: the one at work on it, else the last that ended; none for an item no worker had", () => {
+		expect(lastWorkerOf(3, atWork, ended)).toEqual({ atWork: { index: 3, at: "work" } });
+		expect(lastWorkerOf(1, atWork, ended)).toEqual({ ended: { index: 1, at: "second" } });
+		expect(lastWorkerOf(2, atWork, ended)).toBeUndefined();
 	});
 });
 

@@ -150,10 +150,37 @@ export interface WorkerState {
 	startedAt: number;
 	/** Tokens of its model calls so far. */
 	tokens: number;
+	/** Tokens of its model call in progress so far, as the call's stream reports them (none between calls). */
+	streaming?: number;
+	/** Its last answer so far: the text of its last model call that wrote any (cut as core/rules/reports.ts keeps it). */
+	answer?: string;
 	/** The folder of its tree. */
 	dir: string;
 	/** Its work is being landed: the item's start checkpoint is taken now, so its diff holds its landing alone. */
 	landing?: boolean;
+}
+
+/**
+ * How a worker ended, as the user is told: its item landed, given back (ready again), its work kept aside (the list no
+ * longer holds its item where it was), or its pi could not start.
+ */
+export type WorkerEndKind = "landed" | "given-back" | "kept" | "cannot-start";
+
+/** A worker that ended in this chain, as `/todos workers` lists it. */
+export interface FinishedWorker {
+	index: number;
+	/** Its item's text as it started. */
+	text: string;
+	end: WorkerEndKind;
+	/** Why it ended so, in the words of `workerWhy`. */
+	why: string;
+	seconds: number;
+	/** Tokens of its model calls. */
+	tokens: number;
+	/** The files its landing wrote or deleted (none unless it landed). */
+	files: readonly string[];
+	/** Its last answer, at most `MAX_WORKER_ANSWER_CHARS` characters (core/rules/reports.ts). */
+	answer: string;
 }
 
 /** How a check that did not pass ended: with an exit code, killed by a signal, or at its timeout. */
@@ -167,8 +194,11 @@ export type CheckEnd =
  * decided on the kind (core/rules/workers.ts); `workerWhy` (core/texts/user.ts) words it.
  */
 export type WorkerOutcome =
-	/** `throughStop`: a stop came once its landing had begun writing, and it landed whole (the user is told). */
-	| { kind: "landed"; throughStop?: boolean }
+	/**
+	 * `files`: what its landing wrote or deleted. `throughStop`: a stop came once its landing had begun writing, and it
+	 * landed whole (the user is told).
+	 */
+	| { kind: "landed"; files: readonly string[]; throughStop?: boolean }
 	/** Stopped by the user (Esc, `/todos pause`, a prompt, a session change). */
 	| { kind: "stopped" }
 	/** Stopped by the progress breaker, per item. */

@@ -26,6 +26,11 @@ export const PAUSE_ENTRY_TYPE = "til-done-pause";
  * the list, decisions and pause before it are its parent's, and a rebuild never reads past it.
  */
 export const GUEST_ENTRY_TYPE = "til-done-guest";
+/**
+ * A custom session entry holding a line that stays in the transcript (`{ level, text }`): a worker's start and end, how
+ * a chain ended. An entry, not a message: the model never reads it.
+ */
+export const REPORT_ENTRY_TYPE = "til-done-report";
 /** A custom session entry holding what a verification of the finished list found (`{ passed, failed, checks }`). */
 export const VERDICT_ENTRY_TYPE = "til-done-verdict";
 

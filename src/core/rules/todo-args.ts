@@ -75,14 +75,26 @@ export function parseMove(rest: string, length: number): Parsed<{ from: number; 
 	return "error" in to ? to : { value: { from: from.value, to: to.value } };
 }
 
-/** What `/todos workers` is asked: to show them (none given), how many may work at once, or to clean up. */
-export type WorkersAsk = undefined | { count: number } | "clean";
+/**
+ * What `/todos workers` is asked: to show them (none given), how many may work at once, to clean up, or what the last
+ * worker of an item answered.
+ */
+export type WorkersAsk = undefined | { count: number } | "clean" | { item: number };
 
-/** `/todos workers`'s argument: none (show them), `off` or how many may work at once (0 to `max`), or `clean`. */
-export function parseWorkersAsk(rest: string, max: number): Parsed<WorkersAsk> {
+/**
+ * `/todos workers`'s argument: none (show them), `off` or how many may work at once (0 to `max`), `clean`, or an item
+ * in brackets (`[2]`), one of `workedOn` (the items a worker worked on in this chain): a bare number is a count.
+ */
+export function parseWorkersAsk(rest: string, max: number, workedOn: readonly number[] = []): Parsed<WorkersAsk> {
 	const words = wordsOf(rest);
 	if (words.length === 0) return { value: undefined };
 	const [word = ""] = words;
+	if (words.length === 1 && word.startsWith("[")) {
+		const item = /^\[(\d+)\]$/.exec(word)?.[1];
+		const index = Number(item);
+		if (item === undefined || !workedOn.includes(index)) return { error: REFUSALS.noWorkerOn(quoted(word), workedOn) };
+		return { value: { item: index } };
+	}
 	if (words.length === 1 && word.toLowerCase() === "clean") return { value: "clean" };
 	if (words.length > 1 || !(word.toLowerCase() === "off" || /^\d+$/.test(word)) || Number(word) > max) {
 		return { error: REFUSALS.workerCount(quoted(rest.trim()), max) };

@@ -1,6 +1,7 @@
 /**
- * The session's side of its workers, which every session loads: how many may work at once, which ready items go to
- * workers now, what an Esc stops, and a stop's tally. Pure.
+ * The session's side of its workers, which every session loads: how many may work at once and how many that ended a
+ * chain remembers, which ready items go to workers now, which items a worker had, what an Esc stops, and a stop's
+ * tally. Pure.
  */
 
 import { workableItems } from "../list/ready.ts";
@@ -8,6 +9,9 @@ import type { StopTally, TodoItem, WorkerEnd, WorkerWork } from "../model/types.
 
 /** The most workers at once. */
 export const MAX_WORKERS = 16;
+
+/** The most workers that ended a chain remembers (its last ones), each with its last answer. */
+export const MAX_ENDED_WORKERS = 100;
 
 /**
  * The items to hand to workers now, in list order: workable (open, every wait completed, not a parent with open
@@ -18,6 +22,11 @@ export function itemsForWorkers(todos: readonly TodoItem[], claimed: ReadonlySet
 	return workableItems(todos)
 		.filter((index) => !claimed.has(index) && todos[index]?.review !== true)
 		.slice(0, free);
+}
+
+/** The items a worker worked on in this chain, at work or ended, in order. */
+export function itemsWorkedOn(atWork: readonly { index: number }[], ended: readonly { index: number }[]): number[] {
+	return [...new Set([...atWork, ...ended].map((worker) => worker.index))].sort((a, b) => a - b);
 }
 
 /** What a stop of the user's did, worker by worker, counted by what became of each one's work. */

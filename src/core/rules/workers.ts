@@ -1,7 +1,8 @@
 /**
- * A worker: what it is told, and its end as a kind. A worker gets a fresh context that holds only its item, the user's
- * request and the plan, compact and marked as data. Pure, and loaded with the workers (edges/workers/crew.ts); which
- * items go to workers and when they stop is core/rules/worker-dispatch.ts's.
+ * A worker: what it is told, its end as a kind, and what `/todos workers` reads of one. A worker gets a fresh context
+ * that holds only its item, the user's request and the plan, compact and marked as data. Pure, and loaded with the
+ * workers (edges/workers/crew.ts, edges/commands/workers.ts); which items go to workers and when they stop is
+ * core/rules/worker-dispatch.ts's.
  */
 
 import { getPlainIcon } from "../list/list-text.ts";
@@ -126,4 +127,20 @@ export function checkOutcome(
  */
 export function countsAsFailedRun(outcome: WorkerOutcome): boolean {
 	return outcome.kind !== "stopped" && outcome.kind !== "landed" && outcome.kind !== "cannot-start";
+}
+
+/** A worker's tokens so far: its model calls that ended, and what the one in progress has spent as it streams. */
+export const tokensSoFar = (worker: { tokens: number; streaming?: number }): number =>
+	worker.tokens + (worker.streaming ?? 0);
+
+/** The last worker of item `index`: the one at work on it, else the last that ended; undefined when none had it. */
+export function lastWorkerOf<AtWork extends { index: number }, Ended extends { index: number }>(
+	index: number,
+	atWork: readonly AtWork[],
+	ended: readonly Ended[],
+): { atWork: AtWork } | { ended: Ended } | undefined {
+	const live = atWork.find((worker) => worker.index === index);
+	if (live) return { atWork: live };
+	const last = ended.findLast((worker) => worker.index === index);
+	return last && { ended: last };
 }

@@ -13,6 +13,7 @@ import {
 	DEFAULT_LOOP_MARKER,
 	DEFAULT_LOOP_MAX,
 	type Decision,
+	type FinishedWorker,
 	MAX_CHECK_LENGTH,
 	MAX_INDICES,
 	MAX_LOOP_ITERATIONS,
@@ -345,15 +346,34 @@ export const WORKER_TEXTS = {
 	/** A stop that came once the landing had begun writing: a landing is all or nothing, so it landed whole. */
 	landedOnStop: (index: number) =>
 		`Worker on [${index}]: its landing had begun writing when you stopped it: it landed whole, and the item is completed.`,
-	/** `/todos workers` alone: the setting, then one line per worker at work. */
-	list: (max: number, lines: readonly string[]) =>
+	/** A worker started on its item. */
+	started: (index: number, text: string) => `Worker on [${index}] started: ${itemWords(text)}`,
+	/** A worker's work landed: its time and tokens, the files it changed, and its last answer cut. */
+	landed: (worker: FinishedWorker) =>
+		`Worker on [${worker.index}] landed in ${spentWords(worker)}: ${changedWords(worker.files)}${answerWords(worker)}`,
+	/**
+	 * `/todos workers` alone: the setting, one line per worker at work, then those that ended in this chain (`ended`,
+	 * each as {@link WORKER_TEXTS.ended} words it) and how to read one's answer.
+	 */
+	list: (max: number, lines: readonly string[], ended: readonly string[] = []) =>
 		[
 			max === 0 ? "Workers: off" : `Workers: up to ${max} at once; ${lines.length} at work`,
 			...lines,
 			...(lines.length === 0 ? [] : ["Esc (in the TUI) or /todos pause stops them all."]),
+			...(ended.length === 0
+				? []
+				: ["Ended in this chain:", ...ended, "/todos workers [<i>] shows what the last worker of item i answered."]),
 		].join("\n"),
+	/** A worker that ended, as `/todos workers` lists it: its item, its end, time and tokens, its files or why. */
+	ended: (worker: FinishedWorker) => `  [${worker.index}] ${itemWords(worker.text)}: ${endedWords(worker)}`,
+	/** `/todos workers [<i>]` for a worker that ended: what it did, then its last answer whole. */
+	answerOfEnded: (worker: FinishedWorker) =>
+		`Worker on [${worker.index}] (${itemWords(worker.text)}) ${endedWords(worker)}. ${answerBlock(worker.answer, false)}`,
+	/** `/todos workers [<i>]` for a worker at work: its time and tokens so far, then its last answer so far. */
+	answerOfLive: (worker: { index: number; text: string; seconds: number; tokens: number; answer?: string }) =>
+		`Worker on [${worker.index}] (${itemWords(worker.text)}) at work for ${worker.seconds} s, ${formatTokens(worker.tokens)} tokens so far. ${answerBlock(worker.answer, true)}`,
 	line: (index: number, text: string, seconds: number, tokens: number, dir: string) =>
-		`  [${index}] ${prefix(oneLine(text), 60)}: ${seconds} s, ${tokens.toLocaleString("en-US")} tokens, in ${dir || "(its tree is being made)"}`,
+		`  [${index}] ${itemWords(text)}: ${seconds} s, ${tokens.toLocaleString("en-US")} tokens, in ${dir || "(its tree is being made)"}`,
 	set: (max: number) =>
 		max === 0 ? "Workers: off for this session." : `Workers: up to ${max} at once in this session.`,
 	noRepoRefused: "workers need a git work tree, and this session's folder is not in one",
@@ -423,6 +443,50 @@ function workOf({ givenBack, kept, notKept }: StopTally): string {
 		...(notKept > 0 ? [`the work of ${notKept} could not be kept`] : []),
 	];
 	return `; of their workers, ${parts.join(", ")}`;
+}
+
+/** An item's text in a worker's line: on one line, cut to 60 characters. */
+const itemWords = (text: string): string => prefix(oneLine(text), 60);
+
+/** The most files a worker's line names (the rest are counted), and the characters of its answer a landing line shows. */
+export const WORKER_LINE_LIMITS = { files: 5, answer: 100 } as const;
+
+const spentWords = ({ seconds, tokens }: FinishedWorker): string => `${seconds} s, ${formatTokens(tokens)} tokens`;
+
+/** The files a worker's landing changed, as data: some named, the rest counted. */
+function changedWords(files: readonly string[]): string {
+	if (files.length === 0) return "changed no file";
+	const named = files.slice(0, WORKER_LINE_LIMITS.files).map((file) => JSON.stringify(oneLine(file)));
+	const more = files.length - named.length;
+	return `changed ${named.join(", ")}${more > 0 ? ` and ${more} more` : ""}`;
+}
+
+/** How a worker ended, as `/todos workers` says it. */
+const END_WORDS: Record<FinishedWorker["end"], string> = {
+	landed: "landed",
+	"given-back": "given back",
+	kept: "kept aside",
+	"cannot-start": "ended",
+};
+
+/** What a worker that ended did: `landed after 2 s, 4,445 tokens; changed "b.txt"`, or its end, figures and why. */
+function endedWords(worker: FinishedWorker): string {
+	const spent = `${END_WORDS[worker.end]} after ${worker.seconds} s, ${formatTokens(worker.tokens)} tokens`;
+	return worker.end === "landed" ? `${spent}; ${changedWords(worker.files)}` : `${spent}: ${worker.why}`;
+}
+
+/** A worker's last answer whole, each of its lines indented and freed of control characters (so far, when `live`). */
+function answerBlock(answer: string | undefined, live: boolean): string {
+	if (answer === undefined || answer.trim() === "")
+		return live ? "It has written no answer yet." : "It wrote no answer.";
+	const lines = answer.replace(/\r\n?/g, "\n").split("\n");
+	return [`Its last answer${live ? " so far" : ""}:`, ...lines.map((line) => `  ${oneLine(line)}`)].join("\n");
+}
+
+/** A worker's last answer on one line, cut. */
+function answerWords({ answer }: FinishedWorker): string {
+	const flat = oneLine(answer).trim();
+	return flat === "" ? "" : `; it answered «${prefix(flat, WORKER_LINE_LIMITS.answer)}»`;
 }
 
 /** How many of each thing earlier runs of workers left. */
@@ -1018,7 +1082,10 @@ function indexRange(length: number): string {
 /** Why a `/todos` subcommand's arguments are refused (its usage follows); a word the user typed comes quoted. */
 export const TODO_ARG_REFUSALS = {
 	emptyList: EMPTY_LIST,
-	workerCount: (word: string, max: number) => `${word} is not a number of workers: 0 to ${max}, off, or clean`,
+	workerCount: (word: string, max: number) =>
+		`${word} is none of: a number of workers (0 to ${max}), off, clean, or an item as [<i>]`,
+	noWorkerOn: (word: string, workedOn: readonly number[]) =>
+		`${word} is no item a worker worked on in this chain: ${workedOn.length === 0 ? "none did yet" : workedOn.map((index) => `[${index}]`).join(", ")}`,
 	whichItem: (length: number) => `which item? ${indexRange(length)}`,
 	notAnIndex: (word: string, length: number) => `${word} is not an index: ${indexRange(length)}`,
 	notAnItem: (word: string, length: number) => `${word} is not an item: ${indexRange(length)}`,
@@ -1078,8 +1145,8 @@ export const TODOS_HELP = {
 		help: "list the items' git checkpoints on this branch, or delete them all",
 	},
 	workers: {
-		usage: "workers [<n> | off | clean]",
-		help: "the workers at work and what earlier runs left (alone), how many may work at once in this session, or clean up what earlier runs left",
+		usage: "workers [<n> | off | clean | [<i>]]",
+		help: "the workers at work, those that ended in this chain and what earlier runs left (alone); how many may work at once in this session; clean up what earlier runs left; or what the last worker of item i answered",
 	},
 	remote: {
 		usage: "remote [<name> | off | release <i>]",

@@ -32,7 +32,7 @@ import {
 	roomFor,
 	wordsOf,
 } from "../../core/rules/todo-args.ts";
-import { MAX_WORKERS } from "../../core/rules/worker-dispatch.ts";
+import { itemsWorkedOn, MAX_WORKERS } from "../../core/rules/worker-dispatch.ts";
 import {
 	COUNTDOWN_IN_RUN,
 	formatWhy,
@@ -50,8 +50,10 @@ import {
 	effectiveDoneCheck,
 	getChain,
 	getDecisions,
+	getEndedWorkers,
 	getLoop,
 	getTodos,
+	getWorkers,
 	isPanelEnabled,
 	pauseAutoContinue,
 	resetChain,
@@ -225,13 +227,18 @@ const SUBCOMMANDS: Readonly<Record<string, Subcommand>> = {
 	workers: {
 		...TODOS_HELP.workers,
 		run: (call) =>
-			withParsed(call, parseWorkersAsk(call.rest, MAX_WORKERS), async (ask) => {
-				const commands = await import("./workers.ts");
-				if (ask === undefined) return commands.showWorkers(call.ctx, call.config.workers);
-				if (ask === "clean") return void (await commands.cleanWorkers(call.ctx, (why) => refuse(call, why)));
-				if (await commands.setWorkers(call.ctx, ask.count, (why) => refuse(call, why)))
-					await call.engine.resume(call.ctx);
-			}),
+			withParsed(
+				call,
+				parseWorkersAsk(call.rest, MAX_WORKERS, itemsWorkedOn(getWorkers(), getEndedWorkers())),
+				async (ask) => {
+					const commands = await import("./workers.ts");
+					if (ask === undefined) return commands.showWorkers(call.ctx, call.config.workers);
+					if (ask === "clean") return void (await commands.cleanWorkers(call.ctx, (why) => refuse(call, why)));
+					if ("item" in ask) return commands.showWorkerAnswer(call.ctx, ask.item);
+					if (await commands.setWorkers(call.ctx, ask.count, (why) => refuse(call, why)))
+						await call.engine.resume(call.ctx);
+				},
+			),
 	},
 	remote: {
 		...TODOS_HELP.remote,

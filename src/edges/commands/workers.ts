@@ -1,15 +1,20 @@
-/** `/todos workers`: the workers at work, or how many may work at once in this session (loaded on first use). */
+/**
+ * `/todos workers`: the workers at work and those that ended, what one last answered, or how many may work at once in
+ * this session (loaded on first use).
+ */
 
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
+import { lastWorkerOf, tokensSoFar } from "../../core/rules/workers.ts";
 import { type LeftoverCounts, WORKER_TEXTS } from "../../core/texts/user.ts";
-import { allowWorkers, getTodos, getWorkers, workersAllowed } from "../../state.ts";
+import { allowWorkers, getEndedWorkers, getTodos, getWorkers, workersAllowed } from "../../state.ts";
 import { findRepo } from "../git/git.ts";
 import { tell } from "../host/tell.ts";
 import { findLeftovers, type Leftovers, putBackLines, removeLeftovers } from "../workers/leftovers.ts";
 
 /**
- * `/todos workers` alone: the setting in force, then each worker at work with its item, time, tokens and tree, then
- * what earlier runs left in the repository and TMPDIR, if anything.
+ * `/todos workers` alone: the setting in force, each worker at work with its item, time, tokens (its model call in
+ * progress too, as it streams) and tree, those that ended in this chain, then what earlier runs left in the
+ * repository and TMPDIR, if anything.
  */
 export async function showWorkers(ctx: ExtensionContext, configured: number, now = Date.now()): Promise<void> {
 	const lines = getWorkers().map((worker) =>
@@ -17,7 +22,7 @@ export async function showWorkers(ctx: ExtensionContext, configured: number, now
 			worker.index,
 			getTodos()[worker.index]?.text ?? "",
 			Math.round((now - worker.startedAt) / 1000),
-			worker.tokens,
+			tokensSoFar(worker),
 			worker.dir,
 		),
 	);
@@ -25,7 +30,26 @@ export async function showWorkers(ctx: ExtensionContext, configured: number, now
 	const found = repo && (await findLeftovers(repo));
 	const left = found && WORKER_TEXTS.leftovers(countsOf(found));
 	const cut = found && found.landings.length > 0 ? [WORKER_TEXTS.cutLandings(found.landings)] : [];
-	tell(ctx, [WORKER_TEXTS.list(workersAllowed(configured), lines), ...(left ? [left] : []), ...cut].join("\n"));
+	const ended = getEndedWorkers().map(WORKER_TEXTS.ended);
+	const shown = WORKER_TEXTS.list(workersAllowed(configured), lines, ended);
+	tell(ctx, [shown, ...(left ? [left] : []), ...cut].join("\n"));
+}
+
+/**
+ * `/todos workers [<i>]`: the last worker of item `index` (the one at work on it, else the last that ended; the
+ * command's parser took only an item one had), and its last answer whole.
+ */
+export function showWorkerAnswer(ctx: ExtensionContext, index: number, now = Date.now()): void {
+	const last = lastWorkerOf(index, getWorkers(), getEndedWorkers());
+	if (last === undefined) return;
+	if ("ended" in last) {
+		tell(ctx, WORKER_TEXTS.answerOfEnded(last.ended));
+		return;
+	}
+	const { startedAt, answer } = last.atWork;
+	const seconds = Math.round((now - startedAt) / 1000);
+	const tokens = tokensSoFar(last.atWork);
+	tell(ctx, WORKER_TEXTS.answerOfLive({ index, text: getTodos()[index]?.text ?? "", seconds, tokens, answer }));
 }
 
 /** How many of each thing a finding of leftovers holds. */

@@ -1,9 +1,12 @@
 /**
- * The one way to tell the user something, in every mode: a notice where there is a UI, `[til-done]` lines on stderr
- * where there is none (print and JSON modes keep stdout for the model's answer and the event stream).
+ * The one way to tell the user something, in every mode: a notice where there is a UI, or a line that stays in the
+ * transcript (what must not be missed: a worker's start and end, how a chain ended); `[til-done]` lines on stderr where
+ * there is no UI (print and JSON modes keep stdout for the model's answer and the event stream).
  */
 
-import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
+import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
+import { REPORT_ENTRY_TYPE } from "../../core/rules/keys.ts";
+import type { ReportLine } from "../../core/rules/reports.ts";
 import { getRole } from "../../state.ts";
 import { quietly } from "./quietly.ts";
 
@@ -28,6 +31,22 @@ export function stderrLines(text: string): string {
 export function tell(ctx: ExtensionContext, text: string, level: NoticeLevel = "info"): void {
 	quietly(() => {
 		if (ctx.hasUI) ctx.ui.notify(text, level);
-		else if (getRole() !== "nested") process.stderr.write(stderrLines(text));
+		else toStderr(text);
 	});
+}
+
+/**
+ * Tells the user a line that stays: where there is a UI, a custom entry of the session, which the transcript shows
+ * (at once, and on a resume) and the model never reads, where a notice would be overwritten by the next one; else
+ * what {@link tell} writes.
+ */
+export function tellLasting(pi: ExtensionAPI, ctx: ExtensionContext, line: ReportLine): void {
+	quietly(() => {
+		if (ctx.hasUI) pi.appendEntry(REPORT_ENTRY_TYPE, line);
+		else toStderr(line.text);
+	});
+}
+
+function toStderr(text: string): void {
+	if (getRole() !== "nested") process.stderr.write(stderrLines(text));
 }

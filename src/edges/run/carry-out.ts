@@ -18,6 +18,7 @@ import {
 	type VerificationCheck,
 } from "../../core/rules/next-step.ts";
 import type { RunOutcome } from "../../core/rules/outcome.ts";
+import { GOAL_MET_WITH_LIST } from "../../core/rules/reports.ts";
 import type { TilDoneConfig } from "../../core/rules/settings.ts";
 import type { JudgeResult } from "../../core/rules/verdict.ts";
 import { stopTally } from "../../core/rules/worker-dispatch.ts";
@@ -54,7 +55,7 @@ import { todoToolsActive } from "../host/active-tools.ts";
 import { modelInputPrice } from "../host/model-price.ts";
 import { ownEntries } from "../host/own-branch.ts";
 import { quietly } from "../host/quietly.ts";
-import { tell } from "../host/tell.ts";
+import { tell, tellLasting } from "../host/tell.ts";
 import type { Mode, Turn } from "./modes.ts";
 
 /** What follows one run (or one command): where it happens, and the signal that cancels it. */
@@ -149,7 +150,8 @@ async function send(step: Extract<Step, { kind: "send" }>, run: FollowUp): Promi
 /** The goal ends with the chain: its own end says why; a list the judge passed says the goal was met with it. */
 function endGoal(step: Step, run: FollowUp): void {
 	setGoal(undefined);
-	if (step.kind === "idle" && step.code === "all-done" && step.verified) tell(run.ctx, GOAL_ENDS.listMet, "info");
+	if (step.kind === "idle" && step.code === "all-done" && step.verified)
+		tellLasting(run.pi, run.ctx, GOAL_MET_WITH_LIST);
 }
 
 /** The sessions where workers were refused (no git work tree): the session's model works their lists. */

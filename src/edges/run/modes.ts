@@ -17,10 +17,11 @@ import type { Decision } from "../../core/model/types.ts";
 import { endsChainForUser } from "../../core/rules/decision.ts";
 import { COMPLETE_MESSAGE_TYPE, ESCAPE_WATCH_WIDGET_ID } from "../../core/rules/keys.ts";
 import type { Step, StepInput, StepMessage } from "../../core/rules/next-step.ts";
+import { chainEndLine, type ReportLine } from "../../core/rules/reports.ts";
 import type { TilDoneConfig } from "../../core/rules/settings.ts";
 import { checksAndJudge } from "../../core/rules/verdict.ts";
 import { type EscapeScene, escapeStopsWorkers } from "../../core/rules/worker-dispatch.ts";
-import { backoffMessage, completionNotice, NOTICES, reviewWaitText } from "../../core/texts/user.ts";
+import { backoffMessage, NOTICES, reviewWaitText } from "../../core/texts/user.ts";
 import {
 	getChain,
 	getRole,
@@ -31,7 +32,7 @@ import {
 	markRunRefused,
 } from "../../state.ts";
 import { quietly } from "../host/quietly.ts";
-import { tell } from "../host/tell.ts";
+import { tell, tellLasting } from "../host/tell.ts";
 import { startCountdown } from "./countdown.ts";
 
 /** How a wait before a send ended: it ran out, the user interrupted it, or it was cancelled (the user acted, the session changed). */
@@ -127,11 +128,15 @@ function interactiveMode({ pi, ctx, config }: ModeEnv): Mode {
 		show(step, decision, input) {
 			// Only the TUI owns a terminal to ring; RPC clients and pipes get no escape sequences.
 			if (config.notify && ctx.mode === "tui" && endsChainForUser(step, input)) ring(decision.text);
-			if (step.kind === "stop") showStop(pi, step.text);
-			else if (step.kind === "end-loop") tell(ctx, step.text, step.level);
-			else if (step.code === "all-done") announceCompletion(ctx, input, step.verified === true);
-			else if (step.code === "unverified") announceEnd(ctx, decision.text, "warning");
-			else if (step.code === "review-wait" && step.index !== undefined) announceReviewWait(ctx, step.index);
+			if (step.kind === "stop") return showStop(pi, step.text);
+			if (step.kind === "idle" && step.code === "review-wait" && step.index !== undefined)
+				return announceReviewWait(ctx, step.index);
+			const verification = getVerification();
+			const passed = verification && checksAndJudge(verification);
+			const line = chainEndLine(step, { decision: decision.text, items: input.todos.length, passed });
+			if (!line) return;
+			if (step.kind === "end-loop") tellLasting(pi, ctx, line);
+			else announceEnd(pi, ctx, line);
 		},
 		startRun: async (message, command) => sendTurn(pi, command, message),
 		stopKey: (signal) => escapeKey(ctx, signal),
@@ -202,20 +207,13 @@ function showStop(pi: ExtensionAPI, text: string): void {
 }
 
 /**
- * How a finished list ended, said once per list (and verdict). A notice, not a message: the TUI shows it in the chat,
- * and the model needs no tokens for it.
+ * How a finished list ended, said once per list (and verdict), as a line that stays: the transcript keeps it, and the
+ * model needs no tokens for it.
  */
-function announceEnd(ctx: ExtensionContext, text: string, level: "info" | "warning"): void {
+function announceEnd(pi: ExtensionAPI, ctx: ExtensionContext, line: ReportLine): void {
 	if (isCompletionAnnounced()) return;
 	markCompletionAnnounced();
-	tell(ctx, text, level);
-}
-
-/** Every item finished (and verified, when something verifies the list). */
-function announceCompletion(ctx: ExtensionContext, input: StepInput, verified: boolean): void {
-	const verification = verified ? getVerification() : undefined;
-	const passed = verification && checksAndJudge(verification);
-	announceEnd(ctx, completionNotice(input.todos.length, passed), "info");
+	tellLasting(pi, ctx, line);
 }
 
 /** Once per wait in a chain: the item the auto-continue waits on until the user approves it (or prompts). */

@@ -10,8 +10,10 @@ import { hostname } from "node:os";
 import { join, relative } from "node:path";
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { itemKey } from "../../core/list/items.ts";
-import type { WorkerEnd, WorkerOutcome, WorkerWork } from "../../core/model/types.ts";
+import type { FinishedWorker, WorkerEnd, WorkerOutcome, WorkerWork } from "../../core/model/types.ts";
 import { workerRef } from "../../core/rules/checkpoint-rules.ts";
+import { finishedWorker, keptAnswer, workerEndLine, workerStartLine } from "../../core/rules/reports.ts";
+import { tokensOf } from "../../core/rules/usage.ts";
 import {
 	checkOutcome,
 	countsAsFailedRun,
@@ -25,12 +27,16 @@ import {
 	completeWorkerItem,
 	getChain,
 	getTodos,
+	getWorkers,
 	markClaimedElsewhere,
 	markLanding,
 	markWorkersUnable,
 	noteWorker,
 	placeWorker,
+	recordEndedWorker,
+	recordWorkerAnswer,
 	recordWorkerEnd,
+	recordWorkerStreaming,
 	recordWorkerUsage,
 	removeWorker,
 	updateTodoStatus,
@@ -48,7 +54,7 @@ import { ownerTag, removeInUse } from "../host/owner.ts";
 import { killInside } from "../host/processes.ts";
 import { quietly } from "../host/quietly.ts";
 import { WORKER_MARKER } from "../host/role.ts";
-import { tell } from "../host/tell.ts";
+import { tell, tellLasting } from "../host/tell.ts";
 import { boundsEnv, confinedInTree, WORKER_TREE_VAR } from "./confine.ts";
 import { provideProject, workerExtensionFlags } from "./extensions.ts";
 import { putBackLines, sweepOnce } from "./leftovers.ts";
@@ -149,6 +155,7 @@ async function startOne(index: number, repo: Repo, run: BoundRun): Promise<void>
 	addWorker({ index, key, startedAt: Date.now(), tokens: 0, dir: "" });
 	const claim = { key, session, host: hostname(), pid: process.pid, at: Date.now(), owner: ownerTag() };
 	if (!(await claimItem(repo, claim))) return markClaimedElsewhere(key);
+	tellLasting(run.pi, run.ctx, workerStartLine(index, todo.text));
 	const item: Item = { index, text: todo.text, check: todo.check };
 	const refs = { base: workerRef(session, key, "worker-base"), result: workerRef(session, key, "worker-result") };
 	const stop = new AbortController();
@@ -179,9 +186,10 @@ async function live(start: Omit<Job, "tree">): Promise<WorkerEnd> {
 		if (tree) removeWorkerTree(tree);
 		await deleteRefs(repo, [refs.base]);
 		await releaseItem(repo, key);
-		removeWorker(key);
 		const outcome: WorkerOutcome = stop.signal.aborted ? stoppedAs(stop.signal) : { kind: "no-tree" };
-		giveBack(run, item, outcome);
+		const finished = remembered(item, key, outcome);
+		removeWorker(key);
+		giveBack(run, outcome, finished);
 		return { outcome, work: "unchanged" };
 	}
 	placeWorker(key, tree.dir);
@@ -219,9 +227,10 @@ async function work(job: Job): Promise<WorkerEnd> {
 	try {
 		const ended = await workAndLand(job);
 		const { outcome } = ended;
-		if (outcome.kind === "landed") await landed(job, outcome.throughStop === true);
+		const finished = remembered(item, key, outcome);
+		if (outcome.kind === "landed") await landed(job, finished, outcome.throughStop === true);
 		else if (outcome.kind === "cannot-start") cannotStart(run, item, outcome, key);
-		else giveBack(run, item, outcome, key);
+		else giveBack(run, outcome, finished, key);
 		return ended;
 	} finally {
 		// What it started and left running in its tree (one that cleared its environment carries no mark) ends too.
@@ -232,6 +241,19 @@ async function work(job: Job): Promise<WorkerEnd> {
 		// Last: its end wakes the next decision, which may hand the item out again.
 		removeWorker(key);
 	}
+}
+
+/**
+ * What the worker of `item` is remembered as once it ended: how, and its time, tokens and last answer (its state's, as
+ * it ends); the chain keeps it for `/todos workers`, before the worker leaves the ones at work.
+ */
+function remembered(item: Item, key: string, outcome: WorkerOutcome): FinishedWorker {
+	const worker = getWorkers().find((at) => at.key === key);
+	const seconds = worker ? Math.round((Date.now() - worker.startedAt) / 1000) : 0;
+	const ran = { itemThere: stillThere(item), seconds, tokens: worker?.tokens ?? 0, answer: worker?.answer ?? "" };
+	const finished = finishedWorker(item, outcome, ran);
+	recordEndedWorker(finished);
+	return finished;
 }
 
 /** The worker runs, its work is kept, its check runs in its tree, and its work lands: how far it got, and its work. */
@@ -257,6 +279,8 @@ async function workAndLand(job: Job): Promise<WorkerEnd> {
 			const overspent = workerOverspends(tokens, getChain().spend, run.spendFactor);
 			if (overspent !== undefined) stop.abort(overspent);
 		},
+		onAnswer: (answer) => recordWorkerAnswer(key, keptAnswer(answer)),
+		onStreaming: (usage) => recordWorkerStreaming(key, tokensOf(usage)),
 	});
 	job.spawned();
 	const end = await ending;
@@ -321,7 +345,7 @@ async function land(job: Job, result: string): Promise<WorkerOutcome> {
 	completeWorkerItem(job.key, job.item.index);
 	commitList(job.run.pi);
 	await checkpointsSettled();
-	return { kind: "landed", throughStop: stop.signal.aborted };
+	return { kind: "landed", files: landing.landed, throughStop: stop.signal.aborted };
 }
 
 /** The worker's command: this pi again, with the session's model and extensions, on its one item. */
@@ -370,31 +394,36 @@ async function checkInTree({ item, tree, repo, run, stop }: Job): Promise<Worker
 }
 
 /**
- * The item landed: a failed run no longer, and nothing of it is kept but in the work tree; a stop that came once its
- * landing had begun writing (`throughStop`) is told it landed.
+ * The item landed: a failed run no longer, and nothing of it is kept but in the work tree; its line says what it
+ * changed, and a stop that came once its landing had begun writing (`throughStop`) is told it landed.
  */
-async function landed({ item, key, repo, refs, run }: Job, throughStop: boolean): Promise<void> {
+async function landed(job: Job, finished: FinishedWorker, throughStop: boolean): Promise<void> {
+	const { item, key, repo, refs, run } = job;
 	recordWorkerEnd(false);
 	noteWorker(key, undefined);
+	report(run, finished);
 	await deleteRefs(repo, [refs.result]);
 	if (throughStop) tell(run.ctx, WORKER_TEXTS.landedOnStop(item.index), "info");
 }
 
+/** A worker's end, told as a line that stays. */
+function report(run: CrewRun, finished: FinishedWorker): void {
+	const line = workerEndLine(finished);
+	if (line) tellLasting(run.pi, run.ctx, line);
+}
+
 /**
  * The item goes back to ready, with why (its next worker is told); a worker that failed counts as a failed run. An item
- * the list no longer holds where it was is left as the list has it now.
+ * the list no longer holds where it was (its work kept aside) is left as the list has it now.
  */
-function giveBack(run: CrewRun, item: Item, outcome: WorkerOutcome, key?: string): void {
-	const why = workerWhy(outcome);
-	if (key !== undefined) noteWorker(key, why);
-	recordWorkerEnd(countsAsFailedRun(outcome), why);
-	if (!stillThere(item)) {
-		tell(run.ctx, WORKER_TEXTS.workKept(item.index, why), "warning");
-		return;
+function giveBack(run: CrewRun, outcome: WorkerOutcome, finished: FinishedWorker, key?: string): void {
+	if (key !== undefined) noteWorker(key, finished.why);
+	recordWorkerEnd(countsAsFailedRun(outcome), finished.why);
+	if (finished.end === "given-back") {
+		updateTodoStatus([finished.index], "not_started");
+		commitList(run.pi);
 	}
-	updateTodoStatus([item.index], "not_started");
-	commitList(run.pi);
-	tell(run.ctx, WORKER_TEXTS.givenBack(item.index, why), "warning");
+	report(run, finished);
 }
 
 /**

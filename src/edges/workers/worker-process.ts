@@ -34,7 +34,14 @@ export interface WorkerStart {
 	signal: AbortSignal;
 	/** Each model call of the worker, as it ends: its usage counts in the chain's spend at once. */
 	onUsage?: (usage: UsageRecord) => void;
+	/** Each model call of the worker that wrote text, as it ends: its last answer so far. */
+	onAnswer?: (answer: string) => void;
+	/** The model call in progress, as its stream reports what it has spent so far (before the call ends). */
+	onStreaming?: (usage: UsageRecord) => void;
 }
+
+/** What a worker's stream is reported to, as it comes. */
+type Listeners = Pick<WorkerStart, "onUsage" | "onAnswer" | "onStreaming">;
 
 /** How a worker ended. */
 export interface WorkerEnd {
@@ -71,12 +78,28 @@ function killWorker(pid: number | undefined, mark: string): void {
 	}, WORKER_KILL_GRACE_MS).unref();
 }
 
-/** Reads one JSON line of the worker's stdout into `end`: an assistant message's end is a model call. */
-function readLine(line: string, end: WorkerEnd, onUsage: WorkerStart["onUsage"]): void {
-	let event: { type?: unknown; message?: { role?: unknown; stopReason?: unknown; content?: unknown } };
+/** One JSON line of the worker's stdout, as far as it is read. */
+interface StreamEvent {
+	type?: unknown;
+	/** A `message_update`'s usage so far (pi's JSON mode puts it beside the event, or in its message). */
+	usage?: unknown;
+	message?: { role?: unknown; stopReason?: unknown; content?: unknown; usage?: unknown };
+}
+
+/**
+ * Reads one JSON line of the worker's stdout into `end`: an assistant message's end is a model call; an update of one
+ * says what the call in progress has spent so far.
+ */
+function readLine(line: string, end: WorkerEnd, listeners: Listeners): void {
+	let event: StreamEvent;
 	try {
 		event = JSON.parse(line);
 	} catch {
+		return;
+	}
+	if (event?.type === "message_update") {
+		const usage = readUsage({ role: "assistant", usage: event.usage ?? event.message?.usage });
+		if (usage) listeners.onStreaming?.(usage);
 		return;
 	}
 	if (event?.type !== "message_end" || event.message?.role !== "assistant") return;
@@ -85,7 +108,8 @@ function readLine(line: string, end: WorkerEnd, onUsage: WorkerStart["onUsage"])
 	end.answer = textOfContent(event.message.content);
 	end.stopReason = typeof event.message.stopReason === "string" ? event.message.stopReason : undefined;
 	const usage = readUsage(event.message);
-	if (usage) onUsage?.(usage);
+	if (usage) listeners.onUsage?.(usage);
+	if (end.answer.trim() !== "") listeners.onAnswer?.(end.answer);
 }
 
 /** Starts a worker and resolves once its process has closed, however it ended. */
@@ -103,7 +127,7 @@ export function runWorker(start: WorkerStart): Promise<WorkerEnd> {
 		child.stdout.on("data", (chunk: Buffer) => {
 			const lines = (pending + chunk.toString("utf8")).split("\n");
 			pending = lines.pop() ?? "";
-			for (const line of lines) readLine(line, end, start.onUsage);
+			for (const line of lines) readLine(line, end, start);
 		});
 		child.stderr.on("data", (chunk: Buffer) => {
 			end.stderr = (end.stderr + chunk.toString("utf8")).slice(-STDERR_CHARS);
@@ -122,7 +146,7 @@ export function runWorker(start: WorkerStart): Promise<WorkerEnd> {
 			finished = true;
 			clearTimeout(timer);
 			start.signal.removeEventListener("abort", abort);
-			if (pending.trim() !== "") readLine(pending, end, start.onUsage);
+			if (pending.trim() !== "") readLine(pending, end, start);
 			end.code = code;
 			resolve(end);
 		};
