@@ -420,7 +420,11 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			});
 			const before = state();
 			const result = await print(host, env);
-			expect(result.stderr).toBe(stderrLine(allFinished(1)));
+			expect(stderrOf(result.stderr)).toEqual([
+				startedLine(0, "Write .env.local"),
+				landedLine(env, 0, [".env.local"], "Done."),
+				stderrLine(allFinished(1)).trimEnd(),
+			]);
 			expect(result.code).toBe(0);
 			expect(readFileSync(join(env.cwd, ".env.local"), "utf8")).toBe("API_URL=http://localhost\n");
 			expect(existsSync(join(env.cwd, "build"))).toBe(false);
@@ -440,7 +444,11 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			const before = state();
 			const result = await print(host, env);
 			const why = WORKERS.conflicts(".env.local");
-			expect(result.stderr).toBe(stderrLine(`${WORKERS.givenBack(0, why)}\n${workerFailures(1, why)}`));
+			expect(stderrOf(result.stderr)).toEqual([
+				startedLine(0, "Write .env.local"),
+				stderrLine(WORKERS.givenBack(0, why)).trimEnd(),
+				stderrLine(workerFailures(1, why)).trimEnd(),
+			]);
 			expect(result.code).toBe(4);
 			expect(state()).toBe(before);
 		});

@@ -419,7 +419,12 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		const before = state();
 		const result = await print(host, env, 120_000);
 		const named = CHECKPOINTS.beyondTotal(1, 10, '"u11.bin" (0.9 MB)');
-		expect(result.stderr).toBe(stderrLine(named) + stderrLine(allFinished(1)));
+		expect(stderrOf(result.stderr)).toEqual([
+			startedLine(0, "List the files"),
+			stderrLine(named).trimEnd(),
+			landedLine(env, 0, ["list.txt"], "Listed."),
+			stderrLine(allFinished(1)).trimEnd(),
+		]);
 		expect(result.code).toBe(0);
 		const listed = ["README.md", "list.txt", "mine.txt", ...names.slice(0, 11)].sort();
 		expect(readFileSync(join(env.cwd, "list.txt"), "utf8")).toBe(`${listed.join("\n")}\n`);
