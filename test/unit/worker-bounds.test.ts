@@ -6,6 +6,7 @@ import {
 	judgeWrite,
 	resolveIn,
 	shellWord,
+	toolFlags,
 	unconfinedCommand,
 	type WorkerPlace,
 	type WriteTarget,
@@ -137,5 +138,32 @@ describe("a worker's bash command is run as it was written, in bubblewrap or wit
 				`'--setenv' 'TMPDIR' '${TREE}/.git/t' '--' 'bash' '-c' 'echo '\\''hi'\\'''`,
 			].join(" "),
 		);
+	});
+});
+
+describe("a worker gets the tools its session has", () => {
+	it("carries every flag of pi's that chooses tools, with its list, in order; nothing else", () => {
+		const argv = ["node", "pi", "-e", "x.ts", "--tools", "read,ls", "-xt", "bash", "-nt", "--model", "m", "-nbt"];
+		expect(toolFlags([...argv, "--no-mcp", "-t", "grep", "--exclude-tools", "edit", "--no-tools", "-p", "go"])).toEqual(
+			[
+				"--tools",
+				"read,ls",
+				"-xt",
+				"bash",
+				"-nt",
+				"-nbt",
+				"--no-mcp",
+				"-t",
+				"grep",
+				"--exclude-tools",
+				"edit",
+				"--no-tools",
+			],
+		);
+	});
+
+	it("a list flag with no list after it is left out, as pi leaves it", () => {
+		expect(toolFlags(["node", "pi", "--tools"])).toEqual([]);
+		expect(toolFlags(["node", "pi"])).toEqual([]);
 	});
 });

@@ -102,3 +102,22 @@ export function confinedCommand(command: string, bounds: Confinement): string {
 export function unconfinedCommand(command: string, tmp: string): string {
 	return `export TMPDIR=${shellWord(tmp)}\n${command}`;
 }
+
+/** pi's flags that choose a session's tools and take a list of names. */
+const TOOL_LISTS = new Set(["--tools", "-t", "--exclude-tools", "-xt"]);
+/** pi's flags that choose a session's tools alone (`--no-mcp`: pi 1.x). */
+const TOOL_SWITCHES = new Set(["--no-tools", "-nt", "--no-builtin-tools", "-nbt", "--no-mcp"]);
+
+/**
+ * The flags of pi's command line `argv` that choose its tools, as pi reads them: a worker gets the tools its session
+ * has, never pi's defaults (a session run read-only must not have workers that write).
+ */
+export function toolFlags(argv: readonly string[]): string[] {
+	const flags: string[] = [];
+	for (let i = 0; i < argv.length; i++) {
+		const arg = argv[i] as string;
+		if (TOOL_SWITCHES.has(arg)) flags.push(arg);
+		else if (TOOL_LISTS.has(arg) && i + 1 < argv.length) flags.push(arg, argv[++i] as string);
+	}
+	return flags;
+}

@@ -12,6 +12,7 @@ import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-a
 import { itemKey } from "../../core/list/items.ts";
 import type { WorkerEnd, WorkerOutcome, WorkerWork } from "../../core/model/types.ts";
 import { workerRef } from "../../core/rules/checkpoint-rules.ts";
+import { toolFlags } from "../../core/rules/worker-bounds.ts";
 import {
 	checkOutcome,
 	countsAsFailedRun,
@@ -324,7 +325,7 @@ async function land(job: Job, result: string): Promise<WorkerOutcome> {
 	return { kind: "landed", throughStop: stop.signal.aborted };
 }
 
-/** The worker's command: this pi again, with the session's model and extensions, on its one item. */
+/** The worker's command: this pi again, with the session's model, tools and extensions, on its one item. */
 function piCommandFor(run: CrewRun, top: string, index: number, key: string): { command: string; args: string[] } {
 	const pi = run.command ?? piCommand();
 	const model = run.ctx.model ? ["--model", `${run.ctx.model.provider}/${run.ctx.model.id}`] : [];
@@ -335,6 +336,7 @@ function piCommandFor(run: CrewRun, top: string, index: number, key: string): { 
 		args: [
 			...pi.args,
 			...workerExtensionFlags(run.ctx, top),
+			...toolFlags(process.argv),
 			"--mode",
 			"json",
 			"-p",
