@@ -1,19 +1,20 @@
 /**
- * A worker's whole pi runs confined, in the real pi on both lines against a real repository: where bubblewrap works,
- * the worker's pi (its tools, its extensions, what they start) can write only its tree and a TMPDIR of its own that
- * the session made outside the tree, and nothing it starts outlives it. A worker has the tools its session has.
+ * A worker's bounds, in the real pi on both lines against a real repository: a worker has the tools its session has;
+ * where bubblewrap works, its bash and its check write only its tree and a TMPDIR of its own that the session made
+ * beside the tree (never found through the tree), and nothing they start outlives them.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { bwrapWorks } from "../helpers/bwrap.ts";
 import { EXTENSION_ENTRY, type IsolatedEnv, PI_HOSTS, type PiHost, runPrint } from "../helpers/cli.ts";
 import { perTest } from "../helpers/per-test.ts";
 import { sayStep, toolStep, writeStep } from "../helpers/scripts.ts";
 import { userRepo } from "../helpers/user-repo.ts";
-import { killAll } from "../helpers/workers.ts";
+import { killAll, runningExactly } from "../helpers/workers.ts";
 
 const pi = perTest({ TIL_DONE_COUNTDOWN: "0" });
-const _CONFINED =
+const CONFINED =
 	"in bubblewrap (skipped where bwrap is missing or cannot make a namespace: apt-get install bubblewrap)";
 const leftover: number[] = [];
 afterEach(() => killAll(leftover.splice(0)));
@@ -56,6 +57,47 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			expect(existsSync(join(env.cwd, "a.txt"))).toBe(false);
 			expect(readme(env)).toBe(THEIRS);
 			expect(state()).toBe(before);
+		});
+	});
+
+	describe.skipIf(!bwrapWorks)(CONFINED, () => {
+		it("a worker that links its tree's .git/til-done-tmp to the person's repository: its check's TMPDIR is still its own", async () => {
+			const swap = 'mv .git .git-old && mkdir .git && ln -s "$TIL_DONE_WORKER_REPO" .git/til-done-tmp && echo swapped';
+			const env = listOf([{ text: "Add the test script", check: "bash test.sh" }]);
+			userRepo(env);
+			env.writeWorkerScripts({
+				"0": [
+					toolStep("write", { path: "test.sh", content: 'echo "written by the check" > "$TMPDIR/escaped.txt"\n' }),
+					toolStep("bash", { command: swap }),
+					sayStep("Done."),
+				],
+			});
+			await print(host, env);
+			expect(existsSync(join(env.cwd, "escaped.txt"))).toBe(false);
+		});
+
+		it("what a worker's bash starts with its environment cleared, in a session of its own, in `/`, ends with the worker", async () => {
+			const env = listOf(["Tidy the repository"]);
+			userRepo(env);
+			const away = "env -i setsid bash -c 'cd /; exec sleep 341' </dev/null >/dev/null 2>&1 & echo started";
+			env.writeWorkerScripts({ "0": [toolStep("bash", { command: away }), sayStep("Done.")] });
+			const run = await print(host, env);
+			const alive = runningExactly(["sleep", "341"]);
+			leftover.push(...alive);
+			expect(run.code).toBe(0);
+			expect(alive).toEqual([]);
+		});
+
+		it("what a worker's item check starts the same way ends with the check", async () => {
+			const away = "env -i setsid bash -c 'cd /; exec sleep 342' </dev/null >/dev/null 2>&1 &";
+			const env = listOf([{ text: "Write a.txt", check: `${away} test -f a.txt` }]);
+			userRepo(env);
+			env.writeWorkerScripts({ "0": [toolStep("write", { path: "a.txt", content: "a\n" }), sayStep("Done.")] });
+			const run = await print(host, env);
+			const alive = runningExactly(["sleep", "342"]);
+			leftover.push(...alive);
+			expect(run.code).toBe(0);
+			expect(alive).toEqual([]);
 		});
 	});
 });

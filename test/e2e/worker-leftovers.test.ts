@@ -78,8 +78,9 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		expect((await running).signal).toBe("SIGKILL");
 		await waitForValue(() => (exited(first) ? true : undefined), 20_000, "the worker's end");
 		const shown = await print(host, env, "/todos workers");
+		// Each worker's tree, our git folder beside it and its TMPDIR beside it (2 × 3), and the session's private git folder.
 		const parts =
-			"5 folder(s) of gone pi processes (workers' trees, private git folders), 2 claim(s) of gone pi processes, 2 snapshot ref(s) of gone workers";
+			"7 folder(s) of gone pi processes (workers' trees, private git folders), 2 claim(s) of gone pi processes, 2 snapshot ref(s) of gone workers";
 		expect(shown.stderr).toBe(stderrLine(`Workers: up to 2 at once; 0 at work\n${WORKERS.leftovers(parts)}`));
 		// The next run, in a new session, works the same two items: what the gone pi left is removed first.
 		env.writeWorkerScripts({ "0": writeFileScript("a.txt"), "1": writeFileScript("b.txt") });

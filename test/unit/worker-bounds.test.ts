@@ -133,7 +133,7 @@ describe("a worker's bash command is run as it was written, in bubblewrap or wit
 		const command = confinedCommand("echo 'hi'", { bwrap: "/usr/bin/bwrap", tree: TREE, tmp: `${TREE}/.git/t` });
 		expect(command).toBe(
 			[
-				"exec '/usr/bin/bwrap' '--die-with-parent' '--cap-drop' 'ALL' '--ro-bind' '/' '/' '--dev' '/dev' '--proc' '/proc'",
+				"exec '/usr/bin/bwrap' '--die-with-parent' '--unshare-pid' '--cap-drop' 'ALL' '--ro-bind' '/' '/' '--dev' '/dev' '--proc' '/proc'",
 				`'--bind' '${TREE}' '${TREE}' '--bind' '${TREE}/.git/t' '${TREE}/.git/t'`,
 				`'--setenv' 'TMPDIR' '${TREE}/.git/t' '--' 'bash' '-c' 'echo '\\''hi'\\'''`,
 			].join(" "),

@@ -81,14 +81,16 @@ export interface Confinement {
 
 /**
  * The arguments that make bubblewrap run a command where `/` is read-only and only the tree and the worker's TMPDIR
- * are writable, with fresh `/dev` and `/proc`, ending with its parent. The network and the processes stay as they are.
+ * are writable, with fresh `/dev` and `/proc`, in a process-id namespace of its own (whatever the command starts ends
+ * with it, however it left its session, folder or environment), ending with its parent. The network stays as it is.
  */
 export function confinedArgs(bounds: Omit<Confinement, "bwrap">): string[] {
 	const { tree, tmp } = bounds;
 	return [
+		...["--die-with-parent", "--unshare-pid"],
 		// No capability inside, as root too: one could remount `/` writable, or reach the session's tree through
 		// `/proc/<pid>/cwd`.
-		...["--die-with-parent", "--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"],
+		...["--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"],
 		...["--bind", tree, tree, "--bind", tmp, tmp, "--setenv", "TMPDIR", tmp, "--"],
 	];
 }
