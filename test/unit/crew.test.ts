@@ -29,6 +29,7 @@ import { waitForValue } from "../helpers/cli.ts";
 import { WORKERS } from "../helpers/expected.ts";
 import { createFakeCtx } from "../helpers/fake-ctx.ts";
 import { createFakePi, type FakePi } from "../helpers/fake-pi.ts";
+import { runnerEnded } from "../helpers/fake-runner.ts";
 import { freshStore } from "../helpers/store.ts";
 import { WORKER } from "../helpers/worker-stand-in.ts";
 
@@ -59,7 +60,7 @@ const items = (...texts: string[]): TodoItem[] => texts.map((text) => ({ text, s
 
 function crew(options: { check?: number } = {}) {
 	const pi = createFakePi();
-	pi.onExec = async () => ({ stdout: "", stderr: "", code: options.check ?? 0, killed: false });
+	pi.onExec = async (call) => runnerEnded(call.args, options.check ?? 0);
 	// A session with a model: the worker is started on it.
 	const fake = createFakeCtx({ mode: "rpc", cwd: dir, complete: async () => ({}) });
 	const run = {
