@@ -124,18 +124,16 @@ describe("a worker's bash command is run as it was written, in bubblewrap or wit
 	});
 
 	it("unconfined, the command runs as written with TMPDIR set to the worker's", () => {
-		expect(bash(unconfinedCommand(tricky, "/tmp/w/.git/til-done-tmp"))).toBe(
-			'it\'s|a "b"|c\nd|/tmp/w/.git/til-done-tmp|',
-		);
+		expect(bash(unconfinedCommand(tricky, "/tmp/w-tmp"))).toBe('it\'s|a "b"|c\nd|/tmp/w-tmp|');
 	});
 
 	it("confined, bwrap is given the command whole after its own arguments", () => {
-		const command = confinedCommand("echo 'hi'", { bwrap: "/usr/bin/bwrap", tree: TREE, tmp: `${TREE}/.git/t` });
+		const command = confinedCommand("echo 'hi'", { bwrap: "/usr/bin/bwrap", tree: TREE, tmp: `${TREE}-tmp` });
 		expect(command).toBe(
 			[
 				"exec '/usr/bin/bwrap' '--die-with-parent' '--unshare-pid' '--cap-drop' 'ALL' '--ro-bind' '/' '/' '--dev' '/dev' '--proc' '/proc'",
-				`'--bind' '${TREE}' '${TREE}' '--bind' '${TREE}/.git/t' '${TREE}/.git/t'`,
-				`'--setenv' 'TMPDIR' '${TREE}/.git/t' '--' 'bash' '-c' 'echo '\\''hi'\\'''`,
+				`'--bind' '${TREE}' '${TREE}' '--bind' '${TREE}-tmp' '${TREE}-tmp'`,
+				`'--setenv' 'TMPDIR' '${TREE}-tmp' '--' 'bash' '-c' 'echo '\\''hi'\\'''`,
 			].join(" "),
 		);
 	});
