@@ -6,7 +6,7 @@
  */
 
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ExecResult } from "@earendil-works/pi-coding-agent";
@@ -254,14 +254,15 @@ describe("an aborted run stops its check", () => {
 		const controller = new AbortController();
 		const running = runCheck(
 			exec,
-			`trap '' TERM; ${inBackground("grandchild", "sleep 600")}; echo stubborn; wait; wait`,
+			`trap '' TERM; ${inBackground("grandchild", "sleep 600")}; echo stubborn; touch said; wait; wait`,
 			{
 				cwd: dir,
 				timeoutSeconds: 600,
 				signal: controller.signal,
 			},
 		);
-		await vi.waitFor(() => expect(pidIn("grandchild")).toBeGreaterThan(0), { timeout: 1500, interval: 20 });
+		// Stopped once it has said what it says before it waits: the stop must not race its words.
+		await vi.waitFor(() => expect(existsSync(join(dir, "said"))).toBe(true), { timeout: 1500, interval: 20 });
 		controller.abort();
 		const run = await running;
 		expect(run).toMatchObject({ passed: false, code: null, timedOut: false, aborted: true, output: "stubborn\n" });
