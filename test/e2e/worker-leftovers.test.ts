@@ -1,7 +1,8 @@
 /**
  * Nothing a run of workers leaves behind stays, on both pi lines, with a real repository: a `pi -p` ended by SIGTERM
- * or SIGINT stops its workers and lets their claims go before it exits; one killed with SIGKILL leaves its trees,
- * private folder, claims and snapshot refs, which `/todos workers` names and the next workers remove.
+ * or SIGINT stops its workers and lets their claims go before it exits; one killed with SIGKILL leaves its trees (each
+ * with its TMPDIR beside it), private folder, claims and snapshot refs, which `/todos workers` names and the next
+ * workers remove.
  */
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
@@ -58,6 +59,8 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		const running = print(host, env, "Write the files.");
 		const first = await waitForValue(() => workerPid("data): [0]", file), 20_000, "the first worker");
 		const second = await waitForValue(() => workerPid("data): [1]", file), 20_000, "the second worker");
+		// Each worker's TMPDIR, beside its tree, is there while it works.
+		expect(left(env).folders.filter((name) => name.endsWith("-tmp"))).toHaveLength(2);
 		process.kill(parentOf(first), signal);
 		const result = await running;
 		expect({ code: result.code, signal: result.signal }).toEqual(end);
@@ -78,8 +81,8 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		expect((await running).signal).toBe("SIGKILL");
 		await waitForValue(() => (exited(first) ? true : undefined), 20_000, "the worker's end");
 		const shown = await print(host, env, "/todos workers");
-		const parts =
-			"5 folder(s) of gone pi processes (workers' trees, private git folders), 2 claim(s) of gone pi processes, 2 snapshot ref(s) of gone workers";
+		// Each worker's tree, our git folder beside it and its TMPDIR beside it (2 × 3), and the session's private git folder.
+		const parts = `${WORKERS.leftFolders(7)}, 2 claim(s) of gone pi processes, 2 snapshot ref(s) of gone workers`;
 		expect(shown.stderr).toBe(stderrLine(`Workers: up to 2 at once; 0 at work\n${WORKERS.leftovers(parts)}`));
 		// The next run, in a new session, works the same two items: what the gone pi left is removed first.
 		env.writeWorkerScripts({ "0": writeFileScript("a.txt"), "1": writeFileScript("b.txt") });

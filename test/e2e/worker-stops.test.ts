@@ -2,7 +2,8 @@
  * Worker runs a user can leave alone, in the real pi on both lines against a real git repository in a temporary
  * folder: a worker's check that is killed or runs past its timeout never passes, nothing a worker or its check starts
  * outlives it, a stop (Esc, `/todos pause`, a prompt) at any moment before the landing writes lands nothing and makes
- * the item ready again, and Esc stops workers only when nothing else on screen takes it.
+ * the item ready again, a worker's tree goes at its end with the folders beside it (its TMPDIR too), and Esc stops
+ * workers only when nothing else on screen takes it.
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -76,6 +77,10 @@ const startedInATree = (env: IsolatedEnv): true | undefined =>
 		? true
 		: undefined;
 
+/** The workers' folders in TMPDIR: each tree, with our git folder and the worker's TMPDIR beside it. */
+const workerFolders = (env: IsolatedEnv): string[] =>
+	readdirSync(env.tmpDir).filter((name) => name.startsWith("til-done-worker-"));
+
 /** Waits until the worker's check has started. */
 const checkStarted = (env: IsolatedEnv) => waitForValue(() => startedInATree(env), 30_000, "the worker's check");
 
@@ -91,6 +96,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			expect(result.stderr).toBe(back + back + back + stderrLine(workerFailures(3, WORKERS.checkKilled(9))));
 			expect(result.code).toBe(4);
 			expect(existsSync(join(env.cwd, "a.txt"))).toBe(false);
+			expect(workerFolders(env)).toEqual([]);
 			expect(state()).toBe(before);
 		});
 
@@ -127,6 +133,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		expect(result.code).toBe(0);
 		expect(readFileSync(join(env.cwd, "a.txt"), "utf8")).toBe("a\n");
 		expect(running(file, /^sleep 30\d? $/)).toEqual([]);
+		expect(workerFolders(env)).toEqual([]);
 		expect(state()).toBe(before);
 	});
 
@@ -150,11 +157,18 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			await client.prompt("Write a.txt.");
 			await checkStarted(env);
 			await waitForValue(() => (running(file, SLEEP_60).length === 1 ? true : undefined), 10_000, "the check's sleep");
+			const working = workerFolders(env);
+			expect(working.map((name) => name.replace(/^til-done-worker-[^-]+-[^-]+/, "<tree>")).sort()).toEqual([
+				"<tree>",
+				"<tree>-meta",
+				"<tree>-tmp",
+			]);
 			await client.prompt(stop);
 			const back = WORKERS.givenBack(0, WORKERS.stopped);
 			await client.waitFor(() => reported(client).includes(back), 15_000, "the item given back");
 			expect(running(file, SLEEP_60)).toEqual([]);
 			expect(existsSync(join(env.cwd, "a.txt"))).toBe(false);
+			expect(working.filter((name) => existsSync(join(env.tmpDir, name)))).toEqual([]);
 			expect(state()).toBe(before);
 		});
 	});

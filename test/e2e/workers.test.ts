@@ -959,19 +959,19 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 	it("a worker outlives no session: when its parent pi is killed, the worker's whole process group ends", async () => {
 		const env = pi.env([writeStep(["Write a.txt"]), sayStep("Planned.")], { TIL_DONE_WORKERS: "1" });
 		userRepo(env);
-		// The worker starts a server in a session of its own, then runs a long, silent command (a test suite, say): only
-		// its watch of the parent can end them.
-		const server = toolStep("bash", { command: "setsid sleep 601 > /dev/null 2>&1 & echo started" });
-		const scripts = { "0": [server, toolStep("bash", { command: "sleep 600 && touch a.txt" }), sayStep("Done.")] };
+		// The worker runs a long, silent command (a test suite, say) that starts a server in a session of its own: only
+		// its watch of the parent can end them (a server a command leaves behind ends with that command, in bubblewrap).
+		const command = "setsid sleep 601 > /dev/null 2>&1 & sleep 600 && touch a.txt";
+		const scripts = { "0": [toolStep("bash", { command }), sayStep("Done.")] };
 		const file = env.writeWorkerScripts(scripts);
 		const running = print(host, env);
 		const worker = await waitForValue(() => workerPid("data): [0]", file), 20_000, "the worker");
 		const parent = Number(/TIL_DONE_WORKER_OF=(\d+)/.exec(readFileSync(`/proc/${worker}/environ`, "utf8"))?.[1]);
-		const command = await waitForValue(() => sleeper(worker), 20_000, "the worker's command");
+		const suite = await waitForValue(() => sleeper(worker), 20_000, "the worker's command");
 		const detached = await waitForValue(() => markedProcesses(file, "sleep 601")[0], 20_000, "its server");
 		process.kill(parent, "SIGKILL");
 		expect((await running).signal).toBe("SIGKILL");
-		await waitForValue(() => (exited(command) ? true : undefined), 20_000, "the command's end");
+		await waitForValue(() => (exited(suite) ? true : undefined), 20_000, "the command's end");
 		await waitForValue(() => (exited(detached) ? true : undefined), 20_000, "the server's end");
 		// By its pid: once it exits its environment is unreadable, before it has finished writing its caches.
 		await waitForValue(() => (exited(worker) ? true : undefined), 20_000, "the worker's end");

@@ -2,6 +2,7 @@
 
 import { DEFAULT_CONFIG, type TilDoneConfig } from "../../src/core/rules/settings.ts";
 import type { CheckEnv } from "../../src/edges/checks/item-checks.ts";
+import { runnerEnded } from "./fake-runner.ts";
 
 /** Commands exit with `codes[command]` (0 by default), printing `output of <command>`; `ran` lists them in order. */
 export function scriptedChecks(codes: Record<string, number> = {}, config: Partial<TilDoneConfig> = {}) {
@@ -11,7 +12,7 @@ export function scriptedChecks(codes: Record<string, number> = {}, config: Parti
 		exec: async (_command, args) => {
 			const command = args[3] ?? "";
 			ran.push(command);
-			return { stdout: `output of ${command}\n`, stderr: "", code: codes[command] ?? 0, killed: false };
+			return runnerEnded(args, codes[command] ?? 0, `output of ${command}\n`);
 		},
 		getConfig: () => ({ ...DEFAULT_CONFIG, ...config }),
 		activeTools: () => env.tools,

@@ -205,6 +205,9 @@ export const WORKERS = {
 	leftovers: (parts: string): string => `Left by earlier runs: ${parts}. /todos workers clean removes them.`,
 	cleaned: (parts: string): string => `Removed what earlier runs left: ${parts}.`,
 	nothingLeft: "Nothing was left by earlier runs.",
+	/** The folders gone pi processes left: each worker's tree, with its TMPDIR and our git folder beside it, and ours. */
+	leftFolders: (count: number): string =>
+		`${count} folder(s) of gone pi processes (workers' trees and their TMPDIRs, private git folders)`,
 	/** A worker's pi that ended before any model call (what pi wrote is pi's words: any). */
 	cannotStart:
 		/^\[til-done\] pi-til-done: a worker could not start \(exit code 1 before any model call: .+\): workers are off for this session, and the session's model works the list\.$/,

@@ -8,6 +8,7 @@ import {
 	type ToolDefinition,
 } from "@earendil-works/pi-coding-agent";
 import { ENTRY_TYPE } from "./expected.ts";
+import { runnerEnded } from "./fake-runner.ts";
 
 export interface SentMessage {
 	message: { customType: string; content: unknown; display: boolean; details?: unknown };
@@ -33,7 +34,7 @@ export interface FakePi {
 	sent: SentMessage[];
 	/** Every `pi.exec` call, in order. */
 	execCalls: { command: string; args: string[]; options?: { cwd?: string; timeout?: number; signal?: AbortSignal } }[];
-	/** Answers `pi.exec`; by default every command succeeds at once with no output. */
+	/** Answers `pi.exec` (the check runner); by default every check passes at once with no output. */
 	onExec: (
 		call: FakePi["execCalls"][number],
 	) => Promise<{ stdout: string; stderr: string; code: number; killed: boolean }>;
@@ -60,7 +61,7 @@ export function createFakePi(events: EventBus = createEventBus()): FakePi {
 		commands: new Map(),
 		sent: [],
 		execCalls: [],
-		onExec: async () => ({ stdout: "", stderr: "", code: 0, killed: false }),
+		onExec: async (call) => runnerEnded(call.args, 0),
 		activeTools: ["read", "bash", "edit", "write", "write_todos", "list_todos", "edit_todos", "pause_todos"],
 		userMessages: [],
 		entries: [],

@@ -67,3 +67,33 @@ export function landedLine(env: IsolatedEnv, item: number, files: readonly strin
 
 /** The `[til-done]` line of a worker's start on item `item`. */
 export const startedLine = (item: number, text: string): string => stderrLine(WORKERS.started(item, text)).trimEnd();
+/** The processes whose command line is exactly `argv`: what a test started, however it left its session and folder. */
+export function runningExactly(argv: readonly string[]): number[] {
+	const wanted = `${argv.join("\0")}\0`;
+	return readdirSync("/proc").flatMap((entry) => {
+		if (!/^\d+$/.test(entry)) return [];
+		try {
+			return readFileSync(`/proc/${entry}/cmdline`, "utf8") === wanted ? [Number(entry)] : [];
+		} catch {
+			return [];
+		}
+	});
+}
+
+/**
+ * SIGKILLs the check runner above process `pid` (the nearest ancestor whose command line holds `command -v timeout`),
+ * as an OOM kill or a person's `kill -9` would; whether one was found.
+ */
+export function killRunnerAbove(pid: number): boolean {
+	for (let at = pid; at > 1; ) {
+		try {
+			at = Number(/^PPid:\s*(\d+)/m.exec(readFileSync(`/proc/${at}/status`, "utf8"))?.[1] ?? 0);
+			if (!readFileSync(`/proc/${at}/cmdline`, "utf8").replaceAll("\0", " ").includes("command -v timeout")) continue;
+			process.kill(at, "SIGKILL");
+			return true;
+		} catch {
+			return false;
+		}
+	}
+	return false;
+}

@@ -8,6 +8,7 @@ import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
 import { hasIncomplete } from "../../src/core/list/queries.ts";
 import { getTodos as readTodos, isVerified as readVerified, resetState } from "../../src/state.ts";
+import { runnerEnded } from "../helpers/fake-runner.ts";
 import { fakeTimersQuietStderr } from "../helpers/quiet-timers.ts";
 import { inInstance } from "../helpers/store.ts";
 import { twoItemList } from "../helpers/two-item-list.ts";
@@ -25,8 +26,7 @@ async function start() {
 	resetState();
 	const pending: ((code: number) => void)[] = [];
 	const list = await twoItemList({ "til-done-check": "npm test" }, {}, (pi) => {
-		pi.onExec = () =>
-			new Promise((resolve) => pending.push((code) => resolve({ stdout: "", stderr: "", code, killed: false })));
+		pi.onExec = (call) => new Promise((resolve) => pending.push((code) => resolve(runnerEnded(call.args, code))));
 	});
 	instance = list.pi.api;
 	const steps: Record<Action, () => Promise<unknown>> = {

@@ -46,6 +46,7 @@ import {
 	UNVERIFIED_TAKE_OVER,
 } from "../helpers/expected.ts";
 import type { FakeCtxOptions } from "../helpers/fake-ctx.ts";
+import { runnerEnded } from "../helpers/fake-runner.ts";
 import { must } from "../helpers/must.ts";
 import { fakeTimersQuietStderr } from "../helpers/quiet-timers.ts";
 import { lastDecision, sendContinuation } from "../helpers/store.ts";
@@ -971,12 +972,8 @@ describe("/loop in headless modes", () => {
 describe("a finished list is verified between runs before it counts as done", () => {
 	const DONE: TodoItem[] = [todo("a", "completed"), { text: "b", status: "completed", check: "test -f b" }];
 	const commandOf = (call: { args: string[] }) => call.args[3];
-	const exits = (codes: Record<string, number>) => async (call: { args: string[] }) => ({
-		stdout: `ran ${commandOf(call)}\n`,
-		stderr: "",
-		code: codes[commandOf(call) ?? ""] ?? 0,
-		killed: false,
-	});
+	const exits = (codes: Record<string, number>) => async (call: { args: string[] }) =>
+		runnerEnded(call.args, codes[commandOf(call) ?? ""] ?? 0, `ran ${commandOf(call)}\n`);
 
 	it("runs the done-check and the items' checks once pi has settled, then says the list is done and verified", async () => {
 		const s = setup({}, { doneCheck: "npm test" });
@@ -1098,7 +1095,7 @@ describe("print and JSON modes verify inside the run, and the exit status says h
 
 	it("a failing done-check continues the run with the fix prompt", async () => {
 		const s = setup({ mode: "json" }, { doneCheck: "npm test" });
-		s.pi.onExec = async () => ({ stdout: "2 failed", stderr: "", code: 1, killed: false });
+		s.pi.onExec = async (call) => runnerEnded(call.args, 1, "2 failed");
 		setTodos(DONE);
 		const result = (await s.beforeSettle()) as { entries: { content: string }[]; continue: boolean };
 		expect(result.continue).toBe(true);
@@ -1108,7 +1105,7 @@ describe("print and JSON modes verify inside the run, and the exit status says h
 
 	it("a list with a verification that ends unverified (a breaker) exits with status 3", async () => {
 		const s = setup({ mode: "print" }, { doneCheck: "npm test", maxNoProgress: 1 });
-		s.pi.onExec = async () => ({ stdout: "", stderr: "", code: 1, killed: false });
+		s.pi.onExec = async (call) => runnerEnded(call.args, 1);
 		setTodos(DONE);
 		// A continued run that completed nothing new: the one continuation the breaker allows is used up.
 		recordRun({ ...getChain(), continuations: 1, progressed: false });

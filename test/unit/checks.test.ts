@@ -6,13 +6,14 @@
  */
 
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ExecResult } from "@earendil-works/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { execCommand } from "../../node_modules/@earendil-works/pi-coding-agent/dist/core/exec.js";
 import { CHECK_CAPTURE_BYTES, type Exec, runCheck } from "../../src/edges/checks/run-check.ts";
+import { killRunnerAbove } from "../helpers/workers.ts";
 
 /** pi's own `pi.exec` (the package does not export it by name; this is the module `pi.exec` calls). */
 const exec: Exec = (command, args, options) => execCommand(command, args, options?.cwd ?? process.cwd(), options);
@@ -65,6 +66,14 @@ async function expectGone(pid: number): Promise<void> {
 
 const pidIn = (file: string) => Number(readFileSync(join(dir, file), "utf8").trim());
 
+/**
+ * A shell line that starts `what` in the background (through `how`: `nohup`, `setsid`, `env -i setsid`) and goes on
+ * once its pid, as this machine sees it, is in `file`: the check runs in a pid namespace of its own, where `$!` is
+ * another number.
+ */
+const inBackground = (file: string, what: string, how = "", redirect = "") =>
+	`${how} bash -c 'read -r pid _ < /proc/self/stat; echo $pid > ${file}; exec ${what}' ${redirect} & until [ -s ${file} ]; do sleep 0.01; done`;
+
 /** `exec`, keeping what it returned, to show what pi's exec itself reported. */
 function recording(): { exec: Exec; results: ExecResult[] } {
 	const results: ExecResult[] = [];
@@ -104,6 +113,16 @@ describe("a check passes only when its command exits 0", () => {
 		expect(run).toMatchObject({ passed: false, code: 137, timedOut: false, aborted: false, output: "dying\n" });
 	});
 
+	it("does not pass a check whose runner is SIGKILLed while the check goes on to exit 1 (pi 0.87's exec reads the runner's end as 0)", async () => {
+		const running = runCheck(exec, "read -r pid _ < /proc/self/stat; echo $pid > me; sleep 1; exit 1", {
+			cwd: dir,
+			timeoutSeconds: 10,
+		});
+		await vi.waitFor(() => expect(pidIn("me")).toBeGreaterThan(0), { timeout: 1500, interval: 20 });
+		expect(killRunnerAbove(pidIn("me"))).toBe(true);
+		expect(await running).toMatchObject({ passed: false, code: 137, timedOut: false, aborted: false });
+	});
+
 	it("does not pass a command that kills its whole process group, its runner's leader with it (pi 0.87's exec reads that as 0)", async () => {
 		const run = await runCheck(exec, "kill -KILL 0", { cwd: dir, timeoutSeconds: 10 });
 		expect(run).toMatchObject({ passed: false, code: 137, timedOut: false, aborted: false, output: "" });
@@ -112,7 +131,7 @@ describe("a check passes only when its command exits 0", () => {
 
 describe("a check that runs past its timeout is stopped with everything it started", () => {
 	it("counts as timed out, keeps what it printed before, and leaves no grandchild behind", async () => {
-		const command = "sleep 30 & echo $! > grandchild; echo before; echo said >&2; wait";
+		const command = `${inBackground("grandchild", "sleep 30")}; echo before; echo said >&2; wait`;
 		const seen = recording();
 		const run = await runCheck(seen.exec, command, { cwd: dir, timeoutSeconds: 1 });
 		expect(seen.results).toMatchObject([{ code: 124, killed: false }]);
@@ -133,7 +152,7 @@ describe("a check that runs past its timeout is stopped with everything it start
 	});
 
 	it("a command that ignores TERM is killed after the grace and counts as timed out, not passed", async () => {
-		const command = "trap '' TERM; sleep 30 & echo $! > grandchild; echo stubborn; wait; wait; exit 0";
+		const command = `trap '' TERM; ${inBackground("grandchild", "sleep 30")}; echo stubborn; wait; wait; exit 0`;
 		const seen = recording();
 		const run = await runCheck(seen.exec, command, { cwd: dir, timeoutSeconds: 1 });
 		// `timeout` sent KILL to its whole group, itself included: the runner outside it says so, 128 + 9.
@@ -143,13 +162,18 @@ describe("a check that runs past its timeout is stopped with everything it start
 	}, 15_000);
 });
 
+/** Starts `sleep` with no environment, in a session of its own, writing its pid to `file`. */
+const GONE_FOR_GOOD = (file: string) => inBackground(file, "sleep 300", "env -i setsid", "</dev/null >/dev/null 2>&1");
+
 describe("a check ends when its shell exits, and everything it started goes with it", () => {
 	/** Starts an ordinary background job, a `nohup` one and a `setsid` one, each writing its pid to a file. */
-	const STARTS_THREE =
-		"sleep 300 & echo $! > plain; nohup sleep 300 >/dev/null 2>&1 & echo $! > nohup; setsid sleep 300 & echo $! > setsid";
+	const STARTS_THREE = `${inBackground("plain", "sleep 300")}; ${inBackground("nohup", "sleep 300", "nohup", ">/dev/null 2>&1")}; ${inBackground("setsid", "sleep 300", "setsid")}`;
 
 	it("a job left in the background holding the output open does not hold the verdict: it passes, not times out", async () => {
-		const run = await runCheck(exec, "sleep 300 & echo $! > plain; echo started", { cwd: dir, timeoutSeconds: 20 });
+		const run = await runCheck(exec, `${inBackground("plain", "sleep 300")}; echo started`, {
+			cwd: dir,
+			timeoutSeconds: 20,
+		});
 		expect(run).toMatchObject({ passed: true, code: 0, timedOut: false, aborted: false, output: "started\n" });
 		await expectGone(pidIn("plain"));
 	});
@@ -185,6 +209,22 @@ describe("a check ends when its shell exits, and everything it started goes with
 		for (const file of ["plain", "nohup", "setsid"]) await expectGone(pidIn(file));
 	});
 
+	it("a child that clears its environment, leaves the session and the folder still goes with the check", async () => {
+		const command = `${GONE_FOR_GOOD("gone")}; echo started`;
+		const run = await runCheck(exec, command, { cwd: dir, timeoutSeconds: 20 });
+		expect(run).toMatchObject({ passed: true, code: 0, timedOut: false, output: "started\n" });
+		await expectGone(pidIn("gone"));
+	});
+
+	it("such a child holding the output open does not hold the verdict: the check passes by its exit, at once", async () => {
+		const run = await runCheck(exec, `${inBackground("held", "sleep 300", "env -i setsid")}; true`, {
+			cwd: dir,
+			timeoutSeconds: 20,
+		});
+		expect(run).toMatchObject({ passed: true, code: 0, timedOut: false, aborted: false, output: "" });
+		await expectGone(pidIn("held"));
+	});
+
 	it("isRunning sees a setsid process, so the test above could fail", async () => {
 		const sleeper = spawn("setsid", ["sleep", "30"], { stdio: "ignore" });
 		await vi.waitFor(() => expect(isRunning(sleeper.pid!)).toBe(true), { timeout: 1000, interval: 10 });
@@ -196,7 +236,7 @@ describe("a check ends when its shell exits, and everything it started goes with
 describe("an aborted run stops its check", () => {
 	it("stops a running check when the signal fires: aborted, not passed, no code, nothing left running", async () => {
 		const controller = new AbortController();
-		const running = runCheck(exec, "echo started; sleep 30 & echo $! > grandchild; wait", {
+		const running = runCheck(exec, `echo started; ${inBackground("grandchild", "sleep 30")}; wait`, {
 			cwd: dir,
 			timeoutSeconds: 20,
 			signal: controller.signal,
@@ -212,12 +252,17 @@ describe("an aborted run stops its check", () => {
 
 	it("a check that ignores TERM is killed at the stop, with what it started, not at its timeout", async () => {
 		const controller = new AbortController();
-		const running = runCheck(exec, "trap '' TERM; sleep 600 & echo $! > grandchild; echo stubborn; wait; wait", {
-			cwd: dir,
-			timeoutSeconds: 600,
-			signal: controller.signal,
-		});
-		await vi.waitFor(() => expect(pidIn("grandchild")).toBeGreaterThan(0), { timeout: 1500, interval: 20 });
+		const running = runCheck(
+			exec,
+			`trap '' TERM; ${inBackground("grandchild", "sleep 600")}; echo stubborn; touch said; wait; wait`,
+			{
+				cwd: dir,
+				timeoutSeconds: 600,
+				signal: controller.signal,
+			},
+		);
+		// Stopped once it has said what it says before it waits: the stop must not race its words.
+		await vi.waitFor(() => expect(existsSync(join(dir, "said"))).toBe(true), { timeout: 1500, interval: 20 });
 		controller.abort();
 		const run = await running;
 		expect(run).toMatchObject({ passed: false, code: null, timedOut: false, aborted: true, output: "stubborn\n" });

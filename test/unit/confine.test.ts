@@ -44,7 +44,8 @@ beforeEach(() => {
 	dir = realpathSync(mkdtempSync(join(tmpdir(), "til-done-confine-")));
 	tree = join(dir, "tree");
 	repo = join(dir, "repo");
-	mkdirSync(join(tree, ".git", "til-done-tmp"), { recursive: true });
+	mkdirSync(join(tree, ".git"), { recursive: true });
+	mkdirSync(`${tree}-tmp`);
 	mkdirSync(repo);
 	writeFileSync(join(repo, "README.md"), "the person's\n");
 	freshStore();
@@ -176,7 +177,7 @@ describe("a worker's bash writes only its tree and its TMPDIR", () => {
 			'echo t > t.txt && echo "tree $?"',
 		].join("; ");
 	const run = (wrapped: string) => execFileSync("bash", ["-c", wrapped], { cwd: tree, encoding: "utf8" });
-	const tmp = () => join(tree, ".git", "til-done-tmp");
+	const tmp = () => `${tree}-tmp`;
 
 	it.skipIf(!bwrapWorks)(
 		"confined: the person's file cannot be written; the tree and the worker's TMPDIR can",

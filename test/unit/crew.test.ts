@@ -30,6 +30,7 @@ import { waitForValue } from "../helpers/cli.ts";
 import { maskSeconds, WORKERS } from "../helpers/expected.ts";
 import { createFakeCtx } from "../helpers/fake-ctx.ts";
 import { createFakePi, type FakePi } from "../helpers/fake-pi.ts";
+import { runnerEnded } from "../helpers/fake-runner.ts";
 import { freshStore } from "../helpers/store.ts";
 import { STAND_IN_CALL_TOKENS, WORKER } from "../helpers/worker-stand-in.ts";
 
@@ -60,7 +61,7 @@ const items = (...texts: string[]): TodoItem[] => texts.map((text) => ({ text, s
 
 function crew(options: { check?: number } = {}) {
 	const pi = createFakePi();
-	pi.onExec = async () => ({ stdout: "", stderr: "", code: options.check ?? 0, killed: false });
+	pi.onExec = async (call) => runnerEnded(call.args, options.check ?? 0);
 	// A session with a model: the worker is started on it.
 	const fake = createFakeCtx({ mode: "rpc", cwd: dir, complete: async () => ({}) });
 	const run = {
@@ -91,6 +92,10 @@ function treesSeen(): Set<string> {
 	return seen;
 }
 
+/** A worker's tree and the folders the session makes beside it (our git folder, its TMPDIR): those there. */
+const besideTree = (tree: string): string[] =>
+	[tree, `${tree}-meta`, `${tree}-tmp`].filter((folder) => existsSync(folder));
+
 describe("the crew works ready items and lands them", () => {
 	it("two items at once: both files land, both items complete, their usage counts, no claim is left", async () => {
 		setTodos(items("Write item-0.txt", "Write item-1.txt"));
@@ -105,7 +110,7 @@ describe("the crew works ready items and lands them", () => {
 		expect(getChain().spend.calls).toBe(2);
 		expect(git("for-each-ref", "refs/til-done-claims/")).toBe("");
 		expect(trees.size).toBe(2);
-		expect([...trees].filter((tree) => existsSync(tree))).toEqual([]);
+		expect([...trees].flatMap(besideTree)).toEqual([]);
 		expect(pi.entries.filter((entry) => entry.customType === "til-done-snapshot")).toHaveLength(4);
 	});
 
@@ -190,10 +195,13 @@ describe("the crew works ready items and lands them", () => {
 		process.env.WORKER_MODE = mode;
 		setTodos([{ text: "Write a.txt", status: "not_started", check: "test -f a.txt" }]);
 		const { run, told } = crew(options);
+		const trees = treesSeen();
 		await startWorkers([0], run);
 		await allEnded();
 		expect(getTodos()[0]?.status).toBe("not_started");
 		expect(told()).toEqual([WORKERS.started(0, "Write a.txt"), `Worker on [0]: ${why}; the item is ready again.`]);
+		expect(trees.size).toBe(1);
+		expect([...trees].flatMap(besideTree)).toEqual([]);
 	});
 
 	it("stopped before it changed anything: nothing is kept, no ref at all", async () => {
@@ -214,6 +222,8 @@ describe("the crew works ready items and lands them", () => {
 		await startWorkers([0], run);
 		const halfDone = () => ([...trees].some((tree) => existsSync(join(tree, "half.txt"))) ? true : undefined);
 		await waitForValue(halfDone, 10_000, "half of its work");
+		const [tree = ""] = trees;
+		expect(besideTree(tree)).toEqual([tree, `${tree}-meta`, `${tree}-tmp`]);
 		expect(await stopWorkers(pi.api)).toEqual([{ outcome: { kind: "stopped" }, work: "kept" }]);
 		expect(getTodos()[0]?.status).toBe("not_started");
 		expect(getChain().failures).toBe(0);
@@ -223,7 +233,7 @@ describe("the crew works ready items and lands them", () => {
 				.some((ref) => ref.endsWith("worker-result")),
 		).toBe(true);
 		expect(trees.size).toBe(1);
-		expect([...trees].filter((tree) => existsSync(tree))).toEqual([]);
+		expect(besideTree(tree)).toEqual([]);
 		expect(getWorkers()).toEqual([]);
 	});
 
@@ -427,9 +437,12 @@ describe("a stop holds at every moment before the landing writes", () => {
 		await startWorkers([0], { ...run, checkTimeoutSeconds: 600 });
 		const started = () => ([...trees].some((tree) => existsSync(join(tree, "started"))) ? true : undefined);
 		await waitForValue(started, 10_000, "the check");
+		const [tree = ""] = trees;
+		expect(besideTree(tree)).toEqual([tree, `${tree}-meta`, `${tree}-tmp`]);
 		expect(await stopWorkers(pi.api)).toEqual([{ outcome: { kind: "stopped" }, work: "kept" }]);
 		expect(getTodos()[0]?.status).toBe("not_started");
 		expect(existsSync(join(dir, "item-0.txt"))).toBe(false);
+		expect(besideTree(tree)).toEqual([]);
 	});
 });
 

@@ -105,8 +105,11 @@ describe("a worker's tree is the user's work tree, byte for byte, and none of th
 		expect(existsSync(join(tree.dir, "build"))).toBe(false);
 		expect(execFileSync("git", ["status", "--porcelain"], { cwd: tree.dir, encoding: "utf8" })).toBe("");
 		expect(userState()).toBe(before);
+		// Our git folder and the worker's TMPDIR beside it are made with it and go with it.
+		const folders = [tree.dir, tree.meta, `${tree.dir}-tmp`];
+		expect(folders.filter((folder) => existsSync(folder))).toEqual(folders);
 		removeWorkerTree(tree);
-		expect(existsSync(tree.dir)).toBe(false);
+		expect(folders.filter((folder) => existsSync(folder))).toEqual([]);
 	});
 });
 

@@ -155,6 +155,7 @@ describe("/todos workers says what earlier runs left, and /todos workers clean r
 	it("alone: one line with the counts after the workers; clean: what it removed, then nothing is left", async () => {
 		const repo = must(await findRepo(dir), "the repository");
 		mkdirSync(join(temp, `til-done-worker-${GONE_PID}.1-aaaa`));
+		mkdirSync(join(temp, `til-done-worker-${GONE_PID}.1-aaaa-tmp`));
 		const head = git("rev-parse", "HEAD").trim();
 		git("update-ref", "refs/til-done/s/2-c/worker-result", head);
 		await claimItem(repo, { key: "0-a", session: "s", host: hostname(), at: 1, pid: GONE_PID, owner: `${GONE_PID}.1` });
@@ -164,9 +165,9 @@ describe("/todos workers says what earlier runs left, and /todos workers clean r
 		await cleanWorkers(fake.ctx, () => {});
 		await showWorkers(fake.ctx, 2);
 		expect(fake.ui.notifications.map((notice) => notice.message)).toEqual([
-			`Workers: up to 2 at once; 0 at work\n${WORKERS.leftovers("1 folder(s) of gone pi processes (workers' trees, private git folders), 1 claim(s) of gone pi processes, 1 item(s)' work not landed, kept under refs/til-done/…/worker-result")}`,
+			`Workers: up to 2 at once; 0 at work\n${WORKERS.leftovers(`${WORKERS.leftFolders(2)}, 1 claim(s) of gone pi processes, 1 item(s)' work not landed, kept under refs/til-done/…/worker-result`)}`,
 			WORKERS.cleaned(
-				"1 folder(s) of gone pi processes (workers' trees, private git folders), 1 claim(s) of gone pi processes, 1 item(s)' work not landed, kept under refs/til-done/…/worker-result",
+				`${WORKERS.leftFolders(2)}, 1 claim(s) of gone pi processes, 1 item(s)' work not landed, kept under refs/til-done/…/worker-result`,
 			),
 			WORKERS.nothingLeft,
 			"Workers: up to 2 at once; 0 at work",

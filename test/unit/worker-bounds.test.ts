@@ -6,6 +6,7 @@ import {
 	judgeWrite,
 	resolveIn,
 	shellWord,
+	toolFlags,
 	unconfinedCommand,
 	type WorkerPlace,
 	type WriteTarget,
@@ -123,19 +124,44 @@ describe("a worker's bash command is run as it was written, in bubblewrap or wit
 	});
 
 	it("unconfined, the command runs as written with TMPDIR set to the worker's", () => {
-		expect(bash(unconfinedCommand(tricky, "/tmp/w/.git/til-done-tmp"))).toBe(
-			'it\'s|a "b"|c\nd|/tmp/w/.git/til-done-tmp|',
-		);
+		expect(bash(unconfinedCommand(tricky, "/tmp/w-tmp"))).toBe('it\'s|a "b"|c\nd|/tmp/w-tmp|');
 	});
 
 	it("confined, bwrap is given the command whole after its own arguments", () => {
-		const command = confinedCommand("echo 'hi'", { bwrap: "/usr/bin/bwrap", tree: TREE, tmp: `${TREE}/.git/t` });
+		const command = confinedCommand("echo 'hi'", { bwrap: "/usr/bin/bwrap", tree: TREE, tmp: `${TREE}-tmp` });
 		expect(command).toBe(
 			[
-				"exec '/usr/bin/bwrap' '--die-with-parent' '--cap-drop' 'ALL' '--ro-bind' '/' '/' '--dev' '/dev' '--proc' '/proc'",
-				`'--bind' '${TREE}' '${TREE}' '--bind' '${TREE}/.git/t' '${TREE}/.git/t'`,
-				`'--setenv' 'TMPDIR' '${TREE}/.git/t' '--' 'bash' '-c' 'echo '\\''hi'\\'''`,
+				"exec '/usr/bin/bwrap' '--die-with-parent' '--unshare-pid' '--cap-drop' 'ALL' '--ro-bind' '/' '/' '--dev' '/dev' '--proc' '/proc'",
+				`'--bind' '${TREE}' '${TREE}' '--bind' '${TREE}-tmp' '${TREE}-tmp'`,
+				`'--setenv' 'TMPDIR' '${TREE}-tmp' '--' 'bash' '-c' 'echo '\\''hi'\\'''`,
 			].join(" "),
 		);
+	});
+});
+
+describe("a worker gets the tools its session has", () => {
+	it("carries every flag of pi's that chooses tools, with its list, in order; nothing else", () => {
+		const argv = ["node", "pi", "-e", "x.ts", "--tools", "read,ls", "-xt", "bash", "-nt", "--model", "m", "-nbt"];
+		expect(toolFlags([...argv, "--no-mcp", "-t", "grep", "--exclude-tools", "edit", "--no-tools", "-p", "go"])).toEqual(
+			[
+				"--tools",
+				"read,ls",
+				"-xt",
+				"bash",
+				"-nt",
+				"-nbt",
+				"--no-mcp",
+				"-t",
+				"grep",
+				"--exclude-tools",
+				"edit",
+				"--no-tools",
+			],
+		);
+	});
+
+	it("a list flag with no list after it is left out, as pi leaves it", () => {
+		expect(toolFlags(["node", "pi", "--tools"])).toEqual([]);
+		expect(toolFlags(["node", "pi"])).toEqual([]);
 	});
 });

@@ -81,14 +81,16 @@ export interface Confinement {
 
 /**
  * The arguments that make bubblewrap run a command where `/` is read-only and only the tree and the worker's TMPDIR
- * are writable, with fresh `/dev` and `/proc`, ending with its parent. The network and the processes stay as they are.
+ * are writable, with fresh `/dev` and `/proc`, in a process-id namespace of its own (whatever the command starts ends
+ * with it, however it left its session, folder or environment), ending with its parent. The network stays as it is.
  */
 export function confinedArgs(bounds: Omit<Confinement, "bwrap">): string[] {
 	const { tree, tmp } = bounds;
 	return [
+		...["--die-with-parent", "--unshare-pid"],
 		// No capability inside, as root too: one could remount `/` writable, or reach the session's tree through
 		// `/proc/<pid>/cwd`.
-		...["--die-with-parent", "--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"],
+		...["--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"],
 		...["--bind", tree, tree, "--bind", tmp, tmp, "--setenv", "TMPDIR", tmp, "--"],
 	];
 }
@@ -101,4 +103,23 @@ export function confinedCommand(command: string, bounds: Confinement): string {
 /** Where bubblewrap cannot confine it: the same command, with the worker's own TMPDIR. */
 export function unconfinedCommand(command: string, tmp: string): string {
 	return `export TMPDIR=${shellWord(tmp)}\n${command}`;
+}
+
+/** pi's flags that choose a session's tools and take a list of names. */
+const TOOL_LISTS = new Set(["--tools", "-t", "--exclude-tools", "-xt"]);
+/** pi's flags that choose a session's tools alone (`--no-mcp`: pi 1.x). */
+const TOOL_SWITCHES = new Set(["--no-tools", "-nt", "--no-builtin-tools", "-nbt", "--no-mcp"]);
+
+/**
+ * The flags of pi's command line `argv` that choose its tools, as pi reads them: a worker gets the tools its session
+ * has, never pi's defaults (a session run read-only must not have workers that write).
+ */
+export function toolFlags(argv: readonly string[]): string[] {
+	const flags: string[] = [];
+	for (let i = 0; i < argv.length; i++) {
+		const arg = argv[i] as string;
+		if (TOOL_SWITCHES.has(arg)) flags.push(arg);
+		else if (TOOL_LISTS.has(arg) && i + 1 < argv.length) flags.push(arg, argv[++i] as string);
+	}
+	return flags;
 }

@@ -500,7 +500,9 @@ export interface LeftoverCounts {
 /** The counts of what earlier runs left, as parts of a sentence (none for what they left none of). */
 function leftoverParts({ folders, claims, bases, kept }: LeftoverCounts): string[] {
 	return [
-		...(folders > 0 ? [`${folders} folder(s) of gone pi processes (workers' trees, private git folders)`] : []),
+		...(folders > 0
+			? [`${folders} folder(s) of gone pi processes (workers' trees and their TMPDIRs, private git folders)`]
+			: []),
 		...(claims > 0 ? [`${claims} claim(s) of gone pi processes`] : []),
 		...(bases > 0 ? [`${bases} snapshot ref(s) of gone workers`] : []),
 		...(kept > 0 ? [`${kept} item(s)' work not landed, kept under refs/til-done/…/worker-result`] : []),

@@ -4,7 +4,9 @@
  * conversion), with that snapshot as its HEAD so the worker's `git diff` shows its own work only. Nothing of it is in
  * the user's repository: `git worktree list`, the index, HEAD, branches and stash never see it. Its result is written
  * into the user's object store and kept under a ref of ours, so it survives the folder. The worker's own TMPDIR is a
- * folder of its git directory ({@link workerTmpDir}): git never sees it as work, and it goes with the tree.
+ * folder beside the tree ({@link workerTmpDir}), made with it and removed with it: its place is fixed by the tree's
+ * name, never found through anything in the tree, which the worker may change (a link there would make the person's
+ * repository its TMPDIR).
  *
  * The tree's own `.git` is the worker's to write (its config, its attributes): what the session runs on the tree (its
  * result kept) goes through a git directory of ours beside the tree instead, which the worker cannot write, so nothing
@@ -39,8 +41,8 @@ export interface WorkerTree {
 	meta: string;
 }
 
-/** The worker's own TMPDIR in its tree `dir`: the worker's bash can write it (edges/workers/confine.ts). */
-export const workerTmpDir = (dir: string): string => join(dir, ".git", "til-done-tmp");
+/** The worker's own TMPDIR, beside its tree `dir`: the worker can write it (edges/workers/confine.ts). */
+export const workerTmpDir = (dir: string): string => `${dir}-tmp`;
 
 /**
  * Makes a worker's tree from `base`, a commit of the user's work tree as the checkpoints snapshot it. Undefined when
@@ -51,6 +53,7 @@ export async function makeWorkerTree(repo: Repo, base: string): Promise<WorkerTr
 	const tree = { dir, base, meta: `${dir}-meta` };
 	// Its info first (git init keeps what is there), then the whole checkout in one shell: a worker starts sooner.
 	writeInfo(dir, repo.commonDir);
+	mkdirSync(workerTmpDir(dir));
 	writeMeta(tree.meta, repo.commonDir);
 	const script =
 		'git "$@" init -q && git "$@" read-tree "$BASE" && git "$@" checkout-index -a -f && git "$@" update-ref HEAD "$BASE"';
@@ -92,7 +95,6 @@ const ownExclusions = (tree: WorkerTree): string => join(tree.meta, "til-done-ex
 function writeInfo(dir: string, commonDir: string): void {
 	mkdirSync(join(dir, ".git", "objects", "info"), { recursive: true });
 	mkdirSync(join(dir, ".git", "info"), { recursive: true });
-	mkdirSync(workerTmpDir(dir));
 	writeFileSync(join(dir, ".git", "objects", "info", "alternates"), `${join(commonDir, "objects")}\n`);
 	writeFileSync(join(dir, ".git", "info", "attributes"), RAW_ATTRIBUTES);
 	try {
@@ -217,4 +219,5 @@ function holdsAnything(dir: string, path: string): boolean {
 export function removeWorkerTree(tree: { dir: string; meta: string }): void {
 	rmSync(tree.dir, { recursive: true, force: true });
 	rmSync(tree.meta, { recursive: true, force: true });
+	rmSync(workerTmpDir(tree.dir), { recursive: true, force: true });
 }

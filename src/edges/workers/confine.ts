@@ -102,7 +102,9 @@ export function boundsOf(probe: BwrapProbe, repo: Repo, ctx: ExtensionContext): 
 
 /**
  * A command of the worker's, run by the session in the worker's `tree` (its item's check): confined as the worker's
- * own bash is, by the bounds the crew gave it (unconfined, with the worker's TMPDIR, where bubblewrap cannot).
+ * own bash is, by the bounds the crew gave it (unconfined, with the worker's TMPDIR, where bubblewrap cannot). Its
+ * TMPDIR is the one beside the tree, named from the tree's own name: never found through the tree, which the worker
+ * may have changed (a link there would make the person's repository its TMPDIR).
  */
 export function confinedInTree(command: string, tree: string, bounds: Record<string, string>): string {
 	const tmp = realOrAsIs(workerTmpDir(tree));

@@ -14,6 +14,7 @@ import type { FinishedWorker, WorkerEnd, WorkerOutcome, WorkerWork } from "../..
 import { workerRef } from "../../core/rules/checkpoint-rules.ts";
 import { finishedWorker, keptAnswer, workerEndLine, workerStartLine } from "../../core/rules/reports.ts";
 import { tokensOf } from "../../core/rules/usage.ts";
+import { toolFlags } from "../../core/rules/worker-bounds.ts";
 import {
 	checkOutcome,
 	countsAsFailedRun,
@@ -348,7 +349,7 @@ async function land(job: Job, result: string): Promise<WorkerOutcome> {
 	return { kind: "landed", files: landing.landed, throughStop: stop.signal.aborted };
 }
 
-/** The worker's command: this pi again, with the session's model and extensions, on its one item. */
+/** The worker's command: this pi again, with the session's model, tools and extensions, on its one item. */
 function piCommandFor(run: CrewRun, top: string, index: number, key: string): { command: string; args: string[] } {
 	const pi = run.command ?? piCommand();
 	const model = run.ctx.model ? ["--model", `${run.ctx.model.provider}/${run.ctx.model.id}`] : [];
@@ -359,6 +360,7 @@ function piCommandFor(run: CrewRun, top: string, index: number, key: string): { 
 		args: [
 			...pi.args,
 			...workerExtensionFlags(run.ctx, top),
+			...toolFlags(process.argv),
 			"--mode",
 			"json",
 			"-p",

@@ -1,7 +1,7 @@
 /**
- * What runs of workers leave behind, found and removed. A pi that is killed mid-work leaves its workers' trees and its
- * private git folder in TMPDIR, objects written aside in the repository's store, the refs of the snapshots its workers
- * started from, and its claims. Each carries its owner (edges/host/owner.ts), so the next run in the repository removes
+ * What runs of workers leave behind, found and removed. A pi that is killed mid-work leaves its workers' trees (each
+ * with its TMPDIR and our git folder beside it, named from it) and its private git folder in TMPDIR, objects written
+ * aside in the repository's store, the refs of the snapshots its workers started from, and its claims. Each carries its owner (edges/host/owner.ts), so the next run in the repository removes
  * what a gone pi left and nothing a live one uses. What a worker's run kept on purpose (the work of an item it gave
  * back, under a `worker-result` ref) stays until the user cleans it. A landing cut short is undone from its journal
  * (edges/git/landing-journal.ts); its stage, which holds the backups of the user's files, is removed only once each
@@ -26,7 +26,7 @@ export const TEMPORARY_KINDS = ["worker", "git", "merge", "index"] as const;
 
 /** What earlier runs left in a repository and in this machine's TMPDIR. */
 export interface Leftovers {
-	/** Trees, private git folders and other temporary files of pi processes that are gone. */
+	/** Trees, their TMPDIRs, private git folders and other temporary files of pi processes that are gone. */
 	folders: string[];
 	/** Folders of objects written aside, in the repository's store, and of files staged to land, of pi processes gone. */
 	aside: string[];
