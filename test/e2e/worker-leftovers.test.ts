@@ -8,7 +8,17 @@ import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { EXTENSION_ENTRY, type IsolatedEnv, PI_HOSTS, type PiHost, runPrint, waitForValue } from "../helpers/cli.ts";
+import {
+	EXTENSION_ENTRY,
+	type IsolatedEnv,
+	PI_HOSTS,
+	type PiHost,
+	piArgs,
+	runPrint,
+	spawnPi,
+	waitForExit,
+	waitForValue,
+} from "../helpers/cli.ts";
 import { allFinished, stderrLine, WORKERS } from "../helpers/expected.ts";
 import { perTest } from "../helpers/per-test.ts";
 import { sayStep, toolStep, writeFileScript, writeStep } from "../helpers/scripts.ts";
@@ -65,6 +75,23 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		const result = await running;
 		expect({ code: result.code, signal: result.signal }).toEqual(end);
 		expect(exited(first) && exited(second)).toBe(true);
+		expect(left(env)).toEqual({ folders: [], refs: "" });
+		expect(state()).toBe(before);
+	});
+
+	it("with its stderr's reader gone (a closed pipe), pi -p works the items to their end: they land, nothing is left", async () => {
+		const env = pi.env([writeStep(["Write a.txt", "Write b.txt"]), sayStep("Planned.")], { TIL_DONE_WORKERS: "2" });
+		const state = userRepo(env);
+		env.writeWorkerScripts({ "0": writeFileScript("a.txt"), "1": writeFileScript("b.txt") });
+		const before = state();
+		const session = { dir: join(env.root, "sessions") };
+		const args = piArgs({ extensions: [EXTENSION_ENTRY], session, args: ["-p", "Write the files."] });
+		const child = spawnPi(args, env.env, undefined, host);
+		child.stdin?.end();
+		child.stderr?.destroy();
+		expect(await waitForExit(child, 60_000)).toEqual({ code: 0, signal: null });
+		expect(readFileSync(join(env.cwd, "a.txt"), "utf8")).toBe("a.txt\n");
+		expect(readFileSync(join(env.cwd, "b.txt"), "utf8")).toBe("b.txt\n");
 		expect(left(env)).toEqual({ folders: [], refs: "" });
 		expect(state()).toBe(before);
 	});

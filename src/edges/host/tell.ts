@@ -48,5 +48,20 @@ export function tellLasting(pi: ExtensionAPI, ctx: ExtensionContext, line: Repor
 }
 
 function toStderr(text: string): void {
-	if (getRole() !== "nested") process.stderr.write(stderrLines(text));
+	if (getRole() === "nested") return;
+	keepGoingIfStderrCloses();
+	process.stderr.write(stderrLines(text));
+}
+
+let stderrWatched = false;
+
+/**
+ * A reader of stderr that went away (`pi -p … 2>&1 | head -1`, a closed terminal) loses our lines, never the run: a
+ * write to a closed pipe is an `error` event on the stream, which, with no listener, would end pi mid-work (a worker's
+ * claim and tree left behind).
+ */
+function keepGoingIfStderrCloses(): void {
+	if (stderrWatched) return;
+	stderrWatched = true;
+	process.stderr.on("error", () => {});
 }
