@@ -647,5 +647,7 @@ export function reconstructState(ctx: ExtensionContext, { inherited = false, sta
 		checking: undefined,
 		// A finished list needs no fresh "all done" notice, unless it failed its verification: its pass is news.
 		completionAnnounced: isAllFinished(todos) && verdict?.passed !== false,
+		// The workers that ended are the chain's, and a rebuilt branch starts a chain: another branch's are not its own.
+		endedWorkers: [],
 	});
 }

@@ -25,6 +25,7 @@ import {
 	CHECKPOINT_ENTRY,
 	CHECKPOINTS,
 	CONTINUATION_HEAD,
+	doneStatus,
 	KEY,
 	LEFT_TO_OTHERS,
 	maskSeconds,
@@ -742,6 +743,36 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 				expect(statusLine(landed)).toBe(`${progressStatus(3, 4)} ${reviewWait(0)}`);
 			},
 		);
+	});
+
+	describe.skipIf(!hasTmux())(`a move in the tree, in the TUI${hasTmux() ? "" : ` (${TMUX_MISSING})`}`, () => {
+		it("/tree to before the workers ran: /todos workers lists none that ended, for the branch there had none", async () => {
+			const env = pi.env([writeStep(["Write a.txt", "Write b.txt"]), sayStep("Planned.")], { TIL_DONE_WORKERS: "2" });
+			userRepo(env);
+			env.writeWorkerScripts({ "0": writeFileScript("a.txt"), "1": writeFileScript("b.txt") });
+			const session = await pi.tui({ host, env: env.env, extensions: [EXTENSION_ENTRY], width: 120, height: 50 });
+			await submit(session, "Write the two files.");
+			await session.waitForScreen((screen) => screen.includes(allDone(2)) && screen.includes(doneStatus(2)), 60_000);
+			await submit(session, "/todos workers");
+			await session.waitForScreen((screen) => screen.includes(WORKERS.endedHead), 10_000);
+			// To the first prompt: pi's tree finds it by its words, Enter takes it, and Enter again leaves no summary.
+			await submit(session, "/tree");
+			await session.waitForScreen((screen) => screen.includes("Type to search"), 10_000);
+			await session.type("Write the two");
+			await session.waitForScreen((screen) => /› .*user: Write the two files\./.test(screen), 10_000);
+			await session.sendKeys("Enter");
+			await session.waitForScreen((screen) => screen.includes("No summary"), 10_000);
+			await session.sendKeys("Enter");
+			await session.waitForScreen((screen) => !screen.includes(doneStatus(2)), 10_000);
+			// The editor holds the prompt again: cleared, then the command.
+			await session.sendKeys("C-u");
+			await submit(session, "/todos workers");
+			const screen = await session.waitForScreen(
+				(s) => s.lastIndexOf(WORKERS.listHead(2, 0)) > s.lastIndexOf(WORKERS.endedHead),
+				10_000,
+			);
+			expect(screen.slice(screen.lastIndexOf(WORKERS.listHead(2, 0)))).not.toContain(WORKERS.endedHead);
+		}, 150_000);
 	});
 
 	describe("over RPC, a worker's tokens as they are spent", () => {

@@ -12,6 +12,7 @@ import {
 	getBranchDoneCheck,
 	getChain,
 	getDecisions,
+	getEndedWorkers,
 	getLoop,
 	getState,
 	getTodos,
@@ -25,6 +26,7 @@ import {
 	pauseAutoContinue,
 	reconstructState,
 	recordDecision,
+	recordEndedWorker,
 	recordSend,
 	recordUsage,
 	recordVerdict,
@@ -624,5 +626,15 @@ describe("a rebuild restores the user's pause from the branch", () => {
 	it("a malformed entry is skipped for the one before it", () => {
 		rebuild([pause({ paused: true }), pause({ paused: "yes" }), pause({ paused: false, reason: 3 })]);
 		expect(getChain()).toMatchObject({ paused: true, pausedBy: "user" });
+	});
+});
+
+describe("a rebuild (a resume, a fork, a move in the tree) starts a chain of its own", () => {
+	it("the workers that ended in the chain before are not the rebuilt branch's: none is listed", () => {
+		const ended = { index: 0, text: "Write a.txt", end: "landed", why: "it landed", seconds: 1, tokens: 9 } as const;
+		recordEndedWorker({ ...ended, files: ["a.txt"], answer: "Done." });
+		expect(getEndedWorkers()).toHaveLength(1);
+		rebuild([write([todo("Write a.txt")])]);
+		expect(getEndedWorkers()).toEqual([]);
 	});
 });
