@@ -432,6 +432,26 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		expect(state()).toBe(before);
 	});
 
+	it("a worker whose model call failed gives its item back with the provider's words; its next try lands", async () => {
+		const env = pi.env([writeStep(["Write a.txt"]), sayStep("Planned.")], { TIL_DONE_WORKERS: "1" });
+		const state = userRepo(env);
+		env.writeWorkerScripts({
+			"0": [{ stopReason: "error", errorMessage: "401 invalid key: the key was revoked" }],
+			"0/again": writeFileScript("a.txt"),
+		});
+		const before = state();
+		const result = await print(host, env);
+		expect(stderrOf(result.stderr)).toEqual([
+			startedLine(0, "Write a.txt"),
+			stderrLine(WORKERS.givenBack(0, WORKERS.modelCallFailed("401 invalid key: the key was revoked"))).trimEnd(),
+			startedLine(0, "Write a.txt"),
+			landedLine(env, 0, ["a.txt"], "Wrote a.txt."),
+			stderrLine(allFinished(1)).trimEnd(),
+		]);
+		expect(result.code).toBe(0);
+		expect(state()).toBe(before);
+	});
+
 	it("a worker that commits its work in its own repository still lands it: its objects are kept with its result", async () => {
 		const env = pi.env([writeStep(["Write c.txt"]), sayStep("Planned.")], { TIL_DONE_WORKERS: "1" });
 		const state = userRepo(env);

@@ -202,6 +202,8 @@ function stoppedWork(givenBack: number, kept: number, notKept: number): string {
 
 /** What the user reads when a worker's item goes back to ready, and why. */
 export const WORKERS = {
+	/** Why a worker whose last model call failed gave its item back: the provider's words, when it gave some. */
+	modelCallFailed: (error?: string): string => `its model call failed${error ? `: «${error}»` : ""}`,
 	leftovers: (parts: string): string => `Left by earlier runs: ${parts}. /todos workers clean removes them.`,
 	cleaned: (parts: string): string => `Removed what earlier runs left: ${parts}.`,
 	nothingLeft: "Nothing was left by earlier runs.",

@@ -270,7 +270,20 @@ describe("how a worker's process ended decides its kind", () => {
 			stderr: "boom",
 		});
 		expect(processOutcome({ ...end, code: null }, stopped, 30)).toEqual({ kind: "failed", code: null, stderr: "" });
-		expect(processOutcome({ ...end, stopReason: "error" }, stopped, 30)).toMatchObject({ kind: "failed", code: 0 });
+		// pi -p exits 0 or 1 after its model call failed: the call's error is what the user reads, not the exit code.
+		const failedCall = { ...end, stopReason: "error", errorMessage: "401 the key was revoked" };
+		expect(processOutcome(failedCall, stopped, 30)).toEqual({
+			kind: "failed",
+			code: 0,
+			stderr: "",
+			error: "401 the key was revoked",
+		});
+		expect(processOutcome({ ...end, stopReason: "error" }, stopped, 30)).toEqual({
+			kind: "failed",
+			code: 0,
+			stderr: "",
+			error: "",
+		});
 		expect(processOutcome({ ...end, answer: "NOT DONE: no key" }, stopped, 30)).toEqual({
 			kind: "unfinished",
 			said: "no key",
@@ -395,6 +408,10 @@ describe("every way a worker's item goes back has its words, the worker's own ou
 		expect(workerWhy({ kind: "failed", code: null, stderr: "  killed\nby the OOM killer " })).toBe(
 			"it ended with a signal: killed by the OOM killer",
 		);
+		expect(workerWhy({ kind: "failed", code: 0, stderr: "", error: "401 invalid\nkey" })).toBe(
+			WORKERS.modelCallFailed("401 invalid key"),
+		);
+		expect(workerWhy({ kind: "failed", code: 1, stderr: "x", error: "" })).toBe(WORKERS.modelCallFailed());
 		expect(workerWhy({ kind: "cannot-start", code: 1, stderr: "Error: no model\n" })).toBe(
 			"it could not start (exit code 1 before any model call: Error: no model)",
 		);

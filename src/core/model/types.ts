@@ -205,7 +205,8 @@ export type WorkerOutcome =
 	| { kind: "overspent"; tokens: number; factor: number; median: number }
 	| { kind: "timed-out"; minutes: number }
 	/** Its pi ended with an error (code null: a signal ended it). */
-	| { kind: "failed"; code: number | null; stderr: string }
+	/** `error`: its last model call failed, with the provider's words (its exit code then says nothing). */
+	| { kind: "failed"; code: number | null; stderr: string; error?: string }
 	/** It ended without its item done: it said why (`NOT DONE:`), or its answer was cut at the output limit. */
 	| { kind: "unfinished"; said?: string }
 	| { kind: "check-failed"; end: CheckEnd }

@@ -82,6 +82,8 @@ export interface WorkerProcessEnd {
 	calls: number;
 	answer: string;
 	stopReason?: string;
+	/** The provider's error of its last model call, when that call failed. */
+	errorMessage?: string;
 	stderr: string;
 }
 
@@ -99,7 +101,10 @@ export function processOutcome(
 	// An error exit before any model call: its pi could not start. A signal is someone's stop, not the start's fault.
 	if (end.code !== null && end.code !== 0 && end.calls === 0)
 		return { kind: "cannot-start", code: end.code, stderr: end.stderr };
-	if (end.code !== 0 || end.stopReason === "error") return { kind: "failed", code: end.code, stderr: end.stderr };
+	// pi -p may exit 0 after its model call failed: the call's error is the reason, not the exit code.
+	if (end.stopReason === "error")
+		return { kind: "failed", code: end.code, stderr: end.stderr, error: end.errorMessage ?? "" };
+	if (end.code !== 0) return { kind: "failed", code: end.code, stderr: end.stderr };
 	return unfinishedOutcome(end.answer, end.stopReason);
 }
 

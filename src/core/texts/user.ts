@@ -534,7 +534,9 @@ export function workerWhy(outcome: WorkerOutcome): string {
 		case "timed-out":
 			return `it ran past its ${outcome.minutes}-minute limit`;
 		case "failed": {
-			const { code, stderr } = outcome;
+			const { code, stderr, error } = outcome;
+			if (error !== undefined)
+				return `its model call failed${error.trim() ? `: «${prefix(oneLine(error.trim()), 120)}»` : ""}`;
 			const said = stderr.trim() ? `: ${prefix(oneLine(stderr.trim()), 120)}` : "";
 			return `it ended with ${code === null ? "a signal" : `exit code ${code}`}${said}`;
 		}

@@ -50,6 +50,8 @@ export interface WorkerEnd {
 	/** Its last answer's text, and how that answer stopped (`stop`, `error`, `length`, `aborted`). */
 	answer: string;
 	stopReason?: string;
+	/** The provider's error of its last answer, when that answer stopped on one. */
+	errorMessage?: string;
 	/** Its model calls, and when the first one ended (ms since the epoch). */
 	calls: number;
 	firstCallAt?: number;
@@ -83,7 +85,7 @@ interface StreamEvent {
 	type?: unknown;
 	/** A `message_update`'s usage so far (pi's JSON mode puts it beside the event, or in its message). */
 	usage?: unknown;
-	message?: { role?: unknown; stopReason?: unknown; content?: unknown; usage?: unknown };
+	message?: { role?: unknown; stopReason?: unknown; errorMessage?: unknown; content?: unknown; usage?: unknown };
 }
 
 /**
@@ -107,6 +109,7 @@ function readLine(line: string, end: WorkerEnd, listeners: Listeners): void {
 	end.firstCallAt ??= Date.now();
 	end.answer = textOfContent(event.message.content);
 	end.stopReason = typeof event.message.stopReason === "string" ? event.message.stopReason : undefined;
+	end.errorMessage = typeof event.message.errorMessage === "string" ? event.message.errorMessage : undefined;
 	const usage = readUsage(event.message);
 	if (usage) listeners.onUsage?.(usage);
 	if (end.answer.trim() !== "") listeners.onAnswer?.(end.answer);
