@@ -86,6 +86,21 @@ describe("a worker's JSON lines say what it spent and how it ended", () => {
 		expect(end.firstCallAt).toBeTypeOf("number");
 	});
 
+	it("an answer whose characters fall across the pipe's chunks is read whole: no character broken", async () => {
+		// A line of 200,000 four-byte characters written a byte at a time around each chunk's edge: cut anywhere.
+		const text = "😀".repeat(200_000);
+		const script = `
+const line = Buffer.from(${JSON.stringify(assistant("", 1))}.replace('"text":""', '"text":"' + "😀".repeat(200000) + '"') + "\\n");
+let at = 0;
+const next = () => { if (at >= line.length) return; const size = 65533; process.stdout.write(line.subarray(at, at + size), next); at += size; };
+next();`;
+		const answers: string[] = [];
+		const end = await runWorker(start(script, { onAnswer: (answer) => answers.push(answer) }));
+		expect(end.answer.length).toBe(text.length);
+		expect(end.answer).toBe(text);
+		expect(answers).toEqual([text]);
+	});
+
 	it("reports what the call in progress has spent as its stream updates it, wherever pi's JSON mode puts the usage", async () => {
 		const usage = (input: number) => ({ input, output: 1, cacheRead: 0, cacheWrite: 0, cost: { total: 0 } });
 		const lines = [

@@ -127,13 +127,16 @@ export function runWorker(start: WorkerStart): Promise<WorkerEnd> {
 			stdio: ["ignore", "pipe", "pipe"],
 		});
 		let pending = "";
-		child.stdout.on("data", (chunk: Buffer) => {
-			const lines = (pending + chunk.toString("utf8")).split("\n");
+		// Decoded as a stream: a character cut between two chunks is joined, never read as two broken ones.
+		child.stdout.setEncoding("utf8");
+		child.stderr.setEncoding("utf8");
+		child.stdout.on("data", (chunk: string) => {
+			const lines = (pending + chunk).split("\n");
 			pending = lines.pop() ?? "";
 			for (const line of lines) readLine(line, end, start);
 		});
-		child.stderr.on("data", (chunk: Buffer) => {
-			end.stderr = (end.stderr + chunk.toString("utf8")).slice(-STDERR_CHARS);
+		child.stderr.on("data", (chunk: string) => {
+			end.stderr = (end.stderr + chunk).slice(-STDERR_CHARS);
 		});
 		const stop = (why: "timedOut" | "aborted") => {
 			end[why] = true;
