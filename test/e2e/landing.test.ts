@@ -447,7 +447,8 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			expect(stderrOf(result.stderr)).toEqual([
 				startedLine(0, "Write .env.local"),
 				stderrLine(WORKERS.givenBack(0, why)).trimEnd(),
-				stderrLine(workerFailures(1, why)).trimEnd(),
+				// The stop, which the session's model reads, names no file of the worker's.
+				stderrLine(workerFailures(1, WORKERS.conflicts())).trimEnd(),
 			]);
 			expect(result.code).toBe(4);
 			expect(state()).toBe(before);

@@ -204,6 +204,8 @@ function stoppedWork(givenBack: number, kept: number, notKept: number): string {
 export const WORKERS = {
 	/** Why a worker whose last model call failed gave its item back: the provider's words, when it gave some. */
 	modelCallFailed: (error?: string): string => `its model call failed${error ? `: «${error}»` : ""}`,
+	/** Why a worker that said `NOT DONE: <said>` gave its item back; with nothing said, as the chain keeps it. */
+	notDone: (said?: string): string => `it said it could not do its item${said ? `: «${said}»` : ""}`,
 	leftovers: (parts: string): string => `Left by earlier runs: ${parts}. /todos workers clean removes them.`,
 	cleaned: (parts: string): string => `Removed what earlier runs left: ${parts}.`,
 	nothingLeft: "Nothing was left by earlier runs.",
@@ -214,8 +216,9 @@ export const WORKERS = {
 	cannotStart:
 		/^\[til-done\] pi-til-done: a worker could not start \(exit code 1 before any model call: .+\): workers are off for this session, and the session's model works the list\.$/,
 	givenBack: (index: number, why: string): string => `Worker on [${index}]: ${why}; the item is ready again.`,
+	/** With no file named: as the chain keeps it, for the failures breaker's stop. */
 	conflicts: (...files: string[]): string =>
-		`its work conflicts with the work tree in ${files.map((file) => `"${file}"`).join(", ")}`,
+		`its work conflicts with the work tree${files.length === 0 ? "" : ` in ${files.map((file) => `"${file}"`).join(", ")}`}`,
 	unwritable: (...files: string[]): string =>
 		`its work cannot be written in ${files.map((file) => `"${file}"`).join(", ")} (the work tree does not let this pi write there): nothing of it landed`,
 	submodules: (...paths: string[]): string =>

@@ -134,6 +134,29 @@ export function countsAsFailedRun(outcome: WorkerOutcome): boolean {
 	return outcome.kind !== "stopped" && outcome.kind !== "landed" && outcome.kind !== "cannot-start";
 }
 
+/**
+ * A worker's end with nothing in it that the worker itself wrote (its words, its stderr, its files' names): how the
+ * chain keeps the last failure, which the session's model reads in the failures breaker's stop. The user has the whole
+ * of it in the worker's own line.
+ */
+export function withoutWorkerWords(outcome: WorkerOutcome): WorkerOutcome {
+	switch (outcome.kind) {
+		case "failed":
+			return { ...outcome, stderr: "", ...(outcome.error === undefined ? {} : { error: "" }) };
+		case "cannot-start":
+			return { ...outcome, stderr: "" };
+		case "unfinished":
+			return outcome.said === undefined ? outcome : { kind: "unfinished", said: "" };
+		case "conflict":
+		case "unwritable":
+			return { ...outcome, files: [] };
+		case "submodules":
+			return { ...outcome, paths: [] };
+		default:
+			return outcome;
+	}
+}
+
 /** A worker's tokens so far: its model calls that ended, and what the one in progress has spent as it streams. */
 export const tokensSoFar = (worker: { tokens: number; streaming?: number }): number =>
 	worker.tokens + (worker.streaming ?? 0);

@@ -523,6 +523,10 @@ function checkEndText(end: CheckEnd): string {
 }
 
 /** Why a worker's item went back to ready (or, landed, that it landed), in the words the user and its next try read. */
+/** ` in "a", "b"`: the files named, or nothing when none is. */
+const inFiles = (files: readonly string[]): string =>
+	files.length === 0 ? "" : ` in ${files.map((file) => JSON.stringify(oneLine(file))).join(", ")}`;
+
 export function workerWhy(outcome: WorkerOutcome): string {
 	switch (outcome.kind) {
 		case "landed":
@@ -541,8 +545,9 @@ export function workerWhy(outcome: WorkerOutcome): string {
 			return `it ended with ${code === null ? "a signal" : `exit code ${code}`}${said}`;
 		}
 		case "unfinished":
-			return outcome.said === undefined
-				? "its answer was cut at the model's output limit before it ended its item"
+			if (outcome.said === undefined) return "its answer was cut at the model's output limit before it ended its item";
+			return outcome.said === ""
+				? "it said it could not do its item"
 				: `it said it could not do its item: «${outcome.said}»`;
 		case "check-failed":
 			return `its check failed in its tree (${checkEndText(outcome.end)})`;
@@ -553,9 +558,9 @@ export function workerWhy(outcome: WorkerOutcome): string {
 		case "list-changed":
 			return "the list changed while it worked: its item is no longer where it was";
 		case "conflict":
-			return `its work conflicts with the work tree in ${outcome.files.map((file) => JSON.stringify(oneLine(file))).join(", ")}`;
+			return `its work conflicts with the work tree${inFiles(outcome.files)}`;
 		case "unwritable":
-			return `its work cannot be written in ${outcome.files.map((file) => JSON.stringify(oneLine(file))).join(", ")} (the work tree does not let this pi write there): nothing of it landed`;
+			return `its work cannot be written${inFiles(outcome.files)} (the work tree does not let this pi write there): nothing of it landed`;
 		case "git-busy":
 			return `git is busy in the work tree (${outcome.why}): nothing of its work landed`;
 		case "not-compared":
@@ -563,7 +568,9 @@ export function workerWhy(outcome: WorkerOutcome): string {
 		case "submodules": {
 			const { paths } = outcome;
 			const named = paths.map((path) => JSON.stringify(oneLine(path))).join(", ");
-			return `its work changes the ${paths.length === 1 ? "submodule" : "submodules"} ${named}, and a worker's change to a submodule never lands (its work is kept under its ref)`;
+			const which =
+				paths.length === 0 ? "a submodule" : `the ${paths.length === 1 ? "submodule" : "submodules"} ${named}`;
+			return `its work changes ${which}, and a worker's change to a submodule never lands (its work is kept under its ref)`;
 		}
 		case "cannot-start":
 			return `it could not start (${startFailure(outcome.code, outcome.stderr)})`;

@@ -19,6 +19,7 @@ import {
 	checkOutcome,
 	countsAsFailedRun,
 	processOutcome,
+	withoutWorkerWords,
 	workerOverspends,
 	workerPrompt,
 } from "../../core/rules/workers.ts";
@@ -420,7 +421,8 @@ function report(run: CrewRun, finished: FinishedWorker): void {
  */
 function giveBack(run: CrewRun, outcome: WorkerOutcome, finished: FinishedWorker, key?: string): void {
 	if (key !== undefined) noteWorker(key, finished.why);
-	recordWorkerEnd(countsAsFailedRun(outcome), finished.why);
+	// The chain keeps why without the worker's own words: the failures breaker's stop is read by the session's model.
+	recordWorkerEnd(countsAsFailedRun(outcome), workerWhy(withoutWorkerWords(outcome)));
 	if (finished.end === "given-back") {
 		updateTodoStatus([finished.index], "not_started");
 		commitList(run.pi);
