@@ -5,7 +5,8 @@
  * (writes its file, and one in each of the folders `ext` and `lib`, where the user's submodules are), `hang`, `half`
  * (writes `half.txt`, then hangs), `no-start` (says an error on stderr and exits 1 before any model call, as a pi
  * that cannot load its extensions or model does),
- * `spend` (one call of 50,000 tokens, then it hangs). `WORKER_HANG`: items (`1,3`) whose worker hangs whatever the mode.
+ * `spend` (one call of 50,000 tokens, then it hangs), `streaming` (a call in progress that has spent 700 tokens, then
+ * it hangs). `WORKER_HANG`: items (`1,3`) whose worker hangs whatever the mode.
  * `WORKER_ARGS`: a file each worker appends its arguments to, as a JSON line.
  */
 
@@ -19,6 +20,7 @@ const hangs = (process.env.WORKER_HANG ?? "").split(",").includes(String(index))
 if (mode === "no-start") { process.stderr.write("Error: no such model\\n"); process.exit(1); }
 else if (mode === "half") { fs.writeFileSync("half.txt", "half of it\\n"); setInterval(() => {}, 1000); }
 else if (mode === "hang" || hangs) setInterval(() => {}, 1000);
+else if (mode === "streaming") { console.log(JSON.stringify({ type: "message_update", message: { role: "assistant", usage: { input: 700, output: 0, cacheRead: 0, cacheWrite: 0, cost: { total: 0 } } } })); setInterval(() => {}, 1000); }
 else if (mode === "spend") { console.log(JSON.stringify({ type: "message_end", message: { role: "assistant", stopReason: "toolUse", content: [], usage: { input: 50000, output: 0, cacheRead: 0, cacheWrite: 0, cost: { total: 0 } } } })); setInterval(() => {}, 1000); }
 // In conflict mode it waits for the test's word (the user's change is made first).
 else if (mode === "conflict" && !fs.existsSync(process.env.WORKER_GO)) { const wait = setInterval(() => { if (fs.existsSync(process.env.WORKER_GO)) { clearInterval(wait); work(); } }, 10); }

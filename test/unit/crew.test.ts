@@ -204,6 +204,20 @@ describe("the crew works ready items and lands them", () => {
 		expect([...trees].flatMap(besideTree)).toEqual([]);
 	});
 
+	it("stopped in a model call: the tokens the call had spent are the ended worker's, as the list showed them", async () => {
+		process.env.WORKER_MODE = "streaming";
+		setTodos(items("Write a.txt"));
+		const { pi, run } = crew();
+		await startWorkers([0], run);
+		await waitForValue(
+			() => ((getWorkers()[0]?.streaming ?? 0) > 0 ? true : undefined),
+			10_000,
+			"its call in progress",
+		);
+		await stopWorkers(pi.api);
+		expect(getEndedWorkers().map((worker) => [worker.end, worker.tokens])).toEqual([["given-back", 700]]);
+	});
+
 	it("stopped before it changed anything: nothing is kept, no ref at all", async () => {
 		process.env.WORKER_MODE = "hang";
 		setTodos(items("Write a.txt"));

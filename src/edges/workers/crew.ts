@@ -19,6 +19,7 @@ import {
 	checkOutcome,
 	countsAsFailedRun,
 	processOutcome,
+	tokensSoFar,
 	withoutWorkerWords,
 	workerOverspends,
 	workerPrompt,
@@ -252,7 +253,9 @@ async function work(job: Job): Promise<WorkerEnd> {
 function remembered(item: Item, key: string, outcome: WorkerOutcome): FinishedWorker {
 	const worker = getWorkers().find((at) => at.key === key);
 	const seconds = worker ? Math.round((Date.now() - worker.startedAt) / 1000) : 0;
-	const ran = { itemThere: stillThere(item), seconds, tokens: worker?.tokens ?? 0, answer: worker?.answer ?? "" };
+	// A call in progress when it was stopped counts too: what it spent is what the list showed.
+	const tokens = worker ? tokensSoFar(worker) : 0;
+	const ran = { itemThere: stillThere(item), seconds, tokens, answer: worker?.answer ?? "" };
 	const finished = finishedWorker(item, outcome, ran);
 	recordEndedWorker(finished);
 	return finished;
