@@ -4,7 +4,7 @@
  * subfolder through a link, and what a worker starts with its environment cleared.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { bwrapWorks } from "../helpers/bwrap.ts";
@@ -13,7 +13,7 @@ import { allFinished, stderrLine } from "../helpers/expected.ts";
 import { perTest } from "../helpers/per-test.ts";
 import { sayStep, toolStep, writeFileScript, writeStep } from "../helpers/scripts.ts";
 import { userRepo } from "../helpers/user-repo.ts";
-import { killAll, landedLine, startedLine, stderrOf } from "../helpers/workers.ts";
+import { killAll, landedLine, runningExactly, startedLine, stderrOf } from "../helpers/workers.ts";
 
 const pi = perTest({ TIL_DONE_COUNTDOWN: "0" });
 const ROOT = process.getuid?.() === 0;
@@ -46,19 +46,6 @@ function oneWorker(steps: ReturnType<typeof sayStep>[]): IsolatedEnv {
 	const env = pi.env([writeStep(["Tidy the repository"]), sayStep("Planned.")], { TIL_DONE_WORKERS: "1" });
 	env.writeWorkerScripts({ "0": steps });
 	return env;
-}
-
-/** The processes whose command line is exactly `argv`. */
-function running(argv: string[]): number[] {
-	const wanted = `${argv.join("\0")}\0`;
-	return readdirSync("/proc").flatMap((entry) => {
-		if (!/^\d+$/.test(entry)) return [];
-		try {
-			return readFileSync(`/proc/${entry}/cmdline`, "utf8") === wanted ? [Number(entry)] : [];
-		} catch {
-			return [];
-		}
-	});
 }
 
 /** The project folder's `pkg/`, committed: pi runs there. */
@@ -163,7 +150,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		]);
 		userRepo(env);
 		const result = await print(host, env);
-		const alive = running(["sleep", "317"]);
+		const alive = runningExactly(["sleep", "317"]);
 		killAll(alive);
 		expect(stderrOf(result.stderr)).toEqual(landedAlone(env, [], "Done."));
 		expect(alive).toEqual([]);

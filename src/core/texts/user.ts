@@ -774,22 +774,25 @@ const megabytes = (bytes: number): string =>
 /** Files a notice names in full; the rest are counted. */
 const NAMED_FILES = 5;
 
+type SizedFile = { path: string; bytes: number };
+
+/** `"a.bin" (60 MB), "b.bin" (55 MB) and 3 more`: the first {@link NAMED_FILES} named with their sizes. */
+function namedWithSizes(files: readonly SizedFile[]): string {
+	const named = files
+		.slice(0, NAMED_FILES)
+		.map((file) => `${JSON.stringify(oneLine(file.path))} (${megabytes(file.bytes)})`);
+	const more = files.length > NAMED_FILES ? ` and ${files.length - NAMED_FILES} more` : "";
+	return `${named.join(", ")}${more}`;
+}
+
 export const CHECKPOINT_TEXTS = {
 	/** The untracked files over the bound, said once: they are in no snapshot, so no worker's tree nor checkpoint has them. */
-	leftOut: (files: readonly { path: string; bytes: number }[], maxMb: number) => {
-		const named = files
-			.slice(0, NAMED_FILES)
-			.map((file) => `${JSON.stringify(oneLine(file.path))} (${megabytes(file.bytes)})`);
-		const more = files.length > NAMED_FILES ? ` and ${files.length - NAMED_FILES} more` : "";
-		return `pi-til-done: ${files.length} untracked file(s) over ${maxMb.toLocaleString("en-US")} MB left out of snapshots (workers' trees, checkpoints, the judge's evidence): ${named.join(", ")}${more}. --til-done-max-untracked-mb sets the bound.`;
-	},
+	leftOut: (files: readonly SizedFile[], maxMb: number) =>
+		`pi-til-done: ${files.length} untracked file(s) over ${maxMb.toLocaleString("en-US")} MB left out of snapshots (workers' trees, checkpoints, the judge's evidence): ${namedWithSizes(files)}. --til-done-max-untracked-mb sets the bound.`,
 	/** The untracked files past the bound in all, said once: the biggest, so a snapshot's time stays bounded. */
-	beyondTotal: (files: readonly { path: string; bytes: number }[], totalMb: number) => {
-		const named = files
-			.slice(0, NAMED_FILES)
-			.map((file) => `${JSON.stringify(oneLine(file.path))} (${megabytes(file.bytes)})`);
-		const more = files.length > NAMED_FILES ? ` and ${files.length - NAMED_FILES} more` : "";
-		return `pi-til-done: ${files.length} untracked file(s) left out of snapshots (workers' trees, checkpoints, the judge's evidence) beyond ${totalMb.toLocaleString("en-US")} MB of untracked files in all, the biggest first: ${named.join(", ")}${more}. --til-done-max-untracked-mb sets the bound (${totalMb.toLocaleString("en-US")} MB is ten times it).`;
+	beyondTotal: (files: readonly SizedFile[], totalMb: number) => {
+		const total = totalMb.toLocaleString("en-US");
+		return `pi-til-done: ${files.length} untracked file(s) left out of snapshots (workers' trees, checkpoints, the judge's evidence) beyond ${total} MB of untracked files in all, the biggest first: ${namedWithSizes(files)}. --til-done-max-untracked-mb sets the bound (${total} MB is ten times it).`;
 	},
 	/** Repositories nested in the tree with no commit yet: git cannot take them into a snapshot, so they are left out. */
 	emptyRepositories: (paths: readonly string[]) =>
