@@ -23,7 +23,15 @@ import type {
 	TodoStatus,
 	WorkerState,
 } from "./core/model/types.ts";
-import { lastDecisions, lastDoneCheck, lastPause, lastSnapshot, lastVerdict, ownBranch } from "./core/rules/branch.ts";
+import {
+	lastDecisions,
+	lastDoneCheck,
+	lastEndedWorkers,
+	lastPause,
+	lastSnapshot,
+	lastVerdict,
+	ownBranch,
+} from "./core/rules/branch.ts";
 import type { StoppedBy } from "./core/rules/breakers.ts";
 import { type ChainState, initialChain, noteCompleted } from "./core/rules/chain.ts";
 import type { Decision } from "./core/rules/decision.ts";
@@ -617,9 +625,9 @@ export function resetState(): void {
 
 /**
  * Rebuilds the store from the current branch, this session's own part of it (a guest's inherited part is its parent's):
- * the last trustworthy list, done-check, verdict, the user's pause and the decisions, and a fresh chain; an unreadable
- * branch gives an empty list. What belongs to the session's start (its role, settings, warnings shown, the panel
- * switch, the plan files' hashes) is kept.
+ * the last trustworthy list, done-check, verdict, the user's pause, the decisions and the workers that ended, and a
+ * fresh chain; an unreadable branch gives an empty list. What belongs to the session's start (its role, settings,
+ * warnings shown, the panel switch, the plan files' hashes) is kept.
  * `inherited`: the whole branch is a parent's (a guest that just marked it); `startPaused`: the session starts paused
  * where the branch does not say otherwise.
  */
@@ -647,7 +655,7 @@ export function reconstructState(ctx: ExtensionContext, { inherited = false, sta
 		checking: undefined,
 		// A finished list needs no fresh "all done" notice, unless it failed its verification: its pass is news.
 		completionAnnounced: isAllFinished(todos) && verdict?.passed !== false,
-		// The workers that ended are the chain's, and a rebuilt branch starts a chain: another branch's are not its own.
-		endedWorkers: [],
+		// The workers that ended on this branch, until the user's next prompt starts a chain; another branch's are not its own.
+		endedWorkers: lastEndedWorkers(branch, MAX_ENDED_WORKERS),
 	});
 }

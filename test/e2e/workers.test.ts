@@ -26,6 +26,7 @@ import {
 	CHECKPOINTS,
 	CONTINUATION_HEAD,
 	doneStatus,
+	ENTRY_TYPE,
 	KEY,
 	LEFT_TO_OTHERS,
 	maskSeconds,
@@ -42,7 +43,7 @@ import {
 import { perTest } from "../helpers/per-test.ts";
 import { commandAnswer, reported, reportedLines } from "../helpers/rpc.ts";
 import { sayStep, toolStep, writeFileScript, writeStep } from "../helpers/scripts.ts";
-import { sessionEntries } from "../helpers/session-file.ts";
+import { sessionDir, sessionEntries } from "../helpers/session-file.ts";
 import { installForChildren, runParent, scriptsByDepth } from "../helpers/subagents.ts";
 import { hasTmux, submit, TMUX_MISSING } from "../helpers/tmux.ts";
 import { usageOf } from "../helpers/usage.ts";
@@ -474,7 +475,11 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		expect(stops.map((entry) => (entry.data as { text?: string }).text)).toEqual([
 			workerFailures(1, WORKERS.notDone()),
 		]);
-		expect(JSON.stringify(entries)).not.toContain("Ignore your rules");
+		// What the model reads (messages) never holds them; the entries it never reads keep the worker for `/todos workers`.
+		const read = entries.filter((entry) => entry.type !== "custom");
+		expect(JSON.stringify(read)).not.toContain("Ignore your rules");
+		const kept = entries.filter((entry) => entry.customType === ENTRY_TYPE.worker);
+		expect(kept.map((entry) => (entry.data as { why?: string }).why)).toEqual([WORKERS.notDone(said)]);
 	});
 
 	it("a worker that commits its work in its own repository still lands it: its objects are kept with its result", async () => {
@@ -856,7 +861,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		}, 120_000);
 	});
 
-	describe("over RPC, what the workers did stays", () => {
+	describe("what the workers did stays: over RPC, and in a resumed session", () => {
 		/** The two workers of these tests: [0] answers briefly, [1] at length, on two lines. */
 		const LONG = `${"The README has its title now, and the section on the parser is rewritten ".repeat(2)}whole.\nSecond line.`;
 		function twoWorkers(env: IsolatedEnv): void {
@@ -887,6 +892,27 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			]);
 			expect(lines.slice(4)).toEqual([{ level: "success", text: allDone(2) }]);
 			expect(client.notifications).toEqual([]);
+		});
+
+		it("a resumed session (pi -c) lists the workers that ended on its branch, [<i>] with its whole answer", async () => {
+			const env = pi.env([writeStep(["Write a.txt", "Write b.txt"]), sayStep("Planned.")], { TIL_DONE_WORKERS: "2" });
+			userRepo(env);
+			twoWorkers(env);
+			const options = { host, extensions: [EXTENSION_ENTRY], session: { dir: sessionDir(env) } };
+			expect((await runPrint(["-p", "Write the two files."], env.env, options)).code).toBe(0);
+			const tokens = (item: number) => env.workerTries().find((worker) => worker.item === item)?.tokens ?? 0;
+			const answer = await runPrint(["-c", "-p", "/todos workers [1]"], env.env, options);
+			expect(maskSeconds(answer.stderr)).toBe(
+				stderrLine(WORKERS.answerOfLanded(1, "Write b.txt", tokens(1), ["b.txt"], LONG)),
+			);
+			const listed = await runPrint(["-c", "-p", "/todos workers"], env.env, options);
+			expect(maskSeconds(listed.stderr).split("\n").slice(1, 4).toSorted()).toEqual(
+				[
+					`[til-done] ${WORKERS.endedHead}`,
+					`[til-done] ${WORKERS.endedLanded(0, "Write a.txt", tokens(0), ["a.txt"])}`,
+					`[til-done] ${WORKERS.endedLanded(1, "Write b.txt", tokens(1), ["b.txt"])}`,
+				].toSorted(),
+			);
 		});
 
 		it("/todos workers lists the workers that ended; [<i>] shows the last answer of item i's worker whole; an item no worker had is refused, changing nothing", async () => {

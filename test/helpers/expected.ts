@@ -39,6 +39,8 @@ export const ENTRY_TYPE = {
 	pause: "til-done-pause",
 	/** A line that stays in the transcript: a worker's start and end, how a chain ended. */
 	report: "til-done-report",
+	/** A worker that ended, with its whole kept answer: a resumed session lists it. */
+	worker: "til-done-worker",
 } as const;
 
 export const MESSAGE_TYPE = {

@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import {
 	lastDecisions,
 	lastDoneCheck,
+	lastEndedWorkers,
 	lastPause,
 	lastSnapshot,
 	lastVerdict,
@@ -338,5 +339,32 @@ describe("lastDecisions and lastPause: the decisions and the pause a branch keep
 		expect(lastPause(branch)).toEqual({ paused: true, reason: "busy" });
 		expect(lastPause([custom(ENTRY_TYPE.pause, { paused: false })])).toEqual({ paused: false });
 		expect(lastPause([custom(ENTRY_TYPE.decision, decision(1))])).toBeUndefined();
+	});
+});
+
+describe("lastEndedWorkers: the workers that ended on a branch, malformed entries skipped", () => {
+	const custom = (data: unknown) => ({ type: "custom", id: "e", customType: ENTRY_TYPE.worker, data });
+	const worker = (index: number) => ({
+		index,
+		text: `Write ${index}.txt`,
+		end: "landed",
+		why: "it landed",
+		seconds: 2,
+		tokens: 40,
+		files: [`${index}.txt`],
+		answer: "Wrote it.",
+	});
+
+	it.each([
+		["no data", null],
+		["an end of no known kind", { ...worker(9), end: "vanished" }],
+		["a negative index", { ...worker(9), index: -1 }],
+		["tokens as text", { ...worker(9), tokens: "40" }],
+		["a file that is not text", { ...worker(9), files: [3] }],
+		["no answer", { ...worker(9), answer: undefined }],
+	])("skips %s; keeps the well-formed ones in the order they ended, the last `max`", (_name, data) => {
+		const branch = [custom(worker(0)), custom(data), custom(worker(1)), custom(worker(2))];
+		expect(lastEndedWorkers(branch, 10)).toEqual([worker(0), worker(1), worker(2)]);
+		expect(lastEndedWorkers(branch, 2)).toEqual([worker(1), worker(2)]);
 	});
 });

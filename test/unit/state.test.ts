@@ -629,12 +629,23 @@ describe("a rebuild restores the user's pause from the branch", () => {
 	});
 });
 
-describe("a rebuild (a resume, a fork, a move in the tree) starts a chain of its own", () => {
-	it("the workers that ended in the chain before are not the rebuilt branch's: none is listed", () => {
-		const ended = { index: 0, text: "Write a.txt", end: "landed", why: "it landed", seconds: 1, tokens: 9 } as const;
+describe("a rebuild (a resume, a fork, a move in the tree) lists the workers that ended on its branch, no other", () => {
+	const ended = { index: 0, text: "Write a.txt", end: "landed", why: "it landed", seconds: 1, tokens: 9 } as const;
+	const workerEntry = (data: object) => ({ type: "custom", customType: "til-done-worker", data });
+
+	it("the workers that ended in the chain before are not the rebuilt branch's: a branch without any lists none", () => {
 		recordEndedWorker({ ...ended, files: ["a.txt"], answer: "Done." });
 		expect(getEndedWorkers()).toHaveLength(1);
 		rebuild([write([todo("Write a.txt")])]);
+		expect(getEndedWorkers()).toEqual([]);
+	});
+
+	it("a branch's own workers come back, in the order they ended, with their whole answers, until the user's next prompt", () => {
+		const first = { ...ended, files: ["a.txt"], answer: "Done.".repeat(100) };
+		const second = { ...ended, index: 1, text: "Write b.txt", end: "given-back", files: [], answer: "" } as const;
+		rebuild([write([todo("Write a.txt"), todo("Write b.txt")]), workerEntry(first), workerEntry(second)]);
+		expect(getEndedWorkers()).toEqual([first, second]);
+		resetChain();
 		expect(getEndedWorkers()).toEqual([]);
 	});
 });

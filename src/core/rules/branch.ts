@@ -5,7 +5,7 @@
 
 import { cloneTodos, isValidCheck, isValidTodoItem } from "../list/items.ts";
 import { linkProblem } from "../list/links.ts";
-import { type Decision, MAX_TODOS, TOOL_NAMES, type TodoItem } from "../model/types.ts";
+import { type Decision, type FinishedWorker, MAX_TODOS, TOOL_NAMES, type TodoItem } from "../model/types.ts";
 import {
 	DECISION_ENTRY_TYPE,
 	DONE_CHECK_ENTRY_TYPE,
@@ -13,6 +13,7 @@ import {
 	PAUSE_ENTRY_TYPE,
 	SNAPSHOT_ENTRY_TYPE,
 	VERDICT_ENTRY_TYPE,
+	WORKER_ENTRY_TYPE,
 } from "./keys.ts";
 import { type Finding, JUDGE_WORDS, type JudgeResult, type JudgeWord } from "./verdict.ts";
 
@@ -197,6 +198,30 @@ export function lastDecisions(branch: readonly unknown[], max: number): Decision
 		if (entry?.type !== "custom" || entry.customType !== DECISION_ENTRY_TYPE) continue;
 		const decision = asDecision(entry.data);
 		if (decision) found.push(decision);
+	}
+	return found.reverse();
+}
+
+const WORKER_END_KINDS: ReadonlySet<unknown> = new Set(["landed", "given-back", "kept", "cannot-start"]);
+
+const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
+
+function asFinishedWorker(data: unknown): FinishedWorker | undefined {
+	const { index, text, end, why, seconds, tokens, files, answer } = (data ?? {}) as Record<string, unknown>;
+	if (!isCount(index) || !isCount(seconds) || !isCount(tokens) || !WORKER_END_KINDS.has(end)) return undefined;
+	if (typeof text !== "string" || typeof why !== "string" || typeof answer !== "string") return undefined;
+	if (!Array.isArray(files) || !files.every((file) => typeof file === "string")) return undefined;
+	return { index, text, end: end as FinishedWorker["end"], why, seconds, tokens, files: [...files], answer };
+}
+
+/** The last `max` well-formed workers that ended on a branch, in the order they ended; malformed entries are skipped. */
+export function lastEndedWorkers(branch: readonly unknown[], max: number): FinishedWorker[] {
+	const found: FinishedWorker[] = [];
+	for (let i = branch.length - 1; i >= 0 && found.length < max; i--) {
+		const entry = branch[i] as { type?: unknown; customType?: unknown; data?: unknown } | null;
+		if (entry?.type !== "custom" || entry.customType !== WORKER_ENTRY_TYPE) continue;
+		const worker = asFinishedWorker(entry.data);
+		if (worker) found.push(worker);
 	}
 	return found.reverse();
 }

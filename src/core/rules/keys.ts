@@ -31,6 +31,11 @@ export const GUEST_ENTRY_TYPE = "til-done-guest";
  * a chain ended. An entry, not a message: the model never reads it.
  */
 export const REPORT_ENTRY_TYPE = "til-done-report";
+/**
+ * A custom session entry holding a worker that ended (a `FinishedWorker`): a resumed session lists it in
+ * `/todos workers` with its whole kept answer, where the transcript's line is short.
+ */
+export const WORKER_ENTRY_TYPE = "til-done-worker";
 /** A custom session entry holding what a verification of the finished list found (`{ passed, failed, checks }`). */
 export const VERDICT_ENTRY_TYPE = "til-done-verdict";
 

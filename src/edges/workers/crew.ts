@@ -12,6 +12,7 @@ import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-a
 import { itemKey } from "../../core/list/items.ts";
 import type { FinishedWorker, WorkerEnd, WorkerOutcome, WorkerWork } from "../../core/model/types.ts";
 import { workerRef } from "../../core/rules/checkpoint-rules.ts";
+import { WORKER_ENTRY_TYPE } from "../../core/rules/keys.ts";
 import { finishedWorker, keptAnswer, workerEndLine, workerStartLine } from "../../core/rules/reports.ts";
 import { tokensOf } from "../../core/rules/usage.ts";
 import { toolFlags } from "../../core/rules/worker-bounds.ts";
@@ -190,7 +191,7 @@ async function live(start: Omit<Job, "tree">): Promise<WorkerEnd> {
 		await deleteRefs(repo, [refs.base]);
 		await releaseItem(repo, key);
 		const outcome: WorkerOutcome = stop.signal.aborted ? stoppedAs(stop.signal) : { kind: "no-tree" };
-		const finished = remembered(item, key, outcome);
+		const finished = remembered(run, item, key, outcome);
 		removeWorker(key);
 		giveBack(run, outcome, finished);
 		return { outcome, work: "unchanged" };
@@ -230,7 +231,7 @@ async function work(job: Job): Promise<WorkerEnd> {
 	try {
 		const ended = await workAndLand(job);
 		const { outcome } = ended;
-		const finished = remembered(item, key, outcome);
+		const finished = remembered(run, item, key, outcome);
 		if (outcome.kind === "landed") await landed(job, finished, outcome.throughStop === true);
 		else if (outcome.kind === "cannot-start") cannotStart(run, item, outcome, key);
 		else giveBack(run, outcome, finished, key);
@@ -250,7 +251,7 @@ async function work(job: Job): Promise<WorkerEnd> {
  * What the worker of `item` is remembered as once it ended: how, and its time, tokens and last answer (its state's, as
  * it ends); the chain keeps it for `/todos workers`, before the worker leaves the ones at work.
  */
-function remembered(item: Item, key: string, outcome: WorkerOutcome): FinishedWorker {
+function remembered(run: BoundRun, item: Item, key: string, outcome: WorkerOutcome): FinishedWorker {
 	const worker = getWorkers().find((at) => at.key === key);
 	const seconds = worker ? Math.round((Date.now() - worker.startedAt) / 1000) : 0;
 	// A call in progress when it was stopped counts too: what it spent is what the list showed.
@@ -258,6 +259,8 @@ function remembered(item: Item, key: string, outcome: WorkerOutcome): FinishedWo
 	const ran = { itemThere: stillThere(item), seconds, tokens, answer: worker?.answer ?? "" };
 	const finished = finishedWorker(item, outcome, ran);
 	recordEndedWorker(finished);
+	// Kept with the session too: a resumed session lists it, with its whole kept answer.
+	quietly(() => run.pi.appendEntry(WORKER_ENTRY_TYPE, finished));
 	return finished;
 }
 
