@@ -40,7 +40,7 @@ import { DEFAULT_CONFIG, type TilDoneConfig } from "./core/rules/settings.ts";
 import { addApartUsage, addUsage, readUsage, tokensOf, type UsageRecord } from "./core/rules/usage.ts";
 import { passesFor, type Verification } from "./core/rules/verdict.ts";
 import { MAX_ENDED_WORKERS } from "./core/rules/worker-dispatch.ts";
-import { STARTED_PAUSED } from "./core/texts/user.ts";
+import { STARTED_PAUSED, STORE_OUTSIDE_SESSIONS } from "./core/texts/user.ts";
 import type { RunningCheck, UiView } from "./core/views/status-entries.ts";
 
 export type { RunningCheck, UiView, Verification };
@@ -150,9 +150,20 @@ export function sessionOf(api: object): SessionScope {
 }
 
 const scopes = new AsyncLocalStorage<SessionScope>();
-/** The part that code outside any session reads and writes (unit tests that drive the store directly). */
-const unscoped = createSessionScope("own");
-const scope = (): SessionScope => scopes.getStore() ?? unscoped;
+/** The part unit tests that drive the store directly read and write, once they allow it; a session's code never does. */
+let unscoped: SessionScope | undefined;
+
+/** Testing only: code outside any session reads and writes a part of its own (an "own" session's), or, not allowed, fails. */
+export function allowStoreOutsideSessions(allowed = true): void {
+	unscoped = allowed ? (unscoped ?? createSessionScope("own")) : undefined;
+}
+
+// Outside a session there is no right part to use: a fallback would read another session's state, or none, silently.
+const scope = (): SessionScope => {
+	const found = scopes.getStore() ?? unscoped;
+	if (found === undefined) throw new Error(STORE_OUTSIDE_SESSIONS);
+	return found;
+};
 
 /** Runs `work` in the session of `session`: the store it reads and writes, and whatever `work` starts, is that one's. */
 export function inSession<T>(session: SessionScope, work: () => T): T {

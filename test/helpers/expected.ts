@@ -830,3 +830,7 @@ export const malformedClaimLine = (key: string): string =>
 /** `/todos remote <words>` refused: what was given is not one remote. */
 export const notOneRemote = (given: string): string =>
 	`"${given}" is not one remote: give its name or URL (one word of at most 500 characters, not starting with -)`;
+
+/** The error of the store used outside any session (where no test allowed it). */
+export const STORE_OUTSIDE_SESSIONS =
+	"pi-til-done: the store was used outside any session (a callback not bound with bindToSession)";

@@ -6,6 +6,7 @@ import { NO_SPEND, spendProgress } from "../../src/core/rules/usage.ts";
 import { workerOverspends } from "../../src/core/rules/workers.ts";
 import {
 	addWorker,
+	allowStoreOutsideSessions,
 	appendTodos,
 	completeWorkerItem,
 	effectiveDoneCheck,
@@ -17,6 +18,7 @@ import {
 	getState,
 	getTodos,
 	getVerification,
+	inSession,
 	insertTodos,
 	isCompletionAnnounced,
 	isVerified,
@@ -34,6 +36,7 @@ import {
 	resetChain,
 	resetState,
 	resumeAutoContinue,
+	sessionOf,
 	setBranchDoneCheck,
 	setChecking,
 	setLoop,
@@ -44,7 +47,7 @@ import {
 	updateTodoStatus,
 } from "../../src/state.ts";
 import type { TodoItem, TodoStatus } from "../../src/types.ts";
-import { ENTRY_TYPE } from "../helpers/expected.ts";
+import { ENTRY_TYPE, STORE_OUTSIDE_SESSIONS } from "../helpers/expected.ts";
 import { createFakeCtx } from "../helpers/fake-ctx.ts";
 import { sendContinuation } from "../helpers/store.ts";
 
@@ -647,5 +650,18 @@ describe("a rebuild (a resume, a fork, a move in the tree) lists the workers tha
 		expect(getEndedWorkers()).toEqual([first, second]);
 		resetChain();
 		expect(getEndedWorkers()).toEqual([]);
+	});
+});
+
+describe("outside any session the store is nobody's: a read or a write is an error, never a part of another's", () => {
+	it("with no session and none allowed, a read and a write fail with the error; a session's own part still works", () => {
+		allowStoreOutsideSessions(false);
+		try {
+			expect(() => getTodos()).toThrow(STORE_OUTSIDE_SESSIONS);
+			expect(() => resetChain()).toThrow(STORE_OUTSIDE_SESSIONS);
+			expect(inSession(sessionOf({}), () => getTodos())).toEqual([]);
+		} finally {
+			allowStoreOutsideSessions();
+		}
 	});
 });

@@ -1328,3 +1328,7 @@ function teamLine(line: TeamClaimLine): string {
 	const session = prefix(oneLine(line.session), TEAM_NAME_CHARS);
 	return `  ${item}: ${host}, session ${session}, since ${formatClock(line.since)} (fence ${line.fence})`;
 }
+
+/** Said when code reads or writes the store outside any session: a listener the host calls that was never bound. */
+export const STORE_OUTSIDE_SESSIONS =
+	"pi-til-done: the store was used outside any session (a callback not bound with bindToSession)";

@@ -20,6 +20,7 @@ import type { TilDoneConfig } from "../../core/rules/settings.ts";
 import { GOAL_PROMPTS, loopPrompt } from "../../core/texts/model.ts";
 import { GOAL_ENDS, LOOP_ENDS } from "../../core/texts/user.ts";
 import {
+	bindToSession,
 	getGoal,
 	getLoop,
 	getWorkers,
@@ -187,12 +188,13 @@ async function settleInside(
 	const inside: FollowUp = { ...run, boundary: {} };
 	// pi ends on SIGTERM or SIGHUP once the run ends (pi 1.6 waits for it before the session ends): what the run
 	// waits for, the workers too, ends at once, so the run does not wait on them.
-	const ending = (signal: NodeJS.Signals) => {
+	// Bound to the session: a signal's listener runs outside it, where the store is nobody's.
+	const ending = bindToSession((signal: NodeJS.Signals) => {
 		follow(engine, ctx);
 		const alone = process.listenerCount(signal) === 1;
 		// A pi that takes no such signal itself ends by it, as it would have without this listener.
 		void stopCrew(engine.pi).finally(() => alone && endBy(signal, ending));
-	};
+	});
 	for (const signal of ENDING_SIGNALS) process.on(signal, ending);
 	try {
 		await afterRun(runOutcome(event.context.contextMessages, event.outcome === "aborted"), inside);

@@ -28,6 +28,7 @@ import {
 import { WORKER_TEXTS, workerWhy } from "../../core/texts/user.ts";
 import {
 	addWorker,
+	bindToSession,
 	completeWorkerItem,
 	getChain,
 	getTodos,
@@ -443,7 +444,8 @@ function giveBack(run: CrewRun, outcome: WorkerOutcome, finished: FinishedWorker
  */
 function catchInterrupts(crew: Crew, pi: ExtensionAPI): void {
 	if (crew.onInterrupt) return;
-	crew.onInterrupt = () => {
+	// Bound to the session: a signal's listener runs outside it, where the store is nobody's.
+	crew.onInterrupt = bindToSession(() => {
 		const stopping = stopWorkers(pi).finally(() => {
 			stopCatchingInterrupts(crew);
 			removeInUse();
@@ -455,7 +457,7 @@ function catchInterrupts(crew: Crew, pi: ExtensionAPI): void {
 		const taken = () => new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)));
 		crew.stopping = stopping.then(taken, taken);
 		for (const wait of crew.waitsOnInterrupt) wait({ stopped: crew.stopping });
-	};
+	});
 	process.on("SIGINT", crew.onInterrupt);
 }
 
