@@ -367,10 +367,17 @@ export function markLanding(key: string): void {
 	});
 }
 
-/** The worker of item `key` ended. */
-export function removeWorker(key: string): void {
-	const { workers, workerEnds } = getState();
-	setState({ workers: workers.filter((worker) => worker.key !== key), workerEnds: workerEnds + 1 });
+/**
+ * The worker of item `key` ended: it leaves the ones at work and, with `ended`, joins those that ended in the same
+ * change (the chain keeps its last `MAX_ENDED_WORKERS`), so no listing shows it as both or neither.
+ */
+export function removeWorker(key: string, ended?: FinishedWorker): void {
+	const { workers, workerEnds, endedWorkers } = getState();
+	setState({
+		workers: workers.filter((worker) => worker.key !== key),
+		workerEnds: workerEnds + 1,
+		...(ended ? { endedWorkers: [...endedWorkers, ended].slice(-MAX_ENDED_WORKERS) } : {}),
+	});
 }
 
 /** How many workers have ended in this session. */
@@ -406,11 +413,6 @@ export function recordWorkerUsage(key: string, usage: UsageRecord): number {
 		}),
 	});
 	return total;
-}
-
-/** A worker ended: the chain remembers it (its last `MAX_ENDED_WORKERS`), for `/todos workers`. */
-export function recordEndedWorker(worker: FinishedWorker): void {
-	setState({ endedWorkers: [...getState().endedWorkers, worker].slice(-MAX_ENDED_WORKERS) });
 }
 
 /** The workers that ended in this chain, in the order they ended. */

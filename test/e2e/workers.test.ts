@@ -913,6 +913,11 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 					`[til-done] ${WORKERS.endedLanded(1, "Write b.txt", tokens(1), ["b.txt"])}`,
 				].toSorted(),
 			);
+			// A later prompt starts a chain of its own: resumed after it, the session lists none of the earlier chain's.
+			env.writeScript([sayStep("You are welcome.")]);
+			expect((await runPrint(["-c", "-p", "Thanks."], env.env, options)).code).toBe(0);
+			const after = await runPrint(["-c", "-p", "/todos workers"], env.env, options);
+			expect(after.stderr).toBe(stderrLine(WORKERS.listHead(2, 0)));
 		});
 
 		it("/todos workers lists the workers that ended; [<i>] shows the last answer of item i's worker whole; an item no worker had is refused, changing nothing", async () => {

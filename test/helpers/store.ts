@@ -1,6 +1,7 @@
 /** The store as a unit test needs it: emptied, and painted into a fake context the way a session paints it. */
 
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
+import type { FinishedWorker } from "../../src/core/model/types.ts";
 import type { Decision } from "../../src/core/rules/decision.ts";
 import { createPainter } from "../../src/edges/host/painter.ts";
 import { PARENT_MARKER } from "../../src/edges/host/role.ts";
@@ -11,6 +12,7 @@ import {
 	getState,
 	inSession,
 	recordSend,
+	removeWorker,
 	resetState,
 	sessionOf,
 	subscribe,
@@ -51,4 +53,9 @@ export function inInstance<T>(api: object, read: () => T): T {
 export function freshProcess(): void {
 	delete (globalThis as Record<symbol, unknown>)[Symbol.for("pi-til-done.process-claim")];
 	delete process.env[PARENT_MARKER];
+}
+
+/** A worker that ended, as the crew records it: the chain lists it in `/todos workers`. */
+export function endedWorker(worker: FinishedWorker): void {
+	removeWorker(`ended-${worker.index}`, worker);
 }

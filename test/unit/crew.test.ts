@@ -114,6 +114,23 @@ describe("the crew works ready items and lands them", () => {
 		expect(pi.entries.filter((entry) => entry.customType === "til-done-snapshot")).toHaveLength(4);
 	});
 
+	it("a worker leaves the ones at work as it joins those that ended, kept with the session: never listed as both or neither", async () => {
+		setTodos(items("Write item-0.txt"));
+		const { pi, run } = crew();
+		const seen: string[] = [];
+		const unsubscribe = subscribe(() => {
+			const live = getWorkers().length;
+			const ended = getEndedWorkers().length;
+			if (seen.at(-1) !== `${live}/${ended}`) seen.push(`${live}/${ended}`);
+		});
+		await startWorkers([0], run);
+		await allEnded();
+		unsubscribe();
+		expect(seen).toEqual(["1/0", "0/1"]);
+		const kept = pi.entries.filter((entry) => entry.customType === "til-done-worker");
+		expect(kept.map((entry) => (entry.data as { end: string }).end)).toEqual(["landed"]);
+	});
+
 	it("each start and each landing is a line that stays (its files, time, tokens and answer), never a notice", async () => {
 		setTodos(items("Write item-0.txt", "Write item-1.txt"));
 		const { run, told, notices } = crew();

@@ -79,10 +79,12 @@ describe("leftovers of gone runs are found and removed; what live ones use, and 
 		mkdirSync(join(temp, "til-done-worker-unknown"));
 		mkdirSync(join(dir, ".git/objects", `til-done-incoming-${GONE_PID}.1-1`));
 		const head = git("rev-parse", "HEAD").trim();
-		for (const ref of ["s/0-a/worker-base", "s/1-b/worker-base", "s/2-c/worker-result", "s/3-d/start"])
+		const own = ["s/0-a/worker-base", "s/1-b/worker-base", "s/1-b/worker-result", "s/2-c/worker-result", "s/3-d/start"];
+		for (const ref of own)
 			git("update-ref", `refs/til-done/${ref}`, head);
 		const claim = { session: "s", host: hostname(), at: 1 };
-		// [0]'s worker is gone with its pi; [1]'s pi is this one; [4] is held on another machine.
+		// [0]'s worker is gone with its pi; [1]'s pi is this one (its result kept while it lands); [4] is held on another
+		// machine.
 		await claimItem(repo, { ...claim, key: "0-a", pid: GONE_PID, owner: `${GONE_PID}.1` });
 		await claimItem(repo, { ...claim, key: "1-b", pid: process.pid, owner: ownerTag() });
 		await claimItem(repo, { ...claim, key: "4-e", host: "elsewhere", pid: GONE_PID, owner: `${GONE_PID}.1` });
@@ -91,7 +93,7 @@ describe("leftovers of gone runs are found and removed; what live ones use, and 
 
 	const refs = () => git("for-each-ref", "--format=%(refname)").trim().split("\n");
 
-	it("found: the gone owners' folders and objects aside, the snapshot ref of a gone worker, its claim, the kept work", async () => {
+	it("found: the gone owners' folders and objects aside, the snapshot ref of a gone worker, its claim, the kept work (not a live worker's result)", async () => {
 		const repo = await setUp();
 		const found = await findLeftovers(repo);
 		expect(found.folders.map((path) => path.slice(temp.length + 1)).sort()).toEqual([
@@ -116,12 +118,15 @@ describe("leftovers of gone runs are found and removed; what live ones use, and 
 			"refs/til-done-claims/1-b",
 			"refs/til-done-claims/4-e",
 			"refs/til-done/s/1-b/worker-base",
+			"refs/til-done/s/1-b/worker-result",
 			"refs/til-done/s/2-c/worker-result",
 			"refs/til-done/s/3-d/start",
 		]);
+		// The user's clean removes the work kept on purpose, never a live worker's result.
 		const cleaned = await removeLeftovers(repo, { kept: true });
 		expect(cleaned.kept).toEqual(["refs/til-done/s/2-c/worker-result"]);
 		expect(refs()).not.toContain("refs/til-done/s/2-c/worker-result");
+		expect(refs()).toContain("refs/til-done/s/1-b/worker-result");
 	});
 });
 

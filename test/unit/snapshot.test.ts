@@ -367,4 +367,18 @@ describe("lastEndedWorkers: the workers that ended on a branch, malformed entrie
 		expect(lastEndedWorkers(branch, 10)).toEqual([worker(0), worker(1), worker(2)]);
 		expect(lastEndedWorkers(branch, 2)).toEqual([worker(1), worker(2)]);
 	});
+
+	it("only those since the user's last prompt: an earlier chain's are not listed", () => {
+		const prompt = { type: "message", id: "p", message: { role: "user", content: "Thanks." } };
+		const answer = { type: "message", id: "a", message: { role: "assistant", content: [] } };
+		expect(lastEndedWorkers([custom(worker(0)), prompt, answer, custom(worker(1))], 10)).toEqual([worker(1)]);
+		expect(lastEndedWorkers([custom(worker(0)), custom(worker(1)), prompt, answer], 10)).toEqual([]);
+	});
+
+	it("kept as the live list keeps them: the reason on one line, the answer cut to its bound", () => {
+		const stored = { ...worker(0), why: "it failed\u001b[31m red\u0085 now", answer: "a".repeat(30_000) };
+		const [kept] = lastEndedWorkers([custom(stored)], 10);
+		expect(kept?.why).toBe("it failed [31m red  now");
+		expect(kept?.answer).toBe(`${"a".repeat(19_999)}…`);
+	});
 });

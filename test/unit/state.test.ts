@@ -28,7 +28,6 @@ import {
 	pauseAutoContinue,
 	reconstructState,
 	recordDecision,
-	recordEndedWorker,
 	recordSend,
 	recordUsage,
 	recordVerdict,
@@ -49,7 +48,7 @@ import {
 import type { TodoItem, TodoStatus } from "../../src/types.ts";
 import { ENTRY_TYPE, STORE_OUTSIDE_SESSIONS } from "../helpers/expected.ts";
 import { createFakeCtx } from "../helpers/fake-ctx.ts";
-import { sendContinuation } from "../helpers/store.ts";
+import { endedWorker, sendContinuation } from "../helpers/store.ts";
 
 const todo = (text: string, status: TodoStatus = "not_started"): TodoItem => ({ text, status });
 
@@ -637,7 +636,7 @@ describe("a rebuild (a resume, a fork, a move in the tree) lists the workers tha
 	const workerEntry = (data: object) => ({ type: "custom", customType: "til-done-worker", data });
 
 	it("the workers that ended in the chain before are not the rebuilt branch's: a branch without any lists none", () => {
-		recordEndedWorker({ ...ended, files: ["a.txt"], answer: "Done." });
+		endedWorker({ ...ended, files: ["a.txt"], answer: "Done." });
 		expect(getEndedWorkers()).toHaveLength(1);
 		rebuild([write([todo("Write a.txt")])]);
 		expect(getEndedWorkers()).toEqual([]);

@@ -11,7 +11,6 @@ import {
 	getEndedWorkers,
 	getWorkers,
 	placeWorker,
-	recordEndedWorker,
 	recordWorkerAnswer,
 	recordWorkerStreaming,
 	recordWorkerUsage,
@@ -25,7 +24,7 @@ import { startEngine } from "../helpers/engine.ts";
 import { maskSeconds, todosRefused, WORKERS, WORKERS_NEED_GIT } from "../helpers/expected.ts";
 import { createFakeCtx } from "../helpers/fake-ctx.ts";
 import { ownTmpdir } from "../helpers/own-tmpdir.ts";
-import { freshStore } from "../helpers/store.ts";
+import { endedWorker, freshStore } from "../helpers/store.ts";
 
 ownTmpdir();
 let dir = "";
@@ -120,8 +119,8 @@ describe("/todos workers lists the workers that ended in this chain, and shows w
 	it("alone: the ones at work, then those that ended, in the order they ended, and how to read one's answer", async () => {
 		const fake = createFakeCtx({ mode: "rpc", cwd: dir });
 		setTodos([{ text: "Write a.txt", status: "in_progress" }]);
-		recordEndedWorker(back);
-		recordEndedWorker(landed());
+		endedWorker(back);
+		endedWorker(landed());
 		addWorker({ index: 0, key: "0-x", startedAt: 1_000, tokens: 20, dir: "/tmp/til-done-worker-abc" });
 		await showWorkers(fake.ctx, 2, 4_000);
 		expect(maskSeconds(fake.ui.notifications[0]?.message ?? "").split("\n")).toEqual([
@@ -138,9 +137,9 @@ describe("/todos workers lists the workers that ended in this chain, and shows w
 	it("[<i>]: the worker at work on the item, else the last that ended; its answer whole, each line freed of control characters", () => {
 		const fake = createFakeCtx({ mode: "rpc", cwd: dir });
 		setTodos([{ text: "Write a.txt", status: "in_progress" }]);
-		recordEndedWorker(landed({ answer: "An older try." }));
-		recordEndedWorker(landed());
-		recordEndedWorker(back);
+		endedWorker(landed({ answer: "An older try." }));
+		endedWorker(landed());
+		endedWorker(back);
 		showWorkerAnswer(fake.ctx, 1);
 		// An item no worker had (the command's parser refuses it first): nothing is said.
 		showWorkerAnswer(fake.ctx, 7);
@@ -176,7 +175,7 @@ describe("/todos workers lists the workers that ended in this chain, and shows w
 	});
 
 	it("a new chain forgets them; the chain keeps its last 100", () => {
-		for (let index = 0; index < 105; index++) recordEndedWorker(landed({ index }));
+		for (let index = 0; index < 105; index++) endedWorker(landed({ index }));
 		expect(getEndedWorkers().map((worker) => worker.index)).toEqual(Array.from({ length: 100 }, (_, i) => i + 5));
 		resetChain();
 		expect(getEndedWorkers()).toEqual([]);
@@ -188,7 +187,7 @@ describe("/todos workers lists the workers that ended in this chain, and shows w
 		registerTodosCommand(base.pi.api, base.engine, () => base.config);
 		const run = (args: string) => base.pi.commands.get("todos")?.handler(args, base.commandCtx);
 		await run("workers [1]");
-		recordEndedWorker(landed());
+		endedWorker(landed());
 		await run("workers [1]");
 		await run("workers [0]");
 		expect(base.ui.notifications.map((notice) => maskSeconds(notice.message))).toEqual([

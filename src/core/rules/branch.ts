@@ -6,6 +6,7 @@
 import { cloneTodos, isValidCheck, isValidTodoItem } from "../list/items.ts";
 import { linkProblem } from "../list/links.ts";
 import { type Decision, type FinishedWorker, MAX_TODOS, TOOL_NAMES, type TodoItem } from "../model/types.ts";
+import { oneLine } from "../texts/sanitize.ts";
 import {
 	DECISION_ENTRY_TYPE,
 	DONE_CHECK_ENTRY_TYPE,
@@ -15,6 +16,7 @@ import {
 	VERDICT_ENTRY_TYPE,
 	WORKER_ENTRY_TYPE,
 } from "./keys.ts";
+import { keptAnswer } from "./reports.ts";
 import { type Finding, JUDGE_WORDS, type JudgeResult, type JudgeWord } from "./verdict.ts";
 
 /** The session that wrote a guest's boundary entry, or undefined for any other entry. */
@@ -211,13 +213,24 @@ function asFinishedWorker(data: unknown): FinishedWorker | undefined {
 	if (!isCount(index) || !isCount(seconds) || !isCount(tokens) || !WORKER_END_KINDS.has(end)) return undefined;
 	if (typeof text !== "string" || typeof why !== "string" || typeof answer !== "string") return undefined;
 	if (!Array.isArray(files) || !files.every((file) => typeof file === "string")) return undefined;
-	return { index, text, end: end as FinishedWorker["end"], why, seconds, tokens, files: [...files], answer };
+	// Kept as the live list keeps them: the reason on one line, the answer within its bound.
+	const kept = { why: oneLine(why), answer: keptAnswer(answer) };
+	return { index, text, end: end as FinishedWorker["end"], seconds, tokens, files: [...files], ...kept };
 }
 
-/** The last `max` well-formed workers that ended on a branch, in the order they ended; malformed entries are skipped. */
+/** Whether a branch entry is a prompt of the user's: the chain starts again there. */
+function isUserPrompt(entry: unknown): boolean {
+	const { type, message } = (entry ?? {}) as { type?: unknown; message?: { role?: unknown } | null };
+	return type === "message" && message?.role === "user";
+}
+
+/**
+ * The last `max` well-formed workers that ended on a branch since the user's last prompt (the chain they ended in), in
+ * the order they ended; malformed entries are skipped.
+ */
 export function lastEndedWorkers(branch: readonly unknown[], max: number): FinishedWorker[] {
 	const found: FinishedWorker[] = [];
-	for (let i = branch.length - 1; i >= 0 && found.length < max; i--) {
+	for (let i = branch.length - 1; i >= 0 && found.length < max && !isUserPrompt(branch[i]); i--) {
 		const entry = branch[i] as { type?: unknown; customType?: unknown; data?: unknown } | null;
 		if (entry?.type !== "custom" || entry.customType !== WORKER_ENTRY_TYPE) continue;
 		const worker = asFinishedWorker(entry.data);

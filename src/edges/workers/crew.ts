@@ -38,7 +38,6 @@ import {
 	markWorkersUnable,
 	noteWorker,
 	placeWorker,
-	recordEndedWorker,
 	recordWorkerAnswer,
 	recordWorkerEnd,
 	recordWorkerStreaming,
@@ -192,8 +191,9 @@ async function live(start: Omit<Job, "tree">): Promise<WorkerEnd> {
 		await deleteRefs(repo, [refs.base]);
 		await releaseItem(repo, key);
 		const outcome: WorkerOutcome = stop.signal.aborted ? stoppedAs(stop.signal) : { kind: "no-tree" };
-		const finished = remembered(run, item, key, outcome);
-		removeWorker(key);
+		const finished = asEnded(item, key, outcome);
+		keepEnded(run, finished);
+		removeWorker(key, finished);
 		giveBack(run, outcome, finished);
 		return { outcome, work: "unchanged" };
 	}
@@ -229,10 +229,11 @@ interface Job {
 /** One worker's life, from its start to its item completed or given back; how it ended. */
 async function work(job: Job): Promise<WorkerEnd> {
 	const { item, key, repo, tree, run } = job;
+	let finished: FinishedWorker | undefined;
 	try {
 		const ended = await workAndLand(job);
 		const { outcome } = ended;
-		const finished = remembered(run, item, key, outcome);
+		finished = asEnded(item, key, outcome);
 		if (outcome.kind === "landed") await landed(job, finished, outcome.throughStop === true);
 		else if (outcome.kind === "cannot-start") cannotStart(run, item, outcome, key);
 		else giveBack(run, outcome, finished, key);
@@ -243,26 +244,26 @@ async function work(job: Job): Promise<WorkerEnd> {
 		removeWorkerTree(tree);
 		await deleteRefs(repo, [job.refs.base]);
 		await releaseItem(repo, key);
-		// Last: its end wakes the next decision, which may hand the item out again.
-		removeWorker(key);
+		if (finished) keepEnded(run, finished);
+		// Last: its end wakes the next decision, which may hand the item out again. It joins those that ended as it
+		// leaves the ones at work: never listed as both, nor as neither.
+		removeWorker(key, finished);
 	}
 }
 
-/**
- * What the worker of `item` is remembered as once it ended: how, and its time, tokens and last answer (its state's, as
- * it ends); the chain keeps it for `/todos workers`, before the worker leaves the ones at work.
- */
-function remembered(run: BoundRun, item: Item, key: string, outcome: WorkerOutcome): FinishedWorker {
+/** What the worker of `item` is remembered as once it ended: how, and its time, tokens and last answer, as it ends. */
+function asEnded(item: Item, key: string, outcome: WorkerOutcome): FinishedWorker {
 	const worker = getWorkers().find((at) => at.key === key);
 	const seconds = worker ? Math.round((Date.now() - worker.startedAt) / 1000) : 0;
 	// A call in progress when it was stopped counts too: what it spent is what the list showed.
 	const tokens = worker ? tokensSoFar(worker) : 0;
 	const ran = { itemThere: stillThere(item), seconds, tokens, answer: worker?.answer ?? "" };
-	const finished = finishedWorker(item, outcome, ran);
-	recordEndedWorker(finished);
-	// Kept with the session too: a resumed session lists it, with its whole kept answer.
+	return finishedWorker(item, outcome, ran);
+}
+
+/** The session keeps a worker that ended: a resumed one lists it in `/todos workers`, its answer whole. */
+function keepEnded(run: BoundRun, finished: FinishedWorker): void {
 	quietly(() => run.pi.appendEntry(WORKER_ENTRY_TYPE, finished));
-	return finished;
 }
 
 /** The worker runs, its work is kept, its check runs in its tree, and its work lands: how far it got, and its work. */
