@@ -34,6 +34,20 @@ describe("the public surface doc names every setting and every name the extensio
 		expect(unnamed).toEqual([]);
 	});
 
+	it("the exports table's first column is exactly the entry's exports beside the names, each once", () => {
+		const exportsTable = api.split("## Exports of `src/index.ts`")[1]?.split("\n## ")[0] ?? "";
+		const firstCells = exportsTable
+			.split("\n")
+			.filter((line) => line.startsWith("| ") && !line.startsWith("| Export |") && !line.startsWith("| The names"))
+			.map((line) => line.split("|")[1] ?? "");
+		// A name's value stands after it in brackets (`DEFAULT_LOOP_MARKER` (`LOOP_DONE`)): not a name.
+		const tabled = firstCells.flatMap((cell) =>
+			[...cell.replace(/\([^)]*\)/g, "").matchAll(/`(\w+)`/g)].map(([, name]) => name),
+		);
+		const exported = exportedNames("index.ts").filter((name) => !(name in names));
+		expect(tabled.sort()).toEqual(exported.sort());
+	});
+
 	it("every exported name, with its value", () => {
 		for (const [constant, value] of Object.entries(names)) {
 			expect(api, constant).toContain(`\`${value}\` (\`${constant}\`)`);

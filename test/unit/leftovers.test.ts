@@ -80,8 +80,7 @@ describe("leftovers of gone runs are found and removed; what live ones use, and 
 		mkdirSync(join(dir, ".git/objects", `til-done-incoming-${GONE_PID}.1-1`));
 		const head = git("rev-parse", "HEAD").trim();
 		const own = ["s/0-a/worker-base", "s/1-b/worker-base", "s/1-b/worker-result", "s/2-c/worker-result", "s/3-d/start"];
-		for (const ref of own)
-			git("update-ref", `refs/til-done/${ref}`, head);
+		for (const ref of own) git("update-ref", `refs/til-done/${ref}`, head);
 		const claim = { session: "s", host: hostname(), at: 1 };
 		// [0]'s worker is gone with its pi; [1]'s pi is this one (its result kept while it lands); [4] is held on another
 		// machine.
