@@ -7,12 +7,20 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { EXTENSION_ENTRY, type FakeStep, type IsolatedEnv, PI_HOSTS, type PiHost, runPrint } from "../helpers/cli.ts";
-import { allVerified, countdownLine, goalInProgress, KEY, NO_GOAL, stderrLine } from "../helpers/expected.ts";
+import {
+	allVerified,
+	countdownLine,
+	goalInProgress,
+	KEY,
+	NO_GOAL,
+	pausedByModel,
+	stderrLine,
+} from "../helpers/expected.ts";
 import { JUDGE_ARGS, judgeCalls, judgeData, judgeSays, scriptJudge } from "../helpers/judge.ts";
 import { must } from "../helpers/must.ts";
 import { perTest } from "../helpers/per-test.ts";
 import { commandAnswer, type PiRpc, reported, reportedLines } from "../helpers/rpc.ts";
-import { completeStep, sayStep, startStep, writeStep } from "../helpers/scripts.ts";
+import { completeStep, sayStep, startStep, toolStep, writeStep } from "../helpers/scripts.ts";
 import { hasTmux, TMUX_MISSING } from "../helpers/tmux.ts";
 
 const pi = perTest({ TIL_DONE_COUNTDOWN: "0.05" });
@@ -72,6 +80,18 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			expect(result.stderr).toBe(stderrLine("Goal stopped: 2 run(s) and the judge has not found it met."));
 			expect(result.code).toBe(3);
 			expect(judgeCalls(env)).toHaveLength(2);
+		});
+
+		it("a goal the model pauses is not met: the judge is not asked, and pi -p exits 3, never 0", async () => {
+			const env = pi.env([toolStep("pause_todos", { reason: "needs the API key" }), sayStep("Paused.")]);
+			scriptJudge(env, [judgeSays([], ["met", PASSING])]);
+			const result = await print(host, env, "Make the tests pass.", ["--til-done-goal", CONDITION]);
+			expect(result.stderr).toBe(
+				stderrLine(pausedByModel("needs the API key")) +
+					stderrLine("Auto-continue is paused (needs the API key): it waits for you."),
+			);
+			expect(result.code).toBe(3);
+			expect(judgeCalls(env)).toHaveLength(0);
 		});
 
 		it("a judge with no verdict ends the goal, and exits 3", async () => {

@@ -305,15 +305,18 @@ function endData(step: EndStep, decision: Decision) {
 /**
  * What a script reads from `pi -p`'s exit status: 0 when the list is finished (and verified where it has a
  * verification), 3 when it is finished but unverified, 4 when items of its own are open (not those another pi holds).
- * A `/loop`, no list or a guest's session leaves it alone, and pi's own failure (an error answer) sets its own status
+ * A goal without a list gives 0 on the judge's met and 3 otherwise (paused too). A `/loop`, no list or a guest's
+ * session leaves it alone, and pi's own failure (an error answer) sets its own status
  * after this.
  */
 function setExitStatus(step: EndStep, { todos, doneCheck, modelChecks, judge, goal, workers }: StepInput): void {
 	// A guest's exit status is pi's own: the parent reads the child's answer, not our verdict on its list.
 	if (getRole() !== "own") return;
-	// A goal without a list: 0 only on the judge's met.
-	if (goal && todos.length === 0 && step.kind === "end-loop") {
-		process.exitCode = step.code === "goal-met" ? 0 : UNVERIFIED_EXIT_CODE;
+	// A goal without a list: 0 only on the judge's met. Paused, it ends with this invocation unmet (a start does not
+	// resume a goal), and a script must not read it as met.
+	const paused = step.kind === "idle" && step.code === "paused";
+	if (goal && todos.length === 0 && (step.kind === "end-loop" || paused)) {
+		process.exitCode = step.kind === "end-loop" && step.code === "goal-met" ? 0 : UNVERIFIED_EXIT_CODE;
 		return;
 	}
 	if (step.kind === "end-loop" || todos.length === 0) return;
