@@ -118,6 +118,7 @@ export function isolatedEnv(extra: NodeJS.ProcessEnv = {}): IsolatedEnv {
 		writeScript(steps) {
 			const files = writeScript(steps, root);
 			Object.assign(env, files.env);
+			env.TIL_DONE_WORKER_WRITABLE = workerWritable(env);
 			return files;
 		},
 		writeWorkerScripts(scripts) {
@@ -125,14 +126,16 @@ export function isolatedEnv(extra: NodeJS.ProcessEnv = {}): IsolatedEnv {
 			writeFileSync(file, JSON.stringify(scripts));
 			env.TIL_DONE_FAKE_WORKER_SCRIPTS = file;
 			env.TIL_DONE_FAKE_USAGE_LOG = join(root, "usage.jsonl");
+			appendFileSync(env.TIL_DONE_FAKE_USAGE_LOG, "");
+			env.TIL_DONE_WORKER_WRITABLE = workerWritable(env);
 			return file;
 		},
 		workerTries() {
-			const tries = new Map<number, { item: number; tokens: number }>();
+			const tries = new Map<string, { item: number; tokens: number }>();
 			for (const line of workerUsage(env)) {
-				const found = tries.get(line.pid) ?? { item: line.worker, tokens: 0 };
+				const found = tries.get(line.process) ?? { item: line.worker, tokens: 0 };
 				found.tokens += line.tokens;
-				tries.set(line.pid, found);
+				tries.set(line.process, found);
 			}
 			return [...tries.values()];
 		},
@@ -159,6 +162,14 @@ export const SHARED_JITI_CACHE = join(REPO_ROOT, "node_modules/.cache/pi-til-don
 function shareJitiCache(tmpDir: string): void {
 	mkdirSync(SHARED_JITI_CACHE, { recursive: true });
 	symlinkSync(SHARED_JITI_CACHE, join(tmpDir, "jiti"));
+}
+
+/**
+ * What a confined worker may write besides its tree (`TIL_DONE_WORKER_WRITABLE`): the fake model's logs, which the
+ * model in a worker's pi appends to.
+ */
+function workerWritable(env: NodeJS.ProcessEnv): string {
+	return [env.TIL_DONE_FAKE_LOG, env.TIL_DONE_FAKE_USAGE_LOG].filter((file) => file !== undefined).join(":");
 }
 
 let scriptCounter = 0;

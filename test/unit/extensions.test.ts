@@ -173,17 +173,20 @@ describe("what a worker's tree lacks of the project is linked in from the person
 		readFileSync(join(tree.meta, "info", "exclude"), "utf8"),
 	];
 
-	it("a .pi git ignores, and a file its settings name in a folder git ignores: each linked, and left out of git", async () => {
+	it("a .pi git ignores, and a file its settings name in a folder git ignores: each entry linked into a .pi of the tree's own (pi locks its settings there), and left out of git", async () => {
 		write(join(top, ".gitignore"), ".pi/\nvendor/\n");
 		write(join(top, "vendor", "in.ts"), "export default () => {};\n");
 		settings({ extensions: ["../vendor/in.ts", "-../vendor/in.ts", "./own/ext.ts", "../../outside/ext.ts"] });
 		write(join(top, ".pi", "own", "ext.ts"), "export default () => {};\n");
 		const tree = await treeNow();
 		const before = excluded(tree);
-		expect(provideProject(top, top, tree)).toEqual([".pi", "vendor/in.ts"]);
-		expect(readlinkSync(join(tree.dir, ".pi"))).toBe(join(top, ".pi"));
+		const linked = provideProject(top, top, tree);
+		expect(linked.toSorted()).toEqual([".pi/own", ".pi/settings.json", "vendor/in.ts"]);
+		expect(lstatSync(join(tree.dir, ".pi")).isDirectory()).toBe(true);
+		expect(readlinkSync(join(tree.dir, ".pi", "own"))).toBe(join(top, ".pi", "own"));
+		expect(readlinkSync(join(tree.dir, ".pi", "settings.json"))).toBe(join(top, ".pi", "settings.json"));
 		expect(readlinkSync(join(tree.dir, "vendor", "in.ts"))).toBe(join(top, "vendor", "in.ts"));
-		expect(excluded(tree)).toEqual(before.map((lines) => `${lines}\n/.pi\n/vendor/in.ts\n`));
+		expect(excluded(tree)).toEqual(before.map((lines) => `${lines}\n${linked.map((path) => `/${path}`).join("\n")}\n`));
 		expect(execFileSync("git", ["status", "--porcelain"], { cwd: tree.dir, encoding: "utf8" })).toBe("");
 	});
 

@@ -2,6 +2,7 @@
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import {
+	confinedArgs,
 	confinedCommand,
 	judgeWrite,
 	resolveIn,
@@ -10,6 +11,8 @@ import {
 	unconfinedCommand,
 	type WorkerPlace,
 	type WriteTarget,
+	workerCredentials,
+	writablePaths,
 	writeRefusal,
 } from "../../src/core/rules/worker-bounds.ts";
 import { WORKER_BOUNDS } from "../helpers/expected.ts";
@@ -163,5 +166,37 @@ describe("a worker gets the tools its session has", () => {
 	it("a list flag with no list after it is left out, as pi leaves it", () => {
 		expect(toolFlags(["node", "pi", "--tools"])).toEqual([]);
 		expect(toolFlags(["node", "pi"])).toEqual([]);
+	});
+});
+
+describe("a worker's pi gets the person's logins without their refresh tokens", () => {
+	it("an OAuth login keeps its access token and expiry, its refresh token emptied; a key is kept as it is", () => {
+		const auth = JSON.stringify({
+			anthropic: { type: "oauth", refresh: "r-1", access: "a-1", expires: 42 },
+			openai: { type: "api_key", key: "sk-1" },
+		});
+		expect(JSON.parse(workerCredentials(auth) ?? "")).toEqual({
+			anthropic: { type: "oauth", refresh: "", access: "a-1", expires: 42 },
+			openai: { type: "api_key", key: "sk-1" },
+		});
+	});
+
+	it.each(["", "not json", "[]", "null", "3"])("%j, no JSON object: undefined (no credentials copied)", (auth) => {
+		expect(workerCredentials(auth)).toBeUndefined();
+	});
+});
+
+describe("what a worker may write besides its tree", () => {
+	it("the absolute paths of TIL_DONE_WORKER_WRITABLE, `:` between them; relative and empty ones left out", () => {
+		expect(writablePaths("/a/log:relative::/b/cache")).toEqual(["/a/log", "/b/cache"]);
+		expect(writablePaths(undefined)).toEqual([]);
+	});
+
+	it("each is bound writable after the tree and the TMPDIR, and the variables set, before the command", () => {
+		const args = confinedArgs({ tree: "/t", tmp: "/t-tmp", writable: ["/a/log"] }, { X: "1" });
+		expect(args.slice(-16)).toEqual([
+			...["--bind", "/t", "/t", "--bind", "/t-tmp", "/t-tmp", "--bind", "/a/log", "/a/log"],
+			...["--setenv", "TMPDIR", "/t-tmp", "--setenv", "X", "1", "--"],
+		]);
 	});
 });

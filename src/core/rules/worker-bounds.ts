@@ -1,7 +1,7 @@
 /**
  * A worker's bounds: it writes inside its tree only. A `write` or `edit` whose path leads outside the tree (an
  * absolute path, `..`, a symbolic link that leads out) is refused, and a path of the person's repository is named as
- * the same file in the tree; the worker's `bash` runs in bubblewrap, where it can write only its tree and its TMPDIR.
+ * the same file in the tree; the worker's whole pi runs in bubblewrap, where it can write only its tree and its TMPDIR.
  * Pure: the edge reads pi's spelling of the path and resolves its links (edges/workers/confine.ts). Paths are POSIX:
  * workers run where bash and process groups do.
  */
@@ -71,28 +71,64 @@ export function shellWord(word: string): string {
 	return `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
-/** What confines a worker's bash: bubblewrap at `bwrap`, and the two folders it may write. */
+/** What confines a worker: bubblewrap at `bwrap`, and the folders it may write. */
 export interface Confinement {
 	bwrap: string;
 	tree: string;
 	/** The worker's own TMPDIR. */
 	tmp: string;
+	/** Files and folders the person lets workers write besides (`TIL_DONE_WORKER_WRITABLE`), each there. */
+	writable?: readonly string[];
 }
 
 /**
- * The arguments that make bubblewrap run a command where `/` is read-only and only the tree and the worker's TMPDIR
- * are writable, with fresh `/dev` and `/proc`, in a process-id namespace of its own (whatever the command starts ends
- * with it, however it left its session, folder or environment), ending with its parent. The network stays as it is.
+ * The arguments that make bubblewrap run a command where `/` is read-only and only the tree, the worker's TMPDIR and
+ * what the person lets workers write besides are writable, with fresh `/dev` and `/proc`, in a process-id namespace of
+ * its own (whatever the command starts ends with it, however it left its session, folder or environment), ending with
+ * its parent, with `vars` set. The network stays as it is: the worker's model is reached through it.
  */
-export function confinedArgs(bounds: Omit<Confinement, "bwrap">): string[] {
-	const { tree, tmp } = bounds;
+export function confinedArgs(bounds: Omit<Confinement, "bwrap">, vars: Record<string, string> = {}): string[] {
+	const { tree, tmp, writable = [] } = bounds;
+	const also = writable.flatMap((path) => ["--bind", path, path]);
+	const setenv = Object.entries(vars).flatMap(([name, value]) => ["--setenv", name, value]);
 	return [
 		...["--die-with-parent", "--unshare-pid"],
 		// No capability inside, as root too: one could remount `/` writable, or reach the session's tree through
 		// `/proc/<pid>/cwd`.
 		...["--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"],
-		...["--bind", tree, tree, "--bind", tmp, tmp, "--setenv", "TMPDIR", tmp, "--"],
+		...["--bind", tree, tree, "--bind", tmp, tmp, ...also, "--setenv", "TMPDIR", tmp, ...setenv, "--"],
 	];
+}
+
+/** The absolute paths of `TIL_DONE_WORKER_WRITABLE`'s value, `:` between them (anything else is left out). */
+export function writablePaths(raw: string | undefined): string[] {
+	return (raw ?? "").split(":").filter((path) => path.startsWith("/"));
+}
+
+/**
+ * The files of pi's agent folder that pi locks (a lock folder beside each) and may write in a `-p` run: a worker's pi
+ * gets copies of its own, and the rest of the folder read-only.
+ */
+export const PI_WRITTEN_FILES: readonly string[] = ["auth.json", "models-store.json", "trust.json"];
+
+/**
+ * The person's credentials (`auth.json`'s text) as a worker's pi gets them: each OAuth login without its refresh token.
+ * Refreshing spends that token (the provider hands out a new one and forgets the old): a worker that refreshed would
+ * log the person out, and it never writes the person's file. Undefined when the text is no JSON object.
+ */
+export function workerCredentials(auth: string): string | undefined {
+	let parsed: unknown;
+	try {
+		parsed = JSON.parse(auth);
+	} catch {
+		return undefined;
+	}
+	if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return undefined;
+	const kept = Object.entries(parsed).map(([provider, credential]) => {
+		const oauth = typeof credential === "object" && credential !== null && credential.type === "oauth";
+		return [provider, oauth ? { ...credential, refresh: "" } : credential];
+	});
+	return JSON.stringify(Object.fromEntries(kept), null, 2);
 }
 
 /** The command a worker's `bash` runs instead of `command`: the same, in bubblewrap ({@link confinedArgs}). */

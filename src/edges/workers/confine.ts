@@ -1,9 +1,8 @@
 /**
- * A worker stays in its tree. The session that starts workers finds out once whether bubblewrap can confine their
- * bash here (and says once when it cannot), and tells each worker the person's repository and the bwrap to use. In
- * the worker's pi (a guest), a `tool_call` handler refuses a `write` or `edit` outside its tree, as pi's
- * `protected-paths` example refuses one, and runs its `bash` in bubblewrap, as the comment of pi's `sandbox` example
- * suggests (input mutation of `bash`).
+ * A worker stays in its tree. The session that starts workers finds out once whether bubblewrap can confine them here
+ * (and says once when it cannot), runs each worker's whole pi in it (edges/workers/worker-jail.ts) and its item's check
+ * too, and tells each worker the person's repository. In the worker's pi (a guest), a `tool_call` handler refuses a
+ * `write` or `edit` outside its tree with a reason its model reads, as pi's `protected-paths` example refuses one.
  *
  * Why bubblewrap directly, not the library pi's `sandbox` example uses (`@anthropic-ai/sandbox-runtime` 0.0.83): on
  * Linux it refuses to start without socat and ripgrep, two more system packages, and its configuration requires
@@ -13,12 +12,13 @@
  */
 
 import { execFile } from "node:child_process";
-import { accessSync, constants, lstatSync, readlinkSync, realpathSync, statSync } from "node:fs";
+import { accessSync, constants, existsSync, lstatSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import {
+	type Confinement,
 	confinedArgs,
 	confinedCommand,
 	judgeWrite,
@@ -26,6 +26,7 @@ import {
 	unconfinedCommand,
 	type WorkerPlace,
 	type WriteTarget,
+	writablePaths,
 	writeRefusal,
 } from "../../core/rules/worker-bounds.ts";
 import { WORKER_TEXTS } from "../../core/texts/user.ts";
@@ -41,6 +42,11 @@ export const WORKER_REPO_VAR = "TIL_DONE_WORKER_REPO";
 export const WORKER_TREE_VAR = "TIL_DONE_WORKER_TREE";
 /** In a worker's environment, when bubblewrap can confine its bash: the bwrap to run it with. */
 export const WORKER_BWRAP_VAR = "TIL_DONE_WORKER_BWRAP";
+
+/** In a worker's environment, set by bubblewrap: its whole pi runs confined, so its tools need no bwrap of their own. */
+export const WORKER_CONFINED_VAR = "TIL_DONE_WORKER_CONFINED";
+/** In the session's environment: files and folders, `:` between them, that workers may write besides their own. */
+export const WORKER_WRITABLE_VAR = "TIL_DONE_WORKER_WRITABLE";
 
 /** How long bubblewrap's trial run may take before it counts as failed. */
 export const BWRAP_PROBE_MS = 5_000;
@@ -101,15 +107,23 @@ export function boundsOf(probe: BwrapProbe, repo: Repo, ctx: ExtensionContext): 
 }
 
 /**
+ * Where a worker of `tree` may write, as bubblewrap binds it: its tree, its TMPDIR (the one beside the tree, named
+ * from the tree's own name: never found through the tree, which the worker may have changed) and what the session's
+ * `env` lets workers write besides, each there, links resolved by the session.
+ */
+export function placeOf(tree: string, env: NodeJS.ProcessEnv = process.env): Omit<Confinement, "bwrap"> {
+	const writable = writablePaths(env[WORKER_WRITABLE_VAR]).filter((path) => existsSync(path));
+	return { tree: realOrAsIs(tree), tmp: realOrAsIs(workerTmpDir(tree)), writable: writable.map(realOrAsIs) };
+}
+
+/**
  * A command of the worker's, run by the session in the worker's `tree` (its item's check): confined as the worker's
- * own bash is, by the bounds the crew gave it (unconfined, with the worker's TMPDIR, where bubblewrap cannot). Its
- * TMPDIR is the one beside the tree, named from the tree's own name: never found through the tree, which the worker
- * may have changed (a link there would make the person's repository its TMPDIR).
+ * own pi is, by the bounds the crew gave it (unconfined, with the worker's TMPDIR, where bubblewrap cannot).
  */
 export function confinedInTree(command: string, tree: string, bounds: Record<string, string>): string {
-	const tmp = realOrAsIs(workerTmpDir(tree));
+	const place = placeOf(tree);
 	const bwrap = bounds[WORKER_BWRAP_VAR];
-	return bwrap ? confinedCommand(command, { bwrap, tree: realOrAsIs(tree), tmp }) : unconfinedCommand(command, tmp);
+	return bwrap ? confinedCommand(command, { bwrap, ...place }) : unconfinedCommand(command, place.tmp);
 }
 
 const UNICODE_SPACES = /[\u00A0\u2000-\u200A\u202F\u205F\u3000]/g;
@@ -162,7 +176,7 @@ export function realPath(path: string): string {
 	return at;
 }
 
-const realOrAsIs = (path: string): string => {
+export const realOrAsIs = (path: string): string => {
 	try {
 		return realpathSync(path);
 	} catch {
@@ -177,16 +191,17 @@ function targetOf(cwd: string, path: string): WriteTarget {
 }
 
 /**
- * In a worker's pi, from its session's start: `write` and `edit` outside its tree refused, and where bubblewrap
- * confines, written in it (edges/workers/confined-writes.ts); `bash` confined (or, where it cannot be, given the
- * worker's own TMPDIR). Returns how to stop.
+ * In a worker's pi, from its session's start: `write` and `edit` outside its tree refused. Where its whole pi runs in
+ * bubblewrap (edges/workers/worker-jail.ts), its tools run there as they are; where only its tools can be confined,
+ * `write` and `edit` write in bubblewrap (edges/workers/confined-writes.ts) and `bash` runs in it; where none can, `bash`
+ * is given the worker's own TMPDIR. Returns how to stop.
  */
 export function keepInTree(pi: ExtensionAPI, ctx: ExtensionContext, env: NodeJS.ProcessEnv = process.env): () => void {
 	const tree = env[WORKER_TREE_VAR] ?? ctx.cwd;
 	const repo = env[WORKER_REPO_VAR];
 	const place: WorkerPlace = { tree, realTree: realOrAsIs(tree), repo: repo ? realOrAsIs(repo) : undefined };
 	const tmp = realOrAsIs(workerTmpDir(tree));
-	const bwrap = env[WORKER_BWRAP_VAR];
+	const bwrap = env[WORKER_CONFINED_VAR] ? undefined : env[WORKER_BWRAP_VAR];
 	const confine = (command: string): string =>
 		bwrap ? confinedCommand(command, { bwrap, tree: place.realTree, tmp }) : unconfinedCommand(command, tmp);
 	if (bwrap) confineWrites(pi, ctx.cwd, { bwrap, tree: place.realTree, tmp });

@@ -62,6 +62,7 @@ import { tell, tellLasting } from "../host/tell.ts";
 import { boundsEnv, confinedInTree, WORKER_TREE_VAR } from "./confine.ts";
 import { provideProject, workerExtensionFlags } from "./extensions.ts";
 import { putBackLines, sweepOnce } from "./leftovers.ts";
+import { confinedPi } from "./worker-jail.ts";
 import { piCommand, runWorker } from "./worker-process.ts";
 
 /** How long a stopped worker's work may take to be kept before the keeping is given up (a stop waits no longer). */
@@ -274,7 +275,7 @@ async function workAndLand(job: Job): Promise<WorkerEnd> {
 	mkdirSync(cwd, { recursive: true });
 	provideProject(repo.top, run.ctx.cwd, tree);
 	const ending = runWorker({
-		...piCommandFor(run, repo.top, item.index, key),
+		...confinedPi(piCommandFor(run, repo.top, item.index, key), tree.dir, run.bounds),
 		cwd,
 		env: {
 			...withoutRepositoryVariables(process.env),

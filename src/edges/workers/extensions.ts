@@ -137,8 +137,9 @@ function missingInTree(top: string, cwd: string, tree: string): string[] {
 	if (!folder) return [];
 	const inTree = (path: string) => join(tree, relative(top, path));
 	const named = namedPaths(join(folder, "settings.json")).map(({ path }) => resolve(folder, path));
-	// The whole `.pi` when the tree lacks it, else each entry of it the tree lacks (a git-ignored `npm` folder, say).
-	const parts = there(inTree(folder)) ? readdirSync(folder).map((name) => join(folder, name)) : [folder];
+	// Each entry of it the tree lacks (a git-ignored `npm` folder, say), in a `.pi` of the tree's own even when git ignores
+	// all of it: the worker's confined pi locks its settings there (a lock folder beside them), never in the person's.
+	const parts = readdirSync(folder).map((name) => join(folder, name));
 	const wanted = [...new Set([...parts, ...named])];
 	const missing = wanted.filter((path) => inside(top, path) && there(path) && !there(inTree(path)));
 	// A path inside another one linked is there through that link.

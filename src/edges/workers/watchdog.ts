@@ -7,6 +7,7 @@
 
 import { isAlive, killMarked, signalGroup } from "../host/processes.ts";
 import { WORKER_MARK, WORKER_MARKER } from "../host/role.ts";
+import { WORKER_CONFINED_VAR } from "./confine.ts";
 
 /** How often a worker looks for its parent. */
 export const PARENT_WATCH_MS = 1_000;
@@ -27,7 +28,8 @@ let watching = false;
 /** In a worker's pi: watches the parent named by {@link WORKER_MARKER}, once per process (sessions come and go). */
 export function watchParentOnce(env: NodeJS.ProcessEnv = process.env): void {
 	const parent = Number(env[WORKER_MARKER]);
-	if (watching || !Number.isInteger(parent) || parent <= 0) return;
+	// In bubblewrap its parent is out of sight (a process-id namespace of its own), and bubblewrap ends with its parent.
+	if (watching || env[WORKER_CONFINED_VAR] || !Number.isInteger(parent) || parent <= 0) return;
 	watching = true;
 	const mark = env[WORKER_MARK];
 	watchParent(parent, () => endWorker(mark, process.pid));

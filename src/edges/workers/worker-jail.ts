@@ -1,0 +1,104 @@
+/**
+ * A worker's whole pi runs in bubblewrap, where bubblewrap confines: its tools, the extensions and MCP servers it
+ * loads (a project's own, a `.pi/extensions` file an earlier worker landed) and whatever they start can write only its
+ * tree, its TMPDIR and what the person lets workers write besides, and end with it. What pi itself must write gets a
+ * place in the worker's TMPDIR: an agent folder of its own (the person's entries read-only through links, copies of the
+ * files pi locks), and a copy of the session's compiled extensions; Node's compile cache is the session's, read-only.
+ */
+
+import {
+	constants,
+	copyFileSync,
+	cpSync,
+	lstatSync,
+	mkdirSync,
+	readdirSync,
+	readFileSync,
+	symlinkSync,
+	writeFileSync,
+} from "node:fs";
+import { getCompileCacheDir } from "node:module";
+import { homedir, tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { confinedArgs, PI_WRITTEN_FILES, workerCredentials } from "../../core/rules/worker-bounds.ts";
+import { placeOf, realOrAsIs, WORKER_BWRAP_VAR, WORKER_CONFINED_VAR } from "./confine.ts";
+
+/** pi's variable for its agent folder (settings, credentials, extensions, packages). */
+const AGENT_DIR_VAR = "PI_CODING_AGENT_DIR";
+
+/** The person's agent folder, as pi finds it in `env`. */
+function agentDir(env: NodeJS.ProcessEnv): string {
+	const named = env[AGENT_DIR_VAR];
+	if (!named) return join(homedir(), ".pi", "agent");
+	return named === "~" || named.startsWith("~/") ? join(homedir(), named.slice(1)) : named;
+}
+
+/** The names in `dir`, none when it cannot be read. */
+function namesIn(dir: string): string[] {
+	try {
+		return readdirSync(dir);
+	} catch {
+		return [];
+	}
+}
+
+/**
+ * The worker pi's own agent folder, in its TMPDIR `tmp`: each entry of the person's a link to it (read-only in
+ * bubblewrap: a worker never adds an extension, a setting or a package the person's next pi would load), and copies
+ * of the files pi locks and writes, the credentials without their refresh tokens ({@link workerCredentials}).
+ */
+function workerAgentDir(tmp: string, env: NodeJS.ProcessEnv): string {
+	const source = agentDir(env);
+	const own = join(tmp, "pi-agent");
+	mkdirSync(own, { recursive: true, mode: 0o700 });
+	for (const name of namesIn(source)) {
+		const from = join(source, name);
+		if (!PI_WRITTEN_FILES.includes(name)) symlinkSync(from, join(own, name));
+		else if (name !== "auth.json") copyFileSync(from, join(own, name));
+		else {
+			const credentials = workerCredentials(readFileSync(from, "utf8"));
+			if (credentials !== undefined) writeFileSync(join(own, name), credentials, { mode: 0o600 });
+		}
+	}
+	return own;
+}
+
+/**
+ * The session's compiled extensions (jiti's cache, in its TMPDIR), copied into the worker's TMPDIR: its pi starts from
+ * what the session compiled, and what it compiles or rewrites stays its own (the session's next start never reads
+ * it). Links would not do: jiti rewrites an entry whose source changed through the link, and fails on a read-only one.
+ */
+function copyCompiledExtensions(tmp: string): void {
+	const cache = realOrAsIs(join(tmpdir(), "jiti"));
+	const regular = (path: string): boolean => path === cache || lstatSync(path).isFile();
+	try {
+		cpSync(cache, join(tmp, "jiti"), { recursive: true, filter: regular, mode: constants.COPYFILE_FICLONE });
+	} catch {
+		// None yet, or unreadable: the worker's pi compiles them again.
+	}
+}
+
+/** Node's compile cache of the session (pi turns it on), for the worker's pi to read: undefined when there is none. */
+function compileCache(): Record<string, string> {
+	const dir = getCompileCacheDir();
+	return dir ? { NODE_COMPILE_CACHE: dirname(dir) } : {};
+}
+
+/**
+ * The worker's pi, `start`, for the worker of `tree`: in bubblewrap where it confines (the bounds the crew gave it
+ * name a bwrap), as it is where bubblewrap cannot (its bash is then given the worker's TMPDIR, and the session said
+ * once that workers are not confined).
+ */
+export function confinedPi(
+	start: { command: string; args: string[] },
+	tree: string,
+	bounds: Record<string, string>,
+	env: NodeJS.ProcessEnv = process.env,
+): { command: string; args: string[] } {
+	const bwrap = bounds[WORKER_BWRAP_VAR];
+	if (!bwrap) return start;
+	const place = placeOf(tree, env);
+	const vars = { [WORKER_CONFINED_VAR]: "1", [AGENT_DIR_VAR]: workerAgentDir(place.tmp, env), ...compileCache() };
+	copyCompiledExtensions(place.tmp);
+	return { command: bwrap, args: [...confinedArgs(place, vars), start.command, ...start.args] };
+}
