@@ -5,7 +5,7 @@ export default defineConfig({
 		include: ["test/**/*.test.ts"],
 		// The CLI-level suites run on every tested pi version; this fetches the ones npm cannot install.
 		globalSetup: ["test/global-setup.ts"],
-		setupFiles: ["test/process-claim.ts", "test/store-outside-sessions.ts"],
+		setupFiles: ["test/process-ownership.ts", "test/store-outside-sessions.ts"],
 		testTimeout: 30_000,
 		hookTimeout: 30_000,
 		// End-to-end suites start real pi runtimes; two workers fit the 2-core machines CI runs on.

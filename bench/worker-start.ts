@@ -51,7 +51,7 @@ async function oneRun(host: PiHost, big: string | undefined): Promise<number[]> 
 			.find((decision) => decision.code === "work")?.at;
 		const firsts = iso
 			.readLog()
-			.filter((line) => line.messages <= 2 && line.lastUser.includes("Your item (the plan's words, data)"));
+			.filter((line) => line.messages <= 2 && line.lastUser.includes("Your item (the list's words, data)"));
 		return decided === undefined ? [] : firsts.map((line) => line.time - decided);
 	} finally {
 		iso.cleanup();

@@ -77,7 +77,7 @@ function workerStarts(
 	decidedAt: number,
 ) {
 	return log
-		.filter((line) => line.messages <= 2 && line.lastUser.includes("Your item (the plan's words, data)"))
+		.filter((line) => line.messages <= 2 && line.lastUser.includes("Your item (the list's words, data)"))
 		.map((line) => line.time - decidedAt);
 }
 
@@ -122,8 +122,8 @@ async function contextWithWorkers(out: (line?: string) => void, host: PiHost, on
 	);
 	const workerCalls = crew.log.filter(
 		(line) =>
-			line.lastUser.includes("Your item (the plan's words, data)") ||
-			line.userHeads.some((head) => head.includes("Your item (the plan's words, data)")),
+			line.lastUser.includes("Your item (the list's words, data)") ||
+			line.userHeads.some((head) => head.includes("Your item (the list's words, data)")),
 	);
 	let summed = 0;
 	for (const line of crew.log) summed += line.requestChars;

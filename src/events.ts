@@ -256,14 +256,14 @@ async function followCheckpointsIf(on: boolean, pi: ExtensionAPI, ctx: Extension
 }
 
 /**
- * A session starts: whose it is, its settings, its list rebuilt from the branch (a guest's own part of it), the step
+ * A session starts: whose it is, its settings, its list rebuilt from the branch (a guest's own part of it), the plan
  * file it follows, and what follows its store from now on. A `pi -p` of the user's whose settings were not understood,
  * or whose judge pi cannot call, runs nothing.
  */
 async function startSession(pi: ExtensionAPI, ctx: ExtensionContext, engine: Engine): Promise<StartedSession> {
 	const role = takeRole(pi);
 	const worker = role === "child" && process.env[WORKER_MARKER] !== undefined;
-	// A worker of a crew of ours ends with the session that started it.
+	// A worker of a session of ours ends with the session that started it.
 	if (worker) void import("./edges/workers/watchdog.ts").then(({ watchParentOnce }) => watchParentOnce());
 	// ...and stays in its tree from its first tool call.
 	const stopBounds = worker ? await keepWorkerInTree(pi, ctx) : () => {};

@@ -20,7 +20,7 @@ export const KEY = {
 	panel: "til-done-panel",
 	check: "til-done-check",
 	review: "til-done-review",
-	plan: "til-done-plan",
+	next: "til-done-next",
 	stop: "til-done-stop",
 	workers: "til-done-workers",
 } as const;

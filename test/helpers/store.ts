@@ -51,11 +51,11 @@ export function inInstance<T>(api: object, read: () => T): T {
  * a fresh pi (test files share a worker process, and a session another file started may still hold it).
  */
 export function freshProcess(): void {
-	delete (globalThis as Record<symbol, unknown>)[Symbol.for("pi-til-done.process-claim")];
+	delete (globalThis as Record<symbol, unknown>)[Symbol.for("pi-til-done.process-ownership")];
 	delete process.env[PARENT_MARKER];
 }
 
-/** A worker that ended, as the crew records it: the chain lists it in `/todos workers`. */
+/** A worker that ended, as the session records it: the chain lists it in `/todos workers`. */
 export function endedWorker(worker: FinishedWorker): void {
 	removeWorker(`ended-${worker.index}`, worker);
 }

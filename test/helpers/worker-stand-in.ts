@@ -12,7 +12,7 @@
 
 export const WORKER = `
 const prompt = process.argv.at(-1);
-const index = Number(/Your item \\(the plan's words, data\\): \\[(\\d+)\\]/.exec(prompt)[1]);
+const index = Number(/Your item \\(the list's words, data\\): \\[(\\d+)\\]/.exec(prompt)[1]);
 const mode = process.env.WORKER_MODE ?? "write";
 const fs = require("node:fs");
 if (process.env.WORKER_ARGS) fs.appendFileSync(process.env.WORKER_ARGS, JSON.stringify(process.argv.slice(2)) + "\\n");

@@ -13,8 +13,8 @@ import {
 	activeStatus,
 	checkStatus,
 	loopStatus,
+	nextStatus,
 	pausedStatus,
-	planStatus,
 	stopStatus,
 } from "../../src/core/texts/user.ts";
 import { progressOf, reviewOf, statusEntries } from "../../src/core/views/status-entries.ts";
@@ -73,7 +73,7 @@ describe("the footer's status line at 80 columns and wider", () => {
 					[KEY.check, check],
 					[KEY.loop, loop ? loopStatus(1000, 1000) : undefined],
 					[KEY.paused, paused === null ? undefined : pausedStatus(paused)],
-					[KEY.plan, plan === null ? undefined : planStatus(next as never, plan.waiting)],
+					[KEY.next, plan === null ? undefined : nextStatus(next as never, plan.waiting)],
 					[KEY.review, reviewOf(todos)],
 					[KEY.stop, stopStatus(stopped ?? undefined)],
 				];
@@ -89,7 +89,7 @@ describe("the footer's status line at 80 columns and wider", () => {
 				// Like the loop's counter, the plan's entry may go at the narrowest, with every state on screen.
 				const planShown =
 					plan === null || (next === undefined && plan.waiting === 0) ? /^none$/ : /^(▶ \[\d+\]|⛓ \d+|none$)/;
-				expect(shown(KEY.plan)).toMatch(planShown);
+				expect(shown(KEY.next)).toMatch(planShown);
 				expect(shown(KEY.review)).toMatch(reviewOf(todos) ? /^👁 \[\d+\]( (waits for your )?review)?$/ : /^none$/);
 				const stops =
 					stopped === null

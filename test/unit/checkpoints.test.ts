@@ -106,7 +106,7 @@ describe("a start and a completion are snapshots on the branch; diff and revert 
 
 	it("an item a worker holds: no start when it is set in progress, its start when it lands, then its done", async () => {
 		const { pi, tool, taken } = await start();
-		// The crew works in the session's part of the store.
+		// The workers work in the session's part of the store.
 		const inIt = (work: () => void) => inSession(sessionOf(pi.api), work);
 		await tool("write_todos", { mode: "replace", todos: [{ text: "Write b" }, { text: "Write c" }] });
 		const key = itemKey(0, "Write b");

@@ -83,7 +83,7 @@ describe("the layer rule refuses what breaks it", () => {
 			["state.ts", "validation.ts"],
 			["edges/git/git.ts", "types.ts"],
 			["edges/host/tell.ts", "edges/git/git.ts"],
-			["edges/workers/crew.ts", "edges/run/engine.ts"],
+			["edges/workers/session-workers.ts", "edges/run/engine.ts"],
 		];
 		expect(layerViolations(imports)).toEqual(imports.map(([from, to]) => `${from} → ${to}`));
 	});
@@ -92,7 +92,7 @@ describe("the layer rule refuses what breaks it", () => {
 		const imports: Import[] = [
 			["core/rules/next-step.ts", "core/list/queries.ts"],
 			["state.ts", "core/rules/chain.ts"],
-			["edges/run/engine.ts", "edges/workers/crew.ts"],
+			["edges/run/engine.ts", "edges/workers/session-workers.ts"],
 			["edges/run/engine.ts", "state.ts"],
 			["edges/commands/todos.ts", "edges/host/tell.ts"],
 			["formatting.ts", "core/list/queries.ts"],

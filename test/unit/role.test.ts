@@ -42,7 +42,7 @@ describe("the first instance to start a session holds the process; another is ne
 describe("a session in a process a session of ours started is a child", () => {
 	it("by the marker another process left in the environment", async () => {
 		vi.resetModules();
-		delete (globalThis as Record<symbol, unknown>)[Symbol.for("pi-til-done.process-claim")];
+		delete (globalThis as Record<symbol, unknown>)[Symbol.for("pi-til-done.process-ownership")];
 		vi.stubEnv(PARENT_MARKER, "1");
 		const role = await import("../../src/edges/host/role.ts");
 		const instance = {};

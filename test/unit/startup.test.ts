@@ -56,7 +56,7 @@ describe("what a start loads follows static imports only", () => {
 	it("a module imported by import() or for its types alone is not", () => {
 		const graph = {
 			"index.ts": [
-				{ target: "edges/workers/crew.ts", typeOnly: false, dynamic: true },
+				{ target: "edges/workers/session-workers.ts", typeOnly: false, dynamic: true },
 				{ target: "core/rules/judge.ts", typeOnly: true, dynamic: false },
 			],
 		};

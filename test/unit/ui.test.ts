@@ -171,8 +171,8 @@ describe("the painter sets every key once, then only what changed", () => {
 			"til-done-check",
 			"til-done-goal",
 			"til-done-loop",
+			"til-done-next",
 			"til-done-paused",
-			"til-done-plan",
 			"til-done-review",
 			"til-done-stop",
 			"til-done-workers",
@@ -260,18 +260,18 @@ describe("a plan with waits or subtasks shows what is ready next and how many it
 	it("names the next item ready to start and counts the waiting ones; a list without links shows neither", () => {
 		const { ui, show } = painter();
 		show({ todos: planWith({ 0: "completed" }) });
-		expect(ui.status.get("til-done-plan")).toBe("▶ [1] Write the migration ⛓ 2 waiting");
+		expect(ui.status.get("til-done-next")).toBe("▶ [1] Write the migration ⛓ 2 waiting");
 		show({ todos: planWith({ 0: "completed", 1: "in_progress" }) });
-		expect(ui.status.get("til-done-plan")).toBe("⛓ 2 waiting");
+		expect(ui.status.get("til-done-next")).toBe("⛓ 2 waiting");
 		show({ todos: [todo("a"), todo("b")] });
-		expect(ui.status.has("til-done-plan")).toBe(false);
+		expect(ui.status.has("til-done-next")).toBe(false);
 	});
 
 	it("with nothing waiting, only the next item", () => {
 		const { ui, show } = painter();
 		show({ todos: planWith({ 0: "completed", 1: "completed", 3: "completed" }) });
-		expect(ui.status.get("til-done-plan")).toBe("▶ [4] Add the UI ⛓ 1 waiting");
+		expect(ui.status.get("til-done-next")).toBe("▶ [4] Add the UI ⛓ 1 waiting");
 		show({ todos: planWith({ 0: "completed", 1: "completed", 2: "completed", 3: "completed", 4: "completed" }) });
-		expect(ui.status.get("til-done-plan")).toBe("▶ [5] Release");
+		expect(ui.status.get("til-done-next")).toBe("▶ [5] Release");
 	});
 });

@@ -52,7 +52,7 @@ export const WORKERS_STATUS_KEY = "til-done-workers";
 /** A check running, or what the last verification of the finished list found. */
 export const CHECK_STATUS_KEY = "til-done-check";
 /** In a list with waits or subtasks: the next item ready to start, and how many open items wait. */
-export const PLAN_STATUS_KEY = "til-done-plan";
+export const NEXT_STATUS_KEY = "til-done-next";
 /** The item the auto-continue waits on for the user's review. */
 export const REVIEW_STATUS_KEY = "til-done-review";
 /** Why the chain stopped (a breaker, a budget, no item ready, the user's key), until the user acts. */

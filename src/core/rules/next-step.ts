@@ -188,10 +188,10 @@ function decideTodos(input: StepInput, outcome: RunOutcome | undefined): Step {
 	if (pickNextIndex(todos) === undefined && !input.workers?.running.length) {
 		return { kind: "stop", code: "blocked", text: blockedText(todos) };
 	}
-	const crew = crewPlan(input);
-	const held = crew ? undefined : heldElsewhere(input);
+	const dispatch = dispatchOf(input);
+	const held = dispatch ? undefined : heldElsewhere(input);
 	if (held) return { kind: "idle", code: "left-to-others", held };
-	return tripped(input, crew?.forecast) ?? workStep(crew, input.workers?.running ?? []) ?? continuation(input);
+	return tripped(input, dispatch?.forecast) ?? workStep(dispatch, input.workers?.running ?? []) ?? continuation(input);
 }
 
 /**
@@ -205,7 +205,7 @@ function finishing({ todos, workers }: StepInput): Step | undefined {
 }
 
 /** What the workers do next: the items to start, and how many workers the budgets are forecast for. */
-interface CrewPlan {
+interface Dispatch {
 	items: number[];
 	/** Workers the budgets forecast: those starting, or 0 while others work (only the spend so far counts), or 1. */
 	forecast: number;
@@ -216,7 +216,7 @@ interface CrewPlan {
  * worker forecast at the median per finished item). Undefined when workers are off, or none is at work and there is
  * nothing for one (the session's model goes on).
  */
-function crewPlan(input: StepInput): CrewPlan | undefined {
+function dispatchOf(input: StepInput): Dispatch | undefined {
 	const { todos, workers } = input;
 	// Workers turned off while some work: they finish their items, and none starts.
 	if (!workers || (workers.max <= 0 && workers.running.length === 0)) return undefined;
@@ -253,9 +253,9 @@ function budgetHolds(input: StepInput, workers: number): boolean {
  * With workers: start them on the plan's items, or, when none may start, wait while others work (with none at work
  * and none starting, the budget that left none stopped the chain before this).
  */
-function workStep(crew: CrewPlan | undefined, running: readonly number[]): Step | undefined {
-	if (!crew) return undefined;
-	const { items } = crew;
+function workStep(dispatch: Dispatch | undefined, running: readonly number[]): Step | undefined {
+	if (!dispatch) return undefined;
+	const { items } = dispatch;
 	if (items.length > 0) return { kind: "work", code: "work", items, atWork: running.length + items.length };
 	return { kind: "idle", code: "workers-busy", running };
 }

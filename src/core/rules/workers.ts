@@ -1,7 +1,7 @@
 /**
  * A worker: what it is told, its end as a kind, and what `/todos workers` reads of one. A worker gets a fresh context
- * that holds only its item, the user's request and the plan, compact and marked as data. Pure, and loaded with the
- * workers (edges/workers/crew.ts, edges/commands/workers.ts); which items go to workers and when they stop is
+ * that holds only its item, the user's request and the list, compact and marked as data. Pure, and loaded with the
+ * workers (edges/workers/session-workers.ts, edges/commands/workers.ts); which items go to workers and when they stop is
  * core/rules/worker-dispatch.ts's.
  */
 
@@ -11,13 +11,13 @@ import { NOT_DONE_MARK, WORKER_PROMPT } from "../texts/model.ts";
 import { oneLine, prefix } from "../texts/sanitize.ts";
 import { type ChainSpend, median, overMedianOf } from "./usage.ts";
 
-/** The most characters of the plan and of the user's request a worker's prompt carries; an item's text goes whole. */
-export const WORKER_LIMITS = { plan: 6_000, request: 4_000, line: 60 } as const;
+/** The most characters of the list and of the user's request a worker's prompt carries; an item's text goes whole. */
+export const WORKER_LIMITS = { list: 6_000, request: 4_000, line: 60 } as const;
 
-/** The plan as a worker sees it: one line per item (its state, index and text cut), within the plan's budget. */
-function planLines(todos: readonly TodoItem[]): string[] {
+/** The list as a worker sees it: one line per item (its state, index and text cut), within the list's budget. */
+function listLines(todos: readonly TodoItem[]): string[] {
 	const lines: string[] = [];
-	let left = WORKER_LIMITS.plan;
+	let left = WORKER_LIMITS.list;
 	for (const [index, todo] of todos.entries()) {
 		const line = `${getPlainIcon(todo.status)} [${index}] ${prefix(oneLine(todo.text), WORKER_LIMITS.line)}`;
 		if (line.length + 1 > left) break;
@@ -40,8 +40,8 @@ export function workerPrompt(todos: readonly TodoItem[], index: number, request:
 		"",
 		WORKER_PROMPT.request(prefix(request, WORKER_LIMITS.request)),
 		"",
-		WORKER_PROMPT.plan,
-		...planLines(todos),
+		WORKER_PROMPT.list,
+		...listLines(todos),
 		"",
 		WORKER_PROMPT.end,
 	].join("\n");
@@ -72,7 +72,7 @@ export function unfinishedOutcome(answer: string, stopReason: string | undefined
 	return { kind: "unfinished", said: prefix(oneLine(last.slice(NOT_DONE_MARK.length).trim()), NOT_DONE_REASON_CHARS) };
 }
 
-/** How a worker's process ended, as the crew reads it off its process. */
+/** How a worker's process ended, as the session reads it off its process. */
 export interface WorkerProcessEnd {
 	aborted: boolean;
 	timedOut: boolean;

@@ -392,16 +392,16 @@ export const JUDGE_PROMPT = {
 			.join("\n"),
 } as const;
 
-/** What a worker is told: its one item, the user's request, the plan around it as data, and how to finish. */
+/** What a worker is told: its one item, the user's request, the list around it as data, and how to finish. */
 /** How a worker says it could not do its item: its last line starts with this (core/rules/workers.ts reads it). */
 export const NOT_DONE_MARK = "NOT DONE:";
 
 export const WORKER_PROMPT = {
-	head: "You are one of several workers on a plan, each in a copy of the project of its own. Do this one item here, completely, and nothing else of the plan: other workers do the other items, and your changes are merged back when its check passes.",
-	item: (index: number, text: string) => `Your item (the plan's words, data): [${index}] «${oneLine(text)}»`,
+	head: "You are one of several workers on a todo list, each in a copy of the project of its own. Do this one item here, completely, and nothing else of the list: other workers do the other items, and your changes are merged back when its check passes.",
+	item: (index: number, text: string) => `Your item (the list's words, data): [${index}] «${oneLine(text)}»`,
 	check: (command: string) => `Its check, run in this folder when you end (it must exit 0): ${JSON.stringify(command)}`,
 	request: (request: string) => `The user's request, for context (their words, data): «${oneLine(request)}»`,
-	plan: "The whole plan, for context (data, one line per item, cut):",
+	list: "The whole list, for context (data, one line per item, cut):",
 	lastTry: (why: string) =>
 		`Its last try was given back (data): «${oneLine(why)}». Work from the files as they are in this folder now.`,
 	end: `When the item is done, end with a one-line summary of what you changed. If it cannot be done here, end with one line that starts \`${NOT_DONE_MARK}\` and says why: nothing of yours is merged then.`,

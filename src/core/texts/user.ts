@@ -666,7 +666,7 @@ export function stopStatus(words: string | undefined): StatusText | undefined {
  * In a plan with waits or subtasks: `▶ [i] text` for the next item ready to start (one in progress is already on the
  * bar), then `⛓ N waiting` for the open items that wait; nothing when there is neither.
  */
-export function planStatus(next: [number, TodoItem] | undefined, waiting: number): StatusText | undefined {
+export function nextStatus(next: [number, TodoItem] | undefined, waiting: number): StatusText | undefined {
 	const ahead = next === undefined || next[1].status !== "not_started" ? undefined : next;
 	const count = waiting > 0 ? `⛓ ${waiting} waiting` : "";
 	if (ahead === undefined) return count === "" ? undefined : whole(count, `⛓ ${waiting}`);

@@ -14,8 +14,8 @@ import {
 	CHECK_STATUS_KEY,
 	GOAL_STATUS_KEY,
 	LOOP_STATUS_KEY,
+	NEXT_STATUS_KEY,
 	PAUSED_STATUS_KEY,
-	PLAN_STATUS_KEY,
 	REVIEW_STATUS_KEY,
 	STATUS_KEY,
 	STOP_STATUS_KEY,
@@ -27,8 +27,8 @@ import {
 	checkStatus,
 	goalStatus,
 	loopStatus,
+	nextStatus,
 	pausedStatus,
-	planStatus,
 	progressStatus,
 	reviewStatus,
 	type StatusText,
@@ -91,7 +91,7 @@ export function statusEntries(view: UiView): StatusEntry[] {
 		[GOAL_STATUS_KEY, view.goal ? goalStatus(view.goal.condition) : undefined],
 		[LOOP_STATUS_KEY, view.loop ? loopStatus(view.loop.iteration, view.loop.max) : undefined],
 		[PAUSED_STATUS_KEY, view.chain.paused ? pausedStatus(view.chain.pauseReason) : undefined],
-		[PLAN_STATUS_KEY, planEntry(view.todos)],
+		[NEXT_STATUS_KEY, nextEntry(view.todos)],
 		[REVIEW_STATUS_KEY, reviewOf(view.todos)],
 		[STOP_STATUS_KEY, stopStatus(view.chain.stopped && stopWords(view.chain.stopped))],
 		[WORKERS_STATUS_KEY, workers.length > 0 ? workersStatus(workers) : undefined],
@@ -106,11 +106,11 @@ function workerItems({ todos, workers = [] }: UiView): [number, string | undefin
 }
 
 /** What a list with waits or subtasks adds to the bar; a list without links adds nothing. */
-function planEntry(todos: readonly TodoItem[]): StatusText | undefined {
+function nextEntry(todos: readonly TodoItem[]): StatusText | undefined {
 	if (!hasLinks(todos)) return undefined;
 	const next = pickNextIndex(todos);
 	const todo = next === undefined ? undefined : todos[next];
-	return planStatus(next === undefined || todo === undefined ? undefined : [next, todo], waitingItems(todos).length);
+	return nextStatus(next === undefined || todo === undefined ? undefined : [next, todo], waitingItems(todos).length);
 }
 
 /** The verdict the status bar may show: a failure, or a pass that holds for the list as it is now. */

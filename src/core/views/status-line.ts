@@ -10,8 +10,8 @@ import {
 	CHECK_STATUS_KEY,
 	GOAL_STATUS_KEY,
 	LOOP_STATUS_KEY,
+	NEXT_STATUS_KEY,
 	PAUSED_STATUS_KEY,
-	PLAN_STATUS_KEY,
 	REVIEW_STATUS_KEY,
 	STATUS_KEY,
 	STOP_STATUS_KEY,
@@ -28,15 +28,15 @@ export const STATUS_WIDTH_DEFAULT = 80;
 /** What a cut text keeps before anything else is cut or goes: a few words, then `…`. */
 export const MIN_CUT_CELLS = 12;
 /** Long texts, cut to a few words first: the items in progress, the workers', the next item of a list with waits, the goal. */
-const CUT_FIRST = [ACTIVE_STATUS_KEY, WORKERS_STATUS_KEY, PLAN_STATUS_KEY, GOAL_STATUS_KEY];
+const CUT_FIRST = [ACTIVE_STATUS_KEY, WORKERS_STATUS_KEY, NEXT_STATUS_KEY, GOAL_STATUS_KEY];
 /** The texts cut further, to `…`, before they go (the workers' texts go at once, their indices stay). */
-const CUT_TO_NOTHING = [ACTIVE_STATUS_KEY, PLAN_STATUS_KEY, GOAL_STATUS_KEY];
+const CUT_TO_NOTHING = [ACTIVE_STATUS_KEY, NEXT_STATUS_KEY, GOAL_STATUS_KEY];
 /** The entries whose state is worth more than the item in progress, and whose texts are cut after it goes. */
 const CUT_LAST = [PAUSED_STATUS_KEY, CHECK_STATUS_KEY];
 /** The entries that take their shorter forms when nothing is left to cut, in this order; the stop goes last. */
 const SHORTEN_ORDER = [
 	STATUS_KEY,
-	PLAN_STATUS_KEY,
+	NEXT_STATUS_KEY,
 	GOAL_STATUS_KEY,
 	LOOP_STATUS_KEY,
 	CHECK_STATUS_KEY,
@@ -76,13 +76,13 @@ export function fitStatusLine(entries: readonly StatusEntry[], width: number): [
 	for (const key of CUT_TO_NOTHING) cut(key, 1);
 	drop(ACTIVE_STATUS_KEY);
 	shorten(WORKERS_STATUS_KEY, 0);
-	shorten(PLAN_STATUS_KEY, 0);
+	shorten(NEXT_STATUS_KEY, 0);
 	for (const key of CUT_LAST) cut(key, MIN_CUT_CELLS);
 	for (const key of CUT_LAST) cut(key, 1);
 	for (const key of SHORTEN_ORDER) shorten(key, 0);
 	for (const key of SHORTEN_ORDER.slice(0, -1)) shorten(key, 1);
 	drop(LOOP_STATUS_KEY);
-	drop(PLAN_STATUS_KEY);
+	drop(NEXT_STATUS_KEY);
 	drop(GOAL_STATUS_KEY);
 	shorten(STOP_STATUS_KEY, 1);
 	return entries.map(([key]) => [key, shown.get(key)]);

@@ -86,7 +86,7 @@ async function take(session: Session, transition: Transition): Promise<void> {
 
 /**
  * The start of each item whose worker began landing since the last call (`seen`: the workers landing already, kept
- * up to date): taken before the landing writes a file, since the crew waits for the checkpoints before it lands.
+ * up to date): taken before the landing writes a file, since the workers wait for the checkpoints before it lands.
  */
 function landingStarts(seen: Set<string>): Transition[] {
 	const workers = getWorkers();

@@ -10,14 +10,14 @@ import type { SessionRole } from "../../core/model/types.ts";
 /** The marker a session of ours puts in its process's environment: the processes it starts are its children. */
 export const PARENT_MARKER = "TIL_DONE_PARENT_PID";
 
-/** The marker a crew of ours puts in a worker's environment: the pid of the process the worker works for. */
+/** The marker a session of ours puts in a worker's environment: the pid of the process the worker works for. */
 export const WORKER_MARKER = "TIL_DONE_WORKER_OF";
 
 /** The mark every process of a worker carries (edges/host/processes.ts), named to the worker's own pi for its watchdog. */
 export const WORKER_MARK = "TIL_DONE_WORKER_MARK";
 
 /** What every copy of the extension in the process shares (copies may be separate module instances). */
-interface ProcessClaim {
+interface ProcessOwnership {
 	/** The instance whose session is the process's own, while it has one. */
 	owner?: object;
 	/** The marker the process found when it started: which process started it, if a session of ours did. */
@@ -26,12 +26,12 @@ interface ProcessClaim {
 	read?: boolean;
 }
 
-const CLAIM_KEY = Symbol.for("pi-til-done.process-claim");
+const OWNERSHIP_KEY = Symbol.for("pi-til-done.process-ownership");
 
-function processClaim(): ProcessClaim {
-	const shared = globalThis as { [CLAIM_KEY]?: ProcessClaim };
-	shared[CLAIM_KEY] ??= {};
-	return shared[CLAIM_KEY];
+function processOwnership(): ProcessOwnership {
+	const shared = globalThis as { [OWNERSHIP_KEY]?: ProcessOwnership };
+	shared[OWNERSHIP_KEY] ??= {};
+	return shared[OWNERSHIP_KEY];
 }
 
 /**
@@ -39,21 +39,21 @@ function processClaim(): ProcessClaim {
  * ends; any other is nested. The process's own session marks the environment for the processes it starts.
  */
 export function takeRole(instance: object): SessionRole {
-	const claim = processClaim();
-	if (claim.owner !== undefined && claim.owner !== instance) return "nested";
-	claim.owner = instance;
-	if (!claim.read) {
-		claim.startedBy = process.env[PARENT_MARKER];
-		claim.read = true;
+	const ownership = processOwnership();
+	if (ownership.owner !== undefined && ownership.owner !== instance) return "nested";
+	ownership.owner = instance;
+	if (!ownership.read) {
+		ownership.startedBy = process.env[PARENT_MARKER];
+		ownership.read = true;
 	}
 	process.env[PARENT_MARKER] = String(process.pid);
-	return claim.startedBy !== undefined && claim.startedBy !== String(process.pid) ? "child" : "own";
+	return ownership.startedBy !== undefined && ownership.startedBy !== String(process.pid) ? "child" : "own";
 }
 
 /** The session of `instance` ended (a reload, a new session, the process's end): it no longer holds the process. */
 export function releaseRole(instance: object): void {
-	const claim = processClaim();
-	if (claim.owner === instance) claim.owner = undefined;
+	const ownership = processOwnership();
+	if (ownership.owner === instance) ownership.owner = undefined;
 }
 
 /** Whether a session in `role` is a guest: it drives no list it inherited and ignores the user's own settings. */

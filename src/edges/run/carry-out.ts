@@ -160,7 +160,7 @@ const workersRefused = new WeakSet<object>();
 /** Starts workers on the step's items, then waits for one of them to end and decides again. */
 async function work(step: Extract<Step, { kind: "work" }>, run: FollowUp, endsSeen: number): Promise<void> {
 	const { userRequests } = await import("../checks/evidence.ts");
-	const { startWorkers } = await import("../workers/crew.ts");
+	const { startWorkers } = await import("../workers/session-workers.ts");
 	const request = userRequests(ownEntries(run.ctx)).at(-1) ?? "";
 	const started = await startWorkers(step.items, {
 		pi: run.pi,
@@ -189,11 +189,11 @@ function workerEnded(endsSeen: number, signal: AbortSignal): Promise<void> {
 
 /**
  * Waits for the next worker to end, then carries out what follows; Esc in the TUI stops every worker instead, an
- * interrupt of the process (SIGINT) ends the chain as the crew stops them, and the follow-up's cancellation (a prompt,
+ * interrupt of the process (SIGINT) ends the chain as the session stops them, and the follow-up's cancellation (a prompt,
  * `/todos pause`, a session change) ends the wait.
  */
 async function waitForWorkers(run: FollowUp, endsSeen: number): Promise<void> {
-	const { crewInterrupted, stopWorkers } = await import("../workers/crew.ts");
+	const { workersInterrupted, stopWorkers } = await import("../workers/session-workers.ts");
 	// Each wait's listeners go with it: a chain of many workers' ends waits on one follow-up's signal.
 	const waiting = new AbortController();
 	const cancelled = new Promise<"cancelled">((resolve) =>
@@ -201,12 +201,12 @@ async function waitForWorkers(run: FollowUp, endsSeen: number): Promise<void> {
 	);
 	const keyed = run.mode.stopKey(waiting.signal).then(() => "key" as const);
 	const ended = workerEnded(endsSeen, waiting.signal).then(() => "ended" as const);
-	const caught = crewInterrupted(run.pi, waiting.signal);
+	const caught = workersInterrupted(run.pi, waiting.signal);
 	const end = await Promise.race([ended, cancelled, keyed, caught]);
 	waiting.abort();
 	if (run.signal.aborted) return;
 	if (typeof end === "object") {
-		// The run holds until the crew has stopped its workers and raised the interrupt again, which ends pi -p.
+		// The run holds until the session has stopped its workers and raised the interrupt again, which ends pi -p.
 		await end.stopped;
 		return interrupted(run);
 	}

@@ -91,10 +91,10 @@ function follow(engine: EngineState, ctx: ExtensionContext, why?: string): Follo
 	return mode && { pi, ctx, config: getConfig(), mode, signal: engine.following.signal };
 }
 
-/** Stops the session's workers, if any are at work: the crew is loaded only when there are some. */
-async function stopCrew(pi: ExtensionAPI): Promise<void> {
+/** Stops the session's workers, if any are at work: their module is loaded only when there are some. */
+async function stopSessionWorkers(pi: ExtensionAPI): Promise<void> {
 	if (getWorkers().length === 0) return;
-	const { stopWorkers } = await import("../workers/crew.ts");
+	const { stopWorkers } = await import("../workers/session-workers.ts");
 	await stopWorkers(pi);
 }
 
@@ -111,7 +111,7 @@ function endBy(signal: NodeJS.Signals, listener: (signal: NodeJS.Signals) => voi
 function takeOver(engine: EngineState, ctx: ExtensionContext, why?: string): void {
 	follow(engine, ctx, why);
 	holdEndedRun(undefined);
-	void stopCrew(engine.pi);
+	void stopSessionWorkers(engine.pi);
 	if (!getLoop()) return;
 	setLoop(undefined);
 	tell(ctx, LOOP_ENDS.byUser, "info");
@@ -193,7 +193,7 @@ async function settleInside(
 		follow(engine, ctx);
 		const alone = process.listenerCount(signal) === 1;
 		// A pi that takes no such signal itself ends by it, as it would have without this listener.
-		void stopCrew(engine.pi).finally(() => alone && endBy(signal, ending));
+		void stopSessionWorkers(engine.pi).finally(() => alone && endBy(signal, ending));
 	});
 	for (const signal of ENDING_SIGNALS) process.on(signal, ending);
 	try {
@@ -210,7 +210,7 @@ export function createEngine(pi: ExtensionAPI, getConfig: () => TilDoneConfig): 
 	const forget = (): Promise<void> => {
 		engine.following.abort();
 		holdEndedRun(undefined);
-		const stopped = stopCrew(pi);
+		const stopped = stopSessionWorkers(pi);
 		if (getLoop()) setLoop(undefined);
 		if (getGoal()) setGoal(undefined);
 		return stopped;

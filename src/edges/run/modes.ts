@@ -278,7 +278,7 @@ function inRunMode({ pi, ctx }: ModeEnv): Mode {
 }
 
 /**
- * A `pi -p` of the user's whose settings were not understood (or whose step file could not be loaded) runs nothing:
+ * A `pi -p` of the user's whose settings were not understood (or whose plan file could not be loaded) runs nothing:
  * a script must never read success from work that did not run, nor from work other than what was typed. The lines
  * above this one say what was wrong and how to fix it.
  */

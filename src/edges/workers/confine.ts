@@ -118,7 +118,7 @@ export function placeOf(tree: string, env: NodeJS.ProcessEnv = process.env): Omi
 
 /**
  * A command of the worker's, run by the session in the worker's `tree` (its item's check): confined as the worker's
- * own pi is, by the bounds the crew gave it (unconfined, with the worker's TMPDIR, where bubblewrap cannot).
+ * own pi is, by the bounds the session gave it (unconfined, with the worker's TMPDIR, where bubblewrap cannot).
  */
 export function confinedInTree(command: string, tree: string, bounds: Record<string, string>): string {
 	const place = placeOf(tree);

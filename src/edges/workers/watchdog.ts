@@ -1,5 +1,5 @@
 /**
- * A worker outlives no session: the pi a crew starts is told its parent's pid, and pi-til-done in the worker (a guest)
+ * A worker outlives no session: the pi a session starts as a worker is told its parent's pid, and pi-til-done in the worker (a guest)
  * watches it. When the parent is gone (killed, crashed), every process of the worker ends, its process group and what
  * carries its mark (what it put in the background with `setsid` or `nohup`): nothing works on, spending, for a session
  * that can no longer land its work.

@@ -85,7 +85,7 @@ function compileCache(): Record<string, string> {
 }
 
 /**
- * The worker's pi, `start`, for the worker of `tree`: in bubblewrap where it confines (the bounds the crew gave it
+ * The worker's pi, `start`, for the worker of `tree`: in bubblewrap where it confines (the bounds the session gave it
  * name a bwrap), as it is where bubblewrap cannot (its bash is then given the worker's TMPDIR, and the session said
  * once that workers are not confined).
  */

@@ -1,7 +1,7 @@
 /**
- * The crew against a real repository, with a small Node script standing in for each worker's pi: it reads its item
+ * The session's workers against a real repository, with a small Node script standing in for each worker's pi: it reads its item
  * off its prompt and writes that item's file in its tree. What lands, what is given back and why, and that a stopped
- * crew leaves no tree and no claim.
+ * workers leaves no tree and no claim.
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
@@ -11,8 +11,8 @@ import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { execCommand } from "../../node_modules/@earendil-works/pi-coding-agent/dist/core/exec.js";
 import { itemKey } from "../../src/core/list/items.ts";
-import { crewInterrupted, startWorkers, stopWorkers } from "../../src/edges/workers/crew.ts";
 import { extensionFlags } from "../../src/edges/workers/extensions.ts";
+import { startWorkers, stopWorkers, workersInterrupted } from "../../src/edges/workers/session-workers.ts";
 import {
 	getChain,
 	getClaimedElsewhere,
@@ -40,7 +40,7 @@ const git = (...args: string[]) => execFileSync("git", args, { cwd: dir, encodin
 let script = "";
 
 beforeEach(() => {
-	dir = realpathSync(mkdtempSync(join(tmpdir(), "til-done-crew-")));
+	dir = realpathSync(mkdtempSync(join(tmpdir(), "til-done-workers-")));
 	git("init", "-q", "-b", "main");
 	writeFileSync(join(dir, "a.txt"), "the user's line\n");
 	git("add", ".");
@@ -59,7 +59,8 @@ afterEach(() => {
 
 const items = (...texts: string[]): TodoItem[] => texts.map((text) => ({ text, status: "not_started" }));
 
-function crew(options: { check?: number } = {}) {
+/** A session whose workers are the stand-in script: its fake pi, its run, and what it told the user. */
+function sessionWith(options: { check?: number } = {}) {
 	const pi = createFakePi();
 	pi.onExec = async (call) => runnerEnded(call.args, options.check ?? 0);
 	// A session with a model: the worker is started on it.
@@ -96,10 +97,10 @@ function treesSeen(): Set<string> {
 const besideTree = (tree: string): string[] =>
 	[tree, `${tree}-meta`, `${tree}-tmp`].filter((folder) => existsSync(folder));
 
-describe("the crew works ready items and lands them", () => {
+describe("the session's workers work ready items and land them", () => {
 	it("two items at once: both files land, both items complete, their usage counts, no claim is left", async () => {
 		setTodos(items("Write item-0.txt", "Write item-1.txt"));
-		const { pi, run } = crew();
+		const { pi, run } = sessionWith();
 		const trees = treesSeen();
 		expect(await startWorkers([0, 1], run)).toBe(true);
 		await allEnded();
@@ -116,7 +117,7 @@ describe("the crew works ready items and lands them", () => {
 
 	it("a worker leaves the ones at work as it joins those that ended, kept with the session: never listed as both or neither", async () => {
 		setTodos(items("Write item-0.txt"));
-		const { pi, run } = crew();
+		const { pi, run } = sessionWith();
 		const seen: string[] = [];
 		const unsubscribe = subscribe(() => {
 			const live = getWorkers().length;
@@ -133,7 +134,7 @@ describe("the crew works ready items and lands them", () => {
 
 	it("each start and each landing is a line that stays (its files, time, tokens and answer), never a notice", async () => {
 		setTodos(items("Write item-0.txt", "Write item-1.txt"));
-		const { run, told, notices } = crew();
+		const { run, told, notices } = sessionWith();
 		await startWorkers([0, 1], run);
 		await allEnded();
 		const landed = (index: number) => WORKERS.landed(index, STAND_IN_CALL_TOKENS, [`item-${index}.txt`], "done");
@@ -166,7 +167,7 @@ describe("the crew works ready items and lands them", () => {
 	it("a conflict gives the item back, naming the file, and the user's file is as it was", async () => {
 		process.env.WORKER_MODE = "conflict";
 		setTodos(items("Write a.txt"));
-		const { run, told } = crew();
+		const { run, told } = sessionWith();
 		process.env.WORKER_GO = join(dir, "..", `${dir.split("/").pop()}-go`);
 		await startWorkers([0], run);
 		writeFileSync(join(dir, "a.txt"), "the user's line, changed meanwhile\n");
@@ -192,7 +193,7 @@ describe("the crew works ready items and lands them", () => {
 			git("-c", "protocol.file.allow=always", "submodule", "add", "-q", library, folder);
 		rmSync(library, { recursive: true, force: true });
 		setTodos(items("Write item-0.txt"));
-		const { run, told } = crew();
+		const { run, told } = sessionWith();
 		await startWorkers([0], run);
 		await allEnded();
 		expect(getTodos()[0]?.status).toBe("not_started");
@@ -211,7 +212,7 @@ describe("the crew works ready items and lands them", () => {
 	])("%s gives the item back", async (_name, options, mode, why) => {
 		process.env.WORKER_MODE = mode;
 		setTodos([{ text: "Write a.txt", status: "not_started", check: "test -f a.txt" }]);
-		const { run, told } = crew(options);
+		const { run, told } = sessionWith(options);
 		const trees = treesSeen();
 		await startWorkers([0], run);
 		await allEnded();
@@ -224,7 +225,7 @@ describe("the crew works ready items and lands them", () => {
 	it("stopped in a model call: the tokens the call had spent are the ended worker's, as the list showed them", async () => {
 		process.env.WORKER_MODE = "streaming";
 		setTodos(items("Write a.txt"));
-		const { pi, run } = crew();
+		const { pi, run } = sessionWith();
 		await startWorkers([0], run);
 		await waitForValue(
 			() => ((getWorkers()[0]?.streaming ?? 0) > 0 ? true : undefined),
@@ -238,7 +239,7 @@ describe("the crew works ready items and lands them", () => {
 	it("stopped before it changed anything: nothing is kept, no ref at all", async () => {
 		process.env.WORKER_MODE = "hang";
 		setTodos(items("Write a.txt"));
-		const { pi, run } = crew();
+		const { pi, run } = sessionWith();
 		await startWorkers([0], run);
 		expect(await stopWorkers(pi.api)).toEqual([{ outcome: { kind: "stopped" }, work: "unchanged" }]);
 		expect(getTodos()[0]?.status).toBe("not_started");
@@ -248,7 +249,7 @@ describe("the crew works ready items and lands them", () => {
 	it("stopped: its work is kept under a ref, its tree removed, the item ready again, no failure counted", async () => {
 		process.env.WORKER_MODE = "half";
 		setTodos(items("Write a.txt"));
-		const { pi, run } = crew();
+		const { pi, run } = sessionWith();
 		const trees = treesSeen();
 		await startWorkers([0], run);
 		const halfDone = () => ([...trees].some((tree) => existsSync(join(tree, "half.txt"))) ? true : undefined);
@@ -271,7 +272,7 @@ describe("the crew works ready items and lands them", () => {
 	it("workers whose pi cannot start: said once, no failure counted, workers off for the session, each item ready again", async () => {
 		process.env.WORKER_MODE = "no-start";
 		setTodos(items("Write item-0.txt", "Write item-1.txt"));
-		const { run, told, notices } = crew();
+		const { run, told, notices } = sessionWith();
 		await startWorkers([0, 1], run);
 		await allEnded();
 		// Each start stays; their end, the same for both, is one notice.
@@ -286,7 +287,7 @@ describe("the crew works ready items and lands them", () => {
 	it("git that cannot compare the work with the work tree (the user's index broken meanwhile): the item back, nothing landed", async () => {
 		process.env.WORKER_MODE = "conflict";
 		setTodos(items("Write a.txt"));
-		const { run, told } = crew();
+		const { run, told } = sessionWith();
 		process.env.WORKER_GO = join(dir, "..", `${dir.split("/").pop()}-go`);
 		await startWorkers([0], run);
 		writeFileSync(join(dir, ".git", "index"), "not an index");
@@ -302,7 +303,7 @@ describe("the crew works ready items and lands them", () => {
 
 	it("a tree that cannot be made gives the item back, its claim let go", async () => {
 		setTodos(items("Write item-0.txt"));
-		const { run, told } = crew();
+		const { run, told } = sessionWith();
 		// A file where the folder of a new file's object must go: the snapshot the tree is made from cannot be kept.
 		writeFileSync(join(dir, "new.txt"), "cannot be stored\n");
 		const blob = git("hash-object", "new.txt").trim();
@@ -320,7 +321,7 @@ describe("the crew works ready items and lands them", () => {
 
 	it("an item whose check passes in the worker's tree lands, the check run there", async () => {
 		setTodos([{ text: "Write item-0.txt", status: "not_started", check: "test -f item-0.txt" }]);
-		const { pi, run } = crew();
+		const { pi, run } = sessionWith();
 		const trees = treesSeen();
 		await startWorkers([0], run);
 		await allEnded();
@@ -337,7 +338,7 @@ describe("the crew works ready items and lands them", () => {
 			setTodos([
 				{ text: "Write item-0.txt", status: "not_started", check: "touch ../outside.txt; test -f item-0.txt" },
 			]);
-			const { pi, run } = crew();
+			const { pi, run } = sessionWith();
 			pi.onExec = (call) => execCommand(call.command, call.args, call.options?.cwd ?? dir, call.options);
 			await startWorkers([0], run);
 			await allEnded();
@@ -349,7 +350,7 @@ describe("the crew works ready items and lands them", () => {
 	it("a list changed under a worker: its work does not land on another item, and is kept under its ref", async () => {
 		process.env.WORKER_MODE = "conflict";
 		setTodos(items("Write a.txt"));
-		const { run, told } = crew();
+		const { run, told } = sessionWith();
 		process.env.WORKER_GO = join(dir, "..", `${dir.split("/").pop()}-go`);
 		await startWorkers([0], run);
 		setTodos([{ text: "Another item", status: "in_progress" }]);
@@ -367,7 +368,7 @@ describe("the crew works ready items and lands them", () => {
 
 	it("an index no longer in the list starts nothing", async () => {
 		setTodos(items("Write item-0.txt"));
-		const { run } = crew();
+		const { run } = sessionWith();
 		expect(await startWorkers([3], run)).toBe(true);
 		expect(getWorkers()).toEqual([]);
 		expect(git("for-each-ref", "refs/til-done-claims/")).toBe("");
@@ -375,7 +376,7 @@ describe("the crew works ready items and lands them", () => {
 
 	it("an item another worker has claimed is not started; outside a git work tree nothing starts", async () => {
 		setTodos(items("Write item-0.txt"));
-		const { run } = crew();
+		const { run } = sessionWith();
 		const key = itemKey(0, "Write item-0.txt");
 		git("update-ref", `refs/til-done-claims/${key}`, git("rev-parse", "HEAD").trim());
 		expect(await startWorkers([0], run)).toBe(true);
@@ -384,7 +385,7 @@ describe("the crew works ready items and lands them", () => {
 		expect(existsSync(join(dir, "item-0.txt"))).toBe(false);
 		expect(getClaimedElsewhere()).toEqual([key]);
 		expect(getWorkers()).toEqual([]);
-		const outside = crew();
+		const outside = sessionWith();
 		const fake = createFakeCtx({ mode: "rpc", cwd: realpathSync(tmpdir()) });
 		expect(await startWorkers([0], { ...outside.run, ctx: fake.ctx })).toBe(false);
 		expect(fake.ui.notifications.map((notice) => notice.message)).toEqual([
@@ -394,7 +395,7 @@ describe("the crew works ready items and lands them", () => {
 });
 
 describe("a stop holds at every moment before the landing writes", () => {
-	/** Stops the crew the first time the store shows `moment` (stopping aborts each worker at once, in the call). */
+	/** Stops the session's workers the first time the store shows `moment` (stopping aborts each worker at once, in the call). */
 	function stopAt(pi: FakePi, moment: () => boolean): Promise<WorkerEnd[]> {
 		return new Promise((resolve) => {
 			const unsubscribe = subscribe(() => {
@@ -407,7 +408,7 @@ describe("a stop holds at every moment before the landing writes", () => {
 
 	it("marked landing, its checkpoint under way: nothing is written, the item is ready again, its work kept", async () => {
 		setTodos(items("Write item-0.txt"));
-		const { pi, run, told } = crew();
+		const { pi, run, told } = sessionWith();
 		const stopped = stopAt(pi, () => getWorkers()[0]?.landing === true);
 		await startWorkers([0], run);
 		expect(await stopped).toEqual([{ outcome: { kind: "stopped" }, work: "kept" }]);
@@ -425,7 +426,7 @@ describe("a stop holds at every moment before the landing writes", () => {
 
 	it("once the landing has written: it lands whole, the item completes, and the words say so", async () => {
 		setTodos(items("Write item-0.txt"));
-		const { pi, run, told, notices } = crew();
+		const { pi, run, told, notices } = sessionWith();
 		const stopped = stopAt(pi, () => getTodos()[0]?.status === "completed");
 		await startWorkers([0], run);
 		expect(await stopped).toEqual([
@@ -443,8 +444,8 @@ describe("a stop holds at every moment before the landing writes", () => {
 
 	it("while its tree is being made: no tree, no ref, no claim; the item ready again, nothing kept", async () => {
 		setTodos(items("Write item-0.txt"));
-		const { pi, run, told } = crew();
-		// Set in progress as its life begins: the stop comes once the crew holds it, as its snapshot is being taken.
+		const { pi, run, told } = sessionWith();
+		// Set in progress as its life begins: the stop comes once the session's workers holds it, as its snapshot is being taken.
 		const stopped = new Promise<WorkerEnd[]>((resolve) => {
 			const unsubscribe = subscribe(() => {
 				if (getTodos()[0]?.status !== "in_progress") return;
@@ -462,7 +463,7 @@ describe("a stop holds at every moment before the landing writes", () => {
 
 	it("while its check runs: the check is killed at once, with what it started, and nothing lands", async () => {
 		setTodos([{ text: "Write item-0.txt", status: "not_started", check: "touch started; sleep 600 & wait" }]);
-		const { pi, run } = crew();
+		const { pi, run } = sessionWith();
 		pi.onExec = (call) => execCommand(call.command, call.args, call.options?.cwd ?? dir, call.options);
 		const trees = treesSeen();
 		await startWorkers([0], { ...run, checkTimeoutSeconds: 600 });
@@ -477,8 +478,8 @@ describe("a stop holds at every moment before the landing writes", () => {
 	});
 });
 
-describe("an interrupt (SIGINT) of the process stops the crew for good", () => {
-	/** Catches the crew's raising of the interrupt again, which would end this test's process. */
+describe("an interrupt (SIGINT) of the process stops the session's workers for good", () => {
+	/** Catches the session's workers's raising of the interrupt again, which would end this test's process. */
 	function raisedAgain(): Promise<void> {
 		const original = process.kill.bind(process);
 		return new Promise((resolve) => {
@@ -495,7 +496,7 @@ describe("an interrupt (SIGINT) of the process stops the crew for good", () => {
 	it("a worker's end meanwhile starts no worker: no claim, no tree is left when the interrupt is raised again", async () => {
 		process.env.WORKER_MODE = "hang";
 		setTodos(items("Write a.txt", "Write b.txt"));
-		const { pi, run } = crew();
+		const { pi, run } = sessionWith();
 		const listeners = process.listenerCount("SIGINT");
 		await startWorkers([0, 1], run);
 		// What follows a worker's end: its item, ready again, handed out at once (as the next decision would).
@@ -504,7 +505,7 @@ describe("an interrupt (SIGINT) of the process stops the crew for good", () => {
 			if (getTodos()[0]?.status === "not_started" && startsAgain.length === 0) startsAgain.push(startWorkers([0], run));
 		});
 		const raised = raisedAgain();
-		const told = crewInterrupted(pi.api, new AbortController().signal);
+		const told = workersInterrupted(pi.api, new AbortController().signal);
 		process.emit("SIGINT", "SIGINT");
 		await (await told).stopped;
 		await raised;
@@ -523,7 +524,7 @@ describe("the progress breaker applies per item", () => {
 		// Two items finished at 4,000 tokens each arm the breaker: 20,000 is the most one item may take.
 		recordRun({ ...getChain(), spend: { ...getChain().spend, perItem: [4_000, 4_000], workerItems: [4_000, 4_000] } });
 		setTodos(items("Write item-0.txt"));
-		const { run, told } = crew();
+		const { run, told } = sessionWith();
 		await startWorkers([0], run);
 		await allEnded();
 		expect(getTodos()[0]?.status).toBe("not_started");
@@ -539,7 +540,7 @@ describe("the progress breaker applies per item", () => {
 		process.env.WORKER_MODE = "spend";
 		recordRun({ ...getChain(), spend: { ...getChain().spend, perItem: [4_000] } });
 		setTodos(items("Write item-0.txt"));
-		const { pi, run } = crew();
+		const { pi, run } = sessionWith();
 		await startWorkers([0], { ...run, spendFactor: 5 });
 		await waitForValue(() => (getChain().spend.tokens === 50_000 ? true : undefined), 10_000, "the worker's call");
 		expect(getWorkers()).toHaveLength(1);
@@ -557,7 +558,7 @@ describe("a worker runs with the session's model and thinking level", () => {
 		process.env.WORKER_ARGS = join(dir, "..", `${dir.split("/").pop()}-args`);
 		try {
 			setTodos(items("Write item-0.txt"));
-			const { pi, run } = crew();
+			const { pi, run } = sessionWith();
 			(pi.api as { getThinkingLevel: () => string }).getThinkingLevel = () => "high";
 			const model = { provider: "anthropic", id: "claude-x" } as ExtensionContext["model"];
 			await startWorkers([0], { ...run, ctx: { ...run.ctx, model, cwd: dir } as ExtensionContext });
@@ -577,7 +578,7 @@ describe("a worker runs with the session's model and thinking level", () => {
 				"--thinking",
 				"high",
 			]);
-			expect(args?.at(-1)).toContain("Your item (the plan's words, data): [0] «Write item-0.txt»");
+			expect(args?.at(-1)).toContain("Your item (the list's words, data): [0] «Write item-0.txt»");
 		} finally {
 			rmSync(process.env.WORKER_ARGS, { force: true });
 			delete process.env.WORKER_ARGS;

@@ -1,7 +1,7 @@
 /**
  * The workers of a session: each ready item it is given is claimed, set in progress, and worked by a pi of its own in
  * a tree of its own; when the worker ends, the item's check runs in its tree, its work is kept under a ref and landed
- * in the user's work tree, and the item completes (or goes back to ready, with why). The crew keeps only the handles of
+ * in the user's work tree, and the item completes (or goes back to ready, with why). The session's workers keep only the handles of
  * its processes; what the user sees (the workers at work, the list) is in the store.
  */
 
@@ -87,30 +87,30 @@ interface Running {
 	ended: Promise<WorkerEnd>;
 }
 
-/** The crew of one extension instance (its session). */
-interface Crew {
+/** The workers of one extension instance (its session). */
+interface SessionWorkers {
 	running: Map<string, Running>;
 	/** While workers work: what an interrupt (SIGINT) of the process does first. */
 	onInterrupt?: () => void;
-	/** From an interrupt caught until it is raised again, the crew's stop: no worker starts meanwhile. */
+	/** From an interrupt caught until it is raised again, their stop: no worker starts meanwhile. */
 	stopping?: Promise<void>;
 	/** Waits on the workers, told of an interrupt as it is caught. */
 	waitsOnInterrupt: Set<(stop: InterruptStop) => void>;
 }
 
-const crews = new WeakMap<object, Crew>();
+const sessionWorkersByApi = new WeakMap<object, SessionWorkers>();
 
-function crewOf(pi: ExtensionAPI): Crew {
-	let crew = crews.get(pi);
-	if (!crew) {
-		crew = { running: new Map(), waitsOnInterrupt: new Set() };
-		crews.set(pi, crew);
+function sessionWorkersOf(pi: ExtensionAPI): SessionWorkers {
+	let sessionWorkers = sessionWorkersByApi.get(pi);
+	if (!sessionWorkers) {
+		sessionWorkers = { running: new Map(), waitsOnInterrupt: new Set() };
+		sessionWorkersByApi.set(pi, sessionWorkers);
 	}
-	return crew;
+	return sessionWorkers;
 }
 
 /** What a worker needs from its session. */
-export interface CrewRun {
+export interface WorkersRun {
 	pi: ExtensionAPI;
 	ctx: ExtensionContext;
 	/** The user's request the worker is told of. */
@@ -131,7 +131,7 @@ function commitList(pi: ExtensionAPI): void {
  * Starts a worker on each of `items` that it can claim; returns once they are started. Outside a git work tree nothing
  * starts and the user is told why: false.
  */
-export async function startWorkers(items: readonly number[], run: CrewRun): Promise<boolean> {
+export async function startWorkers(items: readonly number[], run: WorkersRun): Promise<boolean> {
 	const repo = await findRepo(run.ctx.cwd);
 	if (!repo) {
 		tell(run.ctx, WORKER_TEXTS.noRepo, "warning");
@@ -143,8 +143,8 @@ export async function startWorkers(items: readonly number[], run: CrewRun): Prom
 	return true;
 }
 
-/** A crew's run as its workers start: what their environment tells them of their bounds (edges/workers/confine.ts). */
-type BoundRun = CrewRun & { bounds: Record<string, string> };
+/** A run of the session's workers as they start: what their environment tells them of their bounds (edges/workers/confine.ts). */
+type BoundRun = WorkersRun & { bounds: Record<string, string> };
 
 /**
  * Claims item `index` and starts its worker; returns once the worker's pi is started (or its start failed). From the
@@ -152,8 +152,8 @@ type BoundRun = CrewRun & { bounds: Record<string, string> };
  */
 async function startOne(index: number, repo: Repo, run: BoundRun): Promise<void> {
 	const todo = getTodos()[index];
-	// An interrupt stops the crew: a worker's end meanwhile must not hand its item out again.
-	if (!todo || crewOf(run.pi).stopping) return;
+	// An interrupt stops the workers: a worker's end meanwhile must not hand its item out again.
+	if (!todo || sessionWorkersOf(run.pi).stopping) return;
 	const key = itemKey(index, todo.text);
 	const session = run.ctx.sessionManager.getSessionId();
 	// At work from now on: no other decision hands the item out again.
@@ -164,18 +164,18 @@ async function startOne(index: number, repo: Repo, run: BoundRun): Promise<void>
 	const item: Item = { index, text: todo.text, check: todo.check };
 	const refs = { base: workerRef(session, key, "worker-base"), result: workerRef(session, key, "worker-result") };
 	const stop = new AbortController();
-	const crew = crewOf(run.pi);
+	const sessionWorkers = sessionWorkersOf(run.pi);
 	let spawned: () => void = () => {};
 	const started = new Promise<void>((resolve) => {
 		spawned = resolve;
 	});
 	const ended = live({ item, key, repo, refs, run, stop, spawned }).finally(() => {
-		crew.running.delete(key);
-		if (crew.running.size === 0) stopCatchingInterrupts(crew);
+		sessionWorkers.running.delete(key);
+		if (sessionWorkers.running.size === 0) stopCatchingInterrupts(sessionWorkers);
 		spawned();
 	});
-	crew.running.set(key, { index, stop, ended });
-	catchInterrupts(crew, run.pi);
+	sessionWorkers.running.set(key, { index, stop, ended });
+	catchInterrupts(sessionWorkers, run.pi);
 	await started;
 }
 
@@ -223,7 +223,7 @@ interface Job {
 	run: BoundRun;
 	/** Aborted to stop the worker: with the outcome as its reason when the worker itself is the cause. */
 	stop: AbortController;
-	/** Called once its pi is started: the crew starts the next worker then. */
+	/** Called once its pi is started: the next worker starts then. */
 	spawned: () => void;
 }
 
@@ -360,7 +360,7 @@ async function land(job: Job, result: string): Promise<WorkerOutcome> {
 }
 
 /** The worker's command: this pi again, with the session's model, tools and extensions, on its one item. */
-function piCommandFor(run: CrewRun, top: string, index: number, key: string): { command: string; args: string[] } {
+function piCommandFor(run: WorkersRun, top: string, index: number, key: string): { command: string; args: string[] } {
 	const pi = run.command ?? piCommand();
 	const model = run.ctx.model ? ["--model", `${run.ctx.model.provider}/${run.ctx.model.id}`] : [];
 	const prompt = workerPrompt(getTodos(), index, run.request, workerNote(key));
@@ -419,7 +419,7 @@ async function landed(job: Job, finished: FinishedWorker, throughStop: boolean):
 }
 
 /** A worker's end, told as a line that stays. */
-function report(run: CrewRun, finished: FinishedWorker): void {
+function report(run: WorkersRun, finished: FinishedWorker): void {
 	const line = workerEndLine(finished);
 	if (line) tellLasting(run.pi, run.ctx, line);
 }
@@ -428,7 +428,7 @@ function report(run: CrewRun, finished: FinishedWorker): void {
  * The item goes back to ready, with why (its next worker is told); a worker that failed counts as a failed run. An item
  * the list no longer holds where it was (its work kept aside) is left as the list has it now.
  */
-function giveBack(run: CrewRun, outcome: WorkerOutcome, finished: FinishedWorker, key?: string): void {
+function giveBack(run: WorkersRun, outcome: WorkerOutcome, finished: FinishedWorker, key?: string): void {
 	if (key !== undefined) noteWorker(key, finished.why);
 	// The chain keeps why without the worker's own words: the failures breaker's stop is read by the session's model.
 	recordWorkerEnd(countsAsFailedRun(outcome), workerWhy(withoutWorkerWords(outcome)));
@@ -444,53 +444,58 @@ function giveBack(run: CrewRun, outcome: WorkerOutcome, finished: FinishedWorker
  * stops them, each claim let go and tree removed, and this process's private git folders, then is raised again, for
  * whatever else takes it (the process's end, or another listener's handling) as if this one had never caught it.
  */
-function catchInterrupts(crew: Crew, pi: ExtensionAPI): void {
-	if (crew.onInterrupt) return;
+function catchInterrupts(sessionWorkers: SessionWorkers, pi: ExtensionAPI): void {
+	if (sessionWorkers.onInterrupt) return;
 	// Bound to the session: a signal's listener runs outside it, where the store is nobody's.
-	crew.onInterrupt = bindToSession(() => {
+	sessionWorkers.onInterrupt = bindToSession(() => {
 		const stopping = stopWorkers(pi).finally(() => {
-			stopCatchingInterrupts(crew);
+			stopCatchingInterrupts(sessionWorkers);
 			removeInUse();
-			crew.stopping = undefined;
+			sessionWorkers.stopping = undefined;
 			process.kill(process.pid, "SIGINT");
 		});
 		// The interrupt raised again is read in the event loop's next poll, one full turn after this one: what waits
 		// on the stop goes on after that (if the process is still there), never before pi -p ends on its own.
 		const taken = () => new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)));
-		crew.stopping = stopping.then(taken, taken);
-		for (const wait of crew.waitsOnInterrupt) wait({ stopped: crew.stopping });
+		sessionWorkers.stopping = stopping.then(taken, taken);
+		for (const wait of sessionWorkers.waitsOnInterrupt) wait({ stopped: sessionWorkers.stopping });
 	});
-	process.on("SIGINT", crew.onInterrupt);
+	process.on("SIGINT", sessionWorkers.onInterrupt);
 }
 
-/** An interrupt caught: `stopped` resolves once the crew is stopped and the interrupt raised again. */
+/** An interrupt caught: `stopped` resolves once the workers are stopped and the interrupt raised again. */
 export interface InterruptStop {
 	stopped: Promise<void>;
 }
 
 /**
- * Resolves as an interrupt is caught (at once if the crew is stopping for one now): a wait on the workers ends there,
+ * Resolves as an interrupt is caught (at once if the workers are stopping for one now): a wait on the workers ends there,
  * for what follows would start them again; `signal` drops the wait.
  */
-export function crewInterrupted(pi: ExtensionAPI, signal: AbortSignal): Promise<InterruptStop> {
-	const crew = crewOf(pi);
+export function workersInterrupted(pi: ExtensionAPI, signal: AbortSignal): Promise<InterruptStop> {
+	const sessionWorkers = sessionWorkersOf(pi);
 	return new Promise((resolve) => {
-		if (crew.stopping) return resolve({ stopped: crew.stopping });
-		crew.waitsOnInterrupt.add(resolve);
-		signal.addEventListener("abort", () => crew.waitsOnInterrupt.delete(resolve), { once: true });
+		if (sessionWorkers.stopping) return resolve({ stopped: sessionWorkers.stopping });
+		sessionWorkers.waitsOnInterrupt.add(resolve);
+		signal.addEventListener("abort", () => sessionWorkers.waitsOnInterrupt.delete(resolve), { once: true });
 	});
 }
 
-function stopCatchingInterrupts(crew: Crew): void {
-	if (crew.onInterrupt) process.off("SIGINT", crew.onInterrupt);
-	crew.onInterrupt = undefined;
+function stopCatchingInterrupts(sessionWorkers: SessionWorkers): void {
+	if (sessionWorkers.onInterrupt) process.off("SIGINT", sessionWorkers.onInterrupt);
+	sessionWorkers.onInterrupt = undefined;
 }
 
 /**
  * A worker whose pi could not start: no model's failure, and no worker here will start better. Workers stop for the
  * session, said once; the item is ready again for the session's model.
  */
-function cannotStart(run: CrewRun, item: Item, outcome: Extract<WorkerOutcome, { kind: "cannot-start" }>, key: string) {
+function cannotStart(
+	run: WorkersRun,
+	item: Item,
+	outcome: Extract<WorkerOutcome, { kind: "cannot-start" }>,
+	key: string,
+) {
 	const why = workerWhy(outcome);
 	noteWorker(key, why);
 	if (markWorkersUnable(why)) tell(run.ctx, WORKER_TEXTS.cannotStart(outcome.code, outcome.stderr), "warning");
@@ -500,11 +505,11 @@ function cannotStart(run: CrewRun, item: Item, outcome: Extract<WorkerOutcome, {
 }
 
 /**
- * Stops every worker of the crew: each group killed, its work kept under a ref (if it changed anything), its tree
+ * Stops every worker of the session: each group killed, its work kept under a ref (if it changed anything), its tree
  * removed; how each ended (one whose landing had begun writing landed), and what became of its work.
  */
 export async function stopWorkers(pi: ExtensionAPI): Promise<WorkerEnd[]> {
-	const running = [...crewOf(pi).running.values()];
+	const running = [...sessionWorkersOf(pi).running.values()];
 	const stopped: WorkerOutcome = { kind: "stopped" };
 	for (const worker of running) worker.stop.abort(stopped);
 	return Promise.all(running.map((worker) => worker.ended));
