@@ -17,7 +17,7 @@ import {
 	type PiHost,
 	runPrint,
 } from "../helpers/cli.ts";
-import { allFinished, stderrLine } from "../helpers/expected.ts";
+import { allFinished, stderrLine, WORKERS } from "../helpers/expected.ts";
 import { perTest } from "../helpers/per-test.ts";
 import { sayStep, toolStep, writeStep } from "../helpers/scripts.ts";
 import { userRepo } from "../helpers/user-repo.ts";
@@ -155,6 +155,43 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			expect(existsSync(join(env.cwd, "escaped.txt"))).toBe(false);
 			expect(env.readLog().at(-1)?.lastToolResult).toMatch(/EROFS/);
 			expect(readme(env)).toBe(THEIRS);
+			expect(state()).toBe(before);
+		});
+
+		it("a confined worker that works for seconds (its bash waits 3 s) lands: it watches no parent it cannot see", async () => {
+			const env = listOf(["Write slow.txt"]);
+			const state = userRepo(env);
+			env.writeWorkerScripts({
+				"0": [toolStep("bash", { command: "sleep 3 && echo slow > slow.txt" }), sayStep("Wrote slow.txt.")],
+			});
+			const before = state();
+			const run = await print(host, env);
+			expect(stderrOf(run.stderr)).toEqual([
+				startedLine(0, "Write slow.txt"),
+				landedLine(env, 0, ["slow.txt"], "Wrote slow.txt."),
+				stderrLine(allFinished(1)).trimEnd(),
+			]);
+			expect(run.code).toBe(0);
+			expect(readFileSync(join(env.cwd, "slow.txt"), "utf8")).toBe("slow\n");
+			expect(state()).toBe(before);
+		});
+
+		it("TIL_DONE_WORKER_WRITABLE naming the person's repository, or a folder holding it, is left out and said once: the worker's bash cannot write there", async () => {
+			const env = listOf(["Try the repository"]);
+			const state = userRepo(env);
+			env.writeWorkerScripts({
+				"0": [toolStep("bash", { command: 'echo out > "$TIL_DONE_WORKER_REPO/escaped.txt"' }), sayStep("Tried.")],
+			});
+			// Besides the fake model's logs, which the helper names.
+			env.env.TIL_DONE_WORKER_WRITABLE = `${env.env.TIL_DONE_WORKER_WRITABLE}:${env.cwd}:${join(env.cwd, "..")}`;
+			const before = state();
+			const run = await print(host, env);
+			expect(stderrOf(run.stderr).slice(0, 2)).toEqual([
+				stderrLine(WORKERS.writableLeftOut(env.cwd, "repository")).trimEnd(),
+				stderrLine(WORKERS.writableLeftOut(join(env.cwd, ".."), "repository")).trimEnd(),
+			]);
+			expect(existsSync(join(env.cwd, "escaped.txt"))).toBe(false);
+			expect(env.readLog().at(-1)?.lastToolResult).toMatch(/Read-only file system/);
 			expect(state()).toBe(before);
 		});
 

@@ -204,6 +204,15 @@ function stoppedWork(givenBack: number, kept: number, notKept: number): string {
 
 /** What the user reads when a worker's item goes back to ready, and why. */
 export const WORKERS = {
+	/** An entry of TIL_DONE_WORKER_WRITABLE left out, said once per session. */
+	writableLeftOut: (entry: string, why: "relative" | "missing" | "repository"): string =>
+		`pi-til-done: workers may not write ${JSON.stringify(entry)} (TIL_DONE_WORKER_WRITABLE): ${
+			{
+				relative: "not an absolute path",
+				missing: "nothing is there",
+				repository: "it holds your repository, or is in it, which workers never write",
+			}[why]
+		}.`,
 	/** Why a worker whose last model call failed gave its item back: the provider's words, when it gave some. */
 	modelCallFailed: (error?: string): string => `its model call failed${error ? `: «${error}»` : ""}`,
 	/** Why a worker that said `NOT DONE: <said>` gave its item back; with nothing said, as the chain keeps it. */
@@ -778,9 +787,9 @@ export const WORKER_BOUNDS = {
 	notWritten: (path: string, detail: string) =>
 		`Not written: ${JSON.stringify(path)}: ${detail}. A worker writes only inside its tree; a path that leads out of it through a symbolic link cannot be written.`,
 	bwrapMissing:
-		"pi-til-done: the workers' bash is not confined to their trees: bubblewrap (bwrap) is not installed, so a command of theirs can write outside their trees.",
+		"pi-til-done: workers are not confined to their trees: bubblewrap (bwrap) is not installed, so a worker (its tools, the extensions it loads) can write outside its tree.",
 	bwrapFailed: (detail: string) =>
-		`pi-til-done: the workers' bash is not confined to their trees: bubblewrap (bwrap) cannot run here (${detail}), so a command of theirs can write outside their trees.`,
+		`pi-til-done: workers are not confined to their trees: bubblewrap (bwrap) cannot run here (${detail}), so a worker (its tools, the extensions it loads) can write outside its tree.`,
 } as const;
 
 // ── One plan shared through a remote ──────────────────────────────────────────────────────────────────────────

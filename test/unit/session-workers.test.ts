@@ -556,6 +556,9 @@ describe("the progress breaker applies per item", () => {
 describe("a worker runs with the session's model and thinking level", () => {
 	it("its command: JSON mode, print, no session, --model and --thinking of the session, its prompt last", async () => {
 		process.env.WORKER_ARGS = join(dir, "..", `${dir.split("/").pop()}-args`);
+		// The stand-in writes its arguments outside its tree: the person lets workers write that file.
+		writeFileSync(process.env.WORKER_ARGS, "");
+		process.env.TIL_DONE_WORKER_WRITABLE = process.env.WORKER_ARGS;
 		try {
 			setTodos(items("Write item-0.txt"));
 			const { pi, run } = sessionWith();
@@ -582,6 +585,7 @@ describe("a worker runs with the session's model and thinking level", () => {
 		} finally {
 			rmSync(process.env.WORKER_ARGS, { force: true });
 			delete process.env.WORKER_ARGS;
+			delete process.env.TIL_DONE_WORKER_WRITABLE;
 		}
 	});
 });

@@ -12,7 +12,7 @@ import {
 	type WorkerPlace,
 	type WriteTarget,
 	workerCredentials,
-	writablePaths,
+	writableEntries,
 	writeRefusal,
 } from "../../src/core/rules/worker-bounds.ts";
 import { WORKER_BOUNDS } from "../helpers/expected.ts";
@@ -187,9 +187,27 @@ describe("a worker's pi gets the person's logins without their refresh tokens", 
 });
 
 describe("what a worker may write besides its tree", () => {
-	it("the absolute paths of TIL_DONE_WORKER_WRITABLE, `:` between them; relative and empty ones left out", () => {
-		expect(writablePaths("/a/log:relative::/b/cache")).toEqual(["/a/log", "/b/cache"]);
-		expect(writablePaths(undefined)).toEqual([]);
+	const real = (path: string) => (path.startsWith("/gone") ? undefined : path.replace("/link", "/repo"));
+
+	it("the absolute paths of TIL_DONE_WORKER_WRITABLE, `:` between them, real; a relative or missing one left out, and why", () => {
+		expect(writableEntries("/a/log:relative::/b/cache:/gone/x", "/repo", real)).toEqual([
+			{ entry: "/a/log", path: "/a/log" },
+			{ entry: "relative", refusal: "relative" },
+			{ entry: "/b/cache", path: "/b/cache" },
+			{ entry: "/gone/x", refusal: "missing" },
+		]);
+		expect(writableEntries(undefined, "/repo", real)).toEqual([]);
+	});
+
+	it("never the person's repository, a folder that holds it, or one in it, however named; a sibling with its prefix is fine", () => {
+		const refused = ["/repo", "/", "/home", "/repo/src", "/link/src", "/link"];
+		for (const entry of refused)
+			expect(writableEntries(entry, "/repo", (path) => (path === "/home" ? "/" : real(path)))).toEqual([
+				{ entry, refusal: "repository" },
+			]);
+		expect(writableEntries("/repository-logs", "/repo", real)).toEqual([
+			{ entry: "/repository-logs", path: "/repository-logs" },
+		]);
 	});
 
 	it("each is bound writable after the tree and the TMPDIR, and the variables set, before the command", () => {

@@ -331,3 +331,6 @@ export interface Checkpoint {
 	/** What the snapshot left out that was in the tree (files over the bound, repositories with no commit), by path. */
 	leftOut?: string[];
 }
+
+/** Why an entry of `TIL_DONE_WORKER_WRITABLE` is left out: not absolute, nothing there, or the person's repository's. */
+export type WritableRefusal = "relative" | "missing" | "repository";

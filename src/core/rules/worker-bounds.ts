@@ -6,6 +6,7 @@
  * workers run where bash and process groups do.
  */
 
+import type { WritableRefusal } from "../model/types.ts";
 import { WORKER_BOUNDS_TEXTS } from "../texts/model.ts";
 
 /** Where a worker works. */
@@ -100,9 +101,30 @@ export function confinedArgs(bounds: Omit<Confinement, "bwrap">, vars: Record<st
 	];
 }
 
-/** The absolute paths of `TIL_DONE_WORKER_WRITABLE`'s value, `:` between them (anything else is left out). */
-export function writablePaths(raw: string | undefined): string[] {
-	return (raw ?? "").split(":").filter((path) => path.startsWith("/"));
+/** Whether `path` and `top` (both real, absolute) are one, or one holds the other. */
+const overlaps = (path: string, top: string): boolean =>
+	path === top || top.startsWith(path.endsWith("/") ? path : `${path}/`) || path.startsWith(`${top}/`);
+
+/**
+ * The entries of `TIL_DONE_WORKER_WRITABLE`'s value (`:` between them), each with why it is left out, if it is: a
+ * relative path, one `real` finds nothing at, or one that holds the person's repository `top` or is in it (workers
+ * write it only through a landing). `real` resolves a path's links, undefined when nothing is there.
+ */
+export function writableEntries(
+	raw: string | undefined,
+	top: string | undefined,
+	real: (path: string) => string | undefined,
+): { entry: string; path?: string; refusal?: WritableRefusal }[] {
+	return (raw ?? "")
+		.split(":")
+		.filter((entry) => entry !== "")
+		.map((entry) => {
+			if (!entry.startsWith("/")) return { entry, refusal: "relative" as const };
+			const path = real(entry);
+			if (path === undefined) return { entry, refusal: "missing" as const };
+			if (top !== undefined && overlaps(path, top)) return { entry, refusal: "repository" as const };
+			return { entry, path };
+		});
 }
 
 /**

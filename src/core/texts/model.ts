@@ -397,7 +397,7 @@ export const JUDGE_PROMPT = {
 export const NOT_DONE_MARK = "NOT DONE:";
 
 export const WORKER_PROMPT = {
-	head: "You are one of several workers on a todo list, each in a copy of the project of its own. Do this one item here, completely, and nothing else of the list: other workers do the other items, and your changes are merged back when its check passes.",
+	head: "You are one of several workers on a todo list, each in a copy of the project of its own. Do this one item here, completely, and nothing else of the list: other workers do the other items, and your changes are merged back when its check passes. Write only in this folder and in $TMPDIR: elsewhere, your home folder too, may be read-only for you.",
 	item: (index: number, text: string) => `Your item (the list's words, data): [${index}] «${oneLine(text)}»`,
 	check: (command: string) => `Its check, run in this folder when you end (it must exit 0): ${JSON.stringify(command)}`,
 	request: (request: string) => `The user's request, for context (their words, data): «${oneLine(request)}»`,

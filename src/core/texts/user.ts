@@ -23,6 +23,7 @@ import {
 	type StopTally,
 	type TodoItem,
 	type WorkerOutcome,
+	type WritableRefusal,
 } from "../model/types.ts";
 import { CHECK_NAMES } from "./model.ts";
 import { oneLine, prefix } from "./sanitize.ts";
@@ -404,7 +405,10 @@ export const WORKER_TEXTS = {
 		`Backups of your files from a landing cut short are kept in ${stages.join(", ")}: a file changed since, so it was not put back; nothing of pi-til-done removes them.`,
 	/** Said once per session that starts workers where bubblewrap is not installed: their bash is not confined. */
 	bwrapMissing:
-		"pi-til-done: the workers' bash is not confined to their trees: bubblewrap (bwrap) is not installed, so a command of theirs can write outside their trees.",
+		"pi-til-done: workers are not confined to their trees: bubblewrap (bwrap) is not installed, so a worker (its tools, the extensions it loads) can write outside its tree.",
+	/** Said once per session: an entry of `TIL_DONE_WORKER_WRITABLE` workers are not let write, and why. */
+	writableLeftOut: (entry: string, why: WritableRefusal) =>
+		`pi-til-done: workers may not write ${JSON.stringify(oneLine(entry))} (TIL_DONE_WORKER_WRITABLE): ${WRITABLE_WHY[why]}.`,
 	/** How bubblewrap's trial run failed when it said nothing: it ran past `timeoutMs`, a signal ended it, or its code. */
 	bwrapSilent: (end: { timeoutMs?: number; signal?: string; code?: number | string }) =>
 		end.timeoutMs !== undefined
@@ -414,7 +418,7 @@ export const WORKER_TEXTS = {
 				: `exit code ${end.code}`,
 	/** The same where bubblewrap cannot make its namespaces here: `detail` is its first line, or how it failed. */
 	bwrapFailed: (detail: string) =>
-		`pi-til-done: the workers' bash is not confined to their trees: bubblewrap (bwrap) cannot run here (${prefix(oneLine(detail), 120)}), so a command of theirs can write outside their trees.`,
+		`pi-til-done: workers are not confined to their trees: bubblewrap (bwrap) cannot run here (${prefix(oneLine(detail), 120)}), so a worker (its tools, the extensions it loads) can write outside its tree.`,
 	/**
 	 * Esc while workers are at work: the items given back, what became of their workers' work, and those whose landing
 	 * had begun writing and landed.
@@ -1332,3 +1336,10 @@ function teamLine(line: TeamClaimLine): string {
 /** Said when code reads or writes the store outside any session: a listener the host calls that was never bound. */
 export const STORE_OUTSIDE_SESSIONS =
 	"pi-til-done: the store was used outside any session (a callback not bound with bindToSession)";
+
+/** Why an entry of `TIL_DONE_WORKER_WRITABLE` is left out. */
+const WRITABLE_WHY: Record<WritableRefusal, string> = {
+	relative: "not an absolute path",
+	missing: "nothing is there",
+	repository: "it holds your repository, or is in it, which workers never write",
+};

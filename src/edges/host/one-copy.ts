@@ -7,7 +7,7 @@
 
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { NOTICES } from "../../core/texts/user.ts";
-import { tell } from "./tell.ts";
+import { tellWithoutSession } from "./tell.ts";
 
 /** The event-bus channel on which the copy pi loaded first answers later copies. */
 export const LOADED_CHANNEL = "pi-til-done:loaded";
@@ -30,5 +30,5 @@ export function earlierCopy(pi: ExtensionAPI, here: string): string | undefined 
 
 /** A later copy does nothing but say so when a session starts. */
 export function standAside(pi: ExtensionAPI, first: string, here: string): void {
-	pi.on("session_start", (_event, ctx) => tell(ctx, NOTICES.secondCopy(first, here), "warning"));
+	pi.on("session_start", (_event, ctx) => tellWithoutSession(ctx, NOTICES.secondCopy(first, here), "warning"));
 }

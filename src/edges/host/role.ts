@@ -13,6 +13,13 @@ export const PARENT_MARKER = "TIL_DONE_PARENT_PID";
 /** The marker a session of ours puts in a worker's environment: the pid of the process the worker works for. */
 export const WORKER_MARKER = "TIL_DONE_WORKER_OF";
 
+/**
+ * In a worker's environment, set by bubblewrap: its whole pi runs confined, so its tools need no bwrap of their own
+ * and it watches no parent (one out of its sight). Here, beside the worker's marker, so the watchdog reads it without
+ * waiting on a module the worker loads at the same time.
+ */
+export const WORKER_CONFINED_VAR = "TIL_DONE_WORKER_CONFINED";
+
 /** The mark every process of a worker carries (edges/host/processes.ts), named to the worker's own pi for its watchdog. */
 export const WORKER_MARK = "TIL_DONE_WORKER_MARK";
 

@@ -49,6 +49,21 @@ export function tellLasting(pi: ExtensionAPI, ctx: ExtensionContext, line: Repor
 
 function toStderr(text: string): void {
 	if (getRole() === "nested") return;
+	writeStderr(text);
+}
+
+/**
+ * Tells the user from a copy of the extension that has no session of its own (a second copy, which stands aside):
+ * there is no role to read, so the line is written as the process's own session would.
+ */
+export function tellWithoutSession(ctx: ExtensionContext, text: string, level: NoticeLevel): void {
+	quietly(() => {
+		if (ctx.hasUI) ctx.ui.notify(text, level);
+		else writeStderr(text);
+	});
+}
+
+function writeStderr(text: string): void {
 	keepGoingIfStderrCloses();
 	process.stderr.write(stderrLines(text));
 }

@@ -12,7 +12,7 @@
  */
 
 import { execFile } from "node:child_process";
-import { accessSync, constants, existsSync, lstatSync, readlinkSync, realpathSync, statSync } from "node:fs";
+import { accessSync, constants, lstatSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -26,13 +26,14 @@ import {
 	unconfinedCommand,
 	type WorkerPlace,
 	type WriteTarget,
-	writablePaths,
+	writableEntries,
 	writeRefusal,
 } from "../../core/rules/worker-bounds.ts";
 import { WORKER_TEXTS } from "../../core/texts/user.ts";
 import { takeUnreported } from "../../state.ts";
 import type { Repo } from "../git/git.ts";
 import { workerTmpDir } from "../git/worker-tree.ts";
+import { WORKER_CONFINED_VAR } from "../host/role.ts";
 import { tell } from "../host/tell.ts";
 import { confineWrites } from "./confined-writes.ts";
 
@@ -43,8 +44,6 @@ export const WORKER_TREE_VAR = "TIL_DONE_WORKER_TREE";
 /** In a worker's environment, when bubblewrap can confine its bash: the bwrap to run it with. */
 export const WORKER_BWRAP_VAR = "TIL_DONE_WORKER_BWRAP";
 
-/** In a worker's environment, set by bubblewrap: its whole pi runs confined, so its tools need no bwrap of their own. */
-export const WORKER_CONFINED_VAR = "TIL_DONE_WORKER_CONFINED";
 /** In the session's environment: files and folders, `:` between them, that workers may write besides their own. */
 export const WORKER_WRITABLE_VAR = "TIL_DONE_WORKER_WRITABLE";
 
@@ -99,8 +98,19 @@ export async function boundsEnv(repo: Repo, ctx: ExtensionContext): Promise<Reco
 }
 
 /** {@link boundsEnv} for bubblewrap's answer `probe`. */
-export function boundsOf(probe: BwrapProbe, repo: Repo, ctx: ExtensionContext): Record<string, string> {
-	if (probe.kind === "works") return { [WORKER_REPO_VAR]: repo.top, [WORKER_BWRAP_VAR]: probe.bwrap };
+export function boundsOf(
+	probe: BwrapProbe,
+	repo: Repo,
+	ctx: ExtensionContext,
+	env: NodeJS.ProcessEnv = process.env,
+): Record<string, string> {
+	if (probe.kind === "works") {
+		const leftOut = writableEntries(env[WORKER_WRITABLE_VAR], realOrAsIs(repo.top), realOrNone).flatMap(
+			({ entry, refusal }) => (refusal ? [WORKER_TEXTS.writableLeftOut(entry, refusal)] : []),
+		);
+		for (const text of takeUnreported(leftOut)) tell(ctx, text, "warning");
+		return { [WORKER_REPO_VAR]: repo.top, [WORKER_BWRAP_VAR]: probe.bwrap };
+	}
 	const notConfined = probe.kind === "missing" ? WORKER_TEXTS.bwrapMissing : WORKER_TEXTS.bwrapFailed(probe.detail);
 	for (const text of takeUnreported([notConfined])) tell(ctx, text, "warning");
 	return { [WORKER_REPO_VAR]: repo.top };
@@ -111,9 +121,15 @@ export function boundsOf(probe: BwrapProbe, repo: Repo, ctx: ExtensionContext): 
  * from the tree's own name: never found through the tree, which the worker may have changed) and what the session's
  * `env` lets workers write besides, each there, links resolved by the session.
  */
-export function placeOf(tree: string, env: NodeJS.ProcessEnv = process.env): Omit<Confinement, "bwrap"> {
-	const writable = writablePaths(env[WORKER_WRITABLE_VAR]).filter((path) => existsSync(path));
-	return { tree: realOrAsIs(tree), tmp: realOrAsIs(workerTmpDir(tree)), writable: writable.map(realOrAsIs) };
+export function placeOf(
+	tree: string,
+	bounds: Record<string, string>,
+	env: NodeJS.ProcessEnv = process.env,
+): Omit<Confinement, "bwrap"> {
+	const top = bounds[WORKER_REPO_VAR];
+	const entries = writableEntries(env[WORKER_WRITABLE_VAR], top && realOrAsIs(top), realOrNone);
+	const writable = entries.flatMap(({ path }) => (path === undefined ? [] : [path]));
+	return { tree: realOrAsIs(tree), tmp: realOrAsIs(workerTmpDir(tree)), writable };
 }
 
 /**
@@ -121,7 +137,7 @@ export function placeOf(tree: string, env: NodeJS.ProcessEnv = process.env): Omi
  * own pi is, by the bounds the session gave it (unconfined, with the worker's TMPDIR, where bubblewrap cannot).
  */
 export function confinedInTree(command: string, tree: string, bounds: Record<string, string>): string {
-	const place = placeOf(tree);
+	const place = placeOf(tree, bounds);
 	const bwrap = bounds[WORKER_BWRAP_VAR];
 	return bwrap ? confinedCommand(command, { bwrap, ...place }) : unconfinedCommand(command, place.tmp);
 }
@@ -176,13 +192,16 @@ export function realPath(path: string): string {
 	return at;
 }
 
-export const realOrAsIs = (path: string): string => {
+/** `path` with its links resolved, or undefined when nothing is there. */
+const realOrNone = (path: string): string | undefined => {
 	try {
 		return realpathSync(path);
 	} catch {
-		return path;
+		return undefined;
 	}
 };
+
+export const realOrAsIs = (path: string): string => realOrNone(path) ?? path;
 
 /** The target of a write of `path` by a worker whose pi runs in `cwd`. */
 function targetOf(cwd: string, path: string): WriteTarget {

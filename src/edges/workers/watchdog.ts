@@ -6,8 +6,7 @@
  */
 
 import { isAlive, killMarked, signalGroup } from "../host/processes.ts";
-import { WORKER_MARK, WORKER_MARKER } from "../host/role.ts";
-import { WORKER_CONFINED_VAR } from "./confine.ts";
+import { WORKER_CONFINED_VAR, WORKER_MARK, WORKER_MARKER } from "../host/role.ts";
 
 /** How often a worker looks for its parent. */
 export const PARENT_WATCH_MS = 1_000;

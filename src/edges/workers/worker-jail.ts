@@ -19,9 +19,10 @@ import {
 } from "node:fs";
 import { getCompileCacheDir } from "node:module";
 import { homedir, tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { confinedArgs, PI_WRITTEN_FILES, workerCredentials } from "../../core/rules/worker-bounds.ts";
-import { placeOf, realOrAsIs, WORKER_BWRAP_VAR, WORKER_CONFINED_VAR } from "./confine.ts";
+import { WORKER_CONFINED_VAR } from "../host/role.ts";
+import { placeOf, realOrAsIs, WORKER_BWRAP_VAR } from "./confine.ts";
 
 /** pi's variable for its agent folder (settings, credentials, extensions, packages). */
 const AGENT_DIR_VAR = "PI_CODING_AGENT_DIR";
@@ -30,7 +31,8 @@ const AGENT_DIR_VAR = "PI_CODING_AGENT_DIR";
 function agentDir(env: NodeJS.ProcessEnv): string {
 	const named = env[AGENT_DIR_VAR];
 	if (!named) return join(homedir(), ".pi", "agent");
-	return named === "~" || named.startsWith("~/") ? join(homedir(), named.slice(1)) : named;
+	// A relative one is the session's: read from its folder, never from the worker's tree.
+	return named === "~" || named.startsWith("~/") ? join(homedir(), named.slice(1)) : resolve(named);
 }
 
 /** The names in `dir`, none when it cannot be read. */
@@ -85,6 +87,14 @@ function compileCache(): Record<string, string> {
 }
 
 /**
+ * Where the worker's tools keep their caches, in its TMPDIR: its home is read-only, and `npm install`, pip or go in its
+ * tree would fail writing theirs there.
+ */
+function toolCaches(tmp: string): Record<string, string> {
+	return { npm_config_cache: join(tmp, "npm-cache"), XDG_CACHE_HOME: join(tmp, "cache") };
+}
+
+/**
  * The worker's pi, `start`, for the worker of `tree`: in bubblewrap where it confines (the bounds the session gave it
  * name a bwrap), as it is where bubblewrap cannot (its bash is then given the worker's TMPDIR, and the session said
  * once that workers are not confined).
@@ -97,8 +107,13 @@ export function confinedPi(
 ): { command: string; args: string[] } {
 	const bwrap = bounds[WORKER_BWRAP_VAR];
 	if (!bwrap) return start;
-	const place = placeOf(tree, env);
-	const vars = { [WORKER_CONFINED_VAR]: "1", [AGENT_DIR_VAR]: workerAgentDir(place.tmp, env), ...compileCache() };
+	const place = placeOf(tree, bounds, env);
+	const vars = {
+		[WORKER_CONFINED_VAR]: "1",
+		[AGENT_DIR_VAR]: workerAgentDir(place.tmp, env),
+		...compileCache(),
+		...toolCaches(place.tmp),
+	};
 	copyCompiledExtensions(place.tmp);
 	return { command: bwrap, args: [...confinedArgs(place, vars), start.command, ...start.args] };
 }
