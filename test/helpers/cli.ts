@@ -165,11 +165,12 @@ function shareJitiCache(tmpDir: string): void {
 }
 
 /**
- * What a confined worker may write besides its tree (`TIL_DONE_WORKER_WRITABLE`): the fake model's logs, which the
- * model in a worker's pi appends to.
+ * What a confined worker may write besides its tree (`TIL_DONE_WORKER_WRITABLE`): the fake model's logs (by depth too),
+ * which the model in a worker's pi appends to.
  */
-function workerWritable(env: NodeJS.ProcessEnv): string {
-	return [env.TIL_DONE_FAKE_LOG, env.TIL_DONE_FAKE_USAGE_LOG].filter((file) => file !== undefined).join(":");
+export function workerWritable(env: NodeJS.ProcessEnv): string {
+	const logs = Object.keys(env).filter((name) => /^TIL_DONE_FAKE_(LOG|USAGE_LOG|LOG_\d+)$/.test(name));
+	return logs.flatMap((name) => env[name] ?? []).join(":");
 }
 
 let scriptCounter = 0;

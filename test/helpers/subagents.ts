@@ -19,6 +19,7 @@ import {
 	REPO_ROOT,
 	readFakeLog,
 	runJson,
+	workerWritable,
 	writeScript,
 } from "./cli.ts";
 
@@ -83,6 +84,7 @@ export function scriptsByDepth(env: IsolatedEnv, ...byDepth: FakeStep[][]): (dep
 		env.env[`TIL_DONE_FAKE_LOG_${depth}`] = files.logFile;
 		return files.logFile;
 	});
+	env.env.TIL_DONE_WORKER_WRITABLE = workerWritable(env.env);
 	return (depth) => readFakeLog(logs[depth] ?? "");
 }
 

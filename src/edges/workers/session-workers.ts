@@ -223,7 +223,7 @@ interface Job {
 	run: BoundRun;
 	/** Aborted to stop the worker: with the outcome as its reason when the worker itself is the cause. */
 	stop: AbortController;
-	/** Called once its pi is started: the next worker starts then. */
+	/** Called once its pi is about to start (its compiled extensions being copied): the next worker starts then. */
 	spawned: () => void;
 }
 
@@ -274,8 +274,12 @@ async function workAndLand(job: Job): Promise<WorkerEnd> {
 	// The session's folder may hold nothing git keeps (empty, or ignored): the worker's tree has it all the same.
 	mkdirSync(cwd, { recursive: true });
 	provideProject(repo.top, run.ctx.cwd, tree);
+	const confining = confinedPi(piCommandFor(run, repo.top, item.index, key), tree.dir, run.bounds);
+	// The next worker starts while this one's copy of the compiled extensions is made: copies of a big cache overlap.
+	job.spawned();
+	const command = await confining;
 	const ending = runWorker({
-		...confinedPi(piCommandFor(run, repo.top, item.index, key), tree.dir, run.bounds),
+		...command,
 		cwd,
 		env: {
 			...withoutRepositoryVariables(process.env),
@@ -293,7 +297,6 @@ async function workAndLand(job: Job): Promise<WorkerEnd> {
 		onAnswer: (answer) => recordWorkerAnswer(key, keptAnswer(answer)),
 		onStreaming: (usage) => recordWorkerStreaming(key, tokensOf(usage)),
 	});
-	job.spawned();
 	const end = await ending;
 	const ended = processOutcome(end, stoppedAs(stop.signal), WORKER_TIME_LIMIT_MS / 60_000);
 	// Its work is kept, on a stop too, within a grace: a stop must not wait on a huge result.

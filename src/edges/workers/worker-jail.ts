@@ -6,17 +6,8 @@
  * files pi locks), and a copy of the session's compiled extensions; Node's compile cache is the session's, read-only.
  */
 
-import {
-	constants,
-	copyFileSync,
-	cpSync,
-	lstatSync,
-	mkdirSync,
-	readdirSync,
-	readFileSync,
-	symlinkSync,
-	writeFileSync,
-} from "node:fs";
+import { constants, copyFileSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { cp, lstat } from "node:fs/promises";
 import { getCompileCacheDir } from "node:module";
 import { homedir, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -70,14 +61,14 @@ function workerAgentDir(tmp: string, env: NodeJS.ProcessEnv): string {
  * what the session compiled, and what it compiles or rewrites stays its own (the session's next start never reads
  * it). Links would not do: jiti rewrites an entry whose source changed through the link, and fails on a read-only one.
  */
-function copyCompiledExtensions(tmp: string): void {
+async function copyCompiledExtensions(tmp: string): Promise<void> {
 	const cache = realOrAsIs(join(tmpdir(), "jiti"));
-	const regular = (path: string): boolean => path === cache || lstatSync(path).isFile();
-	try {
-		cpSync(cache, join(tmp, "jiti"), { recursive: true, filter: regular, mode: constants.COPYFILE_FICLONE });
-	} catch {
+	const regular = async (path: string): Promise<boolean> => path === cache || (await lstat(path)).isFile();
+	// Copied without holding the session: a big cache takes seconds, and the session's other workers and UI go on.
+	await cp(cache, join(tmp, "jiti"), { recursive: true, filter: regular, mode: constants.COPYFILE_FICLONE }).catch(
 		// None yet, or unreadable: the worker's pi compiles them again.
-	}
+		() => undefined,
+	);
 }
 
 /** Node's compile cache of the session (pi turns it on), for the worker's pi to read: undefined when there is none. */
@@ -99,12 +90,12 @@ function toolCaches(tmp: string): Record<string, string> {
  * name a bwrap), as it is where bubblewrap cannot (its bash is then given the worker's TMPDIR, and the session said
  * once that workers are not confined).
  */
-export function confinedPi(
+export async function confinedPi(
 	start: { command: string; args: string[] },
 	tree: string,
 	bounds: Record<string, string>,
 	env: NodeJS.ProcessEnv = process.env,
-): { command: string; args: string[] } {
+): Promise<{ command: string; args: string[] }> {
 	const bwrap = bounds[WORKER_BWRAP_VAR];
 	if (!bwrap) return start;
 	const place = placeOf(tree, bounds, env);
@@ -114,6 +105,6 @@ export function confinedPi(
 		...compileCache(),
 		...toolCaches(place.tmp),
 	};
-	copyCompiledExtensions(place.tmp);
+	await copyCompiledExtensions(place.tmp);
 	return { command: bwrap, args: [...confinedArgs(place, vars), start.command, ...start.args] };
 }
