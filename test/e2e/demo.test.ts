@@ -6,7 +6,16 @@
  * workers on Esc. Each demo, quit, exits 0 and removes its temp folder.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+	appendFileSync,
+	existsSync,
+	mkdirSync,
+	mkdtempSync,
+	readdirSync,
+	readFileSync,
+	rmSync,
+	writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
@@ -77,11 +86,15 @@ async function startDemo(
 	settings: Record<string, string> = {},
 ): Promise<DemoRun> {
 	const iso = isolatedEnv();
+	const logs = [join(iso.root, "demo-log.jsonl"), join(iso.root, "judge-log.jsonl")];
+	// The workers' fake model appends to the log too: a confined worker may write it only when it is named.
+	for (const log of logs) appendFileSync(log, "");
 	Object.assign(iso.env, {
 		TIL_DONE_COUNTDOWN: "0.2",
 		TIL_DONE_DEMO_SPEED: "20",
-		TIL_DONE_FAKE_LOG: join(iso.root, "demo-log.jsonl"),
-		TIL_DONE_FAKE_JUDGE_LOG: join(iso.root, "judge-log.jsonl"),
+		TIL_DONE_FAKE_LOG: logs[0],
+		TIL_DONE_FAKE_JUDGE_LOG: logs[1],
+		TIL_DONE_WORKER_WRITABLE: logs.join(":"),
 		TIL_DONE_DEMO_PI: host.version,
 		...settings,
 	});
