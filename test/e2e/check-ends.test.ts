@@ -7,7 +7,17 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { EXTENSION_ENTRY, type IsolatedEnv, PI_HOSTS, type PiHost, runPrint } from "../helpers/cli.ts";
+import {
+	EXTENSION_ENTRY,
+	type IsolatedEnv,
+	PI_HOSTS,
+	type PiHost,
+	piArgs,
+	runPrint,
+	spawnPi,
+	waitForExit,
+	waitForValue,
+} from "../helpers/cli.ts";
 import { allVerified, repeatedAnswer, stderrLine, UNVERIFIED_HEAD, UNVERIFIED_TAKE_OVER } from "../helpers/expected.ts";
 import { perTest } from "../helpers/per-test.ts";
 import { completeStep, sayStep, startStep, writeStep } from "../helpers/scripts.ts";
@@ -74,6 +84,30 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			leftover.push(...alive);
 			expect(run.stderr).toBe(stderrLine(allVerified(1)));
 			expect(alive).toEqual([]);
+		});
+	});
+
+	describe("a check ends with the pi that runs it", () => {
+		it("pi -p SIGKILLed while its done-check runs: the check and what it started end within seconds, not at its timeout", async () => {
+			const env = withDoneCheck("echo started > check.started; sleep 331 & sleep 332", {
+				TIL_DONE_CHECK_TIMEOUT: "600",
+			});
+			const child = spawnPi(
+				piArgs({ extensions: [EXTENSION_ENTRY], args: ["-p", "Work the list."] }),
+				env.env,
+				env.cwd,
+				host,
+			);
+			// pi -p reads a piped stdin to its end first.
+			child.stdin?.end();
+			await waitForValue(() => (existsSync(join(env.cwd, "check.started")) ? true : undefined), 30_000, "the check");
+			await waitForValue(() => (runningExactly(["sleep", "332"]).length > 0 ? true : undefined), 10_000, "its sleep");
+			process.kill(child.pid ?? 0, "SIGKILL");
+			expect((await waitForExit(child)).signal).toBe("SIGKILL");
+			const gone = () => runningExactly(["sleep", "331"]).length + runningExactly(["sleep", "332"]).length === 0;
+			await waitForValue(() => (gone() ? true : undefined), 15_000, "the check's end");
+			leftover.push(...runningExactly(["sleep", "331"]), ...runningExactly(["sleep", "332"]));
+			expect(gone()).toBe(true);
 		});
 	});
 

@@ -49,13 +49,24 @@ const TAIL_SCRIPT = [
 	'exit "${PIPESTATUS[0]}"',
 ].join("\n");
 
+/** Seconds between two looks of a check's runner for the pi that started it. */
+const PARENT_WATCH_SECONDS = 1;
+
+/**
+ * Watches the pi that started the runner ("$1") and the runner ("$3"); once either is gone (pi by a SIGKILL, which no
+ * handler of ours sees), kills the check's process group ("$2", `timeout`'s): the check ends with them rather than at
+ * its timeout. In a session of its own, so the runner ends it and its `sleep` as one group once the check has ended.
+ */
+const PARENT_WATCH = `while kill -0 "$1" && kill -0 "$3"; do sleep ${PARENT_WATCH_SECONDS}; done 2>/dev/null; kill -KILL -- -"$2"`;
+
 /**
  * Starts the check under coreutils `timeout`, which runs it in a process group of its own and kills the whole group
  * when the time is up. The runner waits for `timeout` rather than becoming it, so it stays outside that group: a check
  * that kills its own group (`kill -KILL 0`) ends with 137 through the runner, where `pi.exec` would report the group's
  * leader killed by a signal as exit 0 (pi 0.87). The runner ignores the TERM `pi.exec` sends on a stop: the stop kills
  * the check by its mark, and the runner waits for the tail's last words. Without `timeout` (macOS without coreutils)
- * the check runs plainly and `pi.exec`'s own timeout stops it. Its last words are its status, after the token "$5"
+ * the check runs plainly and `pi.exec`'s own timeout stops it. A watcher beside it ends the check once the pi that
+ * started the runner is gone ({@link PARENT_WATCH}). Its last words are its status, after the token "$5"
  * ({@link readStatus}): a runner killed by a signal, which pi 0.87 reads as exit 0, never says them.
  */
 const RUNNER_SCRIPT = [
@@ -63,11 +74,17 @@ const RUNNER_SCRIPT = [
 	"  trap '' TERM",
 	// bash says on its own stderr when a job is killed: that line is not the check's, so only timeout's stderr is kept.
 	"  exec 3>&2 2>/dev/null",
-	`  timeout -k ${KILL_GRACE_SECONDS} "$2" bash -c "$3" _ "$1" "$4" 2>&3 3>&-`,
+	`  timeout -k ${KILL_GRACE_SECONDS} "$2" bash -c "$3" _ "$1" "$4" 2>&3 3>&- &`,
+	"  checked=$!",
+	`  setsid bash -c '${PARENT_WATCH}' _ "$PPID" "$checked" "$$" 2>/dev/null &`,
+	"  watcher=$!",
+	'  wait "$checked"',
+	"  code=$?",
+	'  kill -KILL -- -"$watcher" 2>/dev/null',
 	"else",
 	'  bash -c "$3" _ "$1" "$4"',
+	"  code=$?",
 	"fi",
-	"code=$?",
 	`printf '\\n%s %s\\n' "$5" "$code"`,
 	'exit "$code"',
 ].join("\n");
