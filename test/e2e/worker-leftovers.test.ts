@@ -5,7 +5,7 @@
  * workers remove.
  */
 import { execFileSync } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
@@ -76,6 +76,32 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		expect({ code: result.code, signal: result.signal }).toEqual(end);
 		expect(exited(first) && exited(second)).toBe(true);
 		expect(left(env)).toEqual({ folders: [], refs: "" });
+		expect(state()).toBe(before);
+	});
+
+	it("a worker stopped by SIGTERM after it wrote a file says its work is kept under its ref, which is all that is left", async () => {
+		const env = pi.env([writeStep(["Write a.txt"]), sayStep("Planned.")], { TIL_DONE_WORKERS: "1" });
+		const state = userRepo(env);
+		const never = join(env.root, "never");
+		const file = env.writeWorkerScripts({
+			"0": [toolStep("write", { path: "a.txt", content: "a\n" }), { ...sayStep("Done."), waitForFile: never }],
+		});
+		const before = state();
+		const running = print(host, env, "Write the file.");
+		const worker = await waitForValue(() => workerPid("data): [0]", file), 20_000, "the worker");
+		// Its write is done once its tree holds the file.
+		const written = () =>
+			readdirSync(env.tmpDir).some(
+				(name) => name.startsWith("til-done-worker-") && existsSync(join(env.tmpDir, name, "a.txt")),
+			);
+		await waitForValue(() => (written() ? true : undefined), 20_000, "its write done");
+		process.kill(parentOf(worker), "SIGTERM");
+		const result = await running;
+		expect(stderrOf(result.stderr)).toEqual([
+			startedLine(0, "Write a.txt"),
+			stderrLine(WORKERS.stoppedWithWork(0)).trimEnd(),
+		]);
+		expect(left(env).refs).toMatch(/^refs\/til-done\/[^\n]*\/0-[^\n]*\/worker-result$/);
 		expect(state()).toBe(before);
 	});
 

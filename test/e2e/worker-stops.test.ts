@@ -164,7 +164,8 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 				"<tree>-tmp",
 			]);
 			await client.prompt(stop);
-			const back = WORKERS.givenBack(0, WORKERS.stopped);
+			// It had written a.txt in its tree: that work is kept under its ref, and its line says so.
+			const back = WORKERS.stoppedWithWork(0);
 			await client.waitFor(() => reported(client).includes(back), 15_000, "the item given back");
 			expect(running(file, SLEEP_60)).toEqual([]);
 			expect(existsSync(join(env.cwd, "a.txt"))).toBe(false);

@@ -204,6 +204,9 @@ function stoppedWork(givenBack: number, kept: number, notKept: number): string {
 
 /** What the user reads when a worker's item goes back to ready, and why. */
 export const WORKERS = {
+	/** A worker stopped with work of its own: kept under its ref. */
+	stoppedWithWork: (index: number): string =>
+		`Worker on [${index}]: stopped; the item is ready again, and its work is kept under its ref (/todos workers names it).`,
 	/** An entry of TIL_DONE_WORKER_WRITABLE left out, said once per session. */
 	writableLeftOut: (entry: string, why: "relative" | "missing" | "repository"): string =>
 		`pi-til-done: workers may not write ${JSON.stringify(entry)} (TIL_DONE_WORKER_WRITABLE): ${

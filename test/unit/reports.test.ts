@@ -51,6 +51,17 @@ describe("what a finished worker is remembered as", () => {
 		expect(Array.from(back.answer)).toHaveLength(MAX_WORKER_ANSWER_CHARS);
 		expect(back.answer.endsWith("x…")).toBe(true);
 	});
+
+	it("one stopped with work of its own kept says so in its line; stopped without, or ended otherwise with work kept, does not", () => {
+		const stopped: WorkerOutcome = { kind: "stopped" };
+		const withWork = finishedWorker(item, stopped, { ...ran, workKept: true });
+		expect(workerEndLine(withWork)).toEqual({ level: "warning", text: WORKERS.stoppedWithWork(0) });
+		expect(workerEndLine(finishedWorker(item, stopped, ran))).toEqual({
+			level: "warning",
+			text: WORKERS.givenBack(0, WORKERS.stopped),
+		});
+		expect(finishedWorker(item, { kind: "no-result" }, { ...ran, workKept: true }).stoppedWithWork).toBeUndefined();
+	});
 });
 
 describe("the line a worker leaves", () => {

@@ -415,10 +415,7 @@ describe("a stop holds at every moment before the landing writes", () => {
 		await allEnded();
 		expect(getTodos()[0]?.status).toBe("not_started");
 		expect(existsSync(join(dir, "item-0.txt"))).toBe(false);
-		expect(told()).toEqual([
-			WORKERS.started(0, "Write item-0.txt"),
-			"Worker on [0]: stopped; the item is ready again.",
-		]);
+		expect(told()).toEqual([WORKERS.started(0, "Write item-0.txt"), WORKERS.stoppedWithWork(0)]);
 		expect(getChain().failures).toBe(0);
 		const refs = git("for-each-ref", "--format=%(refname)", "refs/til-done/").split("\n");
 		expect(refs.some((ref) => ref.endsWith("worker-result"))).toBe(true);

@@ -181,6 +181,8 @@ export interface FinishedWorker {
 	files: readonly string[];
 	/** Its last answer, at most `MAX_WORKER_ANSWER_CHARS` characters (core/rules/reports.ts). */
 	answer: string;
+	/** Stopped with work of its own, which is kept under its ref (`/todos workers` names it). */
+	stoppedWithWork?: true;
 }
 
 /** How a check that did not pass ended: with an exit code, killed by a signal, or at its timeout. */

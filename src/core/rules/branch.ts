@@ -209,13 +209,17 @@ const WORKER_END_KINDS: ReadonlySet<unknown> = new Set(["landed", "given-back", 
 const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
 
 function asFinishedWorker(data: unknown): FinishedWorker | undefined {
-	const { index, text, end, why, seconds, tokens, files, answer } = (data ?? {}) as Record<string, unknown>;
+	const { index, text, end, why, seconds, tokens, files, answer, stoppedWithWork } = (data ?? {}) as Record<
+		string,
+		unknown
+	>;
 	if (!isCount(index) || !isCount(seconds) || !isCount(tokens) || !WORKER_END_KINDS.has(end)) return undefined;
 	if (typeof text !== "string" || typeof why !== "string" || typeof answer !== "string") return undefined;
 	if (!Array.isArray(files) || !files.every((file) => typeof file === "string")) return undefined;
 	// Kept as the live list keeps them: the reason on one line, the answer within its bound.
 	const kept = { why: oneLine(why), answer: keptAnswer(answer) };
-	return { index, text, end: end as FinishedWorker["end"], seconds, tokens, files: [...files], ...kept };
+	const stopped = stoppedWithWork === true ? { stoppedWithWork: true as const } : {};
+	return { index, text, end: end as FinishedWorker["end"], seconds, tokens, files: [...files], ...kept, ...stopped };
 }
 
 /** Whether a branch entry is a prompt of the user's: the chain starts again there. */

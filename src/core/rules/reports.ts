@@ -42,9 +42,11 @@ export function workerEndKind(outcome: WorkerOutcome, itemThere: boolean): Worke
 export function finishedWorker(
 	item: { index: number; text: string },
 	outcome: WorkerOutcome,
-	ran: { itemThere: boolean; seconds: number; tokens: number; answer: string },
+	ran: { itemThere: boolean; seconds: number; tokens: number; answer: string; workKept?: boolean },
 ): FinishedWorker {
+	const stoppedWithWork = outcome.kind === "stopped" && ran.workKept === true && ran.itemThere;
 	return {
+		...(stoppedWithWork ? { stoppedWithWork: true as const } : {}),
 		index: item.index,
 		text: item.text,
 		end: workerEndKind(outcome, ran.itemThere),
@@ -65,7 +67,12 @@ export function workerEndLine(worker: FinishedWorker): ReportLine | undefined {
 		case "landed":
 			return { level: "success", text: WORKER_TEXTS.landed(worker) };
 		case "given-back":
-			return { level: "warning", text: WORKER_TEXTS.givenBack(worker.index, worker.why) };
+			return {
+				level: "warning",
+				text: worker.stoppedWithWork
+					? WORKER_TEXTS.stoppedWithWork(worker.index)
+					: WORKER_TEXTS.givenBack(worker.index, worker.why),
+			};
 		case "kept":
 			return { level: "warning", text: WORKER_TEXTS.workKept(worker.index, worker.why) };
 		case "cannot-start":

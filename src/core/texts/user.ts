@@ -341,6 +341,9 @@ export const failedCheck = (what: string, end: string): string => `${what} (${en
 export const WORKER_TEXTS = {
 	noRepo: "pi-til-done: workers need a git work tree: the session's model works the list alone.",
 	givenBack: (index: number, why: string) => `Worker on [${index}]: ${why}; the item is ready again.`,
+	/** A worker stopped with work of its own: the item is ready again, and its work stays under its ref. */
+	stoppedWithWork: (index: number) =>
+		`Worker on [${index}]: stopped; the item is ready again, and its work is kept under its ref (/todos workers names it).`,
 	/** A worker whose item the list no longer holds: nothing of it landed, and its work stays under its ref. */
 	workKept: (index: number, why: string) =>
 		`Worker on [${index}]: ${why}; nothing of it landed, and its work is kept under its ref.`,

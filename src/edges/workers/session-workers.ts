@@ -234,7 +234,7 @@ async function work(job: Job): Promise<WorkerEnd> {
 	try {
 		const ended = await workAndLand(job);
 		const { outcome } = ended;
-		finished = asEnded(item, key, outcome);
+		finished = asEnded(item, key, outcome, ended.work === "kept");
 		if (outcome.kind === "landed") await landed(job, finished, outcome.throughStop === true);
 		else if (outcome.kind === "cannot-start") cannotStart(run, item, outcome, key);
 		else giveBack(run, outcome, finished, key);
@@ -253,12 +253,12 @@ async function work(job: Job): Promise<WorkerEnd> {
 }
 
 /** What the worker of `item` is remembered as once it ended: how, and its time, tokens and last answer, as it ends. */
-function asEnded(item: Item, key: string, outcome: WorkerOutcome): FinishedWorker {
+function asEnded(item: Item, key: string, outcome: WorkerOutcome, workKept = false): FinishedWorker {
 	const worker = getWorkers().find((at) => at.key === key);
 	const seconds = worker ? Math.round((Date.now() - worker.startedAt) / 1000) : 0;
 	// A call in progress when it was stopped counts too: what it spent is what the list showed.
 	const tokens = worker ? tokensSoFar(worker) : 0;
-	const ran = { itemThere: stillThere(item), seconds, tokens, answer: worker?.answer ?? "" };
+	const ran = { itemThere: stillThere(item), seconds, tokens, answer: worker?.answer ?? "", workKept };
 	return finishedWorker(item, outcome, ran);
 }
 
