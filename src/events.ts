@@ -376,6 +376,10 @@ function registerRunHandlers(pi: ExtensionAPI, engine: Engine, getConfig: () => 
 		return { action: "continue" };
 	});
 	pi.on("before_agent_start", (event, ctx) => {
+		// Workers start from the compiled extensions' copy: begun now, it is ready by the first worker's start.
+		if (getConfig().workers > 0) {
+			void import("./edges/workers/worker-jail.ts").then(({ prepareWorkerJail }) => prepareWorkerJail());
+		}
 		// pi 1.2+ also fires this for runs a custom message starts (continuations, /loop), and says so in `messageType`;
 		// their prompt already carries the current list, so a second copy would only cost tokens and bury the prompt.
 		if (startedByCustomMessage(event)) return undefined;

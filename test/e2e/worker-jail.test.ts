@@ -4,7 +4,7 @@
  * beside the tree (never found through the tree), and nothing they start outlives them.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { bwrapWorks } from "../helpers/bwrap.ts";
@@ -16,6 +16,7 @@ import {
 	PI_HOSTS,
 	type PiHost,
 	runPrint,
+	SHARED_JITI_CACHE,
 } from "../helpers/cli.ts";
 import { allFinished, stderrLine, WORKERS } from "../helpers/expected.ts";
 import { perTest } from "../helpers/per-test.ts";
@@ -155,6 +156,25 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			expect(existsSync(join(env.cwd, "escaped.txt"))).toBe(false);
 			expect(env.readLog().at(-1)?.lastToolResult).toMatch(/EROFS/);
 			expect(readme(env)).toBe(THEIRS);
+			expect(state()).toBe(before);
+		});
+
+		it("a worker starts from the workers' copy of the compiled extensions: what it writes there is never the session's, and the copy ends with pi", async () => {
+			const env = listOf(["Count the compiled extensions"]);
+			const state = userRepo(env);
+			const poison = 'ls "$TMPDIR/jiti" | grep -c "\\.mjs$" > compiled.txt; echo changed > "$TMPDIR/jiti/poison.mjs"';
+			env.writeWorkerScripts({ "0": [toolStep("bash", { command: poison }), sayStep("Counted.")] });
+			const before = state();
+			const run = await print(host, env);
+			expect(stderrOf(run.stderr)).toEqual([
+				startedLine(0, "Count the compiled extensions"),
+				landedLine(env, 0, ["compiled.txt"], "Counted."),
+				stderrLine(allFinished(1)).trimEnd(),
+			]);
+			// The worker's pi found this extension compiled: the copy holds at least its own modules.
+			expect(Number(readFileSync(join(env.cwd, "compiled.txt"), "utf8"))).toBeGreaterThan(10);
+			expect(existsSync(join(SHARED_JITI_CACHE, "poison.mjs"))).toBe(false);
+			expect(readdirSync(env.tmpDir).filter((name) => name.startsWith("til-done-jiti-"))).toEqual([]);
 			expect(state()).toBe(before);
 		});
 

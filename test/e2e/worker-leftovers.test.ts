@@ -134,8 +134,9 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		expect((await running).signal).toBe("SIGKILL");
 		await waitForValue(() => (exited(first) ? true : undefined), 20_000, "the worker's end");
 		const shown = await print(host, env, "/todos workers");
-		// Each worker's tree, our git folder beside it and its TMPDIR beside it (2 × 3), and the session's private git folder.
-		const parts = `${WORKERS.leftFolders(7)}, 2 claim(s) of gone pi processes, 2 snapshot ref(s) of gone workers`;
+		// Each worker's tree, our git folder beside it and its TMPDIR beside it (2 × 3), the session's private git folder,
+		// and its workers' copy of its compiled extensions.
+		const parts = `${WORKERS.leftFolders(8)}, 2 claim(s) of gone pi processes, 2 snapshot ref(s) of gone workers`;
 		expect(shown.stderr).toBe(stderrLine(`Workers: up to 2 at once; 0 at work\n${WORKERS.leftovers(parts)}`));
 		// The next run, in a new session, works the same two items: what the gone pi left is removed first.
 		env.writeWorkerScripts({ "0": writeFileScript("a.txt"), "1": writeFileScript("b.txt") });

@@ -225,7 +225,7 @@ export const WORKERS = {
 	nothingLeft: "Nothing was left by earlier runs.",
 	/** The folders gone pi processes left: each worker's tree, with its TMPDIR and our git folder beside it, and ours. */
 	leftFolders: (count: number): string =>
-		`${count} folder(s) of gone pi processes (workers' trees and their TMPDIRs, private git folders)`,
+		`${count} folder(s) of gone pi processes (workers' trees and their TMPDIRs, private git folders, copies of compiled extensions)`,
 	/** A worker's pi that ended before any model call (what pi wrote is pi's words: any). */
 	cannotStart:
 		/^\[til-done\] pi-til-done: a worker could not start \(exit code 1 before any model call: .+\): workers are off for this session, and the session's model works the list\.$/,

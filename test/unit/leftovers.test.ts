@@ -75,6 +75,7 @@ describe("leftovers of gone runs are found and removed; what live ones use, and 
 		const repo = must(await findRepo(dir), "the repository");
 		mkdirSync(join(temp, `til-done-worker-${GONE_PID}.1-aaaa`));
 		mkdirSync(join(temp, `til-done-git-${reusedTag()}-bbbb`));
+		mkdirSync(join(temp, `til-done-jiti-${GONE_PID}.1-dddd`));
 		mkdirSync(join(temp, `${ownedPrefix("worker")}cccc`));
 		mkdirSync(join(temp, "til-done-worker-unknown"));
 		mkdirSync(join(dir, ".git/objects", `til-done-incoming-${GONE_PID}.1-1`));
@@ -97,6 +98,7 @@ describe("leftovers of gone runs are found and removed; what live ones use, and 
 		const found = await findLeftovers(repo);
 		expect(found.folders.map((path) => path.slice(temp.length + 1)).sort()).toEqual([
 			`til-done-git-${reusedTag()}-bbbb`,
+			`til-done-jiti-${GONE_PID}.1-dddd`,
 			`til-done-worker-${GONE_PID}.1-aaaa`,
 		]);
 		expect(found.aside).toEqual([join(dir, ".git/objects", `til-done-incoming-${GONE_PID}.1-1`)]);
@@ -109,6 +111,7 @@ describe("leftovers of gone runs are found and removed; what live ones use, and 
 		const repo = await setUp();
 		await removeLeftovers(repo);
 		expect(existsSync(join(temp, `til-done-worker-${GONE_PID}.1-aaaa`))).toBe(false);
+		expect(existsSync(join(temp, `til-done-jiti-${GONE_PID}.1-dddd`))).toBe(false);
 		expect(existsSync(join(temp, `${ownedPrefix("worker")}cccc`))).toBe(true);
 		expect(existsSync(join(temp, "til-done-worker-unknown"))).toBe(true);
 		expect(existsSync(join(dir, ".git/objects", `til-done-incoming-${GONE_PID}.1-1`))).toBe(false);

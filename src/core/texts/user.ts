@@ -508,7 +508,9 @@ export interface LeftoverCounts {
 function leftoverParts({ folders, claims, bases, kept }: LeftoverCounts): string[] {
 	return [
 		...(folders > 0
-			? [`${folders} folder(s) of gone pi processes (workers' trees and their TMPDIRs, private git folders)`]
+			? [
+					`${folders} folder(s) of gone pi processes (workers' trees and their TMPDIRs, private git folders, copies of compiled extensions)`,
+				]
 			: []),
 		...(claims > 0 ? [`${claims} claim(s) of gone pi processes`] : []),
 		...(bases > 0 ? [`${bases} snapshot ref(s) of gone workers`] : []),

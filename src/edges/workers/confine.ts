@@ -93,8 +93,13 @@ let probed: Promise<BwrapProbe> | undefined;
  * when one does. Where none does, the session is told so once.
  */
 export async function boundsEnv(repo: Repo, ctx: ExtensionContext): Promise<Record<string, string>> {
+	return boundsOf(await bwrapProbe(), repo, ctx);
+}
+
+/** Bubblewrap's answer for this process, asked now if not yet. */
+export function bwrapProbe(): Promise<BwrapProbe> {
 	probed ??= probeBwrap();
-	return boundsOf(await probed, repo, ctx);
+	return probed;
 }
 
 /** {@link boundsEnv} for bubblewrap's answer `probe`. */

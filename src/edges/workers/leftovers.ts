@@ -20,9 +20,10 @@ import { STAGE_KIND } from "../git/land.ts";
 import { hasJournal, undoCutLanding } from "../git/landing-journal.ts";
 import { QUARANTINE_KIND } from "../git/quarantine.ts";
 import { ownerIsLive, ownerOf } from "../host/owner.ts";
+import { COMPILED_COPY_KIND } from "./compiled-extensions.ts";
 
 /** The kinds of folder and file a run of ours leaves in TMPDIR. */
-export const TEMPORARY_KINDS = ["worker", "git", "merge", "index"] as const;
+export const TEMPORARY_KINDS = ["worker", "git", "merge", "index", COMPILED_COPY_KIND] as const;
 
 /** What earlier runs left in a repository and in this machine's TMPDIR. */
 export interface Leftovers {

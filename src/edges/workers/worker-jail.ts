@@ -3,17 +3,18 @@
  * loads (a project's own, a `.pi/extensions` file an earlier worker landed) and whatever they start can write only its
  * tree, its TMPDIR and what the person lets workers write besides, and end with it. What pi itself must write gets a
  * place in the worker's TMPDIR: an agent folder of its own (the person's entries read-only through links, copies of the
- * files pi locks), and a copy of the session's compiled extensions; Node's compile cache is the session's, read-only.
+ * files pi locks), and the session's compiled extensions as the workers' copy of them
+ * (edges/workers/compiled-extensions.ts); Node's compile cache is the session's, read-only.
  */
 
-import { constants, copyFileSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
-import { cp, lstat } from "node:fs/promises";
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { getCompileCacheDir } from "node:module";
-import { homedir, tmpdir } from "node:os";
+import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { confinedArgs, PI_WRITTEN_FILES, workerCredentials } from "../../core/rules/worker-bounds.ts";
 import { WORKER_CONFINED_VAR } from "../host/role.ts";
-import { placeOf, realOrAsIs, WORKER_BWRAP_VAR } from "./confine.ts";
+import { compiledCopy, linkCompiledCopy } from "./compiled-extensions.ts";
+import { bwrapProbe, placeOf, WORKER_BWRAP_VAR } from "./confine.ts";
 
 /** pi's variable for its agent folder (settings, credentials, extensions, packages). */
 const AGENT_DIR_VAR = "PI_CODING_AGENT_DIR";
@@ -56,21 +57,6 @@ function workerAgentDir(tmp: string, env: NodeJS.ProcessEnv): string {
 	return own;
 }
 
-/**
- * The session's compiled extensions (jiti's cache, in its TMPDIR), copied into the worker's TMPDIR: its pi starts from
- * what the session compiled, and what it compiles or rewrites stays its own (the session's next start never reads
- * it). Links would not do: jiti rewrites an entry whose source changed through the link, and fails on a read-only one.
- */
-async function copyCompiledExtensions(tmp: string): Promise<void> {
-	const cache = realOrAsIs(join(tmpdir(), "jiti"));
-	const regular = async (path: string): Promise<boolean> => path === cache || (await lstat(path)).isFile();
-	// Copied without holding the session: a big cache takes seconds, and the session's other workers and UI go on.
-	await cp(cache, join(tmp, "jiti"), { recursive: true, filter: regular, mode: constants.COPYFILE_FICLONE }).catch(
-		// None yet, or unreadable: the worker's pi compiles them again.
-		() => undefined,
-	);
-}
-
 /** Node's compile cache of the session (pi turns it on), for the worker's pi to read: undefined when there is none. */
 function compileCache(): Record<string, string> {
 	const dir = getCompileCacheDir();
@@ -105,6 +91,15 @@ export async function confinedPi(
 		...compileCache(),
 		...toolCaches(place.tmp),
 	};
-	await copyCompiledExtensions(place.tmp);
-	return { command: bwrap, args: [...confinedArgs(place, vars), start.command, ...start.args] };
+	const compiled = await linkCompiledCopy(place.tmp);
+	const writable = compiled === undefined ? place.writable : [...(place.writable ?? []), compiled];
+	return { command: bwrap, args: [...confinedArgs({ ...place, writable }, vars), start.command, ...start.args] };
+}
+
+/**
+ * Begins, in the background, what a confined worker starts from: bubblewrap's answer and, where it confines, the
+ * workers' copy of the compiled extensions. Called at a run of a session with workers on, before its first worker.
+ */
+export function prepareWorkerJail(): void {
+	void bwrapProbe().then((probe) => (probe.kind === "works" ? compiledCopy() : undefined));
 }
