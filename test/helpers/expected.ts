@@ -787,8 +787,6 @@ export const WORKER_BOUNDS = {
 		`Refused: ${JSON.stringify(path)} is outside your tree (${JSON.stringify(tree)}): a worker writes only inside its tree. Nothing was written.`,
 	throughLink: (path: string, real: string, tree: string) =>
 		`Refused: ${JSON.stringify(path)} leads through a symbolic link to ${JSON.stringify(real)}, outside your tree (${JSON.stringify(tree)}): a worker writes only inside its tree. Nothing was written.`,
-	notWritten: (path: string, detail: string) =>
-		`Not written: ${JSON.stringify(path)}: ${detail}. A worker writes only inside its tree; a path that leads out of it through a symbolic link cannot be written.`,
 	bwrapMissing:
 		"pi-til-done: workers are not confined to their trees: bubblewrap (bwrap) is not installed, so a worker (its tools, the extensions it loads) can write outside its tree.",
 	bwrapFailed: (detail: string) =>

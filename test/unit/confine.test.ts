@@ -17,7 +17,6 @@ import {
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import type { ToolDefinition } from "@earendil-works/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { PARENT_MARKER, releaseRole, WORKER_MARKER } from "../../src/edges/host/role.ts";
 import {
@@ -26,7 +25,6 @@ import {
 	keepInTree,
 	probeBwrap,
 	realPath,
-	WORKER_BWRAP_VAR,
 	WORKER_REPO_VAR,
 } from "../../src/edges/workers/confine.ts";
 import { registerEventHandlers } from "../../src/events.ts";
@@ -180,70 +178,27 @@ describe("a worker's bash writes only its tree and its TMPDIR", () => {
 	const tmp = () => `${tree}-tmp`;
 
 	it.skipIf(!bwrapWorks)(
-		"confined: the person's file cannot be written; the tree and the worker's TMPDIR can",
-		async () => {
+		"an item's check the session runs in the tree, in bubblewrap: the person's file cannot be written; the tree and the worker's TMPDIR can",
+		() => {
 			const bwrap = execFileSync("bash", ["-c", "command -v bwrap"], { encoding: "utf8" }).trim();
-			const { call } = worker({ [WORKER_REPO_VAR]: repo, [WORKER_BWRAP_VAR]: bwrap });
-			const { answer, input } = await call("bash", { command: command() });
-			expect(answer).toBeUndefined();
-			expect(run(String(input.command))).toBe(`repo 1\ntmp ${tmp()}\ntree 0\n`);
+			expect(run(confinedInTree(command(), tree, { repo, bwrap, writable: [] }))).toBe(
+				`repo 1\ntmp ${tmp()}\ntree 0\n`,
+			);
 			expect(readFileSync(join(repo, "README.md"), "utf8")).toBe("the person's\n");
 			expect(readFileSync(join(tmp(), "t"), "utf8")).toBe("t\n");
 		},
 	);
 
-	it("unconfined: the command is the same, with the worker's own TMPDIR", async () => {
+	it("the worker's own bash: the command is the same, with the worker's own TMPDIR", async () => {
 		const { call } = worker();
 		const { input } = await call("bash", { command: "echo $TMPDIR" });
 		expect(run(String(input.command))).toBe(`${tmp()}\n`);
 	});
 
 	it("an item's check the session runs in the tree, where bubblewrap cannot confine: as written, with the worker's TMPDIR", () => {
-		const check = confinedInTree('echo "$TMPDIR" && echo x > t.txt', tree, { [WORKER_REPO_VAR]: repo });
+		const check = confinedInTree('echo "$TMPDIR" && echo x > t.txt', tree, { repo, writable: [] });
 		expect(run(check)).toBe(`${tmp()}\n`);
 		expect(readFileSync(join(tree, "t.txt"), "utf8")).toBe("x\n");
-	});
-});
-
-describe("a worker's write and edit write in bubblewrap: a link made after the call was judged leads nowhere", () => {
-	const bwrap = () => execFileSync("bash", ["-c", "command -v bwrap"], { encoding: "utf8" }).trim();
-	const run = (tool: ToolDefinition | undefined, params: Record<string, unknown>) =>
-		(tool as ToolDefinition).execute("t", params as never, undefined, undefined, createFakeCtx({ cwd: tree }).ctx);
-
-	it.skipIf(!bwrapWorks)(
-		"a folder of the tree turned into a link to the person's repository: nothing is written there",
-		async () => {
-			const { pi, call } = worker({ [WORKER_REPO_VAR]: repo, [WORKER_BWRAP_VAR]: bwrap() });
-			mkdirSync(join(tree, "d"));
-			const params = { path: "d/README.md", content: "escaped\n" };
-			expect((await call("write", params)).answer).toBeUndefined();
-			// After the gate, before the write: what a worker's bash in the background can do.
-			rmSync(join(tree, "d"), { recursive: true });
-			symlinkSync(repo, join(tree, "d"));
-			const target = join(tree, "d", "README.md");
-			await expect(run(pi.tools.get("write"), params)).rejects.toThrow(
-				WORKER_BOUNDS.notWritten(target, `sh: 1: cannot create ${target}: Read-only file system`),
-			);
-			const edit = { path: "d/README.md", edits: [{ oldText: "the person's", newText: "escaped" }] };
-			await expect(run(pi.tools.get("edit"), edit)).rejects.toThrow();
-			expect(readFileSync(join(repo, "README.md"), "utf8")).toBe("the person's\n");
-		},
-	);
-
-	it.skipIf(!bwrapWorks)(
-		"inside the tree, a new file in a new folder and an edit are written as pi writes them",
-		async () => {
-			const { pi } = worker({ [WORKER_REPO_VAR]: repo, [WORKER_BWRAP_VAR]: bwrap() });
-			await run(pi.tools.get("write"), { path: "new/a.txt", content: "a é\n" });
-			expect(readFileSync(join(tree, "new", "a.txt"), "utf8")).toBe("a é\n");
-			await run(pi.tools.get("edit"), { path: "new/a.txt", edits: [{ oldText: "a é", newText: "b" }] });
-			expect(readFileSync(join(tree, "new", "a.txt"), "utf8")).toBe("b\n");
-		},
-	);
-
-	it("where bubblewrap cannot confine, pi's own write and edit are left as they are", () => {
-		const { pi } = worker();
-		expect([...pi.tools.keys()]).toEqual([]);
 	});
 });
 
@@ -294,14 +249,15 @@ describe("whether bubblewrap confines is found out by running it, and said once 
 	it("workers are told the repository, and the bwrap when it works; where it does not, the session hears it once", () => {
 		const { ctx, ui } = createFakeCtx({ cwd: repo });
 		const top = { top: repo, gitDir: join(repo, ".git"), commonDir: join(repo, ".git") };
-		expect(boundsOf({ kind: "works", bwrap: "/usr/bin/bwrap" }, top, ctx)).toEqual({
-			[WORKER_REPO_VAR]: repo,
-			[WORKER_BWRAP_VAR]: "/usr/bin/bwrap",
+		expect(boundsOf({ kind: "works", bwrap: "/usr/bin/bwrap" }, top, ctx, {})).toEqual({
+			repo,
+			bwrap: "/usr/bin/bwrap",
+			writable: [],
 		});
 		expect(ui.notifications).toEqual([]);
 		const failed = { kind: "failed", detail: "bwrap: No permissions" } as const;
-		expect(boundsOf(failed, top, ctx)).toEqual({ [WORKER_REPO_VAR]: repo });
-		expect(boundsOf(failed, top, ctx)).toEqual({ [WORKER_REPO_VAR]: repo });
+		expect(boundsOf(failed, top, ctx)).toEqual({ repo, writable: [] });
+		expect(boundsOf(failed, top, ctx)).toEqual({ repo, writable: [] });
 		expect(ui.notifications).toEqual([
 			{ message: WORKER_BOUNDS.bwrapFailed("bwrap: No permissions"), type: "warning" },
 		]);

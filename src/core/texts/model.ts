@@ -415,7 +415,4 @@ export const WORKER_BOUNDS_TEXTS = {
 		`Refused: ${JSON.stringify(path)} is outside your tree (${JSON.stringify(tree)}): a worker writes only inside its tree. Nothing was written.`,
 	throughLink: (path: string, real: string, tree: string) =>
 		`Refused: ${JSON.stringify(path)} leads through a symbolic link to ${JSON.stringify(real)}, outside your tree (${JSON.stringify(tree)}): a worker writes only inside its tree. Nothing was written.`,
-	/** A write that ended outside the tree when it was made (a link changed after the call was judged), or failed. */
-	notWritten: (path: string, detail: string) =>
-		`Not written: ${JSON.stringify(path)}: ${detail}. A worker writes only inside its tree; a path that leads out of it through a symbolic link cannot be written.`,
 } as const;

@@ -33,16 +33,12 @@ import { WORKER_TEXTS } from "../../core/texts/user.ts";
 import { takeUnreported } from "../../state.ts";
 import type { Repo } from "../git/git.ts";
 import { workerTmpDir } from "../git/worker-tree.ts";
-import { WORKER_CONFINED_VAR } from "../host/role.ts";
 import { tell } from "../host/tell.ts";
-import { confineWrites } from "./confined-writes.ts";
 
 /** In a worker's environment: the top of the person's repository its tree is a copy of. */
 export const WORKER_REPO_VAR = "TIL_DONE_WORKER_REPO";
 /** In a worker's environment: the top of its tree (it runs in the folder of it the session runs in). */
 export const WORKER_TREE_VAR = "TIL_DONE_WORKER_TREE";
-/** In a worker's environment, when bubblewrap can confine its bash: the bwrap to run it with. */
-export const WORKER_BWRAP_VAR = "TIL_DONE_WORKER_BWRAP";
 
 /** In the session's environment: files and folders, `:` between them, that workers may write besides their own. */
 export const WORKER_WRITABLE_VAR = "TIL_DONE_WORKER_WRITABLE";
@@ -89,10 +85,18 @@ export function probeBwrap(env: NodeJS.ProcessEnv = process.env, timeoutMs = BWR
 let probed: Promise<BwrapProbe> | undefined;
 
 /**
- * What a worker of `repo` is told in its environment: the person's repository, and the bwrap that confines its bash
- * when one does. Where none does, the session is told so once.
+ * What bounds the session's workers: the person's repository, which each is told (its `write` and `edit` there are
+ * refused), the bwrap its whole pi and its check run in where one confines, and what they may write besides.
  */
-export async function boundsEnv(repo: Repo, ctx: ExtensionContext): Promise<Record<string, string>> {
+export interface WorkerBounds {
+	repo: string;
+	bwrap?: string;
+	/** The entries of `TIL_DONE_WORKER_WRITABLE` that are kept, links resolved by the session. */
+	writable: readonly string[];
+}
+
+/** The bounds of the workers of `repo`, now. Where bubblewrap does not confine, the session is told so once. */
+export async function workerBounds(repo: Repo, ctx: ExtensionContext): Promise<WorkerBounds> {
 	return boundsOf(await bwrapProbe(), repo, ctx);
 }
 
@@ -102,49 +106,48 @@ export function bwrapProbe(): Promise<BwrapProbe> {
 	return probed;
 }
 
-/** {@link boundsEnv} for bubblewrap's answer `probe`. */
+/**
+ * {@link workerBounds} for bubblewrap's answer `probe`: an entry of `TIL_DONE_WORKER_WRITABLE` in `env` that is left
+ * out is said once per session, with why.
+ */
 export function boundsOf(
 	probe: BwrapProbe,
 	repo: Repo,
 	ctx: ExtensionContext,
 	env: NodeJS.ProcessEnv = process.env,
-): Record<string, string> {
+): WorkerBounds {
 	if (probe.kind === "works") {
-		const leftOut = writableEntries(env[WORKER_WRITABLE_VAR], realOrAsIs(repo.top), realOrNone).flatMap(
-			({ entry, refusal }) => (refusal ? [WORKER_TEXTS.writableLeftOut(entry, refusal)] : []),
+		const entries = writableEntries(env[WORKER_WRITABLE_VAR], realOrAsIs(repo.top), realOrNone);
+		const leftOut = entries.flatMap(({ entry, refusal }) =>
+			refusal ? [WORKER_TEXTS.writableLeftOut(entry, refusal)] : [],
 		);
 		for (const text of takeUnreported(leftOut)) tell(ctx, text, "warning");
-		return { [WORKER_REPO_VAR]: repo.top, [WORKER_BWRAP_VAR]: probe.bwrap };
+		const writable = entries.flatMap(({ path }) => (path === undefined ? [] : [path]));
+		return { repo: repo.top, bwrap: probe.bwrap, writable };
 	}
 	const notConfined = probe.kind === "missing" ? WORKER_TEXTS.bwrapMissing : WORKER_TEXTS.bwrapFailed(probe.detail);
 	for (const text of takeUnreported([notConfined])) tell(ctx, text, "warning");
-	return { [WORKER_REPO_VAR]: repo.top };
+	return { repo: repo.top, writable: [] };
 }
 
 /**
  * Where a worker of `tree` may write, as bubblewrap binds it: its tree, its TMPDIR (the one beside the tree, named
- * from the tree's own name: never found through the tree, which the worker may have changed) and what the session's
- * `env` lets workers write besides, each there, links resolved by the session.
+ * from the tree's own name: never found through the tree, which the worker may have changed) and what the person lets
+ * workers write besides.
  */
-export function placeOf(
-	tree: string,
-	bounds: Record<string, string>,
-	env: NodeJS.ProcessEnv = process.env,
-): Omit<Confinement, "bwrap"> {
-	const top = bounds[WORKER_REPO_VAR];
-	const entries = writableEntries(env[WORKER_WRITABLE_VAR], top && realOrAsIs(top), realOrNone);
-	const writable = entries.flatMap(({ path }) => (path === undefined ? [] : [path]));
-	return { tree: realOrAsIs(tree), tmp: realOrAsIs(workerTmpDir(tree)), writable };
+export function placeOf(tree: string, bounds: WorkerBounds): Omit<Confinement, "bwrap"> {
+	return { tree: realOrAsIs(tree), tmp: realOrAsIs(workerTmpDir(tree)), writable: bounds.writable };
 }
 
 /**
  * A command of the worker's, run by the session in the worker's `tree` (its item's check): confined as the worker's
- * own pi is, by the bounds the session gave it (unconfined, with the worker's TMPDIR, where bubblewrap cannot).
+ * own pi is (unconfined, with the worker's TMPDIR, where bubblewrap cannot).
  */
-export function confinedInTree(command: string, tree: string, bounds: Record<string, string>): string {
+export function confinedInTree(command: string, tree: string, bounds: WorkerBounds): string {
 	const place = placeOf(tree, bounds);
-	const bwrap = bounds[WORKER_BWRAP_VAR];
-	return bwrap ? confinedCommand(command, { bwrap, ...place }) : unconfinedCommand(command, place.tmp);
+	return bounds.bwrap
+		? confinedCommand(command, { bwrap: bounds.bwrap, ...place })
+		: unconfinedCommand(command, place.tmp);
 }
 
 const UNICODE_SPACES = /[\u00A0\u2000-\u200A\u202F\u205F\u3000]/g;
@@ -215,24 +218,19 @@ function targetOf(cwd: string, path: string): WriteTarget {
 }
 
 /**
- * In a worker's pi, from its session's start: `write` and `edit` outside its tree refused. Where its whole pi runs in
- * bubblewrap (edges/workers/worker-jail.ts), its tools run there as they are; where only its tools can be confined,
- * `write` and `edit` write in bubblewrap (edges/workers/confined-writes.ts) and `bash` runs in it; where none can, `bash`
- * is given the worker's own TMPDIR. Returns how to stop.
+ * In a worker's pi, from its session's start: `write` and `edit` outside its tree refused, and `bash` given the
+ * worker's own TMPDIR. Where bubblewrap confines, the whole pi runs in it (edges/workers/worker-jail.ts) and its tools
+ * run there as they are; this gate still tells the model which path to use. Returns how to stop.
  */
 export function keepInTree(pi: ExtensionAPI, ctx: ExtensionContext, env: NodeJS.ProcessEnv = process.env): () => void {
 	const tree = env[WORKER_TREE_VAR] ?? ctx.cwd;
 	const repo = env[WORKER_REPO_VAR];
 	const place: WorkerPlace = { tree, realTree: realOrAsIs(tree), repo: repo ? realOrAsIs(repo) : undefined };
 	const tmp = realOrAsIs(workerTmpDir(tree));
-	const bwrap = env[WORKER_CONFINED_VAR] ? undefined : env[WORKER_BWRAP_VAR];
-	const confine = (command: string): string =>
-		bwrap ? confinedCommand(command, { bwrap, tree: place.realTree, tmp }) : unconfinedCommand(command, tmp);
-	if (bwrap) confineWrites(pi, ctx.cwd, { bwrap, tree: place.realTree, tmp });
 	return pi.on("tool_call", (event) => {
 		const input = event.input as { command?: unknown; path?: unknown };
 		if (event.toolName === "bash" && typeof input.command === "string") {
-			input.command = confine(input.command);
+			input.command = unconfinedCommand(input.command, tmp);
 			return undefined;
 		}
 		if ((event.toolName !== "write" && event.toolName !== "edit") || typeof input.path !== "string") return undefined;

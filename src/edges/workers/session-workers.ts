@@ -59,7 +59,7 @@ import { killInside } from "../host/processes.ts";
 import { quietly } from "../host/quietly.ts";
 import { WORKER_MARKER } from "../host/role.ts";
 import { tell, tellLasting } from "../host/tell.ts";
-import { boundsEnv, confinedInTree, WORKER_TREE_VAR } from "./confine.ts";
+import { confinedInTree, WORKER_REPO_VAR, WORKER_TREE_VAR, type WorkerBounds, workerBounds } from "./confine.ts";
 import { provideProject, workerExtensionFlags } from "./extensions.ts";
 import { putBackLines, sweepOnce } from "./leftovers.ts";
 import { confinedPi } from "./worker-jail.ts";
@@ -138,13 +138,13 @@ export async function startWorkers(items: readonly number[], run: WorkersRun): P
 		return false;
 	}
 	for (const line of putBackLines(await sweepOnce(repo))) tell(run.ctx, line, "warning");
-	const bounds = await boundsEnv(repo, run.ctx);
+	const bounds = await workerBounds(repo, run.ctx);
 	for (const index of items) await startOne(index, repo, { ...run, bounds });
 	return true;
 }
 
-/** A run of the session's workers as they start: what their environment tells them of their bounds (edges/workers/confine.ts). */
-type BoundRun = WorkersRun & { bounds: Record<string, string> };
+/** A run of the session's workers as they start, with their bounds (edges/workers/confine.ts). */
+type BoundRun = WorkersRun & { bounds: WorkerBounds };
 
 /**
  * Claims item `index` and starts its worker; returns once the worker's pi is started (or its start failed). From the
@@ -193,8 +193,7 @@ async function live(start: Omit<Job, "tree">): Promise<WorkerEnd> {
 		await releaseItem(repo, key);
 		const outcome: WorkerOutcome = stop.signal.aborted ? stoppedAs(stop.signal) : { kind: "no-tree" };
 		const finished = asEnded(item, key, outcome);
-		keepEnded(run, finished);
-		removeWorker(key, finished);
+		endWorker(run, key, finished);
 		giveBack(run, outcome, finished);
 		return { outcome, work: "unchanged" };
 	}
@@ -245,10 +244,8 @@ async function work(job: Job): Promise<WorkerEnd> {
 		removeWorkerTree(tree);
 		await deleteRefs(repo, [job.refs.base]);
 		await releaseItem(repo, key);
-		if (finished) keepEnded(run, finished);
-		// Last: its end wakes the next decision, which may hand the item out again. It joins those that ended as it
-		// leaves the ones at work: never listed as both, nor as neither.
-		removeWorker(key, finished);
+		// Last: its end wakes the next decision, which may hand the item out again.
+		endWorker(run, key, finished);
 	}
 }
 
@@ -262,9 +259,13 @@ function asEnded(item: Item, key: string, outcome: WorkerOutcome, workKept = fal
 	return finishedWorker(item, outcome, ran);
 }
 
-/** The session keeps a worker that ended: a resumed one lists it in `/todos workers`, its answer whole. */
-function keepEnded(run: BoundRun, finished: FinishedWorker): void {
-	quietly(() => run.pi.appendEntry(WORKER_ENTRY_TYPE, finished));
+/**
+ * A worker leaves those at work, and joins those that ended as it leaves (never listed as both, nor as neither); the
+ * session keeps how it ended, so a resumed one lists it in `/todos workers`, its answer whole.
+ */
+function endWorker(run: BoundRun, key: string, finished: FinishedWorker | undefined): void {
+	if (finished) quietly(() => run.pi.appendEntry(WORKER_ENTRY_TYPE, finished));
+	removeWorker(key, finished);
 }
 
 /** The worker runs, its work is kept, its check runs in its tree, and its work lands: how far it got, and its work. */
@@ -275,7 +276,7 @@ async function workAndLand(job: Job): Promise<WorkerEnd> {
 	mkdirSync(cwd, { recursive: true });
 	provideProject(repo.top, run.ctx.cwd, tree);
 	const confining = confinedPi(piCommandFor(run, repo.top, item.index, key), tree.dir, run.bounds);
-	// The next worker starts while this one's copy of the compiled extensions is made: copies of a big cache overlap.
+	// The next worker's tree is made while this one waits for the workers' copy of the compiled extensions.
 	job.spawned();
 	const command = await confining;
 	const ending = runWorker({
@@ -283,7 +284,7 @@ async function workAndLand(job: Job): Promise<WorkerEnd> {
 		cwd,
 		env: {
 			...withoutRepositoryVariables(process.env),
-			...run.bounds,
+			[WORKER_REPO_VAR]: run.bounds.repo,
 			[WORKER_TREE_VAR]: tree.dir,
 			[WORKER_MARKER]: String(process.pid),
 		},

@@ -14,7 +14,7 @@ import { dirname, join, resolve } from "node:path";
 import { confinedArgs, PI_WRITTEN_FILES, workerCredentials } from "../../core/rules/worker-bounds.ts";
 import { WORKER_CONFINED_VAR } from "../host/role.ts";
 import { compiledCopy, linkCompiledCopy } from "./compiled-extensions.ts";
-import { bwrapProbe, placeOf, WORKER_BWRAP_VAR } from "./confine.ts";
+import { bwrapProbe, placeOf, type WorkerBounds } from "./confine.ts";
 
 /** pi's variable for its agent folder (settings, credentials, extensions, packages). */
 const AGENT_DIR_VAR = "PI_CODING_AGENT_DIR";
@@ -79,12 +79,12 @@ function toolCaches(tmp: string): Record<string, string> {
 export async function confinedPi(
 	start: { command: string; args: string[] },
 	tree: string,
-	bounds: Record<string, string>,
+	bounds: WorkerBounds,
 	env: NodeJS.ProcessEnv = process.env,
 ): Promise<{ command: string; args: string[] }> {
-	const bwrap = bounds[WORKER_BWRAP_VAR];
+	const { bwrap } = bounds;
 	if (!bwrap) return start;
-	const place = placeOf(tree, bounds, env);
+	const place = placeOf(tree, bounds);
 	const vars = {
 		[WORKER_CONFINED_VAR]: "1",
 		[AGENT_DIR_VAR]: workerAgentDir(place.tmp, env),
