@@ -26,7 +26,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { findRepo, type Repo, takeCheckpoint } from "../../src/edges/git/git.ts";
 import { blobNameOf, fileBlobName } from "../../src/edges/git/hash.ts";
-import { applyAll, landWork, makeStage, type Planned } from "../../src/edges/git/land.ts";
+import { applyAll, landWork, makeStage, type StagedFile } from "../../src/edges/git/land.ts";
 import {
 	keepWorkerResult,
 	makeWorkerTree,
@@ -427,7 +427,7 @@ describe("a landing that fails once it has begun writing undoes what it wrote", 
 		writeFileSync(newer, "rewritten\n");
 		const absent = { parents: "folders" as const, ours: { kind: "absent" as const } };
 		const file = (mode: number) => ({ parents: "folders" as const, ours: { kind: "file" as const, mode, sha: "" } });
-		const plans: Planned[] = [
+		const files: StagedFile[] = [
 			{ path: "made/deep/new.txt", landing: { action: "write", mode: 0o644 }, staged: newFile, around: absent },
 			{ path: "keep.txt", landing: { action: "write", mode: 0o644 }, staged: newer, around: file(0o644) },
 			{ path: "gone.txt", landing: { action: "delete" }, around: file(0o644) },
@@ -435,7 +435,7 @@ describe("a landing that fails once it has begun writing undoes what it wrote", 
 			{ path: "fails.txt", landing: { action: "write", mode: 0o644 }, staged: join(stage.dir, "none"), around: absent },
 		];
 		try {
-			expect(applyAll(dir, plans, stage)).toBe("fails.txt");
+			expect(applyAll(dir, files, stage)).toBe("fails.txt");
 		} finally {
 			stage.remove();
 		}
@@ -467,18 +467,18 @@ describe.skipIf(!OTHER_FS)("a work tree on another file system than its .git: it
 	};
 
 	/** A new file, a deleted one, a link replaced, then `last`; what applyAll gave, and the stage removed. */
-	function apply(last: Planned[] = []) {
+	function apply(last: StagedFile[] = []) {
 		const stage = makeStage({ commonDir: join(dir, ".git") });
 		const staged = join(stage.dir, "new-bytes");
 		writeFileSync(staged, "new\n");
-		const plans: Planned[] = [
+		const files: StagedFile[] = [
 			{ path: "new.txt", landing: { action: "write", mode: 0o640 }, staged, around: absent },
 			{ path: "gone.txt", landing: { action: "delete" }, around: file },
 			{ path: "link", landing: { action: "link" }, target: Buffer.from("new.txt"), around: link },
 			...last,
 		];
 		try {
-			return applyAll(top, plans, stage);
+			return applyAll(top, files, stage);
 		} finally {
 			stage.remove();
 		}
@@ -493,7 +493,7 @@ describe.skipIf(!OTHER_FS)("a work tree on another file system than its .git: it
 	});
 
 	it("a write that fails after them undoes them: the deleted file and the link come back", () => {
-		const fails: Planned = {
+		const fails: StagedFile = {
 			path: "fails.txt",
 			landing: { action: "write", mode: 0o644 },
 			staged: "/none",

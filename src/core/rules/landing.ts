@@ -132,13 +132,13 @@ export type Landing =
 	/** The user's own git operation is under way (a merge, a rebase…): why, and nothing was written. */
 	| { busy: string };
 
-/** A landing's plan as a whole: refused for the submodules it would change, then for its conflicts, or landed. */
-export function landingOf(planned: readonly { path: string; landing: FileLanding }[]): Landing {
+/** A landing's files as a whole: refused for the submodules it would change, then for its conflicts, or landed. */
+export function landingOf(files: readonly { path: string; landing: FileLanding }[]): Landing {
 	const submodules = [
-		...new Set(planned.flatMap(({ landing }) => (landing.action === "submodule" ? [landing.submodule] : []))),
+		...new Set(files.flatMap(({ landing }) => (landing.action === "submodule" ? [landing.submodule] : []))),
 	];
 	if (submodules.length > 0) return { submodules };
-	const conflicts = planned.filter(({ landing }) => landing.action === "conflict").map(({ path }) => path);
+	const conflicts = files.filter(({ landing }) => landing.action === "conflict").map(({ path }) => path);
 	if (conflicts.length > 0) return { conflicts };
-	return { landed: planned.filter(({ landing }) => landing.action !== "keep").map(({ path }) => path) };
+	return { landed: files.filter(({ landing }) => landing.action !== "keep").map(({ path }) => path) };
 }

@@ -219,8 +219,8 @@ export function makeStage(repo: Pick<Repo, "commonDir">): Stage {
 	};
 }
 
-/** A file's landing planned: what to do with it, its new bytes (staged) or link target, what the tree held when planned. */
-export interface Planned {
+/** A file's landing decided and staged: what to do with it, its new bytes or link target, what the tree held when decided. */
+export interface StagedFile {
 	path: GitPath;
 	landing: FileLanding;
 	staged?: string;
@@ -233,28 +233,33 @@ export interface Planned {
  * versions merged by `git merge-file` into one; a link's target. Undefined when git cannot give it (or the merge
  * conflicts).
  */
-async function stageContent(repo: Repo, plan: Planned, change: Change, stage: Stage): Promise<Planned | undefined> {
-	const { landing, around } = plan;
+async function stageContent(
+	repo: Repo,
+	file: StagedFile,
+	change: Change,
+	stage: Stage,
+): Promise<StagedFile | undefined> {
+	const { landing, around } = file;
 	if (landing.action === "link" && change.theirs) {
 		const target = await runGitBytes(repo.top, ["cat-file", "blob", change.theirs.sha]);
-		return target && { ...plan, target };
+		return target && { ...file, target };
 	}
-	if ((landing.action !== "write" && landing.action !== "merge") || !change.theirs) return plan;
+	if ((landing.action !== "write" && landing.action !== "merge") || !change.theirs) return file;
 	const staged = stage.next();
 	if (!(await runGitToFile(repo.top, ["cat-file", "blob", change.theirs.sha], staged))) return undefined;
-	if (landing.action === "write") return { ...plan, staged };
+	if (landing.action === "write") return { ...file, staged };
 	if (!change.base || around.ours.kind !== "file") return undefined;
 	const base = stage.next();
 	const mine = stage.next();
 	const merged = stage.next();
 	if (!(await runGitToFile(repo.top, ["cat-file", "blob", change.base.sha], base))) return undefined;
 	// The user's copy, under a name git's argument can carry whatever bytes the path is made of.
-	copyFileSync(at(repo.top, plan.path), mine);
+	copyFileSync(at(repo.top, file.path), mine);
 	if (!(await runGitToFile(repo.top, ["merge-file", "-p", mine, base, staged], merged))) return undefined;
-	return { ...plan, landing: { action: "write", mode: landing.mode }, staged: merged };
+	return { ...file, landing: { action: "write", mode: landing.mode }, staged: merged };
 }
 
-async function planFile(repo: Repo, change: Change, around: Around, umask: number, stage: Stage): Promise<Planned> {
+async function stageFile(repo: Repo, change: Change, around: Around, umask: number, stage: Stage): Promise<StagedFile> {
 	const { path, base, theirs } = change;
 	const landing = landFile({
 		path,
@@ -289,13 +294,13 @@ function nearestFolder(top: string, path: GitPath): Buffer {
 	return Buffer.from(top);
 }
 
-/** Whether a planned file can be written as planned: its folder, or the file itself in place, open to the process. */
-function writable(top: string, plan: Planned): boolean {
-	const { action } = plan.landing;
+/** Whether a staged file can be written as decided: its folder, or the file itself in place, open to the process. */
+function writable(top: string, file: StagedFile): boolean {
+	const { action } = file.landing;
 	if (action === "keep" || action === "conflict" || action === "submodule") return true;
-	if (action === "chmod" || (action === "write" && plan.around.ours.kind === "file"))
-		return mayWrite(at(top, plan.path));
-	return mayWrite(nearestFolder(top, plan.path));
+	if (action === "chmod" || (action === "write" && file.around.ours.kind === "file"))
+		return mayWrite(at(top, file.path));
+	return mayWrite(nearestFolder(top, file.path));
 }
 
 /**
@@ -317,38 +322,38 @@ export async function landWork(
 	if (!changes || !gitlinks) return undefined;
 	const stage = makeStage(repo);
 	try {
-		const plans = await planAll(repo, changes, gitlinks, stage);
-		const landing = landingOf(plans);
+		const files = await stageAll(repo, changes, gitlinks, stage);
+		const landing = landingOf(files);
 		if (!("landed" in landing)) return shownLanding(landing);
-		const changed = plans.filter(
-			(plan) => !sameAround(readAround(repo.top, plan.path, gitlinks, shaOf(plan)), plan.around),
+		const changed = files.filter(
+			(file) => !sameAround(readAround(repo.top, file.path, gitlinks, shaOf(file)), file.around),
 		);
-		if (changed.length > 0) return { conflicts: changed.map((plan) => shown(plan.path)) };
-		const unwritable = plans.filter((plan) => !writable(repo.top, plan));
-		if (unwritable.length > 0) return { unwritable: unwritable.map((plan) => shown(plan.path)) };
+		if (changed.length > 0) return { conflicts: changed.map((file) => shown(file.path)) };
+		const unwritable = files.filter((file) => !writable(repo.top, file));
+		if (unwritable.length > 0) return { unwritable: unwritable.map((file) => shown(file.path)) };
 		if (stop?.aborted) return { stopped: true };
 		// Never between the steps of the user's own merge or rebase: checked last, just before the first write.
 		const busy = gitBusy(repo);
 		if (busy !== undefined) return { busy };
-		const failed = applyAll(repo.top, plans, stage);
+		const failed = applyAll(repo.top, files, stage);
 		return failed === undefined ? shownLanding(landing) : { unwritable: [shown(failed)] };
 	} finally {
 		stage.remove();
 	}
 }
 
-/** The object names' length of a plan's repository, from what it read (SHA-1's 40, or SHA-256's 64). */
-const shaOf = (plan: Planned): number => ("sha" in plan.around.ours ? plan.around.ours.sha.length : 40);
+/** The object names' length of the repository a file was read from, from what it read (SHA-1's 40, or SHA-256's 64). */
+const shaOf = (file: StagedFile): number => ("sha" in file.around.ours ? file.around.ours.sha.length : 40);
 
-async function planAll(repo: Repo, changes: Change[], gitlinks: ReadonlySet<string>, stage: Stage) {
+async function stageAll(repo: Repo, changes: Change[], gitlinks: ReadonlySet<string>, stage: Stage) {
 	const umask = process.umask();
-	const plans: Planned[] = [];
+	const files: StagedFile[] = [];
 	for (const change of changes) {
 		const shaLength = (change.theirs ?? change.base)?.sha.length ?? 40;
 		const around = readAround(repo.top, change.path, gitlinks, shaLength);
-		plans.push(await planFile(repo, change, around, umask, stage));
+		files.push(await stageFile(repo, change, around, umask, stage));
 	}
-	return plans;
+	return files;
 }
 
 /** A landing's answer with its paths as the user reads them. */
@@ -369,20 +374,20 @@ interface Writing {
 }
 
 /**
- * Writes every planned file; should one fail, undoes what was written, in reverse, and gives its path (undefined: all
+ * Writes every staged file; should one fail, undoes what was written, in reverse, and gives its path (undefined: all
  * written). Each write leaves what undoes it, and is journaled in the stage first (what a killed pi leaves to undo).
  */
-export function applyAll(top: string, plans: readonly Planned[], stage: Stage): GitPath | undefined {
+export function applyAll(top: string, files: readonly StagedFile[], stage: Stage): GitPath | undefined {
 	const journal = openJournal(stage.dir);
 	const writing: Writing = { stage, note: journal.note };
 	const undos: Undo[] = [];
 	try {
-		for (const plan of plans) {
+		for (const file of files) {
 			try {
-				undos.push(...apply(top, plan, writing));
+				undos.push(...apply(top, file, writing));
 			} catch {
 				undoAll(undos);
-				return plan.path;
+				return file.path;
 			}
 		}
 		return undefined;
@@ -402,18 +407,18 @@ function undoAll(undos: Undo[]): void {
 	}
 }
 
-/** Carries out one planned file; what undoes it. */
-function apply(top: string, plan: Planned, writing: Writing): Undo[] {
-	const file = at(top, plan.path);
-	const { landing, around } = plan;
-	if (landing.action === "chmod") return [changeMode(file, landing.mode, around, writing)];
-	if (landing.action === "delete") return [moveAside(file, writing)];
-	if (landing.action === "write" && plan.staged && around.ours.kind === "file")
-		return overwrite(file, plan.staged, landing.mode, around.ours.mode, writing);
-	if (landing.action === "write" && plan.staged)
-		return putInPlace(top, plan, writing, (next, at) => prepareFile(plan, next, at, writing));
-	if (landing.action === "link" && plan.target)
-		return putInPlace(top, plan, writing, (next) => prepareLink(plan, next));
+/** Carries out one staged file; what undoes it. */
+function apply(top: string, file: StagedFile, writing: Writing): Undo[] {
+	const onDisk = at(top, file.path);
+	const { landing, around } = file;
+	if (landing.action === "chmod") return [changeMode(onDisk, landing.mode, around, writing)];
+	if (landing.action === "delete") return [moveAside(onDisk, writing)];
+	if (landing.action === "write" && file.staged && around.ours.kind === "file")
+		return overwrite(onDisk, file.staged, landing.mode, around.ours.mode, writing);
+	if (landing.action === "write" && file.staged)
+		return putInPlace(top, file, writing, (next, at) => prepareFile(file, next, at, writing));
+	if (landing.action === "link" && file.target)
+		return putInPlace(top, file, writing, (next) => prepareLink(file, next));
 	return [];
 }
 
@@ -488,16 +493,16 @@ function move(from: string | Buffer, to: string | Buffer): void {
 	}
 }
 
-/** A new file's staged bytes, with their mode, at `next`, journaled as bound for `file`. */
-function prepareFile(plan: Planned, next: string, file: Buffer, journal: Writing): void {
-	renameSync(plan.staged as string, next);
-	chmodSync(next, plan.landing.action === "write" ? plan.landing.mode : 0o644);
-	journal.note({ kind: "new", file: file.toString("latin1"), staged: next });
+/** A new file's staged bytes, with their mode, at `next`, journaled as bound for `onDisk`. */
+function prepareFile(file: StagedFile, next: string, onDisk: Buffer, journal: Writing): void {
+	renameSync(file.staged as string, next);
+	chmodSync(next, file.landing.action === "write" ? file.landing.mode : 0o644);
+	journal.note({ kind: "new", file: onDisk.toString("latin1"), staged: next });
 }
 
 /** A link with the worker's target at `next`. */
-function prepareLink(plan: Planned, next: string): void {
-	symlinkSync(plan.target as Buffer, next);
+function prepareLink(file: StagedFile, next: string): void {
+	symlinkSync(file.target as Buffer, next);
 }
 
 /**
@@ -506,17 +511,17 @@ function prepareLink(plan: Planned, next: string): void {
  */
 function putInPlace(
 	top: string,
-	plan: Planned,
+	file: StagedFile,
 	journal: Writing,
-	prepare: (next: string, file: Buffer) => void,
+	prepare: (next: string, onDisk: Buffer) => void,
 ): Undo[] {
-	const file = at(top, plan.path);
-	const undos: Undo[] = makeFolders(top, plan.path);
-	if (plan.around.ours.kind !== "absent") undos.push(moveAside(file, journal));
+	const onDisk = at(top, file.path);
+	const undos: Undo[] = makeFolders(top, file.path);
+	if (file.around.ours.kind !== "absent") undos.push(moveAside(onDisk, journal));
 	const next = journal.stage.next();
-	prepare(next, file);
-	move(next, file);
-	undos.push(() => unlinkSync(file));
+	prepare(next, onDisk);
+	move(next, onDisk);
+	undos.push(() => unlinkSync(onDisk));
 	return undos;
 }
 
