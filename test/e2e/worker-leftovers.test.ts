@@ -102,7 +102,13 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			startedLine(0, "Write a.txt"),
 			stderrLine(WORKERS.stoppedWithWork(0)).trimEnd(),
 		]);
-		expect(left(env).refs).toMatch(/^refs\/til-done\/[^\n]*\/0-[^\n]*\/worker-result$/);
+		const { refs } = left(env);
+		expect(refs).toMatch(/^refs\/til-done\/[^\n]*\/0-[^\n]*\/worker-result$/);
+		// The line sends the user to /todos workers for the ref: it names it whole.
+		const shown = await print(host, env, "/todos workers");
+		expect(shown.stderr).toBe(
+			stderrLine(`Workers: up to 1 at once; 0 at work\n${WORKERS.leftovers(WORKERS.keptWork([refs]))}`),
+		);
 		expect(state()).toBe(before);
 	});
 
