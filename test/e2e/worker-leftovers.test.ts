@@ -22,6 +22,7 @@ import {
 import { allFinished, stderrLine, WORKERS } from "../helpers/expected.ts";
 import { perTest } from "../helpers/per-test.ts";
 import { sayStep, toolStep, writeFileScript, writeStep } from "../helpers/scripts.ts";
+import { runPrintUnprivileged } from "../helpers/unprivileged.ts";
 import { userRepo } from "../helpers/user-repo.ts";
 import { exited, landedLine, startedLine, stderrOf, workerPid } from "../helpers/workers.ts";
 
@@ -101,7 +102,38 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			startedLine(0, "Write a.txt"),
 			stderrLine(WORKERS.stoppedWithWork(0)).trimEnd(),
 		]);
-		expect(left(env).refs).toMatch(/^refs\/til-done\/[^\n]*\/0-[^\n]*\/worker-result$/);
+		const { refs } = left(env);
+		expect(refs).toMatch(/^refs\/til-done\/[^\n]*\/0-[^\n]*\/worker-result$/);
+		// The line sends the user to /todos workers for the ref: it names it whole.
+		const shown = await print(host, env, "/todos workers");
+		expect(shown.stderr).toBe(
+			stderrLine(`Workers: up to 1 at once; 0 at work\n${WORKERS.leftovers(WORKERS.keptWork([refs]))}`),
+		);
+		expect(state()).toBe(before);
+	});
+
+	it("a folder a worker left unreadable, in its tree and in the workers' compiled extensions, is removed all the same: the next item lands, pi exits 0, nothing is left", async () => {
+		const env = pi.env([writeStep(["Write x.txt", "Write y.txt"]), sayStep("Planned.")], { TIL_DONE_WORKERS: "1" });
+		const state = userRepo(env);
+		const locks =
+			'mkdir -p locked/in "$TMPDIR/jiti/locked/in" && chmod 000 locked "$TMPDIR/jiti/locked"; echo x > x.txt';
+		env.writeWorkerScripts({
+			"0": [toolStep("bash", { command: locks }), sayStep("Wrote x.txt.")],
+			"1": [toolStep("bash", { command: "echo y > y.txt" }), sayStep("Wrote y.txt.")],
+		});
+		const before = state();
+		const options = { host, extensions: [EXTENSION_ENTRY], sessionDir: join(env.root, "sessions"), timeoutMs: 60_000 };
+		const result = await runPrintUnprivileged(["-p", "Write the files."], env, options);
+		expect(stderrOf(result.stderr)).toEqual([
+			startedLine(0, "Write x.txt"),
+			landedLine(env, 0, ["x.txt"], "Wrote x.txt."),
+			startedLine(1, "Write y.txt"),
+			landedLine(env, 1, ["y.txt"], "Wrote y.txt."),
+			stderrLine(allFinished(2)).trimEnd(),
+		]);
+		expect(result.code).toBe(0);
+		expect(readdirSync(env.tmpDir).filter((name) => name.startsWith("til-done-"))).toEqual([]);
+		expect(left(env).refs).toBe("");
 		expect(state()).toBe(before);
 	});
 

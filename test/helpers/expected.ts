@@ -226,6 +226,9 @@ export const WORKERS = {
 	/** The folders gone pi processes left: each worker's tree, with its TMPDIR and our git folder beside it, and ours. */
 	leftFolders: (count: number): string =>
 		`${count} folder(s) of gone pi processes (workers' trees and their TMPDIRs, private git folders, copies of compiled extensions)`,
+	/** The work of items given back, named by its refs (a worker's stop line sends the user here for them). */
+	keptWork: (refs: readonly string[]): string =>
+		`${refs.length} item(s)' work not landed, kept under ${refs.join(", ")}`,
 	/** A worker's pi that ended before any model call (what pi wrote is pi's words: any). */
 	cannotStart:
 		/^\[til-done\] pi-til-done: a worker could not start \(exit code 1 before any model call: .+\): workers are off for this session, and the session's model works the list\.$/,

@@ -172,7 +172,7 @@ describe("/todos workers says what earlier runs left, and /todos workers clean r
 		await cleanWorkers(fake.ctx, () => {});
 		await showWorkers(fake.ctx, 2);
 		expect(fake.ui.notifications.map((notice) => notice.message)).toEqual([
-			`Workers: up to 2 at once; 0 at work\n${WORKERS.leftovers(`${WORKERS.leftFolders(2)}, 1 claim(s) of gone pi processes, 1 item(s)' work not landed, kept under refs/til-done/…/worker-result`)}`,
+			`Workers: up to 2 at once; 0 at work\n${WORKERS.leftovers(`${WORKERS.leftFolders(2)}, 1 claim(s) of gone pi processes, ${WORKERS.keptWork(["refs/til-done/s/2-c/worker-result"])}`)}`,
 			WORKERS.cleaned(
 				`${WORKERS.leftFolders(2)}, 1 claim(s) of gone pi processes, 1 item(s)' work not landed, kept under refs/til-done/…/worker-result`,
 			),

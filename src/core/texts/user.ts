@@ -385,8 +385,8 @@ export const WORKER_TEXTS = {
 	cannotStart: (code: number, stderr: string) =>
 		`pi-til-done: a worker could not start (${startFailure(code, stderr)}): workers are off for this session, and the session's model works the list.`,
 	/** `/todos workers` alone, after the workers at work: what earlier runs left, when they left anything. */
-	leftovers: (left: LeftoverCounts) => {
-		const parts = leftoverParts(left);
+	leftovers: (left: LeftoverCounts, keptRefs: readonly string[]) => {
+		const parts = leftoverParts(left, keptRefs);
 		if (parts.length === 0) return undefined;
 		return `Left by earlier runs: ${parts.join(", ")}. /todos workers clean removes them.`;
 	},
@@ -504,8 +504,11 @@ export interface LeftoverCounts {
 	kept: number;
 }
 
-/** The counts of what earlier runs left, as parts of a sentence (none for what they left none of). */
-function leftoverParts({ folders, claims, bases, kept }: LeftoverCounts): string[] {
+/**
+ * The counts of what earlier runs left, as parts of a sentence (none for what they left none of); the work kept named
+ * by its refs when they are given (a stopped worker's line sends the user to them).
+ */
+function leftoverParts({ folders, claims, bases, kept }: LeftoverCounts, keptRefs: readonly string[] = []): string[] {
 	return [
 		...(folders > 0
 			? [
@@ -514,7 +517,11 @@ function leftoverParts({ folders, claims, bases, kept }: LeftoverCounts): string
 			: []),
 		...(claims > 0 ? [`${claims} claim(s) of gone pi processes`] : []),
 		...(bases > 0 ? [`${bases} snapshot ref(s) of gone workers`] : []),
-		...(kept > 0 ? [`${kept} item(s)' work not landed, kept under refs/til-done/…/worker-result`] : []),
+		...(kept > 0
+			? [
+					`${kept} item(s)' work not landed, kept under ${keptRefs.length > 0 ? keptRefs.join(", ") : "refs/til-done/…/worker-result"}`,
+				]
+			: []),
 	];
 }
 

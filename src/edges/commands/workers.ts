@@ -28,7 +28,7 @@ export async function showWorkers(ctx: ExtensionContext, configured: number, now
 	);
 	const repo = await findRepo(ctx.cwd);
 	const found = repo && (await findLeftovers(repo));
-	const left = found && WORKER_TEXTS.leftovers(countsOf(found));
+	const left = found && WORKER_TEXTS.leftovers(countsOf(found), found.kept);
 	const cut = found && found.landings.length > 0 ? [WORKER_TEXTS.cutLandings(found.landings)] : [];
 	const ended = getEndedWorkers().map(WORKER_TEXTS.ended);
 	const shown = WORKER_TEXTS.list(workersAllowed(configured), lines, ended);

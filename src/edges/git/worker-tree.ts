@@ -13,20 +13,11 @@
  * the worker wrote there (a clean filter, an fsmonitor) runs as the session.
  */
 
-import {
-	appendFileSync,
-	copyFileSync,
-	existsSync,
-	mkdirSync,
-	mkdtempSync,
-	readdirSync,
-	rmSync,
-	writeFileSync,
-} from "node:fs";
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { GIT_MODE } from "../../core/rules/landing.ts";
-import { ownedPrefix } from "../host/owner.ts";
+import { ownedPrefix, removeWhole } from "../host/owner.ts";
 import { AUTHOR, type Repo, runGit, runGitBytes, runSh } from "./git.ts";
 import { inQuarantine, quarantineEnv } from "./quarantine.ts";
 import { RAW_ATTRIBUTES } from "./raw-git.ts";
@@ -217,7 +208,7 @@ function holdsAnything(dir: string, path: string): boolean {
 
 /** Removes a worker's tree, whatever is in it, and our git directory beside it. */
 export function removeWorkerTree(tree: { dir: string; meta: string }): void {
-	rmSync(tree.dir, { recursive: true, force: true });
-	rmSync(tree.meta, { recursive: true, force: true });
-	rmSync(workerTmpDir(tree.dir), { recursive: true, force: true });
+	removeWhole(tree.dir);
+	removeWhole(tree.meta);
+	removeWhole(workerTmpDir(tree.dir));
 }

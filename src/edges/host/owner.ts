@@ -4,7 +4,8 @@
  * what a live one uses: a pid alone is no proof, since pids are reused (a container's pi is often process 1 again).
  */
 
-import { readFileSync, rmSync } from "node:fs";
+import { chmodSync, lstatSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import { isAlive } from "./processes.ts";
 
 /** A process's start time, in clock ticks since the machine booted (Linux: field 22 of `/proc/<pid>/stat`). */
@@ -55,12 +56,40 @@ export function ownerOf(name: string, kind: string): string | undefined {
 	return TAG.test(tag) ? tag : undefined;
 }
 
+/** Every folder at and under `path` (links not followed) opened to its owner: read, written and searched. */
+function openFolders(path: string): void {
+	try {
+		if (!lstatSync(path).isDirectory()) return;
+		chmodSync(path, 0o700);
+		for (const name of readdirSync(path)) openFolders(join(path, name));
+	} catch {
+		// What cannot be opened stays: the removal leaves it and goes on.
+	}
+}
+
+/**
+ * Removes `path` and everything in it, never throwing: a folder left without its owner's read or write (a worker's
+ * `chmod 000`, a tool's read-only cache) is opened first, where `rm -rf` fails for anyone but root.
+ */
+export function removeWhole(path: string): void {
+	try {
+		rmSync(path, { recursive: true, force: true });
+	} catch {
+		openFolders(path);
+		try {
+			rmSync(path, { recursive: true, force: true });
+		} catch {
+			// Left as it is: a later run's sweep tries again.
+		}
+	}
+}
+
 /** What this process made on disk and uses now: removed when it exits, however it exits but killed. */
 const inUse = new Set<string>();
 
 /** Removes everything this process made and uses now (at its exit, or before a signal ends it). */
 export function removeInUse(): void {
-	for (const path of inUse) rmSync(path, { recursive: true, force: true });
+	for (const path of inUse) removeWhole(path);
 	inUse.clear();
 }
 

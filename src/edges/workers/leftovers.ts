@@ -19,7 +19,7 @@ import { type Repo, runGit } from "../git/git.ts";
 import { STAGE_KIND } from "../git/land.ts";
 import { hasJournal, undoCutLanding } from "../git/landing-journal.ts";
 import { QUARANTINE_KIND } from "../git/quarantine.ts";
-import { ownerIsLive, ownerOf } from "../host/owner.ts";
+import { ownerIsLive, ownerOf, removeWhole } from "../host/owner.ts";
 import { COMPILED_COPY_KIND } from "./compiled-extensions.ts";
 
 /** The kinds of folder and file a run of ours leaves in TMPDIR. */
@@ -119,7 +119,7 @@ function undoLandings(landings: readonly string[]): PutBack {
 export async function removeLeftovers(repo: Repo, { kept = false } = {}): Promise<Leftovers & PutBack> {
 	const found = await findLeftovers(repo);
 	const putBack = undoLandings(found.landings);
-	for (const folder of [...found.folders, ...found.aside]) rmSync(folder, { recursive: true, force: true });
+	for (const folder of [...found.folders, ...found.aside]) removeWhole(folder);
 	const claims: Claim[] = [];
 	for (const claim of found.claims) if (await releaseIfHeld(repo, claim.key, claim)) claims.push(claim);
 	const bases = (await deleteRefs(repo, found.bases)) ? found.bases : [];
