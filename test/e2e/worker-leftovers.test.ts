@@ -103,7 +103,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			stderrLine(WORKERS.stoppedWithWork(0)).trimEnd(),
 		]);
 		const { refs } = left(env);
-		expect(refs).toMatch(/^refs\/til-done\/[^\n]*\/0-[^\n]*\/worker-result$/);
+		expect(refs).toMatch(/^refs\/til-done\/[^\n]*\/0-[^\n]*\/worker-kept-[0-9a-f]{12}$/);
 		// The line sends the user to /todos workers for the ref: it names it whole.
 		const shown = await print(host, env, "/todos workers");
 		expect(shown.stderr).toBe(

@@ -3,7 +3,7 @@
  * writes `item-<index>.txt` in its tree and prints one model call as pi's JSON mode does. `WORKER_MODE`: `write`
  * (default), `conflict` (writes a.txt once the file `WORKER_GO` exists), `fail` (exits 1 after writing), `submodules`
  * (writes its file, and one in each of the folders `ext` and `lib`, where the user's submodules are), `hang`, `half`
- * (writes `half.txt`, then hangs), `no-start` (says an error on stderr and exits 1 before any model call, as a pi
+ * (writes `half.txt`, with `WORKER_HALF` when set, then hangs), `no-start` (says an error on stderr and exits 1 before any model call, as a pi
  * that cannot load its extensions or model does),
  * `spend` (one call of 50,000 tokens, then it hangs), `streaming` (a call in progress that has spent 700 tokens, then
  * it hangs). `WORKER_HANG`: items (`1,3`) whose worker hangs whatever the mode.
@@ -18,7 +18,7 @@ const fs = require("node:fs");
 if (process.env.WORKER_ARGS) fs.appendFileSync(process.env.WORKER_ARGS, JSON.stringify(process.argv.slice(2)) + "\\n");
 const hangs = (process.env.WORKER_HANG ?? "").split(",").includes(String(index));
 if (mode === "no-start") { process.stderr.write("Error: no such model\\n"); process.exit(1); }
-else if (mode === "half") { fs.writeFileSync("half.txt", "half of it\\n"); setInterval(() => {}, 1000); }
+else if (mode === "half") { fs.writeFileSync("half.txt", process.env.WORKER_HALF ?? "half of it\\n"); setInterval(() => {}, 1000); }
 else if (mode === "hang" || hangs) setInterval(() => {}, 1000);
 else if (mode === "streaming") { console.log(JSON.stringify({ type: "message_update", message: { role: "assistant", usage: { input: 700, output: 0, cacheRead: 0, cacheWrite: 0, cost: { total: 0 } } } })); setInterval(() => {}, 1000); }
 else if (mode === "spend") { console.log(JSON.stringify({ type: "message_end", message: { role: "assistant", stopReason: "toolUse", content: [], usage: { input: 50000, output: 0, cacheRead: 0, cacheWrite: 0, cost: { total: 0 } } } })); setInterval(() => {}, 1000); }

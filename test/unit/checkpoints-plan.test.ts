@@ -10,6 +10,7 @@ import {
 	filesLeftOut,
 	filesToRevert,
 	itemWork,
+	keptWorkRef,
 	leftOutAtStart,
 	MAX_CHECKPOINT_REFS,
 	parseNameStatus,
@@ -81,6 +82,14 @@ describe("a worker's refs are read back by their item and what they keep; any ot
 			key: "2-0000000a",
 			kind: "worker-result",
 		});
+		expect(keptWorkRef("s", "2-0000000a", "0123456789abcdef0123")).toBe(
+			"refs/til-done/s/2-0000000a/worker-kept-0123456789ab",
+		);
+		expect(readWorkerRef(keptWorkRef("s", "2-0000000a", "0123456789abcdef0123"))).toEqual({
+			key: "2-0000000a",
+			kind: "worker-kept",
+		});
+		expect(readWorkerRef("refs/til-done/s/2-0000000a/worker-kept-")).toBeUndefined();
 		expect(readWorkerRef(checkpointRef("s", "1-00000000", "start"))).toBeUndefined();
 		expect(readWorkerRef("refs/til-done/s/chain/start/x")).toBeUndefined();
 		expect(readWorkerRef("refs/heads/s/1-00000000/worker-base")).toBeUndefined();

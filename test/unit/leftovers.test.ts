@@ -80,7 +80,14 @@ describe("leftovers of gone runs are found and removed; what live ones use, and 
 		mkdirSync(join(temp, "til-done-worker-unknown"));
 		mkdirSync(join(dir, ".git/objects", `til-done-incoming-${GONE_PID}.1-1`));
 		const head = git("rev-parse", "HEAD").trim();
-		const own = ["s/0-a/worker-base", "s/1-b/worker-base", "s/1-b/worker-result", "s/2-c/worker-result", "s/3-d/start"];
+		const own = [
+			"s/0-a/worker-base",
+			"s/1-b/worker-base",
+			"s/1-b/worker-kept-0123456789ab",
+			"s/1-b/worker-result",
+			"s/2-c/worker-result",
+			"s/3-d/start",
+		];
 		for (const ref of own) git("update-ref", `refs/til-done/${ref}`, head);
 		const claim = { session: "s", host: hostname(), at: 1 };
 		// [0]'s worker is gone with its pi; [1]'s pi is this one (its result kept while it lands); [4] is held on another
@@ -104,7 +111,8 @@ describe("leftovers of gone runs are found and removed; what live ones use, and 
 		expect(found.aside).toEqual([join(dir, ".git/objects", `til-done-incoming-${GONE_PID}.1-1`)]);
 		expect(found.bases).toEqual(["refs/til-done/s/0-a/worker-base"]);
 		expect(found.claims.map((claim) => claim.key)).toEqual(["0-a"]);
-		expect(found.kept).toEqual(["refs/til-done/s/2-c/worker-result"]);
+		// An earlier try of [1] kept its work for good: kept, though [1]'s worker is at work again.
+		expect(found.kept).toEqual(["refs/til-done/s/1-b/worker-kept-0123456789ab", "refs/til-done/s/2-c/worker-result"]);
 	});
 
 	it("removed: all of it but the work kept on purpose, which only the user's clean removes", async () => {
@@ -120,13 +128,14 @@ describe("leftovers of gone runs are found and removed; what live ones use, and 
 			"refs/til-done-claims/1-b",
 			"refs/til-done-claims/4-e",
 			"refs/til-done/s/1-b/worker-base",
+			"refs/til-done/s/1-b/worker-kept-0123456789ab",
 			"refs/til-done/s/1-b/worker-result",
 			"refs/til-done/s/2-c/worker-result",
 			"refs/til-done/s/3-d/start",
 		]);
 		// The user's clean removes the work kept on purpose, never a live worker's result.
 		const cleaned = await removeLeftovers(repo, { kept: true });
-		expect(cleaned.kept).toEqual(["refs/til-done/s/2-c/worker-result"]);
+		expect(cleaned.kept).toEqual(["refs/til-done/s/1-b/worker-kept-0123456789ab", "refs/til-done/s/2-c/worker-result"]);
 		expect(refs()).not.toContain("refs/til-done/s/2-c/worker-result");
 		expect(refs()).toContain("refs/til-done/s/1-b/worker-result");
 	});
@@ -174,7 +183,7 @@ describe("/todos workers says what earlier runs left, and /todos workers clean r
 		expect(fake.ui.notifications.map((notice) => notice.message)).toEqual([
 			`Workers: up to 2 at once; 0 at work\n${WORKERS.leftovers(`${WORKERS.leftFolders(2)}, 1 claim(s) of gone pi processes, ${WORKERS.keptWork(["refs/til-done/s/2-c/worker-result"])}`)}`,
 			WORKERS.cleaned(
-				`${WORKERS.leftFolders(2)}, 1 claim(s) of gone pi processes, 1 item(s)' work not landed, kept under refs/til-done/…/worker-result`,
+				`${WORKERS.leftFolders(2)}, 1 claim(s) of gone pi processes, 1 item(s)' work not landed, kept under refs/til-done/…`,
 			),
 			WORKERS.nothingLeft,
 			"Workers: up to 2 at once; 0 at work",

@@ -57,6 +57,14 @@ afterEach(() => {
 	rmSync(script, { force: true });
 });
 
+/** The workers' refs that keep work: `kept` for a try's own (`worker-kept-<commit>`), `result` for a live one's. */
+const workRefs = (): string[] =>
+	git("for-each-ref", "--format=%(refname)", "refs/til-done/")
+		.split("\n")
+		.flatMap((ref) =>
+			/\/worker-kept-[0-9a-f]{12}$/.test(ref) ? ["kept"] : ref.endsWith("/worker-result") ? ["result"] : [],
+		);
+
 const items = (...texts: string[]): TodoItem[] => texts.map((text) => ({ text, status: "not_started" }));
 
 /** A session whose workers are the stand-in script: its fake pi, its run, and what it told the user. */
@@ -236,6 +244,29 @@ describe("the session's workers work ready items and land them", () => {
 		expect(getEndedWorkers().map((worker) => [worker.end, worker.tokens])).toEqual([["given-back", 700]]);
 	});
 
+	it("each stopped try keeps its own work: the item's next try never takes the place of the one before", async () => {
+		process.env.WORKER_MODE = "half";
+		setTodos(items("Write a.txt"));
+		const { pi, run } = sessionWith();
+		const trees = treesSeen();
+		const halfDone = (text: string) => () =>
+			[...trees].some(
+				(tree) => existsSync(join(tree, "half.txt")) && readFileSync(join(tree, "half.txt"), "utf8") === text,
+			)
+				? true
+				: undefined;
+		for (const text of ["the first try\n", "the second try\n"]) {
+			process.env.WORKER_HALF = text;
+			await startWorkers([0], run);
+			await waitForValue(halfDone(text), 10_000, text);
+			expect(await stopWorkers(pi.api)).toEqual([{ outcome: { kind: "stopped" }, work: "kept" }]);
+		}
+		delete process.env.WORKER_HALF;
+		const kept = git("for-each-ref", "--format=%(refname)", "refs/til-done/").trim().split("\n");
+		expect(workRefs()).toEqual(["kept", "kept"]);
+		expect(kept.map((ref) => git("show", `${ref}:half.txt`)).sort()).toEqual(["the first try\n", "the second try\n"]);
+	});
+
 	it("stopped before it changed anything: nothing is kept, no ref at all", async () => {
 		process.env.WORKER_MODE = "hang";
 		setTodos(items("Write a.txt"));
@@ -259,11 +290,7 @@ describe("the session's workers work ready items and land them", () => {
 		expect(await stopWorkers(pi.api)).toEqual([{ outcome: { kind: "stopped" }, work: "kept" }]);
 		expect(getTodos()[0]?.status).toBe("not_started");
 		expect(getChain().failures).toBe(0);
-		expect(
-			git("for-each-ref", "--format=%(refname)", "refs/til-done/")
-				.split("\n")
-				.some((ref) => ref.endsWith("worker-result")),
-		).toBe(true);
+		expect(workRefs()).toEqual(["kept"]);
 		expect(trees.size).toBe(1);
 		expect(besideTree(tree)).toEqual([]);
 		expect(getWorkers()).toEqual([]);
@@ -362,8 +389,7 @@ describe("the session's workers work ready items and land them", () => {
 			WORKERS.started(0, "Write a.txt"),
 			"Worker on [0]: the list changed while it worked: its item is no longer where it was; nothing of it landed, and its work is kept under its ref.",
 		]);
-		const refs = git("for-each-ref", "--format=%(refname)", "refs/til-done/").split("\n");
-		expect(refs.some((ref) => ref.endsWith("worker-result"))).toBe(true);
+		expect(workRefs()).toEqual(["kept"]);
 	});
 
 	it("an index no longer in the list starts nothing", async () => {
@@ -417,8 +443,7 @@ describe("a stop holds at every moment before the landing writes", () => {
 		expect(existsSync(join(dir, "item-0.txt"))).toBe(false);
 		expect(told()).toEqual([WORKERS.started(0, "Write item-0.txt"), WORKERS.stoppedWithWork(0)]);
 		expect(getChain().failures).toBe(0);
-		const refs = git("for-each-ref", "--format=%(refname)", "refs/til-done/").split("\n");
-		expect(refs.some((ref) => ref.endsWith("worker-result"))).toBe(true);
+		expect(workRefs()).toEqual(["kept"]);
 	});
 
 	it("once the landing has written: it lands whole, the item completes, and the words say so", async () => {

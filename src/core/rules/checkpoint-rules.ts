@@ -25,20 +25,35 @@ export function checkpointRef(sessionId: string, key: string, phase: CheckpointP
 	return `${CHECKPOINT_REF_ROOT}${refSafe(sessionId)}/${key}/${phase}`;
 }
 
-/** What a worker's refs keep: the snapshot it started from (while it works), its result (work not landed). */
-export type WorkerRefKind = "worker-base" | "worker-result";
+/**
+ * What a worker's refs keep: the snapshot it started from (while it works), its result (until it lands), and the work
+ * of a try that did not land, kept for good (until the user cleans it), one ref per try.
+ */
+export type WorkerRefKind = "worker-base" | "worker-result" | "worker-kept";
+
+/** The prefix of a kept try's ref's last part, before its commit's name. */
+const KEPT_PREFIX = "worker-kept-";
 
 /** The ref of a worker's base or result: `refs/til-done/<session-id>/<item-key>/worker-base|worker-result`. */
 export function workerRef(sessionId: string, key: string, kind: WorkerRefKind): string {
 	return `${CHECKPOINT_REF_ROOT}${refSafe(sessionId)}/${key}/${kind}`;
 }
 
+/**
+ * The ref that keeps the work of a worker's try that did not land: `…/<item-key>/worker-kept-<commit>`, named by its
+ * commit, so the item's next try never takes its place.
+ */
+export function keptWorkRef(sessionId: string, key: string, commit: string): string {
+	return `${CHECKPOINT_REF_ROOT}${refSafe(sessionId)}/${key}/${KEPT_PREFIX}${commit.slice(0, 12)}`;
+}
+
 /** A worker's ref, read back: its item's key and what it keeps; undefined for any other ref. */
 export function readWorkerRef(ref: string): { key: string; kind: WorkerRefKind } | undefined {
 	const parts = ref.slice(CHECKPOINT_REF_ROOT.length).split("/");
 	if (!ref.startsWith(CHECKPOINT_REF_ROOT) || parts.length !== 3) return undefined;
-	const [, key = "", kind] = parts;
-	return kind === "worker-base" || kind === "worker-result" ? { key, kind } : undefined;
+	const [, key = "", last = ""] = parts;
+	if (last === "worker-base" || last === "worker-result") return { key, kind: last };
+	return last.startsWith(KEPT_PREFIX) && last.length > KEPT_PREFIX.length ? { key, kind: "worker-kept" } : undefined;
 }
 
 /**

@@ -519,7 +519,7 @@ function leftoverParts({ folders, claims, bases, kept }: LeftoverCounts, keptRef
 		...(bases > 0 ? [`${bases} snapshot ref(s) of gone workers`] : []),
 		...(kept > 0
 			? [
-					`${kept} item(s)' work not landed, kept under ${keptRefs.length > 0 ? keptRefs.join(", ") : "refs/til-done/…/worker-result"}`,
+					`${kept} item(s)' work not landed, kept under ${keptRefs.length > 0 ? keptRefs.join(", ") : "refs/til-done/…"}`,
 				]
 			: []),
 	];

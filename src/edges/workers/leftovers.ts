@@ -81,7 +81,9 @@ export async function findLeftovers(repo: Repo): Promise<Leftovers> {
 		bases: workerRefs.filter((ref) => ref.kind === "worker-base" && !liveKeys.has(ref.key)).map((ref) => ref.ref),
 		claims: claims.filter((claim) => claim.host === here && !holderIsLive(claim)),
 		// A worker at work keeps its result there too while its check runs and it lands: that one is not left.
-		kept: workerRefs.filter((ref) => ref.kind === "worker-result" && !liveKeys.has(ref.key)).map((ref) => ref.ref),
+		kept: workerRefs
+			.filter((ref) => ref.kind === "worker-kept" || (ref.kind === "worker-result" && !liveKeys.has(ref.key)))
+			.map((ref) => ref.ref),
 	};
 }
 

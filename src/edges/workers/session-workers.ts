@@ -11,7 +11,7 @@ import { join, relative } from "node:path";
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { itemKey } from "../../core/list/items.ts";
 import type { FinishedWorker, WorkerEnd, WorkerOutcome, WorkerWork } from "../../core/model/types.ts";
-import { workerRef } from "../../core/rules/checkpoint-rules.ts";
+import { keptWorkRef, workerRef } from "../../core/rules/checkpoint-rules.ts";
 import { WORKER_ENTRY_TYPE } from "../../core/rules/keys.ts";
 import { finishedWorker, keptAnswer, workerEndLine, workerStartLine } from "../../core/rules/reports.ts";
 import { tokensOf } from "../../core/rules/usage.ts";
@@ -49,7 +49,7 @@ import {
 import { type Exec, runCheck } from "../checks/run-check.ts";
 import { snapshotBound } from "../git/bound.ts";
 import { claimItem, releaseItem } from "../git/claims.ts";
-import { deleteRefs, findRepo, type Repo, takeCheckpoint, withoutRepositoryVariables } from "../git/git.ts";
+import { deleteRefs, findRepo, type Repo, runGit, takeCheckpoint, withoutRepositoryVariables } from "../git/git.ts";
 import { landWork } from "../git/land.ts";
 import { checkpointsSettled } from "../git/queue.ts";
 import { keepWorkerResult, makeWorkerTree, removeWorkerTree, type WorkerTree } from "../git/worker-tree.ts";
@@ -162,7 +162,11 @@ async function startOne(index: number, repo: Repo, run: BoundRun): Promise<void>
 	if (!(await claimItem(repo, claim))) return markClaimedElsewhere(key);
 	tellLasting(run.pi, run.ctx, workerStartLine(index, todo.text));
 	const item: Item = { index, text: todo.text, check: todo.check };
-	const refs = { base: workerRef(session, key, "worker-base"), result: workerRef(session, key, "worker-result") };
+	const refs = {
+		base: workerRef(session, key, "worker-base"),
+		result: workerRef(session, key, "worker-result"),
+		kept: (commit: string) => keptWorkRef(session, key, commit),
+	};
 	const stop = new AbortController();
 	const sessionWorkers = sessionWorkersOf(run.pi);
 	let spawned: () => void = () => {};
@@ -218,7 +222,7 @@ interface Job {
 	repo: Repo;
 	tree: WorkerTree;
 	/** Its refs: the snapshot it started from, kept while it works; its result, kept when its work does not land. */
-	refs: { base: string; result: string };
+	refs: { base: string; result: string; kept: (commit: string) => string };
 	run: BoundRun;
 	/** Aborted to stop the worker: with the outcome as its reason when the worker itself is the cause. */
 	stop: AbortController;
@@ -303,7 +307,20 @@ async function workAndLand(job: Job): Promise<WorkerEnd> {
 	// Its work is kept, on a stop too, within a grace: a stop must not wait on a huge result.
 	const result = await keepWorkerResult(repo, tree, refs.result, graceAfter(stop.signal, KEEP_ON_STOP_MS));
 	const outcome = ended ?? (await checkAndLand(job, result));
-	return { outcome, work: outcome.kind === "landed" ? "landed" : workKept(result, tree.base) };
+	if (outcome.kind === "landed") return { outcome, work: "landed" };
+	const work = workKept(result, tree.base);
+	if (work === "kept" && result !== undefined) await keepForGood(job, result);
+	return { outcome, work };
+}
+
+/**
+ * The work of a try that did not land moves from the worker's result ref to one of its own ({@link keptWorkRef}), in
+ * one change of both refs: the item's next try keeps its own work without taking this one's place. Should git refuse,
+ * it stays under the result ref.
+ */
+async function keepForGood({ repo, refs }: Job, result: string): Promise<void> {
+	const input = `update ${refs.kept(result)} ${result}\ndelete ${refs.result} ${result}\n`;
+	await runGit(repo.top, ["update-ref", "--stdin"], { input });
 }
 
 /** What became of a worker's work that did not land: its `result` kept (a commit of its own), none, or not kept. */
