@@ -1,8 +1,9 @@
 /**
  * The entry the package's pi manifest names, run by pi's loader, which compiles TypeScript and gives the modules it
  * loads a `require` that hands out pi's own libraries. It runs the built bundle when there is one (a published
- * package, or a clone after `npm run build`), else the TypeScript source (a fresh clone: nothing to build first). At
- * the package's root, so pi lists the extension under the package's name.
+ * package, or a clone after `npm run build`), else the TypeScript source (a fresh clone: nothing to build first), from
+ * the table of its modules the first start keeps in the clone (boot/source-bundle.ts). At the package's root, so pi
+ * lists the extension under the package's name.
  *
  * The bundle is compiled by V8 with a code cache kept beside it, one per bundle, Node and CPU, so a start after the
  * first one does not parse the bundle again; a cache that cannot be read, written or used is only slower.
@@ -13,6 +14,7 @@ import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSyn
 import { dirname, join } from "node:path";
 import { Script } from "node:vm";
 import type { ExtensionFactory } from "@earendil-works/pi-coding-agent";
+import type { HostRequire } from "./boot/source-bundle.ts";
 
 const built = join(__dirname, "dist", "index.cjs");
 
@@ -47,19 +49,43 @@ function writeCache(file: string, data: Buffer): void {
 	}
 }
 
+/**
+ * Compiles `code` as the script `file` from the V8 code cache `cacheFile`, hands what it evaluates to to `use`, then
+ * writes the cache when there was none or V8 refused it: after `use`, so it holds the functions that ran at load too.
+ */
+function compileCached<T>(file: string, code: string, cacheFile: string, use: (value: unknown) => T): T {
+	const cachedData = readCache(cacheFile);
+	const script = new Script(code, { filename: file, cachedData });
+	const used = use(script.runInThisContext());
+	if (cachedData === undefined || script.cachedDataRejected) writeCache(cacheFile, script.createCachedData());
+	return used;
+}
+
 /** Runs the CommonJS bundle with pi's `require`, so it gets pi's own libraries; returns its factory. */
 function loadBuilt(): ExtensionFactory {
 	const code = readFileSync(built, "utf8");
-	const cacheFile = cacheFileOf(code);
-	const cachedData = readCache(cacheFile);
 	const wrapper = `(function (exports, require, module, __filename, __dirname) {${code}\n})`;
-	const script = new Script(wrapper, { filename: built, cachedData });
-	const bundle = { exports: {} as { default?: ExtensionFactory } };
-	script.runInThisContext()(bundle.exports, require, bundle, built, dirname(built));
-	if (cachedData === undefined || script.cachedDataRejected) writeCache(cacheFile, script.createCachedData());
-	return bundle.exports.default as ExtensionFactory;
+	return compileCached(built, wrapper, cacheFileOf(code), (run) => {
+		const bundle = { exports: {} as { default?: ExtensionFactory } };
+		(run as (...args: unknown[]) => void)(bundle.exports, require, bundle, built, dirname(built));
+		return bundle.exports.default as ExtensionFactory;
+	});
 }
 
-const tilDone: ExtensionFactory = existsSync(built) ? loadBuilt() : require(join(__dirname, "src", "index.ts")).default;
+/**
+ * The TypeScript source of a clone with nothing built: from its table of modules with a code cache
+ * (boot/source-bundle.ts), else module by module through pi's loader.
+ */
+function loadSource(): ExtensionFactory {
+	const { loadSourceTable } = require(
+		join(__dirname, "boot", "source-bundle.ts"),
+	) as typeof import("./boot/source-bundle.ts");
+	const source = loadSourceTable(__dirname, require as unknown as HostRequire, (file, code, use) =>
+		compileCached(file, code, `${file}.v8-${process.version}-${process.arch}`, use),
+	) as { default: ExtensionFactory } | undefined;
+	return (source ?? require(join(__dirname, "src", "index.ts"))).default;
+}
+
+const tilDone: ExtensionFactory = existsSync(built) ? loadBuilt() : loadSource();
 
 export default tilDone;

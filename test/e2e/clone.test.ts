@@ -2,11 +2,13 @@
  * Installing from a clone, as a contributor or a user who does not use npm does: the repository's files with no
  * `dist/` and no `node_modules`, installed with `pi install <folder>`, on every tested pi version. pi names the
  * extension after the package, and a development copy loaded with `-e` beside the installed one is used alone, with
- * one warning instead of pi's conflict lines.
+ * one warning instead of pi's conflict lines. The source runs from one table of its modules the first start keeps in
+ * the clone's cache folder (boot/source-bundle.ts), rebuilt once the source changed; a clone that cannot keep it runs
+ * the source through pi's loader.
  */
 
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -26,6 +28,11 @@ import { allFinished, sameCopyTwice, secondCopy, stderrLine } from "../helpers/e
 import { continuationPrompts, lazyScript } from "../helpers/scripts.ts";
 
 const ITEMS = ["Parse the flag", "Print JSON"];
+/** The clone's cache folder, where the first start keeps the source's table. */
+const CACHE = "node_modules/.cache/pi-til-done";
+/** The end of the line a finished list prints, and what the test edits it to in the clone's source. */
+const NOTHING_TO_CONTINUE = "nothing to continue.";
+const EDITED = "nothing to continue (edited in the clone).";
 
 let cloneRoot = "";
 /** The repository's files as a fresh clone has them: what git tracks (and what is new and not ignored). */
@@ -68,6 +75,52 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 	it("`pi install <clone>` with nothing built loads the TypeScript source and works a list to the end", async () => {
 		iso = isolatedEnv();
 		expect((await piRun(["install", clone], iso)).code).toBe(0);
+		const script = iso.writeScript(lazyScript(ITEMS));
+		const run = await piRun([...fake, "-p", "Do the two things"], iso);
+		expect(run.stderr).toBe(stderrLine(allFinished(ITEMS.length)));
+		expect(run.code).toBe(0);
+		expect(continuationPrompts(readFakeLog(script.logFile))).toHaveLength(1);
+	});
+
+	it("the first start keeps the source's table and its code cache in the clone; the next one runs them", async () => {
+		iso = isolatedEnv();
+		expect((await piRun(["install", clone], iso)).code).toBe(0);
+		iso.writeScript(lazyScript(ITEMS));
+		await piRun([...fake, "-p", "Do the two things"], iso);
+		const kept = readdirSync(join(clone, CACHE));
+		expect(kept.filter((name) => /^source-[0-9a-f]{16}\.cjs$/.test(name))).toHaveLength(1);
+		expect(kept.filter((name) => /^source-[0-9a-f]{16}\.cjs\.v8-/.test(name))).toHaveLength(1);
+		iso.writeScript(lazyScript(ITEMS));
+		const run = await piRun([...fake, "-p", "Do the two things"], iso);
+		expect(run.stderr).toBe(stderrLine(allFinished(ITEMS.length)));
+		expect(readdirSync(join(clone, CACHE)).sort()).toEqual(kept.sort());
+	});
+
+	it("a source edited after a start runs edited on the next start, never from the table of before", async () => {
+		iso = isolatedEnv();
+		expect((await piRun(["install", clone], iso)).code).toBe(0);
+		iso.writeScript(lazyScript(ITEMS));
+		await piRun([...fake, "-p", "Do the two things"], iso);
+		const texts = join(clone, "src/core/texts/user.ts");
+		const before = readFileSync(texts, "utf8");
+		try {
+			writeFileSync(texts, before.replace(`): ${NOTHING_TO_CONTINUE}`, `): ${EDITED}`));
+			iso.writeScript(lazyScript(ITEMS));
+			const run = await piRun([...fake, "-p", "Do the two things"], iso);
+			expect(run.stderr).toBe(stderrLine(allFinished(ITEMS.length).replace(NOTHING_TO_CONTINUE, EDITED)));
+		} finally {
+			writeFileSync(texts, before);
+		}
+	});
+
+	it("a clone that cannot keep the table runs its source through pi's loader", async () => {
+		iso = isolatedEnv();
+		const unkept = join(mkdtempSync(join(cloneRoot, "unkept-")), "pi-til-done");
+		cpSync(clone, unkept, { recursive: true });
+		rmSync(join(unkept, "node_modules"), { recursive: true, force: true });
+		// A file where the cache folder would go: it cannot be made, as in a read-only clone.
+		writeFileSync(join(unkept, "node_modules"), "");
+		expect((await piRun(["install", unkept], iso)).code).toBe(0);
 		const script = iso.writeScript(lazyScript(ITEMS));
 		const run = await piRun([...fake, "-p", "Do the two things"], iso);
 		expect(run.stderr).toBe(stderrLine(allFinished(ITEMS.length)));

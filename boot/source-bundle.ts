@@ -1,0 +1,199 @@
+/**
+ * The TypeScript source of a clone with nothing built, loaded as one script with a V8 code cache instead of module by
+ * module through pi's loader (which compiles every module again at each start: about 50 ms). On the first start pi's
+ * loader transforms each module of `src/` once (TypeScript and ES modules to CommonJS, what it does at every start
+ * otherwise); the modules are written as one table into a cache folder of the clone, named for the source's content,
+ * so a source edited since is never run: its content names another table, built then. Reading and hashing the whole
+ * source costs a start about as much as the table saves, so the key is remembered with each module's size and times;
+ * it is taken again from the content whenever one of them differs (an edit changes at least the change time).
+ */
+
+import { createHash } from "node:crypto";
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join, posix, relative, sep } from "node:path";
+
+/** pi's loader as a module it loads sees its `require`: it hands out pi's own libraries and transforms TypeScript. */
+export interface HostRequire {
+	(id: string): unknown;
+	transform(options: { source: string; filename: string; ts: boolean }): string;
+}
+
+/**
+ * Compiles `code` as the script `file` with a V8 code cache beside it and hands what it evaluates to to `use`; the
+ * cache is written after `use`, so it holds the modules that ran.
+ */
+export type CompileCached = <T>(file: string, code: string, use: (value: unknown) => T) => T;
+
+/** A module of the table, as the transform left it, wrapped as CommonJS wraps a module. */
+type ModuleFunction = (
+	exports: object,
+	require: (id: string) => unknown,
+	module: { exports: object },
+	filename: string,
+	dirname: string,
+	jitiImport: (id: string) => Promise<unknown>,
+) => void;
+
+/** Where a clone keeps its table, inside the folder git ignores. */
+export const SOURCE_CACHE = join("node_modules", ".cache", "pi-til-done");
+/** Bumped when the table's shape or its linking changes, so an older table is never linked the new way. */
+const TABLE_FORMAT = "1";
+/** The entry of the source, relative to the clone, as the table names its modules. */
+const SOURCE_ENTRY = "src/index.ts";
+const TABLE_PREFIX = "source-";
+/** The key last taken from the content, and what each module's file was then. */
+const KEY_FILE = "source-key.json";
+
+interface RememberedKey {
+	key: string;
+	/** By module: size, modification and change time (nanoseconds), as `fileStamp` writes them. */
+	stamps: Record<string, string>;
+}
+
+/** What changes when a file is written: its size, its modification and change times. */
+function fileStamp(file: string): string {
+	const stat = statSync(file, { bigint: true });
+	return `${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
+}
+
+/** The key remembered for the source, if every module it names is still as it was then (and no more is needed). */
+export function rememberedKey(root: string): string | undefined {
+	try {
+		const remembered = JSON.parse(readFileSync(join(root, SOURCE_CACHE, KEY_FILE), "utf8")) as RememberedKey;
+		const same = Object.entries(remembered.stamps).every(([name, stamp]) => fileStamp(join(root, name)) === stamp);
+		return same ? remembered.key : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
+/** Remembers `key` as the content's with the modules' stamps; a clone whose cache cannot be written only hashes again. */
+function rememberKey(root: string, key: string, modules: ReadonlyMap<string, string>): void {
+	try {
+		const stamps = Object.fromEntries([...modules.keys()].map((name) => [name, fileStamp(join(root, name))]));
+		const file = join(root, SOURCE_CACHE, KEY_FILE);
+		const temporary = `${file}.${process.pid}.tmp`;
+		writeFileSync(temporary, JSON.stringify({ key, stamps } satisfies RememberedKey));
+		renameSync(temporary, file);
+	} catch {
+		// Without it the next start takes the key from the content again.
+	}
+}
+
+/** The source's modules relative to `root` (`src/` and below, `/`-separated, sorted), with their content. */
+export function sourceModules(root: string): Map<string, string> {
+	const modules = readdirSync(join(root, "src"), { recursive: true, withFileTypes: true })
+		.filter((entry) => entry.isFile() && entry.name.endsWith(".ts") && !entry.name.endsWith(".d.ts"))
+		.map((entry) => relative(root, join(entry.parentPath, entry.name)).split(sep).join("/"))
+		.sort();
+	return new Map(modules.map((name) => [name, readFileSync(join(root, name), "utf8")]));
+}
+
+/**
+ * The table's name: the modules' names and content, the clone's place (the transform writes each module's path into
+ * it, for `import.meta.url`) and the table's format.
+ */
+export function sourceKey(root: string, modules: ReadonlyMap<string, string>): string {
+	const hash = createHash("sha256").update(`${TABLE_FORMAT}\0${root}\0`);
+	for (const [name, source] of modules) hash.update(`${name}\0${source.length}\0${source}\0`);
+	return hash.digest("hex").slice(0, 16);
+}
+
+/** The table's file in the clone's cache folder. */
+export function tableFile(root: string, key: string): string {
+	return join(root, SOURCE_CACHE, `${TABLE_PREFIX}${key}.cjs`);
+}
+
+/** The script of the table: an object of the modules by name, each transformed to CommonJS. */
+export function buildTable(root: string, modules: ReadonlyMap<string, string>, host: HostRequire): string {
+	const entries = [...modules].map(([name, source]) => {
+		const code = host.transform({ source, filename: join(root, name), ts: true });
+		return `${JSON.stringify(name)}: function (exports, require, module, __filename, __dirname, jitiImport) {${code}\n}`;
+	});
+	return `({\n${entries.join(",\n")}\n})`;
+}
+
+/** Writes the table whole (pi processes that start together may write it at once) and removes older ones. */
+function writeTable(file: string, code: string): void {
+	const folder = dirname(file);
+	for (const name of readdirSync(folder)) {
+		if (name.startsWith(TABLE_PREFIX)) rmSync(join(folder, name), { force: true });
+	}
+	const temporary = `${file}.${process.pid}.tmp`;
+	writeFileSync(temporary, code);
+	renameSync(temporary, file);
+}
+
+function readTable(file: string): string | undefined {
+	try {
+		return readFileSync(file, "utf8");
+	} catch {
+		return undefined;
+	}
+}
+
+/** Whether the clone's cache folder can be made and written: else every start would build the table again. */
+function cacheWritable(root: string): boolean {
+	try {
+		const folder = join(root, SOURCE_CACHE);
+		mkdirSync(folder, { recursive: true });
+		const probe = join(folder, `.probe-${process.pid}`);
+		writeFileSync(probe, "");
+		rmSync(probe);
+		return true;
+	} catch {
+		return false;
+	}
+}
+
+/**
+ * Links the table's modules as CommonJS links files: relative names resolve within the table, every other name is
+ * `host`'s (pi's libraries, Node's); a module runs once, on its first `require` or dynamic import. Returns the
+ * entry's exports.
+ */
+export function linkTable(root: string, table: Readonly<Record<string, ModuleFunction>>, host: HostRequire): unknown {
+	const loaded = new Map<string, { exports: object }>();
+	const load = (name: string): object => {
+		const done = loaded.get(name);
+		if (done !== undefined) return done.exports;
+		const run = table[name];
+		if (run === undefined) throw new Error(`pi-til-done: ${name} is not in the source's table`);
+		const module = { exports: {} };
+		loaded.set(name, module);
+		const filename = join(root, name);
+		const requireFrom = (id: string): unknown =>
+			id.startsWith(".") ? load(posix.normalize(posix.join(posix.dirname(name), id))) : host(id);
+		run(module.exports, requireFrom, module, filename, dirname(filename), async (id) => requireFrom(id));
+		return module.exports;
+	};
+	return load(SOURCE_ENTRY);
+}
+
+/** The table of the source as it is now, built and kept when there is none; undefined when it cannot be kept. */
+function currentTable(root: string, host: HostRequire): { file: string; code: string } | undefined {
+	const remembered = rememberedKey(root);
+	const rememberedCode = remembered === undefined ? undefined : readTable(tableFile(root, remembered));
+	if (remembered !== undefined && rememberedCode !== undefined)
+		return { file: tableFile(root, remembered), code: rememberedCode };
+	const modules = sourceModules(root);
+	const key = sourceKey(root, modules);
+	const file = tableFile(root, key);
+	let code = readTable(file);
+	if (code === undefined) {
+		if (!cacheWritable(root)) return undefined;
+		code = buildTable(root, modules, host);
+		writeTable(file, code);
+	}
+	rememberKey(root, key, modules);
+	return { file, code };
+}
+
+/**
+ * The exports of the clone's `src/index.ts` run from its table, built first when the source has none; undefined when
+ * the table cannot be kept (a read-only clone), so the caller loads the source through pi's loader as before.
+ */
+export function loadSourceTable(root: string, host: HostRequire, compile: CompileCached): unknown {
+	const table = currentTable(root, host);
+	if (table === undefined) return undefined;
+	return compile(table.file, table.code, (modules) => linkTable(root, modules as Record<string, ModuleFunction>, host));
+}

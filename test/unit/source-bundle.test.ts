@@ -1,0 +1,206 @@
+/**
+ * A clone with nothing built runs its source from one table of modules kept in its cache folder, named for the
+ * source's content (boot/source-bundle.ts): the table is built on the first start, used while the source is the same,
+ * never used once a module changed, and not kept (the caller falls back to pi's loader) where it cannot be written.
+ */
+
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { Script } from "node:vm";
+import { createJiti } from "jiti";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+	type CompileCached,
+	type HostRequire,
+	loadSourceTable,
+	rememberedKey,
+	SOURCE_CACHE,
+	sourceKey,
+	sourceModules,
+	tableFile,
+} from "../../boot/source-bundle.ts";
+
+/** A small source: an entry, a module it imports, one it imports on first use, and a type-only import. */
+const SOURCE: Readonly<Record<string, string>> = {
+	"src/index.ts": [
+		'import { basename } from "node:path";',
+		'import type { Word } from "./words/word.ts";',
+		'import { word } from "./words/word.ts";',
+		"export const here: string = basename(import.meta.url);",
+		"export const greeting = (): Word => word;",
+		'export const later = async (): Promise<string> => (await import("./later.ts")).late;',
+		"export default greeting;",
+	].join("\n"),
+	"src/words/word.ts": 'export type Word = string;\nexport const word: Word = "hello";\n',
+	"src/later.ts": 'export const late: string = "on first use";\n',
+	"src/types.d.ts": "declare const never: number;\n",
+};
+
+let root = "";
+/** What the host transformed, by file: the table is built once per source. */
+let transformed: string[] = [];
+
+/** pi's loader as the root index.ts sees it: jiti, which transforms TypeScript and hands out Node's modules. */
+function host(): HostRequire {
+	const jiti = createJiti(join(root, "index.ts"), { fsCache: false, moduleCache: false });
+	const require = ((id: string) => jiti(id)) as HostRequire;
+	require.transform = (options) => {
+		transformed.push(options.filename.slice(root.length + 1));
+		return jiti.transform(options);
+	};
+	return require;
+}
+
+const compile: CompileCached = (file, code, use) => use(new Script(code, { filename: file }).runInThisContext());
+
+function write(files: Readonly<Record<string, string>>): void {
+	for (const [name, content] of Object.entries(files)) {
+		mkdirSync(dirname(join(root, name)), { recursive: true });
+		writeFileSync(join(root, name), content);
+	}
+}
+
+interface Loaded {
+	here: string;
+	greeting(): string;
+	later(): Promise<string>;
+	default(): string;
+}
+
+const load = () => loadSourceTable(root, host(), compile) as Loaded | undefined;
+const tables = () => readdirSync(join(root, SOURCE_CACHE)).sort();
+
+beforeEach(() => {
+	root = join(mkdtempSync(join(tmpdir(), "til-done-source-table-")), "clone");
+	transformed = [];
+	write(SOURCE);
+});
+afterEach(() => rmSync(dirname(root), { recursive: true, force: true }));
+
+describe("the source's key is its content", () => {
+	it("names every TypeScript module under src/, declarations left out, in order", () => {
+		expect([...sourceModules(root).keys()]).toEqual(["src/index.ts", "src/later.ts", "src/words/word.ts"]);
+	});
+
+	it("is the same for the same content, whenever it is read", () => {
+		const key = sourceKey(root, sourceModules(root));
+		write({ "src/later.ts": SOURCE["src/later.ts"] ?? "" });
+		expect(sourceKey(root, sourceModules(root))).toBe(key);
+	});
+
+	it("changes with one module's content, a module added, or the clone's place", () => {
+		const key = sourceKey(root, sourceModules(root));
+		const modules = sourceModules(root);
+		const edited = new Map(modules).set("src/later.ts", 'export const late: string = "edited";\n');
+		const added = new Map(modules).set("src/new.ts", "");
+		expect(new Set([key, sourceKey(root, edited), sourceKey(root, added), sourceKey(`${root}2`, modules)]).size).toBe(
+			4,
+		);
+	});
+
+	it("does not take two modules' contents run together for one", () => {
+		const apart = new Map([
+			["src/a.ts", "ab"],
+			["src/b.ts", ""],
+		]);
+		const together = new Map([
+			["src/a.ts", "a"],
+			["src/b.ts", "b"],
+		]);
+		expect(sourceKey(root, apart)).not.toBe(sourceKey(root, together));
+	});
+});
+
+describe("the first start builds the table; later starts run it", () => {
+	it("runs the source: imports, import.meta.url, a module loaded on first use", async () => {
+		const source = load();
+		expect(source?.default()).toBe("hello");
+		expect(source?.greeting()).toBe("hello");
+		expect(source?.here).toBe("index.ts");
+		await expect(source?.later()).resolves.toBe("on first use");
+	});
+
+	it("writes one table named for the content, then runs it without transforming again", () => {
+		load();
+		expect(transformed).toEqual(["src/index.ts", "src/later.ts", "src/words/word.ts"]);
+		const key = sourceKey(root, sourceModules(root));
+		expect(tables()).toEqual([`source-${key}.cjs`, "source-key.json"]);
+		expect(existsSync(tableFile(root, key))).toBe(true);
+		transformed = [];
+		expect(load()?.greeting()).toBe("hello");
+		expect(transformed).toEqual([]);
+	});
+
+	it("runs each module once however often it is imported", () => {
+		write({
+			"src/words/word.ts":
+				'export const word = "hello";\n(globalThis as { runs?: number }).runs = ((globalThis as { runs?: number }).runs ?? 0) + 1;\n',
+			"src/index.ts":
+				'import { word } from "./words/word.ts";\nimport { word as again } from "./words/../words/word.ts";\nexport default () => word + again;\n',
+		});
+		const global = globalThis as { runs?: number };
+		delete global.runs;
+		expect(load()?.default()).toBe("hellohello");
+		expect(global.runs).toBe(1);
+		delete global.runs;
+	});
+});
+
+describe("a source edited since the table was built is never run from it", () => {
+	it("builds the edited source's table, runs the edit and removes the old table", () => {
+		load();
+		write({ "src/words/word.ts": 'export const word = "edited";\n' });
+		transformed = [];
+		expect(load()?.greeting()).toBe("edited");
+		expect(transformed).toEqual(["src/index.ts", "src/later.ts", "src/words/word.ts"]);
+		expect(tables()).toEqual([`source-${sourceKey(root, sourceModules(root))}.cjs`, "source-key.json"]);
+	});
+
+	it("the source put back as it was runs as it was", () => {
+		load();
+		write({ "src/words/word.ts": 'export const word = "edited";\n' });
+		load();
+		write(SOURCE);
+		expect(load()?.greeting()).toBe("hello");
+	});
+});
+
+describe("the key is remembered with each module's size and times, and taken from the content when one differs", () => {
+	it("a start remembers the content's key", () => {
+		load();
+		expect(rememberedKey(root)).toBe(sourceKey(root, sourceModules(root)));
+	});
+
+	it("an edit that keeps the module's size is not taken for the source before", () => {
+		load();
+		write({ "src/words/word.ts": 'export type Word = string;\nexport const word: Word = "hallo";\n' });
+		expect(rememberedKey(root)).toBeUndefined();
+		expect(load()?.greeting()).toBe("hallo");
+	});
+
+	it("a module touched without a change is hashed again and runs from the same table, built once", () => {
+		load();
+		utimesSync(join(root, "src/later.ts"), new Date(2000, 0, 1), new Date(2000, 0, 1));
+		expect(rememberedKey(root)).toBeUndefined();
+		transformed = [];
+		expect(load()?.greeting()).toBe("hello");
+		expect(transformed).toEqual([]);
+		expect(rememberedKey(root)).toBe(sourceKey(root, sourceModules(root)));
+	});
+
+	it("a module removed since is not taken for the source before", () => {
+		load();
+		rmSync(join(root, "src/later.ts"));
+		expect(rememberedKey(root)).toBeUndefined();
+	});
+});
+
+describe("where the table cannot be kept", () => {
+	it("gives nothing and builds nothing, so the caller loads the source through pi's loader", () => {
+		// A file where the cache folder would go: the folder cannot be made, as in a read-only clone.
+		writeFileSync(join(root, "node_modules"), "");
+		expect(load()).toBeUndefined();
+		expect(transformed).toEqual([]);
+	});
+});
