@@ -62,8 +62,6 @@ export interface StoreState {
 	workerNotes: ReadonlyMap<string, string>;
 	/** The workers that ended in this chain (its last `MAX_ENDED_WORKERS`), in the order they ended. */
 	endedWorkers: readonly FinishedWorker[];
-	/** Workers that ended in this session: a wait for workers wakes on the next end, even one before it began. */
-	workerEnds: number;
 	/** Items another live process holds the claim of, by key, in this chain: no worker of ours is handed them. */
 	claimedElsewhere: readonly string[];
 	/** The remote `/todos remote` chose for this session, over the setting: null for none (off); undefined when it did not. */
@@ -105,7 +103,6 @@ function initialState(role: SessionRole): StoreState {
 		workersAllowed: undefined,
 		workersUnable: undefined,
 		workerNotes: new Map(),
-		workerEnds: 0,
 		claimedElsewhere: [],
 		remoteChosen: undefined,
 		endedWorkers: [],
@@ -368,21 +365,16 @@ export function markLanding(key: string): void {
 }
 
 /**
- * The worker of item `key` ended: it leaves the ones at work and, with `ended`, joins those that ended in the same
- * change (the chain keeps its last `MAX_ENDED_WORKERS`), so no listing shows it as both or neither.
+ * The worker of item `key` ended: it leaves the ones at work (which is how a wait for workers learns of its end) and,
+ * with `ended`, joins those that ended in the same change (the chain keeps its last `MAX_ENDED_WORKERS`), so no listing
+ * shows it as both or neither.
  */
 export function removeWorker(key: string, ended?: FinishedWorker): void {
-	const { workers, workerEnds, endedWorkers } = getState();
+	const { workers, endedWorkers } = getState();
 	setState({
 		workers: workers.filter((worker) => worker.key !== key),
-		workerEnds: workerEnds + 1,
 		...(ended ? { endedWorkers: [...endedWorkers, ended].slice(-MAX_ENDED_WORKERS) } : {}),
 	});
-}
-
-/** How many workers have ended in this session. */
-export function getWorkerEnds(): number {
-	return getState().workerEnds;
 }
 
 /** Another live process holds the claim of item `key`: it is not ours to work in this chain, and never was. */

@@ -3,7 +3,13 @@ import { initialChain } from "../../src/core/rules/chain.ts";
 import { decisionOf } from "../../src/core/rules/decision.ts";
 import { type StepInput, stepAfterRun, stepNow } from "../../src/core/rules/next-step.ts";
 import { DEFAULT_CONFIG } from "../../src/core/rules/settings.ts";
-import { escapeStopsWorkers, itemsForWorkers, itemsWorkedOn, stopTally } from "../../src/core/rules/worker-dispatch.ts";
+import {
+	escapeStopsWorkers,
+	itemsForWorkers,
+	itemsWorkedOn,
+	stopTally,
+	workerEndedBetween,
+} from "../../src/core/rules/worker-dispatch.ts";
 import {
 	checkOutcome,
 	countsAsFailedRun,
@@ -468,6 +474,24 @@ describe("the workers of an item in this chain", () => {
 		expect(lastWorkerOf(3, atWork, ended)).toEqual({ atWork: { index: 3, at: "work" } });
 		expect(lastWorkerOf(1, atWork, ended)).toEqual({ ended: { index: 1, at: "second" } });
 		expect(lastWorkerOf(2, atWork, ended)).toBeUndefined();
+	});
+});
+
+describe("a worker ended when it left those at work, not when another process holds its item", () => {
+	const a = { key: "0-a" };
+	const b = { key: "1-b" };
+
+	it("one that left ended; one that started, or none that changed, is no end", () => {
+		expect(workerEndedBetween([a, b], [b], [])).toBe(true);
+		expect(workerEndedBetween([a], [], [])).toBe(true);
+		expect(workerEndedBetween([a], [a, b], [])).toBe(false);
+		expect(workerEndedBetween([a, b], [a, b], [])).toBe(false);
+		expect(workerEndedBetween([], [], [])).toBe(false);
+	});
+
+	it("one that left because another process holds its item's claim never started its work: no end", () => {
+		expect(workerEndedBetween([a, b], [a], [b.key])).toBe(false);
+		expect(workerEndedBetween([a, b], [], [b.key])).toBe(true);
 	});
 });
 
