@@ -58,6 +58,8 @@ export interface StoreState {
 	workersAllowed: number | undefined;
 	/** Why no worker can work in this session (one could not start), said once; undefined while they can. */
 	workersUnable: string | undefined;
+	/** Workers were refused in this session for want of a git work tree: the session's model works its list. */
+	workersRefused: boolean;
 	/** Why each item's last worker gave it back, by the item's key: its next worker is told (as data). */
 	workerNotes: ReadonlyMap<string, string>;
 	/** The workers that ended in this chain (its last `MAX_ENDED_WORKERS`), in the order they ended. */
@@ -102,6 +104,7 @@ function initialState(role: SessionRole): StoreState {
 		workers: [],
 		workersAllowed: undefined,
 		workersUnable: undefined,
+		workersRefused: false,
 		workerNotes: new Map(),
 		claimedElsewhere: [],
 		remoteChosen: undefined,
@@ -311,6 +314,11 @@ export function markWorkersUnable(why: string): boolean {
 	if (getState().workersUnable !== undefined) return false;
 	setState({ workersUnable: why });
 	return true;
+}
+
+/** Workers could not start in this session: its folder is in no git work tree. None starts again in it. */
+export function markWorkersRefused(): void {
+	setState({ workersRefused: true });
 }
 
 /** The remote the session's plan is shared through: what `/todos remote` chose, else the setting; undefined: none. */
@@ -632,7 +640,7 @@ export function resetState(): void {
  * Rebuilds the store from the current branch, this session's own part of it (a guest's inherited part is its parent's):
  * the last trustworthy list, done-check, verdict, the user's pause, the decisions and the workers that ended, and a
  * fresh chain; an unreadable branch gives an empty list. What belongs to the session's start (its role, settings,
- * warnings shown, the panel switch, the plan files' hashes) is kept.
+ * warnings shown, the panel switch, the plan files' hashes, whether its workers were refused or cannot start) is kept.
  * `inherited`: the whole branch is a parent's (a guest that just marked it); `startPaused`: the session starts paused
  * where the branch does not say otherwise.
  */

@@ -38,6 +38,7 @@ import {
 	isVerified,
 	judgeIsOn,
 	markStopped,
+	markWorkersRefused,
 	recordDecision,
 	recordGoalVerdict,
 	recordRun,
@@ -83,7 +84,7 @@ export function currentInput({ pi, ctx, config }: Pick<FollowUp, "pi" | "ctx" | 
 		judged: isJudged() ? { failed: getVerification()?.failed ?? [] } : undefined,
 		goal: getGoal(),
 		workers: {
-			max: workersRefused.has(pi) ? 0 : workersAllowed(config.workers),
+			max: getState().workersRefused ? 0 : workersAllowed(config.workers),
 			running: getWorkers().map((worker) => worker.index),
 			claimed: claimedElsewhere(),
 		},
@@ -152,9 +153,6 @@ function endGoal(step: Step, run: FollowUp): void {
 		tellLasting(run.pi, run.ctx, GOAL_MET_WITH_LIST);
 }
 
-/** The sessions where workers were refused (no git work tree): the session's model works their lists. */
-const workersRefused = new WeakSet<object>();
-
 /**
  * Starts workers on the items of a `work` step, then waits for one of them to end and decides again (a
  * `workers-busy` step only waits).
@@ -196,7 +194,7 @@ async function startOn(items: readonly number[], run: FollowUp): Promise<void> {
 		checkTimeoutSeconds: run.config.checkTimeoutSeconds,
 		spendFactor: run.config.spendFactor,
 	});
-	if (!started) workersRefused.add(run.pi);
+	if (!started) markWorkersRefused();
 }
 
 /** The ends of workers from a decision on, as the store records them, until `stop`. */
