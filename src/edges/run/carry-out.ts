@@ -7,6 +7,7 @@
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { itemKey } from "../../core/list/items.ts";
 import type { CheckRun, Decision, GoalState, TodoItem } from "../../core/model/types.ts";
+import { userRequests } from "../../core/rules/branch.ts";
 import { decisionOf } from "../../core/rules/decision.ts";
 import { DECISION_ENTRY_TYPE } from "../../core/rules/keys.ts";
 import {
@@ -184,7 +185,6 @@ async function workAndWait(step: Step, run: FollowUp): Promise<void> {
 
 /** Starts workers on `items`; outside a git work tree none starts, and the session's model works its list. */
 async function startOn(items: readonly number[], run: FollowUp): Promise<void> {
-	const { userRequests } = await import("../checks/evidence.ts");
 	const { startWorkers } = await import("../workers/session-workers.ts");
 	const request = userRequests(ownEntries(run.ctx)).at(-1) ?? "";
 	const started = await startWorkers(items, {
@@ -321,7 +321,7 @@ async function judgeOf(
 	if (step.judge === "off") return undefined;
 	if (step.judge === "kept") return getVerification()?.judge;
 	const { askJudge } = await import("../checks/judge.ts");
-	const { gatherEvidence, userRequests } = await import("../checks/evidence.ts");
+	const { gatherEvidence } = await import("../checks/evidence.ts");
 	const branch = ownEntries(run.ctx);
 	const checks = results.map(([check, result]) => ({
 		what: check.what,
