@@ -15,6 +15,7 @@ import {
 	countsAsFailedRun,
 	lastWorkerOf,
 	processOutcome,
+	stillHolds,
 	tokensSoFar,
 	unfinishedOutcome,
 	WORKER_LIMITS,
@@ -492,6 +493,22 @@ describe("a worker ended when it left those at work, not when another process ho
 	it("one that left because another process holds its item's claim never started its work: no end", () => {
 		expect(workerEndedBetween([a, b], [a], [b.key])).toBe(false);
 		expect(workerEndedBetween([a, b], [], [b.key])).toBe(true);
+	});
+});
+
+describe("a worker's work lands only on the item it was given: the list must still hold it where it was", () => {
+	const todos = [item("Write a.txt"), item("Write b.txt", { status: "in_progress" })];
+
+	it("the same text at its index holds, whatever its status now", () => {
+		expect(stillHolds(todos, { index: 1, text: "Write b.txt" })).toBe(true);
+		expect(stillHolds([item("Write b.txt", { status: "completed" })], { index: 0, text: "Write b.txt" })).toBe(true);
+	});
+
+	it("an item moved, rewritten or removed does not: another text at its index, or none", () => {
+		expect(stillHolds(todos, { index: 0, text: "Write b.txt" })).toBe(false);
+		expect(stillHolds(todos, { index: 1, text: "Write c.txt" })).toBe(false);
+		expect(stillHolds(todos, { index: 2, text: "Write b.txt" })).toBe(false);
+		expect(stillHolds([], { index: 0, text: "Write a.txt" })).toBe(false);
 	});
 });
 
