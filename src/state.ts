@@ -58,12 +58,12 @@ export interface StoreState {
 	workersAllowed: number | undefined;
 	/** Why no worker can work in this session (one could not start), said once; undefined while they can. */
 	workersUnable: string | undefined;
+	/** Workers were refused in this session for want of a git work tree: the session's model works its list. */
+	workersRefused: boolean;
 	/** Why each item's last worker gave it back, by the item's key: its next worker is told (as data). */
 	workerNotes: ReadonlyMap<string, string>;
 	/** The workers that ended in this chain (its last `MAX_ENDED_WORKERS`), in the order they ended. */
 	endedWorkers: readonly FinishedWorker[];
-	/** Workers that ended in this session: a wait for workers wakes on the next end, even one before it began. */
-	workerEnds: number;
 	/** Items another live process holds the claim of, by key, in this chain: no worker of ours is handed them. */
 	claimedElsewhere: readonly string[];
 	/** The remote `/todos remote` chose for this session, over the setting: null for none (off); undefined when it did not. */
@@ -104,8 +104,8 @@ function initialState(role: SessionRole): StoreState {
 		workers: [],
 		workersAllowed: undefined,
 		workersUnable: undefined,
+		workersRefused: false,
 		workerNotes: new Map(),
-		workerEnds: 0,
 		claimedElsewhere: [],
 		remoteChosen: undefined,
 		endedWorkers: [],
@@ -316,6 +316,11 @@ export function markWorkersUnable(why: string): boolean {
 	return true;
 }
 
+/** Workers could not start in this session: its folder is in no git work tree. None starts again in it. */
+export function markWorkersRefused(): void {
+	setState({ workersRefused: true });
+}
+
 /** The remote the session's plan is shared through: what `/todos remote` chose, else the setting; undefined: none. */
 export function sharedRemote(configured: string | undefined): string | undefined {
 	const chosen = getState().remoteChosen;
@@ -368,21 +373,16 @@ export function markLanding(key: string): void {
 }
 
 /**
- * The worker of item `key` ended: it leaves the ones at work and, with `ended`, joins those that ended in the same
- * change (the chain keeps its last `MAX_ENDED_WORKERS`), so no listing shows it as both or neither.
+ * The worker of item `key` ended: it leaves the ones at work (which is how a wait for workers learns of its end) and,
+ * with `ended`, joins those that ended in the same change (the chain keeps its last `MAX_ENDED_WORKERS`), so no listing
+ * shows it as both or neither.
  */
 export function removeWorker(key: string, ended?: FinishedWorker): void {
-	const { workers, workerEnds, endedWorkers } = getState();
+	const { workers, endedWorkers } = getState();
 	setState({
 		workers: workers.filter((worker) => worker.key !== key),
-		workerEnds: workerEnds + 1,
 		...(ended ? { endedWorkers: [...endedWorkers, ended].slice(-MAX_ENDED_WORKERS) } : {}),
 	});
-}
-
-/** How many workers have ended in this session. */
-export function getWorkerEnds(): number {
-	return getState().workerEnds;
 }
 
 /** Another live process holds the claim of item `key`: it is not ours to work in this chain, and never was. */
@@ -640,7 +640,7 @@ export function resetState(): void {
  * Rebuilds the store from the current branch, this session's own part of it (a guest's inherited part is its parent's):
  * the last trustworthy list, done-check, verdict, the user's pause, the decisions and the workers that ended, and a
  * fresh chain; an unreadable branch gives an empty list. What belongs to the session's start (its role, settings,
- * warnings shown, the panel switch, the plan files' hashes) is kept.
+ * warnings shown, the panel switch, the plan files' hashes, whether its workers were refused or cannot start) is kept.
  * `inherited`: the whole branch is a parent's (a guest that just marked it); `startPaused`: the session starts paused
  * where the branch does not say otherwise.
  */

@@ -4,12 +4,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { itemKey } from "../../src/core/list/items.ts";
+import { userRequests } from "../../src/core/rules/branch.ts";
 import type { JudgeInput } from "../../src/core/rules/judge.ts";
 import { CHECKPOINT_ENTRY_TYPE, GUEST_ENTRY_TYPE } from "../../src/core/rules/keys.ts";
 import { DEFAULT_CONFIG, type TilDoneConfig } from "../../src/core/rules/settings.ts";
 import { NO_SPEND } from "../../src/core/rules/usage.ts";
 import type { JudgeResult } from "../../src/core/rules/verdict.ts";
-import { gatherEvidence, toolEvidence, userRequests } from "../../src/edges/checks/evidence.ts";
+import { gatherEvidence, toolEvidence } from "../../src/edges/checks/evidence.ts";
 import { askJudge } from "../../src/edges/checks/judge.ts";
 import { snapshotChainStart } from "../../src/edges/git/chain-start.ts";
 import { ownEntries } from "../../src/edges/host/own-branch.ts";
@@ -154,19 +155,6 @@ describe("what the judge reads off the session", () => {
 	const result = (id: string, toolName: string, text: string, isError = false) => ({
 		type: "message",
 		message: { role: "toolResult", toolCallId: id, toolName, content: [{ type: "text", text }], isError },
-	});
-
-	it("the user's own prompts, as typed, and nothing else", () => {
-		const branch = [
-			user("Add a flag.\nDocument it."),
-			{ type: "custom_message", customType: "til-done-countdown", content: "There are still…" },
-			user([
-				{ type: "text", text: "And test it." },
-				{ type: "image", data: "…" },
-			]),
-			{ type: "message", message: { role: "assistant", content: [] } },
-		];
-		expect(userRequests(branch)).toEqual(["Add a flag.\nDocument it.", "And test it."]);
 	});
 
 	it("each tool result with the call it answers, oldest first", () => {

@@ -1,7 +1,8 @@
 /**
  * Reading lists and the done-check back from a session branch: items with a check or a review mark are replayed as
  * stored, one malformed item makes its whole snapshot untrusted, sessions recorded before these fields existed still
- * reconstruct, and the last well-formed `til-done-check` entry (leaf first) says which done-check the user set.
+ * reconstruct, and the last well-formed `til-done-check` entry (leaf first) says which done-check the user set; the
+ * user's own requests, which the judge and the workers are told.
  */
 
 import { describe, expect, it } from "vitest";
@@ -13,6 +14,7 @@ import {
 	lastSnapshot,
 	lastVerdict,
 	snapshotFromEntry,
+	userRequests,
 } from "../../src/core/rules/branch.ts";
 import type { TodoItem } from "../../src/types.ts";
 import { ENTRY_TYPE } from "../helpers/expected.ts";
@@ -380,5 +382,24 @@ describe("lastEndedWorkers: the workers that ended on a branch, malformed entrie
 		const [kept] = lastEndedWorkers([custom(stored)], 10);
 		expect(kept?.why).toBe("it failed [31m red  now");
 		expect(kept?.answer).toBe(`${"a".repeat(19_999)}…`);
+	});
+});
+
+describe("userRequests: the user's own prompts on the branch, which the judge and the workers are told", () => {
+	const user = (content: unknown) => ({ type: "message", message: { role: "user", content } });
+
+	it("the user's own prompts, as typed, and nothing else", () => {
+		const branch = [
+			user("Add a flag.\nDocument it."),
+			{ type: "custom_message", customType: "til-done-countdown", content: "There are still…" },
+			user([
+				{ type: "text", text: "And test it." },
+				{ type: "image", data: "…" },
+			]),
+			{ type: "message", message: { role: "assistant", content: [] } },
+			{ type: "message", message: null },
+			null,
+		];
+		expect(userRequests(branch)).toEqual(["Add a flag.\nDocument it.", "And test it."]);
 	});
 });

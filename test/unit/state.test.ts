@@ -25,6 +25,7 @@ import {
 	MAX_DECISIONS,
 	markCompletionAnnounced,
 	markStopped,
+	markWorkersRefused,
 	pauseAutoContinue,
 	reconstructState,
 	recordDecision,
@@ -582,6 +583,7 @@ describe("resetting the store replaces the whole state", () => {
 		setBranchDoneCheck("npm test");
 		markCompletionAnnounced();
 		takeUnreported(["a warning"]);
+		markWorkersRefused();
 		resetState();
 		expect(getState()).toEqual(fresh);
 	});
@@ -649,6 +651,16 @@ describe("a rebuild (a resume, a fork, a move in the tree) lists the workers tha
 		expect(getEndedWorkers()).toEqual([first, second]);
 		resetChain();
 		expect(getEndedWorkers()).toEqual([]);
+	});
+});
+
+describe("workers refused for want of a git work tree stay refused for the session, and only for it", () => {
+	it("kept through a rebuild from the branch (a move in the tree); another session's part knows nothing of it", () => {
+		expect(getState().workersRefused).toBe(false);
+		markWorkersRefused();
+		rebuild([write([todo("a")])]);
+		expect(getState().workersRefused).toBe(true);
+		expect(inSession(sessionOf({}), () => getState().workersRefused)).toBe(false);
 	});
 });
 

@@ -112,16 +112,19 @@ describe("with workers on, the chain hands ready items to workers and goes on as
 		expect(s.pi.sent).toEqual([]);
 	});
 
-	it("outside a git work tree: one notice, and the session's model works the list", async () => {
+	it("outside a git work tree: one notice, and the session's model works the list, run after run", async () => {
 		const outside = realpathSync(mkdtempSync(join(tmpdir(), "til-done-no-git-")));
 		try {
 			const s = setup(outside);
 			setTodos(items("Write item-0.txt"));
 			s.endRun();
 			await until(() => s.pi.sent.length === 1, "the continuation");
+			s.endRun();
+			await until(() => s.pi.sent.length === 2, "the second continuation");
 			expect(s.told()).toEqual([
 				"pi-til-done: workers need a git work tree: the session's model works the list alone.",
 			]);
+			expect(getDecisions().map((decision) => decision.code)).toEqual(["work", "continue", "continue"]);
 		} finally {
 			rmSync(outside, { recursive: true, force: true });
 		}

@@ -3,12 +3,19 @@ import { initialChain } from "../../src/core/rules/chain.ts";
 import { decisionOf } from "../../src/core/rules/decision.ts";
 import { type StepInput, stepAfterRun, stepNow } from "../../src/core/rules/next-step.ts";
 import { DEFAULT_CONFIG } from "../../src/core/rules/settings.ts";
-import { escapeStopsWorkers, itemsForWorkers, itemsWorkedOn, stopTally } from "../../src/core/rules/worker-dispatch.ts";
+import {
+	escapeStopsWorkers,
+	itemsForWorkers,
+	itemsWorkedOn,
+	stopTally,
+	workerEndedBetween,
+} from "../../src/core/rules/worker-dispatch.ts";
 import {
 	checkOutcome,
 	countsAsFailedRun,
 	lastWorkerOf,
 	processOutcome,
+	stillHolds,
 	tokensSoFar,
 	unfinishedOutcome,
 	WORKER_LIMITS,
@@ -468,6 +475,40 @@ describe("the workers of an item in this chain", () => {
 		expect(lastWorkerOf(3, atWork, ended)).toEqual({ atWork: { index: 3, at: "work" } });
 		expect(lastWorkerOf(1, atWork, ended)).toEqual({ ended: { index: 1, at: "second" } });
 		expect(lastWorkerOf(2, atWork, ended)).toBeUndefined();
+	});
+});
+
+describe("a worker ended when it left those at work, not when another process holds its item", () => {
+	const a = { key: "0-a" };
+	const b = { key: "1-b" };
+
+	it("one that left ended; one that started, or none that changed, is no end", () => {
+		expect(workerEndedBetween([a, b], [b], [])).toBe(true);
+		expect(workerEndedBetween([a], [], [])).toBe(true);
+		expect(workerEndedBetween([a], [a, b], [])).toBe(false);
+		expect(workerEndedBetween([a, b], [a, b], [])).toBe(false);
+		expect(workerEndedBetween([], [], [])).toBe(false);
+	});
+
+	it("one that left because another process holds its item's claim never started its work: no end", () => {
+		expect(workerEndedBetween([a, b], [a], [b.key])).toBe(false);
+		expect(workerEndedBetween([a, b], [], [b.key])).toBe(true);
+	});
+});
+
+describe("a worker's work lands only on the item it was given: the list must still hold it where it was", () => {
+	const todos = [item("Write a.txt"), item("Write b.txt", { status: "in_progress" })];
+
+	it("the same text at its index holds, whatever its status now", () => {
+		expect(stillHolds(todos, { index: 1, text: "Write b.txt" })).toBe(true);
+		expect(stillHolds([item("Write b.txt", { status: "completed" })], { index: 0, text: "Write b.txt" })).toBe(true);
+	});
+
+	it("an item moved, rewritten or removed does not: another text at its index, or none", () => {
+		expect(stillHolds(todos, { index: 0, text: "Write b.txt" })).toBe(false);
+		expect(stillHolds(todos, { index: 1, text: "Write c.txt" })).toBe(false);
+		expect(stillHolds(todos, { index: 2, text: "Write b.txt" })).toBe(false);
+		expect(stillHolds([], { index: 0, text: "Write a.txt" })).toBe(false);
 	});
 });
 

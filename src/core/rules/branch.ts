@@ -1,12 +1,13 @@
 /**
- * Reading lists back from the session: which entries hold a trustworthy snapshot of the list. Pure; anything
- * malformed is skipped, never trusted.
+ * Reading a session's branch: which entries hold a trustworthy snapshot of the list, the done-check, the verdict, the
+ * pause, the decisions and the workers that ended, and the user's own requests (which the judge and the workers are
+ * told). Pure; anything malformed is skipped, never trusted.
  */
 
 import { cloneTodos, isValidCheck, isValidTodoItem } from "../list/items.ts";
 import { linkProblem } from "../list/links.ts";
 import { type Decision, type FinishedWorker, MAX_TODOS, TOOL_NAMES, type TodoItem } from "../model/types.ts";
-import { oneLine } from "../texts/sanitize.ts";
+import { oneLine, textOfContent } from "../texts/sanitize.ts";
 import {
 	DECISION_ENTRY_TYPE,
 	DONE_CHECK_ENTRY_TYPE,
@@ -41,6 +42,22 @@ export function inheritsBranch(branch: readonly unknown[], sessionId: string): b
 	if (branch.length === 0) return false;
 	const last = branch.findLast((entry) => boundaryOf(entry) !== undefined);
 	return last === undefined || boundaryOf(last) !== sessionId;
+}
+
+/** The message of a branch entry, when it is one. */
+export function messageOf(entry: unknown): Record<string, unknown> | undefined {
+	const { type, message } = (entry ?? {}) as { type?: unknown; message?: unknown };
+	return type === "message" && typeof message === "object" && message !== null
+		? (message as Record<string, unknown>)
+		: undefined;
+}
+
+/** The user's own prompts on the branch, oldest first, as typed (pi's and our custom messages are not the user's). */
+export function userRequests(branch: readonly unknown[]): string[] {
+	return branch.flatMap((entry) => {
+		const message = messageOf(entry);
+		return message?.role === "user" ? [textOfContent(message.content)] : [];
+	});
 }
 
 /** A snapshot we may trust: an array of valid items within the list limit, whose links point into it soundly. */

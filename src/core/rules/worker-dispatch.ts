@@ -1,7 +1,7 @@
 /**
  * The session's side of its workers, which every session loads: how many may work at once and how many that ended a
- * chain remembers, which ready items go to workers now, which items a worker had, what an Esc stops, and a stop's
- * tally. Pure.
+ * chain remembers, which ready items go to workers now, which items a worker had, whether one ended, what an Esc stops,
+ * and a stop's tally. Pure.
  */
 
 import { workableItems } from "../list/ready.ts";
@@ -27,6 +27,19 @@ export function itemsForWorkers(todos: readonly TodoItem[], claimed: ReadonlySet
 /** The items a worker worked on in this chain, at work or ended, in order. */
 export function itemsWorkedOn(atWork: readonly { index: number }[], ended: readonly { index: number }[]): number[] {
 	return [...new Set([...atWork, ...ended].map((worker) => worker.index))].sort((a, b) => a - b);
+}
+
+/**
+ * Whether a worker ended between two states of those at work: one of them left, and not because another process holds
+ * its item's claim (that worker never started its work).
+ */
+export function workerEndedBetween(
+	before: readonly { key: string }[],
+	after: readonly { key: string }[],
+	claimedElsewhere: readonly string[],
+): boolean {
+	const still = new Set(after.map((worker) => worker.key));
+	return before.some((worker) => !still.has(worker.key) && !claimedElsewhere.includes(worker.key));
 }
 
 /** What a stop of the user's did, worker by worker, counted by what became of each one's work. */

@@ -1,7 +1,7 @@
 /**
- * A worker: what it is told, its end as a kind, and what `/todos workers` reads of one. A worker gets a fresh context
- * that holds only its item, the user's request and the list, compact and marked as data. Pure, and loaded with the
- * workers (edges/workers/session-workers.ts, edges/commands/workers.ts); which items go to workers and when they stop is
+ * A worker: what it is told, its end as a kind, whether the list still holds its item, and what `/todos workers` reads
+ * of one. A worker gets a fresh context that holds only its item, the user's request and the list, compact and marked
+ * as data. Pure, and loaded with the workers (edges/workers/session-workers.ts, edges/commands/workers.ts); which items go to workers and when they stop is
  * core/rules/worker-dispatch.ts's.
  */
 
@@ -155,6 +155,14 @@ export function withoutWorkerWords(outcome: WorkerOutcome): WorkerOutcome {
 		default:
 			return outcome;
 	}
+}
+
+/**
+ * Whether the list still holds a worker's item where it was when the worker started: the same text at its index. A
+ * change of the list meanwhile (an item inserted, removed, moved or rewritten) never lets its work land on another.
+ */
+export function stillHolds(todos: readonly TodoItem[], item: { index: number; text: string }): boolean {
+	return todos[item.index]?.text === item.text;
 }
 
 /** A worker's tokens so far: its model calls that ended, and what the one in progress has spent as it streams. */

@@ -1,12 +1,14 @@
 /**
- * What the judge reads off the session and the work tree: the user's own requests, verbatim; the change of the work
- * tree (each finished item's diff where checkpoints took it, else the work tree's since the chain started), which is
- * the work; and the tool calls with their results, which are context. Read here, bounded by core/rules/judge.ts.
+ * What the judge reads off the session and the work tree beside the user's own requests (core/rules/branch.ts reads
+ * those): the change of the work tree (each finished item's diff where checkpoints took it, else the work tree's since
+ * the chain started), which is the work; and the tool calls with their results, which are context. Read here, bounded
+ * by core/rules/judge.ts.
  */
 
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { itemKey } from "../../core/list/items.ts";
 import type { TodoItem } from "../../core/model/types.ts";
+import { messageOf } from "../../core/rules/branch.ts";
 import { checkpointsOn, itemWork } from "../../core/rules/checkpoint-rules.ts";
 import type { Evidence } from "../../core/rules/judge.ts";
 import { JUDGE_PROMPT } from "../../core/texts/model.ts";
@@ -16,22 +18,6 @@ import { checkpointsSettled } from "../git/queue.ts";
 
 /** Characters of a tool call (its name and arguments) that name a piece of evidence. */
 const CALL_CHARS = 300;
-
-/** The message of a branch entry, when it is one. */
-function messageOf(entry: unknown): Record<string, unknown> | undefined {
-	const { type, message } = (entry ?? {}) as { type?: unknown; message?: unknown };
-	return type === "message" && typeof message === "object" && message !== null
-		? (message as Record<string, unknown>)
-		: undefined;
-}
-
-/** The user's own prompts on the branch, oldest first, as typed (pi's and our custom messages are not the user's). */
-export function userRequests(branch: readonly unknown[]): string[] {
-	return branch.flatMap((entry) => {
-		const message = messageOf(entry);
-		return message?.role === "user" ? [textOfContent(message.content)] : [];
-	});
-}
 
 /** Every tool call on the branch with its result, oldest first: what the agent did and what it got back. */
 export function toolEvidence(branch: readonly unknown[]): Evidence[] {

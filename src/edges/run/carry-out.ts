@@ -7,6 +7,7 @@
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { itemKey } from "../../core/list/items.ts";
 import type { CheckRun, Decision, GoalState, TodoItem } from "../../core/model/types.ts";
+import { userRequests } from "../../core/rules/branch.ts";
 import { decisionOf } from "../../core/rules/decision.ts";
 import { DECISION_ENTRY_TYPE } from "../../core/rules/keys.ts";
 import {
@@ -21,7 +22,7 @@ import type { RunOutcome } from "../../core/rules/outcome.ts";
 import { GOAL_MET_WITH_LIST } from "../../core/rules/reports.ts";
 import type { TilDoneConfig } from "../../core/rules/settings.ts";
 import type { JudgeResult } from "../../core/rules/verdict.ts";
-import { stopTally } from "../../core/rules/worker-dispatch.ts";
+import { stopTally, workerEndedBetween } from "../../core/rules/worker-dispatch.ts";
 import { describeCheckEnd, JUDGE_PROMPT } from "../../core/texts/model.ts";
 import { GOAL_ENDS, JUDGE_TEXTS, LOOP_ENDS, WORKER_TEXTS } from "../../core/texts/user.ts";
 import {
@@ -33,12 +34,12 @@ import {
 	getState,
 	getTodos,
 	getVerification,
-	getWorkerEnds,
 	getWorkers,
 	isJudged,
 	isVerified,
 	judgeIsOn,
 	markStopped,
+	markWorkersRefused,
 	recordDecision,
 	recordGoalVerdict,
 	recordRun,
@@ -56,6 +57,7 @@ import { modelInputPrice } from "../host/model-price.ts";
 import { ownEntries } from "../host/own-branch.ts";
 import { quietly } from "../host/quietly.ts";
 import { tell, tellLasting } from "../host/tell.ts";
+import type { InterruptStop } from "../workers/session-workers.ts";
 import type { Mode, Turn } from "./modes.ts";
 
 /** What follows one run (or one command): where it happens, and the signal that cancels it. */
@@ -83,7 +85,7 @@ export function currentInput({ pi, ctx, config }: Pick<FollowUp, "pi" | "ctx" | 
 		judged: isJudged() ? { failed: getVerification()?.failed ?? [] } : undefined,
 		goal: getGoal(),
 		workers: {
-			max: workersRefused.has(pi) ? 0 : workersAllowed(config.workers),
+			max: getState().workersRefused ? 0 : workersAllowed(config.workers),
 			running: getWorkers().map((worker) => worker.index),
 			claimed: claimedElsewhere(),
 		},
@@ -118,9 +120,7 @@ export async function carryOut(step: Step, input: StepInput, run: FollowUp): Pro
 	if (step.kind !== "idle" || step.code !== "no-todos") keep(decision, run);
 	if (step.kind === "send") return send(step, run);
 	if (step.kind === "verify") return verify(step, run);
-	// Workers that end from here on wake the wait, even those that end while workers are being started.
-	if (step.kind === "work") return work(step, run, getWorkerEnds());
-	if (step.kind === "idle" && step.code === "workers-busy") return waitForWorkers(run, getWorkerEnds());
+	if (step.kind === "work" || (step.kind === "idle" && step.code === "workers-busy")) return workAndWait(step, run);
 	if (step.kind === "stop") markStopped(step.code);
 	if (step.kind === "end-loop") setLoop(undefined);
 	run.mode.show(step, decision, input, run);
@@ -154,56 +154,20 @@ function endGoal(step: Step, run: FollowUp): void {
 		tellLasting(run.pi, run.ctx, GOAL_MET_WITH_LIST);
 }
 
-/** The sessions where workers were refused (no git work tree): the session's model works their lists. */
-const workersRefused = new WeakSet<object>();
-
-/** Starts workers on the step's items, then waits for one of them to end and decides again. */
-async function work(step: Extract<Step, { kind: "work" }>, run: FollowUp, endsSeen: number): Promise<void> {
-	const { userRequests } = await import("../checks/evidence.ts");
-	const { startWorkers } = await import("../workers/session-workers.ts");
-	const request = userRequests(ownEntries(run.ctx)).at(-1) ?? "";
-	const started = await startWorkers(step.items, {
-		pi: run.pi,
-		ctx: run.ctx,
-		request,
-		checkTimeoutSeconds: run.config.checkTimeoutSeconds,
-		spendFactor: run.config.spendFactor,
-	});
-	if (!started) workersRefused.add(run.pi);
-	return waitForWorkers(run, endsSeen);
-}
-
-/** Resolves once a worker ended after `endsSeen` ends, or none is at work; `signal` drops the wait. */
-function workerEnded(endsSeen: number, signal: AbortSignal): Promise<void> {
-	return new Promise((resolve) => {
-		const check = () => {
-			if (getWorkerEnds() <= endsSeen && getWorkers().length > 0) return;
-			unsubscribe();
-			resolve();
-		};
-		const unsubscribe = subscribe(check);
-		signal.addEventListener("abort", unsubscribe, { once: true });
-		check();
-	});
-}
-
 /**
- * Waits for the next worker to end, then carries out what follows; Esc in the TUI stops every worker instead, an
- * interrupt of the process (SIGINT) ends the chain as the session stops them, and the follow-up's cancellation (a prompt,
- * `/todos pause`, a session change) ends the wait.
+ * Starts workers on the items of a `work` step, then waits for one of them to end and decides again (a
+ * `workers-busy` step only waits).
  */
-async function waitForWorkers(run: FollowUp, endsSeen: number): Promise<void> {
-	const { workersInterrupted, stopWorkers } = await import("../workers/session-workers.ts");
-	// Each wait's listeners go with it: a chain of many workers' ends waits on one follow-up's signal.
-	const waiting = new AbortController();
-	const cancelled = new Promise<"cancelled">((resolve) =>
-		run.signal.addEventListener("abort", () => resolve("cancelled"), { once: true, signal: waiting.signal }),
-	);
-	const keyed = run.mode.stopKey(waiting.signal).then(() => "key" as const);
-	const ended = workerEnded(endsSeen, waiting.signal).then(() => "ended" as const);
-	const caught = workersInterrupted(run.pi, waiting.signal);
-	const end = await Promise.race([ended, cancelled, keyed, caught]);
-	waiting.abort();
+async function workAndWait(step: Step, run: FollowUp): Promise<void> {
+	// Workers that end from here on wake the wait, even those that end while workers are being started.
+	const ends = watchWorkerEnds();
+	let end: WaitEnd;
+	try {
+		if (step.kind === "work") await startOn(step.items, run);
+		end = await waitForWorkers(run, ends);
+	} finally {
+		ends.stop();
+	}
 	if (run.signal.aborted) return;
 	if (typeof end === "object") {
 		// The run holds until the session has stopped its workers and raised the interrupt again, which ends pi -p.
@@ -211,11 +175,82 @@ async function waitForWorkers(run: FollowUp, endsSeen: number): Promise<void> {
 		return interrupted(run);
 	}
 	if (end === "key") {
+		const { stopWorkers } = await import("../workers/session-workers.ts");
 		tell(run.ctx, WORKER_TEXTS.stoppedByKey(stopTally(await stopWorkers(run.pi))), "info");
 		return interrupted(run);
 	}
 	const input = currentInput(run);
 	await carryOut(stepNow(input), input, run);
+}
+
+/** Starts workers on `items`; outside a git work tree none starts, and the session's model works its list. */
+async function startOn(items: readonly number[], run: FollowUp): Promise<void> {
+	const { startWorkers } = await import("../workers/session-workers.ts");
+	const request = userRequests(ownEntries(run.ctx)).at(-1) ?? "";
+	const started = await startWorkers(items, {
+		pi: run.pi,
+		ctx: run.ctx,
+		request,
+		checkTimeoutSeconds: run.config.checkTimeoutSeconds,
+		spendFactor: run.config.spendFactor,
+	});
+	if (!started) markWorkersRefused();
+}
+
+/** The ends of workers from a decision on, as the store records them, until `stop`. */
+interface WorkerEnds {
+	/** Resolves at the first end since the decision (at once if there was one), or once none is at work. */
+	next(): Promise<void>;
+	stop(): void;
+}
+
+/**
+ * Watches from now on for a worker's end: the worker leaves those at work (`removeWorker`), which a claim another
+ * process holds does not count as. Watched from the decision, not from the wait: workers end while others start.
+ */
+function watchWorkerEnds(): WorkerEnds {
+	let atWork = getWorkers();
+	let ended = false;
+	let wake = () => {};
+	const unsubscribe = subscribe(() => {
+		ended ||= workerEndedBetween(atWork, getWorkers(), getClaimedElsewhere());
+		atWork = getWorkers();
+		wake();
+	});
+	const next = () =>
+		new Promise<void>((resolve) => {
+			wake = () => {
+				if (!ended && getWorkers().length > 0) return;
+				unsubscribe();
+				resolve();
+			};
+			wake();
+		});
+	return { next, stop: unsubscribe };
+}
+
+/** What ended a wait for workers: one's end, the follow-up's cancellation, Esc in the TUI, or an interrupt caught. */
+type WaitEnd = "ended" | "cancelled" | "key" | InterruptStop;
+
+/**
+ * Waits for the next worker to end; Esc in the TUI (to stop every worker), an interrupt of the process (SIGINT: the
+ * session stops them) and the follow-up's cancellation (a prompt, `/todos pause`, a session change) end the wait too.
+ */
+async function waitForWorkers(run: FollowUp, ends: WorkerEnds): Promise<WaitEnd> {
+	const { workersInterrupted } = await import("../workers/session-workers.ts");
+	// Each wait's listeners go with it: a chain of many workers' ends waits on one follow-up's signal.
+	const waiting = new AbortController();
+	const cancelled = new Promise<"cancelled">((resolve) =>
+		run.signal.addEventListener("abort", () => resolve("cancelled"), { once: true, signal: waiting.signal }),
+	);
+	const keyed = run.mode.stopKey(waiting.signal).then(() => "key" as const);
+	const ended = ends.next().then(() => "ended" as const);
+	const caught = workersInterrupted(run.pi, waiting.signal);
+	try {
+		return await Promise.race([ended, cancelled, keyed, caught]);
+	} finally {
+		waiting.abort();
+	}
 }
 
 /** Why a follow-up is cancelled when a prompt of the user's takes its place (the engine aborts with it). */
@@ -286,7 +321,7 @@ async function judgeOf(
 	if (step.judge === "off") return undefined;
 	if (step.judge === "kept") return getVerification()?.judge;
 	const { askJudge } = await import("../checks/judge.ts");
-	const { gatherEvidence, userRequests } = await import("../checks/evidence.ts");
+	const { gatherEvidence } = await import("../checks/evidence.ts");
 	const branch = ownEntries(run.ctx);
 	const checks = results.map(([check, result]) => ({
 		what: check.what,

@@ -20,6 +20,7 @@ import {
 	checkOutcome,
 	countsAsFailedRun,
 	processOutcome,
+	stillHolds,
 	tokensSoFar,
 	withoutWorkerWords,
 	workerOverspends,
@@ -212,9 +213,6 @@ interface Item {
 	check?: string;
 }
 
-/** Whether the list still holds `item` where it was. */
-const stillThere = (item: Item): boolean => getTodos()[item.index]?.text === item.text;
-
 /** What a worker works with. */
 interface Job {
 	item: Item;
@@ -259,7 +257,7 @@ function asEnded(item: Item, key: string, outcome: WorkerOutcome, workKept = fal
 	const seconds = worker ? Math.round((Date.now() - worker.startedAt) / 1000) : 0;
 	// A call in progress when it was stopped counts too: what it spent is what the list showed.
 	const tokens = worker ? tokensSoFar(worker) : 0;
-	const ran = { itemThere: stillThere(item), seconds, tokens, answer: worker?.answer ?? "", workKept };
+	const ran = { itemThere: stillHolds(getTodos(), item), seconds, tokens, answer: worker?.answer ?? "", workKept };
 	return finishedWorker(item, outcome, ran);
 }
 
@@ -364,7 +362,7 @@ function landOneAtATime<T>(landing: () => Promise<T>): Promise<T> {
 async function land(job: Job, result: string): Promise<WorkerOutcome> {
 	const { stop } = job;
 	if (stop.signal.aborted) return stoppedAs(stop.signal);
-	if (!stillThere(job.item)) return { kind: "list-changed" };
+	if (!stillHolds(getTodos(), job.item)) return { kind: "list-changed" };
 	markLanding(job.key);
 	await checkpointsSettled();
 	const landing = await landWork(job.repo, job.tree.base, result, stop.signal);
@@ -520,7 +518,7 @@ function cannotStart(
 	const why = workerWhy(outcome);
 	noteWorker(key, why);
 	if (markWorkersUnable(why)) tell(run.ctx, WORKER_TEXTS.cannotStart(outcome.code, outcome.stderr), "warning");
-	if (!stillThere(item)) return;
+	if (!stillHolds(getTodos(), item)) return;
 	updateTodoStatus([item.index], "not_started");
 	commitList(run.pi);
 }
