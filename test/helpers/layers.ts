@@ -1,7 +1,7 @@
 /**
  * The layer rule of src/, by folder, as docs/ARCHITECTURE.md states it:
  * - the core (core/) imports the core only;
- * - the store (state.ts) imports the core;
+ * - the store (state.ts, its face, and the folder store/) imports the core;
  * - an edge (a folder of edges/) imports the core, the store and the edges below it, in the order of EDGES;
  * - the faces (the seed's other modules at the top of src/) import anything;
  * - between folders, imports form no cycle.
@@ -21,7 +21,8 @@ export const EDGES = [
 	"edges/run",
 	"edges/commands",
 ] as const;
-export const STORE = "state.ts";
+/** The store: its face at the top of src/, and the folder of its ground, writers and readers. */
+export const STORE = ["state.ts", "store"] as const;
 /** The seed's modules at the top of src/ besides the store: they re-export the layers and wire them. */
 export const FACES = ["types.ts", "validation.ts", "formatting.ts", "tools.ts", "events.ts", "index.ts"] as const;
 
@@ -34,7 +35,7 @@ type Layer = "core" | "store" | "edge" | "face";
 
 function layerOf(folder: string): Layer | undefined {
 	if (folder === "core" || folder.startsWith("core/")) return "core";
-	if (folder === STORE) return "store";
+	if ((STORE as readonly string[]).includes(folder)) return "store";
 	if ((EDGES as readonly string[]).includes(folder)) return "edge";
 	if ((FACES as readonly string[]).includes(folder)) return "face";
 	return undefined;

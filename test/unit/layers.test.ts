@@ -58,6 +58,14 @@ describe("src/ is layered by folder: the core, the store, the edges in order, th
 		expect(impure).toEqual([]);
 	});
 
+	it("only the store's face imports store/: its one setter, and its private helpers, are reached from nowhere else", () => {
+		const reaching = ownImports.filter(
+			([from, to]) => to.startsWith("store/") && from !== "state.ts" && !from.startsWith("store/"),
+		);
+		expect(reaching).toEqual([]);
+		expect(ownImports.filter(([from, to]) => from === "state.ts" && to.startsWith("store/")).length).toBe(7);
+	});
+
 	it("a pure module that touched the process would be caught: the rule sees a name of the process", () => {
 		expect(impureNames("edges/host/tell.ts")).toContain("process");
 	});

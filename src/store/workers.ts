@@ -1,0 +1,137 @@
+/** The store's workers: those at work, those that ended, what each spent and answered, and whether workers may work. */
+
+import type { FinishedWorker, WorkerState } from "../core/model/types.ts";
+import { addApartUsage, tokensOf, type UsageRecord } from "../core/rules/usage.ts";
+import { MAX_ENDED_WORKERS } from "../core/rules/worker-dispatch.ts";
+import { setChain } from "./chain.ts";
+import { getState, setState } from "./scope.ts";
+
+/** How many workers may work at once: none once one could not start, else what `/todos workers` said, else the setting. */
+export function workersAllowed(configured: number): number {
+	const { workersUnable, workersAllowed: allowed } = getState();
+	return workersUnable !== undefined ? 0 : (allowed ?? configured);
+}
+
+/** No worker can work in this session, for `why`; true the first time (it is said once). */
+export function markWorkersUnable(why: string): boolean {
+	if (getState().workersUnable !== undefined) return false;
+	setState({ workersUnable: why });
+	return true;
+}
+
+/** Workers could not start in this session: its folder is in no git work tree. None starts again in it. */
+export function markWorkersRefused(): void {
+	setState({ workersRefused: true });
+}
+
+/** `/todos workers <n>`: how many workers may work at once in this session. */
+export function allowWorkers(count: number): void {
+	setState({ workersAllowed: count });
+}
+
+/** Why the last worker on the item `key` gave it back (undefined: none did, or it has landed since). */
+export function workerNote(key: string): string | undefined {
+	return getState().workerNotes.get(key);
+}
+
+/** Keeps why a worker gave the item `key` back, or forgets it (undefined) once the item lands. */
+export function noteWorker(key: string, why: string | undefined): void {
+	const notes = new Map(getState().workerNotes);
+	if (why === undefined) notes.delete(key);
+	else notes.set(key, why);
+	setState({ workerNotes: notes });
+}
+
+/** The workers at work. */
+export function getWorkers(): readonly WorkerState[] {
+	return getState().workers;
+}
+
+/** A worker started on its item. */
+export function addWorker(worker: WorkerState): void {
+	setState({ workers: [...getState().workers, { ...worker }] });
+}
+
+/** The worker of item `key` has its tree at `dir`. */
+export function placeWorker(key: string, dir: string): void {
+	setState({ workers: getState().workers.map((worker) => (worker.key === key ? { ...worker, dir } : worker)) });
+}
+
+/** The worker of item `key` lands its work now. */
+export function markLanding(key: string): void {
+	setState({
+		workers: getState().workers.map((worker) => (worker.key === key ? { ...worker, landing: true } : worker)),
+	});
+}
+
+/**
+ * The worker of item `key` ended: it leaves the ones at work (which is how a wait for workers learns of its end) and,
+ * with `ended`, joins those that ended in the same change (the chain keeps its last `MAX_ENDED_WORKERS`), so no listing
+ * shows it as both or neither.
+ */
+export function removeWorker(key: string, ended?: FinishedWorker): void {
+	const { workers, endedWorkers } = getState();
+	setState({
+		workers: workers.filter((worker) => worker.key !== key),
+		...(ended ? { endedWorkers: [...endedWorkers, ended].slice(-MAX_ENDED_WORKERS) } : {}),
+	});
+}
+
+/** Another live process holds the claim of item `key`: it is not ours to work in this chain, and never was. */
+export function markClaimedElsewhere(key: string): void {
+	const { workers, claimedElsewhere } = getState();
+	setState({
+		workers: workers.filter((worker) => worker.key !== key),
+		claimedElsewhere: [...claimedElsewhere, key],
+	});
+}
+
+/** The keys of the items other processes hold in this chain. */
+export function getClaimedElsewhere(): readonly string[] {
+	return getState().claimedElsewhere;
+}
+
+/** A worker's model call ended: it counts in the chain's spend, and in the worker's own; its tokens so far. */
+export function recordWorkerUsage(key: string, usage: UsageRecord): number {
+	const tokens = tokensOf(usage);
+	const { chain, workers } = getState();
+	let total = tokens;
+	setState({
+		chain: { ...chain, spend: addApartUsage(chain.spend, usage, "workers") },
+		workers: workers.map((worker) => {
+			if (worker.key !== key) return worker;
+			total = worker.tokens + tokens;
+			return { ...worker, tokens: total, streaming: undefined };
+		}),
+	});
+	return total;
+}
+
+/** The workers that ended in this chain, in the order they ended. */
+export function getEndedWorkers(): readonly FinishedWorker[] {
+	return getState().endedWorkers;
+}
+
+/**
+ * The model call in progress of the worker of item `key` has spent `tokens` so far, as its stream says; written only
+ * when that changes (a stream reports at every piece of text).
+ */
+export function recordWorkerStreaming(key: string, tokens: number): void {
+	const { workers } = getState();
+	if (workers.find((worker) => worker.key === key)?.streaming === tokens) return;
+	setState({ workers: workers.map((worker) => (worker.key === key ? { ...worker, streaming: tokens } : worker)) });
+}
+
+/** The worker of item `key` answered: its last answer so far. */
+export function recordWorkerAnswer(key: string, answer: string): void {
+	setState({ workers: getState().workers.map((worker) => (worker.key === key ? { ...worker, answer } : worker)) });
+}
+
+/**
+ * A worker ended: a failed one (`why` it gave its item back) counts as a failed run, the failures breaker bounding the
+ * retries; a landed one resets it.
+ */
+export function recordWorkerEnd(failed: boolean, why?: string): void {
+	const { chain } = getState();
+	setChain({ ...chain, failures: failed ? chain.failures + 1 : 0, lastWorkerFailure: failed ? why : undefined });
+}
