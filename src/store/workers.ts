@@ -6,10 +6,13 @@ import { MAX_ENDED_WORKERS } from "../core/rules/worker-dispatch.ts";
 import { setChain } from "./chain.ts";
 import { getState, setState } from "./scope.ts";
 
-/** How many workers may work at once: none once one could not start, else what `/todos workers` said, else the setting. */
+/**
+ * How many workers may work at once: none once one could not start or they were refused (no git work tree), else what
+ * `/todos workers` said, else the setting. The dispatch, `/todos status` and `/todos workers` all read it here.
+ */
 export function workersAllowed(configured: number): number {
-	const { workersUnable, workersAllowed: allowed } = getState();
-	return workersUnable !== undefined ? 0 : (allowed ?? configured);
+	const { workersUnable, workersRefused, workersAllowed: allowed } = getState();
+	return workersUnable !== undefined || workersRefused ? 0 : (allowed ?? configured);
 }
 
 /** No worker can work in this session, for `why`; true the first time (it is said once). */

@@ -7,6 +7,7 @@ import { workerOverspends } from "../../src/core/rules/workers.ts";
 import {
 	addWorker,
 	allowStoreOutsideSessions,
+	allowWorkers,
 	appendTodos,
 	completeWorkerItem,
 	effectiveDoneCheck,
@@ -45,6 +46,7 @@ import {
 	subscribe,
 	takeUnreported,
 	updateTodoStatus,
+	workersAllowed,
 } from "../../src/state.ts";
 import type { TodoItem, TodoStatus } from "../../src/types.ts";
 import { ENTRY_TYPE, STORE_OUTSIDE_SESSIONS } from "../helpers/expected.ts";
@@ -661,6 +663,13 @@ describe("workers refused for want of a git work tree stay refused for the sessi
 		rebuild([write([todo("a")])]);
 		expect(getState().workersRefused).toBe(true);
 		expect(inSession(sessionOf({}), () => getState().workersRefused)).toBe(false);
+	});
+
+	it("none may work then, whatever the setting or /todos workers said: the dispatch and /todos status read it alike", () => {
+		allowWorkers(3);
+		expect(workersAllowed(2)).toBe(3);
+		markWorkersRefused();
+		expect(workersAllowed(2)).toBe(0);
 	});
 });
 

@@ -85,7 +85,7 @@ export function currentInput({ pi, ctx, config }: Pick<FollowUp, "pi" | "ctx" | 
 		judged: isJudged() ? { failed: getVerification()?.failed ?? [] } : undefined,
 		goal: getGoal(),
 		workers: {
-			max: getState().workersRefused ? 0 : workersAllowed(config.workers),
+			max: workersAllowed(config.workers),
 			running: getWorkers().map((worker) => worker.index),
 			claimed: claimedElsewhere(),
 		},
