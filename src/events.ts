@@ -377,8 +377,11 @@ function registerRunHandlers(pi: ExtensionAPI, engine: Engine, getConfig: () => 
 	});
 	pi.on("before_agent_start", (event, ctx) => {
 		// Workers start from the compiled extensions' copy: begun now, it is ready by the first worker's start.
-		if (getConfig().workers > 0) {
-			void import("./edges/workers/worker-jail.ts").then(({ prepareWorkerJail }) => prepareWorkerJail());
+		if (getConfig().workers > 0 && !getState().workersRefused) {
+			const cwd = ctx.cwd;
+			void import("./edges/workers/worker-jail.ts")
+				.then(({ prepareWorkerJail }) => prepareWorkerJail(cwd))
+				.catch(() => undefined);
 		}
 		// pi 1.2+ also fires this for runs a custom message starts (continuations, /loop), and says so in `messageType`;
 		// their prompt already carries the current list, so a second copy would only cost tokens and bury the prompt.

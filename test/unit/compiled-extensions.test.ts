@@ -2,6 +2,8 @@
  * The workers' copy of the session's compiled extensions: made once per process from jiti's cache in TMPDIR, linked
  * as each worker's `<tmp>/jiti`, owned (a killed pi's copy is swept), and removed when pi exits.
  */
+
+import { execFileSync } from "node:child_process";
 import {
 	lstatSync,
 	mkdirSync,
@@ -15,6 +17,7 @@ import {
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { bwrapWorks } from "../helpers/bwrap.ts";
 
 let root: string;
 const savedTmp = process.env.TMPDIR;
@@ -89,6 +92,24 @@ describe("the workers' copy of the compiled extensions", () => {
 		expect(await linkCompiledCopy(workerTmp)).toBeUndefined();
 		expect(readdirSync(workerTmp)).toEqual([]);
 	});
+
+	it.skipIf(!bwrapWorks)(
+		"is begun at a run only where a worker could start: in a git work tree, never outside one",
+		async () => {
+			sessionCache({ "src-index.1a2b.mjs": "index\n" });
+			const outside = join(root, "outside");
+			const repo = join(root, "repo");
+			mkdirSync(outside);
+			mkdirSync(repo);
+			execFileSync("git", ["init", "-q"], { cwd: repo });
+			const { prepareWorkerJail } = await import("../../src/edges/workers/worker-jail.ts");
+			const copies = () => readdirSync(join(root, "session-tmp")).filter((name) => name.startsWith("til-done-jiti-"));
+			await prepareWorkerJail(outside);
+			expect(copies()).toEqual([]);
+			await prepareWorkerJail(repo);
+			expect(copies()).toHaveLength(1);
+		},
+	);
 
 	it("is removed when pi exits", async () => {
 		sessionCache({ "src-index.1a2b.mjs": "index\n" });

@@ -3,7 +3,8 @@
  * starts from what the session compiled instead of compiling every extension again. The copy is the workers' own,
  * shared by the session's workers and written by them (what one compiles the next one reads), never the session's: a
  * worker never writes what the person's next pi loads. It is made in the background at the session's first run with
- * workers on, removed when the session's pi exits, and by the next run's sweep when that pi was killed.
+ * workers on in a git work tree, removed when the session's pi exits, and by the next run's sweep when that pi was
+ * killed.
  */
 
 import { constants } from "node:fs";

@@ -12,6 +12,7 @@ import { getCompileCacheDir } from "node:module";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { confinedArgs, PI_WRITTEN_FILES, workerCredentials } from "../../core/rules/worker-bounds.ts";
+import { findRepo } from "../git/git.ts";
 import { WORKER_CONFINED_VAR } from "../host/role.ts";
 import { compiledCopy, linkCompiledCopy } from "./compiled-extensions.ts";
 import { bwrapProbe, placeOf, type WorkerBounds } from "./confine.ts";
@@ -97,9 +98,11 @@ export async function confinedPi(
 }
 
 /**
- * Begins, in the background, what a confined worker starts from: bubblewrap's answer and, where it confines, the
- * workers' copy of the compiled extensions. Called at a run of a session with workers on, before its first worker.
+ * Makes what a confined worker starts from: bubblewrap's answer and, where it confines and `cwd` is in a git work tree
+ * (outside one no worker starts), the workers' copy of the compiled extensions. Begun at each run of a session with
+ * workers on, in the background, so the copy is ready by the first worker's start.
  */
-export function prepareWorkerJail(): void {
-	void bwrapProbe().then((probe) => (probe.kind === "works" ? compiledCopy() : undefined));
+export async function prepareWorkerJail(cwd: string): Promise<void> {
+	if ((await bwrapProbe()).kind !== "works" || (await findRepo(cwd)) === undefined) return;
+	await compiledCopy();
 }
