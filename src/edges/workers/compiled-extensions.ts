@@ -57,6 +57,11 @@ async function copyOnce(): Promise<string | undefined> {
 /** The copy, made once per process: the first caller starts it, every later one waits for the same. */
 let made: Promise<string | undefined> | undefined;
 
+/** Whether the copy was begun in this process (made, being made, or found to be none). */
+export function compiledCopyBegun(): boolean {
+	return made !== undefined;
+}
+
 /** The session's compiled extensions copied for its workers (made now if not yet); undefined when there are none. */
 export function compiledCopy(): Promise<string | undefined> {
 	made ??= copyOnce();

@@ -14,7 +14,7 @@ import { dirname, join, resolve } from "node:path";
 import { confinedArgs, PI_WRITTEN_FILES, workerCredentials } from "../../core/rules/worker-bounds.ts";
 import { findRepo } from "../git/git.ts";
 import { WORKER_CONFINED_VAR } from "../host/role.ts";
-import { compiledCopy, linkCompiledCopy } from "./compiled-extensions.ts";
+import { compiledCopy, compiledCopyBegun, linkCompiledCopy } from "./compiled-extensions.ts";
 import { bwrapProbe, placeOf, type WorkerBounds } from "./confine.ts";
 
 /** pi's variable for its agent folder (settings, credentials, extensions, packages). */
@@ -103,6 +103,8 @@ export async function confinedPi(
  * workers on, in the background, so the copy is ready by the first worker's start.
  */
 export async function prepareWorkerJail(cwd: string): Promise<void> {
+	// Begun once, a run asks nothing more: no git process at every continuation.
+	if (compiledCopyBegun()) return;
 	if ((await bwrapProbe()).kind !== "works" || (await findRepo(cwd)) === undefined) return;
 	await compiledCopy();
 }
