@@ -71,10 +71,7 @@ export function rememberedKey(root: string): string | undefined {
 function rememberKey(root: string, key: string, modules: ReadonlyMap<string, string>): void {
 	try {
 		const stamps = Object.fromEntries([...modules.keys()].map((name) => [name, fileStamp(join(root, name))]));
-		const file = join(root, SOURCE_CACHE, KEY_FILE);
-		const temporary = `${file}.${process.pid}.tmp`;
-		writeFileSync(temporary, JSON.stringify({ key, stamps } satisfies RememberedKey));
-		renameSync(temporary, file);
+		writeWhole(join(root, SOURCE_CACHE, KEY_FILE), JSON.stringify({ key, stamps } satisfies RememberedKey));
 	} catch {
 		// Without it the next start takes the key from the content again.
 	}
@@ -119,8 +116,13 @@ function writeTable(file: string, code: string): void {
 	for (const name of readdirSync(folder)) {
 		if (name.startsWith(TABLE_PREFIX)) rmSync(join(folder, name), { force: true });
 	}
+	writeWhole(file, code);
+}
+
+/** Writes `file` whole, through a file of this process's renamed into place: a reader never sees half of it. */
+function writeWhole(file: string, data: string): void {
 	const temporary = `${file}.${process.pid}.tmp`;
-	writeFileSync(temporary, code);
+	writeFileSync(temporary, data);
 	renameSync(temporary, file);
 }
 
