@@ -49,15 +49,23 @@ function writeCache(file: string, data: Buffer): void {
 	}
 }
 
+/** The code cache this process made, to write again once its first session has ended; undefined: none made. */
+let cacheToComplete: (() => void) | undefined;
+
 /**
  * Compiles `code` as the script `file` from the V8 code cache `cacheFile`, hands what it evaluates to to `use`, then
- * writes the cache when there was none or V8 refused it: after `use`, so it holds the functions that ran at load too.
+ * writes the cache when there was none or V8 refused it: after `use`, so it holds the functions that ran at load too,
+ * and again when the session ends, so it holds those every start runs (the factory, the session's handlers), which
+ * are otherwise compiled anew at each start.
  */
 function compileCached<T>(file: string, code: string, cacheFile: string, use: (value: unknown) => T): T {
 	const cachedData = readCache(cacheFile);
 	const script = new Script(code, { filename: file, cachedData });
 	const used = use(script.runInThisContext());
-	if (cachedData === undefined || script.cachedDataRejected) writeCache(cacheFile, script.createCachedData());
+	if (cachedData === undefined || script.cachedDataRejected) {
+		writeCache(cacheFile, script.createCachedData());
+		cacheToComplete = () => writeCache(cacheFile, script.createCachedData());
+	}
 	return used;
 }
 
@@ -86,6 +94,14 @@ function loadSource(): ExtensionFactory {
 	return (source ?? require(join(__dirname, "src", "index.ts"))).default;
 }
 
-const tilDone: ExtensionFactory = existsSync(built) ? loadBuilt() : loadSource();
+const loaded: ExtensionFactory = existsSync(built) ? loadBuilt() : loadSource();
+
+const tilDone: ExtensionFactory = (pi) => {
+	const loading = loaded(pi);
+	const complete = cacheToComplete;
+	cacheToComplete = undefined;
+	if (complete) pi.on("session_shutdown", complete);
+	return loading;
+};
 
 export default tilDone;

@@ -8,7 +8,17 @@
  */
 
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+	cpSync,
+	existsSync,
+	mkdirSync,
+	mkdtempSync,
+	readdirSync,
+	readFileSync,
+	rmSync,
+	statSync,
+	writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -25,6 +35,8 @@ import {
 	runPrint,
 } from "../helpers/cli.ts";
 import { allFinished, sameCopyTwice, secondCopy, stderrLine } from "../helpers/expected.ts";
+import { must } from "../helpers/must.ts";
+import { startRpc } from "../helpers/rpc.ts";
 import { continuationPrompts, lazyScript } from "../helpers/scripts.ts";
 
 const ITEMS = ["Parse the flag", "Print JSON"];
@@ -94,6 +106,32 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		const run = await piRun([...fake, "-p", "Do the two things"], iso);
 		expect(run.stderr).toBe(stderrLine(allFinished(ITEMS.length)));
 		expect(readdirSync(join(clone, CACHE)).sort()).toEqual(kept.sort());
+	});
+
+	it("a start that makes the code cache writes it again as its session ends, holding what the start ran; the next start keeps it", async () => {
+		iso = isolatedEnv();
+		expect((await piRun(["install", clone], iso)).code).toBe(0);
+		iso.writeScript(lazyScript(ITEMS));
+		await piRun([...fake, "-p", "Do the two things"], iso);
+		const codeCaches = () =>
+			readdirSync(join(clone, CACHE)).filter((name) => /^source-[0-9a-f]{16}\.cjs\.v8-/.test(name));
+		const cacheFile = join(clone, CACHE, must(codeCaches()[0], "the code cache"));
+		rmSync(cacheFile);
+		const rpc = await startRpc({ env: iso.env, host, raw: true, args: fake });
+		const atLoad = await rpc.waitFor(
+			() => existsSync(cacheFile) && statSync(cacheFile).size,
+			15_000,
+			"the cache at load",
+		);
+		await rpc.close();
+		const atEnd = statSync(cacheFile).size;
+		expect(atEnd).toBeGreaterThan(atLoad);
+		iso.writeScript(lazyScript(ITEMS));
+		const before = readFileSync(cacheFile);
+		const run = await piRun([...fake, "-p", "Do the two things"], iso);
+		expect(run.stderr).toBe(stderrLine(allFinished(ITEMS.length)));
+		expect(readFileSync(cacheFile).equals(before)).toBe(true);
+		expect(codeCaches()).toHaveLength(1);
 	});
 
 	it("a source edited after a start runs edited on the next start, never from the table of before", async () => {
