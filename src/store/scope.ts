@@ -3,8 +3,8 @@
  * ({@link setState}, which tells the subscribers). The other modules of this folder are its writers and readers,
  * grouped by what they change; `state.ts` is their face.
  *
- * Each session keeps its own state in it: pi may run other sessions in the same process (a subagent built on pi's
- * SDK, pi-subagents' in-process children), each with its own instance of the extension. An instance runs everything
+ * Each session keeps its own state in it: pi may run other sessions in the same process (a session built on pi's
+ * SDK, pi-subagents' in-process sessions), each with its own instance of the extension. An instance runs everything
  * it does inside its session's scope ({@link inSession}), and the store reads and writes that scope's state only.
  */
 

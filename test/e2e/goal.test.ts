@@ -128,6 +128,22 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			expect(env.readLog().some((line) => line.lastUser.includes(report))).toBe(true);
 			expect(judgeCalls(env)).toHaveLength(2);
 		});
+
+		it("a goal whose list the model pauses with items open exits as the list does: 4, not the goal's 3", async () => {
+			const env = pi.env([
+				writeStep(["Fix the parser"]),
+				toolStep("pause_todos", { reason: "needs the API key" }),
+				sayStep("Paused."),
+			]);
+			scriptJudge(env, [judgeSays([[0, "met", "The parser is fixed."]], ["met", PASSING])]);
+			const result = await print(host, env, "Make the tests pass.", ["--til-done-goal", CONDITION]);
+			expect(result.stderr).toBe(
+				stderrLine(pausedByModel("needs the API key")) +
+					stderrLine("Auto-continue is paused (needs the API key): it waits for you."),
+			);
+			expect(result.code).toBe(4);
+			expect(judgeCalls(env)).toHaveLength(0);
+		});
 	});
 
 	describe("/goal over RPC", () => {

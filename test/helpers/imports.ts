@@ -15,6 +15,8 @@ export interface ModuleImport {
 	typeOnly: boolean;
 	/** An `import()` call: the module loads when the call runs, not with its importer. */
 	dynamic: boolean;
+	/** A relative path: a module of src/ is meant, whether or not `target` names one. */
+	local: boolean;
 }
 
 function sourceFiles(dir: string): string[] {
@@ -49,12 +51,10 @@ function isTypeOnly(statement: ts.ImportDeclaration | ts.ExportDeclaration): boo
 /** The imports and re-exports of one module (static and dynamic). */
 export function importsOf(module: string): ModuleImport[] {
 	const found: ModuleImport[] = [];
-	const add = (spec: string, typeOnly: boolean, dynamic: boolean) =>
-		found.push({
-			target: spec.startsWith(".") ? relative(SRC, resolve(SRC, dirname(module), spec)) : spec,
-			typeOnly,
-			dynamic,
-		});
+	const add = (spec: string, typeOnly: boolean, dynamic: boolean) => {
+		const local = spec.startsWith(".");
+		found.push({ target: local ? relative(SRC, resolve(SRC, dirname(module), spec)) : spec, typeOnly, dynamic, local });
+	};
 	const visit = (node: ts.Node) => {
 		if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier) {
 			if (ts.isStringLiteral(node.moduleSpecifier)) add(node.moduleSpecifier.text, isTypeOnly(node), false);

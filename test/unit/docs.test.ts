@@ -119,13 +119,27 @@ describe("the architecture's map is the tree: every module of src/ once, under i
 
 	it("every path it names anywhere is in the tree", () => {
 		const root = new URL("../../", import.meta.url).pathname;
-		const paths = [...architecture.matchAll(/`((?:core|edges|test|bench|docs|demo|scripts|skills)\/[\w./-]+)`/g)];
+		const paths = [...architecture.matchAll(/`((?:core|edges|store|test|bench|docs|demo|scripts|skills)\/[\w./-]+)`/g)];
 		const missing = paths
 			.map(([, path = ""]) => path)
 			.filter((path) => !existsSync(join(src, path)) && !existsSync(join(root, path)));
 		expect([...new Set(missing)]).toEqual([]);
 	});
 });
+
+/** Words the glossary replaced: `crew` (workers), "step file" (plan file), the list's status key named for a plan. */
+const RETIRED = [/\bcrews?\b/i, /\bstep files?\b/i, /\bPLAN_STATUS_KEY\b/];
+
+/** Every module of src/, one text: where a name of the code must be found. */
+const sources = (() => {
+	const walk = (dir: string): string[] =>
+		readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+			entry.isDirectory() ? walk(join(dir, entry.name)) : entry.name.endsWith(".ts") ? [join(dir, entry.name)] : [],
+		);
+	return walk(new URL("../../src/", import.meta.url).pathname)
+		.map((file) => readFileSync(file, "utf8"))
+		.join("\n");
+})();
 
 describe("the architecture's glossary gives each idea one word", () => {
 	const architecture = readFileSync(new URL("../../docs/ARCHITECTURE.md", import.meta.url), "utf8");
@@ -158,6 +172,24 @@ describe("the architecture's glossary gives each idea one word", () => {
 
 	it.each(TERMS)("defines %s", (term) => {
 		expect(glossary).toMatch(new RegExp(`^- \\*\\*${term}\\*\\*`, "m"));
+	});
+
+	it("every name of the code it gives (`SessionWorkers`, `write_todos`) is a name in src/", () => {
+		const names = [...glossary.matchAll(/`([A-Za-z_][A-Za-z0-9_]*)`/g)]
+			.map(([, name = ""]) => name)
+			.filter((name) => !RETIRED.some((word) => word.test(name)));
+		expect(names.length).toBeGreaterThan(0);
+		expect(names.filter((name) => !new RegExp(`\\b${name}\\b`).test(sources))).toEqual([]);
+	});
+
+	it("the words it retired are gone from src/ and the docs", () => {
+		const docs = ["README.md", "docs/API.md", "docs/TOOLS.md", "docs/TESTING.md"].map((doc) =>
+			readFileSync(new URL(`../../${doc}`, import.meta.url), "utf8"),
+		);
+		const found = RETIRED.filter((word) =>
+			[sources, ...docs, architecture.replace(glossary, "")].some((text) => word.test(text)),
+		);
+		expect(found).toEqual([]);
 	});
 });
 

@@ -38,6 +38,15 @@ describe("src/ is layered by folder: the core, the store, the edges in order, th
 		expect(homeless(modules)).toEqual([]);
 	});
 
+	it("every relative import names a module of src/ as it is spelt (a `.js` or no extension would escape the rule)", () => {
+		const stray = [...graph].flatMap(([module, imports]) =>
+			imports
+				.filter(({ local, target }) => local && !modules.includes(target))
+				.map(({ target }) => `${module} → ${target}`),
+		);
+		expect(stray).toEqual([]);
+	});
+
 	it("every import keeps the layer rule", () => {
 		expect(layerViolations(ownImports)).toEqual([]);
 	});

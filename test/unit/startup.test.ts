@@ -46,7 +46,7 @@ describe("a start loads none of what most sessions never use", () => {
 
 describe("what a start loads follows static imports only", () => {
 	const imports = (graph: Record<string, ModuleImport[]>) => (module: string) => graph[module] ?? [];
-	const value = (target: string): ModuleImport => ({ target, typeOnly: false, dynamic: false });
+	const value = (target: string): ModuleImport => ({ target, typeOnly: false, dynamic: false, local: true });
 
 	it("a module imported statically is loaded, and what it imports", () => {
 		const graph = { "index.ts": [value("events.ts")], "events.ts": [value("state.ts")] };
@@ -56,8 +56,8 @@ describe("what a start loads follows static imports only", () => {
 	it("a module imported by import() or for its types alone is not", () => {
 		const graph = {
 			"index.ts": [
-				{ target: "edges/workers/session-workers.ts", typeOnly: false, dynamic: true },
-				{ target: "core/rules/judge.ts", typeOnly: true, dynamic: false },
+				{ target: "edges/workers/session-workers.ts", typeOnly: false, dynamic: true, local: true },
+				{ target: "core/rules/judge.ts", typeOnly: true, dynamic: false, local: true },
 			],
 		};
 		expect(loadedWith("index.ts", imports(graph))).toEqual(["index.ts"]);

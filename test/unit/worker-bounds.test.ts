@@ -4,13 +4,13 @@ import { describe, expect, it } from "vitest";
 import {
 	confinedArgs,
 	confinedCommand,
-	judgeWrite,
 	resolveIn,
 	shellWord,
 	toolFlags,
 	unconfinedCommand,
 	type WorkerPlace,
 	type WriteTarget,
+	whereWriteReaches,
 	workerCredentials,
 	writableEntries,
 	writeRefusal,
@@ -40,54 +40,56 @@ describe("a path is read against the tree as the write tool reads it, before lin
 
 describe("a worker writes inside its tree only", () => {
 	it("relative paths, absolute paths into the tree, and the tree's own `..` that stays in it are allowed", () => {
-		expect(judgeWrite(place, target("a.txt"))).toEqual({ kind: "inside" });
-		expect(judgeWrite(place, target(`${TREE}/src/a.ts`))).toEqual({ kind: "inside" });
-		expect(judgeWrite(place, target("src/../a.txt"))).toEqual({ kind: "inside" });
+		expect(whereWriteReaches(place, target("a.txt"))).toEqual({ kind: "inside" });
+		expect(whereWriteReaches(place, target(`${TREE}/src/a.ts`))).toEqual({ kind: "inside" });
+		expect(whereWriteReaches(place, target("src/../a.txt"))).toEqual({ kind: "inside" });
 	});
 
 	it("an absolute path of the person's repository is refused, and named as the same file in the tree", () => {
-		expect(judgeWrite(place, target(`${REPO}/README.md`))).toEqual({
+		expect(whereWriteReaches(place, target(`${REPO}/README.md`))).toEqual({
 			kind: "in-repo",
 			instead: `${TREE}/README.md`,
 		});
-		expect(judgeWrite(place, target(`${REPO}/src/deep/a.ts`))).toEqual({
+		expect(whereWriteReaches(place, target(`${REPO}/src/deep/a.ts`))).toEqual({
 			kind: "in-repo",
 			instead: `${TREE}/src/deep/a.ts`,
 		});
-		expect(judgeWrite(place, target(REPO))).toEqual({ kind: "in-repo", instead: TREE });
+		expect(whereWriteReaches(place, target(REPO))).toEqual({ kind: "in-repo", instead: TREE });
 	});
 
 	it("a folder beside the repository whose name starts like it is not the repository", () => {
-		expect(judgeWrite(place, target(`${REPO}-old/README.md`))).toEqual({ kind: "outside" });
+		expect(whereWriteReaches(place, target(`${REPO}-old/README.md`))).toEqual({ kind: "outside" });
 	});
 
 	it("`..` that leaves the tree is refused; into the person's repository it is named in the tree", () => {
-		expect(judgeWrite(place, target("../../etc/hosts"))).toEqual({ kind: "outside" });
-		expect(judgeWrite(place, target("../../home/ann/project/a.txt"))).toEqual({
+		expect(whereWriteReaches(place, target("../../etc/hosts"))).toEqual({ kind: "outside" });
+		expect(whereWriteReaches(place, target("../../home/ann/project/a.txt"))).toEqual({
 			kind: "in-repo",
 			instead: `${TREE}/a.txt`,
 		});
 	});
 
 	it("a path of the tree whose links lead out is refused with where it leads; into the repository, named in the tree", () => {
-		expect(judgeWrite(place, target("out/notes.txt", "/srv/elsewhere/notes.txt"))).toEqual({
+		expect(whereWriteReaches(place, target("out/notes.txt", "/srv/elsewhere/notes.txt"))).toEqual({
 			kind: "through-link",
 			real: "/srv/elsewhere/notes.txt",
 		});
-		expect(judgeWrite(place, target("mirror/README.md", `${REPO}/README.md`))).toEqual({
+		expect(whereWriteReaches(place, target("mirror/README.md", `${REPO}/README.md`))).toEqual({
 			kind: "in-repo",
 			instead: `${TREE}/README.md`,
 		});
 	});
 
 	it("a path outside that links into the tree is allowed: what is written is the tree's", () => {
-		expect(judgeWrite(place, target("/var/link/a.txt", `${TREE}/a.txt`))).toEqual({ kind: "inside" });
+		expect(whereWriteReaches(place, target("/var/link/a.txt", `${TREE}/a.txt`))).toEqual({ kind: "inside" });
 	});
 
 	it("the tree as its links resolve it counts as the tree (a temporary folder reached through a link)", () => {
 		const linked: WorkerPlace = { tree: "/tmp/w", realTree: "/private/tmp/w", repo: REPO };
-		expect(judgeWrite(linked, { absolute: "/tmp/w/a.txt", real: "/private/tmp/w/a.txt" })).toEqual({ kind: "inside" });
-		expect(judgeWrite(linked, { absolute: "/private/tmp/w/out/a", real: "/srv/a" })).toEqual({
+		expect(whereWriteReaches(linked, { absolute: "/tmp/w/a.txt", real: "/private/tmp/w/a.txt" })).toEqual({
+			kind: "inside",
+		});
+		expect(whereWriteReaches(linked, { absolute: "/private/tmp/w/out/a", real: "/srv/a" })).toEqual({
 			kind: "through-link",
 			real: "/srv/a",
 		});
@@ -95,7 +97,7 @@ describe("a worker writes inside its tree only", () => {
 
 	it("without the person's repository known, its paths are outside like any other", () => {
 		const unknown: WorkerPlace = { ...place, repo: undefined };
-		expect(judgeWrite(unknown, target(`${REPO}/README.md`))).toEqual({ kind: "outside" });
+		expect(whereWriteReaches(unknown, target(`${REPO}/README.md`))).toEqual({ kind: "outside" });
 	});
 });
 

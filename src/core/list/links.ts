@@ -71,8 +71,8 @@ function subtaskIndex(todos: readonly TodoItem[]): number[][] {
 /** The edges an item's completion depends on: the items it waits for, and (for a parent) its subtasks. */
 function dependencies(todos: readonly TodoItem[], subtasks: readonly number[][], index: number): CycleStep[] {
 	const waits = (todos[index]?.blockedBy ?? []).map((to): CycleStep => ({ from: index, to, via: "waits" }));
-	const children = (subtasks[index] ?? []).map((to): CycleStep => ({ from: index, to, via: "subtask" }));
-	return [...waits, ...children];
+	const ownSubtasks = (subtasks[index] ?? []).map((to): CycleStep => ({ from: index, to, via: "subtask" }));
+	return [...waits, ...ownSubtasks];
 }
 
 /** A cycle of waits and subtasks, from its lowest index round to it again; undefined when there is none. */

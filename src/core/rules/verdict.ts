@@ -12,7 +12,7 @@ import type { TodoItem } from "../model/types.ts";
 export type JudgeWord = "met" | "not met" | "cannot tell";
 export const JUDGE_WORDS: readonly JudgeWord[] = ["met", "not met", "cannot tell"];
 
-/** One verdict: the judge's word and its one reason. */
+/** One finding: the judge's word on one item, and its one reason. */
 export interface Finding {
 	verdict: JudgeWord;
 	reason: string;

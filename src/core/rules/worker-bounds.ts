@@ -24,8 +24,8 @@ export interface WriteTarget {
 	real: string;
 }
 
-/** Whether a write may go ahead, and if not, what the refusal says. */
-export type WriteVerdict =
+/** Where a write reaches: inside the tree, so it may go ahead, or where the refusal says it would. */
+export type WriteReach =
 	| { kind: "inside" }
 	/** A file of the person's repository: `instead` is the same file in the tree. */
 	| { kind: "in-repo"; instead: string }
@@ -51,7 +51,7 @@ function below(dir: string, path: string): string | undefined {
 }
 
 /** Whether a worker in `place` may write `target`, and if not, why. */
-export function judgeWrite(place: WorkerPlace, target: WriteTarget): WriteVerdict {
+export function whereWriteReaches(place: WorkerPlace, target: WriteTarget): WriteReach {
 	if (below(place.realTree, target.real) !== undefined) return { kind: "inside" };
 	const inRepo =
 		place.repo === undefined ? undefined : (below(place.repo, target.absolute) ?? below(place.repo, target.real));
@@ -60,10 +60,10 @@ export function judgeWrite(place: WorkerPlace, target: WriteTarget): WriteVerdic
 	return named === undefined ? { kind: "outside" } : { kind: "through-link", real: target.real };
 }
 
-/** What the model reads when its write of `path` is refused for `verdict`. */
-export function writeRefusal(path: string, verdict: Exclude<WriteVerdict, { kind: "inside" }>, tree: string): string {
-	if (verdict.kind === "in-repo") return WORKER_BOUNDS_TEXTS.inRepo(path, verdict.instead);
-	if (verdict.kind === "through-link") return WORKER_BOUNDS_TEXTS.throughLink(path, verdict.real, tree);
+/** What the model reads when its write of `path` is refused for where it reaches (`reach`). */
+export function writeRefusal(path: string, reach: Exclude<WriteReach, { kind: "inside" }>, tree: string): string {
+	if (reach.kind === "in-repo") return WORKER_BOUNDS_TEXTS.inRepo(path, reach.instead);
+	if (reach.kind === "through-link") return WORKER_BOUNDS_TEXTS.throughLink(path, reach.real, tree);
 	return WORKER_BOUNDS_TEXTS.outside(path, tree);
 }
 

@@ -679,7 +679,7 @@ export function stopStatus(words: string | undefined): StatusText | undefined {
 }
 
 /**
- * In a plan with waits or subtasks: `▶ [i] text` for the next item ready to start (one in progress is already on the
+ * In a list with waits or subtasks: `▶ [i] text` for the next item ready to start (one in progress is already on the
  * bar), then `⛓ N waiting` for the open items that wait; nothing when there is neither.
  */
 export function nextStatus(next: [number, TodoItem] | undefined, waiting: number): StatusText | undefined {

@@ -33,7 +33,7 @@ const NAMESPACE_INIT = 'exec 3>&2 2>/dev/null; bash -c "$1" 2>&3 3>&- & wait "$!
  * Runs "$1" in bash with stdout and stderr merged, keeping only the last bytes, in a process-id namespace of its own
  * where one can be made ({@link PID_NAMESPACES}). The check's shell carries the mark "$2" in its environment, and so
  * does everything it starts (background jobs, `nohup`, `setsid`). When the shell exits, whatever it left running is
- * killed, by the namespace's end and by that mark, so its exit code is the verdict at once and no child holds the output
+ * killed, by the namespace's end and by that mark, so its exit code is its result at once and no child holds the output
  * pipe open. The runner and the tail ignore TERM so that, when `timeout` stops the check's process group, the tail
  * still prints what the check said before it died.
  */

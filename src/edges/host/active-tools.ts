@@ -12,7 +12,7 @@ export function isToolActive(activeTools: () => readonly string[], name: string)
 }
 
 /**
- * Whether the model can change the list in this session: `edit_todos` is active. A session without it (a subagent
+ * Whether the model can change the list in this session: `edit_todos` is active. A session without it (a guest
  * whose tools leave ours out, a user who switched them off) gets no injection, no reminder and no continuation.
  */
 export function todoToolsActive(pi: Pick<ExtensionAPI, "getActiveTools">): boolean {

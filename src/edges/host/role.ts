@@ -1,8 +1,8 @@
 /**
  * Whose session this is. The user's own session drives its list, follows the user's settings and sets the process's
- * exit status. A child agent is a guest: a session whose process another session of ours started (pi's `subagent`
- * example, pi-subagents' runner, a `pi -p` the model runs), or another session inside a process whose own session is
- * someone else's (pi-subagents' in-process children, a subagent built on pi's SDK).
+ * exit status. Any other is a guest: a child, whose process another session of ours started (pi's `subagent`
+ * example, pi-subagents' runner, a `pi -p` the model runs), or a nested one, another session inside a process whose
+ * own session is someone else's (pi-subagents' in-process sessions, a session built on pi's SDK).
  */
 
 import type { SessionRole } from "../../core/model/types.ts";

@@ -1,7 +1,7 @@
 /**
  * pi's API as one instance of the extension uses it: every handler, tool, command and renderer registered through it
- * runs in that instance's session scope (state.ts), so a session that pi runs beside ours in the same process (an
- * in-process subagent loads the extension again) never reads or changes our list, and we never change its.
+ * runs in that instance's session scope (state.ts), so a session that pi runs beside ours in the same process (a
+ * nested guest loads the extension again) never reads or changes our list, and we never change its.
  */
 
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";

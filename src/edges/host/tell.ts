@@ -25,8 +25,8 @@ export function stderrLines(text: string): string {
 
 /**
  * Tells the user; a context gone stale (its session was replaced) is nobody left to tell. Without a UI, only the
- * process's own session writes to its stderr: a session nested in another's process (an in-process subagent) has no
- * user of its own, and its lines would land in the middle of the parent's.
+ * process's own session writes to its stderr: a session nested in another's process (a nested guest) has no user
+ * of its own, and its lines would land in the middle of the process's own session's.
  */
 export function tell(ctx: ExtensionContext, text: string, level: NoticeLevel = "info"): void {
 	quietly(() => {

@@ -21,11 +21,11 @@ import {
 	type Confinement,
 	confinedArgs,
 	confinedCommand,
-	judgeWrite,
 	resolveIn,
 	unconfinedCommand,
 	type WorkerPlace,
 	type WriteTarget,
+	whereWriteReaches,
 	writableEntries,
 	writeRefusal,
 } from "../../core/rules/worker-bounds.ts";
@@ -235,7 +235,7 @@ export function keepInTree(pi: ExtensionAPI, ctx: ExtensionContext, env: NodeJS.
 		}
 		if ((event.toolName !== "write" && event.toolName !== "edit") || typeof input.path !== "string") return undefined;
 		// A relative path is the tool's own: read from the folder it runs in, the tree's or one of its folders.
-		const verdict = judgeWrite(place, targetOf(ctx.cwd, input.path));
-		return verdict.kind === "inside" ? undefined : { block: true, reason: writeRefusal(input.path, verdict, tree) };
+		const reach = whereWriteReaches(place, targetOf(ctx.cwd, input.path));
+		return reach.kind === "inside" ? undefined : { block: true, reason: writeRefusal(input.path, reach, tree) };
 	});
 }
