@@ -30,6 +30,8 @@ const ITEMS = ["Add line 0 to notes.txt", "Add line 1 to notes.txt"];
 const NOTES = "start\n1\n2\n3\nend\n";
 const ADD_LINE = [`sed -i 's/^start$/start\\nline 0/' notes.txt`, `sed -i 's/^end$/line 1\\nend/' notes.txt`];
 const PLAN_REF = "refs/til-done/claims/main--PLAN_md/";
+/** A worker's landing line on stderr, its item captured. */
+const WORKER_LANDED = /^\[til-done\] Worker on \[(\d)\] landed in /;
 
 const bash = (command: string): FakeStep => toolStep("bash", { command });
 
@@ -92,13 +94,10 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			expect(runs.map((run) => run.code)).toEqual([0, 0]);
 			expect(readFileSync(join(env.cwd, "notes.txt"), "utf8")).toBe("start\nline 0\n1\n2\n3\nline 1\nend\n");
 			expect(readFileSync(join(env.cwd, "PLAN.md"), "utf8")).toBe(planOf(ITEMS, true));
-			// Each item was worked by one worker of one session only.
-			expect(
-				env
-					.workerTries()
-					.map((worker) => worker.item)
-					.toSorted(),
-			).toEqual([0, 1]);
+			// Each item landed once, by one session (a try given back meanwhile, while the other session's landing was under
+			// way, is no landing): the landings the two sessions say are one per item.
+			const landings = runs.flatMap((run) => stderrOf(run.stderr)).filter((line) => WORKER_LANDED.test(line));
+			expect(landings.map((line) => Number(WORKER_LANDED.exec(line)?.[1])).toSorted()).toEqual([0, 1]);
 			expect(claimRefs(env)).toBe("");
 			expect(state()).toBe(before);
 		},
