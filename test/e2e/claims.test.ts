@@ -101,28 +101,33 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			expect(claimRefs(env)).toBe("");
 			expect(state()).toBe(before);
 		},
+		120_000,
 	);
 
 	it.each([
 		["a process of this machine that is gone (a pi that was process 1 before a restart)", hostname()],
 		["a session of another machine", "another-machine"],
-	])("a claim of %s, never renewed: taken over after its lease, the item worked once", async (_, holderHost) => {
-		const texts = ITEMS.slice(0, 1);
-		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "1", TIL_DONE_LEASE: "1" });
-		const state = planRepo(env, texts);
-		env.writeWorkerScripts({ "0": [bash(ADD_LINE[0] ?? ""), sayStep("Added line 0.")] });
-		const stale = claimOf(env, { session: "an-old-session", host: holderHost });
-		git(env, "update-ref", `${PLAN_REF}${itemKey(0, texts[0] ?? "")}`, stale);
-		const before = state();
-		const run = await session(host, env, "a");
-		expect(run.code).toBe(0);
-		expect(countOf(readFileSync(join(env.cwd, "notes.txt"), "utf8"), "line 0")).toBe(1);
-		expect(readFileSync(join(env.cwd, "PLAN.md"), "utf8")).toBe(planOf(texts, true));
-		expect(env.workerTries().map((worker) => worker.item)).toEqual([0]);
-		// Taken over, then let go once its landing was recorded: no claim is left.
-		expect(claimRefs(env)).toBe("");
-		expect(state()).toBe(before);
-	});
+	])(
+		"a claim of %s, never renewed: taken over after its lease, the item worked once",
+		async (_, holderHost) => {
+			const texts = ITEMS.slice(0, 1);
+			const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "1", TIL_DONE_LEASE: "1" });
+			const state = planRepo(env, texts);
+			env.writeWorkerScripts({ "0": [bash(ADD_LINE[0] ?? ""), sayStep("Added line 0.")] });
+			const stale = claimOf(env, { session: "an-old-session", host: holderHost });
+			git(env, "update-ref", `${PLAN_REF}${itemKey(0, texts[0] ?? "")}`, stale);
+			const before = state();
+			const run = await session(host, env, "a");
+			expect(run.code).toBe(0);
+			expect(countOf(readFileSync(join(env.cwd, "notes.txt"), "utf8"), "line 0")).toBe(1);
+			expect(readFileSync(join(env.cwd, "PLAN.md"), "utf8")).toBe(planOf(texts, true));
+			expect(env.workerTries().map((worker) => worker.item)).toEqual([0]);
+			// Taken over, then let go once its landing was recorded: no claim is left.
+			expect(claimRefs(env)).toBe("");
+			expect(state()).toBe(before);
+		},
+		90_000,
+	);
 
 	it("a worker whose claim another session took over stops: its work kept under a ref, never landed, the line says why", async () => {
 		const texts = ITEMS.slice(0, 1);
@@ -160,5 +165,5 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		expect(readFileSync(join(env.cwd, "PLAN.md"), "utf8")).toBe(planOf(texts, true));
 		expect(env.workerTries().map((worker) => worker.item)).toEqual([0, 0]);
 		expect(state()).toBe(before);
-	});
+	}, 120_000);
 });
