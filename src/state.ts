@@ -84,8 +84,10 @@ export {
 export {
 	addWorker,
 	allowWorkers,
+	forgetClaimedElsewhere,
 	getClaimedElsewhere,
 	getEndedWorkers,
+	getLookAgainMs,
 	getWorkers,
 	markClaimedElsewhere,
 	markLanding,

@@ -26,7 +26,12 @@ export function markReviewAnnounced(index: number): void {
 
 /** The user took the wheel (a prompt, a command, a new session): every breaker counter starts again. */
 export function resetChain(): void {
-	setState({ chain: freshChain(getState().chain, getState().todos), claimedElsewhere: [], endedWorkers: [] });
+	setState({
+		chain: freshChain(getState().chain, getState().todos),
+		claimedElsewhere: [],
+		lookAgainMs: undefined,
+		endedWorkers: [],
+	});
 }
 
 /** A new chain over `todos`: what is completed now is not progress, and a pause of the user's lasts. */

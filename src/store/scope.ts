@@ -45,8 +45,10 @@ export interface StoreState {
 	workerNotes: ReadonlyMap<string, string>;
 	/** The workers that ended in this chain (its last `MAX_ENDED_WORKERS`), in the order they ended. */
 	endedWorkers: readonly FinishedWorker[];
-	/** Items another live process holds the claim of, by key, in this chain: no worker of ours is handed them. */
+	/** Items another session holds the claim of, by key, as last tried: no worker of ours is handed them. */
 	claimedElsewhere: readonly string[];
+	/** How long until the items held elsewhere are worth trying again (ms); undefined when none is held. */
+	lookAgainMs: number | undefined;
 	/** The remote `/todos remote` chose for this session, over the setting: null for none (off); undefined when it did not. */
 	remoteChosen: string | null | undefined;
 	/** Set once the finished-list notice is shown; cleared when the list has work again. */
@@ -88,6 +90,7 @@ function initialState(role: SessionRole): StoreState {
 		workersRefused: false,
 		workerNotes: new Map(),
 		claimedElsewhere: [],
+		lookAgainMs: undefined,
 		remoteChosen: undefined,
 		endedWorkers: [],
 		completionAnnounced: false,

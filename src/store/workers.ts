@@ -80,18 +80,32 @@ export function removeWorker(key: string, ended?: FinishedWorker): void {
 	});
 }
 
-/** Another live process holds the claim of item `key`: it is not ours to work in this chain, and never was. */
-export function markClaimedElsewhere(key: string): void {
-	const { workers, claimedElsewhere } = getState();
+/**
+ * Another session holds the claim of item `key`: no worker of ours is handed it until the claims are tried again,
+ * worth it in `lookAgainMs` (the shortest such wait of the items held is kept).
+ */
+export function markClaimedElsewhere(key: string, lookAgainMs: number): void {
+	const { workers, claimedElsewhere, lookAgainMs: before } = getState();
 	setState({
 		workers: workers.filter((worker) => worker.key !== key),
 		claimedElsewhere: [...claimedElsewhere, key],
+		lookAgainMs: before === undefined ? lookAgainMs : Math.min(before, lookAgainMs),
 	});
 }
 
-/** The keys of the items other processes hold in this chain. */
+/** The keys of the items other sessions hold, as last tried. */
 export function getClaimedElsewhere(): readonly string[] {
 	return getState().claimedElsewhere;
+}
+
+/** How long until the items held elsewhere are worth trying again; undefined when none is. */
+export function getLookAgainMs(): number | undefined {
+	return getState().lookAgainMs;
+}
+
+/** The items held elsewhere are to be tried again: their claims, as the next decision hands them out. */
+export function forgetClaimedElsewhere(): void {
+	setState({ claimedElsewhere: [], lookAgainMs: undefined });
 }
 
 /** A worker's model call ended: it counts in the chain's spend, and in the worker's own; its tokens so far. */

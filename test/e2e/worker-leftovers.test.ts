@@ -1,8 +1,8 @@
 /**
  * Nothing a run of workers leaves behind stays, on both pi lines, with a real repository: a `pi -p` ended by SIGTERM
  * or SIGINT stops its workers and lets their claims go before it exits; one killed with SIGKILL leaves its trees (each
- * with its TMPDIR beside it), private folder, claims and snapshot refs, which `/todos workers` names and the next
- * workers remove.
+ * with its TMPDIR beside it), private folder and snapshot refs, which `/todos workers` names and the next workers
+ * remove, and claims, which the next workers take over once their lease ran out.
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
@@ -33,7 +33,7 @@ function left(env: IsolatedEnv) {
 	const git = (...args: string[]) => execFileSync("git", args, { cwd: env.cwd, encoding: "utf8" });
 	return {
 		folders: readdirSync(env.tmpDir).filter((name) => /^til-done-(worker|git|merge|index)-/.test(name)),
-		refs: git("for-each-ref", "--format=%(refname)", "refs/til-done-claims/", "refs/til-done/").trim(),
+		refs: git("for-each-ref", "--format=%(refname)", "refs/til-done/").trim(),
 	};
 }
 
@@ -154,8 +154,11 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		expect(state()).toBe(before);
 	});
 
-	it("after a SIGKILL, /todos workers names what is left, and the next workers remove it and land the items", async () => {
-		const env = pi.env([writeStep(["Write a.txt", "Write b.txt"]), sayStep("Planned.")], { TIL_DONE_WORKERS: "2" });
+	it("after a SIGKILL, /todos workers names what is left, and the next workers remove it, take the claims over after their lease and land the items", async () => {
+		const env = pi.env([writeStep(["Write a.txt", "Write b.txt"]), sayStep("Planned.")], {
+			TIL_DONE_WORKERS: "2",
+			TIL_DONE_LEASE: "1",
+		});
 		const state = userRepo(env);
 		const file = waitingWorkers(env);
 		const before = state();
@@ -168,7 +171,8 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		const shown = await print(host, env, "/todos workers");
 		// Each worker's tree, our git folder beside it and its TMPDIR beside it (2 × 3), the session's private git folder,
 		// and its workers' copy of its compiled extensions.
-		const parts = `${WORKERS.leftFolders(8)}, 2 claim(s) of gone pi processes, 2 snapshot ref(s) of gone workers`;
+		// Its claims are no leftovers: their lease runs out by itself.
+		const parts = `${WORKERS.leftFolders(8)}, 2 snapshot ref(s) of gone workers`;
 		expect(shown.stderr).toBe(stderrLine(`Workers: up to 2 at once; 0 at work\n${WORKERS.leftovers(parts)}`));
 		// The next run, in a new session, works the same two items: what the gone pi left is removed first.
 		env.writeWorkerScripts({ "0": writeFileScript("a.txt"), "1": writeFileScript("b.txt") });

@@ -24,11 +24,9 @@ import {
 	allFinished,
 	CHECKPOINT_ENTRY,
 	CHECKPOINTS,
-	CONTINUATION_HEAD,
 	doneStatus,
 	ENTRY_TYPE,
 	KEY,
-	LEFT_TO_OTHERS,
 	maskSeconds,
 	progressStatus,
 	reviewWait,
@@ -278,59 +276,6 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		expect(tries[1]?.lastUser).toContain(
 			'Its last try was given back (data): «its work conflicts with the work tree in "README.md"».',
 		);
-		expect(state()).toBe(before);
-	});
-
-	it("two sessions with the same two items on one repository: each item lands once per claim, and a session whose open items another pi holds leaves them to it and exits 0", async () => {
-		const env = pi.env([writeStep(["Write a.txt", "Write b.txt"]), sayStep("Planned.")], { TIL_DONE_WORKERS: "2" });
-		const state = userRepo(env);
-		const slow = (name: string): FakeStep[] => [
-			{ ...toolStep("write", { path: name, content: `${name} by a worker\n` }), delayMs: 2000 },
-			sayStep(`Wrote ${name}.`),
-		];
-		env.writeWorkerScripts({ "0": slow("a.txt"), "1": slow("b.txt") });
-		const before = state();
-		const session = (name: string) =>
-			runPrint(["-p", "Write the files."], env.env, {
-				host,
-				extensions: [EXTENSION_ENTRY],
-				session: { dir: join(env.root, `sessions-${name}`) },
-			});
-		const runs = await Promise.all([session("a"), session("b")]);
-		expect(readFileSync(join(env.cwd, "a.txt"), "utf8")).toBe("a.txt by a worker\n");
-		expect(readFileSync(join(env.cwd, "b.txt"), "utf8")).toBe("b.txt by a worker\n");
-		// Each session ends with its share done, or with what another pi holds left to it: never sent on for it.
-		// Which session claims which item first is the machine's to decide: one of them, both, or each one.
-		const ends: [string, number[]][] = [
-			[allFinished(2), [0, 1]],
-			[LEFT_TO_OTHERS([0]), [1]],
-			[LEFT_TO_OTHERS([1]), [0]],
-			[LEFT_TO_OTHERS([0, 1]), []],
-		];
-		const shares = new Map(ends.map(([end, share]) => [stderrLine(end).trimEnd(), share]));
-		const texts = ["Write a.txt", "Write b.txt"];
-		const landings: string[] = [];
-		for (const run of runs) {
-			const lines = stderrOf(run.stderr);
-			const end = lines.at(-1) ?? "";
-			expect([...shares.keys()]).toContain(end);
-			// Its share: a start for each item it claimed, then each one's landing, in the order they end.
-			const mine = shares.get(end) ?? [];
-			expect(lines.slice(0, mine.length)).toEqual(mine.map((index) => startedLine(index, texts[index] ?? "")));
-			expect(lines).toHaveLength(2 * mine.length + 1);
-			landings.push(...lines.slice(mine.length, -1));
-			expect(run.code).toBe(0);
-		}
-		// An item is claimed again only once its first worker landed and let it go: that one wrote its file, a later one
-		// found it as its worker would write it and changed no file.
-		const claims = env.workerTries();
-		const landed = claims.map(({ item, tokens }, at) => {
-			const first = !claims.slice(0, at).some((earlier) => earlier.item === item);
-			const name = ["a.txt", "b.txt"][item] ?? "";
-			return stderrLine(WORKERS.landed(item, tokens, first ? [name] : [], `Wrote ${name}.`)).trimEnd();
-		});
-		expect(landings.toSorted()).toEqual(landed.toSorted());
-		expect(env.readLog().filter((line) => line.lastUser.startsWith(CONTINUATION_HEAD))).toEqual([]);
 		expect(state()).toBe(before);
 	});
 

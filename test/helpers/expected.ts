@@ -323,9 +323,13 @@ export const WORKERS = {
 		`Worker on [${index}]: its landing had begun writing when you stopped it: it landed whole, and the item is completed.`,
 } as const;
 
-/** Every open item held by another pi on the repository (or waiting on one): the session leaves them to it. */
-export const LEFT_TO_OTHERS = (held: readonly number[]): string =>
-	`${held.map((index) => `[${index}]`).join(" ")} ${held.length === 1 ? "is" : "are"} held by another pi working this repository: left to it. Nothing else is open here; this session is done with its share.`;
+/** Every open item held by another session on the plan (or waiting on one): the session waits, then looks again. */
+export const HELD_ELSEWHERE = (held: readonly number[], seconds: number): string =>
+	`${held.map((index) => `[${index}]`).join(" ")} ${held.length === 1 ? "is" : "are"} held by another session working this plan, and nothing else is open here: looking again in ${seconds} s (the plan read again, a claim not renewed for its lease taken over).`;
+
+/** A worker stopped because another session took its claim over: why, as its line gives it. */
+export const CLAIM_LOST_WHY =
+	"another session took its claim over (this one did not renew it within the lease): its work is kept under its ref and does not land";
 
 /** The workers' status: each worker's item once, by index, with its text: `⚙ 2 worker(s): [0] a [1] b`. */
 export const workersStatus = (items: readonly (readonly [number, string])[]): string =>

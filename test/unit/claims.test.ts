@@ -1,142 +1,161 @@
-/** Claims against a real repository: one item, one worker, whichever process asks, and nothing of the user's touched. */
-import { execFileSync, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+/**
+ * The workers' claims against a real repository: the plan's place named by its branch and plan file, one winner of
+ * any number of sessions, a claim renewed while held and let go by its holder only, a renewal that finds the claim
+ * taken over told once, and no claim removed by a clean of the checkpoints.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { claimItem, claimsOn, releaseIfHeld, releaseItem } from "../../src/edges/git/claims.ts";
-import { findRepo, type Repo } from "../../src/edges/git/git.ts";
+import { claimMessage, claimRef, readClaimMessage } from "../../src/core/rules/leases.ts";
+import {
+	type Claims,
+	claimantOf,
+	claimItem,
+	DETACHED_BRANCH,
+	holdWhileWorking,
+	localPlace,
+	newNonce,
+} from "../../src/edges/git/claims.ts";
+import { cleanCheckpointRefs, findRepo, type Repo } from "../../src/edges/git/git.ts";
+import { waitForValue } from "../helpers/cli.ts";
 import { must } from "../helpers/must.ts";
 
 let dir = "";
-const git = (...args: string[]) => execFileSync("git", args, { cwd: dir, encoding: "utf8" });
+const git = (...args: string[]) => execFileSync("git", args, { cwd: dir, encoding: "utf8" }).trim();
 beforeEach(() => {
 	dir = realpathSync(mkdtempSync(join(tmpdir(), "til-done-claims-")));
 	git("init", "-q", "-b", "main");
+	git("-c", "user.name=u", "-c", "user.email=u@u", "commit", "-q", "--allow-empty", "-m", "start");
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const repo = async (): Promise<Repo> => must(await findRepo(dir), "the repository");
-const claim = (key: string, session: string, pid = process.pid, host = hostname()) => ({
-	key,
-	session,
-	host,
-	pid,
-	at: 1,
-});
+const LONG_LEASE_MS = 3_600_000;
 
-/** A pid no process of this machine has now: a child that has exited. */
-const gonePid = (): number => must(spawnSync(process.execPath, ["-e", ""]).pid, "a pid");
+/** How session `session` claims on the plan of the repository's `main` without a plan file. */
+async function claimsOf(session: string, leaseMs = LONG_LEASE_MS): Promise<Claims> {
+	const r = await repo();
+	return { place: await localPlace(r, dir, undefined), me: claimantOf(session, newNonce()), leaseMs };
+}
 
-describe("an item is claimed by one worker at a time", () => {
-	it("the first claim wins, a second is refused until the first lets go", async () => {
+/** The record the claim of `key` holds now, on the plan `main--list`; undefined when there is none. */
+function recordAt(key: string) {
+	const ref = claimRef("main--list", key);
+	if (git("for-each-ref", "--format=%(refname)", ref) === "") return undefined;
+	const message = git("cat-file", "commit", ref);
+	return readClaimMessage(`${message.slice(message.indexOf("\n\n") + 2)}\n`, "main--list", key);
+}
+
+/** Claims `key` again and again (as the session looks again) until it wins; what it won. */
+async function untilWon(claims: Claims, key: string) {
+	const deadline = performance.now() + 10_000;
+	for (;;) {
+		const taken = await claimItem(claims, key);
+		if (taken.kind === "won") return taken;
+		if (performance.now() > deadline) throw new Error(`still ${taken.kind} after 10 s`);
+		await new Promise((resolve) => setTimeout(resolve, 50));
+	}
+}
+
+describe("a session's claims live where its plan does", () => {
+	it("in the repository itself, named by the branch and the plan file relative to the top; a detached HEAD by HEAD", async () => {
 		const r = await repo();
-		expect(await claimItem(r, claim("3-abc", "s1"))).toBe(true);
-		expect(await claimItem(r, claim("3-abc", "s2"))).toBe(false);
-		expect(await claimsOn(r)).toEqual([claim("3-abc", "s1")]);
-		expect(await releaseItem(r, "3-abc")).toBe(true);
-		expect(await claimItem(r, claim("3-abc", "s2"))).toBe(true);
-		expect(await claimsOn(r)).toEqual([claim("3-abc", "s2")]);
+		mkdirSync(join(dir, "sub"));
+		expect(await localPlace(r, join(dir, "sub"), "PLAN.md")).toEqual({ repo: r, plan: "main--sub_PLAN_md" });
+		expect(await localPlace(r, dir, undefined)).toEqual({ repo: r, plan: "main--list" });
+		git("checkout", "-q", "--detach");
+		expect(await localPlace(r, dir, "PLAN.md")).toEqual({ repo: r, plan: `${DETACHED_BRANCH}--PLAN_md` });
 	});
 
-	it("of many claims at once on one item, exactly one wins", async () => {
-		const r = await repo();
-		const won = await Promise.all(Array.from({ length: 8 }, (_, i) => claimItem(r, claim("7-x", `s${i}`))));
-		expect(won.filter(Boolean)).toHaveLength(1);
-	});
-
-	it("lives among our refs only: the user's branches and HEAD are as they were", async () => {
-		const r = await repo();
-		await claimItem(r, claim("1-a", "s"));
-		expect(git("for-each-ref", "--format=%(refname)").trim()).toBe("refs/til-done-claims/1-a");
-		expect(git("symbolic-ref", "HEAD").trim()).toBe("refs/heads/main");
-	});
-});
-
-describe("a claim whose process is gone is taken over", () => {
-	it("a claim left by a process of this machine that has exited is taken; a live one's, or another machine's, is not", async () => {
-		const r = await repo();
-		const dead = gonePid();
-		expect(await claimItem(r, claim("2-b", "crashed", dead))).toBe(true);
-		expect(await claimItem(r, claim("2-b", "s2"))).toBe(true);
-		expect(await claimsOn(r)).toEqual([claim("2-b", "s2")]);
-		expect(await claimItem(r, claim("2-b", "s3"))).toBe(false);
-		expect(await claimItem(r, claim("4-d", "far", dead, "another-machine"))).toBe(true);
-		expect(await claimItem(r, claim("4-d", "s4"))).toBe(false);
-		expect(await claimsOn(r)).toEqual([claim("2-b", "s2"), claim("4-d", "far", dead, "another-machine")]);
-	});
-
-	it("a held ref that is no claim of ours is never taken", async () => {
-		const r = await repo();
-		const blob = execFileSync("git", ["hash-object", "-w", "--stdin"], { cwd: dir, input: "not json" })
-			.toString()
-			.trim();
-		git("update-ref", "refs/til-done-claims/5-e", blob);
-		expect(await claimItem(r, claim("5-e", "s"))).toBe(false);
+	it("the claimant is the session on this machine with a nonce of its own", () => {
+		expect(claimantOf("s1", "n1")).toEqual({ session: "s1", host: hostname(), nonce: "n1" });
 	});
 });
 
-describe("claims that are not ours, and a repository that refuses", () => {
-	it("a ref under the claims that holds no claim is left out; releasing an unclaimed item is no error", async () => {
-		const r = await repo();
-		const blob = execFileSync("git", ["hash-object", "-w", "--stdin"], { cwd: dir, input: "not json" })
-			.toString()
-			.trim();
-		git("update-ref", "refs/til-done-claims/x", blob);
-		const other = execFileSync("git", ["hash-object", "-w", "--stdin"], { cwd: dir, input: '{"key":1}' })
-			.toString()
-			.trim();
-		git("update-ref", "refs/til-done-claims/y", other);
-		const undated = execFileSync("git", ["hash-object", "-w", "--stdin"], {
-			cwd: dir,
-			input: '{"key":"z","session":"s","pid":1}',
-		})
-			.toString()
-			.trim();
-		git("update-ref", "refs/til-done-claims/z", undated);
-		expect(await claimsOn(r)).toEqual([{ key: "z", session: "s", host: "", pid: 1, at: 0 }]);
-		expect(await releaseItem(r, "never-claimed")).toBe(true);
+describe("an item is claimed by one session at a time", () => {
+	it("the first claim wins, another session is held (for at most the lease) until the holder lets go", async () => {
+		const first = await claimsOf("s1");
+		const second = await claimsOf("s2");
+		const won = await claimItem(first, "3-abc");
+		expect(won.kind).toBe("won");
+		expect(recordAt("3-abc")).toMatchObject({ session: "s1", host: hostname(), fence: 1, renewals: 0 });
+		const held = await claimItem(second, "3-abc");
+		expect(held).toMatchObject({ kind: "held", by: { session: "s1" } });
+		expect(held.kind === "held" && held.leftMs <= LONG_LEASE_MS).toBe(true);
+		if (won.kind !== "won") throw new Error("not won");
+		await holdWhileWorking(first, won.claim, () => {}).letGo();
+		expect(recordAt("3-abc")).toBeUndefined();
+		expect((await claimItem(second, "3-abc")).kind).toBe("won");
+		expect(recordAt("3-abc")).toMatchObject({ session: "s2", fence: 1 });
 	});
 
-	it("a claim's ref git holds locked (another git at work on it) is refused, and nothing is claimed", async () => {
-		const r = await repo();
-		mkdirSync(join(dir, ".git", "refs", "til-done-claims"), { recursive: true });
-		writeFileSync(join(dir, ".git", "refs", "til-done-claims", "1-a.lock"), "");
-		expect(await claimItem(r, claim("1-a", "s"))).toBe(false);
-		expect(await claimsOn(r)).toEqual([]);
+	it("of eight sessions claiming one item at once, exactly one wins", async () => {
+		const racers = await Promise.all(Array.from({ length: 8 }, (_, i) => claimsOf(`s${i}`)));
+		const taken = await Promise.all(racers.map((claims) => claimItem(claims, "7-x")));
+		expect(taken.filter((result) => result.kind === "won")).toHaveLength(1);
 	});
 
-	it("a repository git cannot read claims nothing and lists none", async () => {
-		const gone = { top: join(dir, "gone"), gitDir: join(dir, "gone", ".git"), commonDir: join(dir, "gone", ".git") };
-		expect(await claimItem(gone, claim("1-a", "s"))).toBe(false);
-		expect(await claimsOn(gone)).toEqual([]);
+	it("a claim its holder stopped renewing (another host, a process gone) is taken over after the lease, fence 2", async () => {
+		const r = await repo();
+		const key = "2-b";
+		const stale = claimMessage({
+			plan: "main--list",
+			key,
+			session: "gone",
+			host: "another-machine",
+			nonce: "old",
+			fence: 1,
+			renewals: 0,
+			since: 1,
+		});
+		const tree = execFileSync("git", ["mktree"], { cwd: r.top, input: "", encoding: "utf8" }).trim();
+		const commit = execFileSync("git", ["-c", "user.name=u", "-c", "user.email=u@u", "commit-tree", tree], {
+			cwd: r.top,
+			input: stale,
+			encoding: "utf8",
+		}).trim();
+		git("update-ref", claimRef("main--list", key), commit);
+		const claims = await claimsOf("s1", 300);
+		expect((await claimItem(claims, key)).kind).toBe("held");
+		expect((await untilWon(claims, key)).claim.record).toMatchObject({ session: "s1", fence: 2 });
+		expect(recordAt(key)).toMatchObject({ session: "s1", fence: 2 });
 	});
 });
 
-describe("a claim found left is let go only if it is still the one found", () => {
-	it("still held by the one found: let go; gone already: nothing to do", async () => {
-		const r = await repo();
-		const left = claim("1-a", "s", gonePid());
-		await claimItem(r, left);
-		expect(await releaseIfHeld(r, "1-a", left)).toBe(true);
-		expect(await claimsOn(r)).toEqual([]);
-		expect(await releaseIfHeld(r, "1-a", left)).toBe(true);
+describe("a held claim is renewed while its worker works, and let go by its holder only", () => {
+	it("renewed on its timer: each renewal changes it, so others see it live; let go, it is gone", async () => {
+		const claims = await claimsOf("s1", 300);
+		const won = await claimItem(claims, "1-a");
+		if (won.kind !== "won") throw new Error("not won");
+		const lease = holdWhileWorking(claims, won.claim, () => {});
+		await waitForValue(() => ((recordAt("1-a")?.renewals ?? 0) >= 2 ? true : undefined), 10_000, "two renewals");
+		await lease.letGo();
+		expect(recordAt("1-a")).toBeUndefined();
 	});
 
-	it("taken over since by another pi, or replaced by a ref that holds no claim: it stays", async () => {
-		const r = await repo();
-		const left = claim("1-a", "s", gonePid());
-		await claimItem(r, left);
-		expect(await claimItem(r, claim("1-a", "s2"))).toBe(true);
-		expect(await releaseIfHeld(r, "1-a", left)).toBe(false);
-		expect(await claimsOn(r)).toEqual([claim("1-a", "s2")]);
-		const blob = execFileSync("git", ["hash-object", "-w", "--stdin"], { cwd: dir, input: "not a claim" })
-			.toString()
-			.trim();
-		git("update-ref", "refs/til-done-claims/2-b", blob);
-		expect(await releaseIfHeld(r, "2-b", claim("2-b", "s"))).toBe(false);
-		expect(git("for-each-ref", "--format=%(refname)", "refs/til-done-claims/2-b").trim()).toBe(
-			"refs/til-done-claims/2-b",
-		);
+	it("a renewal that finds the claim another's tells its holder once; letting go then leaves the new holder's claim", async () => {
+		const claims = await claimsOf("s1", 300);
+		const won = await claimItem(claims, "1-a");
+		if (won.kind !== "won") throw new Error("not won");
+		let lost = 0;
+		const lease = holdWhileWorking(claims, won.claim, () => {
+			lost += 1;
+		});
+		// Freed by hand and claimed by another session meanwhile, as after this process slept past its lease.
+		git("update-ref", "-d", claimRef("main--list", "1-a"));
+		expect((await claimItem(await claimsOf("s2"), "1-a")).kind).toBe("won");
+		await waitForValue(() => (lost > 0 ? true : undefined), 10_000, "the renewal lost");
+		await lease.letGo();
+		expect(lost).toBe(1);
+		expect(recordAt("1-a")).toMatchObject({ session: "s2" });
+	});
+
+	it("a clean of the checkpoints leaves every claim", async () => {
+		const claims = await claimsOf("s1");
+		expect((await claimItem(claims, "4-d")).kind).toBe("won");
+		await cleanCheckpointRefs(await repo());
+		expect(recordAt("4-d")).toMatchObject({ session: "s1" });
 	});
 });

@@ -818,14 +818,14 @@ describe("the words of refusals, budgets and snapshots, in each of their forms",
 	});
 
 	it("what earlier runs left: the snapshot refs of gone workers", () => {
-		expect(WORKER_TEXTS.leftovers({ folders: 0, claims: 0, bases: 2, kept: 0 }, [])).toBe(
+		expect(WORKER_TEXTS.leftovers({ folders: 0, bases: 2, kept: 0 }, [])).toBe(
 			WORKERS.leftovers("2 snapshot ref(s) of gone workers"),
 		);
 	});
 
 	it("what earlier runs left: the work of items given back, named by each of its refs", () => {
 		const refs = ["refs/til-done/s/0-a/worker-result", "refs/til-done/s/1-b/worker-result"];
-		expect(WORKER_TEXTS.leftovers({ folders: 0, claims: 0, bases: 0, kept: 2 }, refs)).toBe(
+		expect(WORKER_TEXTS.leftovers({ folders: 0, bases: 0, kept: 2 }, refs)).toBe(
 			WORKERS.leftovers(WORKERS.keptWork(refs)),
 		);
 	});

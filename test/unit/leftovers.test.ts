@@ -4,11 +4,11 @@
  */
 import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { hostname, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { workerBaseMessage } from "../../src/core/rules/checkpoint-rules.ts";
 import { cleanWorkers, showWorkers } from "../../src/edges/commands/workers.ts";
-import { claimItem } from "../../src/edges/git/claims.ts";
 import { findRepo, type Repo } from "../../src/edges/git/git.ts";
 import { ownedPrefix, ownerIsLive, ownerOf, ownerTag } from "../../src/edges/host/owner.ts";
 import { findLeftovers, removeLeftovers } from "../../src/edges/workers/leftovers.ts";
@@ -37,6 +37,16 @@ afterEach(() => {
 
 /** A pid no process has: far past the kernel's usual maximum. */
 const GONE_PID = 4_194_000;
+
+/** A worker base commit of item `index` whose pi is `owner`, as a session's worker writes it. */
+function baseOf(index: number, owner: string): string {
+	const tree = execFileSync("git", ["mktree"], { cwd: dir, input: "", encoding: "utf8" }).trim();
+	return execFileSync("git", ["-c", "user.name=u", "-c", "user.email=u@u", "commit-tree", tree], {
+		cwd: dir,
+		input: workerBaseMessage(index, owner),
+		encoding: "utf8",
+	}).trim();
+}
 
 /** The start time field of a live process's tag that is not its own: the pid lives, but started at another time. */
 function reusedTag(): string {
@@ -89,18 +99,15 @@ describe("leftovers of gone runs are found and removed; what live ones use, and 
 			"s/3-d/start",
 		];
 		for (const ref of own) git("update-ref", `refs/til-done/${ref}`, head);
-		const claim = { session: "s", host: hostname(), at: 1 };
-		// [0]'s worker is gone with its pi; [1]'s pi is this one (its result kept while it lands); [4] is held on another
-		// machine.
-		await claimItem(repo, { ...claim, key: "0-a", pid: GONE_PID, owner: `${GONE_PID}.1` });
-		await claimItem(repo, { ...claim, key: "1-b", pid: process.pid, owner: ownerTag() });
-		await claimItem(repo, { ...claim, key: "4-e", host: "elsewhere", pid: GONE_PID, owner: `${GONE_PID}.1` });
+		// [0]'s worker is gone with its pi; [1]'s pi is this one (its result kept while it lands): their bases say so.
+		git("update-ref", "refs/til-done/s/0-a/worker-base", baseOf(0, `${GONE_PID}.1`));
+		git("update-ref", "refs/til-done/s/1-b/worker-base", baseOf(1, ownerTag()));
 		return repo;
 	}
 
 	const refs = () => git("for-each-ref", "--format=%(refname)").trim().split("\n");
 
-	it("found: the gone owners' folders and objects aside, the snapshot ref of a gone worker, its claim, the kept work (not a live worker's result)", async () => {
+	it("found: the gone owners' folders and objects aside, the snapshot ref of a gone worker, the kept work (not a live worker's result)", async () => {
 		const repo = await setUp();
 		const found = await findLeftovers(repo);
 		expect(found.folders.map((path) => path.slice(temp.length + 1)).sort()).toEqual([
@@ -110,7 +117,6 @@ describe("leftovers of gone runs are found and removed; what live ones use, and 
 		]);
 		expect(found.aside).toEqual([join(dir, ".git/objects", `til-done-incoming-${GONE_PID}.1-1`)]);
 		expect(found.bases).toEqual(["refs/til-done/s/0-a/worker-base"]);
-		expect(found.claims.map((claim) => claim.key)).toEqual(["0-a"]);
 		// An earlier try of [1] kept its work for good: kept, though [1]'s worker is at work again.
 		expect(found.kept).toEqual(["refs/til-done/s/1-b/worker-kept-0123456789ab", "refs/til-done/s/2-c/worker-result"]);
 	});
@@ -125,8 +131,6 @@ describe("leftovers of gone runs are found and removed; what live ones use, and 
 		expect(existsSync(join(dir, ".git/objects", `til-done-incoming-${GONE_PID}.1-1`))).toBe(false);
 		expect(refs()).toEqual([
 			"refs/heads/main",
-			"refs/til-done-claims/1-b",
-			"refs/til-done-claims/4-e",
 			"refs/til-done/s/1-b/worker-base",
 			"refs/til-done/s/1-b/worker-kept-0123456789ab",
 			"refs/til-done/s/1-b/worker-result",
@@ -147,12 +151,11 @@ describe("what git refuses to remove is never said removed", () => {
 		const head = git("rev-parse", "HEAD").trim();
 		git("update-ref", "refs/til-done/s/0-a/worker-base", head);
 		git("update-ref", "refs/til-done/s/2-c/worker-result", head);
-		await claimItem(repo, { key: "0-a", session: "s", host: hostname(), at: 1, pid: GONE_PID, owner: `${GONE_PID}.1` });
 		// Another git at work on the refs: each is locked, and git refuses to delete it.
 		writeFileSync(join(dir, ".git/refs/til-done/s/0-a/worker-base.lock"), "");
 		writeFileSync(join(dir, ".git/refs/til-done/s/2-c/worker-result.lock"), "");
 		const removed = await removeLeftovers(repo, { kept: true });
-		expect([removed.bases, removed.kept, removed.claims.map((claim) => claim.key)]).toEqual([[], [], ["0-a"]]);
+		expect([removed.bases, removed.kept]).toEqual([[], []]);
 		expect(git("for-each-ref", "--format=%(refname)", "refs/til-done/").trim().split("\n")).toEqual([
 			"refs/til-done/s/0-a/worker-base",
 			"refs/til-done/s/2-c/worker-result",
@@ -163,28 +166,24 @@ describe("what git refuses to remove is never said removed", () => {
 		const repo = must(await findRepo(dir), "the repository");
 		rmSync(dir, { recursive: true, force: true });
 		const found = await findLeftovers(repo);
-		expect([found.aside, found.bases, found.claims, found.kept]).toEqual([[], [], [], []]);
+		expect([found.aside, found.bases, found.kept]).toEqual([[], [], []]);
 	});
 });
 
 describe("/todos workers says what earlier runs left, and /todos workers clean removes it", () => {
 	it("alone: one line with the counts after the workers; clean: what it removed, then nothing is left", async () => {
-		const repo = must(await findRepo(dir), "the repository");
 		mkdirSync(join(temp, `til-done-worker-${GONE_PID}.1-aaaa`));
 		mkdirSync(join(temp, `til-done-worker-${GONE_PID}.1-aaaa-tmp`));
 		const head = git("rev-parse", "HEAD").trim();
 		git("update-ref", "refs/til-done/s/2-c/worker-result", head);
-		await claimItem(repo, { key: "0-a", session: "s", host: hostname(), at: 1, pid: GONE_PID, owner: `${GONE_PID}.1` });
 		const fake = createFakeCtx({ mode: "rpc", cwd: dir });
 		await showWorkers(fake.ctx, 2);
 		await cleanWorkers(fake.ctx, () => {});
 		await cleanWorkers(fake.ctx, () => {});
 		await showWorkers(fake.ctx, 2);
 		expect(fake.ui.notifications.map((notice) => notice.message)).toEqual([
-			`Workers: up to 2 at once; 0 at work\n${WORKERS.leftovers(`${WORKERS.leftFolders(2)}, 1 claim(s) of gone pi processes, ${WORKERS.keptWork(["refs/til-done/s/2-c/worker-result"])}`)}`,
-			WORKERS.cleaned(
-				`${WORKERS.leftFolders(2)}, 1 claim(s) of gone pi processes, 1 item(s)' work not landed, kept under refs/til-done/…`,
-			),
+			`Workers: up to 2 at once; 0 at work\n${WORKERS.leftovers(`${WORKERS.leftFolders(2)}, ${WORKERS.keptWork(["refs/til-done/s/2-c/worker-result"])}`)}`,
+			WORKERS.cleaned(`${WORKERS.leftFolders(2)}, 1 item(s)' work not landed, kept under refs/til-done/…`),
 			WORKERS.nothingLeft,
 			"Workers: up to 2 at once; 0 at work",
 		]);

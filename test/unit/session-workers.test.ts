@@ -11,6 +11,7 @@ import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { execCommand } from "../../node_modules/@earendil-works/pi-coding-agent/dist/core/exec.js";
 import { itemKey } from "../../src/core/list/items.ts";
+import { claimRef } from "../../src/core/rules/leases.ts";
 import { extensionFlags } from "../../src/edges/workers/extensions.ts";
 import { startWorkers, stopWorkers, workersInterrupted } from "../../src/edges/workers/session-workers.ts";
 import {
@@ -80,6 +81,9 @@ function sessionWith(options: { check?: number } = {}) {
 		checkTimeoutSeconds: 5,
 		spendFactor: 5,
 		command: { command: process.execPath, args: [script] },
+		planFile: undefined,
+		remote: undefined,
+		leaseSeconds: 120,
 	};
 	/** The lines that stay in the transcript, the workers' seconds masked; the notices apart. */
 	const told = () => pi.reports().map((line) => maskSeconds(line.text));
@@ -117,7 +121,7 @@ describe("the session's workers work ready items and land them", () => {
 		expect(readFileSync(join(dir, "item-1.txt"), "utf8")).toBe("item-1.txt by its worker\n");
 		expect(readFileSync(join(dir, "a.txt"), "utf8")).toBe("the user's line\n");
 		expect(getChain().spend.calls).toBe(2);
-		expect(git("for-each-ref", "refs/til-done-claims/")).toBe("");
+		expect(git("for-each-ref", "refs/til-done/claims/")).toBe("");
 		expect(trees.size).toBe(2);
 		expect([...trees].flatMap(besideTree)).toEqual([]);
 		expect(pi.entries.filter((entry) => entry.customType === "til-done-snapshot")).toHaveLength(4);
@@ -274,7 +278,7 @@ describe("the session's workers work ready items and land them", () => {
 		await startWorkers([0], run);
 		expect(await stopWorkers(pi.api)).toEqual([{ outcome: { kind: "stopped" }, work: "unchanged" }]);
 		expect(getTodos()[0]?.status).toBe("not_started");
-		expect(git("for-each-ref", "--format=%(refname)", "refs/til-done/", "refs/til-done-claims/")).toBe("");
+		expect(git("for-each-ref", "--format=%(refname)", "refs/til-done/")).toBe("");
 	});
 
 	it("stopped: its work is kept under a ref, its tree removed, the item ready again, no failure counted", async () => {
@@ -343,7 +347,7 @@ describe("the session's workers work ready items and land them", () => {
 			WORKERS.started(0, "Write item-0.txt"),
 			"Worker on [0]: its tree could not be made from a snapshot of the work tree; the item is ready again.",
 		]);
-		expect(git("for-each-ref", "refs/til-done-claims/")).toBe("");
+		expect(git("for-each-ref", "refs/til-done/claims/")).toBe("");
 	});
 
 	it("an item whose check passes in the worker's tree lands, the check run there", async () => {
@@ -397,14 +401,14 @@ describe("the session's workers work ready items and land them", () => {
 		const { run } = sessionWith();
 		expect(await startWorkers([3], run)).toBe(true);
 		expect(getWorkers()).toEqual([]);
-		expect(git("for-each-ref", "refs/til-done-claims/")).toBe("");
+		expect(git("for-each-ref", "refs/til-done/claims/")).toBe("");
 	});
 
 	it("an item another worker has claimed is not started; outside a git work tree nothing starts", async () => {
 		setTodos(items("Write item-0.txt"));
 		const { run } = sessionWith();
 		const key = itemKey(0, "Write item-0.txt");
-		git("update-ref", `refs/til-done-claims/${key}`, git("rev-parse", "HEAD").trim());
+		git("update-ref", claimRef("main--list", key), git("rev-parse", "HEAD").trim());
 		expect(await startWorkers([0], run)).toBe(true);
 		await allEnded();
 		expect(getTodos()[0]?.status).toBe("not_started");
@@ -480,7 +484,7 @@ describe("a stop holds at every moment before the landing writes", () => {
 		await allEnded();
 		expect(getTodos()[0]?.status).toBe("not_started");
 		expect(told()).toEqual([WORKERS.started(0, "Write item-0.txt"), WORKERS.givenBack(0, WORKERS.stopped)]);
-		expect(git("for-each-ref", "--format=%(refname)", "refs/til-done/", "refs/til-done-claims/")).toBe("");
+		expect(git("for-each-ref", "--format=%(refname)", "refs/til-done/")).toBe("");
 	});
 
 	it("while its check runs: the check is killed at once, with what it started, and nothing lands", async () => {
@@ -535,7 +539,7 @@ describe("an interrupt (SIGINT) of the process stops the session's workers for g
 		expect(startsAgain).toHaveLength(1);
 		expect(getWorkers()).toEqual([]);
 		expect(getTodos().map((todo) => todo.status)).toEqual(["not_started", "not_started"]);
-		expect(git("for-each-ref", "--format=%(refname)", "refs/til-done/", "refs/til-done-claims/")).toBe("");
+		expect(git("for-each-ref", "--format=%(refname)", "refs/til-done/")).toBe("");
 		expect(process.listenerCount("SIGINT")).toBe(listeners);
 	});
 });

@@ -9,11 +9,12 @@ import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { itemKey } from "../../src/core/list/items.ts";
+import { claimMessage, claimRef } from "../../src/core/rules/leases.ts";
 import { beginSession, getDecisions, getTodos, getWorkers, setTodos } from "../../src/state.ts";
 import type { TodoItem } from "../../src/types.ts";
 import { waitForValue } from "../helpers/cli.ts";
 import { startEngine } from "../helpers/engine.ts";
-import { allDone, LEFT_TO_OTHERS, maskSeconds, WORKERS } from "../helpers/expected.ts";
+import { allDone, HELD_ELSEWHERE, maskSeconds, WORKERS } from "../helpers/expected.ts";
 import { STAND_IN_CALL_TOKENS, WORKER } from "../helpers/worker-stand-in.ts";
 
 const stand = vi.hoisted(() => ({ script: "" }));
@@ -90,26 +91,36 @@ describe("with workers on, the chain hands ready items to workers and goes on as
 		await until(() => getWorkers().length === 0, "the workers stopped");
 	});
 
-	it("an item another live process holds is left to it: the other item goes to a worker, and nothing is sent for the held one", async () => {
+	it("an item another session holds is left to it: the other item goes to a worker, nothing is sent for the held one, and the session waits to look again", async () => {
 		const s = setup();
 		setTodos(items("Write item-0.txt", "Write item-1.txt"));
-		// This very process is alive on this machine: its claim is a live one.
-		const claim = JSON.stringify({
-			key: itemKey(0, "Write item-0.txt"),
+		const key = itemKey(0, "Write item-0.txt");
+		const record = {
+			plan: "main--list",
+			key,
 			session: "other",
 			host: hostname(),
-			pid: process.pid,
-			at: 1,
-		});
-		const blob = execFileSync("git", ["hash-object", "-w", "--stdin"], { cwd: dir, input: claim }).toString().trim();
-		execFileSync("git", ["update-ref", `refs/til-done-claims/${itemKey(0, "Write item-0.txt")}`, blob], { cwd: dir });
+			nonce: "n",
+			fence: 1,
+			renewals: 0,
+			since: 1,
+		};
+		const tree = execFileSync("git", ["mktree"], { cwd: dir, input: "", encoding: "utf8" }).trim();
+		const commit = execFileSync("git", ["-c", "user.name=u", "-c", "user.email=u@u", "commit-tree", tree], {
+			cwd: dir,
+			input: claimMessage(record),
+			encoding: "utf8",
+		}).trim();
+		execFileSync("git", ["update-ref", claimRef("main--list", key), commit], { cwd: dir });
 		s.endRun();
 		await until(() => getTodos()[1]?.status === "completed", "the second item landed");
 		expect(getTodos()[0]?.status).toBe("not_started");
 		expect(readFileSync(join(dir, "item-1.txt"), "utf8")).toBe("item-1.txt by its worker\n");
-		await until(() => getDecisions().at(-1)?.code === "left-to-others", "the end");
-		expect(getDecisions().at(-1)?.text).toBe(LEFT_TO_OTHERS([0]));
+		await until(() => getDecisions().at(-1)?.code === "held-elsewhere", "the wait");
+		// The default lease of 120 s: looked at again after a renewal's interval, a third of it.
+		expect(getDecisions().at(-1)?.text).toBe(HELD_ELSEWHERE([0], 40));
 		expect(s.pi.sent).toEqual([]);
+		s.engine.pause(s.ctx);
 	});
 
 	it("outside a git work tree: one notice, and the session's model works the list, run after run", async () => {

@@ -25,7 +25,7 @@ import {
 } from "../../src/core/rules/workers.ts";
 import { WORKER_TEXTS, workersStatus, workerWhy } from "../../src/core/texts/user.ts";
 import type { CheckRun, TodoItem, WorkerEnd, WorkerOutcome } from "../../src/types.ts";
-import { LEFT_TO_OTHERS, WORKERS } from "../helpers/expected.ts";
+import { HELD_ELSEWHERE, nextAction, WORKERS } from "../helpers/expected.ts";
 
 const item = (text: string, extra: Partial<TodoItem> = {}): TodoItem => ({ text, status: "not_started", ...extra });
 
@@ -147,14 +147,24 @@ describe("with workers on, the chain hands ready items to workers", () => {
 		expect(stepNow(input)).toEqual({ kind: "work", code: "work", items: [1], atWork: 1 });
 	});
 
-	it("every open item held by another pi (or waiting on one) and none at work here: left to it, no model sent on", () => {
+	it("every open item held by another session (or waiting on one) and none at work here: it waits and looks again, no model sent on", () => {
 		const todos = [item("a", { status: "completed" }), item("b"), item("c", { blockedBy: [1] })];
-		const held = { ...base(todos), workers: { max: 2, running: [], claimed: [1] } };
-		expect(stepAfterRun(held, ran).step).toEqual({ kind: "idle", code: "left-to-others", held: [1] });
-		expect(decisionOf(stepNow(held), held, 0).text).toBe(LEFT_TO_OTHERS([1]));
+		const held = { ...base(todos), workers: { max: 2, running: [], claimed: [1], lookAgainMs: 4_000 } };
+		expect(stepAfterRun(held, ran).step).toEqual({
+			kind: "wait",
+			code: "held-elsewhere",
+			held: [1],
+			lookAgainMs: 4_000,
+		});
+		expect(decisionOf(stepNow(held), held, 0)).toMatchObject({ kind: "wait", text: HELD_ELSEWHERE([1], 4) });
+	});
+
+	it("the session's own model is never handed an item another session holds: its next action is the next one free", () => {
 		// An open item of its own that no worker may take (workers off): the session's model goes on with it.
 		const own = { ...base([item("a"), item("b")], [], 0), workers: { max: 0, running: [], claimed: [0] } };
-		expect(stepNow(own)).toMatchObject({ kind: "send", code: "continue" });
+		const step = stepNow(own);
+		expect(step).toMatchObject({ kind: "send", code: "continue" });
+		expect(step.kind === "send" ? step.message.content.split("\n").at(-1) : "").toBe(nextAction("start", 1));
 	});
 
 	it("with workers off, or nothing for them and none at work, the session's model goes on", () => {

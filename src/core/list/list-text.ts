@@ -128,18 +128,20 @@ export function fitsInResults(todos: readonly TodoItem[]): boolean {
 
 /**
  * The continuation prompt: static instructions, todo text only inside the `Remaining items:` block. After a failed
- * verification, `report` (what failed, and the end of each output as data) comes before the next action.
+ * verification, `report` (what failed, and the end of each output as data) comes before the next action, which is
+ * never an item of `heldElsewhere` (another session holds its claim).
  */
 export function buildContinuationPrompt(
 	todos: readonly TodoItem[],
 	budget = CONTEXT_BUDGET_CHARS,
 	report?: string,
+	heldElsewhere: readonly number[] = [],
 ): string {
 	const remaining = incompleteIndices(todos);
 	if (remaining.length === 0 && report !== undefined) {
 		return [MODEL_TEXTS.unverifiedHead, report, "", MODEL_TEXTS.unverifiedAsk].join("\n");
 	}
-	const next = pickNextIndex(todos);
+	const next = pickNextIndex(todos, heldElsewhere);
 	const full = formatRemainingList(todos, remaining);
 	const list = full.length <= budget ? full : formatCompactList(todos, remaining, budget);
 	const action = next !== undefined && todos[next]?.status === "in_progress" ? "complete" : "start";

@@ -28,8 +28,8 @@ export function isAllFinished(todos: readonly TodoItem[]): boolean {
  * Which item to continue with: the first in progress, else the first not started, among the items that can be worked
  * on now (core/list/ready.ts: nothing they wait for is open, no open subtasks). Without links, every open item can.
  */
-export function pickNextIndex(todos: readonly TodoItem[]): number | undefined {
-	return nextWorkable(todos);
+export function pickNextIndex(todos: readonly TodoItem[], except: readonly number[] = []): number | undefined {
+	return nextWorkable(todos, except);
 }
 
 /** How many completed items carry each text. */

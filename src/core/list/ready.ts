@@ -45,9 +45,12 @@ export function workableItems(todos: readonly TodoItem[]): number[] {
 	return [...todos.keys()].filter((index) => !busyParents.has(index) && isReady(todos, index));
 }
 
-/** Which item to continue with: the first workable one in progress, else the first workable one not started. */
-export function nextWorkable(todos: readonly TodoItem[]): number | undefined {
-	const workable = workableItems(todos);
+/**
+ * Which item to continue with: the first workable one in progress, else the first workable one not started; never one
+ * of `except` (items another session holds).
+ */
+export function nextWorkable(todos: readonly TodoItem[], except: readonly number[] = []): number | undefined {
+	const workable = workableItems(todos).filter((index) => !except.includes(index));
 	return workable.find((index) => todos[index]?.status === "in_progress") ?? workable[0];
 }
 

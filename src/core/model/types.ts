@@ -58,7 +58,7 @@ export interface Counters {
 export interface Decision {
 	/** When it was made, in milliseconds since the epoch. */
 	at: number;
-	kind: "send" | "stop" | "end-loop" | "verify" | "idle" | "work";
+	kind: "send" | "stop" | "end-loop" | "verify" | "idle" | "work" | "wait";
 	/** The reason code. */
 	code: string;
 	/** The sentence the user reads. */
@@ -225,7 +225,12 @@ export type WorkerOutcome =
 	/** Its work changes a submodule, which never lands. */
 	| { kind: "submodules"; paths: readonly string[] }
 	/** Its pi ended before any model call (an extension it could not load, a bad flag): no fault of the model's. */
-	| { kind: "cannot-start"; code: number; stderr: string };
+	| { kind: "cannot-start"; code: number; stderr: string }
+	/**
+	 * Another session took its claim over (this one did not renew it within the lease: the process slept, or the
+	 * remote did not answer): its work is kept under a ref and never lands, for the item is the other session's now.
+	 */
+	| { kind: "claim-lost" };
 
 /**
  * What became of a worker's work when it ended: landed in the work tree, kept under its ref, none to keep (it changed

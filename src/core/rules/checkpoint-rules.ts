@@ -47,6 +47,18 @@ export function keptWorkRef(sessionId: string, key: string, commit: string): str
 	return `${CHECKPOINT_REF_ROOT}${refSafe(sessionId)}/${key}/${KEPT_PREFIX}${commit.slice(0, 12)}`;
 }
 
+/**
+ * A worker base commit's message: its item, and the owner tag (edges/host/owner.ts) of the pi whose worker it is, read
+ * back by {@link ownerOfWorkerBase} to tell a live worker's refs from those a gone pi left.
+ */
+export const workerBaseMessage = (index: number, owner: string): string =>
+	`pi-til-done worker base of [${index}] (owner ${owner})`;
+
+/** The owner tag a worker base commit's subject names; undefined when it names none. */
+export function ownerOfWorkerBase(subject: string): string | undefined {
+	return /^pi-til-done worker base of \[\d+\] \(owner (\d+\.\d+)\)$/.exec(subject)?.[1];
+}
+
 /** A worker's ref, read back: its item's key and what it keeps; undefined for any other ref. */
 export function readWorkerRef(ref: string): { key: string; kind: WorkerRefKind } | undefined {
 	const parts = ref.slice(CHECKPOINT_REF_ROOT.length).split("/");

@@ -36,6 +36,8 @@ export function explain(step: Step, input: StepInput): string {
 			return step.text;
 		case "work":
 			return SENTENCES.work(step.items, step.atWork);
+		case "wait":
+			return SENTENCES.heldElsewhere(step.held, step.lookAgainMs);
 		case "verify":
 			if (input.goal && todos.length === 0) return SENTENCES.judgeGoal;
 			return SENTENCES.verify(step.checks.length, step.judge !== "off");
@@ -76,8 +78,6 @@ function explainIdle(step: Extract<Step, { kind: "idle" }>, input: StepInput): s
 			return SENTENCES.unverified(todos.length, judged?.failed ?? []);
 		case "workers-busy":
 			return SENTENCES.workersBusy(step.running ?? []);
-		case "left-to-others":
-			return SENTENCES.leftToOthers(step.held ?? []);
 	}
 }
 
@@ -86,13 +86,7 @@ export function decisionOf(step: Step, input: StepInput, at: number): Decision {
 }
 
 /** The idle ends after which the chain waits for the user, who may have turned away: worth a ring. */
-const WAITS_FOR_USER: ReadonlySet<string> = new Set([
-	"all-done",
-	"unverified",
-	"review-wait",
-	"asks-user",
-	"left-to-others",
-]);
+const WAITS_FOR_USER: ReadonlySet<string> = new Set(["all-done", "unverified", "review-wait", "asks-user"]);
 
 /**
  * Whether a decision ends the chain in a way the user should hear about when away: done, stopped (a breaker, a

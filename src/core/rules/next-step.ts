@@ -67,8 +67,7 @@ export type IdleCode =
 	| "review-wait"
 	| "interrupted"
 	| "unverified"
-	| "workers-busy"
-	| "left-to-others";
+	| "workers-busy";
 /** One check of a verification: the done-check, or a completed item's own check (regressions). */
 export interface VerificationCheck {
 	/** How the check is named to the user and the model: `the done-check`, `the check of [2]`. */
@@ -117,9 +116,12 @@ export type Step =
 			byPrompt?: boolean;
 			/** For `workers-busy`: the items the workers are at work on. */
 			running?: readonly number[];
-			/** For `left-to-others`: the items other pi processes hold the claims of. */
-			held?: readonly number[];
-	  };
+	  }
+	/**
+	 * Every open item this session could work is held by another session (or waits on one): it waits, then reads the
+	 * plan again and tries the claims again after `lookAgainMs` (a holder that stopped renewing is taken over then).
+	 */
+	| { kind: "wait"; code: "held-elsewhere"; held: number[]; lookAgainMs: number };
 
 /** The state a step is made from. */
 export interface StepInput {
@@ -143,8 +145,11 @@ export interface StepInput {
 	judged?: { failed: readonly string[] };
 	/** The goal in progress, if any: with a list it is the list's done-check, judged with it. */
 	goal?: GoalState;
-	/** Workers: how many may work at once, the items they are at work on, and those another process holds. */
-	workers?: { max: number; running: readonly number[]; claimed?: readonly number[] };
+	/**
+	 * Workers: how many may work at once, the items they are at work on, those another session holds, and how long until
+	 * those are worth trying again (the shortest lease left, at most a renewal's interval).
+	 */
+	workers?: { max: number; running: readonly number[]; claimed?: readonly number[]; lookAgainMs?: number };
 }
 
 /** The back-off before retrying after `failures` failed runs in a row: doubling from the configured first wait. */
@@ -190,7 +195,7 @@ function decideTodos(input: StepInput, outcome: RunOutcome | undefined): Step {
 	}
 	const dispatch = dispatchOf(input);
 	const held = dispatch ? undefined : heldElsewhere(input);
-	if (held) return { kind: "idle", code: "left-to-others", held };
+	if (held) return { kind: "wait", code: "held-elsewhere", held, lookAgainMs: input.workers?.lookAgainMs ?? 0 };
 	return tripped(input, dispatch?.forecast) ?? workStep(dispatch, input.workers?.running ?? []) ?? continuation(input);
 }
 
@@ -228,9 +233,10 @@ function dispatchOf(input: StepInput): Dispatch | undefined {
 }
 
 /**
- * The items other pi processes hold, when nothing open here can go on without them: none of this session's workers at
+ * The items other sessions hold, when nothing open here can go on without them: none of this session's workers at
  * work, and every workable item held elsewhere (the rest wait on them). Sending the session's model on would have it
- * work another's item in the person's tree, and then report it unfinished. Undefined when the session has work of its own.
+ * work another's item in the person's tree; ending would leave an item whose holder may be gone. Undefined when the
+ * session has work of its own.
  */
 function heldElsewhere({ todos, workers }: StepInput): number[] | undefined {
 	const claimed = workers?.claimed ?? [];
@@ -290,8 +296,9 @@ function budgetStop(subject: BreakerInput, limits: EngineLimits, stopped: string
 	return tokenBudgetStop(subject, limits.budgetTokens, stopped) ?? costBudgetStop(subject, limits.budgetCost, stopped);
 }
 
-function continuation({ todos, chain, limits }: StepInput): Step {
-	const content = buildContinuationPrompt(todos, undefined, chain.verificationReport);
+function continuation({ todos, chain, limits, workers }: StepInput): Step {
+	// An item another session holds is never the model's next action: it would work it in the person's tree.
+	const content = buildContinuationPrompt(todos, undefined, chain.verificationReport, workers?.claimed ?? []);
 	return {
 		kind: "send",
 		code: "continue",

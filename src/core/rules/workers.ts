@@ -127,11 +127,12 @@ export function checkOutcome(
 }
 
 /**
- * Whether a worker's end counts as a failed run (the failures breaker bounds the retries): a stop, a landing, or a pi
- * that could not start (no model was asked: the session's model works the list instead) does not.
+ * Whether a worker's end counts as a failed run (the failures breaker bounds the retries): a stop, a landing, a pi
+ * that could not start (no model was asked: the session's model works the list instead), or a claim another session
+ * took over (no fault of the model's) does not.
  */
 export function countsAsFailedRun(outcome: WorkerOutcome): boolean {
-	return outcome.kind !== "stopped" && outcome.kind !== "landed" && outcome.kind !== "cannot-start";
+	return !["stopped", "landed", "cannot-start", "claim-lost"].includes(outcome.kind);
 }
 
 /**

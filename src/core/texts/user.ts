@@ -101,8 +101,8 @@ export const SENTENCES = {
 	judgeGoal: "The judge decides whether the goal holds.",
 	work: (items: readonly number[], atWork: number) =>
 		`Workers start on ${items.map((index) => `[${index}]`).join(" ")}: ${atWork} at work.`,
-	leftToOthers: (held: readonly number[]) =>
-		`${held.map((index) => `[${index}]`).join(" ")} ${held.length === 1 ? "is" : "are"} held by another pi working this repository: left to it. Nothing else is open here; this session is done with its share.`,
+	heldElsewhere: (held: readonly number[], lookAgainMs: number) =>
+		`${held.map((index) => `[${index}]`).join(" ")} ${held.length === 1 ? "is" : "are"} held by another session working this plan, and nothing else is open here: looking again in ${Math.ceil(lookAgainMs / 1000)} s (the plan read again, a claim not renewed for its lease taken over).`,
 	workersBusy: (running: readonly number[]) =>
 		`Workers are at work on ${running.map((index) => `[${index}]`).join(" ")}: what follows is decided as each ends.`,
 	goalNext: (run: number, max: number) =>
@@ -381,6 +381,12 @@ export const WORKER_TEXTS = {
 	set: (max: number) =>
 		max === 0 ? "Workers: off for this session." : `Workers: up to ${max} at once in this session.`,
 	noRepoRefused: "workers need a git work tree, and this session's folder is not in one",
+	/** Where an item's claim should be, a ref holds no claim: the item is left alone until it is freed by hand. */
+	malformedClaim: (index: number) =>
+		`pi-til-done: the claim ref of [${index}] holds no claim of ours: no worker takes the item until /todos remote release ${index} frees it.`,
+	/** The claims could not be read (the remote did not answer): nothing started, tried again shortly. */
+	claimsUnreachable: (remote: string | undefined) =>
+		`pi-til-done: the claims ${remote === undefined ? "of this repository" : `on the remote ${remoteShown(remote)}`} cannot be read now: no worker started; the claims are tried again shortly.`,
 	/** A worker's pi could not start: workers are off for the session, said once. */
 	cannotStart: (code: number, stderr: string) =>
 		`pi-til-done: a worker could not start (${startFailure(code, stderr)}): workers are off for this session, and the session's model works the list.`,
@@ -499,7 +505,6 @@ function answerWords({ answer }: FinishedWorker): string {
 /** How many of each thing earlier runs of workers left. */
 export interface LeftoverCounts {
 	folders: number;
-	claims: number;
 	bases: number;
 	kept: number;
 }
@@ -508,14 +513,13 @@ export interface LeftoverCounts {
  * The counts of what earlier runs left, as parts of a sentence (none for what they left none of); the work kept named
  * by its refs when they are given (a stopped worker's line sends the user to them).
  */
-function leftoverParts({ folders, claims, bases, kept }: LeftoverCounts, keptRefs: readonly string[] = []): string[] {
+function leftoverParts({ folders, bases, kept }: LeftoverCounts, keptRefs: readonly string[] = []): string[] {
 	return [
 		...(folders > 0
 			? [
 					`${folders} folder(s) of gone pi processes (workers' trees and their TMPDIRs, private git folders, copies of compiled extensions)`,
 				]
 			: []),
-		...(claims > 0 ? [`${claims} claim(s) of gone pi processes`] : []),
 		...(bases > 0 ? [`${bases} snapshot ref(s) of gone workers`] : []),
 		...(kept > 0
 			? [
@@ -590,6 +594,8 @@ export function workerWhy(outcome: WorkerOutcome): string {
 		}
 		case "cannot-start":
 			return `it could not start (${startFailure(outcome.code, outcome.stderr)})`;
+		case "claim-lost":
+			return "another session took its claim over (this one did not renew it within the lease): its work is kept under its ref and does not land";
 	}
 }
 

@@ -56,7 +56,6 @@ export function showWorkerAnswer(ctx: ExtensionContext, index: number, now = Dat
 function countsOf(left: Leftovers): LeftoverCounts {
 	return {
 		folders: left.folders.length + left.aside.length,
-		claims: left.claims.length,
 		bases: left.bases.length,
 		kept: left.kept.length,
 	};

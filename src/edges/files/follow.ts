@@ -1,14 +1,16 @@
 /**
  * Following a plan file (`--til-done-plan`): at a session's start a session without a list takes the file's; after
  * every change of the list the file is written again, unless it changed on disk since we last wrote or read it: then
- * it is left alone, the user is told once, and the session's list stands until `/todos import` or `/todos export`.
- * The decisions are core/rules/plan-file-sync.ts's; this module only reads, writes and tells.
+ * it is left alone, the user is told once, and the session's list stands until `/todos import` or `/todos export`. A
+ * file changed only in that another session on the plan checked items of the very same list is no such change: its
+ * completions are taken into the list, and the write goes on. The decisions are core/rules/plan-file-sync.ts's; this
+ * module only reads, writes and tells.
  */
 
 import { resolve } from "node:path";
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { planToMarkdown, preambleOf } from "../../core/rules/plan-file.ts";
-import { decideSave, decideStart } from "../../core/rules/plan-file-sync.ts";
+import { decideSave, decideStart, withCompletionsOf } from "../../core/rules/plan-file-sync.ts";
 import { PLAN_FILE_NOTICES, planFileError } from "../../core/texts/user.ts";
 import { getTodos, planFileHash, setTodos, subscribe } from "../../state.ts";
 import { commitUserList } from "../host/commit.ts";
@@ -65,6 +67,7 @@ export function followPlanFile(pi: ExtensionAPI, ctx: ExtensionContext, file: st
 		const onDisk = readPlanFile(path);
 		const text = planToMarkdown(todos, preambleOf(textOf(onDisk)));
 		const decision = decideSave(planFileHash(path), hashOfRead(onDisk), hashOf(text));
+		if (decision === "changed-on-disk" && takeCompletions(pi, path, textOf(onDisk))) return;
 		if (decision === "changed-on-disk") return warnOnce(PLAN_FILE_NOTICES.changedOnDisk(file));
 		if (decision === "unchanged") remember(path, text);
 		const error = decision === "write" ? writePlanFile(path, text) : undefined;
@@ -72,4 +75,39 @@ export function followPlanFile(pi: ExtensionAPI, ctx: ExtensionContext, file: st
 		told = false;
 	});
 	return { problem, stop };
+}
+
+/**
+ * Takes into the list the completions a file of the same items holds (another session checked them there), and counts
+ * the file as read, so the list's next write keeps them; false when the file holds another list. The list changed
+ * here writes the file again (its subscriber); unchanged, it is written now.
+ */
+function takeCompletions(pi: ExtensionAPI, path: string, text: string | undefined): boolean {
+	const todos = getTodos();
+	const merged = text === undefined ? undefined : withCompletionsOf(todos, text);
+	if (text === undefined || merged === undefined) return false;
+	remember(path, text);
+	if (merged !== todos) {
+		setTodos([...merged]);
+		commitUserList(pi);
+		return true;
+	}
+	writePlanFile(path, planToMarkdown(todos, preambleOf(text)));
+	return true;
+}
+
+/**
+ * The plan file read again (once an item is claimed, and while the session waits on items others hold): the items
+ * another session completed there are completed in the list too. A file of other items is left to the user.
+ */
+export function readPlanAgain(pi: ExtensionAPI, ctx: ExtensionContext, file: string): void {
+	const path = resolve(ctx.cwd, file);
+	const read = readPlanFile(path);
+	const text = textOf(read);
+	const todos = getTodos();
+	const merged = text === undefined ? undefined : withCompletionsOf(todos, text);
+	if (text === undefined || merged === undefined || merged === todos) return;
+	remember(path, text);
+	setTodos([...merged]);
+	commitUserList(pi);
 }

@@ -1,94 +1,106 @@
 /**
- * Claims: one item, one worker. A claim is a ref of ours in the user's repository (`refs/til-done-claims/<key>`),
- * created only where there is none (git's `update-ref` with an empty old value is atomic), so every process on the
- * repository sees it and two never hold the same item; being a ref, it can be pushed to a remote. It points at a blob
- * that says who holds it.
+ * Claims: one item, one worker, among every session on a plan, on this machine or on many. A claim is a lease
+ * (edges/git/leases.ts) at the place the plan lives: the remote the session joined (edges/team/join.ts), else the
+ * repository itself, where every session of this machine sees it. Its holder is a session of a machine with a nonce
+ * made once per session, never a process id; it renews the claim while its worker works, and lets it go only once
+ * the item's landing is recorded (or its worker ended without one). A claim whose holder stopped renewing is taken
+ * over after the lease by whoever has seen it unchanged that long.
  */
 
-import { ownerIsLive } from "../host/owner.ts";
-import { isAlive } from "../host/processes.ts";
+import { hostname } from "node:os";
+import { relative, resolve } from "node:path";
+import { type Claimant, planName, renewEveryMs } from "../../core/rules/leases.ts";
+import { bindToSession } from "../../state.ts";
 import { type Repo, runGit } from "./git.ts";
+import {
+	type ClaimPlace,
+	type HeldClaim,
+	newNonce,
+	releaseClaim,
+	renewClaim,
+	type TakeResult,
+	takeClaim,
+} from "./leases.ts";
 
-/** Where the claims are kept: beside the checkpoints' refs, never among them (cleaning those leaves claims alone). */
-export const CLAIM_REF_ROOT = "refs/til-done-claims/";
-
-/** Who holds a claim: a session's process, on a machine. */
-export interface Claim {
-	key: string;
-	session: string;
-	host: string;
-	pid: number;
-	at: number;
-	/** The holder's owner tag (its pid and start time): a pid alone is no proof, pids are reused. */
-	owner?: string;
-}
-
-const refOf = (key: string) => `${CLAIM_REF_ROOT}${key}`;
+/** The branch name a detached HEAD's plan is kept under: every detached session of the repository shares it. */
+export const DETACHED_BRANCH = "HEAD";
 
 /**
- * Claims the item `key` for this process's session; false when another live process holds it (or git refused). A
- * claim left by a process of this machine that is gone (a pi killed mid-work) is taken over, compare-and-swap.
+ * The place of this machine's claims on a plan: the repository itself, under the plan's name (the branch it is on, or
+ * {@link DETACHED_BRANCH} on a detached HEAD, and the plan file relative to the repository's top).
  */
-export async function claimItem(repo: Repo, claim: Claim): Promise<boolean> {
-	const blob = await runGit(repo.top, ["hash-object", "-w", "--stdin"], { input: JSON.stringify(claim) });
-	if (blob.code !== 0) return false;
-	const created = await runGit(repo.top, ["update-ref", refOf(claim.key), blob.stdout.trim(), ""]);
-	if (created.code === 0) return true;
-	const held = await runGit(repo.top, ["rev-parse", "--verify", "-q", refOf(claim.key)]);
-	const holder = held.code === 0 ? await readClaim(repo, held.stdout.trim()) : undefined;
-	if (!holder || holder.host !== claim.host || holderIsLive(holder)) return false;
-	const taken = await runGit(repo.top, ["update-ref", refOf(claim.key), blob.stdout.trim(), held.stdout.trim()]);
-	return taken.code === 0;
+export async function localPlace(repo: Repo, cwd: string, planFile: string | undefined): Promise<ClaimPlace> {
+	const head = await runGit(repo.top, ["symbolic-ref", "-q", "--short", "HEAD"]);
+	const branch = head.code === 0 && head.stdout.trim() !== "" ? head.stdout.trim() : DETACHED_BRANCH;
+	const file = planFile === undefined ? undefined : relative(repo.top, resolve(cwd, planFile));
+	return { repo, plan: planName(branch, file) };
 }
 
-/** Whether the process that holds a claim of this machine is still there, and still the one that took it. */
-export function holderIsLive(holder: Claim): boolean {
-	return holder.owner === undefined ? isAlive(holder.pid) : ownerIsLive(holder.owner);
+/** Who claims for a session: the session, this machine, and a nonce of its own. */
+export type SessionClaimant = Omit<Claimant, "wallNow">;
+
+/** The claimant of session `session`; `nonce` made once per session ({@link newNonce}). */
+export function claimantOf(session: string, nonce: string): SessionClaimant {
+	return { session, host: hostname(), nonce };
 }
 
-/** The claim a blob says, or undefined when it is not one of ours. */
-async function readClaim(repo: Repo, sha: string): Promise<Claim | undefined> {
-	const shown = await runGit(repo.top, ["cat-file", "blob", sha]);
-	try {
-		const claim = JSON.parse(shown.stdout) as Partial<Claim>;
-		if (typeof claim.key !== "string" || typeof claim.session !== "string" || typeof claim.pid !== "number")
-			return undefined;
-		return {
-			key: claim.key,
-			session: claim.session,
-			host: String(claim.host ?? ""),
-			pid: claim.pid,
-			at: Number(claim.at) || 0,
-			...(typeof claim.owner === "string" ? { owner: claim.owner } : {}),
-		};
-	} catch {
-		return undefined;
-	}
+export { newNonce };
+
+/** How a session claims: where, as whom, and for how long a claim may go unrenewed. */
+export interface Claims {
+	place: ClaimPlace;
+	me: SessionClaimant;
+	leaseMs: number;
 }
 
-/** Lets the item `key` go; true when the claim is gone (it was ours, or there was none). */
-export async function releaseItem(repo: Repo, key: string): Promise<boolean> {
-	return (await runGit(repo.top, ["update-ref", "-d", refOf(key)])).code === 0;
+/** Claims item `key`: won, held by another (and for how much longer), lost to a faster one, malformed, or unreachable. */
+export function claimItem(claims: Claims, key: string): Promise<TakeResult> {
+	return takeClaim(claims.place, key, claims.me, claims.leaseMs);
 }
 
-/** Every claim on the repository, as its blob says; a claim whose blob cannot be read is left out. */
-export async function claimsOn(repo: Repo): Promise<Claim[]> {
-	const listed = await runGit(repo.top, ["for-each-ref", "--format=%(objectname)", CLAIM_REF_ROOT]);
-	if (listed.code !== 0) return [];
-	const claims: Claim[] = [];
-	for (const sha of listed.stdout.split("\n").filter((line) => line !== "")) {
-		const claim = await readClaim(repo, sha);
-		if (claim) claims.push(claim);
-	}
-	return claims;
+/** A claim held while its worker works: renewed on a timer until {@link HeldLease.letGo}. */
+export interface HeldLease {
+	/** Stops renewing and lets the claim go (compare-and-swap: a claim taken over since stays its new holder's). */
+	letGo(): Promise<void>;
 }
 
-/** Lets the claim of `key` go only if it is still `held` (compare-and-swap): a claim taken over since stays. */
-export async function releaseIfHeld(repo: Repo, key: string, held: Claim): Promise<boolean> {
-	const now = await runGit(repo.top, ["rev-parse", "--verify", "-q", refOf(key)]);
-	if (now.code !== 0) return true;
-	const holder = await readClaim(repo, now.stdout.trim());
-	if (!holder || holder.session !== held.session || holder.pid !== held.pid || holder.owner !== held.owner)
-		return false;
-	return (await runGit(repo.top, ["update-ref", "-d", refOf(key), now.stdout.trim()])).code === 0;
+/**
+ * Renews `held` every {@link renewEveryMs} of the lease until let go; `onLost` is called once if a renewal finds the
+ * claim another's (this process slept past its lease, or it was freed by hand). A renewal the place did not answer is
+ * tried again at the next tick: the lease gives it three.
+ */
+export function holdWhileWorking(claims: Claims, held: HeldClaim, onLost: () => void): HeldLease {
+	let current = held;
+	let renewing: Promise<void> = Promise.resolve();
+	let ended = false;
+	const lost = bindToSession(onLost);
+	const renew = async () => {
+		if (ended) return;
+		const result = await renewClaim(claims.place, current);
+		// Renewed while being let go too: the release swaps the commit the claim holds now.
+		if (result.kind === "renewed") current = result.claim;
+		else if (result.kind === "lost" && !ended) {
+			stop();
+			lost();
+		}
+	};
+	const timer = setInterval(
+		bindToSession(() => {
+			// One renewal at a time: a slow one is not raced by the next, whose expected commit would be stale.
+			renewing = renewing.then(renew);
+		}),
+		renewEveryMs(claims.leaseMs),
+	);
+	timer.unref();
+	const stop = () => {
+		ended = true;
+		clearInterval(timer);
+	};
+	return {
+		async letGo() {
+			stop();
+			await renewing;
+			await releaseClaim(claims.place, current);
+		},
+	};
 }

@@ -19,6 +19,7 @@ import {
 	sessionRootOf,
 } from "../../core/rules/checkpoint-rules.ts";
 import { CHECKPOINT_REF_ROOT } from "../../core/rules/keys.ts";
+import { CLAIM_ROOT } from "../../core/rules/leases.ts";
 import { ownedPrefix } from "../host/owner.ts";
 import { type GroupedRun, runGrouped } from "./process.ts";
 import { inQuarantine } from "./quarantine.ts";
@@ -406,12 +407,16 @@ async function keepWithinLimit(repo: Repo, root: string, signal?: AbortSignal): 
 	refCounts.set(counted, refs.length - (deleted ? pruned.length : 0));
 }
 
-/** Every checkpoint ref under `root` (all of them by default), oldest commit first. */
+/**
+ * Every checkpoint ref under `root` (all of them by default), oldest commit first; never a claim (core/rules/leases.ts
+ * keeps them under the same root), which only its holder or `/todos remote release` lets go.
+ */
 async function checkpointRefs(repo: Repo, root = CHECKPOINT_REF_ROOT, signal?: AbortSignal): Promise<string[]> {
 	const listed = await runGit(repo.top, ["for-each-ref", "--sort=committerdate", "--format=%(refname)", root], {
 		signal,
 	});
-	return listed.code === 0 ? listed.stdout.split("\n").filter((line) => line !== "") : [];
+	if (listed.code !== 0) return [];
+	return listed.stdout.split("\n").filter((line) => line !== "" && !line.startsWith(CLAIM_ROOT));
 }
 
 /** Deletes `refs` (one that is not there is no failure); whether git did. */

@@ -27,9 +27,11 @@ import { describeCheckEnd, JUDGE_PROMPT } from "../../core/texts/model.ts";
 import { GOAL_ENDS, JUDGE_TEXTS, LOOP_ENDS, WORKER_TEXTS } from "../../core/texts/user.ts";
 import {
 	effectiveDoneCheck,
+	forgetClaimedElsewhere,
 	getChain,
 	getClaimedElsewhere,
 	getGoal,
+	getLookAgainMs,
 	getLoop,
 	getState,
 	getTodos,
@@ -88,6 +90,7 @@ export function currentInput({ pi, ctx, config }: Pick<FollowUp, "pi" | "ctx" | 
 			max: workersAllowed(config.workers),
 			running: getWorkers().map((worker) => worker.index),
 			claimed: claimedElsewhere(),
+			lookAgainMs: getLookAgainMs(),
 		},
 	};
 }
@@ -121,6 +124,7 @@ export async function carryOut(step: Step, input: StepInput, run: FollowUp): Pro
 	if (step.kind === "send") return send(step, run);
 	if (step.kind === "verify") return verify(step, run);
 	if (step.kind === "work" || (step.kind === "idle" && step.code === "workers-busy")) return workAndWait(step, run);
+	if (step.kind === "wait") return waitOnOthers(step, run);
 	if (step.kind === "stop") markStopped(step.code);
 	if (step.kind === "end-loop") setLoop(undefined);
 	run.mode.show(step, decision, input, run);
@@ -193,8 +197,44 @@ async function startOn(items: readonly number[], run: FollowUp): Promise<void> {
 		request,
 		checkTimeoutSeconds: run.config.checkTimeoutSeconds,
 		spendFactor: run.config.spendFactor,
+		planFile: run.config.planFile,
+		remote: run.config.remote,
+		leaseSeconds: run.config.leaseSeconds,
 	});
 	if (!started) markWorkersRefused();
+}
+
+/**
+ * Every open item held by other sessions: waits `lookAgainMs`, then reads the plan file again (the items they landed
+ * are completed here) and decides again with the claims to be tried anew (a holder seen unchanged for its lease is
+ * taken over). Esc in the TUI, a prompt, `/todos pause` or a session change (the follow-up's cancellation) end the
+ * wait; an interrupt of `pi -p` ends the process.
+ */
+async function waitOnOthers(step: Extract<Step, { kind: "wait" }>, run: FollowUp): Promise<void> {
+	const waiting = new AbortController();
+	const timedOut = new Promise<"go">((resolve) => {
+		const timer = setTimeout(() => resolve("go"), step.lookAgainMs);
+		waiting.signal.addEventListener("abort", () => clearTimeout(timer), { once: true });
+	});
+	const cancelled = new Promise<"cancelled">((resolve) =>
+		run.signal.addEventListener("abort", () => resolve("cancelled"), { once: true, signal: waiting.signal }),
+	);
+	const keyed = run.mode.stopKey(waiting.signal).then(() => "key" as const);
+	let end: "go" | "cancelled" | "key";
+	try {
+		end = await Promise.race([timedOut, cancelled, keyed]);
+	} finally {
+		waiting.abort();
+	}
+	if (end === "key") return interrupted(run);
+	if (end === "cancelled" || run.signal.aborted) return;
+	if (run.config.planFile !== undefined) {
+		const { readPlanAgain } = await import("../files/follow.ts");
+		readPlanAgain(run.pi, run.ctx, run.config.planFile);
+	}
+	forgetClaimedElsewhere();
+	const input = currentInput(run);
+	await carryOut(stepNow(input), input, run);
 }
 
 /** The ends of workers from a decision on, as the store records them, until `stop`. */

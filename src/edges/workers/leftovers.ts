@@ -1,20 +1,21 @@
 /**
  * What runs of workers leave behind, found and removed. A pi that is killed mid-work leaves its workers' trees (each
  * with its TMPDIR and our git folder beside it, named from it) and its private git folder in TMPDIR, objects written
- * aside in the repository's store, the refs of the snapshots its workers started from, and its claims. Each carries its owner (edges/host/owner.ts), so the next run in the repository removes
- * what a gone pi left and nothing a live one uses. What a worker's run kept on purpose (the work of an item it gave
+ * aside in the repository's store, and the refs of the snapshots its workers started from. Each carries its owner
+ * (edges/host/owner.ts: a folder in its name, a snapshot in its commit's message), so the next run in the repository
+ * removes what a gone pi left and nothing a live one uses. Its claims are no leftovers: a lease runs out by itself
+ * (edges/git/claims.ts), and `/todos remote release` frees one by hand. What a worker's run kept on purpose (the work of an item it gave
  * back, under a `worker-result` ref) stays until the user cleans it. A landing cut short is undone from its journal
  * (edges/git/landing-journal.ts); its stage, which holds the backups of the user's files, is removed only once each
  * is put back, and kept (named by `/todos workers`) where one cannot be.
  */
 
 import { readdirSync, rmSync } from "node:fs";
-import { hostname, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { readWorkerRef } from "../../core/rules/checkpoint-rules.ts";
+import { ownerOfWorkerBase, readWorkerRef } from "../../core/rules/checkpoint-rules.ts";
 import { CHECKPOINT_REF_ROOT } from "../../core/rules/keys.ts";
 import { WORKER_TEXTS } from "../../core/texts/user.ts";
-import { type Claim, claimsOn, holderIsLive, releaseIfHeld } from "../git/claims.ts";
 import { type Repo, runGit } from "../git/git.ts";
 import { STAGE_KIND } from "../git/land.ts";
 import { hasJournal, undoCutLanding } from "../git/landing-journal.ts";
@@ -38,8 +39,6 @@ export interface Leftovers {
 	landings: string[];
 	/** Refs of the snapshots workers started from, whose worker is gone. */
 	bases: string[];
-	/** Claims held by pi processes of this machine that are gone, by item key. */
-	claims: Claim[];
 	/** The work of items workers gave back, kept on purpose under `worker-result` refs. */
 	kept: string[];
 }
@@ -58,34 +57,46 @@ function goneOwners(folder: string, kinds: readonly string[]): string[] {
 	});
 }
 
-/** Every ref under a root, by name. */
-async function refsUnder(repo: Repo, root: string): Promise<string[]> {
-	const listed = await runGit(repo.top, ["for-each-ref", "--format=%(refname)", root]);
-	return listed.code === 0 ? listed.stdout.split("\n").filter((line) => line !== "") : [];
+/** Every ref under a root, by name, with its commit's subject. */
+async function refsUnder(repo: Repo, root: string): Promise<{ ref: string; subject: string }[]> {
+	const listed = await runGit(repo.top, ["for-each-ref", "--format=%(refname)%00%(contents:subject)", root]);
+	if (listed.code !== 0) return [];
+	return listed.stdout.split("\n").flatMap((line) => {
+		const [ref = "", subject = ""] = line.split("\0");
+		return ref === "" ? [] : [{ ref, subject }];
+	});
 }
+
+/** The folder of a worker's refs (`refs/til-done/<session>/<item-key>/`): its base and result live there together. */
+const workerFolder = (ref: string) => ref.slice(0, ref.lastIndexOf("/") + 1);
 
 /** What earlier runs left: found, nothing changed. */
 export async function findLeftovers(repo: Repo): Promise<Leftovers> {
-	const claims = await claimsOn(repo);
-	const here = hostname();
-	const liveKeys = new Set(claims.filter((claim) => claim.host !== here || holderIsLive(claim)).map((c) => c.key));
-	const workerRefs = (await refsUnder(repo, CHECKPOINT_REF_ROOT)).flatMap((ref) => {
+	const workerRefs = (await refsUnder(repo, CHECKPOINT_REF_ROOT)).flatMap(({ ref, subject }) => {
 		const read = readWorkerRef(ref);
-		return read ? [{ ref, ...read }] : [];
+		return read ? [{ ref, subject, ...read }] : [];
 	});
+	// A worker is live while the pi its base names is (a base that names none is an older pi's: gone by now).
+	const liveWorkers = new Set(
+		workerRefs
+			.filter(({ kind, subject }) => kind === "worker-base" && isLiveOwner(ownerOfWorkerBase(subject)))
+			.map(({ ref }) => workerFolder(ref)),
+	);
+	const live = (ref: string) => liveWorkers.has(workerFolder(ref));
 	const stages = goneOwners(repo.commonDir, [STAGE_KIND]);
 	return {
 		folders: goneOwners(tmpdir(), TEMPORARY_KINDS),
 		aside: [...goneOwners(join(repo.commonDir, "objects"), [QUARANTINE_KIND]), ...stages.filter((s) => !hasJournal(s))],
 		landings: stages.filter(hasJournal),
-		bases: workerRefs.filter((ref) => ref.kind === "worker-base" && !liveKeys.has(ref.key)).map((ref) => ref.ref),
-		claims: claims.filter((claim) => claim.host === here && !holderIsLive(claim)),
+		bases: workerRefs.filter(({ ref, kind }) => kind === "worker-base" && !live(ref)).map(({ ref }) => ref),
 		// A worker at work keeps its result there too while its check runs and it lands: that one is not left.
 		kept: workerRefs
-			.filter((ref) => ref.kind === "worker-kept" || (ref.kind === "worker-result" && !liveKeys.has(ref.key)))
-			.map((ref) => ref.ref),
+			.filter(({ ref, kind }) => kind === "worker-kept" || (kind === "worker-result" && !live(ref)))
+			.map(({ ref }) => ref),
 	};
 }
+
+const isLiveOwner = (owner: string | undefined): boolean => owner !== undefined && ownerIsLive(owner);
 
 /** Deletes refs, all or none; whether git did. */
 async function deleteRefs(repo: Repo, refs: readonly string[]): Promise<boolean> {
@@ -115,19 +126,16 @@ function undoLandings(landings: readonly string[]): PutBack {
 
 /**
  * Removes what gone runs left (`kept` too: the work of items given back, which only the user's clean removes), and puts
- * back the user's files a landing cut short left half written; what it removed and put back. A claim is deleted only
- * if it is still the one found (another pi may have taken it over meanwhile).
+ * back the user's files a landing cut short left half written; what it removed and put back.
  */
 export async function removeLeftovers(repo: Repo, { kept = false } = {}): Promise<Leftovers & PutBack> {
 	const found = await findLeftovers(repo);
 	const putBack = undoLandings(found.landings);
 	for (const folder of [...found.folders, ...found.aside]) removeWhole(folder);
-	const claims: Claim[] = [];
-	for (const claim of found.claims) if (await releaseIfHeld(repo, claim.key, claim)) claims.push(claim);
 	const bases = (await deleteRefs(repo, found.bases)) ? found.bases : [];
 	const results = kept && (await deleteRefs(repo, found.kept)) ? found.kept : [];
 	const landings = found.landings.filter((stage) => !putBack.held.includes(stage));
-	return { folders: found.folders, aside: found.aside, landings, bases, claims, kept: results, ...putBack };
+	return { folders: found.folders, aside: found.aside, landings, bases, kept: results, ...putBack };
 }
 
 /** What undoing the landings cut short did, in the user's words (nothing when there were none). */

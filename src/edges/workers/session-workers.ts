@@ -6,13 +6,13 @@
  */
 
 import { mkdirSync } from "node:fs";
-import { hostname } from "node:os";
 import { join, relative } from "node:path";
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { itemKey } from "../../core/list/items.ts";
 import type { FinishedWorker, WorkerEnd, WorkerOutcome, WorkerWork } from "../../core/model/types.ts";
-import { keptWorkRef, workerRef } from "../../core/rules/checkpoint-rules.ts";
+import { keptWorkRef, workerBaseMessage, workerRef } from "../../core/rules/checkpoint-rules.ts";
 import { WORKER_ENTRY_TYPE } from "../../core/rules/keys.ts";
+import { renewEveryMs } from "../../core/rules/leases.ts";
 import { finishedWorker, keptAnswer, workerEndLine, workerStartLine } from "../../core/rules/reports.ts";
 import { tokensOf } from "../../core/rules/usage.ts";
 import { toolFlags } from "../../core/rules/worker-bounds.ts";
@@ -44,14 +44,25 @@ import {
 	recordWorkerStreaming,
 	recordWorkerUsage,
 	removeWorker,
+	sharedRemote,
 	updateTodoStatus,
 	workerNote,
 } from "../../state.ts";
 import { type Exec, runCheck } from "../checks/run-check.ts";
+import { readPlanAgain } from "../files/follow.ts";
 import { snapshotBound } from "../git/bound.ts";
-import { claimItem, releaseItem } from "../git/claims.ts";
+import {
+	type Claims,
+	claimantOf,
+	claimItem,
+	type HeldLease,
+	holdWhileWorking,
+	localPlace,
+	newNonce,
+} from "../git/claims.ts";
 import { deleteRefs, findRepo, type Repo, runGit, takeCheckpoint, withoutRepositoryVariables } from "../git/git.ts";
 import { landWork } from "../git/land.ts";
+import { releaseClaim, type TakeResult } from "../git/leases.ts";
 import { checkpointsSettled } from "../git/queue.ts";
 import { keepWorkerResult, makeWorkerTree, removeWorkerTree, type WorkerTree } from "../git/worker-tree.ts";
 import { storeList } from "../host/commit.ts";
@@ -60,6 +71,7 @@ import { killInside } from "../host/processes.ts";
 import { quietly } from "../host/quietly.ts";
 import { WORKER_MARKER } from "../host/role.ts";
 import { tell, tellLasting } from "../host/tell.ts";
+import { joinTeam } from "../team/join.ts";
 import { confinedInTree, WORKER_REPO_VAR, WORKER_TREE_VAR, type WorkerBounds, workerBounds } from "./confine.ts";
 import { provideProject, workerExtensionFlags } from "./extensions.ts";
 import { putBackLines, sweepOnce } from "./leftovers.ts";
@@ -97,6 +109,10 @@ interface SessionWorkers {
 	stopping?: Promise<void>;
 	/** Waits on the workers, told of an interrupt as it is caught. */
 	waitsOnInterrupt: Set<(stop: InterruptStop) => void>;
+	/** The session's nonce in its claims: made once, so a claim is this session's whatever its process. */
+	nonce: string;
+	/** The items whose claim ref was found holding no claim, said once each. */
+	malformedSaid: Set<string>;
 }
 
 const sessionWorkersByApi = new WeakMap<object, SessionWorkers>();
@@ -104,7 +120,7 @@ const sessionWorkersByApi = new WeakMap<object, SessionWorkers>();
 function sessionWorkersOf(pi: ExtensionAPI): SessionWorkers {
 	let sessionWorkers = sessionWorkersByApi.get(pi);
 	if (!sessionWorkers) {
-		sessionWorkers = { running: new Map(), waitsOnInterrupt: new Set() };
+		sessionWorkers = { running: new Map(), waitsOnInterrupt: new Set(), nonce: newNonce(), malformedSaid: new Set() };
 		sessionWorkersByApi.set(pi, sessionWorkers);
 	}
 	return sessionWorkers;
@@ -121,6 +137,12 @@ export interface WorkersRun {
 	spendFactor: number;
 	/** What runs a worker: this pi again (tests give a stand-in). */
 	command?: { command: string; args: string[] };
+	/** The plan file the session follows, read again once an item is claimed (another session may have landed it). */
+	planFile: string | undefined;
+	/** The remote the plan is shared through, as the setting says (`/todos remote` may have chosen another). */
+	remote: string | undefined;
+	/** Seconds a claim may go unrenewed before another session takes it over. */
+	leaseSeconds: number;
 }
 
 /** Records the list on the branch, so a reload shows what the workers did (the session may be gone by then). */
@@ -139,13 +161,30 @@ export async function startWorkers(items: readonly number[], run: WorkersRun): P
 		return false;
 	}
 	for (const line of putBackLines(await sweepOnce(repo))) tell(run.ctx, line, "warning");
+	const claims = await claimsOf(repo, run);
+	if (!claims) return true;
 	const bounds = await workerBounds(repo, run.ctx);
-	for (const index of items) await startOne(index, repo, { ...run, bounds });
+	for (const index of items) await startOne(index, repo, { ...run, bounds, claims });
 	return true;
 }
 
-/** A run of the session's workers as they start, with their bounds (edges/workers/confine.ts). */
-type BoundRun = WorkersRun & { bounds: WorkerBounds };
+/**
+ * How the session claims: at the remote it shares its plan through, else in the repository itself. A remote it cannot
+ * join turns the workers off for the session, said once.
+ */
+async function claimsOf(repo: Repo, run: WorkersRun): Promise<Claims | undefined> {
+	const me = claimantOf(run.ctx.sessionManager.getSessionId(), sessionWorkersOf(run.pi).nonce);
+	const leaseMs = run.leaseSeconds * 1000;
+	const remote = sharedRemote(run.remote);
+	if (remote === undefined) return { place: await localPlace(repo, run.ctx.cwd, run.planFile), me, leaseMs };
+	const joined = await joinTeam(run.ctx.cwd, remote, run.planFile);
+	if ("team" in joined) return { place: joined.team, me, leaseMs };
+	if (markWorkersUnable(joined.problem)) tell(run.ctx, joined.problem, "warning");
+	return undefined;
+}
+
+/** A run of the session's workers as they start, with their bounds (edges/workers/confine.ts) and claims. */
+type BoundRun = WorkersRun & { bounds: WorkerBounds; claims: Claims };
 
 /**
  * Claims item `index` and starts its worker; returns once the worker's pi is started (or its start failed). From the
@@ -159,8 +198,13 @@ async function startOne(index: number, repo: Repo, run: BoundRun): Promise<void>
 	const session = run.ctx.sessionManager.getSessionId();
 	// At work from now on: no other decision hands the item out again.
 	addWorker({ index, key, startedAt: Date.now(), tokens: 0, dir: "" });
-	const claim = { key, session, host: hostname(), pid: process.pid, at: Date.now(), owner: ownerTag() };
-	if (!(await claimItem(repo, claim))) return markClaimedElsewhere(key);
+	const taken = await claimItem(run.claims, key);
+	if (taken.kind !== "won") return heldElsewhere(run, index, key, taken);
+	// Claimed, then read: a session that landed the item wrote the plan before it let the claim go.
+	if (landedElsewhere(run, index, todo.text)) {
+		await releaseClaim(run.claims.place, taken.claim);
+		return removeWorker(key);
+	}
 	tellLasting(run.pi, run.ctx, workerStartLine(index, todo.text));
 	const item: Item = { index, text: todo.text, check: todo.check };
 	const refs = {
@@ -169,12 +213,14 @@ async function startOne(index: number, repo: Repo, run: BoundRun): Promise<void>
 		kept: (commit: string) => keptWorkRef(session, key, commit),
 	};
 	const stop = new AbortController();
+	const lost: WorkerOutcome = { kind: "claim-lost" };
+	const lease = holdWhileWorking(run.claims, taken.claim, () => stop.abort(lost));
 	const sessionWorkers = sessionWorkersOf(run.pi);
 	let spawned: () => void = () => {};
 	const started = new Promise<void>((resolve) => {
 		spawned = resolve;
 	});
-	const ended = live({ item, key, repo, refs, run, stop, spawned }).finally(() => {
+	const ended = live({ item, key, repo, refs, run, stop, spawned, lease }).finally(() => {
 		sessionWorkers.running.delete(key);
 		if (sessionWorkers.running.size === 0) stopCatchingInterrupts(sessionWorkers);
 		spawned();
@@ -184,18 +230,45 @@ async function startOne(index: number, repo: Repo, run: BoundRun): Promise<void>
 	await started;
 }
 
+/**
+ * An item whose claim this session did not win: held by another session (tried again once its lease may have run out,
+ * or a renewal's interval, whichever is sooner), or a ref that holds no claim (said once; `/todos remote release`
+ * frees it), or claims that cannot be read now (said; tried again at a renewal's interval). Nothing starts on it.
+ */
+function heldElsewhere(run: BoundRun, index: number, key: string, taken: Exclude<TakeResult, { kind: "won" }>): void {
+	const every = renewEveryMs(run.claims.leaseMs);
+	const said = sessionWorkersOf(run.pi).malformedSaid;
+	if (taken.kind === "malformed" && !said.has(key)) {
+		said.add(key);
+		tell(run.ctx, WORKER_TEXTS.malformedClaim(index), "warning");
+	}
+	if (taken.kind === "unreachable") tell(run.ctx, WORKER_TEXTS.claimsUnreachable(run.claims.place.remote), "warning");
+	markClaimedElsewhere(key, taken.kind === "held" ? Math.min(taken.leftMs, every) : every);
+}
+
+/**
+ * Whether the plan file, read again now that the item is claimed, has item `index` completed: another session landed
+ * it (its completions are taken into the list). Without a plan file there is nothing to read.
+ */
+function landedElsewhere(run: BoundRun, index: number, text: string): boolean {
+	if (run.planFile === undefined) return false;
+	readPlanAgain(run.pi, run.ctx, run.planFile);
+	const now = getTodos()[index];
+	return now?.text === text && now.status === "completed";
+}
+
 /** A worker's life from its claim: its tree made from a snapshot, then its work ({@link work}); how it ended. */
 async function live(start: Omit<Job, "tree">): Promise<WorkerEnd> {
 	const { item, key, repo, refs, run, stop } = start;
 	updateTodoStatus([item.index], "in_progress");
 	commitList(run.pi);
 	const options = { bound: snapshotBound(run.ctx), signal: stop.signal };
-	const base = await takeCheckpoint(repo, refs.base, `pi-til-done worker base of [${item.index}]`, options);
+	const base = await takeCheckpoint(repo, refs.base, workerBaseMessage(item.index, ownerTag()), options);
 	const tree = base === undefined || stop.signal.aborted ? undefined : await makeWorkerTree(repo, base);
 	if (!tree || stop.signal.aborted) {
 		if (tree) removeWorkerTree(tree);
 		await deleteRefs(repo, [refs.base]);
-		await releaseItem(repo, key);
+		await start.lease.letGo();
 		const outcome: WorkerOutcome = stop.signal.aborted ? stoppedAs(stop.signal) : { kind: "no-tree" };
 		const finished = asEnded(item, key, outcome);
 		endWorker(run, key, finished);
@@ -226,6 +299,8 @@ interface Job {
 	stop: AbortController;
 	/** Called once its pi is about to start (its compiled extensions being copied): the next worker starts then. */
 	spawned: () => void;
+	/** Its claim, renewed while it works; let go once its landing is recorded, or it ended without one. */
+	lease: HeldLease;
 }
 
 /** One worker's life, from its start to its item completed or given back; how it ended. */
@@ -245,7 +320,7 @@ async function work(job: Job): Promise<WorkerEnd> {
 		killInside(tree.dir);
 		removeWorkerTree(tree);
 		await deleteRefs(repo, [job.refs.base]);
-		await releaseItem(repo, key);
+		await job.lease.letGo();
 		// Last: its end wakes the next decision, which may hand the item out again.
 		endWorker(run, key, finished);
 	}
