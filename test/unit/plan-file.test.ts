@@ -15,7 +15,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { planToMarkdown } from "../../src/core/rules/plan-file.ts";
-import { decideSave, decideStart } from "../../src/core/rules/plan-file-sync.ts";
+import { decideSave, decideStart, withCompletionsOf } from "../../src/core/rules/plan-file-sync.ts";
 import type { TilDoneConfig } from "../../src/core/rules/settings.ts";
 import { completeTodosArgs, registerTodosCommand } from "../../src/edges/commands/todos.ts";
 import { followPlanFile } from "../../src/edges/files/follow.ts";
@@ -52,6 +52,41 @@ describe("a change of the list goes to the file only when the file is what we la
 		["known, now unreadable", "a", null, "changed-on-disk"],
 	] as const)("%s", (_, known, onDisk, decision) => {
 		expect(decideSave(known, onDisk, "n")).toBe(decision);
+	});
+});
+
+describe("a file another session on the plan only checked items of is taken into the list; any other change is the user's", () => {
+	const list: TodoItem[] = [
+		{ text: "Add line 0", status: "not_started" },
+		{ text: "Add line 1", status: "in_progress" },
+		{ text: "Add line 2", status: "completed" },
+	];
+	const written = planToMarkdown(list);
+	const checked = (indices: readonly number[], todos = list) =>
+		planToMarkdown(todos.map((todo, index) => (indices.includes(index) ? { ...todo, status: "completed" } : todo)));
+
+	it("items checked there are completed here, the others as they were", () => {
+		expect(withCompletionsOf(list, checked([0]))?.map((todo) => todo.status)).toEqual([
+			"completed",
+			"in_progress",
+			"completed",
+		]);
+	});
+
+	it("a file that completes nothing open here gives the very list back", () => {
+		expect(withCompletionsOf(list, written)).toBe(list);
+	});
+
+	it("an item unchecked there, a text edited, an annotation added or an item added: not a completion, left to the user", () => {
+		expect(withCompletionsOf(list, written.replace("- [x] Add line 2", "- [ ] Add line 2"))).toBeUndefined();
+		expect(withCompletionsOf(list, checked([0]).replace("Add line 1", "Add line one"))).toBeUndefined();
+		expect(withCompletionsOf(list, `${checked([0])}  - check: \`true\`\n`)).toBeUndefined();
+		expect(withCompletionsOf(list, `${checked([0])}- [ ] Add line 3\n`)).toBeUndefined();
+	});
+
+	it("a heading edited there is kept: the completions are taken", () => {
+		const headed = checked([1]).replace("# Plan", "# Plan for the release");
+		expect(withCompletionsOf(list, headed)?.[1]?.status).toBe("completed");
 	});
 });
 

@@ -39,16 +39,16 @@ export function decideStart(session: readonly TodoItem[], fileText: string | und
 
 /**
  * The session's list with the completions the plan file holds: another session on the same plan checked there the
- * items it landed. Only a file of the very same items (their texts, in order) is taken so: a file whose items differ
- * is a change of the plan, left to the user. Undefined for such a file, or one not understood; the list itself (the
- * same array) when the file completes nothing it has open.
+ * items it landed. Only a file that is this list as we write it, some boxes checked (its heading aside), is taken so:
+ * any other change (an item unchecked, a text, a note, an item more) is the user's, left to them. Undefined for such a
+ * file, or one not understood; the list itself (the same array) when the file completes nothing it has open.
  */
 export function withCompletionsOf(session: readonly TodoItem[], fileText: string): readonly TodoItem[] | undefined {
 	const parsed = parsePlanMarkdown(fileText);
 	if (!parsed.ok || parsed.todos.length !== session.length) return undefined;
-	if (parsed.todos.some((todo, index) => todo.text !== session[index]?.text)) return undefined;
 	const landed = (index: number) =>
 		parsed.todos[index]?.status === "completed" && session[index]?.status !== "completed";
-	if (!session.some((_, index) => landed(index))) return session;
-	return session.map((todo, index): TodoItem => (landed(index) ? { ...todo, status: "completed" } : todo));
+	const merged = session.map((todo, index): TodoItem => (landed(index) ? { ...todo, status: "completed" } : todo));
+	if (planToMarkdown(merged, preambleOf(fileText)) !== fileText.replace(/\r\n/g, "\n")) return undefined;
+	return session.some((_, index) => landed(index)) ? merged : session;
 }
