@@ -282,6 +282,17 @@ describe("landing on a remote that cannot be reached", () => {
 		expect(await landOnBranch(m.team, item)).toMatchObject({ kind: "landed", tip: seed.start, pushes: 1 });
 	});
 
+	it("the refs read, then the other session's tip cannot be fetched: unreachable, nothing pushed", async () => {
+		const m = await machine(onDaemon);
+		gitAt(root, othersLanding(m, { "shared.txt": "a\nb\nc\nd\n" }).push);
+		const before = refsOf(m.place.bare);
+		server.refuseAfter(1);
+		expect(await landOnBranch(m.team, work(m, { "notes.txt": "one\ntwo\nthree\nfour\n" }))).toEqual({
+			kind: "unreachable",
+		});
+		expect(refsOf(m.place.bare)).toEqual(before);
+	});
+
 	it("the refs read, then every connection refused (the push and the read after it): unreachable, nothing changed there", async () => {
 		const m = await machine(onDaemon);
 		const before = refsOf(m.place.bare);
