@@ -62,6 +62,8 @@ export interface GitServer {
 	refuseAfter(served: number): void;
 	/** Runs `git <args>` in the served folder just before serving the `nth` connection from now (1: the next). */
 	beforeConnection(nth: number, args: readonly string[]): void;
+	/** Runs `git <args>` in the served folder just before serving the `nth` push from now (1: the next), whatever reads come between. */
+	beforePush(nth: number, args: readonly string[]): void;
 	/** Serves every connection again, and forgets what `beforeConnection` was told. */
 	serveAll(): void;
 	/** Stops it and removes its folder. */
@@ -70,8 +72,8 @@ export interface GitServer {
 
 /**
  * The daemon's access hook: counts the connections to the served repositories since the gate was armed (the probe
- * repository the helper waits on is never counted), runs the git command written for this count, and refuses from
- * the count written in `refuse-from`.
+ * repository the helper waits on is never counted), and the pushes among them apart; runs the git command written for
+ * this connection's count or this push's, and refuses from the count written in `refuse-from`.
  */
 function accessHook(base: string, gate: string): string {
 	return [
@@ -81,14 +83,21 @@ function accessHook(base: string, gate: string): string {
 		`n=$(( $(cat '${gate}/count') + 1 ))`,
 		`echo "$n" > '${gate}/count'`,
 		`[ -f '${gate}/run-'"$n" ] && xargs -0 git -C '${base}' < '${gate}/run-'"$n" > /dev/null 2>&1`,
+		'if [ "$1" = receive-pack ]; then',
+		// The daemon runs its hook in the repository (GIT_DIR=.): a push's command names its own.
+		"  unset GIT_DIR",
+		`  p=$(( $(cat '${gate}/pushes') + 1 ))`,
+		`  echo "$p" > '${gate}/pushes'`,
+		`  [ -f '${gate}/push-'"$p" ] && xargs -0 git -C '${base}' < '${gate}/push-'"$p" > /dev/null 2>&1`,
+		"fi",
 		`[ -f '${gate}/refuse-from' ] && [ "$n" -ge "$(cat '${gate}/refuse-from')" ] && exit 1`,
 		"exit 0",
 		"",
 	].join("\n");
 }
 
-/** The connections the armed gate has counted so far. */
-const readCount = (gate: string): number => Number(readFileSync(join(gate, "count"), "utf8").trim());
+/** The connections (or, from `pushes`, the pushes) the armed gate has counted so far. */
+const readCount = (gate: string, counter = "count"): number => Number(readFileSync(join(gate, counter), "utf8").trim());
 
 async function untilAnswers(url: string): Promise<void> {
 	for (let attempt = 0; attempt < 200; attempt++) {
@@ -129,12 +138,16 @@ function daemonProcess(base: string, port: number, hook: string, pushes: boolean
 	};
 }
 
-/** What the access hook reads in `gate`: connections refused from the n-th on, git commands run before the n-th. */
-function gateControls(gate: string): Pick<GitServer, "refuseAfter" | "beforeConnection" | "serveAll"> {
+/**
+ * What the access hook reads in `gate`: connections refused from the n-th on, git commands run before the n-th
+ * connection or the n-th push.
+ */
+function gateControls(gate: string): Pick<GitServer, "refuseAfter" | "beforeConnection" | "beforePush" | "serveAll"> {
 	const armed = () => {
 		if (existsSync(gate)) return;
 		mkdirSync(gate, { recursive: true });
 		writeFileSync(join(gate, "count"), "0");
+		writeFileSync(join(gate, "pushes"), "0");
 	};
 	return {
 		refuseAfter(served) {
@@ -144,6 +157,10 @@ function gateControls(gate: string): Pick<GitServer, "refuseAfter" | "beforeConn
 		beforeConnection(nth, args) {
 			armed();
 			writeFileSync(join(gate, `run-${readCount(gate) + nth}`), args.join("\0"));
+		},
+		beforePush(nth, args) {
+			armed();
+			writeFileSync(join(gate, `push-${readCount(gate, "pushes") + nth}`), args.join("\0"));
 		},
 		serveAll() {
 			rmSync(gate, { recursive: true, force: true });

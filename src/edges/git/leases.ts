@@ -81,6 +81,21 @@ const PUSH_ARGS = [
 ];
 const NETWORK_ENV = { GIT_TERMINAL_PROMPT: "0" };
 
+/** How git runs when it talks to a remote: never a prompt for credentials, given up after {@link REMOTE_TIMEOUT_MS}. */
+export const OVER_NETWORK = { env: NETWORK_ENV, timeoutMs: REMOTE_TIMEOUT_MS };
+
+/**
+ * Fetches commit `sha` (and what it holds) from `remote` where the repository lacks it, writing no ref and no
+ * FETCH_HEAD; whether the repository has it now.
+ */
+export async function fetchCommit(repo: Repo, remote: string, sha: string): Promise<boolean> {
+	const has = async () => (await runGit(repo.top, ["cat-file", "-e", `${sha}^{commit}`])).code === 0;
+	if (await has()) return true;
+	const fetchArgs = ["fetch", "--no-write-fetch-head", "--no-tags", "--no-recurse-submodules", "-q"];
+	await runGit(repo.top, [...fetchArgs, remote, sha], OVER_NETWORK);
+	return has();
+}
+
 /** What this process last saw of each claim ref, by place: the monotonic clock a lease is judged by. */
 const sightings = new Map<string, Sighting>();
 
@@ -118,10 +133,7 @@ async function claimCommit(repo: Repo, record: ClaimRecord): Promise<string | un
 /** The record a claim commit holds, read strictly; the commit fetched first when only the remote has it. */
 async function recordOf(place: ClaimPlace, key: string, sha: string): Promise<ClaimRecord | undefined> {
 	const { repo } = place;
-	if (place.remote !== undefined && (await runGit(repo.top, ["cat-file", "-e", `${sha}^{commit}`])).code !== 0) {
-		const fetchArgs = ["fetch", "--no-write-fetch-head", "--no-tags", "--no-recurse-submodules", "-q"];
-		await runGit(repo.top, [...fetchArgs, place.remote, sha], { env: NETWORK_ENV, timeoutMs: REMOTE_TIMEOUT_MS });
-	}
+	if (place.remote !== undefined) await fetchCommit(repo, place.remote, sha);
 	const shown = await runGit(repo.top, ["cat-file", "commit", sha]);
 	if (shown.code !== 0) return undefined;
 	const start = shown.stdout.indexOf("\n\n");
@@ -133,10 +145,7 @@ async function refsAt(place: ClaimPlace, prefix: string): Promise<Map<string, st
 	const listed =
 		place.remote === undefined
 			? await runGit(place.repo.top, ["for-each-ref", "--format=%(objectname) %(refname)", prefix])
-			: await runGit(place.repo.top, ["ls-remote", "--refs", place.remote, `${prefix}*`], {
-					env: NETWORK_ENV,
-					timeoutMs: REMOTE_TIMEOUT_MS,
-				});
+			: await runGit(place.repo.top, ["ls-remote", "--refs", place.remote, `${prefix}*`], OVER_NETWORK);
 	if (listed.code !== 0) return undefined;
 	const refs = new Map<string, string>();
 	for (const line of listed.stdout.split("\n")) {
@@ -169,24 +178,32 @@ async function seenClaim(place: ClaimPlace, key: string): Promise<SeenClaim | "u
 	return sha === undefined ? undefined : { sha, record: await recordOf(place, key, sha) };
 }
 
+/** What a swap did, and the push's `--porcelain` lines that say which lease broke (none on the repository itself). */
+export interface Swapped {
+	outcome: PushOutcome;
+	porcelain: string;
+}
+
 /**
  * Compare-and-swap of `swaps` at the place, all or none: one atomic push with a lease on each ref, or one `update-ref`
  * transaction on the repository itself.
  */
-export async function swapRefs(place: ClaimPlace, swaps: readonly RefSwap[]): Promise<PushOutcome> {
+export async function swapRefsSaying(place: ClaimPlace, swaps: readonly RefSwap[]): Promise<Swapped> {
 	if (place.remote === undefined) {
 		const line = ({ ref, expect, next }: RefSwap) =>
 			next === "" ? `delete ${ref} ${expect}\n` : `update ${ref} ${next} ${expect}\n`;
 		const swapped = await runGit(place.repo.top, ["update-ref", "--stdin"], { input: swaps.map(line).join("") });
-		return swapped.code === 0 ? "done" : "refused";
+		return { outcome: swapped.code === 0 ? "done" : "refused", porcelain: "" };
 	}
 	const leases = swaps.map(({ ref, expect }) => `--force-with-lease=${ref}:${expect}`);
 	const refspecs = swaps.map(({ ref, next }) => `${next}:${ref}`);
-	const pushed = await runGit(place.repo.top, [...PUSH_ARGS, ...leases, place.remote, ...refspecs], {
-		env: NETWORK_ENV,
-		timeoutMs: REMOTE_TIMEOUT_MS,
-	});
-	return pushOutcome(pushed.code, pushed.stdout);
+	const pushed = await runGit(place.repo.top, [...PUSH_ARGS, ...leases, place.remote, ...refspecs], OVER_NETWORK);
+	return { outcome: pushOutcome(pushed.code, pushed.stdout), porcelain: pushed.stdout };
+}
+
+/** {@link swapRefsSaying}, its outcome alone. */
+export async function swapRefs(place: ClaimPlace, swaps: readonly RefSwap[]): Promise<PushOutcome> {
+	return (await swapRefsSaying(place, swaps)).outcome;
 }
 
 /** A new holder's nonce: what makes a claim this holder's, whatever its session or machine. */
