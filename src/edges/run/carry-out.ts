@@ -211,21 +211,12 @@ async function startOn(items: readonly number[], run: FollowUp): Promise<void> {
  * wait; an interrupt of `pi -p` ends the process.
  */
 async function waitOnOthers(step: Extract<Step, { kind: "wait" }>, run: FollowUp): Promise<void> {
-	const waiting = new AbortController();
-	const timedOut = new Promise<"go">((resolve) => {
-		const timer = setTimeout(() => resolve("go"), step.lookAgainMs);
-		waiting.signal.addEventListener("abort", () => clearTimeout(timer), { once: true });
-	});
-	const cancelled = new Promise<"cancelled">((resolve) =>
-		run.signal.addEventListener("abort", () => resolve("cancelled"), { once: true, signal: waiting.signal }),
-	);
-	const keyed = run.mode.stopKey(waiting.signal).then(() => "key" as const);
-	let end: "go" | "cancelled" | "key";
-	try {
-		end = await Promise.race([timedOut, cancelled, keyed]);
-	} finally {
-		waiting.abort();
-	}
+	const end = await untilStopped(run, (signal) => [
+		new Promise<"go">((resolve) => {
+			const timer = setTimeout(() => resolve("go"), step.lookAgainMs);
+			signal.addEventListener("abort", () => clearTimeout(timer), { once: true });
+		}),
+	]);
 	if (end === "key") return interrupted(run);
 	if (end === "cancelled" || run.signal.aborted) return;
 	if (run.config.planFile !== undefined) {
@@ -278,16 +269,25 @@ type WaitEnd = "ended" | "cancelled" | "key" | InterruptStop;
  */
 async function waitForWorkers(run: FollowUp, ends: WorkerEnds): Promise<WaitEnd> {
 	const { workersInterrupted } = await import("../workers/session-workers.ts");
-	// Each wait's listeners go with it: a chain of many workers' ends waits on one follow-up's signal.
+	return untilStopped(run, (signal) => [ends.next().then(() => "ended" as const), workersInterrupted(run.pi, signal)]);
+}
+
+/**
+ * The first of what `awaited` gives (each told by `signal` when the wait is over) and the user's stops: the
+ * follow-up's cancellation, or Esc in the TUI. Each wait's listeners go with it: a chain of many waits waits on one
+ * follow-up's signal.
+ */
+async function untilStopped<T>(
+	run: FollowUp,
+	awaited: (signal: AbortSignal) => Promise<T>[],
+): Promise<T | "cancelled" | "key"> {
 	const waiting = new AbortController();
 	const cancelled = new Promise<"cancelled">((resolve) =>
 		run.signal.addEventListener("abort", () => resolve("cancelled"), { once: true, signal: waiting.signal }),
 	);
 	const keyed = run.mode.stopKey(waiting.signal).then(() => "key" as const);
-	const ended = ends.next().then(() => "ended" as const);
-	const caught = workersInterrupted(run.pi, waiting.signal);
 	try {
-		return await Promise.race([ended, cancelled, keyed, caught]);
+		return await Promise.race([...awaited(waiting.signal), cancelled, keyed]);
 	} finally {
 		waiting.abort();
 	}
