@@ -7,15 +7,13 @@
 import { relative, resolve } from "node:path";
 import { planName } from "../../core/rules/leases.ts";
 import { REMOTE_TEXTS } from "../../core/texts/user.ts";
-import { findRepo, runGit } from "../git/git.ts";
-import { type ClaimPlace, REMOTE_TIMEOUT_MS } from "../git/leases.ts";
+import { findRepo, type Repo, runGit } from "../git/git.ts";
+import { type ClaimPlace, fetchCommit, OVER_NETWORK } from "../git/leases.ts";
 
 /** A plan this session works with others: where its claims live, and the branch its items land on. */
 export interface Team extends ClaimPlace {
 	branch: string;
 }
-
-const NETWORK_ENV = { GIT_TERMINAL_PROMPT: "0" };
 
 /** The last line git wrote to stderr: why it failed, as git says it. */
 const lastLine = (stderr: string) =>
@@ -47,17 +45,16 @@ export async function joinTeam(
 	if (remote === undefined) return { team: { repo, plan, branch } };
 	if (!isLocation(remote) && (await runGit(repo.top, ["remote", "get-url", "--", remote])).code !== 0)
 		return refuse(REMOTE_TEXTS.unknownRemote);
-	const network = { env: NETWORK_ENV, timeoutMs: REMOTE_TIMEOUT_MS };
-	const listed = await runGit(repo.top, ["ls-remote", "--heads", remote, `refs/heads/${branch}`], network);
+	const listed = await runGit(repo.top, ["ls-remote", "--heads", remote, `refs/heads/${branch}`], OVER_NETWORK);
 	if (listed.code !== 0) return refuse(REMOTE_TEXTS.unreachable(lastLine(listed.stderr)));
 	const tip = listed.stdout
 		.split("\n")
 		.find((line) => line.endsWith(`\trefs/heads/${branch}`))
 		?.split("\t")[0];
 	if (tip === undefined) return refuse(REMOTE_TEXTS.noBranch(branch));
-	if (!(await holdsLastFetched(repo.top, remote, branch, tip))) return refuse(REMOTE_TEXTS.rewritten(branch));
+	if (!(await holdsLastFetched(repo, remote, branch, tip))) return refuse(REMOTE_TEXTS.rewritten(branch));
 	const probe = ["push", "--dry-run", "--porcelain", "--no-verify", remote, `${tip}:refs/til-done/probe`];
-	const pushed = await runGit(repo.top, probe, network);
+	const pushed = await runGit(repo.top, probe, OVER_NETWORK);
 	if (pushed.code !== 0) return refuse(REMOTE_TEXTS.noPush(lastLine(pushed.stderr)));
 	return { team: { repo, remote, plan, branch } };
 }
@@ -66,13 +63,10 @@ export async function joinTeam(
  * Whether the remote's branch (at `tip`) still holds what this clone last fetched of it (its remote-tracking ref): a
  * branch others rewrote does not. Its commits are fetched first where this clone lacks them (no ref of ours written).
  */
-async function holdsLastFetched(top: string, remote: string, branch: string, tip: string): Promise<boolean> {
+async function holdsLastFetched(repo: Repo, remote: string, branch: string, tip: string): Promise<boolean> {
 	if (isLocation(remote)) return true;
-	const seen = await runGit(top, ["rev-parse", "--verify", "-q", `refs/remotes/${remote}/${branch}^{commit}`]);
+	const seen = await runGit(repo.top, ["rev-parse", "--verify", "-q", `refs/remotes/${remote}/${branch}^{commit}`]);
 	if (seen.code !== 0) return true;
-	if ((await runGit(top, ["cat-file", "-e", `${tip}^{commit}`])).code !== 0) {
-		const fetchArgs = ["fetch", "--no-write-fetch-head", "--no-tags", "--no-recurse-submodules", "-q", remote, tip];
-		await runGit(top, fetchArgs, { env: NETWORK_ENV, timeoutMs: REMOTE_TIMEOUT_MS });
-	}
-	return (await runGit(top, ["merge-base", "--is-ancestor", seen.stdout.trim(), tip])).code === 0;
+	await fetchCommit(repo, remote, tip);
+	return (await runGit(repo.top, ["merge-base", "--is-ancestor", seen.stdout.trim(), tip])).code === 0;
 }
