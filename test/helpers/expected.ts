@@ -737,6 +737,7 @@ export const PLAN_NOTICES = {
 		`${file} changed on disk since the last write: it is not overwritten, and the list stays the session's. /todos import ${file} takes the file's, /todos export ${file} writes the list over it.`,
 	loadRefused: (detail: string) => `The plan file is not loaded: ${detail}`,
 	unreadable: (file: string, why: string) => `${file} cannot be read: ${why}`,
+	unwritable: (file: string, why: string) => `${file} cannot be written: ${why}`,
 	loaded: (file: string, items: number) => `Loaded ${items} item(s) from ${file}.`,
 	/** The model's rewrite of a followed plan's list, refused: `items` as `[0] text, [1] text`. */
 	rewriteRefused: (file: string, items: string) =>
