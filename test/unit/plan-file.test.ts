@@ -390,7 +390,7 @@ describe("a followed plan file is loaded into an empty session and written after
 
 describe("a followed plan file another session only checked items of gives its completions to the list", () => {
 	const THREE: TodoItem[] = [item("Add line 0"), item("Add line 1"), item("Add line 2")];
-	const warnings = (ui: { notifications: { message: string; type?: string }[] }) =>
+	const warnings = (ui: { notifications: readonly { message: string; type?: string }[] }) =>
 		ui.notifications.filter((n) => n.type === "warning").map((n) => n.message);
 
 	it("the list takes the items checked there that it has open, when the file holds the list's own completion too", () => {
