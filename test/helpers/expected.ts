@@ -443,6 +443,10 @@ export const TODOS_ERRORS = {
 		todosRefused(sub, length === 0 ? "the list is empty" : `which item? ${items(length)}`),
 	twice: (sub: string, index: number) => todosRefused(sub, `item ${index} is given twice`),
 	addEmpty: todosRefused("add", "the text is empty"),
+	tooManyIndices: (sub: string, given: number) => todosRefused(sub, `at most 50 indices at once (got ${given})`),
+	emptyText: (sub: string) => todosRefused(sub, "the text is empty"),
+	textTooLong: (sub: string) => todosRefused(sub, "the text is longer than 1000 characters"),
+	move: (length: number) => todosRefused("move", `give the item and where it goes: two indices, ${items(length)}`),
 	takesNothing: (sub: string, word: string) => todosRefused(sub, `"${word}" is not understood: it takes nothing`),
 	unknown: (sub: string) => `/todos: "${sub}" is not a subcommand\n${TODOS_SUBCOMMANDS_TEXT}`,
 } as const;
