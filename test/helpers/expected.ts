@@ -443,6 +443,10 @@ export const TODOS_ERRORS = {
 		todosRefused(sub, length === 0 ? "the list is empty" : `which item? ${items(length)}`),
 	twice: (sub: string, index: number) => todosRefused(sub, `item ${index} is given twice`),
 	addEmpty: todosRefused("add", "the text is empty"),
+	tooManyIndices: (sub: string, given: number) => todosRefused(sub, `at most 50 indices at once (got ${given})`),
+	emptyText: (sub: string) => todosRefused(sub, "the text is empty"),
+	textTooLong: (sub: string) => todosRefused(sub, "the text is longer than 1000 characters"),
+	move: (length: number) => todosRefused("move", `give the item and where it goes: two indices, ${items(length)}`),
 	takesNothing: (sub: string, word: string) => todosRefused(sub, `"${word}" is not understood: it takes nothing`),
 	unknown: (sub: string) => `/todos: "${sub}" is not a subcommand\n${TODOS_SUBCOMMANDS_TEXT}`,
 } as const;
@@ -737,6 +741,7 @@ export const PLAN_NOTICES = {
 		`${file} changed on disk since the last write: it is not overwritten, and the list stays the session's. /todos import ${file} takes the file's, /todos export ${file} writes the list over it.`,
 	loadRefused: (detail: string) => `The plan file is not loaded: ${detail}`,
 	unreadable: (file: string, why: string) => `${file} cannot be read: ${why}`,
+	unwritable: (file: string, why: string) => `${file} cannot be written: ${why}`,
 	loaded: (file: string, items: number) => `Loaded ${items} item(s) from ${file}.`,
 	/** The model's rewrite of a followed plan's list, refused: `items` as `[0] text, [1] text`. */
 	rewriteRefused: (file: string, items: string) =>

@@ -4,10 +4,11 @@
  * the claim deleted in the same atomic push; merged again when the tip moved; nothing pushed on a conflict, a lost
  * claim or a remote not reached; the person's work tree, index, HEAD, refs and stash untouched.
  */
-import { chmodSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { chmodSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import {
 	MAX_LANDING_TRIES,
 	markItemDone,
@@ -186,6 +187,17 @@ describe.each(PLACES)("landing an item on the plan's branch on %s", (_name, make
 		expect(claimsOf(m)).toBe(`${m.claim.ref} ${takeOver}\n`);
 	});
 
+	it("the claim another session took over before the landing began: claim-lost at the first read, nothing made or pushed", async () => {
+		const m = await machine(makePlace);
+		const takeOver = takenOver(m);
+		gitAt(m.other, [...othersPush(m).slice(2), m.place.bare, `+${takeOver}:${m.claim.ref}`]);
+		const before = refsOf(m.place.bare);
+		const landed = await landOnBranch(m.team, work(m, { "notes.txt": "one\ntwo\nthree\nfour\n" }));
+		expect(landed).toEqual({ kind: "claim-lost" });
+		expect(refsOf(m.place.bare)).toEqual(before);
+		expect(claimsOf(m)).toBe(`${m.claim.ref} ${takeOver}\n`);
+	});
+
 	it("the claim taken over while the tip also moved: claim-lost once the refs are read again, nothing of ours landed", async () => {
 		const m = await machine(makePlace);
 		const takeOver = takenOver(m);
@@ -265,6 +277,118 @@ describe.each(PLACES)("landing an item on the plan's branch on %s", (_name, make
 	});
 });
 
+/**
+ * Blocks every new object in the repository at `dir`: all its objects packed (the unreachable ones too), each loose
+ * object's folder a file. Git reads it, and "writes" an object it already holds, but writes no new one.
+ */
+function blockNewObjects(dir: string): void {
+	const all = gitAt(dir, ["cat-file", "--batch-all-objects", "--batch-check=%(objectname)"]);
+	execFileSync("git", ["pack-objects", "-q", join(dir, ".git", "objects", "pack", "pack")], { cwd: dir, input: all });
+	gitAt(dir, ["prune-packed"]);
+	const objects = join(dir, ".git", "objects");
+	for (let prefix = 0; prefix < 256; prefix++) {
+		const folder = join(objects, prefix.toString(16).padStart(2, "0"));
+		rmSync(folder, { recursive: true, force: true });
+		writeFileSync(folder, "");
+	}
+}
+
+describe("landing from a repository git can write no new object in", () => {
+	afterEach(() => {
+		vi.unstubAllEnvs();
+	});
+
+	it("git-failed wherever a new object would be written: the merge, the checked line, its tree, the commit; nothing pushed", async () => {
+		// One clock for every commit: a landing tried again makes the very commits it made before, already held.
+		vi.stubEnv("GIT_AUTHOR_DATE", "2026-01-01T00:00:00Z");
+		vi.stubEnv("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z");
+		const m = await machine((name) => fileRemote(root, name, seed));
+		const item = work(m, { "notes.txt": "one\ntwo\nthree\nfour\n" });
+		const another = work(m, { "shared.txt": "a\nb\nc\nd\n" });
+		const moved = othersLanding(m, { "other.txt": "another session's file\n" });
+		gitAt(m.other, [...othersPush(m).slice(2), m.place.bare, `${moved.commit}:refs/heads/later`]);
+		const hook = join(m.place.bare, "hooks", "pre-receive");
+		writeFileSync(hook, "#!/bin/sh\nexit 1\n");
+		chmodSync(hook, 0o755);
+		const tipAt = (commit: string) => gitAt(m.place.bare, ["update-ref", m.branchRef, commit]);
+		// Refused landings leave what they made: on the start, the item's merge without the plan file, and another
+		// item's landing whole (the first line checked); on a later tip, that other item's merge.
+		expect(await landOnBranch(m.team, { ...item, planFile: undefined })).toEqual({ kind: "rejected" });
+		expect(await landOnBranch(m.team, another)).toEqual({ kind: "rejected" });
+		tipAt(moved.commit);
+		expect(await landOnBranch(m.team, another)).toEqual({ kind: "rejected" });
+		tipAt(seed.start);
+		rmSync(hook);
+		blockNewObjects(m.person);
+		const before = refsOf(m.place.bare);
+		const packs = readdirSync(join(m.person, ".git", "objects", "pack")).sort();
+		// The item's merge and its checked plan file are held; the tree holding both is new.
+		expect(await landOnBranch(m.team, item)).toEqual({ kind: "git-failed" });
+		// The second line checked is a new blob.
+		const second = { ...FIRST_ITEM, index: 1, text: "make run.sh executable" };
+		expect(await landOnBranch(m.team, { ...item, planFile: second })).toEqual({ kind: "git-failed" });
+		// Another item's landing with a message of its own is a new commit.
+		expect(await landOnBranch(m.team, { ...another, message: "said otherwise" })).toEqual({ kind: "git-failed" });
+		// On the later tip, the item's merge is a new tree.
+		tipAt(moved.commit);
+		const later = refsOf(m.place.bare);
+		expect(await landOnBranch(m.team, item)).toEqual({ kind: "git-failed" });
+		expect(refsOf(m.place.bare)).toEqual(later);
+		tipAt(seed.start);
+		expect(refsOf(m.place.bare)).toEqual(before);
+		expect(claimsOf(m)).toBe(`${m.claim.ref} ${m.claim.sha}\n`);
+		expect(readdirSync(join(m.person, ".git", "objects", "pack")).sort()).toEqual(packs);
+	});
+});
+
+/**
+ * The same commit made in each repository of `dirs`: `parent`'s tree with `entries` (`mode type name`, by path) put
+ * in, objects none of them holds (as a partial or corrupt clone has them). The clock must be fixed by the caller.
+ */
+function tipWithMissing(dirs: readonly string[], parent: string, entries: Record<string, string>): string {
+	let commit = "";
+	for (const dir of dirs) {
+		const kept = gitAt(dir, ["ls-tree", parent])
+			.split("\n")
+			.filter((line) => line !== "" && !(line.slice(line.indexOf("\t") + 1) in entries));
+		const listing = [...kept, ...Object.entries(entries).map(([path, entry]) => `${entry}\t${path}`)];
+		const input = `${listing.join("\n")}\n`;
+		const tree = execFileSync("git", ["mktree", "--missing"], { cwd: dir, input, encoding: "utf8" }).trim();
+		const made = ["-c", "user.name=u", "-c", "user.email=u@u", "commit-tree", tree, "-p", parent, "-m", "tip"];
+		commit = gitAt(dir, made).trim();
+	}
+	return commit;
+}
+
+describe("landing onto a tip whose plan file the repository cannot read (a partial or corrupt clone)", () => {
+	afterEach(() => {
+		vi.unstubAllEnvs();
+	});
+
+	it("its plan file's blob, or the folder holding it, missing: git-failed, nothing pushed, the claim still ours", async () => {
+		// One clock for every commit: the tip is made alike in the remote and in the person's repository.
+		vi.stubEnv("GIT_AUTHOR_DATE", "2026-01-01T00:00:00Z");
+		vi.stubEnv("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z");
+		const m = await machine((name) => fileRemote(root, name, seed));
+		// Named, never written.
+		const missing = (text: string) =>
+			execFileSync("git", ["hash-object", "--stdin"], { cwd: m.person, input: text, encoding: "utf8" }).trim();
+		const item = work(m, { "notes.txt": "one\ntwo\nthree\nfour\n" });
+		const dirs = [m.person, m.place.bare];
+		const noPlan = tipWithMissing(dirs, seed.start, { "PLAN.md": `100644 blob ${missing("a lost plan\n")}` });
+		gitAt(m.place.bare, ["update-ref", m.branchRef, noPlan]);
+		const before = refsOf(m.place.bare);
+		expect(await landOnBranch(m.team, item)).toEqual({ kind: "git-failed" });
+		expect(refsOf(m.place.bare)).toEqual(before);
+		const noDocs = tipWithMissing(dirs, seed.start, { docs: `040000 tree ${missing("a lost folder\n")}` });
+		gitAt(m.place.bare, ["update-ref", m.branchRef, noDocs]);
+		const inDocs = { ...FIRST_ITEM, path: "docs/PLAN.md" };
+		expect(await landOnBranch(m.team, { ...item, planFile: inDocs })).toEqual({ kind: "git-failed" });
+		expect(tipOf(m)).toBe(noDocs);
+		expect(claimsOf(m)).toBe(`${m.claim.ref} ${m.claim.sha}\n`);
+	});
+});
+
 describe("landing on a remote that cannot be reached", () => {
 	it("the server stopped: unreachable, nothing changed there, the person's repository untouched; once it is back, the item lands", async () => {
 		const m = await machine(onDaemon);
@@ -337,6 +461,19 @@ describe("a push whose answer is lost after the remote took it (a file:// remote
 		expect(landed).toEqual({ kind: "landed", commit: ours, tip: seed.start, pushes: 1 });
 		expect(atRemote(m, "main:later.txt")).toBe("later\n");
 		expect(claimsOf(m)).toBe("");
+	});
+
+	it("another session's commit on it cannot be fetched when read again (the remote lacks its objects): unreachable, as far as can be told", async () => {
+		const m = await machine(losing);
+		const lost = execFileSync("git", ["hash-object", "--stdin"], { cwd: m.person, input: "lost\n", encoding: "utf8" });
+		const broken = tipWithMissing([m.place.bare], seed.start, { "later.txt": `100644 blob ${lost.trim()}` });
+		must(place, "the remote").loseAnswer(1, `git -C '${m.place.bare}' update-ref refs/heads/main ${broken}`);
+		const landed = await landOnBranch(m.team, work(m, { "notes.txt": "one\ntwo\nthree\nfour\n" }));
+		expect(landed).toEqual({ kind: "unreachable" });
+		expect(tipOf(m)).toBe(broken);
+		expect(claimsOf(m)).toBe("");
+		// Never fetched: the person's repository does not hold it.
+		expect(() => gitAt(m.person, ["cat-file", "-e", broken])).toThrow();
 	});
 });
 

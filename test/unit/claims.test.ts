@@ -7,8 +7,8 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { claimMessage, claimRef, readClaimMessage } from "../../src/core/rules/leases.ts";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { claimMessage, claimRef, readClaimMessage, renewEveryMs } from "../../src/core/rules/leases.ts";
 import {
 	type Claims,
 	claimantOf,
@@ -20,6 +20,7 @@ import {
 } from "../../src/edges/git/claims.ts";
 import { cleanCheckpointRefs, findRepo, type Repo } from "../../src/edges/git/git.ts";
 import { waitForValue } from "../helpers/cli.ts";
+import { startGitServer } from "../helpers/git-server.ts";
 import { must } from "../helpers/must.ts";
 
 let dir = "";
@@ -157,5 +158,83 @@ describe("a held claim is renewed while its worker works, and let go by its hold
 		expect((await claimItem(claims, "4-d")).kind).toBe("won");
 		await cleanCheckpointRefs(await repo());
 		expect(recordAt("4-d")).toMatchObject({ session: "s1" });
+	});
+});
+
+describe("a renewal racing its release, or unanswered, never loses the claim by itself", () => {
+	afterEach(() => {
+		vi.useRealTimers();
+	});
+
+	/** The claim of `key` held by `claims`, renewed on a timer this test moves. */
+	async function heldOnFakeTimer(claims: Claims, key: string, onLost: () => void) {
+		const won = await claimItem(claims, key);
+		const claim = must(won.kind === "won" ? won.claim : undefined, "the claim");
+		vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
+		return holdWhileWorking(claims, claim, onLost);
+	}
+
+	it("a renewal due as the claim is let go is not made: the claim is gone, never renewed", async () => {
+		const claims = await claimsOf("s1", 300);
+		const lease = await heldOnFakeTimer(claims, "1-a", () => {});
+		vi.advanceTimersByTime(renewEveryMs(300));
+		await lease.letGo();
+		expect(recordAt("1-a")).toBeUndefined();
+	});
+
+	it("a renewal under way as the claim is let go, finding it another's, tells no one: the new holder's claim stays", async () => {
+		const claims = await claimsOf("s1", 300);
+		let lost = 0;
+		const lease = await heldOnFakeTimer(claims, "1-a", () => {
+			lost += 1;
+		});
+		git("update-ref", "-d", claimRef("main--list", "1-a"));
+		expect((await claimItem(await claimsOf("s2"), "1-a")).kind).toBe("won");
+		vi.advanceTimersByTime(renewEveryMs(300));
+		// The renewal has begun (it waits on git) before the release is asked for.
+		await Promise.resolve();
+		await Promise.resolve();
+		await lease.letGo();
+		expect(lost).toBe(0);
+		expect(recordAt("1-a")).toMatchObject({ session: "s2", renewals: 0 });
+	});
+
+	it("a renewal the remote does not answer is tried again at the next tick: renewed once it answers, never lost", async () => {
+		const server = await startGitServer();
+		try {
+			const served = server.bare("team.git", { repo: dir, branch: "main" });
+			const r = await repo();
+			const claims: Claims = {
+				place: { repo: r, remote: server.url("team.git"), plan: "main--list" },
+				me: claimantOf("s1", newNonce()),
+				leaseMs: 300,
+			};
+			const won = await claimItem(claims, "1-a");
+			const claim = must(won.kind === "won" ? won.claim : undefined, "the claim");
+			const servedRef = () => {
+				const found = execFileSync("git", ["-C", served, "for-each-ref", "--format=%(objectname)", claim.ref], {
+					encoding: "utf8",
+				}).trim();
+				return found === "" ? undefined : found;
+			};
+			let lost = 0;
+			server.refuseAfter(0);
+			// The first connection refused marks itself in the served repository: a renewal was tried and not answered.
+			server.beforeConnection(1, ["-C", "team.git", "update-ref", "refs/tried/1", "main"]);
+			const lease = holdWhileWorking(claims, claim, () => {
+				lost += 1;
+			});
+			const tried = () =>
+				execFileSync("git", ["-C", served, "for-each-ref", "refs/tried/"], { encoding: "utf8" }).trim() || undefined;
+			await waitForValue(tried, 10_000, "a renewal refused");
+			expect(servedRef()).toBe(claim.sha);
+			server.serveAll();
+			await waitForValue(() => (servedRef() !== claim.sha ? true : undefined), 10_000, "a renewal answered");
+			await lease.letGo();
+			expect(lost).toBe(0);
+			expect(servedRef()).toBeUndefined();
+		} finally {
+			await server.close();
+		}
 	});
 });

@@ -323,6 +323,29 @@ describe("indices are read as typed: anything else is named, refused with the us
 		expect(getTodos()).toEqual(TWO_ITEMS);
 	});
 
+	it("refuses more than 50 indices, a text past 1000 characters, and a move that is not two items; changes nothing", async () => {
+		const { todos, told, pi } = setup();
+		setTodos(TWO_ITEMS);
+		await todos(`done ${Array.from({ length: 51 }, () => "0").join(" ")}`);
+		await todos(`add ${"x".repeat(1001)}`);
+		await todos(`edit 1 ${"y".repeat(1001)}`);
+		await todos("edit 1");
+		await todos("move 1");
+		await todos("move x 1");
+		await todos("move 0 2");
+		expect(told()).toEqual([
+			TODOS_ERRORS.tooManyIndices("done", 51),
+			TODOS_ERRORS.textTooLong("add"),
+			TODOS_ERRORS.textTooLong("edit"),
+			TODOS_ERRORS.emptyText("edit"),
+			TODOS_ERRORS.move(2),
+			TODOS_ERRORS.notAnIndex("move", "x", 2),
+			TODOS_ERRORS.notAnItem("move", "2", 2),
+		]);
+		expect(getTodos()).toEqual(TWO_ITEMS);
+		expect(pi.entries).toEqual([]);
+	});
+
 	it("on an empty list there is nothing to name, and a word is still not an index", async () => {
 		const { todos, told } = setup();
 		await todos("done 0");

@@ -18,7 +18,7 @@ import { planToMarkdown } from "../../src/core/rules/plan-file.ts";
 import { decideSave, decideStart, withCompletionsOf } from "../../src/core/rules/plan-file-sync.ts";
 import type { TilDoneConfig } from "../../src/core/rules/settings.ts";
 import { completeTodosArgs, registerTodosCommand } from "../../src/edges/commands/todos.ts";
-import { followPlanFile } from "../../src/edges/files/follow.ts";
+import { followPlanFile, readPlanAgain } from "../../src/edges/files/follow.ts";
 import { hashOf, hashOfRead, readPlanFile, writePlanFile } from "../../src/edges/files/plan-file-io.ts";
 import { getTodos, inSession, planFileHash, sessionOf, setTodos } from "../../src/state.ts";
 import type { TodoItem } from "../../src/types.ts";
@@ -357,6 +357,25 @@ describe("a followed plan file is loaded into an empty session and written after
 			PLAN_NOTICES.loadRefused(planFileError(path, 2, PLAN_PROBLEMS.unknownAnnotation("soon"))),
 		]);
 	});
+	it("a file that cannot be written is said once, with why; once a write went through, the next problem is said again", () => {
+		const folder = join(dir, "plans");
+		const path = join(folder, "PLAN.md");
+		const { pi, ctx, ui } = setup();
+		followPlanFile(pi.api, ctx, path);
+		setTodos([item("One")]);
+		setTodos([item("Two")]);
+		mkdirSync(folder);
+		setTodos([item("Three")]);
+		expect(readFileSync(path, "utf8")).toBe(lines("# Plan", "", "- [ ] Three"));
+		rmSync(folder, { recursive: true });
+		setTodos([item("Four")]);
+		const temp = `ENOENT: no such file or directory, open '${join(folder, `.PLAN.md.${process.pid}.`)}`;
+		const unwritable = PLAN_NOTICES.unwritable(path, temp).replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+		expect(ui.notifications).toEqual([
+			{ message: expect.stringMatching(new RegExp(`^${unwritable}\\d+\\.tmp'$`)), type: "warning" },
+			{ message: PLAN_NOTICES.changedOnDisk(path), type: "warning" },
+		]);
+	});
 	it("creates a missing file at the first change, and stops writing once stopped", () => {
 		const path = join(dir, "PLAN.md");
 		const { pi, ctx } = setup();
@@ -366,5 +385,97 @@ describe("a followed plan file is loaded into an empty session and written after
 		stop();
 		setTodos([item("After")]);
 		expect(readFileSync(path, "utf8")).toBe(TWO_TEXT);
+	});
+});
+
+describe("a followed plan file another session only checked items of gives its completions to the list", () => {
+	const THREE: TodoItem[] = [item("Add line 0"), item("Add line 1"), item("Add line 2")];
+	const warnings = (ui: { notifications: readonly { message: string; type?: string }[] }) =>
+		ui.notifications.filter((n) => n.type === "warning").map((n) => n.message);
+
+	it("the list takes the items checked there that it has open, when the file holds the list's own completion too", () => {
+		const path = join(dir, "PLAN.md");
+		writeFileSync(path, planToMarkdown(THREE));
+		const { pi, ctx, ui, snapshots } = setup();
+		followPlanFile(pi.api, ctx, path);
+		const landedThere = [item("Add line 0", "completed"), THREE[1] as TodoItem, item("Add line 2", "completed")];
+		writeFileSync(path, planToMarkdown(landedThere));
+		setTodos([THREE[0] as TodoItem, THREE[1] as TodoItem, item("Add line 2", "completed")]);
+		expect(getTodos()).toEqual(landedThere);
+		expect(snapshots()).toHaveLength(2);
+		expect(readFileSync(path, "utf8")).toBe(planToMarkdown(landedThere));
+		setTodos([...landedThere.slice(0, 1), item("Add line 1", "in_progress"), ...landedThere.slice(2)]);
+		expect(readFileSync(path, "utf8")).toBe(planToMarkdown(getTodos()));
+		expect(warnings(ui)).toEqual([]);
+	});
+
+	it("a file of the very list saved with CRLF line ends is the list: written again as we write it, no warning", () => {
+		const path = join(dir, "PLAN.md");
+		const { pi, ctx, ui } = setup();
+		followPlanFile(pi.api, ctx, path);
+		setTodos(THREE);
+		const next = [item("Add line 0", "completed"), THREE[1] as TodoItem, THREE[2] as TodoItem];
+		writeFileSync(path, planToMarkdown(next).replace(/\n/g, "\r\n"));
+		setTodos(next);
+		expect(getTodos()).toEqual(next);
+		expect(readFileSync(path, "utf8")).toBe(planToMarkdown(next));
+		expect(warnings(ui)).toEqual([]);
+	});
+
+	it("a file the user changed otherwise (an item unchecked) is left alone, with the warning once", () => {
+		const path = join(dir, "PLAN.md");
+		const { pi, ctx, ui } = setup();
+		followPlanFile(pi.api, ctx, path);
+		setTodos([item("Add line 0", "completed"), THREE[1] as TodoItem]);
+		const edited = planToMarkdown([item("Add line 0"), THREE[1] as TodoItem]);
+		writeFileSync(path, edited);
+		setTodos([item("Add line 0", "completed"), item("Add line 1", "completed")]);
+		setTodos([item("Add line 0", "completed"), item("Add line 1", "completed"), item("Add line 2")]);
+		expect(readFileSync(path, "utf8")).toBe(edited);
+		expect(warnings(ui)).toEqual([PLAN_NOTICES.changedOnDisk(path)]);
+	});
+
+	it("a file deleted since it was written is a change of the user's: not made again, the warning once", () => {
+		const path = join(dir, "PLAN.md");
+		const { pi, ctx, ui } = setup();
+		followPlanFile(pi.api, ctx, path);
+		setTodos(THREE);
+		rmSync(path);
+		setTodos([item("Add line 0", "completed"), THREE[1] as TodoItem, THREE[2] as TodoItem]);
+		expect(existsSync(path)).toBe(false);
+		expect(warnings(ui)).toEqual([PLAN_NOTICES.changedOnDisk(path)]);
+	});
+});
+
+describe("the plan file read again takes the completions another session made there, and nothing else", () => {
+	const THREE: TodoItem[] = [item("Add line 0"), item("Add line 1"), item("Add line 2")];
+	const checkedFirst = [item("Add line 0", "completed"), THREE[1] as TodoItem, THREE[2] as TodoItem];
+
+	it("items checked there are completed in the list, stored on the branch, and the followed file is written on", () => {
+		const path = join(dir, "PLAN.md");
+		writeFileSync(path, planToMarkdown(THREE));
+		const { pi, ctx, snapshots } = setup();
+		followPlanFile(pi.api, ctx, path);
+		writeFileSync(path, planToMarkdown(checkedFirst));
+		readPlanAgain(pi.api, ctx, path);
+		expect(getTodos()).toEqual(checkedFirst);
+		expect(snapshots()).toHaveLength(2);
+		const next = [...checkedFirst.slice(0, 2), item("Add line 2", "in_progress")];
+		setTodos(next);
+		expect(readFileSync(path, "utf8")).toBe(planToMarkdown(next));
+	});
+
+	it("a missing file, a file of other items and a file that completes nothing open leave the list as it was", () => {
+		const path = join(dir, "PLAN.md");
+		const { pi, ctx, snapshots } = setup();
+		setTodos(THREE);
+		const list = getTodos();
+		readPlanAgain(pi.api, ctx, path);
+		writeFileSync(path, planToMarkdown([item("Something else", "completed")]));
+		readPlanAgain(pi.api, ctx, path);
+		writeFileSync(path, planToMarkdown(THREE));
+		readPlanAgain(pi.api, ctx, path);
+		expect(getTodos()).toBe(list);
+		expect(snapshots()).toHaveLength(0);
 	});
 });

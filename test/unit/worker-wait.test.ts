@@ -3,8 +3,13 @@
  * it (the worker leaves those at work), wakes the next decision exactly once, an end while others start among them;
  * a claim another process holds is no end.
  */
-import { describe, expect, it, vi } from "vitest";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { itemKey } from "../../src/core/list/items.ts";
+import { planToMarkdown } from "../../src/core/rules/plan-file.ts";
+import type { TilDoneConfig } from "../../src/core/rules/settings.ts";
 import {
 	addWorker,
 	beginSession,
@@ -23,6 +28,9 @@ import { startEngine } from "../helpers/engine.ts";
 const workers = vi.hoisted(() => ({
 	starts: [] as number[][],
 	onStart: (_items: readonly number[]): void => {},
+	/** Catches an interrupt as the session's workers would: what waits on one is told, with their stop. */
+	interrupt: (_stop: { stopped: Promise<void> }): void => {},
+	stopped: 0,
 }));
 vi.mock("../../src/edges/workers/session-workers.ts", () => ({
 	startWorkers: async (items: readonly number[]) => {
@@ -30,8 +38,14 @@ vi.mock("../../src/edges/workers/session-workers.ts", () => ({
 		workers.onStart(items);
 		return true;
 	},
-	stopWorkers: async () => [],
-	workersInterrupted: () => new Promise(() => {}),
+	stopWorkers: async () => {
+		workers.stopped += 1;
+		return [];
+	},
+	workersInterrupted: () =>
+		new Promise((resolve) => {
+			workers.interrupt = resolve;
+		}),
 }));
 
 const ITEMS: TodoItem[] = ["Write a.txt", "Write b.txt", "Write c.txt"].map((text) => ({
@@ -49,10 +63,19 @@ function land(index: number): void {
 	removeWorker(keyOf(index));
 }
 
-function setup(onStart: (items: readonly number[]) => void) {
+/** The engine of the test under way: its chain is ended with the test, so no wait of it decides in the next test. */
+let running: ReturnType<typeof startEngine> | undefined;
+afterEach(() => {
+	running?.engine.onUserInput(running.ctx);
+	running = undefined;
+});
+
+function setup(onStart: (items: readonly number[]) => void, overrides: Partial<TilDoneConfig> = {}) {
 	workers.starts = [];
 	workers.onStart = onStart;
-	const s = startEngine({ mode: "rpc" }, { workers: 2, countdownSeconds: 0 });
+	workers.stopped = 0;
+	const s = startEngine({ mode: "rpc" }, { workers: 2, countdownSeconds: 0, ...overrides });
+	running = s;
 	beginSession("own", s.config);
 	setTodos(ITEMS);
 	return s;
@@ -108,5 +131,67 @@ describe("a worker's end wakes the next decision exactly once", () => {
 		await until(() => codes().at(-1) === "all-done", "the list done");
 		expect(codes()).toEqual(["work", "held-elsewhere", "work", "all-done"]);
 		expect(workers.starts).toEqual([[0], [0]]);
+	});
+});
+
+describe("a wait on items other sessions hold ends at its time, at Esc, or at an interrupt", () => {
+	/** Presses a key as the TUI would: every live input handler sees it; whether one consumed it. */
+	const press = (s: ReturnType<typeof setup>, data: string) =>
+		[...s.ui.inputHandlers].map((handler) => handler(data)?.consume === true).includes(true);
+
+	it("at its end the plan file is read again: the item another session completed there is completed here, no worker started", async () => {
+		const dir = mkdtempSync(join(tmpdir(), "til-done-wait-"));
+		try {
+			const planFile = join(dir, "PLAN.md");
+			const one = ITEMS.slice(0, 1);
+			const s = setup(
+				() => {
+					markClaimedElsewhere(keyOf(0), 50);
+					// The other session lands the item and checks it in the plan file while this one waits.
+					writeFileSync(planFile, planToMarkdown([{ ...(one[0] as TodoItem), status: "completed" }]));
+				},
+				{ planFile },
+			);
+			setTodos(one);
+			s.endRun();
+			await until(() => codes().at(-1) === "all-done", "the list done");
+			expect(codes()).toEqual(["work", "held-elsewhere", "all-done"]);
+			expect(workers.starts).toEqual([[0]]);
+			expect(getTodos()).toEqual([{ ...one[0], status: "completed" }]);
+			expect(readFileSync(planFile, "utf8")).toBe(planToMarkdown(getTodos()));
+		} finally {
+			rmSync(dir, { recursive: true, force: true });
+		}
+	});
+
+	it("Esc during the wait ends it: the chain is interrupted, and nothing is tried again", async () => {
+		const s = setup(() => markClaimedElsewhere(keyOf(0), 3_600_000));
+		setTodos(ITEMS.slice(0, 1));
+		s.endRun();
+		await until(() => codes().at(-1) === "held-elsewhere", "the wait");
+		await until(() => s.ui.inputHandlers.size === 1, "the Esc handler");
+		expect(press(s, "\x1b")).toBe(true);
+		await until(() => codes().at(-1) === "interrupted", "the interruption");
+		expect(codes()).toEqual(["work", "held-elsewhere", "interrupted"]);
+		expect(s.ui.inputHandlers.size).toBe(0);
+		expect(workers.starts).toEqual([[0]]);
+	});
+});
+
+describe("an interrupt caught while workers are at work ends the wait once they have stopped", () => {
+	it("the chain is interrupted after the workers' stop, and starts nothing more", async () => {
+		let stop = () => {};
+		const s = setup((items) => {
+			for (const index of items) start(index);
+		});
+		s.endRun();
+		await until(() => workers.starts.length === 1, "the start");
+		workers.interrupt({ stopped: new Promise<void>((resolve) => (stop = resolve)) });
+		await until(() => s.ui.inputHandlers.size === 0, "the wait ended");
+		expect(codes()).toEqual(["work"]);
+		stop();
+		await until(() => codes().at(-1) === "interrupted", "the interruption");
+		expect(codes()).toEqual(["work", "interrupted"]);
+		expect(workers.starts).toEqual([[0, 1]]);
 	});
 });

@@ -56,12 +56,8 @@ export function parseIndexAndText(rest: string, length: number): Parsed<{ index:
 	const [word] = wordsOf(rest);
 	const index = parseIndex(word, length);
 	if ("error" in index) return index;
-	const text = parseText(
-		rest
-			.trim()
-			.slice(word?.length ?? 0)
-			.trim(),
-	);
+	// The index read, the text is what follows its word.
+	const text = parseText(rest.trim().replace(/^\S+/, "").trim());
 	return "error" in text ? text : { value: { index: index.value, text: text.value } };
 }
 
@@ -86,17 +82,16 @@ export type WorkersAsk = undefined | { count: number } | "clean" | { item: numbe
  * in brackets (`[2]`), one of `workedOn` (the items a worker worked on in this chain): a bare number is a count.
  */
 export function parseWorkersAsk(rest: string, max: number, workedOn: readonly number[] = []): Parsed<WorkersAsk> {
-	const words = wordsOf(rest);
-	if (words.length === 0) return { value: undefined };
-	const [word = ""] = words;
-	if (words.length === 1 && word.startsWith("[")) {
+	const [word, ...more] = wordsOf(rest);
+	if (word === undefined) return { value: undefined };
+	if (more.length === 0 && word.startsWith("[")) {
 		const item = /^\[(\d+)\]$/.exec(word)?.[1];
 		const index = Number(item);
 		if (item === undefined || !workedOn.includes(index)) return { error: REFUSALS.noWorkerOn(quoted(word), workedOn) };
 		return { value: { item: index } };
 	}
-	if (words.length === 1 && word.toLowerCase() === "clean") return { value: "clean" };
-	if (words.length > 1 || !(word.toLowerCase() === "off" || /^\d+$/.test(word)) || Number(word) > max) {
+	if (more.length === 0 && word.toLowerCase() === "clean") return { value: "clean" };
+	if (more.length > 0 || !(word.toLowerCase() === "off" || /^\d+$/.test(word)) || Number(word) > max) {
 		return { error: REFUSALS.workerCount(quoted(rest.trim()), max) };
 	}
 	return { value: { count: word.toLowerCase() === "off" ? 0 : Number(word) } };
