@@ -65,6 +65,7 @@ export {
 	isRunRefused,
 	markRunRefused,
 	planFileHash,
+	planFileText,
 	rememberPlanFile,
 	setPanelEnabled,
 	sharedRemote,

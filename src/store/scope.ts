@@ -70,8 +70,11 @@ export interface StoreState {
 	config: Readonly<TilDoneConfig>;
 	/** The outcome of the run that ended, waiting for pi to settle (interactive modes). */
 	endedRun: RunOutcome | undefined;
-	/** Path → hash of the text this session last wrote to or read from a plan file: a change since is someone else's. */
-	planFileHashes: ReadonlyMap<string, string>;
+	/**
+	 * Path → the text this session last wrote to or read from a plan file, and its hash: a change since is someone
+	 * else's, and what it changed is told against this text.
+	 */
+	planFiles: ReadonlyMap<string, { hash: string; text: string }>;
 	/** The work tree as the last chain started, while the judge or a goal is on; undefined when none was taken. */
 	chainStart: ChainStart | undefined;
 }
@@ -102,7 +105,7 @@ function initialState(role: SessionRole): StoreState {
 		reportedWarnings: new Set(),
 		config: DEFAULT_CONFIG,
 		endedRun: undefined,
-		planFileHashes: new Map(),
+		planFiles: new Map(),
 		chainStart: undefined,
 	};
 }

@@ -37,15 +37,20 @@ export function getConfig(): Readonly<TilDoneConfig> {
 	return getState().config;
 }
 
-/** Counts `hash` as the text of the plan file at `path` as far as this session knows (it read or wrote it). */
-export function rememberPlanFile(path: string, hash: string): void {
-	if (getState().planFileHashes.get(path) !== hash)
-		setState({ planFileHashes: new Map([...getState().planFileHashes, [path, hash]]) });
+/** Counts `text` (hash `hash`) as the plan file at `path` as far as this session knows (it read or wrote it). */
+export function rememberPlanFile(path: string, hash: string, text: string): void {
+	if (getState().planFiles.get(path)?.hash !== hash)
+		setState({ planFiles: new Map([...getState().planFiles, [path, { hash, text }]]) });
 }
 
 /** The hash of what this session last wrote to or read from the plan file at `path`; undefined when it never did. */
 export function planFileHash(path: string): string | undefined {
-	return getState().planFileHashes.get(path);
+	return getState().planFiles.get(path)?.hash;
+}
+
+/** What this session last wrote to or read from the plan file at `path`; undefined when it never did. */
+export function planFileText(path: string): string | undefined {
+	return getState().planFiles.get(path)?.text;
 }
 
 /** This `pi -p` runs nothing: its settings were not understood. */

@@ -9,6 +9,7 @@ import {
 	rmSync,
 	statSync,
 	symlinkSync,
+	utimesSync,
 	writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -19,7 +20,8 @@ import { decideSave, decideStart, withCompletionsOf } from "../../src/core/rules
 import type { TilDoneConfig } from "../../src/core/rules/settings.ts";
 import { completeTodosArgs, registerTodosCommand } from "../../src/edges/commands/todos.ts";
 import { followPlanFile, readPlanAgain } from "../../src/edges/files/follow.ts";
-import { hashOf, hashOfRead, readPlanFile, writePlanFile } from "../../src/edges/files/plan-file-io.ts";
+import { hashOf, hashOfRead, readPlanFile, underPlanLock, writePlanFile } from "../../src/edges/files/plan-file-io.ts";
+import { LOCK_STALE_MS } from "../../src/edges/host/file-lock.ts";
 import { getTodos, inSession, planFileHash, sessionOf, setTodos } from "../../src/state.ts";
 import type { TodoItem } from "../../src/types.ts";
 import { startEngine } from "../helpers/engine.ts";
@@ -84,6 +86,37 @@ describe("a file another session on the plan only checked items of is taken into
 		expect(withCompletionsOf(list, `${checked([0])}- [ ] Add line 3\n`)).toBeUndefined();
 	});
 
+	it("an item this session completed since it last wrote the file, open there still: the other's completions taken, its own kept", () => {
+		const ours = list.map((todo, index): TodoItem => (index === 0 ? { ...todo, status: "completed" } : todo));
+		const theirs = checked([1]);
+		expect(withCompletionsOf(ours, theirs, written)?.map((todo) => todo.status)).toEqual([
+			"completed",
+			"completed",
+			"completed",
+		]);
+		// Without what it last wrote, an item open there that is completed here cannot be told from one unchecked.
+		expect(withCompletionsOf(ours, theirs)).toBeUndefined();
+	});
+
+	it("an item another session works (marked in progress there) or this one works: no change of the plan, the completions taken", () => {
+		const theirs = planToMarkdown(
+			list.map(
+				(todo, index): TodoItem =>
+					index === 0 ? { ...todo, status: "in_progress" } : index === 1 ? { ...todo, status: "completed" } : todo,
+			),
+		);
+		expect(withCompletionsOf(list, theirs, written)?.map((todo) => todo.status)).toEqual([
+			"not_started",
+			"completed",
+			"completed",
+		]);
+	});
+
+	it("an item completed here before the last write and open in the file: unchecked by the user, left to them", () => {
+		const unchecked = checked([1]).replace("- [x] Add line 2", "- [ ] Add line 2");
+		expect(withCompletionsOf(list, unchecked, written)).toBeUndefined();
+	});
+
 	it("a heading edited there is kept: the completions are taken", () => {
 		const headed = checked([1]).replace("# Plan", "# Plan for the release");
 		expect(withCompletionsOf(list, headed)?.[1]?.status).toBe("completed");
@@ -106,6 +139,33 @@ describe("at a session's start a session without a list takes the file's", () =>
 		});
 		expect(decideStart([], undefined)).toEqual({ kind: "nothing" });
 		expect(decideStart([], lines("# Plan"))).toEqual({ kind: "known" });
+	});
+});
+
+describe("a read, a decision and a write of a plan file run under its lock, one session of the machine at a time", () => {
+	it("the lock stands while the section runs and is gone after; a section inside it (the list changed again) runs at once", () => {
+		const path = join(dir, "PLAN.md");
+		const seen = underPlanLock(path, () => [existsSync(`${path}.lock`), underPlanLock(path, () => "inner")]);
+		expect(seen).toEqual([true, "inner"]);
+		expect(existsSync(`${path}.lock`)).toBe(false);
+	});
+
+	it("a lock a killed pi left (older than its stale time) is taken over, and the write goes on", () => {
+		const path = join(dir, "PLAN.md");
+		writeFileSync(`${path}.lock`, "");
+		const old = new Date(Date.now() - LOCK_STALE_MS - 1_000);
+		utimesSync(`${path}.lock`, old, old);
+		expect(underPlanLock(path, () => writePlanFile(path, TWO_TEXT))).toBeUndefined();
+		expect(readFileSync(path, "utf8")).toBe(TWO_TEXT);
+		expect(existsSync(`${path}.lock`)).toBe(false);
+	});
+
+	it("a lock another session holds on and on is waited for a while, then gone without: the write goes on, its lock left to it", () => {
+		const path = join(dir, "PLAN.md");
+		writeFileSync(`${path}.lock`, "");
+		expect(underPlanLock(path, () => writePlanFile(path, TWO_TEXT))).toBeUndefined();
+		expect(readFileSync(path, "utf8")).toBe(TWO_TEXT);
+		expect(existsSync(`${path}.lock`)).toBe(true);
 	});
 });
 

@@ -39,16 +39,34 @@ export function decideStart(session: readonly TodoItem[], fileText: string | und
 
 /**
  * The session's list with the completions the plan file holds: another session on the same plan checked there the
- * items it landed. Only a file that is this list as we write it, some boxes checked (its heading aside), is taken so:
- * any other change (an item unchecked, a text, a note, an item more) is the user's, left to them. Undefined for such a
- * file, or one not understood; the list itself (the same array) when the file completes nothing it has open.
+ * items it landed. Only a file that is this list as we write it, some boxes checked (its heading aside), is taken so;
+ * an item this session completed since it last wrote or read the file (`known`) may be open there still, and an open
+ * item's "in progress" mark is either session's (the one that works it). Any other change (an item unchecked, a
+ * text, a note, an item more) is the user's, left to them. Undefined for such a file, or one not understood; the list
+ * itself (the same array) when the file completes nothing it has open.
  */
-export function withCompletionsOf(session: readonly TodoItem[], fileText: string): readonly TodoItem[] | undefined {
+export function withCompletionsOf(
+	session: readonly TodoItem[],
+	fileText: string,
+	known?: string,
+): readonly TodoItem[] | undefined {
 	const parsed = parsePlanMarkdown(fileText);
 	if (!parsed.ok || parsed.todos.length !== session.length) return undefined;
-	const landed = (index: number) =>
-		parsed.todos[index]?.status === "completed" && session[index]?.status !== "completed";
-	const merged = session.map((todo, index): TodoItem => (landed(index) ? { ...todo, status: "completed" } : todo));
-	if (planToMarkdown(merged, preambleOf(fileText)) !== fileText.replace(/\r\n/g, "\n")) return undefined;
-	return session.some((_, index) => landed(index)) ? merged : session;
+	const before = known === undefined ? undefined : parsePlanMarkdown(known);
+	const file = parsed.todos;
+	const done = (todos: readonly TodoItem[] | undefined, index: number) => todos?.[index]?.status === "completed";
+	const landed = (index: number) => done(file, index) && !done(session, index);
+	const completedSince = (index: number) =>
+		done(session, index) && !done(file, index) && before?.ok === true && !done(before.todos, index);
+	// Whether an item is at work is each session's own: a mark the other wrote (or took away) is no change of the plan.
+	const open = (todo: TodoItem | undefined) => todo?.status === "not_started" || todo?.status === "in_progress";
+	const asFile = session.map((todo, index): TodoItem => {
+		const there = file[index];
+		if (landed(index)) return { ...todo, status: "completed" };
+		if (there && (completedSince(index) || (open(todo) && open(there)))) return { ...todo, status: there.status };
+		return todo;
+	});
+	if (planToMarkdown(asFile, preambleOf(fileText)) !== fileText.replace(/\r\n/g, "\n")) return undefined;
+	if (!session.some((_, index) => landed(index))) return session;
+	return session.map((todo, index): TodoItem => (landed(index) ? { ...todo, status: "completed" } : todo));
 }

@@ -12,10 +12,10 @@ import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-a
 import { planToMarkdown, preambleOf } from "../../core/rules/plan-file.ts";
 import { decideSave, decideStart, withCompletionsOf } from "../../core/rules/plan-file-sync.ts";
 import { PLAN_FILE_NOTICES, planFileError } from "../../core/texts/user.ts";
-import { getTodos, planFileHash, setTodos, subscribe } from "../../state.ts";
+import { getTodos, planFileHash, planFileText, setTodos, subscribe } from "../../state.ts";
 import { commitUserList } from "../host/commit.ts";
 import { tell } from "../host/tell.ts";
-import { hashOf, hashOfRead, readPlanFile, remember, textOf, writePlanFile } from "./plan-file-io.ts";
+import { hashOf, hashOfRead, readPlanFile, remember, textOf, underPlanLock, writePlanFile } from "./plan-file-io.ts";
 
 /**
  * Loads the file into a session without a list, or counts it as ours when it holds the session's list. Why it is not
@@ -63,16 +63,18 @@ export function followPlanFile(pi: ExtensionAPI, ctx: ExtensionContext, file: st
 		const todos = getTodos();
 		if (todos === last) return;
 		last = todos;
-		// One read serves both: the file's own preamble to keep, and whether it changed since we last wrote it.
-		const onDisk = readPlanFile(path);
-		const text = planToMarkdown(todos, preambleOf(textOf(onDisk)));
-		const decision = decideSave(planFileHash(path), hashOfRead(onDisk), hashOf(text));
-		if (decision === "changed-on-disk" && takeCompletions(pi, path, textOf(onDisk))) return;
-		if (decision === "changed-on-disk") return warnOnce(PLAN_FILE_NOTICES.changedOnDisk(file));
-		if (decision === "unchanged") remember(path, text);
-		const error = decision === "write" ? writePlanFile(path, text) : undefined;
-		if (error !== undefined) return warnOnce(PLAN_FILE_NOTICES.unwritable(file, error));
-		told = false;
+		underPlanLock(path, () => {
+			// One read serves both: the file's own preamble to keep, and whether it changed since we last wrote it.
+			const onDisk = readPlanFile(path);
+			const text = planToMarkdown(todos, preambleOf(textOf(onDisk)));
+			const decision = decideSave(planFileHash(path), hashOfRead(onDisk), hashOf(text));
+			if (decision === "changed-on-disk" && takeCompletions(pi, path, textOf(onDisk))) return;
+			if (decision === "changed-on-disk") return warnOnce(PLAN_FILE_NOTICES.changedOnDisk(file));
+			if (decision === "unchanged") remember(path, text);
+			const error = decision === "write" ? writePlanFile(path, text) : undefined;
+			if (error !== undefined) return warnOnce(PLAN_FILE_NOTICES.unwritable(file, error));
+			told = false;
+		});
 	});
 	return { problem, stop };
 }
@@ -84,7 +86,7 @@ export function followPlanFile(pi: ExtensionAPI, ctx: ExtensionContext, file: st
  */
 function takeCompletions(pi: ExtensionAPI, path: string, text: string | undefined): boolean {
 	const todos = getTodos();
-	const merged = text === undefined ? undefined : withCompletionsOf(todos, text);
+	const merged = text === undefined ? undefined : withCompletionsOf(todos, text, planFileText(path));
 	if (text === undefined || merged === undefined) return false;
 	remember(path, text);
 	if (merged !== todos) {
@@ -105,7 +107,7 @@ export function readPlanAgain(pi: ExtensionAPI, ctx: ExtensionContext, file: str
 	const read = readPlanFile(path);
 	const text = textOf(read);
 	const todos = getTodos();
-	const merged = text === undefined ? undefined : withCompletionsOf(todos, text);
+	const merged = text === undefined ? undefined : withCompletionsOf(todos, text, planFileText(path));
 	if (text === undefined || merged === undefined || merged === todos) return;
 	remember(path, text);
 	setTodos([...merged]);

@@ -8,6 +8,16 @@ import { createHash } from "node:crypto";
 import { chmodSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { rememberPlanFile } from "../../state.ts";
+import { underLock } from "../host/file-lock.ts";
+
+/**
+ * Runs `section` (a read of the plan file, a decision, a write) while no other session of this machine runs one on
+ * the same file (`<file>.lock`): without it, two sessions that each read the file and then write it lose one's
+ * checked item.
+ */
+export function underPlanLock<T>(path: string, section: () => T): T {
+	return underLock(`${path}.lock`, section);
+}
 
 /** Temporary files written by this process, for a name no other write uses. */
 let temps = 0;
@@ -76,7 +86,7 @@ export function writePlanFile(path: string, text: string): string | undefined {
 
 /** Counts `text` as what the file at `path` holds as far as this session knows (it read or wrote it). */
 export function remember(path: string, text: string): void {
-	rememberPlanFile(path, hashOf(text));
+	rememberPlanFile(path, hashOf(text), text);
 }
 
 /** The hash of what a read of the file found: undefined when there was no file, null when it could not be read. */
