@@ -36,6 +36,7 @@ import {
 	landingOf,
 	type OnDisk,
 } from "../../core/rules/landing.ts";
+import { underLock } from "../host/file-lock.ts";
 import { ownedPrefix, removedAtExit } from "../host/owner.ts";
 import { gitBusy, type Repo, runGitBytes, runGitToFile } from "./git.ts";
 import { blobNameOf, fileBlobName } from "./hash.ts";
@@ -193,6 +194,9 @@ function onDisk(ours: Ours, base: Side | undefined, theirs: Side | undefined): O
 /** The kind of the folder a landing stages its files in (edges/host/owner.ts): what a killed pi left is swept. */
 export const STAGE_KIND = "landing";
 
+/** The lock file, in the repository's git folder, under which a landing checks the work tree and writes it. */
+export const LANDING_LOCK = "til-done-landing.lock";
+
 /**
  * The folder a landing stages its files in, inside the repository's git directory (most often the same file system as
  * its tree; a linked work tree may be elsewhere, where a move into the tree is a copy).
@@ -325,18 +329,21 @@ export async function landWork(
 		const files = await stageAll(repo, changes, gitlinks, stage);
 		const landing = landingOf(files);
 		if (!("landed" in landing)) return shownLanding(landing);
-		const changed = files.filter(
-			(file) => !sameAround(readAround(repo.top, file.path, gitlinks, shaOf(file)), file.around),
-		);
-		if (changed.length > 0) return { conflicts: changed.map((file) => shown(file.path)) };
-		const unwritable = files.filter((file) => !writable(repo.top, file));
-		if (unwritable.length > 0) return { unwritable: unwritable.map((file) => shown(file.path)) };
-		if (stop?.aborted) return { stopped: true };
-		// Never between the steps of the user's own merge or rebase: checked last, just before the first write.
-		const busy = gitBusy(repo);
-		if (busy !== undefined) return { busy };
-		const failed = applyAll(repo.top, files, stage);
-		return failed === undefined ? shownLanding(landing) : { unwritable: [shown(failed)] };
+		// Another session's landing in this work tree between the check and the writes would be written over.
+		return underLock(join(repo.gitDir, LANDING_LOCK), () => {
+			const changed = files.filter(
+				(file) => !sameAround(readAround(repo.top, file.path, gitlinks, shaOf(file)), file.around),
+			);
+			if (changed.length > 0) return { conflicts: changed.map((file) => shown(file.path)) };
+			const unwritable = files.filter((file) => !writable(repo.top, file));
+			if (unwritable.length > 0) return { unwritable: unwritable.map((file) => shown(file.path)) };
+			if (stop?.aborted) return { stopped: true };
+			// Never between the steps of the user's own merge or rebase: checked last, just before the first write.
+			const busy = gitBusy(repo);
+			if (busy !== undefined) return { busy };
+			const failed = applyAll(repo.top, files, stage);
+			return failed === undefined ? shownLanding(landing) : { unwritable: [shown(failed)] };
+		});
 	} finally {
 		stage.remove();
 	}
