@@ -81,20 +81,29 @@ export function followPlanFile(pi: ExtensionAPI, ctx: ExtensionContext, file: st
 
 /**
  * Takes into the list the completions a file of the same items holds (another session checked them there), and counts
- * the file as read, so the list's next write keeps them; false when the file holds another list. The list changed
- * here writes the file again (its subscriber); unchanged, it is written now.
+ * the file as read, so the list's next write keeps them; false when the file holds another list (or none).
  */
-function takeCompletions(pi: ExtensionAPI, path: string, text: string | undefined): boolean {
+function adoptCompletions(pi: ExtensionAPI, path: string, text: string | undefined): boolean {
+	if (text === undefined) return false;
 	const todos = getTodos();
-	const merged = text === undefined ? undefined : withCompletionsOf(todos, text, planFileText(path));
-	if (text === undefined || merged === undefined) return false;
+	const merged = withCompletionsOf(todos, text, planFileText(path));
+	if (merged === undefined) return false;
 	remember(path, text);
 	if (merged !== todos) {
 		setTodos([...merged]);
 		commitUserList(pi);
-		return true;
 	}
-	writePlanFile(path, planToMarkdown(todos, preambleOf(text)));
+	return true;
+}
+
+/**
+ * {@link adoptCompletions} while the list is being written: a list it changed writes the file again (its subscriber);
+ * unchanged, the list is written now.
+ */
+function takeCompletions(pi: ExtensionAPI, path: string, text: string | undefined): boolean {
+	const todos = getTodos();
+	if (text === undefined || !adoptCompletions(pi, path, text)) return false;
+	if (getTodos() === todos) writePlanFile(path, planToMarkdown(todos, preambleOf(text)));
 	return true;
 }
 
@@ -104,12 +113,5 @@ function takeCompletions(pi: ExtensionAPI, path: string, text: string | undefine
  */
 export function readPlanAgain(pi: ExtensionAPI, ctx: ExtensionContext, file: string): void {
 	const path = resolve(ctx.cwd, file);
-	const read = readPlanFile(path);
-	const text = textOf(read);
-	const todos = getTodos();
-	const merged = text === undefined ? undefined : withCompletionsOf(todos, text, planFileText(path));
-	if (text === undefined || merged === undefined || merged === todos) return;
-	remember(path, text);
-	setTodos([...merged]);
-	commitUserList(pi);
+	adoptCompletions(pi, path, textOf(readPlanFile(path)));
 }
