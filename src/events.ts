@@ -220,7 +220,7 @@ interface StartedSession {
 async function judgeProblem(ctx: ExtensionContext, choice: string): Promise<string | undefined> {
 	if (judgeModelOf(choice) === undefined) return undefined;
 	const { namedJudgeProblem } = await import("./edges/checks/judge.ts");
-	const why = namedJudgeProblem(ctx, choice);
+	const why = await namedJudgeProblem(ctx, choice);
 	return why === undefined ? undefined : SETTING_WARNINGS.judgeUnusable(choice, why);
 }
 

@@ -40,6 +40,11 @@ export interface FakeCtxOptions {
 	models?: Record<string, unknown>;
 	/** Whether pi has credentials for every model (default true). */
 	auth?: boolean;
+	/**
+	 * pi's quick answer on credentials (`hasConfiguredAuth`) when it differs from `auth`: false for a provider an
+	 * extension registered a moment ago, whose credentials pi has not looked at yet.
+	 */
+	quickAuth?: boolean;
 	/** pi's word on trusting the project (`ctx.isProjectTrusted()`); none: a pi without the question. */
 	trusted?: boolean;
 }
@@ -203,7 +208,8 @@ function trustQuestion(trusted: boolean | undefined, switches: Switches) {
 function modelRegistryOf(options: FakeCtxOptions) {
 	return {
 		find: (provider: string, id: string) => options.models?.[`${provider}/${id}`],
-		hasConfiguredAuth: () => options.auth ?? true,
+		hasConfiguredAuth: () => options.quickAuth ?? options.auth ?? true,
+		getProviderAuth: async () => ((options.auth ?? true) ? { auth: {} } : undefined),
 		complete: (_model: unknown, context: never, callOptions?: { signal?: AbortSignal }) =>
 			options.complete ? options.complete(context, callOptions) : Promise.reject(new Error("no model")),
 	};

@@ -425,6 +425,11 @@ describe("a pi -p whose setting was not understood runs nothing, says how to fix
 
 	it.each([
 		["a model pi knows and has credentials for", "acme/small", { models: { "acme/small": ACME_SMALL } }],
+		[
+			"a model of a provider registered a moment ago",
+			"acme/small",
+			{ models: { "acme/small": ACME_SMALL }, quickAuth: false },
+		],
 		["on, in a session with no model yet", "on", {}],
 		["on, with the session's model", "on", { complete: async () => ({}) }],
 	] as [string, string, FakeCtxOptions][])(

@@ -92,6 +92,11 @@ describe("the judge's call gives a verdict, or says why it gave none, never a pa
 		expect(await ask(options, config)).toEqual({ judged: false, why });
 	});
 
+	it("a provider whose credentials pi has not looked at yet is asked for them, not refused", async () => {
+		const result = await ask({ complete: async () => answer(VERDICT), auth: true, quickAuth: false });
+		expect(result).toEqual({ judged: true, items: [{ index: 0, verdict: "met", reason: "It is there." }] });
+	});
+
 	it("names the model the setting gives", async () => {
 		const models = { "acme/small": { provider: "acme", id: "small", cost: { input: 0, output: 0 } } };
 		await ask({ complete: async () => answer(VERDICT), models }, { judge: "acme/small" });

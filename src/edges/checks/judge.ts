@@ -22,22 +22,26 @@ import { getChain, recordJudgeUsage, setChecking } from "../../state.ts";
 
 type Model = NonNullable<ExtensionContext["model"]>;
 
-/** The model that judges: the one the setting names, else the session's; or why pi cannot call it. */
-function judgeModel(ctx: ExtensionContext, choice: string): Model | { why: string } {
+/**
+ * The model that judges: the one the setting names, else the session's; or why pi cannot call it. pi's quick answer
+ * on credentials lags an extension's provider registered a moment ago, so a "no" is asked again of the credentials.
+ */
+async function judgeModel(ctx: ExtensionContext, choice: string): Promise<Model | { why: string }> {
 	const named = judgeModelOf(choice);
 	const model = named ? ctx.modelRegistry.find(named.provider, named.id) : ctx.model;
 	if (!model) return { why: named ? JUDGE_TEXTS.unknownModel(choice) : JUDGE_TEXTS.noModel };
-	const name = `${model.provider}/${model.id}`;
-	return ctx.modelRegistry.hasConfiguredAuth(model) ? model : { why: JUDGE_TEXTS.noAuth(name) };
+	if (ctx.modelRegistry.hasConfiguredAuth(model)) return model;
+	const auth = await ctx.modelRegistry.getProviderAuth(model.provider).catch(() => undefined);
+	return auth ? model : { why: JUDGE_TEXTS.noAuth(`${model.provider}/${model.id}`) };
 }
 
 /**
  * Why the model a judge setting names cannot be called (pi knows no such model, or has no credentials for it), asked
  * when the session starts. `on` names none: the session's model is pi's to check, and a session may have none yet.
  */
-export function namedJudgeProblem(ctx: ExtensionContext, choice: string): string | undefined {
+export async function namedJudgeProblem(ctx: ExtensionContext, choice: string): Promise<string | undefined> {
 	if (judgeModelOf(choice) === undefined) return undefined;
-	const model = judgeModel(ctx, choice);
+	const model = await judgeModel(ctx, choice);
 	return "why" in model ? model.why : undefined;
 }
 
@@ -67,7 +71,7 @@ export async function askJudge(
 	input: JudgeInput,
 	{ ctx, config, signal }: JudgeCall,
 ): Promise<JudgeResult | undefined> {
-	const model = judgeModel(ctx, config.judge);
+	const model = await judgeModel(ctx, config.judge);
 	if ("why" in model) return { judged: false, why: model.why };
 	const name = `${model.provider}/${model.id}`;
 	const asked = itemsToJudge(input.todos);
