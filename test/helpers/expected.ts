@@ -820,6 +820,8 @@ export const JOIN_WHY = {
 	unreachable: "git cannot reach it (",
 	/** The start of the reason when the remote takes no push; git's own words follow in parentheses. */
 	noPush: "it refuses a push (",
+	planNotOnBranch: (path: string, branch: string) =>
+		`its branch ${branch} holds no plan file ${path}, where each item's landing checks its line: commit and push the plan file there first, then join`,
 } as const;
 /** `/todos remote <name>` that joined. */
 export const joinedRemote = (remote: string, branch: string): string =>

@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import {
+	isItemDone,
 	MAX_LANDING_TRIES,
 	markItemDone,
 	readMergeTree,
@@ -19,7 +20,13 @@ import {
 import { claimMessage, planName } from "../../src/core/rules/leases.ts";
 import { findRepo } from "../../src/edges/git/git.ts";
 import { type HeldClaim, newNonce, takeClaim } from "../../src/edges/git/leases.ts";
-import { type BranchWork, landOnBranch, type SharedTeam } from "../../src/edges/team/branch-landing.ts";
+import {
+	type BranchWork,
+	landOnBranch,
+	planAtTip,
+	type SharedTeam,
+	treeLessFile,
+} from "../../src/edges/team/branch-landing.ts";
 import { type GitServer, startGitServer } from "../helpers/git-server.ts";
 import { must } from "../helpers/must.ts";
 import {
@@ -244,6 +251,50 @@ describe.each(PLACES)("landing an item on the plan's branch on %s", (_name, make
 		expect(atRemote(m, "main:PLAN.md")).toBe(
 			"# Plan\n\nThe team's plan.\n\n- [ ] add a line to notes\n- [x] make run.sh executable\n",
 		);
+	});
+
+	it("an item another session landed first (the tip has its line checked): refused as landed elsewhere, nothing pushed", async () => {
+		const m = await machine(makePlace);
+		gitAt(root, othersLanding(m, { "PLAN.md": PLAN_FIRST_DONE, "shared.txt": "a\nb\nc\nd\n" }).push);
+		const before = refsOf(m.place.bare);
+		const person = m.personState();
+		const landed = await landOnBranch(m.team, work(m, { "notes.txt": "one\ntwo\nthree\nfour\n" }));
+		expect(landed).toEqual({ kind: "landed-elsewhere" });
+		expect(refsOf(m.place.bare)).toEqual(before);
+		expect(m.personState()).toBe(person);
+	});
+
+	it("a stop before the push: nothing pushed, the claim still held", async () => {
+		const m = await machine(makePlace);
+		const before = refsOf(m.place.bare);
+		const stop = new AbortController();
+		stop.abort();
+		expect(await landOnBranch(m.team, work(m, { "notes.txt": "x\n" }), stop.signal)).toEqual({ kind: "stopped" });
+		expect(refsOf(m.place.bare)).toEqual(before);
+		expect(claimsOf(m)).toBe(`${m.claim.ref} ${m.claim.sha}\n`);
+	});
+
+	it("the plan file as the tip holds it: its text and the tip, none for a file the tip lacks", async () => {
+		const m = await machine(makePlace);
+		const theirs = othersLanding(m, { "PLAN.md": PLAN_FIRST_DONE });
+		gitAt(root, theirs.push);
+		expect(await planAtTip(m.team, "PLAN.md")).toEqual({ tip: theirs.commit, text: PLAN_FIRST_DONE });
+		expect(await planAtTip(m.team, "docs/PLAN.md")).toEqual({ tip: theirs.commit, text: undefined });
+	});
+
+	it("a commit's change less one file: that file as its parent holds it (or gone where the parent had none)", async () => {
+		const m = await machine(makePlace);
+		const commit = commitOn(m.person, seed.start, {
+			"PLAN.md": PLAN_FIRST_DONE,
+			"notes.txt": "new\n",
+			"added.txt": "a\n",
+		});
+		const lessPlan = must(await treeLessFile(m.team.repo, commit, "PLAN.md"), "the tree");
+		expect(gitAt(m.person, ["show", `${lessPlan}:PLAN.md`])).toBe(PLAN);
+		expect(gitAt(m.person, ["show", `${lessPlan}:notes.txt`])).toBe("new\n");
+		const lessAdded = must(await treeLessFile(m.team.repo, commit, "added.txt"), "the tree");
+		expect(gitAt(m.person, ["ls-tree", "--name-only", lessAdded]).split("\n")).not.toContain("added.txt");
+		expect(await treeLessFile(m.team.repo, "0".repeat(40), "PLAN.md")).toBeUndefined();
 	});
 
 	it("a plan file whose item is not the item landed, that is missing, or that is no plan: a conflict naming the plan file, nothing pushed", async () => {
@@ -527,9 +578,16 @@ describe("the landing's rules", () => {
 
 	it("checking an item keeps the plan's preamble and every other item; an index past the list or another text is refused", () => {
 		expect(markItemDone(PLAN, 0, "add a line to notes")).toEqual({ ok: true, text: PLAN_FIRST_DONE });
-		expect(markItemDone(PLAN_FIRST_DONE, 0, "add a line to notes")).toEqual({ ok: true, text: PLAN_FIRST_DONE });
-		expect(markItemDone(PLAN, 2, "add a line to notes")).toEqual({ ok: false });
-		expect(markItemDone(PLAN, 1, "add a line to notes")).toEqual({ ok: false });
-		expect(markItemDone("- [?] no item\n", 0, "no item")).toEqual({ ok: false });
+		expect(markItemDone(PLAN, 2, "add a line to notes")).toEqual({ ok: false, why: "not-the-item" });
+		expect(markItemDone(PLAN, 1, "add a line to notes")).toEqual({ ok: false, why: "not-the-item" });
+		expect(markItemDone("- [?] no item\n", 0, "no item")).toEqual({ ok: false, why: "not-the-item" });
+	});
+
+	it("an item checked already is refused as landed by another: the same item never lands twice", () => {
+		expect(markItemDone(PLAN_FIRST_DONE, 0, "add a line to notes")).toEqual({ ok: false, why: "already-done" });
+		expect(isItemDone(PLAN_FIRST_DONE, 0, "add a line to notes")).toBe(true);
+		expect(isItemDone(PLAN, 0, "add a line to notes")).toBe(false);
+		expect(isItemDone(PLAN_FIRST_DONE, 0, "another text")).toBe(false);
+		expect(isItemDone("no plan at all", 0, "add a line to notes")).toBe(false);
 	});
 });

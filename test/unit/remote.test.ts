@@ -4,7 +4,7 @@
  * frees a claim by hand with a warning.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -47,7 +47,9 @@ const refsOf = (dir: string) => git(dir, "for-each-ref", "--format=%(objectname)
 beforeAll(async () => {
 	root = realpathSync(mkdtempSync(join(tmpdir(), "til-done-remote-")));
 	git(root, "init", "-q", "-b", "main", "seed");
-	git(join(root, "seed"), "commit", "-q", "--allow-empty", "-m", "start");
+	writeFileSync(join(root, "seed", "PLAN.md"), "# Plan\n\n- [ ] an item\n");
+	git(join(root, "seed"), "add", "PLAN.md");
+	git(join(root, "seed"), "commit", "-q", "-m", "start");
 	server = await startGitServer();
 	readOnly = await startGitServer({ pushes: false });
 	bare = server.bare("team.git", { repo: join(root, "seed"), branch: "main" });
@@ -111,6 +113,14 @@ describe("a remote that cannot be joined is refused with one line, and nothing i
 			git(clone, "fetch", "-q", "origin");
 			git(clone, "reset", "-q", "--hard", "origin/main");
 		}
+	});
+
+	it("a plan file the remote's branch lacks is refused: each landing checks its line there", async () => {
+		const before = refsOf(bare);
+		expect(await joinTeam(clone, "origin", "docs/PLAN.md")).toEqual({
+			problem: cannotJoin("origin", JOIN_WHY.planNotOnBranch("docs/PLAN.md", "main")),
+		});
+		expect(refsOf(bare)).toBe(before);
 	});
 
 	it("a remote that can be joined: the plan named by the branch and the plan file, nothing pushed", async () => {

@@ -230,7 +230,14 @@ export type WorkerOutcome =
 	 * Another session took its claim over (this one did not renew it within the lease: the process slept, or the
 	 * remote did not answer): its work is kept under a ref and never lands, for the item is the other session's now.
 	 */
-	| { kind: "claim-lost" };
+	| { kind: "claim-lost" }
+	/** The plan's branch has its item checked already: another session landed it first, so this work never lands. */
+	| { kind: "landed-elsewhere" }
+	/** Its work could not land on the plan's branch (`branch` of `remote`), for `why`: it is kept under its ref. */
+	| { kind: "not-on-branch"; why: BranchMiss; branch: string; remote: string };
+
+/** Why a worker's work did not land on the plan's branch, the item being its still (a conflict is said as one). */
+export type BranchMiss = "unreachable" | "tip-kept-moving" | "no-branch" | "rejected" | "git-failed";
 
 /**
  * What became of a worker's work when it ended: landed in the work tree, kept under its ref, none to keep (it changed

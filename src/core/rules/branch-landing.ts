@@ -51,18 +51,26 @@ export function readMergeTree(output: string): MergedTree | undefined {
 	return { tree, conflicts: [...new Set(files.filter((file) => file !== ""))] };
 }
 
-/** The plan file's text with item `index` checked, or why it cannot be (the file is then the landing's conflict). */
-export type MarkedPlan = { ok: true; text: string } | { ok: false };
-
 /**
- * The plan file `planText` with item `index` completed, written back with its own preamble; refused when the file
- * is no plan, or its item `index` is not the item landed (its text is not `itemText`: the plan changed under it).
+ * The plan file's text with item `index` checked, or why it cannot be: the file is no plan, or its item `index` is not
+ * the item landed (the plan changed under it: the landing's conflict), or that item is checked already (another
+ * session landed it first: this work never lands too).
  */
+export type MarkedPlan = { ok: true; text: string } | { ok: false; why: "not-the-item" | "already-done" };
+
+/** The plan file `planText` with item `index` completed, written back with its own preamble; or why it cannot be. */
 export function markItemDone(planText: string, index: number, itemText: string): MarkedPlan {
 	const parsed = parsePlanMarkdown(planText);
-	if (!parsed.ok) return { ok: false };
+	if (!parsed.ok) return { ok: false, why: "not-the-item" };
 	const item = parsed.todos[index];
-	if (item?.text !== itemText) return { ok: false };
+	if (item?.text !== itemText) return { ok: false, why: "not-the-item" };
+	if (item.status === "completed") return { ok: false, why: "already-done" };
 	const todos: TodoItem[] = parsed.todos.map((todo, at) => (at === index ? { ...todo, status: "completed" } : todo));
 	return { ok: true, text: planToMarkdown(todos, preambleOf(planText)) };
+}
+
+/** Whether the plan file `planText` holds item `index` as `itemText`, checked: it landed. */
+export function isItemDone(planText: string, index: number, itemText: string): boolean {
+	const marked = markItemDone(planText, index, itemText);
+	return !marked.ok && marked.why === "already-done";
 }

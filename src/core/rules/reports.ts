@@ -35,6 +35,8 @@ export const workerStartLine = (index: number, text: string): ReportLine => ({
 export function workerEndKind(outcome: WorkerOutcome, itemThere: boolean): WorkerEndKind {
 	if (outcome.kind === "landed") return "landed";
 	if (outcome.kind === "cannot-start") return "cannot-start";
+	// Another session landed the item: it is done, not ready again; this work stays under its ref.
+	if (outcome.kind === "landed-elsewhere") return "kept";
 	return itemThere ? "given-back" : "kept";
 }
 

@@ -128,11 +128,11 @@ export function checkOutcome(
 
 /**
  * Whether a worker's end counts as a failed run (the failures breaker bounds the retries): a stop, a landing, a pi
- * that could not start (no model was asked: the session's model works the list instead), or a claim another session
- * took over (no fault of the model's) does not.
+ * that could not start (no model was asked: the session's model works the list instead), a claim another session
+ * took over, or an item another session landed first (no fault of the model's) does not.
  */
 export function countsAsFailedRun(outcome: WorkerOutcome): boolean {
-	return !["stopped", "landed", "cannot-start", "claim-lost"].includes(outcome.kind);
+	return !["stopped", "landed", "cannot-start", "claim-lost", "landed-elsewhere"].includes(outcome.kind);
 }
 
 /**

@@ -6,6 +6,7 @@
  */
 
 import {
+	type BranchMiss,
 	type ChainSpend,
 	type CheckEnd,
 	type Checkpoint,
@@ -347,6 +348,15 @@ export const WORKER_TEXTS = {
 	/** A worker whose item the list no longer holds: nothing of it landed, and its work stays under its ref. */
 	workKept: (index: number, why: string) =>
 		`Worker on [${index}]: ${why}; nothing of it landed, and its work is kept under its ref.`,
+	/** The commit a worker's item lands as on a shared plan's branch: the item's text, and where it comes from. */
+	landingCommit: (index: number, text: string, key: string) =>
+		`${prefix(oneLine(text), 72)}\n\nLanded by pi-til-done: item [${index}] of the plan, worked by a worker.\n\n${LANDED_ITEM_TRAILER}: ${key}\n`,
+	/** A worker's item landed on a shared plan's branch, as `commit`. */
+	onBranch: (index: number, branch: string, remote: string, commit: string) =>
+		`Worker on [${index}]: landed on ${oneLine(branch)} of ${remoteShown(remote)} as ${commit.slice(0, 12)}.`,
+	/** Landed on the branch, but the person's work tree did not take it (`why`): it is theirs to pull. */
+	notInWorkTree: (index: number, branch: string, why: string) =>
+		`Worker on [${index}]: your work tree did not take it (${why}): it is on ${oneLine(branch)} for you to pull.`,
 	/** A stop that came once the landing had begun writing: a landing is all or nothing, so it landed whole. */
 	landedOnStop: (index: number) =>
 		`Worker on [${index}]: its landing had begun writing when you stopped it: it landed whole, and the item is completed.`,
@@ -596,8 +606,24 @@ export function workerWhy(outcome: WorkerOutcome): string {
 			return `it could not start (${startFailure(outcome.code, outcome.stderr)})`;
 		case "claim-lost":
 			return "another session took its claim over (this one did not renew it within the lease): its work is kept under its ref and does not land";
+		case "landed-elsewhere":
+			return "another session landed its item first (the plan's branch has it checked)";
+		case "not-on-branch":
+			return `its work could not land on ${oneLine(outcome.branch)} of ${remoteShown(outcome.remote)}: ${BRANCH_MISSES[outcome.why]}`;
 	}
 }
+
+/** The trailer of a landing commit naming its item's key: how another machine finds the commit that landed an item. */
+export const LANDED_ITEM_TRAILER = "Til-done-item";
+
+/** Why a worker's work did not land on the plan's branch, in words. */
+const BRANCH_MISSES: Record<BranchMiss, string> = {
+	unreachable: "the remote was not reached",
+	"tip-kept-moving": "other sessions kept landing on it while it merged",
+	"no-branch": "the remote no longer has that branch",
+	rejected: "the remote refused the push",
+	"git-failed": "git could not write its commit in this repository",
+};
 
 /**
  * `⚙ 3 worker(s): [1] text [2] text [4] text` while workers are at work: each worker's item once, in the order given
@@ -1321,6 +1347,8 @@ export const REMOTE_TEXTS = {
 	rewritten: (branch: string) =>
 		`its branch ${oneLine(branch)} no longer holds what this clone last fetched of it (rewritten by someone): fetch and set the branch right first`,
 	noPush: (why: string) => `it refuses a push (${prefix(oneLine(why), 200)})`,
+	planNotOnBranch: (path: string, branch: string) =>
+		`its branch ${oneLine(branch)} holds no plan file ${oneLine(path)}, where each item's landing checks its line: commit and push the plan file there first, then join`,
 	joined: (remote: string, branch: string) =>
 		`Working the plan with every session on ${remoteShown(remote)}, branch ${oneLine(branch)}: an item another holds is never taken.`,
 	alone: "Working the plan with this machine's sessions only: claims live in this repository.",

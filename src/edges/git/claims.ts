@@ -60,6 +60,13 @@ export function claimItem(claims: Claims, key: string): Promise<TakeResult> {
 
 /** A claim held while its worker works: renewed on a timer until {@link HeldLease.letGo}. */
 export interface HeldLease {
+	/**
+	 * Stops renewing (a renewal under way ends first): the claim as last renewed, which a landing on the branch swaps
+	 * in its own push. A renewal would break that push's lease.
+	 */
+	settle(): Promise<HeldClaim>;
+	/** The claim went with the item's landing: nothing is left to let go. */
+	landed(): void;
 	/** Stops renewing and lets the claim go (compare-and-swap: a claim taken over since stays its new holder's). */
 	letGo(): Promise<void>;
 }
@@ -96,11 +103,20 @@ export function holdWhileWorking(claims: Claims, held: HeldClaim, onLost: () => 
 		ended = true;
 		clearInterval(timer);
 	};
+	let gone = false;
 	return {
+		async settle() {
+			stop();
+			await renewing;
+			return current;
+		},
+		landed() {
+			gone = true;
+		},
 		async letGo() {
 			stop();
 			await renewing;
-			await releaseClaim(claims.place, current);
+			if (!gone) await releaseClaim(claims.place, current);
 		},
 	};
 }

@@ -49,10 +49,14 @@ export type BranchLanding =
 	| { kind: "landed"; commit: string; tip: string; pushes: number }
 	/** The change conflicts with the tip, or the plan file's item is not the item landed: the files named. */
 	| { kind: "conflict"; files: string[] }
+	/** The plan file on the tip has the item checked: another session landed it first, and this work never lands. */
+	| { kind: "landed-elsewhere" }
 	/** The claim is not the one held (another session took it over): the work may not land. */
 	| { kind: "claim-lost" }
 	/** The remote was not reached (or did not answer within `REMOTE_TIMEOUT_MS`). */
 	| { kind: "unreachable" }
+	/** The stop came before the push: nothing was pushed. */
+	| { kind: "stopped" }
 	/** Each of `tries` pushes was refused because the tip had moved again. */
 	| { kind: "tip-kept-moving"; tries: number }
 	/** The remote has no such branch (another session deleted it). */
@@ -84,8 +88,8 @@ async function commitTree(repo: Repo, tree: string, parent: string | undefined, 
 	return made.code === 0 ? made.stdout.trim() : undefined;
 }
 
-/** The landing's tree before the plan file: a tree, the files that conflict, or git failed. */
-type Merged = { tree: string } | { files: string[] } | undefined;
+/** The landing's tree: a tree, the files that conflict, the item landed already (by another), or git failed. */
+type Merged = { tree: string } | { files: string[] } | { already: true } | undefined;
 
 /**
  * The change `base` → `result` merged onto `tip`'s tree. git 2.39's `merge-tree` takes no merge base, so it merges
@@ -115,19 +119,29 @@ async function withItemChecked(repo: Repo, tree: string, plan: PlanLine): Promis
 	const shown = await runGit(repo.top, ["cat-file", "blob", blob]);
 	if (shown.code !== 0) return undefined;
 	const marked = markItemDone(shown.stdout, plan.index, plan.text);
-	if (!marked.ok) return { files: [plan.path] };
+	if (!marked.ok) return marked.why === "already-done" ? { already: true } : { files: [plan.path] };
 	const written = await runGit(repo.top, ["hash-object", "-w", "--stdin"], { input: marked.text });
 	if (written.code !== 0) return undefined;
 	return replaced(repo, tree, { mode, blob: written.stdout.trim(), path: plan.path });
 }
 
-/** `tree` with one file's blob replaced, through an index of its own in a folder of ours (the person's is never read). */
-async function replaced(repo: Repo, tree: string, file: { mode: string; blob: string; path: string }): Promise<Merged> {
+/**
+ * `tree` with one file's blob replaced (undefined `blob`: removed), through an index of its own in a folder of ours
+ * (the person's is never read).
+ */
+async function replaced(
+	repo: Repo,
+	tree: string,
+	file: { mode: string; blob?: string; path: string },
+): Promise<Merged> {
 	const stage = makeStage(repo);
 	try {
 		const env = { GIT_INDEX_FILE: stage.next() };
-		const cacheinfo = `${file.mode},${file.blob},${file.path}`;
-		const steps = [["read-tree", tree], ["update-index", "--cacheinfo", cacheinfo], ["write-tree"]];
+		const update =
+			file.blob === undefined
+				? ["update-index", "--force-remove", "--", file.path]
+				: ["update-index", "--cacheinfo", `${file.mode},${file.blob},${file.path}`];
+		const steps = [["read-tree", tree], update, ["write-tree"]];
 		let out = "";
 		for (const step of steps) {
 			const ran = await runGit(repo.top, step, { env });
@@ -140,16 +154,28 @@ async function replaced(repo: Repo, tree: string, file: { mode: string; blob: st
 	}
 }
 
+/**
+ * The tree of `commit` with the file at `path` as its parent holds it: the commit's change less that file (a plan file,
+ * which each session writes from its own list). Undefined when git could not.
+ */
+export async function treeLessFile(repo: Repo, commit: string, path: string): Promise<string | undefined> {
+	const listed = await runGit(repo.top, ["ls-tree", "-z", `${commit}^`, "--", path]);
+	if (listed.code !== 0) return undefined;
+	const [, mode = "", , blob] = TREE_ENTRY.exec(listed.stdout) ?? [];
+	const made = await replaced(repo, `${commit}^{tree}`, { mode, path, ...(blob ? { blob } : {}) });
+	return made !== undefined && "tree" in made ? made.tree : undefined;
+}
+
 /** The commit that lands the work on `tip`: its name, the files that conflict, or git failed. */
 async function landingCommit(
 	repo: Repo,
 	tip: string,
 	work: BranchWork,
-): Promise<{ commit: string } | { files: string[] } | undefined> {
+): Promise<{ commit: string } | Exclude<Merged, { tree: string }>> {
 	const merged = await mergeOnto(repo, work.base, work.result, tip);
-	if (merged === undefined || "files" in merged) return merged;
+	if (merged === undefined || !("tree" in merged)) return merged;
 	const checked = work.planFile ? await withItemChecked(repo, merged.tree, work.planFile) : merged;
-	if (checked === undefined || "files" in checked) return checked;
+	if (checked === undefined || !("tree" in checked)) return checked;
 	const commit = await commitTree(repo, checked.tree, tip, work.message);
 	return commit === undefined ? undefined : { commit };
 }
@@ -170,9 +196,10 @@ async function afterLostAnswer(team: SharedTeam, refs: { branch: string; claim: 
 /**
  * Lands `work` on the team's branch: one commit, its parent the tip as it is then, the plan file's item checked in
  * it, pushed with the claim's deletion in one atomic push; merged again and retried while the tip moves, up to
- * {@link MAX_LANDING_TRIES} pushes. Whatever else happens, nothing changes on the remote.
+ * {@link MAX_LANDING_TRIES} pushes. Whatever else happens (`stop` aborted before the push among it), nothing changes
+ * on the remote.
  */
-export async function landOnBranch(team: SharedTeam, work: BranchWork): Promise<BranchLanding> {
+export async function landOnBranch(team: SharedTeam, work: BranchWork, stop?: AbortSignal): Promise<BranchLanding> {
 	const refs = { branch: `refs/heads/${team.branch}`, claim: work.claim.ref };
 	for (let tries = 1; tries <= MAX_LANDING_TRIES; tries++) {
 		const seen = await readRemote(team, refs.branch, refs.claim);
@@ -182,6 +209,9 @@ export async function landOnBranch(team: SharedTeam, work: BranchWork): Promise<
 		const made = await landingCommit(team.repo, seen.tip, work);
 		if (made === undefined) return { kind: "git-failed" };
 		if ("files" in made) return { kind: "conflict", files: made.files };
+		if ("already" in made) return { kind: "landed-elsewhere" };
+		// A stop holds until the push: the push is the moment the item lands.
+		if (stop?.aborted) return { kind: "stopped" };
 		const swaps = [
 			{ ref: refs.branch, expect: seen.tip, next: made.commit },
 			{ ref: refs.claim, expect: work.claim.sha, next: "" },
@@ -197,4 +227,20 @@ export async function landOnBranch(team: SharedTeam, work: BranchWork): Promise<
 		return { kind: refusal ?? "unreachable" };
 	}
 	return { kind: "tip-kept-moving", tries: MAX_LANDING_TRIES };
+}
+
+/**
+ * The plan file at `path` (relative to the repository's top) as the team's branch holds it now, and that tip
+ * (fetched): `text` undefined when the tip holds no such file; "unreachable" when the remote was not reached or its tip
+ * could not be fetched.
+ */
+export async function planAtTip(
+	team: SharedTeam,
+	path: string,
+): Promise<{ tip: string; text: string | undefined } | "unreachable"> {
+	const branch = `refs/heads/${team.branch}`;
+	const seen = await readRemote(team, branch, branch);
+	if (seen.kind !== "read" || !(await fetchCommit(team.repo, team.remote, seen.tip))) return "unreachable";
+	const shown = await runGit(team.repo.top, ["cat-file", "blob", `${seen.tip}:${path}`]);
+	return { tip: seen.tip, text: shown.code === 0 ? shown.stdout : undefined };
 }

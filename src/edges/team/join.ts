@@ -41,7 +41,8 @@ export async function joinTeam(
 	const head = await runGit(repo.top, ["symbolic-ref", "-q", "--short", "HEAD"]);
 	const branch = head.stdout.trim();
 	if (head.code !== 0 || branch === "") return refuse(REMOTE_TEXTS.detached);
-	const plan = planName(branch, planFile === undefined ? undefined : relative(repo.top, resolve(cwd, planFile)));
+	const planPath = planFile === undefined ? undefined : relative(repo.top, resolve(cwd, planFile));
+	const plan = planName(branch, planPath);
 	if (remote === undefined) return { team: { repo, plan, branch } };
 	if (!isLocation(remote) && (await runGit(repo.top, ["remote", "get-url", "--", remote])).code !== 0)
 		return refuse(REMOTE_TEXTS.unknownRemote);
@@ -53,6 +54,10 @@ export async function joinTeam(
 		?.split("\t")[0];
 	if (tip === undefined) return refuse(REMOTE_TEXTS.noBranch(branch));
 	if (!(await holdsLastFetched(repo, remote, branch, tip))) return refuse(REMOTE_TEXTS.rewritten(branch));
+	if (planPath !== undefined) {
+		if (!(await fetchCommit(repo, remote, tip))) return refuse(REMOTE_TEXTS.unreachable(`fetching ${tip} failed`));
+		if (!(await holdsFile(repo, tip, planPath))) return refuse(REMOTE_TEXTS.planNotOnBranch(planPath, branch));
+	}
 	const probe = ["push", "--dry-run", "--porcelain", "--no-verify", remote, `${tip}:refs/til-done/probe`];
 	const pushed = await runGit(repo.top, probe, OVER_NETWORK);
 	if (pushed.code !== 0) return refuse(REMOTE_TEXTS.noPush(lastLine(pushed.stderr)));
@@ -69,4 +74,10 @@ async function holdsLastFetched(repo: Repo, remote: string, branch: string, tip:
 	if (seen.code !== 0) return true;
 	await fetchCommit(repo, remote, tip);
 	return (await runGit(repo.top, ["merge-base", "--is-ancestor", seen.stdout.trim(), tip])).code === 0;
+}
+
+/** Whether commit `tip` holds a file at `path` (relative to the top): the plan file each landing checks. */
+async function holdsFile(repo: Repo, tip: string, path: string): Promise<boolean> {
+	const listed = await runGit(repo.top, ["ls-tree", "-z", tip, "--", path]);
+	return listed.code === 0 && / blob [0-9a-f]+\t/.test(listed.stdout);
 }

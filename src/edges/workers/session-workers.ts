@@ -6,10 +6,11 @@
  */
 
 import { mkdirSync } from "node:fs";
-import { join, relative } from "node:path";
+import { join, relative, resolve } from "node:path";
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { itemKey } from "../../core/list/items.ts";
 import type { FinishedWorker, WorkerEnd, WorkerOutcome, WorkerWork } from "../../core/model/types.ts";
+import { isItemDone } from "../../core/rules/branch-landing.ts";
 import { keptWorkRef, workerBaseMessage, workerRef } from "../../core/rules/checkpoint-rules.ts";
 import { WORKER_ENTRY_TYPE } from "../../core/rules/keys.ts";
 import { renewEveryMs } from "../../core/rules/leases.ts";
@@ -71,6 +72,8 @@ import { killInside } from "../host/processes.ts";
 import { quietly } from "../host/quietly.ts";
 import { WORKER_MARKER } from "../host/role.ts";
 import { tell, tellLasting } from "../host/tell.ts";
+import { planAtTip, type SharedTeam } from "../team/branch-landing.ts";
+import { landForTeam, receiveLanded, workTreeOutcome } from "../team/item-landing.ts";
 import { joinTeam } from "../team/join.ts";
 import { confinedInTree, WORKER_REPO_VAR, WORKER_TREE_VAR, type WorkerBounds, workerBounds } from "./confine.ts";
 import { provideProject, workerExtensionFlags } from "./extensions.ts";
@@ -161,10 +164,10 @@ export async function startWorkers(items: readonly number[], run: WorkersRun): P
 		return false;
 	}
 	for (const line of putBackLines(await sweepOnce(repo))) tell(run.ctx, line, "warning");
-	const claims = await claimsOf(repo, run);
-	if (!claims) return true;
+	const joined = await claimsOf(repo, run);
+	if (!joined) return true;
 	const bounds = await workerBounds(repo, run.ctx);
-	for (const index of items) await startOne(index, repo, { ...run, bounds, claims });
+	for (const index of items) await startOne(index, repo, { ...run, bounds, ...joined });
 	return true;
 }
 
@@ -172,19 +175,26 @@ export async function startWorkers(items: readonly number[], run: WorkersRun): P
  * How the session claims: at the remote it shares its plan through, else in the repository itself. A remote it cannot
  * join turns the workers off for the session, said once.
  */
-async function claimsOf(repo: Repo, run: WorkersRun): Promise<Claims | undefined> {
+async function claimsOf(repo: Repo, run: WorkersRun): Promise<Joined | undefined> {
 	const me = claimantOf(run.ctx.sessionManager.getSessionId(), sessionWorkersOf(run.pi).nonce);
 	const leaseMs = run.leaseSeconds * 1000;
 	const remote = sharedRemote(run.remote);
-	if (remote === undefined) return { place: await localPlace(repo, run.ctx.cwd, run.planFile), me, leaseMs };
+	if (remote === undefined)
+		return { claims: { place: await localPlace(repo, run.ctx.cwd, run.planFile), me, leaseMs } };
 	const joined = await joinTeam(run.ctx.cwd, remote, run.planFile);
-	if ("team" in joined) return { place: joined.team, me, leaseMs };
+	if ("team" in joined) return { claims: { place: joined.team, me, leaseMs }, team: { ...joined.team, remote } };
 	if (markWorkersUnable(joined.problem)) tell(run.ctx, joined.problem, "warning");
 	return undefined;
 }
 
-/** A run of the session's workers as they start, with their bounds (edges/workers/confine.ts) and claims. */
-type BoundRun = WorkersRun & { bounds: WorkerBounds; claims: Claims };
+/** How the session's workers claim, and the team whose branch their items land on when the plan is shared. */
+interface Joined {
+	claims: Claims;
+	team?: SharedTeam;
+}
+
+/** A run of the session's workers as they start, with their bounds (edges/workers/confine.ts), claims and team. */
+type BoundRun = WorkersRun & Joined & { bounds: WorkerBounds };
 
 /**
  * Claims item `index` and starts its worker; returns once the worker's pi is started (or its start failed). From the
@@ -201,7 +211,7 @@ async function startOne(index: number, repo: Repo, run: BoundRun): Promise<void>
 	const taken = await claimItem(run.claims, key);
 	if (taken.kind !== "won") return heldElsewhere(run, index, key, taken);
 	// Claimed, then read: a session that landed the item wrote the plan before it let the claim go.
-	if (landedElsewhere(run, index, todo.text)) {
+	if (await landedElsewhere(run, { index, text: todo.text, key })) {
 		await releaseClaim(run.claims.place, taken.claim);
 		return removeWorker(key);
 	}
@@ -248,13 +258,52 @@ function heldElsewhere(run: BoundRun, index: number, key: string, taken: Exclude
 
 /**
  * Whether the plan file, read again now that the item is claimed, has item `index` completed: another session landed
- * it (its completions are taken into the list). Without a plan file there is nothing to read.
+ * it (its completions are taken into the list). A shared plan's file is read as its branch on the remote holds it (a
+ * landing checks the item's line in the same push that frees its claim); without a plan file there is nothing to read.
  */
-function landedElsewhere(run: BoundRun, index: number, text: string): boolean {
-	if (run.planFile === undefined) return false;
-	readPlanAgain(run.pi, run.ctx, run.planFile);
-	const now = getTodos()[index];
-	return now?.text === text && now.status === "completed";
+async function landedElsewhere(run: BoundRun, item: ItemAt): Promise<boolean> {
+	const path = planPathOf(run);
+	if (run.planFile === undefined || path === undefined) return false;
+	if (run.team === undefined) readPlanAgain(run.pi, run.ctx, run.planFile);
+	else await takeIfLanded(run, run.team, path, item);
+	const now = getTodos()[item.index];
+	return now?.text === item.text && now.status === "completed";
+}
+
+/** An item where the list holds it: its index, text and key. */
+type ItemAt = { index: number; text: string; key: string };
+
+/**
+ * An item the shared plan's branch has checked in its plan file (another session landed it): completed here, and its
+ * landed work taken into the work tree. A remote not reached says nothing (the item's own landing will).
+ */
+async function takeIfLanded(run: BoundRun, team: SharedTeam, path: string, item: ItemAt): Promise<void> {
+	const plan = await planAtTip(team, path);
+	if (plan === "unreachable" || plan.text === undefined || !isItemDone(plan.text, item.index, item.text)) return;
+	completeHere(run, item.index, item.text);
+	await receive(run, team, item, plan.tip);
+}
+
+/** What another session landed of `item` (on the branch at `tip`) taken into the work tree; said when it cannot be. */
+async function receive(run: BoundRun, team: SharedTeam, item: ItemAt, tip: string): Promise<void> {
+	const taken = await landOneAtATime(() => receiveLanded(team, { key: item.key, planPath: planPathOf(run) }, tip));
+	if (taken === undefined || taken.kind === "landed") return;
+	const text = WORKER_TEXTS.notInWorkTree(item.index, team.branch, workerWhy(taken));
+	tellLasting(run.pi, run.ctx, { level: "warning", text });
+}
+
+/** The plan file relative to the repository's top, where a shared plan's branch holds it. */
+function planPathOf(run: BoundRun): string | undefined {
+	return run.planFile === undefined
+		? undefined
+		: relative(run.claims.place.repo.top, resolve(run.ctx.cwd, run.planFile));
+}
+
+/** Item `index` (still `text` there) completed in the list: another session landed it. */
+function completeHere(run: WorkersRun, index: number, text: string): void {
+	if (!stillHolds(getTodos(), { index, text })) return;
+	updateTodoStatus([index], "completed");
+	commitList(run.pi);
 }
 
 /** A worker's life from its claim: its tree made from a snapshot, then its work ({@link work}); how it ended. */
@@ -313,6 +362,7 @@ async function work(job: Job): Promise<WorkerEnd> {
 		finished = asEnded(item, key, outcome, ended.work === "kept");
 		if (outcome.kind === "landed") await landed(job, finished, outcome.throughStop === true);
 		else if (outcome.kind === "cannot-start") cannotStart(run, item, outcome, key);
+		else if (outcome.kind === "landed-elsewhere") await landedByAnother(run, { ...item, key }, finished);
 		else giveBack(run, outcome, finished, key);
 		return ended;
 	} finally {
@@ -440,17 +490,46 @@ async function land(job: Job, result: string): Promise<WorkerOutcome> {
 	if (!stillHolds(getTodos(), job.item)) return { kind: "list-changed" };
 	markLanding(job.key);
 	await checkpointsSettled();
-	const landing = await landWork(job.repo, job.tree.base, result, stop.signal);
-	if (!landing) return { kind: "not-compared" };
-	if ("stopped" in landing) return stoppedAs(stop.signal);
-	if ("submodules" in landing) return { kind: "submodules", paths: landing.submodules };
-	if ("conflicts" in landing) return { kind: "conflict", files: landing.conflicts };
-	if ("unwritable" in landing) return { kind: "unwritable", files: landing.unwritable };
-	if ("busy" in landing) return { kind: "git-busy", why: landing.busy };
+	if (job.run.team !== undefined) return landShared(job, job.run.team, result);
+	const outcome = workTreeOutcome(await landWork(job.repo, job.tree.base, result, stop.signal));
+	if (outcome.kind !== "landed") return outcome.kind === "stopped" ? stoppedAs(stop.signal) : outcome;
+	await completeLanded(job);
+	return { ...outcome, throughStop: stop.signal.aborted };
+}
+
+/** The landed item completed in the list, between its checkpoints. */
+async function completeLanded(job: Job): Promise<void> {
 	completeWorkerItem(job.key, job.item.index);
 	commitList(job.run.pi);
 	await checkpointsSettled();
-	return { kind: "landed", files: landing.landed, throughStop: stop.signal.aborted };
+}
+
+/**
+ * Lands a shared plan's item on its branch, then in the work tree: landed once on the branch, whatever the work tree
+ * took (said when it took nothing); else why not, nothing changed anywhere.
+ */
+async function landShared(job: Job, team: SharedTeam, result: string): Promise<WorkerOutcome> {
+	const { item, run, stop } = job;
+	const change = { base: job.tree.base, result };
+	const landing = await landForTeam(
+		team,
+		change,
+		{ ...item, key: job.key, planPath: planPathOf(run) },
+		{ lease: job.lease, stop: stop.signal },
+	);
+	if (landing.kind === "not-landed")
+		return landing.outcome.kind === "stopped" ? stoppedAs(stop.signal) : landing.outcome;
+	tellLasting(run.pi, run.ctx, {
+		level: "info",
+		text: WORKER_TEXTS.onBranch(item.index, team.branch, team.remote, landing.commit),
+	});
+	const inTree = landing.workTree;
+	if (inTree.kind !== "landed") {
+		const text = WORKER_TEXTS.notInWorkTree(item.index, team.branch, workerWhy(inTree));
+		tellLasting(run.pi, run.ctx, { level: "warning", text });
+	}
+	await completeLanded(job);
+	return { kind: "landed", files: inTree.kind === "landed" ? inTree.files : [], throughStop: stop.signal.aborted };
 }
 
 /** The worker's command: this pi again, with the session's model, tools and extensions, on its one item. */
@@ -510,6 +589,19 @@ async function landed(job: Job, finished: FinishedWorker, throughStop: boolean):
 	report(run, finished);
 	await deleteRefs(repo, [refs.result]);
 	if (throughStop) tell(run.ctx, WORKER_TEXTS.landedOnStop(item.index), "info");
+}
+
+/**
+ * Another session landed the item first: completed here too (where the list still holds it), no failed run; this
+ * work stays under its ref and its line says so.
+ */
+async function landedByAnother(run: BoundRun, item: ItemAt, finished: FinishedWorker): Promise<void> {
+	noteWorker(item.key, undefined);
+	recordWorkerEnd(false);
+	completeHere(run, item.index, item.text);
+	report(run, finished);
+	const path = planPathOf(run);
+	if (run.team !== undefined && path !== undefined) await takeIfLanded(run, run.team, path, item);
 }
 
 /** A worker's end, told as a line that stays. */

@@ -1,0 +1,131 @@
+/**
+ * One plan worked by sessions of two machines through their remote, in the real pi on both lines, against a `git
+ * daemon` on the loopback address that the test starts and stops: each item lands once on the plan's branch (one
+ * commit, its plan-file line checked, its claim gone in the same push), each machine's work tree takes what the other
+ * landed, and nothing of the remote changes but the branch.
+ */
+import { execFileSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { itemKey } from "../../src/core/list/items.ts";
+import { EXTENSION_ENTRY, type FakeStep, type IsolatedEnv, PI_HOSTS, type PiHost, runPrint } from "../helpers/cli.ts";
+import { cannotJoin, JOIN_WHY, PLAN_NOTICES, RUN_REFUSED, stderrLine } from "../helpers/expected.ts";
+import { type GitServer, startGitServer } from "../helpers/git-server.ts";
+import { perTest } from "../helpers/per-test.ts";
+import { sayStep, toolStep } from "../helpers/scripts.ts";
+import { stderrOf } from "../helpers/workers.ts";
+
+const pi = perTest({ TIL_DONE_COUNTDOWN: "0" });
+const ITEMS = ["Add line 0 to notes.txt", "Add line 1 to notes.txt"];
+/** Where each item adds its line: apart enough that the two landings merge. */
+const NOTES = "start\n1\n2\n3\nend\n";
+const NOTES_DONE = "start\nline 0\n1\n2\n3\nline 1\nend\n";
+const ADD_LINE = [`sed -i 's/^start$/start\\nline 0/' notes.txt`, `sed -i 's/^end$/line 1\\nend/' notes.txt`];
+/** A landing on the branch, as a session says it on stderr: its item captured. */
+const ON_BRANCH = /^\[til-done\] Worker on \[(\d)\]: landed on main of origin as [0-9a-f]{12}\.$/;
+
+let server: GitServer;
+let repos = 0;
+
+beforeAll(async () => {
+	server = await startGitServer();
+});
+afterAll(async () => {
+	await server.close();
+});
+
+const bash = (command: string): FakeStep => toolStep("bash", { command });
+
+/** The plan file of `texts`, checked or not. */
+const planOf = (texts: readonly string[], done: boolean) =>
+	`# Plan\n\n${texts.map((text) => `- [${done ? "x" : " "}] ${text}`).join("\n")}\n`;
+
+const gitIn = (cwd: string, ...args: string[]) =>
+	execFileSync("git", ["-c", "user.name=u", "-c", "user.email=u@u", ...args], { cwd, encoding: "utf8" }).trim();
+
+/** The served remote holding the plan's branch (`main`: notes.txt and the plan file); its bare repository's path. */
+function servedPlan(env: IsolatedEnv, texts: readonly string[]): { bare: string; url: string } {
+	const seed = join(env.root, "seed");
+	execFileSync("mkdir", ["-p", seed]);
+	gitIn(seed, "init", "-q", "-b", "main");
+	writeFileSync(join(seed, "notes.txt"), NOTES);
+	writeFileSync(join(seed, "PLAN.md"), planOf(texts, false));
+	gitIn(seed, "add", "-A");
+	gitIn(seed, "commit", "-qm", "start");
+	const name = `team-${++repos}.git`;
+	return { bare: server.bare(name, { repo: seed, branch: "main" }), url: server.url(name) };
+}
+
+/** A machine: a clone of the remote (`origin`) in a folder of its own. */
+function machine(env: IsolatedEnv, url: string, name: string): string {
+	const dir = join(env.root, name);
+	execFileSync("git", ["clone", "-q", url, dir]);
+	return dir;
+}
+
+/** `pi -p` with two workers on the plan file, joined to `origin`, in `cwd`, its session in a folder of its own. */
+function session(host: PiHost, env: IsolatedEnv, cwd: string, name: string) {
+	const args = ["--til-done-plan", "PLAN.md", "--til-done-remote", "origin", "-p", "Work the plan."];
+	return runPrint(args, env.env, {
+		host,
+		cwd,
+		extensions: [EXTENSION_ENTRY],
+		session: { dir: join(env.root, `sessions-${name}`) },
+		timeoutMs: 90_000,
+	});
+}
+
+/** The `Til-done-item` trailers of the branch's commits, newest first. */
+const landedKeys = (bare: string) =>
+	gitIn(bare, "log", "--format=%(trailers:key=Til-done-item,valueonly,separator=)", "main")
+		.split("\n")
+		.filter((line) => line !== "");
+
+describe.each(PI_HOSTS)("pi $version", (host) => {
+	it("two machines with two workers each, started at once: each item lands once on the branch, and both work trees have it all", async () => {
+		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "2", TIL_DONE_LEASE: "5" });
+		const { bare, url } = servedPlan(env, ITEMS);
+		env.writeWorkerScripts({
+			"0": [{ ...bash(ADD_LINE[0] ?? ""), delayMs: 1000 }, sayStep("Added line 0.")],
+			"1": [{ ...bash(ADD_LINE[1] ?? ""), delayMs: 1000 }, sayStep("Added line 1.")],
+		});
+		const laptop = machine(env, url, "laptop");
+		const desktop = machine(env, url, "desktop");
+		const runs = await Promise.all([session(host, env, laptop, "laptop"), session(host, env, desktop, "desktop")]);
+		expect(runs.map((run) => run.code)).toEqual([0, 0]);
+		// The branch: one commit per item on the start, its plan line checked; no claim left, nothing else there.
+		expect(gitIn(bare, "show", "main:notes.txt")).toBe(NOTES_DONE.trimEnd());
+		expect(gitIn(bare, "show", "main:PLAN.md")).toBe(planOf(ITEMS, true).trimEnd());
+		expect(landedKeys(bare).toSorted()).toEqual(ITEMS.map((text, index) => itemKey(index, text)).toSorted());
+		expect(gitIn(bare, "rev-list", "--count", "main")).toBe("3");
+		expect(gitIn(bare, "for-each-ref", "--format=%(refname)")).toBe("refs/heads/main");
+		// Each item said landed once, by one of the two.
+		const landings = runs.flatMap((run) => stderrOf(run.stderr)).filter((line) => ON_BRANCH.test(line));
+		expect(landings.map((line) => Number(ON_BRANCH.exec(line)?.[1])).toSorted()).toEqual([0, 1]);
+		// Each machine's work tree has both lines (what it landed, and what the other did) and the plan all checked.
+		for (const dir of [laptop, desktop]) {
+			expect(readFileSync(join(dir, "notes.txt"), "utf8")).toBe(NOTES_DONE);
+			expect(readFileSync(join(dir, "PLAN.md"), "utf8")).toBe(planOf(ITEMS, true));
+		}
+	}, 120_000);
+
+	it("a plan file that is not on the remote's branch: its line before any model call, exit 2, nothing pushed", async () => {
+		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "1" });
+		const { bare, url } = servedPlan(env, ITEMS);
+		const laptop = machine(env, url, "laptop");
+		writeFileSync(join(laptop, "OTHER.md"), planOf(ITEMS, false));
+		const before = gitIn(bare, "for-each-ref", "--format=%(objectname) %(refname)");
+		const args = ["--til-done-plan", "OTHER.md", "--til-done-remote", "origin", "-p", "Work the plan."];
+		const run = await runPrint(args, env.env, { host, cwd: laptop, extensions: [EXTENSION_ENTRY] });
+		// The file is followed as always (the session has its list), but nothing runs.
+		expect(run.stderr).toBe(
+			stderrLine(`pi-til-done: ${cannotJoin("origin", JOIN_WHY.planNotOnBranch("OTHER.md", "main"))}`) +
+				stderrLine(PLAN_NOTICES.loaded("OTHER.md", 2)) +
+				stderrLine(RUN_REFUSED),
+		);
+		expect(run.code).toBe(2);
+		expect(env.readLog()).toEqual([]);
+		expect(gitIn(bare, "for-each-ref", "--format=%(objectname) %(refname)")).toBe(before);
+	});
+});
