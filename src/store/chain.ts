@@ -30,6 +30,7 @@ export function resetChain(): void {
 		chain: freshChain(getState().chain, getState().todos),
 		claimedElsewhere: [],
 		lookAgainMs: undefined,
+		remoteSilentSince: undefined,
 		endedWorkers: [],
 	});
 }

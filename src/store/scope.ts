@@ -49,6 +49,10 @@ export interface StoreState {
 	claimedElsewhere: readonly string[];
 	/** How long until the items held elsewhere are worth trying again (ms); undefined when none is held. */
 	lookAgainMs: number | undefined;
+	/** The shared plans this session joined (by remote, plan file and repository): one silent later is still joined. */
+	joined: readonly string[];
+	/** Since when (this process's monotonic ms) the shared plan's remote has not answered a claim; undefined: it does. */
+	remoteSilentSince: number | undefined;
 	/** The remote `/todos remote` chose for this session, over the setting: null for none (off); undefined when it did not. */
 	remoteChosen: string | null | undefined;
 	/** Set once the finished-list notice is shown; cleared when the list has work again. */
@@ -94,6 +98,8 @@ function initialState(role: SessionRole): StoreState {
 		workerNotes: new Map(),
 		claimedElsewhere: [],
 		lookAgainMs: undefined,
+		remoteSilentSince: undefined,
+		joined: [],
 		remoteChosen: undefined,
 		endedWorkers: [],
 		completionAnnounced: false,

@@ -103,6 +103,37 @@ export function getLookAgainMs(): number | undefined {
 	return getState().lookAgainMs;
 }
 
+/**
+ * The shared plan's remote did not answer a claim at `now` (monotonic ms): silent since the first such, until it
+ * answers. Whether it fell silent now (it answered before).
+ */
+export function markRemoteSilent(now: number): boolean {
+	if (getState().remoteSilentSince !== undefined) return false;
+	setState({ remoteSilentSince: now });
+	return true;
+}
+
+/** The session joined the shared plan `key` names (its remote answered every question of joining). */
+export function markJoined(key: string): void {
+	const { joined } = getState();
+	if (!joined.includes(key)) setState({ joined: [...joined, key] });
+}
+
+/** Whether the session joined the shared plan `key` names before. */
+export function hasJoined(key: string): boolean {
+	return getState().joined.includes(key);
+}
+
+/** The shared plan's remote answered a claim. */
+export function markRemoteAnswered(): void {
+	if (getState().remoteSilentSince !== undefined) setState({ remoteSilentSince: undefined });
+}
+
+/** Since when the shared plan's remote has not answered (monotonic ms); undefined while it answers. */
+export function remoteSilentSince(): number | undefined {
+	return getState().remoteSilentSince;
+}
+
 /** The items held elsewhere are to be tried again: their claims, as the next decision hands them out. */
 export function forgetClaimedElsewhere(): void {
 	setState({ claimedElsewhere: [], lookAgainMs: undefined });

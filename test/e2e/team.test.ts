@@ -10,7 +10,15 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { itemKey } from "../../src/core/list/items.ts";
 import { EXTENSION_ENTRY, type FakeStep, type IsolatedEnv, PI_HOSTS, type PiHost, runPrint } from "../helpers/cli.ts";
-import { cannotJoin, JOIN_WHY, PLAN_NOTICES, RUN_REFUSED, stderrLine } from "../helpers/expected.ts";
+import {
+	cannotJoin,
+	JOIN_WHY,
+	PLAN_NOTICES,
+	REMOTE_DOWN_STOP,
+	RUN_REFUSED,
+	stderrLine,
+	WORKERS,
+} from "../helpers/expected.ts";
 import { type GitServer, startGitServer } from "../helpers/git-server.ts";
 import { perTest } from "../helpers/per-test.ts";
 import { sayStep, toolStep } from "../helpers/scripts.ts";
@@ -109,6 +117,30 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			expect(readFileSync(join(dir, "PLAN.md"), "utf8")).toBe(planOf(ITEMS, true));
 		}
 	}, 120_000);
+
+	it("the remote lost once the session joined: nothing claimed or landed, said once, then after a lease the run stops with exit 4", async () => {
+		const texts = ITEMS.slice(0, 1);
+		const env = pi.env([], { TIL_DONE_WORKERS: "1", TIL_DONE_LEASE: "1" });
+		const { bare, url } = servedPlan(env, texts);
+		const laptop = machine(env, url, "laptop");
+		// The session's own model cuts the network in its first turn: the remote answers "not found" from then on.
+		env.writeScript([bash(`mv '${bare}' '${bare}.away'`), sayStep("Working the plan.")]);
+		env.writeWorkerScripts({ "0": [bash(ADD_LINE[0] ?? ""), sayStep("Added line 0.")] });
+		const run = await session(host, env, laptop, "laptop");
+		expect(stderrOf(run.stderr)).toEqual([
+			`[til-done] Loaded 1 item(s) from PLAN.md.`,
+			`[til-done] ${WORKERS.claimsUnreachable("origin")}`,
+			`[til-done] ${REMOTE_DOWN_STOP}`,
+		]);
+		expect(run.code).toBe(4);
+		expect(env.workerTries()).toEqual([]);
+		expect(readFileSync(join(laptop, "notes.txt"), "utf8")).toBe(NOTES);
+		expect(readFileSync(join(laptop, "PLAN.md"), "utf8")).toBe(planOf(texts, false));
+		expect(gitIn(laptop, "for-each-ref", "--format=%(refname)", "refs/til-done/")).toBe("");
+		execFileSync("mv", [`${bare}.away`, bare]);
+		expect(gitIn(bare, "for-each-ref", "--format=%(refname)")).toBe("refs/heads/main");
+		expect(gitIn(bare, "rev-list", "--count", "main")).toBe("1");
+	}, 60_000);
 
 	it("a plan file that is not on the remote's branch: its line before any model call, exit 2, nothing pushed", async () => {
 		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "1" });

@@ -204,6 +204,9 @@ function stoppedWork(givenBack: number, kept: number, notKept: number): string {
 
 /** What the user reads when a worker's item goes back to ready, and why. */
 export const WORKERS = {
+	/** The claims could not be read (the remote did not answer): said once as it falls silent. */
+	claimsUnreachable: (remote: string): string =>
+		`pi-til-done: the claims on the remote ${remote} cannot be read now: no worker started; the claims are tried again shortly.`,
 	/** A worker stopped with work of its own: kept under its ref. */
 	stoppedWithWork: (index: number): string =>
 		`Worker on [${index}]: stopped; the item is ready again, and its work is kept under its ref (/todos workers names it).`,
@@ -858,3 +861,7 @@ export const notOneRemote = (given: string): string =>
 /** The error of the store used outside any session (where no test allowed it). */
 export const STORE_OUTSIDE_SESSIONS =
 	"pi-til-done: the store was used outside any session (a callback not bound with bindToSession)";
+
+/** The stop of a shared plan whose remote has not answered for a lease's time. */
+export const REMOTE_DOWN_STOP =
+	"Auto-continue stopped: the remote of the shared plan has not answered for the lease's time, so nothing is claimed or landed. Work that did not land stays under its ref; run again once the remote answers (pi -p --continue, or /todos resume).";

@@ -279,9 +279,21 @@ describe("/todos remote on a remote that stops answering: each form says so, and
 		]);
 	});
 
-	it("the team asked of a joined remote whose server is down is refused with git's reason", async () => {
+	it("joining a remote whose server is down is refused with git's reason; joined, its silence later lists no claim, with a warning", async () => {
 		const { todos, told } = setup();
 		setTodos([{ text: "Write the parser", status: "not_started" }]);
+		await server.stop();
+		try {
+			await todos("remote origin");
+		} finally {
+			await server.start();
+		}
+		// git's own words stand where GIT_SAYS is.
+		const refusal = todosRefused("remote", `${cannotJoin("origin", JOIN_WHY.unreachable)}GIT_SAYS)`);
+		expect(told()[0]).toEqual([
+			expect.stringMatching(new RegExp(`^${literally(refusal).replace("GIT_SAYS", "[^\n]+")}$`)),
+			"error",
+		]);
 		await todos("remote origin");
 		await server.stop();
 		try {
@@ -289,11 +301,9 @@ describe("/todos remote on a remote that stops answering: each form says so, and
 		} finally {
 			await server.start();
 		}
-		// git's own words stand where GIT_SAYS is.
-		const refusal = todosRefused("remote", `${cannotJoin("origin", JOIN_WHY.unreachable)}GIT_SAYS)`);
-		expect(told()[1]).toEqual([
-			expect.stringMatching(new RegExp(`^${literally(refusal).replace("GIT_SAYS", "[^\n]+")}$`)),
-			"error",
+		expect(told().slice(1)).toEqual([
+			[joinedRemote("origin", "main"), "info"],
+			[unreachableNow("origin"), "warning"],
 		]);
 	});
 

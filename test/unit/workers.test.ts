@@ -25,7 +25,7 @@ import {
 } from "../../src/core/rules/workers.ts";
 import { WORKER_TEXTS, workersStatus, workerWhy } from "../../src/core/texts/user.ts";
 import type { CheckRun, TodoItem, WorkerEnd, WorkerOutcome } from "../../src/types.ts";
-import { HELD_ELSEWHERE, nextAction, WORKERS } from "../helpers/expected.ts";
+import { HELD_ELSEWHERE, nextAction, REMOTE_DOWN_STOP, WORKERS } from "../helpers/expected.ts";
 
 const item = (text: string, extra: Partial<TodoItem> = {}): TodoItem => ({ text, status: "not_started", ...extra });
 
@@ -157,6 +157,19 @@ describe("with workers on, the chain hands ready items to workers", () => {
 			lookAgainMs: 4_000,
 		});
 		expect(decisionOf(stepNow(held), held, 0)).toMatchObject({ kind: "wait", text: HELD_ELSEWHERE([1], 4) });
+	});
+
+	it("every open item held elsewhere while the remote has not answered for a lease: the run stops and says why; with a worker at work it waits", () => {
+		const todos = [item("a"), item("b")];
+		const silent = {
+			...base(todos),
+			workers: { max: 2, running: [], claimed: [0, 1], lookAgainMs: 400, remoteDown: true },
+		};
+		expect(stepNow(silent)).toEqual({ kind: "stop", code: "remote-down", text: REMOTE_DOWN_STOP });
+		const answering = { ...silent, workers: { ...silent.workers, remoteDown: false } };
+		expect(stepNow(answering)).toMatchObject({ kind: "wait", code: "held-elsewhere", held: [0, 1] });
+		const working = { ...silent, workers: { ...silent.workers, running: [0], claimed: [1] } };
+		expect(stepNow(working)).toMatchObject({ kind: "idle", code: "workers-busy" });
 	});
 
 	it("the session's own model is never handed an item another session holds: its next action is the next one free", () => {

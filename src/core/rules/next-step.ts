@@ -22,6 +22,7 @@ import {
 	JUDGE_TEXTS,
 	LOOP_ENDS,
 	NEXT_RUN,
+	REMOTE_DOWN_STOP,
 	STOPPED,
 	UNFINISHED_TAIL,
 	UNVERIFIED_TAIL,
@@ -95,7 +96,7 @@ export type Step =
 			loop: LoopState | undefined;
 			goal?: GoalState;
 	  }
-	| { kind: "stop"; code: StopCode | "blocked"; text: string }
+	| { kind: "stop"; code: StopCode | "blocked" | "remote-down"; text: string }
 	/** A `/loop` or a goal ends. */
 	| { kind: "end-loop"; code: LoopEndCode | GoalEndCode; text: string; level: "info" | "warning" }
 	/** Start workers on these ready items (`atWork`: how many will then be at work). */
@@ -149,7 +150,14 @@ export interface StepInput {
 	 * Workers: how many may work at once, the items they are at work on, those another session holds, and how long until
 	 * those are worth trying again (the shortest lease left, at most a renewal's interval).
 	 */
-	workers?: { max: number; running: readonly number[]; claimed?: readonly number[]; lookAgainMs?: number };
+	workers?: {
+		max: number;
+		running: readonly number[];
+		claimed?: readonly number[];
+		lookAgainMs?: number;
+		/** A shared plan's remote has not answered the claims for a lease's time: waiting on it makes no progress. */
+		remoteDown?: boolean;
+	};
 }
 
 /** The back-off before retrying after `failures` failed runs in a row: doubling from the configured first wait. */
@@ -195,6 +203,8 @@ function decideTodos(input: StepInput, outcome: RunOutcome | undefined): Step {
 	}
 	const dispatch = dispatchOf(input);
 	const held = dispatch ? undefined : heldElsewhere(input);
+	if (held && input.workers?.remoteDown && !input.workers.running.length)
+		return { kind: "stop", code: "remote-down", text: REMOTE_DOWN_STOP };
 	if (held) return { kind: "wait", code: "held-elsewhere", held, lookAgainMs: input.workers?.lookAgainMs ?? 0 };
 	return tripped(input, dispatch?.forecast) ?? workStep(dispatch, input.workers?.running ?? []) ?? continuation(input);
 }

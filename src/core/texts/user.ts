@@ -93,6 +93,10 @@ export function blockedStop(waiting: readonly [number, readonly [number, TodoIte
 	return `Auto-continue stopped: no open item is ready: ${waits}. Remaining todos were not completed: reopen or remove what they wait for (/todos start, /todos remove), then /todos resume.`;
 }
 
+/** The stop of a shared plan whose remote has not answered for a lease's time: nothing is claimed or landed meanwhile. */
+export const REMOTE_DOWN_STOP =
+	"Auto-continue stopped: the remote of the shared plan has not answered for the lease's time, so nothing is claimed or landed. Work that did not land stays under its ref; run again once the remote answers (pi -p --continue, or /todos resume).";
+
 /** The sentence of each decision that is not a stop (a stop's sentence is its stop text): what follows, and why. */
 export const SENTENCES = {
 	verify: (checks: number, judge: boolean) =>
@@ -915,7 +919,11 @@ export const STOPPED = { chain: "Auto-continue stopped", loop: "Loop stopped", g
 export const NEXT_RUN = { chain: "continuation", loop: "loop iteration", goal: "goal run" } as const;
 
 /** Why a chain stopped when no breaker tripped, in a few words for the status bar. */
-export const STOP_WORDS = { interrupted: "interrupted by you", blocked: "no item is ready" } as const;
+export const STOP_WORDS = {
+	interrupted: "interrupted by you",
+	blocked: "no item is ready",
+	"remote-down": "the remote does not answer",
+} as const;
 
 /** A counter against its limit, as a `/todos status` line shows it: `2/3`, or `off` for a limit of 0. */
 const counter = (value: number, limit: number): string => (limit > 0 ? `${value}/${limit}` : "off");

@@ -46,6 +46,7 @@ import {
 	recordGoalVerdict,
 	recordRun,
 	recordSend,
+	remoteSilentSince,
 	setChecking,
 	setGoal,
 	setLoop,
@@ -91,8 +92,15 @@ export function currentInput({ pi, ctx, config }: Pick<FollowUp, "pi" | "ctx" | 
 			running: getWorkers().map((worker) => worker.index),
 			claimed: claimedElsewhere(),
 			lookAgainMs: getLookAgainMs(),
+			remoteDown: remoteSilentFor(config.leaseSeconds * 1000),
 		},
 	};
+}
+
+/** Whether the shared plan's remote has not answered a claim for `leaseMs` (one lease: three tries at renewing). */
+function remoteSilentFor(leaseMs: number): boolean {
+	const since = remoteSilentSince();
+	return since !== undefined && performance.now() - since >= leaseMs;
 }
 
 /** The items of the list another process holds the claim of. */

@@ -320,6 +320,11 @@ function setExitStatus(step: EndStep, { todos, doneCheck, modelChecks, judge, go
 		return;
 	}
 	if (step.kind === "end-loop" || todos.length === 0) return;
+	// A remote that does not answer leaves open here the items it would have claimed: not finished, whoever holds them.
+	if (step.kind === "stop" && step.code === "remote-down") {
+		process.exitCode = OPEN_ITEMS_EXIT_CODE;
+		return;
+	}
 	// An item another pi holds is its to finish and report: open here, it is not this session's failure.
 	const held = new Set(workers?.claimed ?? []);
 	if (hasIncomplete(todos.filter((_, index) => !held.has(index)))) {

@@ -7,6 +7,7 @@
 import { relative, resolve } from "node:path";
 import { planName } from "../../core/rules/leases.ts";
 import { REMOTE_TEXTS } from "../../core/texts/user.ts";
+import { hasJoined, markJoined } from "../../state.ts";
 import { findRepo, type Repo, runGit } from "../git/git.ts";
 import { type ClaimPlace, fetchCommit, OVER_NETWORK } from "../git/leases.ts";
 
@@ -26,28 +27,62 @@ const lastLine = (stderr: string) =>
 /** A remote written as a URL or a path (`git://…`, `file://…`, `host:path`, `/srv/team.git`) rather than a name. */
 const isLocation = (remote: string) => /[:/]/.test(remote);
 
+/** Why a plan cannot be joined: a line for the user; `unreachable` when the remote did not answer (which may pass). */
+type Refusal = { problem: string; unreachable?: true };
+
 /**
  * The plan of the session in `cwd`, shared through `remote` (undefined: this machine's sessions, through the repository
- * itself), or why it cannot be joined (a line for the user). `planFile` names the plan (its path, as the setting says).
+ * itself), or why it cannot be joined. `planFile` names the plan (its path, as the setting says). A remote this
+ * session joined before that does not answer now is still its plan's: its claims then say it is silent.
  */
 export async function joinTeam(
 	cwd: string,
 	remote: string | undefined,
 	planFile: string | undefined,
-): Promise<{ team: Team } | { problem: string }> {
-	const repo = await findRepo(cwd);
+): Promise<{ team: Team } | Refusal> {
 	const refuse = (why: string) => ({ problem: REMOTE_TEXTS.cannotJoin(remote ?? ".", why) });
-	if (!repo) return refuse(REMOTE_TEXTS.noRepo);
+	const local = await localTeam(cwd, planFile);
+	if ("why" in local) return refuse(local.why);
+	if (remote === undefined) return { team: local.team };
+	const key = joinKey(remote, local.planPath, local.team.repo.top);
+	const joined = await joinRemote({ ...local.team, remote }, local.planPath, refuse);
+	if ("team" in joined) markJoined(key);
+	else if (joined.unreachable && hasJoined(key)) return { team: { ...local.team, remote } };
+	return joined;
+}
+
+/** What joining a remote is named by in the session: the remote, the plan file and the repository. */
+const joinKey = (remote: string, planPath: string | undefined, top: string) => `${remote}\0${planPath ?? ""}\0${top}`;
+
+/** The plan's place in this clone: the repository, the branch it is on, the plan's name; or why there is none. */
+async function localTeam(
+	cwd: string,
+	planFile: string | undefined,
+): Promise<{ team: Team; planPath: string | undefined } | { why: string }> {
+	const repo = await findRepo(cwd);
+	if (!repo) return { why: REMOTE_TEXTS.noRepo };
 	const head = await runGit(repo.top, ["symbolic-ref", "-q", "--short", "HEAD"]);
 	const branch = head.stdout.trim();
-	if (head.code !== 0 || branch === "") return refuse(REMOTE_TEXTS.detached);
+	if (head.code !== 0 || branch === "") return { why: REMOTE_TEXTS.detached };
 	const planPath = planFile === undefined ? undefined : relative(repo.top, resolve(cwd, planFile));
-	const plan = planName(branch, planPath);
-	if (remote === undefined) return { team: { repo, plan, branch } };
+	return { team: { repo, plan: planName(branch, planPath), branch }, planPath };
+}
+
+/**
+ * Whether `team.remote` may be joined: it is a remote, answers, has the branch as this clone last fetched it, holds the
+ * plan file there, and takes a push (a dry run); the team, or the refusal.
+ */
+async function joinRemote(
+	team: Team & { remote: string },
+	planPath: string | undefined,
+	refuse: (why: string) => Refusal,
+): Promise<{ team: Team } | Refusal> {
+	const { repo, remote, branch } = team;
+	const unreachable = (why: string) => ({ ...refuse(REMOTE_TEXTS.unreachable(why)), unreachable: true as const });
 	if (!isLocation(remote) && (await runGit(repo.top, ["remote", "get-url", "--", remote])).code !== 0)
 		return refuse(REMOTE_TEXTS.unknownRemote);
 	const listed = await runGit(repo.top, ["ls-remote", "--heads", remote, `refs/heads/${branch}`], OVER_NETWORK);
-	if (listed.code !== 0) return refuse(REMOTE_TEXTS.unreachable(lastLine(listed.stderr)));
+	if (listed.code !== 0) return unreachable(lastLine(listed.stderr));
 	const tip = listed.stdout
 		.split("\n")
 		.find((line) => line.endsWith(`\trefs/heads/${branch}`))
@@ -55,13 +90,13 @@ export async function joinTeam(
 	if (tip === undefined) return refuse(REMOTE_TEXTS.noBranch(branch));
 	if (!(await holdsLastFetched(repo, remote, branch, tip))) return refuse(REMOTE_TEXTS.rewritten(branch));
 	if (planPath !== undefined) {
-		if (!(await fetchCommit(repo, remote, tip))) return refuse(REMOTE_TEXTS.unreachable(`fetching ${tip} failed`));
+		if (!(await fetchCommit(repo, remote, tip))) return unreachable(`fetching ${tip} failed`);
 		if (!(await holdsFile(repo, tip, planPath))) return refuse(REMOTE_TEXTS.planNotOnBranch(planPath, branch));
 	}
 	const probe = ["push", "--dry-run", "--porcelain", "--no-verify", remote, `${tip}:refs/til-done/probe`];
 	const pushed = await runGit(repo.top, probe, OVER_NETWORK);
 	if (pushed.code !== 0) return refuse(REMOTE_TEXTS.noPush(lastLine(pushed.stderr)));
-	return { team: { repo, remote, plan, branch } };
+	return { team };
 }
 
 /**

@@ -37,6 +37,8 @@ import {
 	getWorkers,
 	markClaimedElsewhere,
 	markLanding,
+	markRemoteAnswered,
+	markRemoteSilent,
 	markWorkersUnable,
 	noteWorker,
 	placeWorker,
@@ -181,6 +183,7 @@ async function claimsOf(repo: Repo, run: WorkersRun): Promise<Joined | undefined
 	const remote = sharedRemote(run.remote);
 	if (remote === undefined)
 		return { claims: { place: await localPlace(repo, run.ctx.cwd, run.planFile), me, leaseMs } };
+	// A remote joined before that is silent now is still joined: its claims say so, and after a lease the run stops.
 	const joined = await joinTeam(run.ctx.cwd, remote, run.planFile);
 	if ("team" in joined) return { claims: { place: joined.team, me, leaseMs }, team: { ...joined.team, remote } };
 	if (markWorkersUnable(joined.problem)) tell(run.ctx, joined.problem, "warning");
@@ -210,6 +213,7 @@ async function startOne(index: number, repo: Repo, run: BoundRun): Promise<void>
 	addWorker({ index, key, startedAt: Date.now(), tokens: 0, dir: "" });
 	const taken = await claimItem(run.claims, key);
 	if (taken.kind !== "won") return heldElsewhere(run, index, key, taken);
+	markRemoteAnswered();
 	// Claimed, then read: a session that landed the item wrote the plan before it let the claim go.
 	if (await landedElsewhere(run, { index, text: todo.text, key })) {
 		await releaseClaim(run.claims.place, taken.claim);
@@ -252,7 +256,10 @@ function heldElsewhere(run: BoundRun, index: number, key: string, taken: Exclude
 		said.add(key);
 		tell(run.ctx, WORKER_TEXTS.malformedClaim(index), "warning");
 	}
-	if (taken.kind === "unreachable") tell(run.ctx, WORKER_TEXTS.claimsUnreachable(run.claims.place.remote), "warning");
+	// Said once as it falls silent, not at each try of each item.
+	if (taken.kind !== "unreachable") markRemoteAnswered();
+	else if (markRemoteSilent(performance.now()))
+		tell(run.ctx, WORKER_TEXTS.claimsUnreachable(run.claims.place.remote), "warning");
 	markClaimedElsewhere(key, taken.kind === "held" ? Math.min(taken.leftMs, every) : every);
 }
 
