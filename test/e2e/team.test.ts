@@ -13,6 +13,7 @@ import { EXTENSION_ENTRY, type FakeStep, type IsolatedEnv, PI_HOSTS, type PiHost
 import {
 	cannotJoin,
 	JOIN_WHY,
+	KEY,
 	PLAN_NOTICES,
 	REMOTE_DOWN_STOP,
 	RUN_REFUSED,
@@ -21,6 +22,7 @@ import {
 } from "../helpers/expected.ts";
 import { type GitServer, startGitServer } from "../helpers/git-server.ts";
 import { perTest } from "../helpers/per-test.ts";
+import { reportedLines } from "../helpers/rpc.ts";
 import { sayStep, toolStep } from "../helpers/scripts.ts";
 import { stderrOf } from "../helpers/workers.ts";
 
@@ -84,6 +86,17 @@ function session(host: PiHost, env: IsolatedEnv, cwd: string, name: string) {
 	});
 }
 
+/** A claim commit of another holder, written in `cwd` as any session writes one (never renewed); its sha. */
+function claimCommit(cwd: string, holder: { plan: string; key: string; session: string; host: string }): string {
+	const record = { ...holder, nonce: "another-nonce", fence: 1, renewals: 0, since: 1 };
+	const tree = execFileSync("git", ["mktree"], { cwd, input: "", encoding: "utf8" }).trim();
+	return execFileSync("git", ["-c", "user.name=u", "-c", "user.email=u@u", "commit-tree", tree], {
+		cwd,
+		input: `pi-til-done claim v1\n\n${JSON.stringify(record)}\n`,
+		encoding: "utf8",
+	}).trim();
+}
+
 /** The `Til-done-item` trailers of the branch's commits, newest first. */
 const landedKeys = (bare: string) =>
 	gitIn(bare, "log", "--format=%(trailers:key=Til-done-item,valueonly,separator=)", "main")
@@ -117,6 +130,38 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			expect(readFileSync(join(dir, "PLAN.md"), "utf8")).toBe(planOf(ITEMS, true));
 		}
 	}, 120_000);
+
+	it("a claim of another machine on the remote, never renewed: counted on the status bar as held, taken over after its lease, landed once", async () => {
+		const texts = ITEMS.slice(0, 1);
+		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "1", TIL_DONE_LEASE: "2" });
+		const { bare, url } = servedPlan(env, texts);
+		const laptop = machine(env, url, "laptop");
+		env.writeWorkerScripts({ "0": [bash(ADD_LINE[0] ?? ""), sayStep("Added line 0.")] });
+		// Another machine's claim, as its session pushed it, then never renewed (the machine slept, or its pi was killed).
+		const key = itemKey(0, texts[0] ?? "");
+		const stale = claimCommit(laptop, { plan: "main--PLAN_md", key, session: "s-desktop", host: "desktop" });
+		gitIn(laptop, "push", "-q", "origin", `${stale}:refs/til-done/claims/main--PLAN_md/${key}`);
+		const args = ["--til-done-plan", "PLAN.md", "--til-done-remote", "origin"];
+		const client = await pi.rpc({ host, env: env.env, cwd: laptop, extensions: [EXTENSION_ENTRY], args });
+		await client.prompt("Work the plan.");
+		const landed = `Worker on [0]: landed on main of origin as `;
+		await client.waitFor(
+			() => reportedLines(client).some((line) => line.text.startsWith(landed)),
+			60_000,
+			"the item landed on the branch",
+		);
+		const shown = client.uiRequests.flatMap((request) =>
+			request.method === "setStatus" && request.statusKey === KEY.workers ? [request.statusText] : [],
+		);
+		expect(shown).toContain("⇄ 1 held by other sessions");
+		// Held, then (its lease run out) taken over: a worker of ours at work on it after.
+		const working = `⚙ 1 worker(s): [0] ${texts[0]}`;
+		expect(shown.lastIndexOf(working)).toBeGreaterThan(shown.indexOf("⇄ 1 held by other sessions"));
+		expect(gitIn(bare, "show", "main:notes.txt")).toBe("start\nline 0\n1\n2\n3\nend");
+		expect(landedKeys(bare)).toEqual([key]);
+		expect(gitIn(bare, "for-each-ref", "--format=%(refname)")).toBe("refs/heads/main");
+		expect(env.workerTries().map((worker) => worker.item)).toEqual([0]);
+	}, 90_000);
 
 	it("the remote lost once the session joined: nothing claimed or landed, said once, then after a lease the run stops with exit 4", async () => {
 		const texts = ITEMS.slice(0, 1);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { initialChain } from "../../src/core/rules/chain.ts";
 import { decisionOf } from "../../src/core/rules/decision.ts";
+import { WORKERS_STATUS_KEY } from "../../src/core/rules/keys.ts";
 import { type StepInput, stepAfterRun, stepNow } from "../../src/core/rules/next-step.ts";
 import { DEFAULT_CONFIG } from "../../src/core/rules/settings.ts";
 import {
@@ -24,6 +25,7 @@ import {
 	workerPrompt,
 } from "../../src/core/rules/workers.ts";
 import { WORKER_TEXTS, workersStatus, workerWhy } from "../../src/core/texts/user.ts";
+import { statusEntries } from "../../src/core/views/status-entries.ts";
 import type { CheckRun, TodoItem, WorkerEnd, WorkerOutcome } from "../../src/types.ts";
 import { HELD_ELSEWHERE, nextAction, REMOTE_DOWN_STOP, WORKERS } from "../helpers/expected.ts";
 
@@ -473,6 +475,31 @@ describe("every way a worker's item goes back has its words, the worker's own ou
 			parts: ["⚙ 2 worker(s):", " [1] ", { cut: "Write a.txt" }, " [4]"],
 			shorter: ["⚙ 2 worker(s): [1] [4]", "⚙ 2"],
 		});
+	});
+});
+
+describe("the status bar counts the items other sessions hold", () => {
+	it("after the workers at work, and in each shorter form", () => {
+		expect(workersStatus([[1, "Write a.txt"]], 2)).toEqual({
+			parts: ["⚙ 1 worker(s):", " [1] ", { cut: "Write a.txt" }, " · ⇄ 2 held elsewhere"],
+			shorter: ["⚙ 1 worker(s): [1] · ⇄ 2 held elsewhere", "⚙ 1 ⇄ 2"],
+		});
+	});
+
+	it("alone when no worker of ours is at work", () => {
+		expect(workersStatus([], 3)).toEqual({ parts: ["⇄ 3 held by other sessions"], shorter: ["⇄ 3"] });
+	});
+
+	it("on the bar: each item once, none while the remote does not answer, no entry without workers or items held", () => {
+		const todos = [item("a"), item("b"), item("c")];
+		const view = { todos, chain: { paused: false }, loop: undefined, panelEnabled: false, checking: undefined };
+		const entry = (extra: object) =>
+			statusEntries({ ...view, verification: undefined, toVerify: false, ...extra }).find(
+				([key]) => key === WORKERS_STATUS_KEY,
+			)?.[1];
+		expect(entry({ claimedElsewhere: ["1-x", "2-y", "1-x"] })).toEqual(workersStatus([], 2));
+		expect(entry({ claimedElsewhere: ["1-x"], remoteSilentSince: 5 })).toBeUndefined();
+		expect(entry({})).toBeUndefined();
 	});
 });
 

@@ -631,16 +631,24 @@ const BRANCH_MISSES: Record<BranchMiss, string> = {
 
 /**
  * `⚙ 3 worker(s): [1] text [2] text [4] text` while workers are at work: each worker's item once, in the order given
- * (by index); shorter, `⚙ 3 worker(s): [1] [2] [4]`, then `⚙ 3`.
+ * (by index); shorter, `⚙ 3 worker(s): [1] [2] [4]`, then `⚙ 3`. Items other sessions hold (`held`) follow as
+ * `· ⇄ 2 held elsewhere` (`⇄ 2` in the shortest); with no worker of ours, `⇄ 2 held by other sessions`.
  */
-export function workersStatus(items: readonly (readonly [index: number, text: string | undefined])[]): StatusText {
+export function workersStatus(
+	items: readonly (readonly [index: number, text: string | undefined])[],
+	held = 0,
+): StatusText {
+	// The items other sessions of a shared plan hold, counted after the workers (alone when none of ours works).
+	const others = held > 0 ? ` · ⇄ ${held} held elsewhere` : "";
+	if (items.length === 0) return { parts: [`⇄ ${held} held by other sessions`], shorter: [`⇄ ${held}`] };
 	const head = `⚙ ${items.length} worker(s):`;
 	// An item the list no longer holds (its worker is ending) is named by its index alone.
 	const parts = items.flatMap(([index, text]): StatusPart[] =>
 		text === undefined ? [` [${index}]`] : [` [${index}] `, { cut: oneLine(text) }],
 	);
 	const indices = items.map(([index]) => `[${index}]`).join(" ");
-	return { parts: [head, ...parts], shorter: [`${head} ${indices}`, `⚙ ${items.length}`] };
+	const count = `⚙ ${items.length}${held > 0 ? ` ⇄ ${held}` : ""}`;
+	return { parts: [head, ...parts, ...(others ? [others] : [])], shorter: [`${head} ${indices}${others}`, count] };
 }
 
 /** Characters of the judge's reason the status bar and `/todos why` repeat; the whole reason goes to the model. */

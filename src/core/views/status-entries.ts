@@ -52,6 +52,10 @@ export interface UiView {
 	goal?: GoalState;
 	/** The workers at work. */
 	workers?: readonly { index: number }[];
+	/** The items other sessions of a shared plan hold (their keys), as last tried. */
+	claimedElsewhere?: readonly string[];
+	/** Set while the shared plan's remote does not answer: its claims cannot be known then. */
+	remoteSilentSince?: number;
 	panelEnabled: boolean;
 	checking: RunningCheck | undefined;
 	verification: Verification | undefined;
@@ -94,8 +98,18 @@ export function statusEntries(view: UiView): StatusEntry[] {
 		[NEXT_STATUS_KEY, nextEntry(view.todos)],
 		[REVIEW_STATUS_KEY, reviewOf(view.todos)],
 		[STOP_STATUS_KEY, stopStatus(view.chain.stopped && stopWords(view.chain.stopped))],
-		[WORKERS_STATUS_KEY, workers.length > 0 ? workersStatus(workers) : undefined],
+		[WORKERS_STATUS_KEY, workersEntry(workers, heldElsewhere(view))],
 	];
+}
+
+/** How many items other sessions hold, as last tried; none counted while the remote does not answer. */
+function heldElsewhere(view: UiView): number {
+	return view.remoteSilentSince === undefined ? new Set(view.claimedElsewhere).size : 0;
+}
+
+/** The workers' entry: those at work and the items others hold; none when neither. */
+function workersEntry(workers: [number, string | undefined][], held: number): StatusText | undefined {
+	return workers.length > 0 || held > 0 ? workersStatus(workers, held) : undefined;
 }
 
 /** The workers' items with their texts, by index: the store keeps workers in the order they started, which changes. */
