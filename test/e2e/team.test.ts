@@ -34,6 +34,7 @@ const NOTES_DONE = "start\nline 0\n1\n2\n3\nline 1\nend\n";
 const ADD_LINE = [`sed -i 's/^start$/start\\nline 0/' notes.txt`, `sed -i 's/^end$/line 1\\nend/' notes.txt`];
 /** A landing on the branch, as a session says it on stderr: its item captured. */
 const ON_BRANCH = /^\[til-done\] Worker on \[(\d)\]: landed on main of origin as [0-9a-f]{12}\.$/;
+const ON_BRANCH_ANY = /^\[til-done\] Worker on \[(\d+)\]: landed on main of origin as [0-9a-f]{12}\.$/;
 
 let server: GitServer;
 let repos = 0;
@@ -82,7 +83,7 @@ function session(host: PiHost, env: IsolatedEnv, cwd: string, name: string) {
 		cwd,
 		extensions: [EXTENSION_ENTRY],
 		session: { dir: join(env.root, `sessions-${name}`) },
-		timeoutMs: 90_000,
+		timeoutMs: 200_000,
 	});
 }
 
@@ -130,6 +131,35 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			expect(readFileSync(join(dir, "PLAN.md"), "utf8")).toBe(planOf(ITEMS, true));
 		}
 	}, 120_000);
+
+	it("three machines with two workers each on twelve items: each item one commit on the branch, every work tree with all of them", async () => {
+		const texts = Array.from({ length: 12 }, (_, index) => `Write out/${index}.txt`);
+		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "2", TIL_DONE_LEASE: "10" });
+		const { bare, url } = servedPlan(env, texts);
+		const write = (index: number) => bash(`mkdir -p out && echo 'item ${index}' > out/${index}.txt`);
+		env.writeWorkerScripts(
+			Object.fromEntries(texts.map((_, index) => [String(index), [write(index), sayStep(`Wrote ${index}.`)]])),
+		);
+		const machines = ["laptop", "desktop", "runner"].map((name) => machine(env, url, name));
+		const runs = await Promise.all(
+			machines.map((dir, at) => session(host, env, dir, ["laptop", "desktop", "runner"][at] ?? "")),
+		);
+		expect(runs.map((run) => run.code)).toEqual([0, 0, 0]);
+		const keys = texts.map((text, index) => itemKey(index, text));
+		expect(landedKeys(bare).toSorted()).toEqual(keys.toSorted());
+		expect(gitIn(bare, "rev-list", "--count", "main")).toBe("13");
+		expect(gitIn(bare, "show", "main:PLAN.md")).toBe(planOf(texts, true).trimEnd());
+		expect(gitIn(bare, "for-each-ref", "--format=%(refname)")).toBe("refs/heads/main");
+		const landings = runs.flatMap((run) => stderrOf(run.stderr)).filter((line) => ON_BRANCH_ANY.test(line));
+		expect(landings.map((line) => Number(ON_BRANCH_ANY.exec(line)?.[1])).toSorted((a, b) => a - b)).toEqual(
+			texts.map((_, index) => index),
+		);
+		for (const dir of machines) {
+			const files = texts.map((_, index) => readFileSync(join(dir, "out", `${index}.txt`), "utf8"));
+			expect(files).toEqual(texts.map((_, index) => `item ${index}\n`));
+			expect(readFileSync(join(dir, "PLAN.md"), "utf8")).toBe(planOf(texts, true));
+		}
+	}, 240_000);
 
 	it("a claim of another machine on the remote, never renewed: counted on the status bar as held, taken over after its lease, landed once", async () => {
 		const texts = ITEMS.slice(0, 1);
