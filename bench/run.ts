@@ -26,6 +26,7 @@ import { contextSection } from "./context.ts";
 import { judgeSection } from "./judge.ts";
 import { planFileSection } from "./plan-file.ts";
 import { BEFORE_ARMS, buildDist, CLONE_ARM, type EntryStartup, measureStartup, median } from "./startup.ts";
+import { teamSection } from "./team.ts";
 import { verifiedSection } from "./verified.ts";
 import { workerStartSection } from "./worker-start.ts";
 import { workersSection } from "./workers.ts";
@@ -36,6 +37,8 @@ const STARTUP_ROUNDS = 60;
 const quick = process.argv.includes("--quick");
 /** `--startup [rounds]`: the start-up section alone, printed, results.md left as it is. */
 const startupOnly = process.argv.indexOf("--startup");
+/** `--team`: the shared-plan section alone, printed, results.md left as it is. */
+const teamOnly = process.argv.includes("--team");
 /** `--against <dir>`: another checkout of the repository (the code before a change), measured in the same rounds. */
 const against = process.argv.includes("--against") ? process.argv[process.argv.indexOf("--against") + 1] : undefined;
 
@@ -187,6 +190,10 @@ async function main(): Promise<void> {
 		`Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? "?"}, ${fmt(totalmem() / 2 ** 30, 1)} GiB RAM; ${started.toISOString()}${quick ? " (--quick)" : ""}`,
 	);
 	out();
+	if (teamOnly) {
+		await teamSection(out);
+		return;
+	}
 	if (startupOnly >= 0) {
 		startupSection(out, Number(process.argv[startupOnly + 1] ?? STARTUP_ROUNDS) || STARTUP_ROUNDS);
 		return;
@@ -200,6 +207,7 @@ async function main(): Promise<void> {
 	await judgeSection(out);
 	await workersSection(out, undefined, oneSession);
 	await workerStartSection(out);
+	await teamSection(out);
 	await checksSection(out, quick);
 	await checkpointsSection(out, quick);
 	startupSection(out, quick ? 4 : STARTUP_ROUNDS);

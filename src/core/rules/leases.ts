@@ -178,6 +178,12 @@ export function renewed(record: ClaimRecord): ClaimRecord {
 	return { ...record, renewals: record.renewals + 1 };
 }
 
+/**
+ * The longest a session waits before it looks again at an item another holds: its holder may have landed it (a lease
+ * of minutes must not keep a finished plan waiting).
+ */
+export const LOOK_AGAIN_MAX_MS = 5_000;
+
 /** How often a holder renews its claim: three times within a lease, so one slow push never lets it run out. */
 export function renewEveryMs(leaseMs: number): number {
 	return Math.max(1, Math.floor(leaseMs / 3));

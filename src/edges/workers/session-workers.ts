@@ -13,7 +13,7 @@ import type { FinishedWorker, WorkerEnd, WorkerOutcome, WorkerWork } from "../..
 import { isItemDone } from "../../core/rules/branch-landing.ts";
 import { keptWorkRef, workerBaseMessage, workerRef } from "../../core/rules/checkpoint-rules.ts";
 import { WORKER_ENTRY_TYPE } from "../../core/rules/keys.ts";
-import { renewEveryMs } from "../../core/rules/leases.ts";
+import { LOOK_AGAIN_MAX_MS, renewEveryMs } from "../../core/rules/leases.ts";
 import { finishedWorker, keptAnswer, workerEndLine, workerStartLine } from "../../core/rules/reports.ts";
 import { tokensOf } from "../../core/rules/usage.ts";
 import { toolFlags } from "../../core/rules/worker-bounds.ts";
@@ -211,6 +211,8 @@ async function startOne(index: number, repo: Repo, run: BoundRun): Promise<void>
 	const session = run.ctx.sessionManager.getSessionId();
 	// At work from now on: no other decision hands the item out again.
 	addWorker({ index, key, startedAt: Date.now(), tokens: 0, dir: "" });
+	// A shared plan's branch is read before the claim too: an item landed there is not claimed only to be let go.
+	if (await landedOnTeamBranch(run, { index, text: todo.text, key })) return removeWorker(key);
 	const taken = await claimItem(run.claims, key);
 	if (taken.kind !== "won") return heldElsewhere(run, index, key, taken);
 	markRemoteAnswered();
@@ -260,7 +262,7 @@ function heldElsewhere(run: BoundRun, index: number, key: string, taken: Exclude
 	if (taken.kind !== "unreachable") markRemoteAnswered();
 	else if (markRemoteSilent(performance.now()))
 		tell(run.ctx, WORKER_TEXTS.claimsUnreachable(run.claims.place.remote), "warning");
-	markClaimedElsewhere(key, taken.kind === "held" ? Math.min(taken.leftMs, every) : every);
+	markClaimedElsewhere(key, Math.min(taken.kind === "held" ? taken.leftMs : every, every, LOOK_AGAIN_MAX_MS));
 }
 
 /**
@@ -269,12 +271,24 @@ function heldElsewhere(run: BoundRun, index: number, key: string, taken: Exclude
  * landing checks the item's line in the same push that frees its claim); without a plan file there is nothing to read.
  */
 async function landedElsewhere(run: BoundRun, item: ItemAt): Promise<boolean> {
-	const path = planPathOf(run);
-	if (run.planFile === undefined || path === undefined) return false;
-	if (run.team === undefined) readPlanAgain(run.pi, run.ctx, run.planFile);
-	else await takeIfLanded(run, run.team, path, item);
+	if (run.team !== undefined) return landedOnTeamBranch(run, item);
+	if (run.planFile === undefined) return false;
+	readPlanAgain(run.pi, run.ctx, run.planFile);
+	return isCompleted(item);
+}
+
+/** Whether the list holds the item where it was, completed. */
+function isCompleted(item: ItemAt): boolean {
 	const now = getTodos()[item.index];
 	return now?.text === item.text && now.status === "completed";
+}
+
+/** Whether a shared plan's branch has the item landed (completed here then, its work taken in); false without one. */
+async function landedOnTeamBranch(run: BoundRun, item: ItemAt): Promise<boolean> {
+	const path = planPathOf(run);
+	if (run.team === undefined || path === undefined) return false;
+	await takeIfLanded(run, run.team, path, item);
+	return isCompleted(item);
 }
 
 /** An item where the list holds it: its index, text and key. */

@@ -1,0 +1,164 @@
+/**
+ * One plan shared by machines through a `git daemon` on the loopback address, in the real pi CLI with the scripted
+ * fake model.
+ *
+ * Wall time: twelve independent items, each writing one file, every worker's model call taking 5 s (a fast real
+ * model). One machine with 2 workers works the plan alone; then three machines (clones of the same remote, started
+ * together) with 2 workers each: the three share this machine's cores, which real machines would not. Reported: each wall time (the three: the last to end) and their ratio; the pushes the remote took per item and
+ * the ref updates among them (its post-receive hook logs them: claims taken, renewed and freed, the branch's landings).
+ *
+ * Claims: 50 items claimed one after another on the daemon (each a read and one atomic push): the time of one claim,
+ * p50 and p95; and 8 sessions racing for one item, 20 rounds: how many won each round (exactly one, every time).
+ */
+
+import { execFileSync } from "node:child_process";
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { itemKey } from "../src/core/list/items.ts";
+import { planName } from "../src/core/rules/leases.ts";
+import { findRepo } from "../src/edges/git/git.ts";
+import { type ClaimPlace, newNonce, takeClaim } from "../src/edges/git/leases.ts";
+import {
+	DEFAULT_HOST,
+	EXTENSION_ENTRY,
+	type FakeStep,
+	isolatedEnv,
+	type PiHost,
+	runPrint,
+} from "../test/helpers/cli.ts";
+import { type GitServer, startGitServer } from "../test/helpers/git-server.ts";
+import { sayStep, toolStep } from "../test/helpers/scripts.ts";
+
+/** How long the fake model takes to answer each worker's call. */
+const CALL_MS = 5_000;
+const ITEMS = Array.from({ length: 12 }, (_, i) => `Write file-${i}.txt`);
+const slow = (step: FakeStep): FakeStep => ({ ...step, delayMs: CALL_MS });
+const git = (cwd: string, ...args: string[]) =>
+	execFileSync("git", ["-c", "user.name=u", "-c", "user.email=u@u", ...args], { cwd, encoding: "utf8" }).trim();
+
+/** A served remote holding the plan (its branch `main` with PLAN.md), logging every push it takes; its URL and folder. */
+function servedPlan(server: GitServer, root: string, name: string): { url: string; bare: string } {
+	const seed = join(root, `seed-${name}`);
+	mkdirSync(seed, { recursive: true });
+	git(seed, "init", "-q", "-b", "main");
+	writeFileSync(join(seed, "PLAN.md"), `# Plan\n\n${ITEMS.map((text) => `- [ ] ${text}`).join("\n")}\n`);
+	git(seed, "add", "-A");
+	git(seed, "commit", "-qm", "start");
+	const bare = server.bare(`${name}.git`, { repo: seed, branch: "main" });
+	// Every push the remote takes, and each ref it updated ("<old> <new> <ref>"), as git's post-receive hears them.
+	const hook = join(bare, "hooks", "post-receive");
+	writeFileSync(hook, `#!/bin/sh\n{ echo push; cat; } >> '${join(bare, "pushes.log")}'\n`);
+	chmodSync(hook, 0o755);
+	writeFileSync(join(bare, "pushes.log"), "");
+	return { url: server.url(`${name}.git`), bare };
+}
+
+/** The remote's accepted pushes so far, and their ref updates by kind: the branch's (landings) and the claims'. */
+function pushesTo(bare: string): { pushes: number; branch: number; claims: number } {
+	const log = readFileSync(join(bare, "pushes.log"), "utf8").split("\n");
+	const updates = log.filter((line) => line.split(" ").length === 3);
+	return {
+		pushes: log.filter((line) => line === "push").length,
+		branch: updates.filter((line) => line.endsWith(" refs/heads/main")).length,
+		claims: updates.filter((line) => line.includes(" refs/til-done/claims/")).length,
+	};
+}
+
+/** Each machine's `pi -p` with 2 workers on the plan, joined to `origin`, all started at once; the wall time in ms. */
+async function machinesAtWork(host: PiHost, url: string, machines: number): Promise<number> {
+	const env = isolatedEnv({ TIL_DONE_COUNTDOWN: "0", TIL_DONE_WORKERS: "2", TIL_DONE_MAX_CONTINUE: "50" });
+	try {
+		env.writeScript([sayStep("Working the plan.")]);
+		const write = (i: number) => toolStep("write", { path: `file-${i}.txt`, content: "done\n" });
+		env.writeWorkerScripts(
+			Object.fromEntries(ITEMS.map((_, i) => [String(i), [slow(write(i)), slow(sayStep("Wrote it."))]])),
+		);
+		const dirs = Array.from({ length: machines }, (_, at) => join(env.root, `machine-${at}`));
+		for (const dir of dirs) execFileSync("git", ["clone", "-q", url, dir]);
+		const args = ["--til-done-plan", "PLAN.md", "--til-done-remote", "origin", "-p", "Work the plan."];
+		const start = performance.now();
+		const runs = await Promise.all(
+			dirs.map((cwd, at) =>
+				runPrint(args, env.env, {
+					host,
+					cwd,
+					extensions: [EXTENSION_ENTRY],
+					session: { dir: join(env.root, `sessions-${at}`) },
+					timeoutMs: 600_000,
+				}),
+			),
+		);
+		const ms = performance.now() - start;
+		const failed = runs.find((run) => run.code !== 0);
+		if (failed) throw new Error(`exit ${failed.code}: ${failed.stderr}`);
+		return ms;
+	} finally {
+		env.cleanup();
+	}
+}
+
+/** The `p`-th percentile of `values` (nearest rank). */
+function percentile(values: readonly number[], p: number): number {
+	const sorted = [...values].sort((a, b) => a - b);
+	return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
+}
+
+/** 50 claims one after another on the daemon, and 8 racers for one item over 20 rounds. */
+async function claimFigures(server: GitServer, root: string) {
+	const { url } = servedPlan(server, root, "claims");
+	const clone = join(root, "claims-clone");
+	execFileSync("git", ["clone", "-q", url, clone]);
+	const repo = await findRepo(clone);
+	if (!repo) throw new Error("no repository");
+	const place: ClaimPlace = { repo, remote: "origin", plan: planName("main", "PLAN.md") };
+	const me = { session: "bench", host: "bench", nonce: newNonce() };
+	const times: number[] = [];
+	for (let i = 0; i < 50; i++) {
+		const start = performance.now();
+		const taken = await takeClaim(place, itemKey(i, `item ${i}`), me, 60_000);
+		times.push(performance.now() - start);
+		if (taken.kind !== "won") throw new Error(`claim ${i}: ${taken.kind}`);
+	}
+	const winners: number[] = [];
+	for (let round = 0; round < 20; round++) {
+		const key = itemKey(100 + round, `raced ${round}`);
+		const racers = Array.from({ length: 8 }, (_, at) => ({ session: `racer-${at}`, host: "bench", nonce: newNonce() }));
+		const results = await Promise.all(racers.map((racer) => takeClaim(place, key, racer, 60_000)));
+		winners.push(results.filter((result) => result.kind === "won").length);
+	}
+	return { p50: percentile(times, 50), p95: percentile(times, 95), winners };
+}
+
+/** The section of bench/results.md. */
+export async function teamSection(out: (line?: string) => void, host: PiHost = DEFAULT_HOST): Promise<void> {
+	const server = await startGitServer();
+	const root = join(server.base, "..", `team-bench-${process.pid}`);
+	mkdirSync(root, { recursive: true });
+	try {
+		const alone = servedPlan(server, root, "alone");
+		const aloneMs = await machinesAtWork(host, alone.url, 1);
+		const shared = servedPlan(server, root, "shared");
+		const sharedMs = await machinesAtWork(host, shared.url, 3);
+		const updates = pushesTo(shared.bare);
+		const claims = await claimFigures(server, root);
+		out(`## One plan, many machines (real pi ${host.version}, a git daemon on 127.0.0.1, 5 s per worker call)`);
+		out();
+		out("| Job: 12 independent items, each writing a file | wall time |");
+		out("|---|---:|");
+		out(`| 1 machine × 2 workers | ${(aloneMs / 1000).toFixed(1)} s |`);
+		out(`| 3 machines × 2 workers | ${(sharedMs / 1000).toFixed(1)} s |`);
+		out();
+		out(`Three machines take ${(sharedMs / aloneMs).toFixed(2)} of one machine's time (the goal: at most 0.45).`);
+		const per = (n: number) => (n / ITEMS.length).toFixed(1);
+		out(
+			`Pushes the remote took per item: ${per(updates.pushes)}; ref updates per item: the branch ${per(updates.branch)} (its landing), the claims ${per(updates.claims)} (taken, renewed, freed with the landing).`,
+		);
+		out(
+			`One claim on the daemon (a read, then one atomic push): p50 ${Math.round(claims.p50)} ms, p95 ${Math.round(claims.p95)} ms (50 claims). Eight sessions racing for one item, 20 rounds: winners per round ${[...new Set(claims.winners)].join(", ")}.`,
+		);
+		out();
+	} finally {
+		await server.close();
+		execFileSync("rm", ["-rf", root]);
+	}
+}
