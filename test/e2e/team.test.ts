@@ -4,13 +4,25 @@
  * commit, its plan-file line checked, its claim gone in the same push), each machine's work tree takes what the other
  * landed, and nothing of the remote changes but the branch.
  */
-import { execFileSync } from "node:child_process";
+import { type ChildProcess, execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { itemKey } from "../../src/core/list/items.ts";
-import { EXTENSION_ENTRY, type FakeStep, type IsolatedEnv, PI_HOSTS, type PiHost, runPrint } from "../helpers/cli.ts";
 import {
+	EXTENSION_ENTRY,
+	type FakeStep,
+	type IsolatedEnv,
+	PI_HOSTS,
+	type PiHost,
+	piArgs,
+	runPrint,
+	spawnPi,
+	waitForExit,
+	waitForValue,
+} from "../helpers/cli.ts";
+import {
+	CLAIM_LOST_WHY,
 	cannotJoin,
 	JOIN_WHY,
 	KEY,
@@ -86,6 +98,41 @@ function session(host: PiHost, env: IsolatedEnv, cwd: string, name: string) {
 		timeoutMs: 200_000,
 	});
 }
+
+/** `pi -p` on the plan with the workers, joined to `origin`, as a process the test can signal. */
+function startSession(host: PiHost, env: NodeJS.ProcessEnv, cwd: string, sessions: string): ChildProcess {
+	const args = ["--til-done-plan", "PLAN.md", "--til-done-remote", "origin", "-p", "Work the plan."];
+	const child = spawnPi(piArgs({ extensions: [EXTENSION_ENTRY], session: { dir: sessions }, args }), env, cwd, host);
+	// pi -p reads a piped stdin to its end first.
+	child.stdin?.end();
+	return child;
+}
+
+/** What a child wrote to stderr so far. */
+function collect(child: ChildProcess): () => string {
+	let text = "";
+	child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+		text += chunk;
+	});
+	return () => text;
+}
+
+/** Whether a worker answered its first step and waits on its second (its line added in its tree). */
+const workerWaiting = (env: IsolatedEnv) =>
+	env.readLog().some((line) => line.lastUser.includes("Your item") && line.step === 1);
+
+/** Worker scripts of their own for another machine: item 0's worker adds its line and answers at once. */
+function quickWorker(env: IsolatedEnv): NodeJS.ProcessEnv {
+	const file = join(env.root, "quick-worker-scripts.json");
+	writeFileSync(file, JSON.stringify({ "0": [bash(ADD_LINE[0] ?? ""), sayStep("Added line 0.")] }));
+	return { TIL_DONE_FAKE_WORKER_SCRIPTS: file };
+}
+
+/** The claims on the remote. */
+const claimsOn = (bare: string) =>
+	gitIn(bare, "for-each-ref", "--format=%(refname)", "refs/til-done/claims/")
+		.split("\n")
+		.filter((ref) => ref !== "");
 
 /** A claim commit of another holder, written in `cwd` as any session writes one (never renewed); its sha. */
 function claimCommit(cwd: string, holder: { plan: string; key: string; session: string; host: string }): string {
@@ -192,6 +239,60 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		expect(gitIn(bare, "for-each-ref", "--format=%(refname)")).toBe("refs/heads/main");
 		expect(env.workerTries().map((worker) => worker.item)).toEqual([0]);
 	}, 90_000);
+
+	it("a machine that dies mid-item (its pi and worker SIGKILLed): its claim runs out, another machine takes it over and lands it once", async () => {
+		const texts = ITEMS.slice(0, 1);
+		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "1", TIL_DONE_LEASE: "2" });
+		const { bare, url } = servedPlan(env, texts);
+		const [laptop, desktop] = [machine(env, url, "laptop"), machine(env, url, "desktop")];
+		// The laptop's worker adds its line, then waits on a file the test never makes: it dies before it answers.
+		env.writeWorkerScripts({
+			"0": [bash(ADD_LINE[0] ?? ""), { ...sayStep("Added line 0."), waitForFile: join(env.root, "never") }],
+		});
+		const dying = startSession(host, env.env, laptop, join(env.root, "sessions-laptop"));
+		await waitForValue(() => (workerWaiting(env) ? true : undefined), 60_000, "the laptop's worker at work");
+		expect(claimsOn(bare)).toHaveLength(1);
+		// A machine that dies: its pi, and its worker with it (the worker ends with the session that started it).
+		process.kill(dying.pid ?? 0, "SIGKILL");
+		expect((await waitForExit(dying)).signal).toBe("SIGKILL");
+		const run = await session(host, { ...env, env: { ...env.env, ...quickWorker(env) } }, desktop, "desktop");
+		expect(run.code).toBe(0);
+		expect(landedKeys(bare)).toEqual([itemKey(0, texts[0] ?? "")]);
+		expect(gitIn(bare, "show", "main:notes.txt")).toBe("start\nline 0\n1\n2\n3\nend");
+		expect(gitIn(bare, "for-each-ref", "--format=%(refname)")).toBe("refs/heads/main");
+		expect(readFileSync(join(laptop, "notes.txt"), "utf8")).toBe(NOTES);
+	}, 120_000);
+
+	it("a stopped session (SIGSTOP) whose claim was taken over meanwhile never lands: its work kept under a ref and said, the item landed once", async () => {
+		const texts = ITEMS.slice(0, 1);
+		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "1", TIL_DONE_LEASE: "2" });
+		const { bare, url } = servedPlan(env, texts);
+		const [laptop, desktop] = [machine(env, url, "laptop"), machine(env, url, "desktop")];
+		const go = join(env.root, "go");
+		env.writeWorkerScripts({ "0": [bash(ADD_LINE[0] ?? ""), { ...sayStep("Added line 0."), waitForFile: go }] });
+		const zombie = startSession(host, env.env, laptop, join(env.root, "sessions-laptop"));
+		const zombieErr = collect(zombie);
+		await waitForValue(() => (workerWaiting(env) ? true : undefined), 60_000, "the laptop's worker at work");
+		// A laptop that sleeps: its pi stops renewing; its worker, done, waits for it.
+		process.kill(zombie.pid ?? 0, "SIGSTOP");
+		const desktopRun = await session(host, { ...env, env: { ...env.env, ...quickWorker(env) } }, desktop, "desktop");
+		expect(desktopRun.code).toBe(0);
+		process.kill(zombie.pid ?? 0, "SIGCONT");
+		writeFileSync(go, "");
+		const woke = await waitForExit(zombie, 60_000);
+		expect(woke.code).toBe(0);
+		expect(stderrOf(zombieErr())).toContain(stderrLine(WORKERS.givenBack(0, CLAIM_LOST_WHY)).trimEnd());
+		expect(landedKeys(bare)).toEqual([itemKey(0, texts[0] ?? "")]);
+		expect(gitIn(bare, "show", "main:notes.txt")).toBe("start\nline 0\n1\n2\n3\nend");
+		expect(gitIn(bare, "for-each-ref", "--format=%(refname)")).toBe("refs/heads/main");
+		const kept = gitIn(laptop, "for-each-ref", "--format=%(refname)", "refs/til-done/")
+			.split("\n")
+			.filter((ref) => ref.includes("/worker-kept-"));
+		expect(kept).toHaveLength(1);
+		expect(gitIn(laptop, "show", `${kept[0]}:notes.txt`)).toBe("start\nline 0\n1\n2\n3\nend");
+		// The laptop's work tree took what the desktop landed: the line once.
+		expect(readFileSync(join(laptop, "notes.txt"), "utf8")).toBe(NOTES_DONE.replace("line 1\n", ""));
+	}, 180_000);
 
 	it("the remote lost once the session joined: nothing claimed or landed, said once, then after a lease the run stops with exit 4", async () => {
 		const texts = ITEMS.slice(0, 1);
