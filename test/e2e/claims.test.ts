@@ -53,6 +53,8 @@ function session(host: PiHost, env: IsolatedEnv, name: string) {
 		host,
 		extensions: [EXTENSION_ENTRY],
 		session: { dir: join(env.root, `sessions-${name}`) },
+		// Two sessions and their workers on two cores: a loaded machine takes its time.
+		timeoutMs: 90_000,
 	});
 }
 
