@@ -8,7 +8,7 @@ import {
 	workerEndLine,
 	workerStartLine,
 } from "../../src/core/rules/reports.ts";
-import { WORKER_TEXTS } from "../../src/core/texts/user.ts";
+import { WORKER_TEXTS } from "../../src/core/texts/user/workers.ts";
 import type { FinishedWorker, WorkerOutcome } from "../../src/types.ts";
 import { allDone, loopFinished, loopLimit, verifiedNotice, WORKERS } from "../helpers/expected.ts";
 

@@ -15,17 +15,10 @@ import {
 	JUDGE_PROMPT,
 	loopPrompt,
 } from "../texts/model.ts";
-import {
-	blockedStop,
-	failedCheck,
-	GOAL_ENDS,
-	JUDGE_TEXTS,
-	LOOP_ENDS,
-	NEXT_RUN,
-	STOPPED,
-	UNFINISHED_TAIL,
-	UNVERIFIED_TAIL,
-} from "../texts/user.ts";
+import { GOAL_ENDS } from "../texts/user/goal.ts";
+import { JUDGE_TEXTS } from "../texts/user/judge.ts";
+import { LOOP_ENDS } from "../texts/user/loop.ts";
+import { blockedStop, failedCheck, NEXT_RUN, STOPPED, UNFINISHED_TAIL, UNVERIFIED_TAIL } from "../texts/user.ts";
 import {
 	type BreakerInput,
 	type BreakerLimits,

@@ -14,7 +14,7 @@ import {
 	PLAN_FILE_ANNOTATION_NAMES as NAMES,
 	PLAN_FILE_ANNOTATIONS as NOTES,
 	PLAN_FILE_PROBLEMS as PROBLEMS,
-} from "../texts/user.ts";
+} from "../texts/user/plan-file.ts";
 import { checkWriteParams } from "./tool-params.ts";
 
 /** A plan file read: its list, or the first line that is wrong and what is wrong with it. */

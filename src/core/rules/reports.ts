@@ -7,7 +7,9 @@
 
 import type { FinishedWorker, WorkerEndKind, WorkerOutcome } from "../model/types.ts";
 import { prefix } from "../texts/sanitize.ts";
-import { completionNotice, GOAL_ENDS, type PassedBy, WORKER_TEXTS, workerWhy } from "../texts/user.ts";
+import { GOAL_ENDS } from "../texts/user/goal.ts";
+import { WORKER_TEXTS, workerWhy } from "../texts/user/workers.ts";
+import { completionNotice, type PassedBy } from "../texts/user.ts";
 import type { Step } from "./next-step.ts";
 
 /** Characters of a worker's last answer kept. */

@@ -36,14 +36,13 @@ import { itemsWorkedOn, MAX_WORKERS } from "../../core/rules/worker-dispatch.ts"
 import {
 	COUNTDOWN_IN_RUN,
 	formatWhy,
-	NEXT_RUN,
 	spentLine,
 	TODO_ARG_REFUSALS,
 	TODOS_ANSWERS,
-	TODOS_DESCRIPTION,
 	TODOS_HELP,
 	TODOS_STATUS,
-} from "../../core/texts/user.ts";
+} from "../../core/texts/user/todos.ts";
+import { NEXT_RUN, TODOS_DESCRIPTION } from "../../core/texts/user.ts";
 import {
 	appendTodos,
 	bindToSession,

@@ -24,7 +24,10 @@ import type { TilDoneConfig } from "../../core/rules/settings.ts";
 import type { JudgeResult } from "../../core/rules/verdict.ts";
 import { stopTally, workerEndedBetween } from "../../core/rules/worker-dispatch.ts";
 import { describeCheckEnd, JUDGE_PROMPT } from "../../core/texts/model.ts";
-import { GOAL_ENDS, JUDGE_TEXTS, LOOP_ENDS, WORKER_TEXTS } from "../../core/texts/user.ts";
+import { GOAL_ENDS } from "../../core/texts/user/goal.ts";
+import { JUDGE_TEXTS } from "../../core/texts/user/judge.ts";
+import { LOOP_ENDS } from "../../core/texts/user/loop.ts";
+import { WORKER_TEXTS } from "../../core/texts/user/workers.ts";
 import {
 	effectiveDoneCheck,
 	forgetClaimedElsewhere,

@@ -26,7 +26,7 @@ import {
 	workerOverspends,
 	workerPrompt,
 } from "../../core/rules/workers.ts";
-import { WORKER_TEXTS, workerWhy } from "../../core/texts/user.ts";
+import { WORKER_TEXTS, workerWhy } from "../../core/texts/user/workers.ts";
 import {
 	addWorker,
 	bindToSession,
