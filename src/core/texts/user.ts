@@ -256,6 +256,20 @@ export function checkStatus(
 /** A failed check as the status bar lists it: its name, and how it ended (`the done-check (exit code 1)`). */
 export const failedCheck = (what: string, end: string): string => `${what} (${end})`;
 
+/**
+ * `⚙ 3 worker(s): [1] text [2] text [4] text` while workers are at work: each worker's item once, in the order given
+ * (by index); shorter, `⚙ 3 worker(s): [1] [2] [4]`, then `⚙ 3`.
+ */
+export function workersStatus(items: readonly (readonly [index: number, text: string | undefined])[]): StatusText {
+	const head = `⚙ ${items.length} worker(s):`;
+	// An item the list no longer holds (its worker is ending) is named by its index alone.
+	const parts = items.flatMap(([index, text]): StatusPart[] =>
+		text === undefined ? [` [${index}]`] : [` [${index}] `, { cut: oneLine(text) }],
+	);
+	const indices = items.map(([index]) => `[${index}]`).join(" ");
+	return { parts: [head, ...parts], shorter: [`${head} ${indices}`, `⚙ ${items.length}`] };
+}
+
 /** `👁 [i] waits for your review` while the auto-continue waits on item `index`. */
 export function reviewStatus(index: number | undefined): StatusText | undefined {
 	return index === undefined ? undefined : whole(reviewWaitText(index), `👁 [${index}] review`, `👁 [${index}]`);

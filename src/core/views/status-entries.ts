@@ -22,7 +22,6 @@ import {
 	WORKERS_STATUS_KEY,
 } from "../rules/keys.ts";
 import { checksAndJudge, passesFor, type Verification } from "../rules/verdict.ts";
-import { workersStatus } from "../texts/user/workers.ts";
 import {
 	activeStatus,
 	checkStatus,
@@ -34,6 +33,7 @@ import {
 	reviewStatus,
 	type StatusText,
 	stopStatus,
+	workersStatus,
 } from "../texts/user.ts";
 import type { StatusEntry } from "./status-line.ts";
 

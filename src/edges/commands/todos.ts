@@ -42,7 +42,7 @@ import {
 	TODOS_HELP,
 	TODOS_STATUS,
 } from "../../core/texts/user/todos.ts";
-import { NEXT_RUN, TODOS_DESCRIPTION } from "../../core/texts/user.ts";
+import { NEXT_RUN } from "../../core/texts/user.ts";
 import {
 	appendTodos,
 	bindToSession,
@@ -134,17 +134,18 @@ export function formatStatusReport(
 	].join("\n");
 }
 
-export function registerTodosCommand(pi: ExtensionAPI, engine: Engine, getConfig: () => TilDoneConfig): void {
-	pi.registerCommand("todos", {
-		description: TODOS_DESCRIPTION,
-		getArgumentCompletions: completeTodosArgs,
-		handler: async (args, ctx) => {
-			const trimmed = args.trim();
-			const sub = trimmed.split(/\s+/)[0] ?? "";
-			const rest = trimmed.slice(sub.length).trim();
-			return runTodosCommand({ pi, engine, config: getConfig(), ctx, rest, sub });
-		},
-	});
+/** Runs `/todos <args>` (a subcommand and what follows it): the command's run, which todos-command.ts loads on first use. */
+export function runTodos(
+	pi: ExtensionAPI,
+	engine: Engine,
+	config: TilDoneConfig,
+	args: string,
+	ctx: ExtensionCommandContext,
+) {
+	const trimmed = args.trim();
+	const sub = trimmed.split(/\s+/)[0] ?? "";
+	const rest = trimmed.slice(sub.length).trim();
+	return runTodosCommand({ pi, engine, config, ctx, rest, sub });
 }
 
 interface Subcommand {

@@ -27,7 +27,6 @@ import { describeCheckEnd, JUDGE_PROMPT } from "../../core/texts/model.ts";
 import { GOAL_ENDS } from "../../core/texts/user/goal.ts";
 import { JUDGE_TEXTS } from "../../core/texts/user/judge.ts";
 import { LOOP_ENDS } from "../../core/texts/user/loop.ts";
-import { WORKER_TEXTS } from "../../core/texts/user/workers.ts";
 import {
 	effectiveDoneCheck,
 	forgetClaimedElsewhere,
@@ -183,6 +182,7 @@ async function workAndWait(step: Step, run: FollowUp): Promise<void> {
 	}
 	if (end === "key") {
 		const { stopWorkers } = await import("../workers/session-workers.ts");
+		const { WORKER_TEXTS } = await import("../../core/texts/user/workers.ts");
 		tell(run.ctx, WORKER_TEXTS.stoppedByKey(stopTally(await stopWorkers(run.pi))), "info");
 		return interrupted(run);
 	}

@@ -13,9 +13,10 @@ import type { FinishedWorker, WorkerEnd, WorkerOutcome, WorkerWork } from "../..
 import { keptWorkRef, workerBaseMessage, workerRef } from "../../core/rules/checkpoint-rules.ts";
 import { WORKER_ENTRY_TYPE } from "../../core/rules/keys.ts";
 import { renewEveryMs } from "../../core/rules/leases.ts";
-import { finishedWorker, keptAnswer, workerEndLine, workerStartLine } from "../../core/rules/reports.ts";
+import { keptAnswer } from "../../core/rules/reports.ts";
 import { tokensOf } from "../../core/rules/usage.ts";
 import { toolFlags } from "../../core/rules/worker-bounds.ts";
+import { finishedWorker, workerEndLine, workerStartLine } from "../../core/rules/worker-reports.ts";
 import {
 	checkOutcome,
 	countsAsFailedRun,

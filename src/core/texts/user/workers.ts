@@ -5,7 +5,7 @@
 
 import type { CheckEnd, FinishedWorker, StopTally, WorkerOutcome, WritableRefusal } from "../../model/types.ts";
 import { oneLine, prefix } from "../sanitize.ts";
-import { formatTokens, remoteShown, type StatusPart, type StatusText } from "../user.ts";
+import { formatTokens, remoteShown } from "../user.ts";
 
 /** What the user reads of the workers. */
 export const WORKER_TEXTS = {
@@ -267,20 +267,6 @@ export function workerWhy(outcome: WorkerOutcome): string {
 		case "claim-lost":
 			return "another session took its claim over (this one did not renew it within the lease): its work is kept under its ref and does not land";
 	}
-}
-
-/**
- * `⚙ 3 worker(s): [1] text [2] text [4] text` while workers are at work: each worker's item once, in the order given
- * (by index); shorter, `⚙ 3 worker(s): [1] [2] [4]`, then `⚙ 3`.
- */
-export function workersStatus(items: readonly (readonly [index: number, text: string | undefined])[]): StatusText {
-	const head = `⚙ ${items.length} worker(s):`;
-	// An item the list no longer holds (its worker is ending) is named by its index alone.
-	const parts = items.flatMap(([index, text]): StatusPart[] =>
-		text === undefined ? [` [${index}]`] : [` [${index}] `, { cut: oneLine(text) }],
-	);
-	const indices = items.map(([index]) => `[${index}]`).join(" ");
-	return { parts: [head, ...parts], shorter: [`${head} ${indices}`, `⚙ ${items.length}`] };
 }
 
 /** Why an entry of `TIL_DONE_WORKER_WRITABLE` is left out. */
