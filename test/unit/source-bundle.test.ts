@@ -174,6 +174,21 @@ describe("the table is ASCII: a start reads and compiles it as one-byte text, ev
 	});
 });
 
+describe("the table keeps no comment of the source: a start reads and compiles less", () => {
+	it("leaves out line and block comments, and runs the code around them as written", () => {
+		write({
+			"src/index.ts": [
+				"// a line comment of the source",
+				"/** a block comment of the source */",
+				'export default (): string => "code" /* an inline comment of the source */ + "runs";',
+			].join("\n"),
+		});
+		expect(load()?.default()).toBe("coderuns");
+		const table = readFileSync(tableFile(root, sourceKey(root, sourceModules(root))), "latin1");
+		expect(table.match(/comment of the source/g) ?? []).toEqual([]);
+	});
+});
+
 describe("a source edited since the table was built is never run from it", () => {
 	it("builds the edited source's table, runs the edit and removes the old table", () => {
 		load();
