@@ -9,6 +9,7 @@
  * first one does not parse the bundle again; a cache that cannot be read, written or used is only slower.
  */
 
+import { isAscii } from "node:buffer";
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -69,9 +70,15 @@ function compileCached<T>(file: string, code: string, cacheFile: string, use: (v
 	return used;
 }
 
+/** The bundle's text: as one-byte text when it is ASCII (as built), about 1 ms sooner than UTF-8 decoded. */
+function readBundle(): string {
+	const bytes = readFileSync(built);
+	return bytes.toString(isAscii(bytes) ? "latin1" : "utf8");
+}
+
 /** Runs the CommonJS bundle with pi's `require`, so it gets pi's own libraries; returns its factory. */
 function loadBuilt(): ExtensionFactory {
-	const code = readFileSync(built, "utf8");
+	const code = readBundle();
 	const wrapper = `(function (exports, require, module, __filename, __dirname) {${code}\n})`;
 	return compileCached(built, wrapper, cacheFileOf(code), (run) => {
 		const bundle = { exports: {} as { default?: ExtensionFactory } };

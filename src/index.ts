@@ -8,7 +8,7 @@ import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { checkEnv } from "./edges/checks/item-checks.ts";
 import { registerGoalCommand } from "./edges/commands/goal.ts";
 import { registerLoopCommand } from "./edges/commands/loop.ts";
-import { registerTodosCommand } from "./edges/commands/todos.ts";
+import { registerTodosCommand } from "./edges/commands/todos-command.ts";
 import { earlierCopy, standAside } from "./edges/host/one-copy.ts";
 import { scopedApi } from "./edges/host/scoped-api.ts";
 import { registerEventHandlers, registerFlags, registerMessageRenderers } from "./events.ts";

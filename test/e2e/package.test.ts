@@ -63,6 +63,11 @@ describe("the packed package", () => {
 		).toEqual(["index.cjs", "index.js"]);
 		expect(readFileSync(join(packageDir, "dist/index.cjs"), "utf8")).toContain(MESSAGE_TYPE.continuation);
 	});
+
+	it("ships the bundle pi runs in ASCII, which every start reads as one-byte text", () => {
+		const bundle = readFileSync(join(packageDir, "dist/index.cjs"), "latin1");
+		expect([...bundle].filter((character) => character.charCodeAt(0) > 0x7f)).toEqual([]);
+	});
 });
 
 describe.each(PI_HOSTS)("pi $version", (host) => {

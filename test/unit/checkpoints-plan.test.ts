@@ -19,7 +19,7 @@ import {
 	transitions,
 	workerRef,
 } from "../../src/core/rules/checkpoint-rules.ts";
-import { diffAsData } from "../../src/core/texts/user.ts";
+import { diffAsData } from "../../src/core/texts/user/checkpoints.ts";
 import type { TodoItem } from "../../src/types.ts";
 
 const item = (text: string, status: TodoItem["status"] = "not_started"): TodoItem => ({ text, status });

@@ -3,7 +3,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { DEFAULT_CONFIG, type TilDoneConfig } from "../../src/core/rules/settings.ts";
 import { type ChainSpend, NO_SPEND } from "../../src/core/rules/usage.ts";
 import { registerLoopCommand } from "../../src/edges/commands/loop.ts";
-import { completeTodosArgs, formatStatusReport, registerTodosCommand } from "../../src/edges/commands/todos.ts";
+import { completeTodosArgs, formatStatusReport } from "../../src/edges/commands/todos.ts";
+import { registerTodosCommand } from "../../src/edges/commands/todos-command.ts";
 import {
 	beginSession,
 	getChain,
@@ -74,7 +75,7 @@ describe("the factory registers /todos and /loop", () => {
 
 	it("offers the subcommand completions for /todos", async () => {
 		const { pi } = setup();
-		expect(pi.commands.get("todos")?.getArgumentCompletions?.("cl")).toEqual([
+		expect(await pi.commands.get("todos")?.getArgumentCompletions?.("cl")).toEqual([
 			{ value: "clear", label: "clear", description: "clear: empty the list" },
 		]);
 	});

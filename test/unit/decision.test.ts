@@ -4,7 +4,8 @@ import { type Counters, countersOf, type Decision, decisionOf, explain } from ".
 import type { EngineLimits, Step, StepInput } from "../../src/core/rules/next-step.ts";
 import { DEFAULT_CONFIG } from "../../src/core/rules/settings.ts";
 import { NO_SPEND } from "../../src/core/rules/usage.ts";
-import { formatClock, formatCounters, formatDecision, formatWhy } from "../../src/core/texts/user.ts";
+import { formatWhy } from "../../src/core/texts/user/todos.ts";
+import { formatClock, formatCounters, formatDecision } from "../../src/core/texts/user.ts";
 import type { TodoItem, TodoStatus } from "../../src/types.ts";
 
 const todo = (text: string, status: TodoStatus = "not_started"): TodoItem => ({ text, status });

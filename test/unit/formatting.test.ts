@@ -2,11 +2,12 @@ import { describe, expect, it } from "vitest";
 import { incompleteIndices, pickNextIndex, reviewWaitIndex } from "../../src/core/list/queries.ts";
 import { describeCheckEnd, formatCheckFailures } from "../../src/core/texts/model.ts";
 import { oneLine, prefix } from "../../src/core/texts/sanitize.ts";
+import { CHECKPOINT_TEXTS } from "../../src/core/texts/user/checkpoints.ts";
+import { WORKER_TEXTS } from "../../src/core/texts/user/workers.ts";
 import {
 	activeStatus,
 	BREAKER_TEXTS,
 	backoffMessage,
-	CHECKPOINT_TEXTS,
 	checkStatus,
 	completionNotice,
 	countdownText,
@@ -15,7 +16,6 @@ import {
 	reviewWaitText,
 	SENTENCES,
 	STATUS_REFUSALS,
-	WORKER_TEXTS,
 } from "../../src/core/texts/user.ts";
 import { formatPanelLines } from "../../src/core/views/panel.ts";
 import { progressOf, reviewOf } from "../../src/core/views/status-entries.ts";

@@ -11,7 +11,7 @@ import {
 	type ViewKey,
 	windowAround,
 } from "../../src/core/views/list-view.ts";
-import { registerTodosCommand } from "../../src/edges/commands/todos.ts";
+import { registerTodosCommand } from "../../src/edges/commands/todos-command.ts";
 import { getTodos, setTodos } from "../../src/state.ts";
 import type { TodoItem, TodoStatus } from "../../src/types.ts";
 import { startEngine } from "../helpers/engine.ts";

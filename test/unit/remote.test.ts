@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { itemKey } from "../../src/core/list/items.ts";
 import { claimMessage, claimRef } from "../../src/core/rules/leases.ts";
 import { releaseByHand } from "../../src/edges/commands/remote.ts";
-import { registerTodosCommand } from "../../src/edges/commands/todos.ts";
+import { registerTodosCommand } from "../../src/edges/commands/todos-command.ts";
 import { joinTeam } from "../../src/edges/team/join.ts";
 import { setTodos } from "../../src/state.ts";
 import { startEngine } from "../helpers/engine.ts";

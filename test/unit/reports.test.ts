@@ -1,14 +1,7 @@
 import { describe, expect, it } from "vitest";
-import {
-	chainEndLine,
-	finishedWorker,
-	GOAL_MET_WITH_LIST,
-	MAX_WORKER_ANSWER_CHARS,
-	workerEndKind,
-	workerEndLine,
-	workerStartLine,
-} from "../../src/core/rules/reports.ts";
-import { WORKER_TEXTS } from "../../src/core/texts/user.ts";
+import { chainEndLine, GOAL_MET_WITH_LIST, MAX_WORKER_ANSWER_CHARS } from "../../src/core/rules/reports.ts";
+import { finishedWorker, workerEndKind, workerEndLine, workerStartLine } from "../../src/core/rules/worker-reports.ts";
+import { WORKER_TEXTS } from "../../src/core/texts/user/workers.ts";
 import type { FinishedWorker, WorkerOutcome } from "../../src/types.ts";
 import { allDone, loopFinished, loopLimit, verifiedNotice, WORKERS } from "../helpers/expected.ts";
 

@@ -4,7 +4,16 @@
  * never used once a module changed, and not kept (the caller falls back to pi's loader) where it cannot be written.
  */
 
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import {
+	existsSync,
+	mkdirSync,
+	mkdtempSync,
+	readdirSync,
+	readFileSync,
+	rmSync,
+	utimesSync,
+	writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { Script } from "node:vm";
@@ -144,6 +153,39 @@ describe("the first start builds the table; later starts run it", () => {
 		expect(load()?.default()).toBe("hellohello");
 		expect(global.runs).toBe(1);
 		delete global.runs;
+	});
+});
+
+describe("the table is ASCII: a start reads and compiles it as one-byte text, every character kept", () => {
+	it("escapes what is not ASCII in strings, templates, patterns and comments, which run as written", () => {
+		write({
+			"src/index.ts": [
+				'export const texts = ["✓ done", `📋 ↑↓`];',
+				"export const pattern = /^[↑↓]+📋$/u;",
+				"// ⚠ a comment of the source",
+				'export default () => texts.join(" ");',
+			].join("\n"),
+		});
+		const source = load() as unknown as { default(): string; pattern: RegExp } | undefined;
+		expect(source?.default()).toBe("✓ done 📋 ↑↓");
+		expect(source?.pattern.test("↑↓↑📋")).toBe(true);
+		const table = readFileSync(tableFile(root, sourceKey(root, sourceModules(root))), "latin1");
+		expect([...table].filter((character) => character.charCodeAt(0) > 0x7f)).toEqual([]);
+	});
+});
+
+describe("the table keeps no comment of the source: a start reads and compiles less", () => {
+	it("leaves out line and block comments, and runs the code around them as written", () => {
+		write({
+			"src/index.ts": [
+				"// a line comment of the source",
+				"/** a block comment of the source */",
+				'export default (): string => "code" /* an inline comment of the source */ + "runs";',
+			].join("\n"),
+		});
+		expect(load()?.default()).toBe("coderuns");
+		const table = readFileSync(tableFile(root, sourceKey(root, sourceModules(root))), "latin1");
+		expect(table.match(/comment of the source/g) ?? []).toEqual([]);
 	});
 });
 

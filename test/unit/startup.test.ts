@@ -1,7 +1,8 @@
 /**
  * What every start of pi loads of ours is what every session needs: what most sessions never use (the workers, the
- * judge, the checkpoints, plan files, the `/todos` view, `/loop`'s parser, the ring) is imported where it is first
- * needed, so loading the extension never evaluates it (docs/ARCHITECTURE.md, rule 10).
+ * judge, the checkpoints, plan files, the remote, `/todos`'s subcommands, the `/todos` view, `/loop`'s parser, the
+ * ring, and each one's texts) is imported where it is first needed, so loading the extension never evaluates it
+ * (docs/ARCHITECTURE.md, rule 10).
  */
 
 import { describe, expect, it } from "vitest";
@@ -9,7 +10,13 @@ import { loadedWith, MODULES, type ModuleImport } from "../helpers/imports.ts";
 
 /** What most sessions never use, by feature: a folder of src/ (ending in `/`) or a module. */
 const ON_FIRST_USE: Readonly<Record<string, readonly string[]>> = {
-	workers: ["edges/workers/", "core/rules/workers.ts", "edges/commands/workers.ts"],
+	workers: [
+		"edges/workers/",
+		"core/rules/workers.ts",
+		"core/rules/worker-reports.ts",
+		"edges/commands/workers.ts",
+		"core/texts/user/workers.ts",
+	],
 	judge: ["edges/checks/judge.ts", "edges/checks/evidence.ts", "core/rules/judge.ts"],
 	checkpoints: [
 		"edges/git/git.ts",
@@ -17,14 +24,18 @@ const ON_FIRST_USE: Readonly<Record<string, readonly string[]>> = {
 		"edges/git/chain-start.ts",
 		"core/rules/checkpoint-rules.ts",
 		"edges/commands/checkpoints.ts",
+		"core/texts/user/checkpoints.ts",
 	],
 	"plan files": [
 		"edges/files/",
 		"core/rules/plan-file.ts",
 		"core/rules/plan-file-sync.ts",
 		"edges/commands/plan-file.ts",
+		"core/texts/user/plan-file.ts",
 	],
-	"the list view": ["core/views/list-view.ts"],
+	"the remote": ["edges/team/", "edges/commands/remote.ts", "core/texts/user/remote.ts"],
+	"/todos's subcommands": ["edges/commands/todos.ts", "core/rules/todo-args.ts", "core/texts/user/todos.ts"],
+	"the list view": ["core/views/list-view.ts", "core/texts/user/list-view.ts"],
 	"/loop's parser": ["core/rules/loop-args.ts"],
 	"the ring": ["edges/host/ring.ts"],
 };

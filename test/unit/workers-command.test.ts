@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parseWorkersAsk } from "../../src/core/rules/todo-args.ts";
-import { registerTodosCommand } from "../../src/edges/commands/todos.ts";
+import { registerTodosCommand } from "../../src/edges/commands/todos-command.ts";
 import { setWorkers, showWorkerAnswer, showWorkers } from "../../src/edges/commands/workers.ts";
 import {
 	addWorker,

@@ -24,7 +24,8 @@ import {
 	workerOverspends,
 	workerPrompt,
 } from "../../src/core/rules/workers.ts";
-import { WORKER_TEXTS, workersStatus, workerWhy } from "../../src/core/texts/user.ts";
+import { WORKER_TEXTS, workerWhy } from "../../src/core/texts/user/workers.ts";
+import { workersStatus } from "../../src/core/texts/user.ts";
 import { statusEntries } from "../../src/core/views/status-entries.ts";
 import type { CheckRun, TodoItem, WorkerEnd, WorkerOutcome } from "../../src/types.ts";
 import { HELD_ELSEWHERE, nextAction, REMOTE_DOWN_STOP, WORKERS } from "../helpers/expected.ts";

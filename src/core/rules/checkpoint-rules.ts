@@ -6,7 +6,7 @@
 
 import { itemKey } from "../list/items.ts";
 import type { Checkpoint, CheckpointPhase, TodoItem } from "../model/types.ts";
-import { GIT_BUSY } from "../texts/user.ts";
+import { GIT_BUSY } from "../texts/user/checkpoints.ts";
 import { CHECKPOINT_ENTRY_TYPE, CHECKPOINT_REF_ROOT } from "./keys.ts";
 
 export type { Checkpoint, CheckpointPhase };

@@ -4,7 +4,7 @@
  */
 
 import { DEFAULT_LOOP_MARKER, DEFAULT_LOOP_MAX, type LoopSpec, MAX_LOOP_ITERATIONS } from "../model/types.ts";
-import { LOOP_ARG_REFUSALS as REFUSALS } from "../texts/user.ts";
+import { LOOP_ARG_REFUSALS as REFUSALS } from "../texts/user/loop.ts";
 
 /** Why a `/loop` ends. */
 export type LoopEndCode = "loop-done" | "loop-limit" | "loop-aborted" | "loop-failures" | "loop-budget";

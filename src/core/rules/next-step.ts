@@ -15,12 +15,12 @@ import {
 	JUDGE_PROMPT,
 	loopPrompt,
 } from "../texts/model.ts";
+import { GOAL_ENDS } from "../texts/user/goal.ts";
+import { JUDGE_TEXTS } from "../texts/user/judge.ts";
+import { LOOP_ENDS } from "../texts/user/loop.ts";
 import {
 	blockedStop,
 	failedCheck,
-	GOAL_ENDS,
-	JUDGE_TEXTS,
-	LOOP_ENDS,
 	NEXT_RUN,
 	REMOTE_DOWN_STOP,
 	STOPPED,

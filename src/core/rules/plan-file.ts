@@ -14,7 +14,7 @@ import {
 	PLAN_FILE_ANNOTATION_NAMES as NAMES,
 	PLAN_FILE_ANNOTATIONS as NOTES,
 	PLAN_FILE_PROBLEMS as PROBLEMS,
-} from "../texts/user.ts";
+} from "../texts/user/plan-file.ts";
 import { checkWriteParams } from "./tool-params.ts";
 
 /** A plan file read: its list, or the first line that is wrong and what is wrong with it. */
@@ -157,12 +157,14 @@ function openStatus(status: "in_progress" | "abandoned"): Annotation["apply"] {
 	};
 }
 
+// The marks are written as escapes (● ✗ 👁 ⛓ ↳), so the built bundle stays ASCII, which every start reads as one-byte
+// text.
 const ANNOTATIONS: readonly Annotation[] = [
-	{ name: NAMES.status, pattern: /^● in progress$/, apply: openStatus("in_progress") },
-	{ name: NAMES.status, pattern: /^✗ abandoned$/, apply: openStatus("abandoned") },
+	{ name: NAMES.status, pattern: /^\u25cf in progress$/, apply: openStatus("in_progress") },
+	{ name: NAMES.status, pattern: /^\u2717 abandoned$/, apply: openStatus("abandoned") },
 	{
 		name: NAMES.review,
-		pattern: /^👁 review$/u,
+		pattern: /^\u{1f441} review$/u,
 		apply: ({ todo }) => {
 			todo.review = true;
 			return undefined;
@@ -170,7 +172,7 @@ const ANNOTATIONS: readonly Annotation[] = [
 	},
 	{
 		name: NAMES.waits,
-		pattern: /^⛓ waits for (\d+(?:, \d+)*)$/,
+		pattern: /^\u26d3 waits for (\d+(?:, \d+)*)$/,
 		apply: ({ todo }, match) => {
 			todo.blockedBy = (match[1] ?? "").split(", ").map(Number);
 			return undefined;
@@ -188,7 +190,7 @@ const ANNOTATIONS: readonly Annotation[] = [
 	},
 	{
 		name: NAMES.parent,
-		pattern: /^↳ subtask of (\d+)$/,
+		pattern: /^\u21b3 subtask of (\d+)$/,
 		apply: ({ todo, nested }, match) => {
 			if (nested) return PROBLEMS.nestedWithParent;
 			todo.parent = Number(match[1]);

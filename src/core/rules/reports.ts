@@ -1,13 +1,13 @@
 /**
- * The lines that stay: what the transcript keeps of the workers (each one's start, and how it ended) and of how a
- * chain ended (done, verified, not verified, a goal's or a loop's end), each with its level. A line of the session the
- * model never reads where there is a UI; a `[til-done]` line on stderr in print and JSON modes. Pure: the edges write
- * them, the words are core/texts/user.ts's.
+ * The lines that stay: what the transcript keeps of how a chain ended (done, verified, not verified, a goal's or a
+ * loop's end), each with its level, and what is kept of a worker's answer (a worker's own lines are
+ * worker-reports.ts'). A line of the session the model never reads where there is a UI; a `[til-done]` line on stderr
+ * in print and JSON modes. Pure: the edges write them, the words are core/texts/user.ts's.
  */
 
-import type { FinishedWorker, WorkerEndKind, WorkerOutcome } from "../model/types.ts";
 import { prefix } from "../texts/sanitize.ts";
-import { completionNotice, GOAL_ENDS, type PassedBy, WORKER_TEXTS, workerWhy } from "../texts/user.ts";
+import { GOAL_ENDS } from "../texts/user/goal.ts";
+import { completionNotice, type PassedBy } from "../texts/user.ts";
 import type { Step } from "./next-step.ts";
 
 /** Characters of a worker's last answer kept. */
@@ -20,66 +20,6 @@ export const keptAnswer = (answer: string): string => prefix(answer, MAX_WORKER_
 export interface ReportLine {
 	level: "info" | "success" | "warning";
 	text: string;
-}
-
-/** A worker started on item `index`. */
-export const workerStartLine = (index: number, text: string): ReportLine => ({
-	level: "info",
-	text: WORKER_TEXTS.started(index, text),
-});
-
-/**
- * How a worker ended, as the user is told: landed; its pi could not start; given back, or, when the list no longer
- * holds its item where it was (`itemThere` false), its work kept aside.
- */
-export function workerEndKind(outcome: WorkerOutcome, itemThere: boolean): WorkerEndKind {
-	if (outcome.kind === "landed") return "landed";
-	if (outcome.kind === "cannot-start") return "cannot-start";
-	// Another session landed the item: it is done, not ready again; this work stays under its ref.
-	if (outcome.kind === "landed-elsewhere") return "kept";
-	return itemThere ? "given-back" : "kept";
-}
-
-/** What a worker that ended on item `index` is remembered as: its end, time, tokens, files and last answer. */
-export function finishedWorker(
-	item: { index: number; text: string },
-	outcome: WorkerOutcome,
-	ran: { itemThere: boolean; seconds: number; tokens: number; answer: string; workKept?: boolean },
-): FinishedWorker {
-	const stoppedWithWork = outcome.kind === "stopped" && ran.workKept === true && ran.itemThere;
-	return {
-		...(stoppedWithWork ? { stoppedWithWork: true as const } : {}),
-		index: item.index,
-		text: item.text,
-		end: workerEndKind(outcome, ran.itemThere),
-		why: workerWhy(outcome),
-		seconds: ran.seconds,
-		tokens: ran.tokens,
-		files: outcome.kind === "landed" ? outcome.files : [],
-		answer: keptAnswer(ran.answer),
-	};
-}
-
-/**
- * The line a worker's end leaves; undefined for a pi that could not start, which turns the workers off for the
- * session and is said once for all of them.
- */
-export function workerEndLine(worker: FinishedWorker): ReportLine | undefined {
-	switch (worker.end) {
-		case "landed":
-			return { level: "success", text: WORKER_TEXTS.landed(worker) };
-		case "given-back":
-			return {
-				level: "warning",
-				text: worker.stoppedWithWork
-					? WORKER_TEXTS.stoppedWithWork(worker.index)
-					: WORKER_TEXTS.givenBack(worker.index, worker.why),
-			};
-		case "kept":
-			return { level: "warning", text: WORKER_TEXTS.workKept(worker.index, worker.why) };
-		case "cannot-start":
-			return undefined;
-	}
 }
 
 /**

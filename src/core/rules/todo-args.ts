@@ -7,7 +7,7 @@
 import { isTooLong } from "../list/items.ts";
 import { MAX_INDICES, MAX_TODO_TEXT_LENGTH, MAX_TODOS } from "../model/types.ts";
 import { oneLine } from "../texts/sanitize.ts";
-import { TODO_ARG_REFUSALS as REFUSALS } from "../texts/user.ts";
+import { TODO_ARG_REFUSALS as REFUSALS } from "../texts/user/todos.ts";
 import { MAX_REMOTE_LENGTH, parseRemote } from "./settings.ts";
 
 export type Parsed<T> = { value: T } | { error: string };

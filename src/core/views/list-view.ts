@@ -9,7 +9,7 @@ import { isIncomplete } from "../list/items.ts";
 import { finishedCount } from "../list/queries.ts";
 import type { TodoItem } from "../model/types.ts";
 import { statusRefusal } from "../rules/status-rules.ts";
-import { LIST_VIEW } from "../texts/user.ts";
+import { LIST_VIEW } from "../texts/user/list-view.ts";
 import { fittedItemLine, getTodoLabel, PLAIN_STYLE, type Styler } from "./themed-list.ts";
 
 /** The keys the view knows, by what they do. */

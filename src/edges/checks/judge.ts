@@ -17,7 +17,7 @@ import { judgeModelOf, type TilDoneConfig } from "../../core/rules/settings.ts";
 import { forecastSpend } from "../../core/rules/usage.ts";
 import type { JudgeResult } from "../../core/rules/verdict.ts";
 import { textOfContent } from "../../core/texts/sanitize.ts";
-import { JUDGE_TEXTS } from "../../core/texts/user.ts";
+import { JUDGE_TEXTS } from "../../core/texts/user/judge.ts";
 import { getChain, recordJudgeUsage, setChecking } from "../../state.ts";
 
 type Model = NonNullable<ExtensionContext["model"]>;

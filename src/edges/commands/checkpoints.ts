@@ -14,7 +14,7 @@ import {
 	parseNameStatus,
 } from "../../core/rules/checkpoint-rules.ts";
 import { type Parsed, parseOneIndex, parseOptionalWord } from "../../core/rules/todo-args.ts";
-import { CHECKPOINT_TEXTS, diffAsData } from "../../core/texts/user.ts";
+import { CHECKPOINT_TEXTS, diffAsData } from "../../core/texts/user/checkpoints.ts";
 import { getTodos } from "../../state.ts";
 import { snapshotBound } from "../git/bound.ts";
 import {

@@ -2,7 +2,8 @@
 
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { MAX_GOAL_LENGTH, parseGoal, type TilDoneConfig } from "../../core/rules/settings.ts";
-import { GOAL_ANSWERS, GOAL_DESCRIPTION } from "../../core/texts/user.ts";
+import { GOAL_ANSWERS } from "../../core/texts/user/goal.ts";
+import { GOAL_DESCRIPTION } from "../../core/texts/user.ts";
 import { getGoal } from "../../state.ts";
 import { warnOfInertBudget } from "../host/model-price.ts";
 import { tell } from "../host/tell.ts";

@@ -2,7 +2,8 @@
 
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import type { TilDoneConfig } from "../../core/rules/settings.ts";
-import { LOOP_DESCRIPTION, LOOP_USAGE, loopRefused } from "../../core/texts/user.ts";
+import { LOOP_USAGE, loopRefused } from "../../core/texts/user/loop.ts";
+import { LOOP_DESCRIPTION } from "../../core/texts/user.ts";
 import { warnOfInertBudget } from "../host/model-price.ts";
 import { tell } from "../host/tell.ts";
 import type { Engine } from "../run/engine.ts";

@@ -7,7 +7,7 @@ import { resolve } from "node:path";
 import type { ExtensionCommandContext } from "@earendil-works/pi-coding-agent";
 import { hasIncomplete, incompleteIndices } from "../../core/list/queries.ts";
 import { parsePlanMarkdown, planToMarkdown, preambleOf } from "../../core/rules/plan-file.ts";
-import { PLAN_FILE_NOTICES as NOTICES, planFileError } from "../../core/texts/user.ts";
+import { PLAN_FILE_NOTICES as NOTICES, planFileError } from "../../core/texts/user/plan-file.ts";
 import { getTodos, setTodos } from "../../state.ts";
 import { readPlanFile, readPlanText, remember, writePlanFile } from "../files/plan-file-io.ts";
 import { tell } from "../host/tell.ts";

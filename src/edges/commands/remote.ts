@@ -3,7 +3,7 @@
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { itemKey } from "../../core/list/items.ts";
 import { claimRef } from "../../core/rules/leases.ts";
-import { REMOTE_TEXTS, type TeamClaimLine } from "../../core/texts/user.ts";
+import { REMOTE_TEXTS, type TeamClaimLine } from "../../core/texts/user/remote.ts";
 import { chooseRemote, getTodos, sharedRemote } from "../../state.ts";
 import { listClaims, type SeenClaimRef, swapRefs } from "../git/leases.ts";
 import { tell } from "../host/tell.ts";

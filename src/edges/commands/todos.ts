@@ -36,14 +36,13 @@ import { itemsWorkedOn, MAX_WORKERS } from "../../core/rules/worker-dispatch.ts"
 import {
 	COUNTDOWN_IN_RUN,
 	formatWhy,
-	NEXT_RUN,
 	spentLine,
 	TODO_ARG_REFUSALS,
 	TODOS_ANSWERS,
-	TODOS_DESCRIPTION,
 	TODOS_HELP,
 	TODOS_STATUS,
-} from "../../core/texts/user.ts";
+} from "../../core/texts/user/todos.ts";
+import { NEXT_RUN } from "../../core/texts/user.ts";
 import {
 	appendTodos,
 	bindToSession,
@@ -135,17 +134,18 @@ export function formatStatusReport(
 	].join("\n");
 }
 
-export function registerTodosCommand(pi: ExtensionAPI, engine: Engine, getConfig: () => TilDoneConfig): void {
-	pi.registerCommand("todos", {
-		description: TODOS_DESCRIPTION,
-		getArgumentCompletions: completeTodosArgs,
-		handler: async (args, ctx) => {
-			const trimmed = args.trim();
-			const sub = trimmed.split(/\s+/)[0] ?? "";
-			const rest = trimmed.slice(sub.length).trim();
-			return runTodosCommand({ pi, engine, config: getConfig(), ctx, rest, sub });
-		},
-	});
+/** Runs `/todos <args>` (a subcommand and what follows it): the command's run, which todos-command.ts loads on first use. */
+export function runTodos(
+	pi: ExtensionAPI,
+	engine: Engine,
+	config: TilDoneConfig,
+	args: string,
+	ctx: ExtensionCommandContext,
+) {
+	const trimmed = args.trim();
+	const sub = trimmed.split(/\s+/)[0] ?? "";
+	const rest = trimmed.slice(sub.length).trim();
+	return runTodosCommand({ pi, engine, config, ctx, rest, sub });
 }
 
 interface Subcommand {

@@ -5,7 +5,7 @@
 
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { lastWorkerOf, tokensSoFar } from "../../core/rules/workers.ts";
-import { type LeftoverCounts, WORKER_TEXTS } from "../../core/texts/user.ts";
+import { type LeftoverCounts, WORKER_TEXTS } from "../../core/texts/user/workers.ts";
 import { allowWorkers, getEndedWorkers, getTodos, getWorkers, workersAllowed } from "../../state.ts";
 import { findRepo } from "../git/git.ts";
 import { tell } from "../host/tell.ts";

@@ -11,7 +11,7 @@ import { resolve } from "node:path";
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { planToMarkdown, preambleOf } from "../../core/rules/plan-file.ts";
 import { decideSave, decideStart, withCompletionsOf } from "../../core/rules/plan-file-sync.ts";
-import { PLAN_FILE_NOTICES, planFileError } from "../../core/texts/user.ts";
+import { PLAN_FILE_NOTICES, planFileError } from "../../core/texts/user/plan-file.ts";
 import { getTodos, planFileHash, planFileText, setTodos, subscribe } from "../../state.ts";
 import { commitUserList } from "../host/commit.ts";
 import { tell } from "../host/tell.ts";

@@ -7,7 +7,7 @@
 
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { UNTRACKED_TOTAL_FACTOR } from "../../core/rules/checkpoint-rules.ts";
-import { CHECKPOINT_TEXTS } from "../../core/texts/user.ts";
+import { CHECKPOINT_TEXTS } from "../../core/texts/user/checkpoints.ts";
 import { getConfig, takeUnreported } from "../../state.ts";
 import { tell } from "../host/tell.ts";
 import type { SnapshotBound } from "./git.ts";

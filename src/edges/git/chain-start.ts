@@ -8,7 +8,7 @@
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import type { ChainStart } from "../../core/model/types.ts";
 import { chainStartRef } from "../../core/rules/checkpoint-rules.ts";
-import { CHECKPOINT_TEXTS } from "../../core/texts/user.ts";
+import { CHECKPOINT_TEXTS } from "../../core/texts/user/checkpoints.ts";
 import { quietly } from "../host/quietly.ts";
 import { snapshotBound } from "./bound.ts";
 import { diffSnapshots, findRepo, snapshotTree, takeCheckpoint } from "./git.ts";

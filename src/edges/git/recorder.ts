@@ -15,7 +15,7 @@ import {
 	transitions,
 } from "../../core/rules/checkpoint-rules.ts";
 import { CHECKPOINT_ENTRY_TYPE } from "../../core/rules/keys.ts";
-import { CHECKPOINT_TEXTS } from "../../core/texts/user.ts";
+import { CHECKPOINT_TEXTS } from "../../core/texts/user/checkpoints.ts";
 import { getTodos, getWorkers, subscribe, takeUnreported } from "../../state.ts";
 import { quietly } from "../host/quietly.ts";
 import { tell } from "../host/tell.ts";

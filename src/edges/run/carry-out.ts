@@ -24,7 +24,9 @@ import type { TilDoneConfig } from "../../core/rules/settings.ts";
 import type { JudgeResult } from "../../core/rules/verdict.ts";
 import { stopTally, workerEndedBetween } from "../../core/rules/worker-dispatch.ts";
 import { describeCheckEnd, JUDGE_PROMPT } from "../../core/texts/model.ts";
-import { GOAL_ENDS, JUDGE_TEXTS, LOOP_ENDS, WORKER_TEXTS } from "../../core/texts/user.ts";
+import { GOAL_ENDS } from "../../core/texts/user/goal.ts";
+import { JUDGE_TEXTS } from "../../core/texts/user/judge.ts";
+import { LOOP_ENDS } from "../../core/texts/user/loop.ts";
 import {
 	effectiveDoneCheck,
 	forgetClaimedElsewhere,
@@ -188,6 +190,7 @@ async function workAndWait(step: Step, run: FollowUp): Promise<void> {
 	}
 	if (end === "key") {
 		const { stopWorkers } = await import("../workers/session-workers.ts");
+		const { WORKER_TEXTS } = await import("../../core/texts/user/workers.ts");
 		tell(run.ctx, WORKER_TEXTS.stoppedByKey(stopTally(await stopWorkers(run.pi))), "info");
 		return interrupted(run);
 	}

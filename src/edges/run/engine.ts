@@ -18,7 +18,8 @@ import { stepNow } from "../../core/rules/next-step.ts";
 import { runOutcome } from "../../core/rules/outcome.ts";
 import type { TilDoneConfig } from "../../core/rules/settings.ts";
 import { GOAL_PROMPTS, loopPrompt } from "../../core/texts/model.ts";
-import { GOAL_ENDS, LOOP_ENDS } from "../../core/texts/user.ts";
+import { GOAL_ENDS } from "../../core/texts/user/goal.ts";
+import { LOOP_ENDS } from "../../core/texts/user/loop.ts";
 import {
 	bindToSession,
 	getGoal,

@@ -7,7 +7,7 @@
 
 import type { WorkerOutcome } from "../../core/model/types.ts";
 import type { Landing } from "../../core/rules/landing.ts";
-import { LANDED_ITEM_TRAILER, WORKER_TEXTS } from "../../core/texts/user.ts";
+import { LANDED_ITEM_TRAILER, WORKER_TEXTS } from "../../core/texts/user/workers.ts";
 import type { HeldLease } from "../git/claims.ts";
 import { runGit } from "../git/git.ts";
 import { landWork } from "../git/land.ts";

@@ -6,7 +6,7 @@
 
 import { relative, resolve } from "node:path";
 import { planName } from "../../core/rules/leases.ts";
-import { REMOTE_TEXTS } from "../../core/texts/user.ts";
+import { REMOTE_TEXTS } from "../../core/texts/user/remote.ts";
 import { hasJoined, markJoined } from "../../state.ts";
 import { findRepo, type Repo, runGit } from "../git/git.ts";
 import { type ClaimPlace, fetchCommit, OVER_NETWORK } from "../git/leases.ts";

@@ -29,7 +29,7 @@ import {
 	writableEntries,
 	writeRefusal,
 } from "../../core/rules/worker-bounds.ts";
-import { WORKER_TEXTS } from "../../core/texts/user.ts";
+import { WORKER_TEXTS } from "../../core/texts/user/workers.ts";
 import { takeUnreported } from "../../state.ts";
 import type { Repo } from "../git/git.ts";
 import { workerTmpDir } from "../git/worker-tree.ts";

@@ -15,7 +15,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ownerOfWorkerBase, readWorkerRef } from "../../core/rules/checkpoint-rules.ts";
 import { CHECKPOINT_REF_ROOT } from "../../core/rules/keys.ts";
-import { WORKER_TEXTS } from "../../core/texts/user.ts";
+import { WORKER_TEXTS } from "../../core/texts/user/workers.ts";
 import { type Repo, runGit } from "../git/git.ts";
 import { STAGE_KIND } from "../git/land.ts";
 import { hasJournal, undoCutLanding } from "../git/landing-journal.ts";

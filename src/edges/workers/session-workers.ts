@@ -14,9 +14,10 @@ import { isItemDone } from "../../core/rules/branch-landing.ts";
 import { keptWorkRef, workerBaseMessage, workerRef } from "../../core/rules/checkpoint-rules.ts";
 import { WORKER_ENTRY_TYPE } from "../../core/rules/keys.ts";
 import { LOOK_AGAIN_MAX_MS, renewEveryMs } from "../../core/rules/leases.ts";
-import { finishedWorker, keptAnswer, workerEndLine, workerStartLine } from "../../core/rules/reports.ts";
+import { keptAnswer } from "../../core/rules/reports.ts";
 import { tokensOf } from "../../core/rules/usage.ts";
 import { toolFlags } from "../../core/rules/worker-bounds.ts";
+import { finishedWorker, workerEndLine, workerStartLine } from "../../core/rules/worker-reports.ts";
 import {
 	checkOutcome,
 	countsAsFailedRun,
@@ -27,7 +28,7 @@ import {
 	workerOverspends,
 	workerPrompt,
 } from "../../core/rules/workers.ts";
-import { WORKER_TEXTS, workerWhy } from "../../core/texts/user.ts";
+import { WORKER_TEXTS, workerWhy } from "../../core/texts/user/workers.ts";
 import {
 	addWorker,
 	bindToSession,
