@@ -136,6 +136,28 @@ describe("a held claim is renewed while its worker works, and let go by its hold
 		expect(recordAt("1-a")).toBeUndefined();
 	});
 
+	it("settled for a landing: renewals stop, the claim as last renewed is given; gone with the landing, letting go frees nothing", async () => {
+		const claims = await claimsOf("s1", 300);
+		const won = await claimItem(claims, "2-b");
+		if (won.kind !== "won") throw new Error("not won");
+		vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
+		try {
+			const lease = holdWhileWorking(claims, won.claim, () => {});
+			vi.advanceTimersByTime(renewEveryMs(300));
+			await waitForValue(() => ((recordAt("2-b")?.renewals ?? 0) >= 1 ? true : undefined), 10_000, "a renewal");
+			const settled = await lease.settle();
+			expect(settled.sha).toBe(git("rev-parse", claimRef("main--list", "2-b")));
+			expect(settled.record).toEqual(recordAt("2-b"));
+			// No renewal is due any more: a landing's push swaps this very commit.
+			expect(vi.getTimerCount()).toBe(0);
+			lease.landed();
+			await lease.letGo();
+			expect(recordAt("2-b")).toEqual(settled.record);
+		} finally {
+			vi.useRealTimers();
+		}
+	});
+
 	it("a renewal that finds the claim another's tells its holder once; letting go then leaves the new holder's claim", async () => {
 		const claims = await claimsOf("s1", 300);
 		const won = await claimItem(claims, "1-a");

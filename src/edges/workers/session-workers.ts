@@ -288,7 +288,10 @@ function isCompleted(item: ItemAt): boolean {
 async function landedOnTeamBranch(run: BoundRun, item: ItemAt): Promise<boolean> {
 	const path = planPathOf(run);
 	if (run.team === undefined || path === undefined) return false;
-	await takeIfLanded(run, run.team, path, item);
+	const tip = await tipHolding(run.team, path, item);
+	if (tip === undefined) return false;
+	completeHere(run, item.index, item.text);
+	await receive(run, run.team, item, tip);
 	return isCompleted(item);
 }
 
@@ -296,14 +299,13 @@ async function landedOnTeamBranch(run: BoundRun, item: ItemAt): Promise<boolean>
 type ItemAt = { index: number; text: string; key: string };
 
 /**
- * An item the shared plan's branch has checked in its plan file (another session landed it): completed here, and its
- * landed work taken into the work tree. A remote not reached says nothing (the item's own landing will).
+ * The branch's tip when its plan file has the item checked (another session landed it); undefined when it has not,
+ * or the remote was not reached (the item's own landing will tell).
  */
-async function takeIfLanded(run: BoundRun, team: SharedTeam, path: string, item: ItemAt): Promise<void> {
+async function tipHolding(team: SharedTeam, path: string, item: ItemAt): Promise<string | undefined> {
 	const plan = await planAtTip(team, path);
-	if (plan === "unreachable" || plan.text === undefined || !isItemDone(plan.text, item.index, item.text)) return;
-	completeHere(run, item.index, item.text);
-	await receive(run, team, item, plan.tip);
+	if (plan === "unreachable" || plan.text === undefined) return undefined;
+	return isItemDone(plan.text, item.index, item.text) ? plan.tip : undefined;
 }
 
 /** What another session landed of `item` (on the branch at `tip`) taken into the work tree; said when it cannot be. */
@@ -623,7 +625,8 @@ async function landedByAnother(run: BoundRun, item: ItemAt, finished: FinishedWo
 	completeHere(run, item.index, item.text);
 	report(run, finished);
 	const path = planPathOf(run);
-	if (run.team !== undefined && path !== undefined) await takeIfLanded(run, run.team, path, item);
+	const tip = run.team !== undefined && path !== undefined ? await tipHolding(run.team, path, item) : undefined;
+	if (run.team !== undefined && tip !== undefined) await receive(run, run.team, item, tip);
 }
 
 /** A worker's end, told as a line that stays. */
