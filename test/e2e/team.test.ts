@@ -53,12 +53,16 @@ const gitIn = (cwd: string, ...args: string[]) =>
 	execFileSync("git", ["-c", "user.name=u", "-c", "user.email=u@u", ...args], { cwd, encoding: "utf8" }).trim();
 
 /** The served remote holding the plan's branch (`main`: notes.txt and the plan file); its bare repository's path. */
-function servedPlan(env: IsolatedEnv, texts: readonly string[]): { bare: string; url: string } {
+function servedPlan(
+	env: IsolatedEnv,
+	texts: readonly string[],
+	plan = planOf(texts, false),
+): { bare: string; url: string } {
 	const seed = join(env.root, "seed");
 	execFileSync("mkdir", ["-p", seed]);
 	gitIn(seed, "init", "-q", "-b", "main");
 	writeFileSync(join(seed, "notes.txt"), NOTES);
-	writeFileSync(join(seed, "PLAN.md"), planOf(texts, false));
+	writeFileSync(join(seed, "PLAN.md"), plan);
 	gitIn(seed, "add", "-A");
 	gitIn(seed, "commit", "-qm", "start");
 	const name = `team-${++repos}.git`;
@@ -141,6 +145,42 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		expect(gitIn(bare, "for-each-ref", "--format=%(refname)")).toBe("refs/heads/main");
 		expect(gitIn(bare, "rev-list", "--count", "main")).toBe("1");
 	}, 60_000);
+
+	it.each([
+		{
+			what: "a PLAN.md on the branch that is no plan",
+			branchPlan: "# Plan\n\n- [ ] Add line 0 to notes.txt\n\nProse after the items.\n",
+			why: JOIN_WHY.planNotAPlan("PLAN.md", "main"),
+		},
+		{
+			what: "a PLAN.md on the branch whose item differs from this clone's",
+			branchPlan: planOf(["Add line zero to notes.txt"], false),
+			why: JOIN_WHY.planDiffers("PLAN.md", "main", 0),
+		},
+	])(
+		"$what: its line before any model call, exit 2, nothing pushed",
+		async ({ branchPlan, why }) => {
+			const texts = ITEMS.slice(0, 1);
+			const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "1" });
+			const { bare, url } = servedPlan(env, texts, branchPlan);
+			const laptop = machine(env, url, "laptop");
+			// This clone's plan file is a plan of its own (an edit not committed): the list the session loads.
+			writeFileSync(join(laptop, "PLAN.md"), planOf(texts, false));
+			env.writeWorkerScripts({ "0": [bash(ADD_LINE[0] ?? ""), sayStep("Added line 0.")] });
+			const before = gitIn(bare, "for-each-ref", "--format=%(objectname) %(refname)");
+			const run = await session(host, env, laptop, "laptop");
+			expect(run.stderr).toBe(
+				stderrLine(`pi-til-done: ${cannotJoin("origin", why)}`) +
+					stderrLine(PLAN_NOTICES.loaded("PLAN.md", 1)) +
+					stderrLine(RUN_REFUSED),
+			);
+			expect(run.code).toBe(2);
+			expect(env.readLog()).toEqual([]);
+			expect(env.workerTries()).toEqual([]);
+			expect(gitIn(bare, "for-each-ref", "--format=%(objectname) %(refname)")).toBe(before);
+		},
+		120_000,
+	);
 
 	it("a plan file that is not on the remote's branch: its line before any model call, exit 2, nothing pushed", async () => {
 		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "1" });

@@ -825,6 +825,10 @@ export const JOIN_WHY = {
 	noPush: "it refuses a push (",
 	planNotOnBranch: (path: string, branch: string) =>
 		`its branch ${branch} holds no plan file ${path}, where each item's landing checks its line: commit and push the plan file there first, then join`,
+	planNotAPlan: (path: string, branch: string) =>
+		`its branch ${branch} holds ${path}, but it is no plan file: each item's landing checks its line there; set it right on the branch first, then join`,
+	planDiffers: (path: string, branch: string, index: number) =>
+		`its branch ${branch} holds ${path} with another item [${index}] than this clone's: pull the branch (or push this clone's plan file) first, then join`,
 } as const;
 /** `/todos remote <name>` that joined. */
 export const joinedRemote = (remote: string, branch: string): string =>

@@ -4,7 +4,7 @@
  * frees a claim by hand with a warning.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -121,6 +121,15 @@ describe("a remote that cannot be joined is refused with one line, and nothing i
 			problem: cannotJoin("origin", JOIN_WHY.planNotOnBranch("docs/PLAN.md", "main")),
 		});
 		expect(refsOf(bare)).toBe(before);
+	});
+
+	it("a plan file the branch holds but this clone's work tree lacks: nothing to compare, joined", async () => {
+		renameSync(join(clone, "PLAN.md"), join(clone, "PLAN.md.away"));
+		try {
+			expect(await joinTeam(clone, "origin", "PLAN.md")).toMatchObject({ team: { plan: "main--PLAN_md" } });
+		} finally {
+			renameSync(join(clone, "PLAN.md.away"), join(clone, "PLAN.md"));
+		}
 	});
 
 	it("a remote that can be joined: the plan named by the branch and the plan file, nothing pushed", async () => {

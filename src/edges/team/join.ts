@@ -4,7 +4,9 @@
  * claims then live. Nothing here pushes: a push-rights probe is a dry run.
  */
 
-import { relative, resolve } from "node:path";
+import { readFileSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
+import { type BranchPlanProblem, branchPlanProblem } from "../../core/rules/branch-landing.ts";
 import { planName } from "../../core/rules/leases.ts";
 import { REMOTE_TEXTS } from "../../core/texts/user.ts";
 import { hasJoined, markJoined } from "../../state.ts";
@@ -92,6 +94,9 @@ async function joinRemote(
 	if (planPath !== undefined) {
 		if (!(await fetchCommit(repo, remote, tip))) return unreachable(`fetching ${tip} failed`);
 		if (!(await holdsFile(repo, tip, planPath))) return refuse(REMOTE_TEXTS.planNotOnBranch(planPath, branch));
+		const problem = await planProblem(repo, tip, planPath);
+		if (problem?.kind === "not-a-plan") return refuse(REMOTE_TEXTS.planNotAPlan(planPath, branch));
+		if (problem?.kind === "differs") return refuse(REMOTE_TEXTS.planDiffers(planPath, branch, problem.index));
 	}
 	const probe = ["push", "--dry-run", "--porcelain", "--no-verify", remote, `${tip}:refs/til-done/probe`];
 	const pushed = await runGit(repo.top, probe, OVER_NETWORK);
@@ -109,6 +114,23 @@ async function holdsLastFetched(repo: Repo, remote: string, branch: string, tip:
 	if (seen.code !== 0) return true;
 	await fetchCommit(repo, remote, tip);
 	return (await runGit(repo.top, ["merge-base", "--is-ancestor", seen.stdout.trim(), tip])).code === 0;
+}
+
+/**
+ * What the plan file at `path` on the branch's `tip` holds that no landing could check: no plan, or an item other than
+ * the one this clone's file (in its work tree, where the session follows it) has at the same place.
+ */
+async function planProblem(repo: Repo, tip: string, path: string): Promise<BranchPlanProblem | undefined> {
+	const shown = await runGit(repo.top, ["cat-file", "blob", `${tip}:${path}`]);
+	if (shown.code !== 0) return undefined;
+	let local: string | undefined;
+	try {
+		local = readFileSync(join(repo.top, path), "utf8");
+	} catch {
+		// No file of this clone's to compare: the session's plan-file notice says so.
+		local = undefined;
+	}
+	return branchPlanProblem(shown.stdout, local);
 }
 
 /** Whether commit `tip` holds a file at `path` (relative to the top): the plan file each landing checks. */
