@@ -9,8 +9,17 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { itemKey } from "../../src/core/list/items.ts";
-import { EXTENSION_ENTRY, type FakeStep, type IsolatedEnv, PI_HOSTS, type PiHost, runPrint } from "../helpers/cli.ts";
 import {
+	EXTENSION_ENTRY,
+	type FakeStep,
+	type IsolatedEnv,
+	PI_HOSTS,
+	type PiHost,
+	runPrint,
+	waitForValue,
+} from "../helpers/cli.ts";
+import {
+	CLAIM_LOST_WHY,
 	cannotJoin,
 	JOIN_WHY,
 	PLAN_NOTICES,
@@ -88,6 +97,25 @@ function session(host: PiHost, env: IsolatedEnv, cwd: string, name: string) {
 	});
 }
 
+/** Where the plan's claims live on the remote. */
+const CLAIMS = "refs/til-done/claims/main--PLAN_md/";
+
+/** A claim of another machine on item `key`, written in the bare repository as any session writes one; its sha. */
+function anotherMachinesClaim(bare: string, key: string): string {
+	const record = {
+		plan: "main--PLAN_md",
+		key,
+		session: "s2",
+		host: "desktop",
+		nonce: "theirs",
+		fence: 2,
+		renewals: 0,
+		since: 1,
+	};
+	const tree = execFileSync("git", ["mktree"], { cwd: bare, input: "", encoding: "utf8" }).trim();
+	return gitIn(bare, "commit-tree", tree, "-m", "pi-til-done claim v1", "-m", JSON.stringify(record));
+}
+
 /** The `Til-done-item` trailers of the branch's commits, newest first. */
 const landedKeys = (bare: string) =>
 	gitIn(bare, "log", "--format=%(trailers:key=Til-done-item,valueonly,separator=)", "main")
@@ -145,6 +173,48 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		expect(gitIn(bare, "for-each-ref", "--format=%(refname)")).toBe("refs/heads/main");
 		expect(gitIn(bare, "rev-list", "--count", "main")).toBe("1");
 	}, 60_000);
+
+	it("a worker whose claim another machine took over on the remote never lands: its work kept under a ref and said, the item landed once by the next try", async () => {
+		const texts = ITEMS.slice(0, 1);
+		const key = itemKey(0, texts[0] ?? "");
+		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "1", TIL_DONE_LEASE: "1" });
+		const { bare, url } = servedPlan(env, texts);
+		const laptop = machine(env, url, "laptop");
+		const go = join(env.root, "go");
+		env.writeWorkerScripts({
+			// The first try adds its line, then waits on a file the test makes once the try's work is kept.
+			"0": [bash(ADD_LINE[0] ?? ""), { ...sayStep("Added line 0."), waitForFile: go }],
+			"0/again": [bash(ADD_LINE[0] ?? ""), sayStep("Added line 0.")],
+		});
+		const start = gitIn(bare, "rev-parse", "main");
+		const running = session(host, env, laptop, "laptop");
+		await waitForValue(
+			() => (env.readLog().some((line) => line.lastUser.includes("Your item") && line.step === 1) ? true : undefined),
+			60_000,
+			"the first try waiting",
+		);
+		gitIn(bare, "update-ref", `${CLAIMS}${key}`, anotherMachinesClaim(bare, key));
+		const kept = await waitForValue(
+			() =>
+				gitIn(laptop, "for-each-ref", "--format=%(refname)", "refs/til-done/")
+					.split("\n")
+					.find((ref) => ref.includes("/worker-kept-")),
+			60_000,
+			"the first try's work kept",
+		).finally(() => writeFileSync(go, ""));
+		const run = await running;
+		expect(run.code).toBe(0);
+		const lines = stderrOf(run.stderr);
+		expect(lines).toContain(stderrLine(WORKERS.givenBack(0, CLAIM_LOST_WHY)).trimEnd());
+		expect(lines.filter((line) => ON_BRANCH.test(line))).toHaveLength(1);
+		// The kept try holds its own line; the branch has the item once, landed by the try that took the claim back.
+		expect(gitIn(laptop, "show", `${kept}:notes.txt`)).toBe("start\nline 0\n1\n2\n3\nend");
+		expect(gitIn(bare, "show", "main:notes.txt")).toBe("start\nline 0\n1\n2\n3\nend");
+		expect(landedKeys(bare)).toEqual([key]);
+		expect(gitIn(bare, "rev-parse", "main^")).toBe(start);
+		expect(gitIn(bare, "for-each-ref", "--format=%(refname)")).toBe("refs/heads/main");
+		expect(env.workerTries().map((worker) => worker.item)).toEqual([0, 0]);
+	}, 120_000);
 
 	it.each([
 		{
