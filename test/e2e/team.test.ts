@@ -27,11 +27,12 @@ import {
 	RUN_REFUSED,
 	stderrLine,
 	WORKERS,
+	workerFailures,
 } from "../helpers/expected.ts";
 import { type GitServer, startGitServer } from "../helpers/git-server.ts";
 import { perTest } from "../helpers/per-test.ts";
 import { sayStep, toolStep } from "../helpers/scripts.ts";
-import { stderrOf } from "../helpers/workers.ts";
+import { startedLine, stderrOf } from "../helpers/workers.ts";
 
 const pi = perTest({ TIL_DONE_COUNTDOWN: "0" });
 const ITEMS = ["Add line 0 to notes.txt", "Add line 1 to notes.txt"];
@@ -214,6 +215,41 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		expect(gitIn(bare, "rev-parse", "main^")).toBe(start);
 		expect(gitIn(bare, "for-each-ref", "--format=%(refname)")).toBe("refs/heads/main");
 		expect(env.workerTries().map((worker) => worker.item)).toEqual([0, 0]);
+	}, 120_000);
+
+	it("an item whose change conflicts with what another machine landed on the branch: given back naming the branch and the file, nothing pushed, the work tree untouched", async () => {
+		const texts = ITEMS.slice(0, 1);
+		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "1", TIL_DONE_MAX_FAILURES: "1" });
+		const { bare, url } = servedPlan(env, texts);
+		const laptop = machine(env, url, "laptop");
+		const desktop = machine(env, url, "desktop");
+		const go = join(env.root, "go");
+		// The worker adds its line under `start`, then waits while the other machine rewrites that very line.
+		env.writeWorkerScripts({ "0": [bash(ADD_LINE[0] ?? ""), { ...sayStep("Added line 0."), waitForFile: go }] });
+		const running = session(host, env, laptop, "laptop");
+		await waitForValue(
+			() => (env.readLog().some((line) => line.lastUser.includes("Your item") && line.step === 1) ? true : undefined),
+			60_000,
+			"the worker waiting",
+		);
+		writeFileSync(join(desktop, "notes.txt"), NOTES.replace("start", "START"));
+		gitIn(desktop, "commit", "-qam", "another machine's edit");
+		gitIn(desktop, "push", "-q", "origin", "main");
+		const theirs = gitIn(bare, "rev-parse", "main");
+		writeFileSync(go, "");
+		const run = await running;
+		const why = WORKERS.conflictsOnBranch("main", "origin", "notes.txt");
+		expect(stderrOf(run.stderr)).toEqual([
+			`[til-done] ${PLAN_NOTICES.loaded("PLAN.md", 1)}`,
+			startedLine(0, texts[0] ?? ""),
+			stderrLine(WORKERS.givenBack(0, why)).trimEnd(),
+			// The stop, which the session's model reads, names no file of the worker's.
+			stderrLine(workerFailures(1, WORKERS.conflictsOnBranch("main", "origin"))).trimEnd(),
+		]);
+		expect(run.code).toBe(4);
+		expect(gitIn(bare, "for-each-ref", "--format=%(objectname) %(refname)")).toBe(`${theirs} refs/heads/main`);
+		expect(readFileSync(join(laptop, "notes.txt"), "utf8")).toBe(NOTES);
+		expect(readFileSync(join(laptop, "PLAN.md"), "utf8")).toBe(planOf(texts, false));
 	}, 120_000);
 
 	it.each([

@@ -239,6 +239,9 @@ export const WORKERS = {
 	/** With no file named: as the chain keeps it, for the failures breaker's stop. */
 	conflicts: (...files: string[]): string =>
 		`its work conflicts with the work tree${files.length === 0 ? "" : ` in ${files.map((file) => `"${file}"`).join(", ")}`}`,
+	/** Merged onto the shared plan's branch (`branch` of `remote`): the files that conflict there. */
+	conflictsOnBranch: (branch: string, remote: string, ...files: string[]): string =>
+		`its work conflicts with ${branch} of ${remote}${files.length === 0 ? "" : ` in ${files.map((file) => `"${file}"`).join(", ")}`}`,
 	unwritable: (...files: string[]): string =>
 		`its work cannot be written in ${files.map((file) => `"${file}"`).join(", ")} (the work tree does not let this pi write there): nothing of it landed`,
 	submodules: (...paths: string[]): string =>

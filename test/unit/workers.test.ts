@@ -589,6 +589,7 @@ describe("the chain keeps a worker's failure without the worker's own words: the
 		{ kind: "cannot-start", code: 1, stderr: WORDS },
 		{ kind: "unfinished", said: WORDS },
 		{ kind: "conflict", files: [WORDS] },
+		{ kind: "conflict", files: [WORDS], on: { branch: "main", remote: "origin" } },
 		{ kind: "unwritable", files: [WORDS] },
 		{ kind: "submodules", paths: [WORDS] },
 	];
@@ -600,6 +601,7 @@ describe("the chain keeps a worker's failure without the worker's own words: the
 			"it could not start (exit code 1 before any model call)",
 			WORKERS.notDone(),
 			WORKERS.conflicts(),
+			WORKERS.conflictsOnBranch("main", "origin"),
 			"its work cannot be written (the work tree does not let this pi write there): nothing of it landed",
 			"its work changes a submodule, and a worker's change to a submodule never lands (its work is kept under its ref)",
 		]);
