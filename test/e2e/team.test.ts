@@ -21,6 +21,7 @@ import {
 import {
 	CLAIM_LOST_WHY,
 	cannotJoin,
+	claimsMalformedStop,
 	JOIN_WHY,
 	PLAN_NOTICES,
 	REMOTE_DOWN_STOP,
@@ -250,6 +251,28 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		expect(gitIn(bare, "for-each-ref", "--format=%(objectname) %(refname)")).toBe(`${theirs} refs/heads/main`);
 		expect(readFileSync(join(laptop, "notes.txt"), "utf8")).toBe(NOTES);
 		expect(readFileSync(join(laptop, "PLAN.md"), "utf8")).toBe(planOf(texts, false));
+	}, 120_000);
+
+	it("a ref on the remote where the item's claim should be that holds no claim: one line, nothing worked or pushed, the run ends", async () => {
+		const texts = ITEMS.slice(0, 1);
+		const key = itemKey(0, texts[0] ?? "");
+		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "1", TIL_DONE_LEASE: "1" });
+		const { bare, url } = servedPlan(env, texts);
+		const laptop = machine(env, url, "laptop");
+		env.writeWorkerScripts({ "0": [bash(ADD_LINE[0] ?? ""), sayStep("Added line 0.")] });
+		const tree = execFileSync("git", ["mktree"], { cwd: bare, input: "", encoding: "utf8" }).trim();
+		gitIn(bare, "update-ref", `${CLAIMS}${key}`, gitIn(bare, "commit-tree", tree, "-m", "not a claim"));
+		const before = gitIn(bare, "for-each-ref", "--format=%(objectname) %(refname)");
+		const run = await session(host, env, laptop, "laptop");
+		expect(stderrOf(run.stderr)).toEqual([
+			`[til-done] ${PLAN_NOTICES.loaded("PLAN.md", 1)}`,
+			`[til-done] ${WORKERS.malformedClaim(0)}`,
+			`[til-done] ${claimsMalformedStop(0)}`,
+		]);
+		expect(run.code).toBe(4);
+		expect(env.workerTries()).toEqual([]);
+		expect(gitIn(bare, "for-each-ref", "--format=%(objectname) %(refname)")).toBe(before);
+		expect(readFileSync(join(laptop, "notes.txt"), "utf8")).toBe(NOTES);
 	}, 120_000);
 
 	it.each([

@@ -205,6 +205,8 @@ function stoppedWork(givenBack: number, kept: number, notKept: number): string {
 /** What the user reads when a worker's item goes back to ready, and why. */
 export const WORKERS = {
 	/** The claims could not be read (the remote did not answer): said once as it falls silent. */
+	malformedClaim: (index: number): string =>
+		`pi-til-done: the claim ref of [${index}] holds no claim of ours: no worker takes the item until /todos remote release ${index} frees it.`,
 	claimsUnreachable: (remote: string): string =>
 		`pi-til-done: the claims on the remote ${remote} cannot be read now: no worker started; the claims are tried again shortly.`,
 	/** A worker stopped with work of its own: kept under its ref. */
@@ -868,6 +870,10 @@ export const notOneRemote = (given: string): string =>
 /** The error of the store used outside any session (where no test allowed it). */
 export const STORE_OUTSIDE_SESSIONS =
 	"pi-til-done: the store was used outside any session (a callback not bound with bindToSession)";
+
+/** The stop of a shared plan whose every workable item has a claim ref holding no claim. */
+export const claimsMalformedStop = (...indexes: number[]): string =>
+	`Auto-continue stopped: the claim ref of ${indexes.map((index) => `[${index}]`).join(", ")} holds no claim, and no session takes such an item until it is freed by hand. Remaining todos were not completed: free each with /todos remote release <i>, then run again.`;
 
 /** The stop of a shared plan whose remote has not answered for a lease's time. */
 export const REMOTE_DOWN_STOP =

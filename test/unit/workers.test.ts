@@ -25,7 +25,7 @@ import {
 } from "../../src/core/rules/workers.ts";
 import { WORKER_TEXTS, workersStatus, workerWhy } from "../../src/core/texts/user.ts";
 import type { CheckRun, TodoItem, WorkerEnd, WorkerOutcome } from "../../src/types.ts";
-import { HELD_ELSEWHERE, nextAction, REMOTE_DOWN_STOP, WORKERS } from "../helpers/expected.ts";
+import { claimsMalformedStop, HELD_ELSEWHERE, nextAction, REMOTE_DOWN_STOP, WORKERS } from "../helpers/expected.ts";
 
 const item = (text: string, extra: Partial<TodoItem> = {}): TodoItem => ({ text, status: "not_started", ...extra });
 
@@ -170,6 +170,17 @@ describe("with workers on, the chain hands ready items to workers", () => {
 		expect(stepNow(answering)).toMatchObject({ kind: "wait", code: "held-elsewhere", held: [0, 1] });
 		const working = { ...silent, workers: { ...silent.workers, running: [0], claimed: [1] } };
 		expect(stepNow(working)).toMatchObject({ kind: "idle", code: "workers-busy" });
+	});
+
+	it("every open item held elsewhere by a ref that holds no claim (no lease ends it): the run stops naming them; one held by a live claim too: it waits", () => {
+		const todos = [item("a"), item("b")];
+		const stuck = {
+			...base(todos),
+			workers: { max: 2, running: [], claimed: [0, 1], malformed: [0, 1], lookAgainMs: 400 },
+		};
+		expect(stepNow(stuck)).toEqual({ kind: "stop", code: "claims-malformed", text: claimsMalformedStop(0, 1) });
+		const live = { ...stuck, workers: { ...stuck.workers, malformed: [1] } };
+		expect(stepNow(live)).toMatchObject({ kind: "wait", code: "held-elsewhere", held: [0, 1] });
 	});
 
 	it("the session's own model is never handed an item another session holds: its next action is the next one free", () => {

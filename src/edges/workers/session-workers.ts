@@ -260,7 +260,7 @@ function heldElsewhere(run: BoundRun, index: number, key: string, taken: Exclude
 	if (taken.kind !== "unreachable") markRemoteAnswered();
 	else if (markRemoteSilent(performance.now()))
 		tell(run.ctx, WORKER_TEXTS.claimsUnreachable(run.claims.place.remote), "warning");
-	markClaimedElsewhere(key, taken.kind === "held" ? Math.min(taken.leftMs, every) : every);
+	markClaimedElsewhere(key, taken.kind === "held" ? Math.min(taken.leftMs, every) : every, taken.kind === "malformed");
 }
 
 /**
