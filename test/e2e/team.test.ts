@@ -311,6 +311,24 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		120_000,
 	);
 
+	it("a plan file outside the repository: its line before any model call, exit 2, nothing pushed", async () => {
+		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "1" });
+		const { bare, url } = servedPlan(env, ITEMS);
+		const laptop = machine(env, url, "laptop");
+		writeFileSync(join(env.root, "OUTSIDE.md"), planOf(ITEMS, false));
+		const before = gitIn(bare, "for-each-ref", "--format=%(objectname) %(refname)");
+		const args = ["--til-done-plan", "../OUTSIDE.md", "--til-done-remote", "origin", "-p", "Work the plan."];
+		const run = await runPrint(args, env.env, { host, cwd: laptop, extensions: [EXTENSION_ENTRY] });
+		expect(run.stderr).toBe(
+			stderrLine(`pi-til-done: ${cannotJoin("origin", JOIN_WHY.planOutside("../OUTSIDE.md"))}`) +
+				stderrLine(PLAN_NOTICES.loaded("../OUTSIDE.md", 2)) +
+				stderrLine(RUN_REFUSED),
+		);
+		expect(run.code).toBe(2);
+		expect(env.readLog()).toEqual([]);
+		expect(gitIn(bare, "for-each-ref", "--format=%(objectname) %(refname)")).toBe(before);
+	});
+
 	it("a plan file that is not on the remote's branch: its line before any model call, exit 2, nothing pushed", async () => {
 		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "1" });
 		const { bare, url } = servedPlan(env, ITEMS);

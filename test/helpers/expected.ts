@@ -830,6 +830,8 @@ export const JOIN_WHY = {
 	noPush: "it refuses a push (",
 	planNotOnBranch: (path: string, branch: string) =>
 		`its branch ${branch} holds no plan file ${path}, where each item's landing checks its line: commit and push the plan file there first, then join`,
+	planOutside: (path: string) =>
+		`the plan file ${path} is outside this repository, so no branch of it can hold the plan: follow a plan file inside the repository`,
 	planNotAPlan: (path: string, branch: string) =>
 		`its branch ${branch} holds ${path}, but it is no plan file: each item's landing checks its line there; set it right on the branch first, then join`,
 	planDiffers: (path: string, branch: string, index: number) =>

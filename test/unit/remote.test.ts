@@ -123,6 +123,14 @@ describe("a remote that cannot be joined is refused with one line, and nothing i
 		expect(refsOf(bare)).toBe(before);
 	});
 
+	it("a plan file outside the repository is refused as such, nothing pushed", async () => {
+		const before = refsOf(bare);
+		expect(await joinTeam(clone, "origin", "../PLAN.md")).toEqual({
+			problem: cannotJoin("origin", JOIN_WHY.planOutside("../PLAN.md")),
+		});
+		expect(refsOf(bare)).toBe(before);
+	});
+
 	it("a plan file the branch holds but this clone's work tree lacks: nothing to compare, joined", async () => {
 		renameSync(join(clone, "PLAN.md"), join(clone, "PLAN.md.away"));
 		try {

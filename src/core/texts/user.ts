@@ -1362,6 +1362,8 @@ export const REMOTE_TEXTS = {
 	noPush: (why: string) => `it refuses a push (${prefix(oneLine(why), 200)})`,
 	planNotOnBranch: (path: string, branch: string) =>
 		`its branch ${oneLine(branch)} holds no plan file ${oneLine(path)}, where each item's landing checks its line: commit and push the plan file there first, then join`,
+	planOutside: (path: string) =>
+		`the plan file ${oneLine(path)} is outside this repository, so no branch of it can hold the plan: follow a plan file inside the repository`,
 	planNotAPlan: (path: string, branch: string) =>
 		`its branch ${oneLine(branch)} holds ${oneLine(path)}, but it is no plan file: each item's landing checks its line there; set it right on the branch first, then join`,
 	planDiffers: (path: string, branch: string, index: number) =>

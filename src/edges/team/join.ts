@@ -5,7 +5,7 @@
  */
 
 import { readFileSync } from "node:fs";
-import { join, relative, resolve } from "node:path";
+import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { type BranchPlanProblem, branchPlanProblem } from "../../core/rules/branch-landing.ts";
 import { planName } from "../../core/rules/leases.ts";
 import { REMOTE_TEXTS } from "../../core/texts/user.ts";
@@ -92,6 +92,7 @@ async function joinRemote(
 	if (tip === undefined) return refuse(REMOTE_TEXTS.noBranch(branch));
 	if (!(await holdsLastFetched(repo, remote, branch, tip))) return refuse(REMOTE_TEXTS.rewritten(branch));
 	if (planPath !== undefined) {
+		if (isOutside(planPath)) return refuse(REMOTE_TEXTS.planOutside(planPath));
 		if (!(await fetchCommit(repo, remote, tip))) return unreachable(`fetching ${tip} failed`);
 		if (!(await holdsFile(repo, tip, planPath))) return refuse(REMOTE_TEXTS.planNotOnBranch(planPath, branch));
 		const problem = await planProblem(repo, tip, planPath);
@@ -132,6 +133,9 @@ async function planProblem(repo: Repo, tip: string, path: string): Promise<Branc
 	}
 	return branchPlanProblem(shown.stdout, local);
 }
+
+/** Whether a path relative to the repository's top (as `relative` gives it) leads out of it: no branch holds it. */
+const isOutside = (path: string) => path.startsWith(`..${sep}`) || isAbsolute(path);
 
 /** Whether commit `tip` holds a file at `path` (relative to the top): the plan file each landing checks. */
 async function holdsFile(repo: Repo, tip: string, path: string): Promise<boolean> {
