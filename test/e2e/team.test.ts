@@ -275,6 +275,52 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		expect(readFileSync(join(laptop, "notes.txt"), "utf8")).toBe(NOTES);
 	}, 120_000);
 
+	it("a branch with slashes, a plan file with a space, and the person's own edit of the line the item changes: the item lands on the branch once, their bytes kept, said", async () => {
+		const texts = ITEMS.slice(0, 1);
+		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "1" });
+		const seed = join(env.root, "seed");
+		execFileSync("mkdir", ["-p", seed]);
+		gitIn(seed, "init", "-q", "-b", "team/plan-a");
+		writeFileSync(join(seed, "notes.txt"), NOTES);
+		writeFileSync(join(seed, "my plan.md"), planOf(texts, false));
+		gitIn(seed, "add", "-A");
+		gitIn(seed, "commit", "-qm", "start");
+		gitIn(seed, "tag", "v1");
+		const name = `team-${++repos}.git`;
+		const bare = server.bare(name, { repo: seed, branch: "team/plan-a" });
+		gitIn(seed, "push", "-q", bare, "v1", "team/plan-a:refs/heads/other");
+		const laptop = machine(env, server.url(name), "laptop");
+		const go = join(env.root, "go");
+		env.writeWorkerScripts({ "0": [bash(ADD_LINE[0] ?? ""), { ...sayStep("Added line 0."), waitForFile: go }] });
+		const others = () =>
+			gitIn(bare, "for-each-ref", "--format=%(objectname) %(refname)", "refs/tags", "refs/heads/other");
+		const before = others();
+		const args = ["--til-done-plan", "my plan.md", "--til-done-remote", "origin", "-p", "Work the plan."];
+		const running = runPrint(args, env.env, { host, cwd: laptop, extensions: [EXTENSION_ENTRY], timeoutMs: 90_000 });
+		await waitForValue(
+			() => (env.readLog().some((line) => line.lastUser.includes("Your item") && line.step === 1) ? true : undefined),
+			60_000,
+			"the worker waiting",
+		);
+		// The person edits the very line the item changes, after its worker took its snapshot.
+		const mine = NOTES.replace("start", "START, mine");
+		writeFileSync(join(laptop, "notes.txt"), mine);
+		writeFileSync(go, "");
+		const run = await running;
+		const lines = stderrOf(run.stderr);
+		expect(lines.filter((line) => /landed on team\/plan-a of origin as [0-9a-f]{12}\.$/.test(line))).toHaveLength(1);
+		expect(lines).toContain(
+			stderrLine(WORKERS.notInWorkTree(0, "team/plan-a", WORKERS.conflicts("notes.txt"))).trimEnd(),
+		);
+		expect(run.code).toBe(0);
+		expect(readFileSync(join(laptop, "notes.txt"), "utf8")).toBe(mine);
+		expect(gitIn(bare, "show", "team/plan-a:notes.txt")).toBe("start\nline 0\n1\n2\n3\nend");
+		expect(gitIn(bare, "show", "team/plan-a:my plan.md")).toBe(planOf(texts, true).trimEnd());
+		expect(gitIn(bare, "rev-list", "--count", "team/plan-a")).toBe("2");
+		expect(gitIn(bare, "for-each-ref", "--format=%(refname)", "refs/til-done/")).toBe("");
+		expect(others()).toBe(before);
+	}, 120_000);
+
 	it.each([
 		{
 			what: "a PLAN.md on the branch that is no plan",
