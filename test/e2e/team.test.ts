@@ -321,6 +321,41 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		expect(others()).toBe(before);
 	}, 120_000);
 
+	it("another machine lands on the branch between the landing's read and its push: refused for the tip, merged again, landed once on top of it", async () => {
+		const texts = ITEMS.slice(0, 1);
+		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "1" });
+		const { bare, url } = servedPlan(env, texts);
+		const laptop = machine(env, url, "laptop");
+		const desktop = machine(env, url, "desktop");
+		const go = join(env.root, "go");
+		env.writeWorkerScripts({ "0": [bash(ADD_LINE[0] ?? ""), { ...sayStep("Added line 0."), waitForFile: go }] });
+		// The other machine's commit reaches the remote's objects now, and its branch just before our next push.
+		writeFileSync(join(desktop, "other.txt"), "the other machine's\n");
+		gitIn(desktop, "add", "other.txt");
+		gitIn(desktop, "commit", "-qm", "another machine's landing");
+		const theirs = gitIn(desktop, "rev-parse", "HEAD");
+		gitIn(desktop, "push", "-q", "origin", "HEAD:refs/scratch/theirs");
+		gitIn(bare, "update-ref", "-d", "refs/scratch/theirs");
+		const running = session(host, env, laptop, "laptop");
+		await waitForValue(
+			() => (env.readLog().some((line) => line.lastUser.includes("Your item") && line.step === 1) ? true : undefined),
+			60_000,
+			"the worker waiting",
+		);
+		server.beforePush(1, ["--git-dir", bare, "update-ref", "refs/heads/main", theirs]);
+		writeFileSync(go, "");
+		const run = await running;
+		server.serveAll();
+		expect(run.code).toBe(0);
+		expect(stderrOf(run.stderr).filter((line) => ON_BRANCH.test(line))).toHaveLength(1);
+		expect(gitIn(bare, "rev-parse", "main^")).toBe(theirs);
+		expect(gitIn(bare, "show", "main:notes.txt")).toBe(NOTES_DONE.replace("line 1\n", "").trimEnd());
+		expect(gitIn(bare, "show", "main:other.txt")).toBe("the other machine's");
+		expect(landedKeys(bare)).toEqual([itemKey(0, texts[0] ?? "")]);
+		expect(gitIn(bare, "for-each-ref", "--format=%(refname)")).toBe("refs/heads/main");
+		expect(readFileSync(join(laptop, "notes.txt"), "utf8")).toBe(NOTES_DONE.replace("line 1\n", ""));
+	}, 120_000);
+
 	it.each([
 		{
 			what: "a PLAN.md on the branch that is no plan",
