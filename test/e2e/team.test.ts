@@ -356,6 +356,46 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		expect(readFileSync(join(laptop, "notes.txt"), "utf8")).toBe(NOTES_DONE.replace("line 1\n", ""));
 	}, 120_000);
 
+	it("the network cut as the item lands: nothing lands, the work kept under a ref and said, the run stops; once the remote is back the item lands once", async () => {
+		const texts = ITEMS.slice(0, 1);
+		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "1", TIL_DONE_LEASE: "3" });
+		const { bare, url } = servedPlan(env, texts);
+		const laptop = machine(env, url, "laptop");
+		const go = join(env.root, "go");
+		env.writeWorkerScripts({
+			"0": [bash(ADD_LINE[0] ?? ""), { ...sayStep("Added line 0."), waitForFile: go }],
+			"0/again": [bash(ADD_LINE[0] ?? ""), sayStep("Added line 0.")],
+		});
+		const start = gitIn(bare, "rev-parse", "main");
+		const running = session(host, env, laptop, "laptop");
+		await waitForValue(
+			() => (env.readLog().some((line) => line.lastUser.includes("Your item") && line.step === 1) ? true : undefined),
+			60_000,
+			"the worker waiting",
+		);
+		server.refuseAfter(0);
+		writeFileSync(go, "");
+		const cut = await running;
+		server.serveAll();
+		const lines = stderrOf(cut.stderr);
+		expect(lines).toContain(stderrLine(WORKERS.givenBack(0, WORKERS.unreachableBranch("main", "origin"))).trimEnd());
+		expect(lines.at(-1)).toBe(`[til-done] ${REMOTE_DOWN_STOP}`);
+		expect(cut.code).toBe(4);
+		expect(gitIn(bare, "rev-parse", "main")).toBe(start);
+		const kept = gitIn(laptop, "for-each-ref", "--format=%(refname)", "refs/til-done/")
+			.split("\n")
+			.filter((ref) => ref.includes("/worker-kept-"));
+		expect(kept).toHaveLength(1);
+		expect(gitIn(laptop, "show", `${kept[0]}:notes.txt`)).toBe("start\nline 0\n1\n2\n3\nend");
+		// The remote back, the plan is worked again: the item lands once.
+		const again = await session(host, env, laptop, "laptop-again");
+		expect(again.code).toBe(0);
+		expect(gitIn(bare, "show", "main:notes.txt")).toBe("start\nline 0\n1\n2\n3\nend");
+		expect(landedKeys(bare)).toEqual([itemKey(0, texts[0] ?? "")]);
+		expect(gitIn(bare, "for-each-ref", "--format=%(refname)")).toBe("refs/heads/main");
+		expect(readFileSync(join(laptop, "notes.txt"), "utf8")).toBe("start\nline 0\n1\n2\n3\nend\n");
+	}, 180_000);
+
 	it.each([
 		{
 			what: "a PLAN.md on the branch that is no plan",

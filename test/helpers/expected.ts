@@ -241,6 +241,9 @@ export const WORKERS = {
 	/** With no file named: as the chain keeps it, for the failures breaker's stop. */
 	conflicts: (...files: string[]): string =>
 		`its work conflicts with the work tree${files.length === 0 ? "" : ` in ${files.map((file) => `"${file}"`).join(", ")}`}`,
+	/** Why a worker's work did not land on the shared plan's branch, when the remote was not reached. */
+	unreachableBranch: (branch: string, remote: string): string =>
+		`its work could not land on ${branch} of ${remote}: the remote was not reached`,
 	/** Landed on the shared plan's branch, but the person's work tree did not take it (`why`). */
 	notInWorkTree: (index: number, branch: string, why: string): string =>
 		`Worker on [${index}]: your work tree did not take it (${why}): it is on ${branch} for you to pull.`,
