@@ -87,6 +87,7 @@ export {
 	allowWorkers,
 	forgetClaimedElsewhere,
 	getClaimedElsewhere,
+	getClaimsMalformed,
 	getEndedWorkers,
 	getLookAgainMs,
 	getWorkers,

@@ -29,6 +29,7 @@ export function resetChain(): void {
 	setState({
 		chain: freshChain(getState().chain, getState().todos),
 		claimedElsewhere: [],
+		claimsMalformed: [],
 		lookAgainMs: undefined,
 		remoteSilentSince: undefined,
 		endedWorkers: [],

@@ -47,6 +47,8 @@ export interface StoreState {
 	endedWorkers: readonly FinishedWorker[];
 	/** Items another session holds the claim of, by key, as last tried: no worker of ours is handed them. */
 	claimedElsewhere: readonly string[];
+	/** Of those, the items whose claim ref holds no claim: no session takes them until one is freed by hand. */
+	claimsMalformed: readonly string[];
 	/** How long until the items held elsewhere are worth trying again (ms); undefined when none is held. */
 	lookAgainMs: number | undefined;
 	/** The shared plans this session joined (by remote, plan file and repository): one silent later is still joined. */
@@ -97,6 +99,7 @@ function initialState(role: SessionRole): StoreState {
 		workersRefused: false,
 		workerNotes: new Map(),
 		claimedElsewhere: [],
+		claimsMalformed: [],
 		lookAgainMs: undefined,
 		remoteSilentSince: undefined,
 		joined: [],

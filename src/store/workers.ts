@@ -82,15 +82,22 @@ export function removeWorker(key: string, ended?: FinishedWorker): void {
 
 /**
  * Another session holds the claim of item `key`: no worker of ours is handed it until the claims are tried again,
- * worth it in `lookAgainMs` (the shortest such wait of the items held is kept).
+ * worth it in `lookAgainMs` (the shortest such wait of the items held is kept). `malformed`: its claim ref holds no
+ * claim, which no lease ends (`/todos remote release` frees it).
  */
-export function markClaimedElsewhere(key: string, lookAgainMs: number): void {
-	const { workers, claimedElsewhere, lookAgainMs: before } = getState();
+export function markClaimedElsewhere(key: string, lookAgainMs: number, malformed = false): void {
+	const { workers, claimedElsewhere, claimsMalformed, lookAgainMs: before } = getState();
 	setState({
 		workers: workers.filter((worker) => worker.key !== key),
 		claimedElsewhere: [...claimedElsewhere, key],
+		claimsMalformed: malformed ? [...claimsMalformed, key] : claimsMalformed,
 		lookAgainMs: before === undefined ? lookAgainMs : Math.min(before, lookAgainMs),
 	});
+}
+
+/** The keys of the items held elsewhere whose claim ref holds no claim, as last tried. */
+export function getClaimsMalformed(): readonly string[] {
+	return getState().claimsMalformed;
 }
 
 /** The keys of the items other sessions hold, as last tried. */
@@ -136,7 +143,7 @@ export function remoteSilentSince(): number | undefined {
 
 /** The items held elsewhere are to be tried again: their claims, as the next decision hands them out. */
 export function forgetClaimedElsewhere(): void {
-	setState({ claimedElsewhere: [], lookAgainMs: undefined });
+	setState({ claimedElsewhere: [], claimsMalformed: [], lookAgainMs: undefined });
 }
 
 /** A worker's model call ended: it counts in the chain's spend, and in the worker's own; its tokens so far. */

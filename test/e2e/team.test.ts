@@ -24,6 +24,7 @@ import {
 import {
 	CLAIM_LOST_WHY,
 	cannotJoin,
+	claimsMalformedStop,
 	JOIN_WHY,
 	KEY,
 	PLAN_NOTICES,
@@ -31,12 +32,13 @@ import {
 	RUN_REFUSED,
 	stderrLine,
 	WORKERS,
+	workerFailures,
 } from "../helpers/expected.ts";
 import { type GitServer, startGitServer } from "../helpers/git-server.ts";
 import { perTest } from "../helpers/per-test.ts";
 import { reportedLines } from "../helpers/rpc.ts";
 import { sayStep, toolStep } from "../helpers/scripts.ts";
-import { stderrOf } from "../helpers/workers.ts";
+import { startedLine, stderrOf } from "../helpers/workers.ts";
 
 const pi = perTest({ TIL_DONE_COUNTDOWN: "0" });
 const ITEMS = ["Add line 0 to notes.txt", "Add line 1 to notes.txt"];
@@ -68,12 +70,16 @@ const gitIn = (cwd: string, ...args: string[]) =>
 	execFileSync("git", ["-c", "user.name=u", "-c", "user.email=u@u", ...args], { cwd, encoding: "utf8" }).trim();
 
 /** The served remote holding the plan's branch (`main`: notes.txt and the plan file); its bare repository's path. */
-function servedPlan(env: IsolatedEnv, texts: readonly string[]): { bare: string; url: string } {
+function servedPlan(
+	env: IsolatedEnv,
+	texts: readonly string[],
+	plan = planOf(texts, false),
+): { bare: string; url: string } {
 	const seed = join(env.root, "seed");
 	execFileSync("mkdir", ["-p", seed]);
 	gitIn(seed, "init", "-q", "-b", "main");
 	writeFileSync(join(seed, "notes.txt"), NOTES);
-	writeFileSync(join(seed, "PLAN.md"), planOf(texts, false));
+	writeFileSync(join(seed, "PLAN.md"), plan);
 	gitIn(seed, "add", "-A");
 	gitIn(seed, "commit", "-qm", "start");
 	const name = `team-${++repos}.git`;
@@ -143,6 +149,25 @@ function claimCommit(cwd: string, holder: { plan: string; key: string; session: 
 		input: `pi-til-done claim v1\n\n${JSON.stringify(record)}\n`,
 		encoding: "utf8",
 	}).trim();
+}
+
+/** Where the plan's claims live on the remote. */
+const CLAIMS = "refs/til-done/claims/main--PLAN_md/";
+
+/** A claim of another machine on item `key`, written in the bare repository as any session writes one; its sha. */
+function anotherMachinesClaim(bare: string, key: string): string {
+	const record = {
+		plan: "main--PLAN_md",
+		key,
+		session: "s2",
+		host: "desktop",
+		nonce: "theirs",
+		fence: 2,
+		renewals: 0,
+		since: 1,
+	};
+	const tree = execFileSync("git", ["mktree"], { cwd: bare, input: "", encoding: "utf8" }).trim();
+	return gitIn(bare, "commit-tree", tree, "-m", "pi-til-done claim v1", "-m", JSON.stringify(record));
 }
 
 /** The `Til-done-item` trailers of the branch's commits, newest first. */
@@ -317,6 +342,280 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		expect(gitIn(bare, "for-each-ref", "--format=%(refname)")).toBe("refs/heads/main");
 		expect(gitIn(bare, "rev-list", "--count", "main")).toBe("1");
 	}, 60_000);
+
+	it("a worker whose claim another machine took over on the remote never lands: its work kept under a ref and said, the item landed once by the next try", async () => {
+		const texts = ITEMS.slice(0, 1);
+		const key = itemKey(0, texts[0] ?? "");
+		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "1", TIL_DONE_LEASE: "1" });
+		const { bare, url } = servedPlan(env, texts);
+		const laptop = machine(env, url, "laptop");
+		const go = join(env.root, "go");
+		env.writeWorkerScripts({
+			// The first try adds its line, then waits on a file the test makes once the try's work is kept.
+			"0": [bash(ADD_LINE[0] ?? ""), { ...sayStep("Added line 0."), waitForFile: go }],
+			"0/again": [bash(ADD_LINE[0] ?? ""), sayStep("Added line 0.")],
+		});
+		const start = gitIn(bare, "rev-parse", "main");
+		const running = session(host, env, laptop, "laptop");
+		await waitForValue(
+			() => (env.readLog().some((line) => line.lastUser.includes("Your item") && line.step === 1) ? true : undefined),
+			60_000,
+			"the first try waiting",
+		);
+		gitIn(bare, "update-ref", `${CLAIMS}${key}`, anotherMachinesClaim(bare, key));
+		const kept = await waitForValue(
+			() =>
+				gitIn(laptop, "for-each-ref", "--format=%(refname)", "refs/til-done/")
+					.split("\n")
+					.find((ref) => ref.includes("/worker-kept-")),
+			60_000,
+			"the first try's work kept",
+		).finally(() => writeFileSync(go, ""));
+		const run = await running;
+		expect(run.code).toBe(0);
+		const lines = stderrOf(run.stderr);
+		expect(lines).toContain(stderrLine(WORKERS.givenBack(0, CLAIM_LOST_WHY)).trimEnd());
+		expect(lines.filter((line) => ON_BRANCH.test(line))).toHaveLength(1);
+		// The kept try holds its own line; the branch has the item once, landed by the try that took the claim back.
+		expect(gitIn(laptop, "show", `${kept}:notes.txt`)).toBe("start\nline 0\n1\n2\n3\nend");
+		expect(gitIn(bare, "show", "main:notes.txt")).toBe("start\nline 0\n1\n2\n3\nend");
+		expect(landedKeys(bare)).toEqual([key]);
+		expect(gitIn(bare, "rev-parse", "main^")).toBe(start);
+		expect(gitIn(bare, "for-each-ref", "--format=%(refname)")).toBe("refs/heads/main");
+		expect(env.workerTries().map((worker) => worker.item)).toEqual([0, 0]);
+	}, 120_000);
+
+	it("an item whose change conflicts with what another machine landed on the branch: given back naming the branch and the file, nothing pushed, the work tree untouched", async () => {
+		const texts = ITEMS.slice(0, 1);
+		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "1", TIL_DONE_MAX_FAILURES: "1" });
+		const { bare, url } = servedPlan(env, texts);
+		const laptop = machine(env, url, "laptop");
+		const desktop = machine(env, url, "desktop");
+		const go = join(env.root, "go");
+		// The worker adds its line under `start`, then waits while the other machine rewrites that very line.
+		env.writeWorkerScripts({ "0": [bash(ADD_LINE[0] ?? ""), { ...sayStep("Added line 0."), waitForFile: go }] });
+		const running = session(host, env, laptop, "laptop");
+		await waitForValue(
+			() => (env.readLog().some((line) => line.lastUser.includes("Your item") && line.step === 1) ? true : undefined),
+			60_000,
+			"the worker waiting",
+		);
+		writeFileSync(join(desktop, "notes.txt"), NOTES.replace("start", "START"));
+		gitIn(desktop, "commit", "-qam", "another machine's edit");
+		gitIn(desktop, "push", "-q", "origin", "main");
+		const theirs = gitIn(bare, "rev-parse", "main");
+		writeFileSync(go, "");
+		const run = await running;
+		const why = WORKERS.conflictsOnBranch("main", "origin", "notes.txt");
+		expect(stderrOf(run.stderr)).toEqual([
+			`[til-done] ${PLAN_NOTICES.loaded("PLAN.md", 1)}`,
+			startedLine(0, texts[0] ?? ""),
+			stderrLine(WORKERS.givenBack(0, why)).trimEnd(),
+			// The stop, which the session's model reads, names no file of the worker's.
+			stderrLine(workerFailures(1, WORKERS.conflictsOnBranch("main", "origin"))).trimEnd(),
+		]);
+		expect(run.code).toBe(4);
+		expect(gitIn(bare, "for-each-ref", "--format=%(objectname) %(refname)")).toBe(`${theirs} refs/heads/main`);
+		expect(readFileSync(join(laptop, "notes.txt"), "utf8")).toBe(NOTES);
+		expect(readFileSync(join(laptop, "PLAN.md"), "utf8")).toBe(planOf(texts, false));
+	}, 120_000);
+
+	it("a ref on the remote where the item's claim should be that holds no claim: one line, nothing worked or pushed, the run ends", async () => {
+		const texts = ITEMS.slice(0, 1);
+		const key = itemKey(0, texts[0] ?? "");
+		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "1", TIL_DONE_LEASE: "1" });
+		const { bare, url } = servedPlan(env, texts);
+		const laptop = machine(env, url, "laptop");
+		env.writeWorkerScripts({ "0": [bash(ADD_LINE[0] ?? ""), sayStep("Added line 0.")] });
+		const tree = execFileSync("git", ["mktree"], { cwd: bare, input: "", encoding: "utf8" }).trim();
+		gitIn(bare, "update-ref", `${CLAIMS}${key}`, gitIn(bare, "commit-tree", tree, "-m", "not a claim"));
+		const before = gitIn(bare, "for-each-ref", "--format=%(objectname) %(refname)");
+		const run = await session(host, env, laptop, "laptop");
+		expect(stderrOf(run.stderr)).toEqual([
+			`[til-done] ${PLAN_NOTICES.loaded("PLAN.md", 1)}`,
+			`[til-done] ${WORKERS.malformedClaim(0)}`,
+			`[til-done] ${claimsMalformedStop(0)}`,
+		]);
+		expect(run.code).toBe(4);
+		expect(env.workerTries()).toEqual([]);
+		expect(gitIn(bare, "for-each-ref", "--format=%(objectname) %(refname)")).toBe(before);
+		expect(readFileSync(join(laptop, "notes.txt"), "utf8")).toBe(NOTES);
+	}, 120_000);
+
+	it("a branch with slashes, a plan file with a space, and the person's own edit of the line the item changes: the item lands on the branch once, their bytes kept, said", async () => {
+		const texts = ITEMS.slice(0, 1);
+		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "1" });
+		const seed = join(env.root, "seed");
+		execFileSync("mkdir", ["-p", seed]);
+		gitIn(seed, "init", "-q", "-b", "team/plan-a");
+		writeFileSync(join(seed, "notes.txt"), NOTES);
+		writeFileSync(join(seed, "my plan.md"), planOf(texts, false));
+		gitIn(seed, "add", "-A");
+		gitIn(seed, "commit", "-qm", "start");
+		gitIn(seed, "tag", "v1");
+		const name = `team-${++repos}.git`;
+		const bare = server.bare(name, { repo: seed, branch: "team/plan-a" });
+		gitIn(seed, "push", "-q", bare, "v1", "team/plan-a:refs/heads/other");
+		const laptop = machine(env, server.url(name), "laptop");
+		const go = join(env.root, "go");
+		env.writeWorkerScripts({ "0": [bash(ADD_LINE[0] ?? ""), { ...sayStep("Added line 0."), waitForFile: go }] });
+		const others = () =>
+			gitIn(bare, "for-each-ref", "--format=%(objectname) %(refname)", "refs/tags", "refs/heads/other");
+		const before = others();
+		const args = ["--til-done-plan", "my plan.md", "--til-done-remote", "origin", "-p", "Work the plan."];
+		const running = runPrint(args, env.env, { host, cwd: laptop, extensions: [EXTENSION_ENTRY], timeoutMs: 90_000 });
+		await waitForValue(
+			() => (env.readLog().some((line) => line.lastUser.includes("Your item") && line.step === 1) ? true : undefined),
+			60_000,
+			"the worker waiting",
+		);
+		// The person edits the very line the item changes, after its worker took its snapshot.
+		const mine = NOTES.replace("start", "START, mine");
+		writeFileSync(join(laptop, "notes.txt"), mine);
+		writeFileSync(go, "");
+		const run = await running;
+		const lines = stderrOf(run.stderr);
+		expect(lines.filter((line) => /landed on team\/plan-a of origin as [0-9a-f]{12}\.$/.test(line))).toHaveLength(1);
+		expect(lines).toContain(
+			stderrLine(WORKERS.notInWorkTree(0, "team/plan-a", WORKERS.conflicts("notes.txt"))).trimEnd(),
+		);
+		expect(run.code).toBe(0);
+		expect(readFileSync(join(laptop, "notes.txt"), "utf8")).toBe(mine);
+		expect(gitIn(bare, "show", "team/plan-a:notes.txt")).toBe("start\nline 0\n1\n2\n3\nend");
+		expect(gitIn(bare, "show", "team/plan-a:my plan.md")).toBe(planOf(texts, true).trimEnd());
+		expect(gitIn(bare, "rev-list", "--count", "team/plan-a")).toBe("2");
+		expect(gitIn(bare, "for-each-ref", "--format=%(refname)", "refs/til-done/")).toBe("");
+		expect(others()).toBe(before);
+	}, 120_000);
+
+	it("another machine lands on the branch between the landing's read and its push: refused for the tip, merged again, landed once on top of it", async () => {
+		const texts = ITEMS.slice(0, 1);
+		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "1" });
+		const { bare, url } = servedPlan(env, texts);
+		const laptop = machine(env, url, "laptop");
+		const desktop = machine(env, url, "desktop");
+		const go = join(env.root, "go");
+		env.writeWorkerScripts({ "0": [bash(ADD_LINE[0] ?? ""), { ...sayStep("Added line 0."), waitForFile: go }] });
+		// The other machine's commit reaches the remote's objects now, and its branch just before our next push.
+		writeFileSync(join(desktop, "other.txt"), "the other machine's\n");
+		gitIn(desktop, "add", "other.txt");
+		gitIn(desktop, "commit", "-qm", "another machine's landing");
+		const theirs = gitIn(desktop, "rev-parse", "HEAD");
+		gitIn(desktop, "push", "-q", "origin", "HEAD:refs/scratch/theirs");
+		gitIn(bare, "update-ref", "-d", "refs/scratch/theirs");
+		const running = session(host, env, laptop, "laptop");
+		await waitForValue(
+			() => (env.readLog().some((line) => line.lastUser.includes("Your item") && line.step === 1) ? true : undefined),
+			60_000,
+			"the worker waiting",
+		);
+		server.beforePush(1, ["--git-dir", bare, "update-ref", "refs/heads/main", theirs]);
+		writeFileSync(go, "");
+		const run = await running;
+		server.serveAll();
+		expect(run.code).toBe(0);
+		expect(stderrOf(run.stderr).filter((line) => ON_BRANCH.test(line))).toHaveLength(1);
+		expect(gitIn(bare, "rev-parse", "main^")).toBe(theirs);
+		expect(gitIn(bare, "show", "main:notes.txt")).toBe(NOTES_DONE.replace("line 1\n", "").trimEnd());
+		expect(gitIn(bare, "show", "main:other.txt")).toBe("the other machine's");
+		expect(landedKeys(bare)).toEqual([itemKey(0, texts[0] ?? "")]);
+		expect(gitIn(bare, "for-each-ref", "--format=%(refname)")).toBe("refs/heads/main");
+		expect(readFileSync(join(laptop, "notes.txt"), "utf8")).toBe(NOTES_DONE.replace("line 1\n", ""));
+	}, 120_000);
+
+	it("the network cut as the item lands: nothing lands, the work kept under a ref and said, the run stops; once the remote is back the item lands once", async () => {
+		const texts = ITEMS.slice(0, 1);
+		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "1", TIL_DONE_LEASE: "3" });
+		const { bare, url } = servedPlan(env, texts);
+		const laptop = machine(env, url, "laptop");
+		const go = join(env.root, "go");
+		env.writeWorkerScripts({
+			"0": [bash(ADD_LINE[0] ?? ""), { ...sayStep("Added line 0."), waitForFile: go }],
+			"0/again": [bash(ADD_LINE[0] ?? ""), sayStep("Added line 0.")],
+		});
+		const start = gitIn(bare, "rev-parse", "main");
+		const running = session(host, env, laptop, "laptop");
+		await waitForValue(
+			() => (env.readLog().some((line) => line.lastUser.includes("Your item") && line.step === 1) ? true : undefined),
+			60_000,
+			"the worker waiting",
+		);
+		server.refuseAfter(0);
+		writeFileSync(go, "");
+		const cut = await running;
+		server.serveAll();
+		const lines = stderrOf(cut.stderr);
+		expect(lines).toContain(stderrLine(WORKERS.givenBack(0, WORKERS.unreachableBranch("main", "origin"))).trimEnd());
+		expect(lines.at(-1)).toBe(`[til-done] ${REMOTE_DOWN_STOP}`);
+		expect(cut.code).toBe(4);
+		expect(gitIn(bare, "rev-parse", "main")).toBe(start);
+		const kept = gitIn(laptop, "for-each-ref", "--format=%(refname)", "refs/til-done/")
+			.split("\n")
+			.filter((ref) => ref.includes("/worker-kept-"));
+		expect(kept).toHaveLength(1);
+		expect(gitIn(laptop, "show", `${kept[0]}:notes.txt`)).toBe("start\nline 0\n1\n2\n3\nend");
+		// The remote back, the plan is worked again: the item lands once.
+		const again = await session(host, env, laptop, "laptop-again");
+		expect(again.code).toBe(0);
+		expect(gitIn(bare, "show", "main:notes.txt")).toBe("start\nline 0\n1\n2\n3\nend");
+		expect(landedKeys(bare)).toEqual([itemKey(0, texts[0] ?? "")]);
+		expect(gitIn(bare, "for-each-ref", "--format=%(refname)")).toBe("refs/heads/main");
+		expect(readFileSync(join(laptop, "notes.txt"), "utf8")).toBe("start\nline 0\n1\n2\n3\nend\n");
+	}, 180_000);
+
+	it.each([
+		{
+			what: "a PLAN.md on the branch that is no plan",
+			branchPlan: "# Plan\n\n- [ ] Add line 0 to notes.txt\n\nProse after the items.\n",
+			why: JOIN_WHY.planNotAPlan("PLAN.md", "main"),
+		},
+		{
+			what: "a PLAN.md on the branch whose item differs from this clone's",
+			branchPlan: planOf(["Add line zero to notes.txt"], false),
+			why: JOIN_WHY.planDiffers("PLAN.md", "main", 0),
+		},
+	])(
+		"$what: its line before any model call, exit 2, nothing pushed",
+		async ({ branchPlan, why }) => {
+			const texts = ITEMS.slice(0, 1);
+			const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "1" });
+			const { bare, url } = servedPlan(env, texts, branchPlan);
+			const laptop = machine(env, url, "laptop");
+			// This clone's plan file is a plan of its own (an edit not committed): the list the session loads.
+			writeFileSync(join(laptop, "PLAN.md"), planOf(texts, false));
+			env.writeWorkerScripts({ "0": [bash(ADD_LINE[0] ?? ""), sayStep("Added line 0.")] });
+			const before = gitIn(bare, "for-each-ref", "--format=%(objectname) %(refname)");
+			const run = await session(host, env, laptop, "laptop");
+			expect(run.stderr).toBe(
+				stderrLine(`pi-til-done: ${cannotJoin("origin", why)}`) +
+					stderrLine(PLAN_NOTICES.loaded("PLAN.md", 1)) +
+					stderrLine(RUN_REFUSED),
+			);
+			expect(run.code).toBe(2);
+			expect(env.readLog()).toEqual([]);
+			expect(env.workerTries()).toEqual([]);
+			expect(gitIn(bare, "for-each-ref", "--format=%(objectname) %(refname)")).toBe(before);
+		},
+		120_000,
+	);
+
+	it("a plan file outside the repository: its line before any model call, exit 2, nothing pushed", async () => {
+		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "1" });
+		const { bare, url } = servedPlan(env, ITEMS);
+		const laptop = machine(env, url, "laptop");
+		writeFileSync(join(env.root, "OUTSIDE.md"), planOf(ITEMS, false));
+		const before = gitIn(bare, "for-each-ref", "--format=%(objectname) %(refname)");
+		const args = ["--til-done-plan", "../OUTSIDE.md", "--til-done-remote", "origin", "-p", "Work the plan."];
+		const run = await runPrint(args, env.env, { host, cwd: laptop, extensions: [EXTENSION_ENTRY] });
+		expect(run.stderr).toBe(
+			stderrLine(`pi-til-done: ${cannotJoin("origin", JOIN_WHY.planOutside("../OUTSIDE.md"))}`) +
+				stderrLine(PLAN_NOTICES.loaded("../OUTSIDE.md", 2)) +
+				stderrLine(RUN_REFUSED),
+		);
+		expect(run.code).toBe(2);
+		expect(env.readLog()).toEqual([]);
+		expect(gitIn(bare, "for-each-ref", "--format=%(objectname) %(refname)")).toBe(before);
+	});
 
 	it("a plan file that is not on the remote's branch: its line before any model call, exit 2, nothing pushed", async () => {
 		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "1" });

@@ -205,6 +205,8 @@ function stoppedWork(givenBack: number, kept: number, notKept: number): string {
 /** What the user reads when a worker's item goes back to ready, and why. */
 export const WORKERS = {
 	/** The claims could not be read (the remote did not answer): said once as it falls silent. */
+	malformedClaim: (index: number): string =>
+		`pi-til-done: the claim ref of [${index}] holds no claim of ours: no worker takes the item until /todos remote release ${index} frees it.`,
 	claimsUnreachable: (remote: string): string =>
 		`pi-til-done: the claims on the remote ${remote} cannot be read now: no worker started; the claims are tried again shortly.`,
 	/** A worker stopped with work of its own: kept under its ref. */
@@ -239,6 +241,15 @@ export const WORKERS = {
 	/** With no file named: as the chain keeps it, for the failures breaker's stop. */
 	conflicts: (...files: string[]): string =>
 		`its work conflicts with the work tree${files.length === 0 ? "" : ` in ${files.map((file) => `"${file}"`).join(", ")}`}`,
+	/** Why a worker's work did not land on the shared plan's branch, when the remote was not reached. */
+	unreachableBranch: (branch: string, remote: string): string =>
+		`its work could not land on ${branch} of ${remote}: the remote was not reached`,
+	/** Landed on the shared plan's branch, but the person's work tree did not take it (`why`). */
+	notInWorkTree: (index: number, branch: string, why: string): string =>
+		`Worker on [${index}]: your work tree did not take it (${why}): it is on ${branch} for you to pull.`,
+	/** Merged onto the shared plan's branch (`branch` of `remote`): the files that conflict there. */
+	conflictsOnBranch: (branch: string, remote: string, ...files: string[]): string =>
+		`its work conflicts with ${branch} of ${remote}${files.length === 0 ? "" : ` in ${files.map((file) => `"${file}"`).join(", ")}`}`,
 	unwritable: (...files: string[]): string =>
 		`its work cannot be written in ${files.map((file) => `"${file}"`).join(", ")} (the work tree does not let this pi write there): nothing of it landed`,
 	submodules: (...paths: string[]): string =>
@@ -825,6 +836,12 @@ export const JOIN_WHY = {
 	noPush: "it refuses a push (",
 	planNotOnBranch: (path: string, branch: string) =>
 		`its branch ${branch} holds no plan file ${path}, where each item's landing checks its line: commit and push the plan file there first, then join`,
+	planOutside: (path: string) =>
+		`the plan file ${path} is outside this repository, so no branch of it can hold the plan: follow a plan file inside the repository`,
+	planNotAPlan: (path: string, branch: string) =>
+		`its branch ${branch} holds ${path}, but it is no plan file: each item's landing checks its line there; set it right on the branch first, then join`,
+	planDiffers: (path: string, branch: string, index: number) =>
+		`its branch ${branch} holds ${path} with another item [${index}] than this clone's: pull the branch (or push this clone's plan file) first, then join`,
 } as const;
 /** `/todos remote <name>` that joined. */
 export const joinedRemote = (remote: string, branch: string): string =>
@@ -861,6 +878,10 @@ export const notOneRemote = (given: string): string =>
 /** The error of the store used outside any session (where no test allowed it). */
 export const STORE_OUTSIDE_SESSIONS =
 	"pi-til-done: the store was used outside any session (a callback not bound with bindToSession)";
+
+/** The stop of a shared plan whose every workable item has a claim ref holding no claim. */
+export const claimsMalformedStop = (...indexes: number[]): string =>
+	`Auto-continue stopped: the claim ref of ${indexes.map((index) => `[${index}]`).join(", ")} holds no claim, and no session takes such an item until it is freed by hand. Remaining todos were not completed: free each with /todos remote release <i>, then run again.`;
 
 /** The stop of a shared plan whose remote has not answered for a lease's time. */
 export const REMOTE_DOWN_STOP =

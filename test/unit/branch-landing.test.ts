@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import {
+	branchPlanProblem,
 	isItemDone,
 	MAX_LANDING_TRIES,
 	markItemDone,
@@ -581,6 +582,17 @@ describe("the landing's rules", () => {
 		expect(markItemDone(PLAN, 2, "add a line to notes")).toEqual({ ok: false, why: "not-the-item" });
 		expect(markItemDone(PLAN, 1, "add a line to notes")).toEqual({ ok: false, why: "not-the-item" });
 		expect(markItemDone("- [?] no item\n", 0, "no item")).toEqual({ ok: false, why: "not-the-item" });
+	});
+
+	it("the branch's plan file that is no plan, or holds another item where this clone's has one, stands in the way of joining", () => {
+		expect(branchPlanProblem("- [?] no item\n", PLAN)).toEqual({ kind: "not-a-plan" });
+		expect(branchPlanProblem(PLAN.replace("add a line", "add two lines"), PLAN)).toEqual({ kind: "differs", index: 0 });
+		// Items checked on one side only, items only one side has, or nothing of this clone's to compare: no problem.
+		expect(branchPlanProblem(PLAN_FIRST_DONE, PLAN)).toBeUndefined();
+		expect(branchPlanProblem(`${PLAN}- [ ] one more\n`, PLAN)).toBeUndefined();
+		expect(branchPlanProblem(PLAN, `${PLAN}- [ ] one more\n`)).toBeUndefined();
+		expect(branchPlanProblem(PLAN, undefined)).toBeUndefined();
+		expect(branchPlanProblem(PLAN, "- [?] no item\n")).toBeUndefined();
 	});
 
 	it("an item checked already is refused as landed by another: the same item never lands twice", () => {

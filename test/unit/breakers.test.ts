@@ -162,6 +162,16 @@ describe("every breaker has its setting, its status-bar words and its /todos sta
 		]);
 	});
 
+	it("the status bar's words for a stop no breaker made", () => {
+		const codes = ["blocked", "remote-down", "claims-malformed", "interrupted"] as const;
+		expect(codes.map((code) => stopWords(code))).toEqual([
+			"no item is ready",
+			"the remote does not answer",
+			"a claim ref holds no claim",
+			"interrupted by you",
+		]);
+	});
+
 	it("the status lines, in the table's order, with off for a limit of 0", () => {
 		const limits = { ...QUIET, maxFailures: 3, maxContinuations: 20, spendFactor: 5, budgetTokens: 1000 };
 		const chain = { failures: 1, continuations: 2, spend: spend({ tokens: 400, lastContext: 100 }) };

@@ -4,7 +4,7 @@
  * frees a claim by hand with a warning.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -121,6 +121,23 @@ describe("a remote that cannot be joined is refused with one line, and nothing i
 			problem: cannotJoin("origin", JOIN_WHY.planNotOnBranch("docs/PLAN.md", "main")),
 		});
 		expect(refsOf(bare)).toBe(before);
+	});
+
+	it("a plan file outside the repository is refused as such, nothing pushed", async () => {
+		const before = refsOf(bare);
+		expect(await joinTeam(clone, "origin", "../PLAN.md")).toEqual({
+			problem: cannotJoin("origin", JOIN_WHY.planOutside("../PLAN.md")),
+		});
+		expect(refsOf(bare)).toBe(before);
+	});
+
+	it("a plan file the branch holds but this clone's work tree lacks: nothing to compare, joined", async () => {
+		renameSync(join(clone, "PLAN.md"), join(clone, "PLAN.md.away"));
+		try {
+			expect(await joinTeam(clone, "origin", "PLAN.md")).toMatchObject({ team: { plan: "main--PLAN_md" } });
+		} finally {
+			renameSync(join(clone, "PLAN.md.away"), join(clone, "PLAN.md"));
+		}
 	});
 
 	it("a remote that can be joined: the plan named by the branch and the plan file, nothing pushed", async () => {
@@ -311,8 +328,8 @@ describe("/todos remote on a remote that stops answering: each form says so, and
 		const { todos, told } = setup();
 		setTodos([{ text: "Write the parser", status: "not_started" }]);
 		await todos("remote origin");
-		// The join's two exchanges (its branch listed, a push tried dry) are served; the claims' listing is not.
-		server.refuseAfter(2);
+		// Joined once, the session asks the remote nothing more to join it: the claims' listing is not served.
+		server.refuseAfter(0);
 		try {
 			await todos("remote");
 		} finally {
@@ -327,14 +344,14 @@ describe("/todos remote on a remote that stops answering: each form says so, and
 		await todos("remote origin");
 		const key = claimedElsewhere(0, "Write the printer", Date.now());
 		const held = claimsOnRemote();
-		server.refuseAfter(2);
+		server.refuseAfter(0);
 		try {
 			await todos("remote release 0");
 		} finally {
 			server.serveAll();
 		}
 		// The claims are read this time (the claim commit is the clone's own: nothing fetched); the push is not served.
-		server.refuseAfter(3);
+		server.refuseAfter(1);
 		try {
 			await todos("remote release 0");
 		} finally {
@@ -359,8 +376,8 @@ describe("/todos remote release frees only the claim it read", () => {
 		const first = otherMachinesClaim(key, Date.now());
 		const renewal = otherMachinesClaim(key, Date.now(), 1);
 		git(clone, "push", "-q", bare, `${first}:${ref}`, `${renewal}:refs/scratch/renewal`);
-		// Served: the join's two exchanges and the claims' listing; just before the push, the holder renews.
-		server.beforeConnection(4, ["--git-dir=team.git", "update-ref", ref, renewal, first]);
+		// Served: the claims' listing; just before the push, the holder renews.
+		server.beforeConnection(2, ["--git-dir=team.git", "update-ref", ref, renewal, first]);
 		try {
 			await todos("remote release 0");
 		} finally {

@@ -28,7 +28,7 @@ import { WORKER_TEXTS, workerWhy } from "../../src/core/texts/user/workers.ts";
 import { workersStatus } from "../../src/core/texts/user.ts";
 import { statusEntries } from "../../src/core/views/status-entries.ts";
 import type { CheckRun, TodoItem, WorkerEnd, WorkerOutcome } from "../../src/types.ts";
-import { HELD_ELSEWHERE, nextAction, REMOTE_DOWN_STOP, WORKERS } from "../helpers/expected.ts";
+import { claimsMalformedStop, HELD_ELSEWHERE, nextAction, REMOTE_DOWN_STOP, WORKERS } from "../helpers/expected.ts";
 
 const item = (text: string, extra: Partial<TodoItem> = {}): TodoItem => ({ text, status: "not_started", ...extra });
 
@@ -173,6 +173,17 @@ describe("with workers on, the chain hands ready items to workers", () => {
 		expect(stepNow(answering)).toMatchObject({ kind: "wait", code: "held-elsewhere", held: [0, 1] });
 		const working = { ...silent, workers: { ...silent.workers, running: [0], claimed: [1] } };
 		expect(stepNow(working)).toMatchObject({ kind: "idle", code: "workers-busy" });
+	});
+
+	it("every open item held elsewhere by a ref that holds no claim (no lease ends it): the run stops naming them; one held by a live claim too: it waits", () => {
+		const todos = [item("a"), item("b")];
+		const stuck = {
+			...base(todos),
+			workers: { max: 2, running: [], claimed: [0, 1], malformed: [0, 1], lookAgainMs: 400 },
+		};
+		expect(stepNow(stuck)).toEqual({ kind: "stop", code: "claims-malformed", text: claimsMalformedStop(0, 1) });
+		const live = { ...stuck, workers: { ...stuck.workers, malformed: [1] } };
+		expect(stepNow(live)).toMatchObject({ kind: "wait", code: "held-elsewhere", held: [0, 1] });
 	});
 
 	it("the session's own model is never handed an item another session holds: its next action is the next one free", () => {
@@ -617,6 +628,7 @@ describe("the chain keeps a worker's failure without the worker's own words: the
 		{ kind: "cannot-start", code: 1, stderr: WORDS },
 		{ kind: "unfinished", said: WORDS },
 		{ kind: "conflict", files: [WORDS] },
+		{ kind: "conflict", files: [WORDS], on: { branch: "main", remote: "origin" } },
 		{ kind: "unwritable", files: [WORDS] },
 		{ kind: "submodules", paths: [WORDS] },
 	];
@@ -628,6 +640,7 @@ describe("the chain keeps a worker's failure without the worker's own words: the
 			"it could not start (exit code 1 before any model call)",
 			WORKERS.notDone(),
 			WORKERS.conflicts(),
+			WORKERS.conflictsOnBranch("main", "origin"),
 			"its work cannot be written (the work tree does not let this pi write there): nothing of it landed",
 			"its work changes a submodule, and a worker's change to a submodule never lands (its work is kept under its ref)",
 		]);

@@ -215,7 +215,8 @@ export type WorkerOutcome =
 	| { kind: "no-tree" }
 	| { kind: "no-result" }
 	| { kind: "list-changed" }
-	| { kind: "conflict"; files: readonly string[] }
+	/** Its work conflicts with the work tree, or, `on` a shared plan's branch, with what others landed there. */
+	| { kind: "conflict"; files: readonly string[]; on?: { branch: string; remote: string } }
 	/** Files of the work tree the process may not write: nothing landed. */
 	| { kind: "unwritable"; files: readonly string[] }
 	/** The user's own git operation was under way (`why`): nothing landed. */

@@ -74,3 +74,19 @@ export function isItemDone(planText: string, index: number, itemText: string): b
 	const marked = markItemDone(planText, index, itemText);
 	return !marked.ok && marked.why === "already-done";
 }
+
+/** What stands in the way of joining, in the plan file the branch holds: no plan, or an item other than this clone's. */
+export type BranchPlanProblem = { kind: "not-a-plan" } | { kind: "differs"; index: number };
+
+/**
+ * Whether the plan file as the branch holds it (`branchText`) can take this clone's items: a file that is no plan, or
+ * one whose item at some index is not this clone's there (`localText`, when it is a plan), would refuse every landing.
+ */
+export function branchPlanProblem(branchText: string, localText: string | undefined): BranchPlanProblem | undefined {
+	const branch = parsePlanMarkdown(branchText);
+	if (!branch.ok) return { kind: "not-a-plan" };
+	const local = localText === undefined ? undefined : parsePlanMarkdown(localText);
+	if (local === undefined || !local.ok) return undefined;
+	const index = local.todos.findIndex((todo, at) => at < branch.todos.length && branch.todos[at]?.text !== todo.text);
+	return index < 0 ? undefined : { kind: "differs", index };
+}

@@ -20,6 +20,7 @@ import { JUDGE_TEXTS } from "../texts/user/judge.ts";
 import { LOOP_ENDS } from "../texts/user/loop.ts";
 import {
 	blockedStop,
+	claimsMalformedStop,
 	failedCheck,
 	NEXT_RUN,
 	REMOTE_DOWN_STOP,
@@ -96,7 +97,7 @@ export type Step =
 			loop: LoopState | undefined;
 			goal?: GoalState;
 	  }
-	| { kind: "stop"; code: StopCode | "blocked" | "remote-down"; text: string }
+	| { kind: "stop"; code: StopCode | "blocked" | "remote-down" | "claims-malformed"; text: string }
 	/** A `/loop` or a goal ends. */
 	| { kind: "end-loop"; code: LoopEndCode | GoalEndCode; text: string; level: "info" | "warning" }
 	/** Start workers on these ready items (`atWork`: how many will then be at work). */
@@ -154,6 +155,8 @@ export interface StepInput {
 		max: number;
 		running: readonly number[];
 		claimed?: readonly number[];
+		/** Of the items claimed elsewhere, those whose claim ref holds no claim: no lease ends it, only a release by hand. */
+		malformed?: readonly number[];
 		lookAgainMs?: number;
 		/** A shared plan's remote has not answered the claims for a lease's time: waiting on it makes no progress. */
 		remoteDown?: boolean;
@@ -205,6 +208,10 @@ function decideTodos(input: StepInput, outcome: RunOutcome | undefined): Step {
 	const held = dispatch ? undefined : heldElsewhere(input);
 	if (held && input.workers?.remoteDown && !input.workers.running.length)
 		return { kind: "stop", code: "remote-down", text: REMOTE_DOWN_STOP };
+	// A ref that holds no claim is freed by hand only: waiting on nothing else, the chain would wait for ever.
+	const malformed = input.workers?.malformed ?? [];
+	if (held?.every((index) => malformed.includes(index)))
+		return { kind: "stop", code: "claims-malformed", text: claimsMalformedStop(held) };
 	if (held) return { kind: "wait", code: "held-elsewhere", held, lookAgainMs: input.workers?.lookAgainMs ?? 0 };
 	return tripped(input, dispatch?.forecast) ?? workStep(dispatch, input.workers?.running ?? []) ?? continuation(input);
 }

@@ -78,6 +78,10 @@ export function blockedStop(waiting: readonly [number, readonly [number, TodoIte
 export const REMOTE_DOWN_STOP =
 	"Auto-continue stopped: the remote of the shared plan has not answered for the lease's time, so nothing is claimed or landed. Work that did not land stays under its ref; run again once the remote answers (pi -p --continue, or /todos resume).";
 
+/** The stop of a shared plan whose every workable item has a claim ref holding no claim: only a release frees them. */
+export const claimsMalformedStop = (indexes: readonly number[]): string =>
+	`Auto-continue stopped: the claim ref of ${indexes.map((index) => `[${index}]`).join(", ")} holds no claim, and no session takes such an item until it is freed by hand. Remaining todos were not completed: free each with /todos remote release <i>, then run again.`;
+
 /** The sentence of each decision that is not a stop (a stop's sentence is its stop text): what follows, and why. */
 export const SENTENCES = {
 	verify: (checks: number, judge: boolean) =>
@@ -368,6 +372,7 @@ export const STOP_WORDS = {
 	interrupted: "interrupted by you",
 	blocked: "no item is ready",
 	"remote-down": "the remote does not answer",
+	"claims-malformed": "a claim ref holds no claim",
 } as const;
 
 /** A counter against its limit, as a `/todos status` line shows it: `2/3`, or `off` for a limit of 0. */

@@ -32,6 +32,7 @@ import {
 	forgetClaimedElsewhere,
 	getChain,
 	getClaimedElsewhere,
+	getClaimsMalformed,
 	getGoal,
 	getLookAgainMs,
 	getLoop,
@@ -92,7 +93,8 @@ export function currentInput({ pi, ctx, config }: Pick<FollowUp, "pi" | "ctx" | 
 		workers: {
 			max: workersAllowed(config.workers),
 			running: getWorkers().map((worker) => worker.index),
-			claimed: claimedElsewhere(),
+			claimed: indexesOf(getClaimedElsewhere()),
+			malformed: indexesOf(getClaimsMalformed()),
 			lookAgainMs: getLookAgainMs(),
 			remoteDown: remoteSilentFor(config.leaseSeconds * 1000),
 		},
@@ -105,9 +107,9 @@ function remoteSilentFor(leaseMs: number): boolean {
 	return since !== undefined && performance.now() - since >= leaseMs;
 }
 
-/** The items of the list another process holds the claim of. */
-function claimedElsewhere(): number[] {
-	const keys = new Set(getClaimedElsewhere());
+/** The items of the list whose key is among `claimKeys` (another process holds their claim, or a ref holds none). */
+function indexesOf(claimKeys: readonly string[]): number[] {
+	const keys = new Set(claimKeys);
 	if (keys.size === 0) return [];
 	return getTodos().flatMap((todo, index) => (keys.has(itemKey(index, todo.text)) ? [index] : []));
 }

@@ -320,8 +320,9 @@ function setExitStatus(step: EndStep, { todos, doneCheck, modelChecks, judge, go
 		return;
 	}
 	if (step.kind === "end-loop" || todos.length === 0) return;
-	// A remote that does not answer leaves open here the items it would have claimed: not finished, whoever holds them.
-	if (step.kind === "stop" && step.code === "remote-down") {
+	// A remote that does not answer, or claim refs that hold no claim, leave open here the items this session would
+	// have claimed: not finished, whoever holds them.
+	if (step.kind === "stop" && (step.code === "remote-down" || step.code === "claims-malformed")) {
 		process.exitCode = OPEN_ITEMS_EXIT_CODE;
 		return;
 	}

@@ -42,7 +42,7 @@ export type TeamLanding =
 function missed(team: SharedTeam, landing: Exclude<BranchLanding, { kind: "landed" }>): WorkerOutcome {
 	switch (landing.kind) {
 		case "conflict":
-			return { kind: "conflict", files: landing.files };
+			return { kind: "conflict", files: landing.files, on: { branch: team.branch, remote: team.remote } };
 		case "claim-lost":
 		case "landed-elsewhere":
 		case "stopped":

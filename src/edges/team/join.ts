@@ -4,7 +4,9 @@
  * claims then live. Nothing here pushes: a push-rights probe is a dry run.
  */
 
-import { relative, resolve } from "node:path";
+import { readFileSync } from "node:fs";
+import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { type BranchPlanProblem, branchPlanProblem } from "../../core/rules/branch-landing.ts";
 import { planName } from "../../core/rules/leases.ts";
 import { REMOTE_TEXTS } from "../../core/texts/user/remote.ts";
 import { hasJoined, markJoined } from "../../state.ts";
@@ -27,13 +29,13 @@ const lastLine = (stderr: string) =>
 /** A remote written as a URL or a path (`git://…`, `file://…`, `host:path`, `/srv/team.git`) rather than a name. */
 const isLocation = (remote: string) => /[:/]/.test(remote);
 
-/** Why a plan cannot be joined: a line for the user; `unreachable` when the remote did not answer (which may pass). */
-type Refusal = { problem: string; unreachable?: true };
+/** Why a plan cannot be joined: a line for the user. */
+type Refusal = { problem: string };
 
 /**
  * The plan of the session in `cwd`, shared through `remote` (undefined: this machine's sessions, through the repository
  * itself), or why it cannot be joined. `planFile` names the plan (its path, as the setting says). A remote this
- * session joined before that does not answer now is still its plan's: its claims then say it is silent.
+ * session joined before is its plan's without asking again: its claims then say whether it answers.
  */
 export async function joinTeam(
 	cwd: string,
@@ -45,9 +47,11 @@ export async function joinTeam(
 	if ("why" in local) return refuse(local.why);
 	if (remote === undefined) return { team: local.team };
 	const key = joinKey(remote, local.planPath, local.team.repo.top);
+	// Joined once, the session's claims and landings meet what the remote is now (silent, moved, the plan changed by
+	// its model): asked again, a join would turn its workers off and leave its own model uncoordinated.
+	if (hasJoined(key)) return { team: { ...local.team, remote } };
 	const joined = await joinRemote({ ...local.team, remote }, local.planPath, refuse);
 	if ("team" in joined) markJoined(key);
-	else if (joined.unreachable && hasJoined(key)) return { team: { ...local.team, remote } };
 	return joined;
 }
 
@@ -78,7 +82,7 @@ async function joinRemote(
 	refuse: (why: string) => Refusal,
 ): Promise<{ team: Team } | Refusal> {
 	const { repo, remote, branch } = team;
-	const unreachable = (why: string) => ({ ...refuse(REMOTE_TEXTS.unreachable(why)), unreachable: true as const });
+	const unreachable = (why: string) => refuse(REMOTE_TEXTS.unreachable(why));
 	if (!isLocation(remote) && (await runGit(repo.top, ["remote", "get-url", "--", remote])).code !== 0)
 		return refuse(REMOTE_TEXTS.unknownRemote);
 	const listed = await runGit(repo.top, ["ls-remote", "--heads", remote, `refs/heads/${branch}`], OVER_NETWORK);
@@ -90,8 +94,12 @@ async function joinRemote(
 	if (tip === undefined) return refuse(REMOTE_TEXTS.noBranch(branch));
 	if (!(await holdsLastFetched(repo, remote, branch, tip))) return refuse(REMOTE_TEXTS.rewritten(branch));
 	if (planPath !== undefined) {
+		if (isOutside(planPath)) return refuse(REMOTE_TEXTS.planOutside(planPath));
 		if (!(await fetchCommit(repo, remote, tip))) return unreachable(`fetching ${tip} failed`);
 		if (!(await holdsFile(repo, tip, planPath))) return refuse(REMOTE_TEXTS.planNotOnBranch(planPath, branch));
+		const problem = await planProblem(repo, tip, planPath);
+		if (problem?.kind === "not-a-plan") return refuse(REMOTE_TEXTS.planNotAPlan(planPath, branch));
+		if (problem?.kind === "differs") return refuse(REMOTE_TEXTS.planDiffers(planPath, branch, problem.index));
 	}
 	const probe = ["push", "--dry-run", "--porcelain", "--no-verify", remote, `${tip}:refs/til-done/probe`];
 	const pushed = await runGit(repo.top, probe, OVER_NETWORK);
@@ -110,6 +118,26 @@ async function holdsLastFetched(repo: Repo, remote: string, branch: string, tip:
 	await fetchCommit(repo, remote, tip);
 	return (await runGit(repo.top, ["merge-base", "--is-ancestor", seen.stdout.trim(), tip])).code === 0;
 }
+
+/**
+ * What the plan file at `path` on the branch's `tip` holds that no landing could check: no plan, or an item other than
+ * the one this clone's file (in its work tree, where the session follows it) has at the same place.
+ */
+async function planProblem(repo: Repo, tip: string, path: string): Promise<BranchPlanProblem | undefined> {
+	const shown = await runGit(repo.top, ["cat-file", "blob", `${tip}:${path}`]);
+	if (shown.code !== 0) return undefined;
+	let local: string | undefined;
+	try {
+		local = readFileSync(join(repo.top, path), "utf8");
+	} catch {
+		// No file of this clone's to compare: the session's plan-file notice says so.
+		local = undefined;
+	}
+	return branchPlanProblem(shown.stdout, local);
+}
+
+/** Whether a path relative to the repository's top (as `relative` gives it) leads out of it: no branch holds it. */
+const isOutside = (path: string) => path.startsWith(`..${sep}`) || isAbsolute(path);
 
 /** Whether commit `tip` holds a file at `path` (relative to the top): the plan file each landing checks. */
 async function holdsFile(repo: Repo, tip: string, path: string): Promise<boolean> {

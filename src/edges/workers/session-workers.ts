@@ -263,7 +263,11 @@ function heldElsewhere(run: BoundRun, index: number, key: string, taken: Exclude
 	if (taken.kind !== "unreachable") markRemoteAnswered();
 	else if (markRemoteSilent(performance.now()))
 		tell(run.ctx, WORKER_TEXTS.claimsUnreachable(run.claims.place.remote), "warning");
-	markClaimedElsewhere(key, Math.min(taken.kind === "held" ? taken.leftMs : every, every, LOOK_AGAIN_MAX_MS));
+	markClaimedElsewhere(
+		key,
+		Math.min(taken.kind === "held" ? taken.leftMs : every, every, LOOK_AGAIN_MAX_MS),
+		taken.kind === "malformed",
+	);
 }
 
 /**

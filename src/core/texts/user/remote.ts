@@ -38,6 +38,12 @@ export const REMOTE_TEXTS = {
 	noPush: (why: string) => `it refuses a push (${prefix(oneLine(why), 200)})`,
 	planNotOnBranch: (path: string, branch: string) =>
 		`its branch ${oneLine(branch)} holds no plan file ${oneLine(path)}, where each item's landing checks its line: commit and push the plan file there first, then join`,
+	planOutside: (path: string) =>
+		`the plan file ${oneLine(path)} is outside this repository, so no branch of it can hold the plan: follow a plan file inside the repository`,
+	planNotAPlan: (path: string, branch: string) =>
+		`its branch ${oneLine(branch)} holds ${oneLine(path)}, but it is no plan file: each item's landing checks its line there; set it right on the branch first, then join`,
+	planDiffers: (path: string, branch: string, index: number) =>
+		`its branch ${oneLine(branch)} holds ${oneLine(path)} with another item [${index}] than this clone's: pull the branch (or push this clone's plan file) first, then join`,
 	joined: (remote: string, branch: string) =>
 		`Working the plan with every session on ${remoteShown(remote)}, branch ${oneLine(branch)}: an item another holds is never taken.`,
 	alone: "Working the plan with this machine's sessions only: claims live in this repository.",

@@ -264,7 +264,7 @@ export function workerWhy(outcome: WorkerOutcome): string {
 		case "list-changed":
 			return "the list changed while it worked: its item is no longer where it was";
 		case "conflict":
-			return `its work conflicts with the work tree${inFiles(outcome.files)}`;
+			return `its work conflicts with ${outcome.on === undefined ? "the work tree" : `${oneLine(outcome.on.branch)} of ${remoteShown(outcome.on.remote)}`}${inFiles(outcome.files)}`;
 		case "unwritable":
 			return `its work cannot be written${inFiles(outcome.files)} (the work tree does not let this pi write there): nothing of it landed`;
 		case "git-busy":
