@@ -136,10 +136,14 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			const command = [NODE, host.cli, "-e", FAKE_MODEL_EXTENSION, ...FAKE_MODEL_ARGS, "--no-session"];
 			const tui = await startTui({ host, env: iso.env, command, width: 200 });
 			onTestFinished(() => tui.kill());
-			const screen = await tui.capture();
+			// The header is drawn line by line: the one under [Extensions] may not be there yet when its heading is.
+			const listed = (screen: string) => {
+				const lines = screen.split("\n");
+				return lines[lines.findIndex((line) => line.trim() === "[Extensions]") + 1]?.trim() ?? "";
+			};
+			const screen = await tui.waitForScreen((shown) => listed(shown) !== "", 30_000);
 			// npm's tarball unpacks into `package`; a clone's folder is `pi-til-done`, and an npm install shows the name.
-			const extensions = screen.split("\n").findIndex((line) => line.trim() === "[Extensions]");
-			expect(screen.split("\n")[extensions + 1]?.trim()).toBe("fake-model-extension.ts, package");
+			expect(listed(screen)).toBe("fake-model-extension.ts, package");
 		},
 	);
 });
