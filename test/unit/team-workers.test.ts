@@ -1,0 +1,117 @@
+/**
+ * A shared plan's workers through the engine, with a fake pi and a Node script standing in for each worker's pi,
+ * against a real repository and its remote (a bare repository beside it): items land on the branch once and in the
+ * work tree; an item another session landed is completed and taken in, never worked; a remote that goes silent stops
+ * the run after a lease.
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { itemKey } from "../../src/core/list/items.ts";
+import { beginSession, getTodos, setTodos } from "../../src/state.ts";
+import type { TodoItem } from "../../src/types.ts";
+import { waitForValue } from "../helpers/cli.ts";
+import { startEngine } from "../helpers/engine.ts";
+import { maskSeconds, REMOTE_DOWN_STOP, WORKERS } from "../helpers/expected.ts";
+import { WORKER } from "../helpers/worker-stand-in.ts";
+
+const stand = vi.hoisted(() => ({ script: "" }));
+vi.mock("../../src/edges/workers/worker-process.ts", async (load) => ({
+	...(await load<typeof import("../../src/edges/workers/worker-process.ts")>()),
+	piCommand: () => ({ command: process.execPath, args: [stand.script] }),
+}));
+
+const TEXTS = ["Write item-0.txt", "Write item-1.txt", "Write item-2.txt"];
+const planOf = (done: readonly number[]) =>
+	`# Plan\n\n${TEXTS.map((text, index) => `- [${done.includes(index) ? "x" : " "}] ${text}`).join("\n")}\n`;
+const PERSON = ["-c", "user.name=u", "-c", "user.email=u@u"];
+
+let dir = "";
+let bare = "";
+const git = (cwd: string, ...args: string[]) => execFileSync("git", [...PERSON, ...args], { cwd, encoding: "utf8" });
+
+beforeEach(() => {
+	dir = realpathSync(mkdtempSync(join(tmpdir(), "til-done-team-workers-")));
+	bare = `${dir}-remote.git`;
+	git(dir, "init", "-q", "-b", "main");
+	writeFileSync(join(dir, "PLAN.md"), planOf([]));
+	git(dir, "add", "PLAN.md");
+	git(dir, "commit", "-qm", "the plan");
+	git(dir, "clone", "-q", "--bare", dir, bare);
+	git(dir, "remote", "add", "origin", bare);
+	git(dir, "fetch", "-q", "origin");
+	stand.script = `${dir}-worker.js`;
+	writeFileSync(stand.script, WORKER);
+});
+afterEach(() => {
+	for (const path of [dir, bare, `${bare}.away`, stand.script]) rmSync(path, { recursive: true, force: true });
+});
+
+const items = (): TodoItem[] => TEXTS.map((text) => ({ text, status: "not_started" }));
+
+function setup(leaseSeconds = 120) {
+	const config = { workers: 2, countdownSeconds: 0, remote: "origin", planFile: "PLAN.md", leaseSeconds };
+	const s = startEngine({ mode: "rpc", cwd: dir }, config);
+	beginSession("own", s.config);
+	/** The lines that stay in the transcript, the workers' seconds masked. */
+	const stayed = () => s.pi.reports().map((line) => maskSeconds(line.text));
+	return { ...s, stayed };
+}
+
+const until = (done: () => boolean, what: string) => waitForValue(() => (done() ? true : undefined), 20_000, what);
+
+/** Another session's landing of item `index` on the remote's branch: its file, its plan line, its trailer. */
+function landedByAnother(index: number) {
+	const other = `${dir}-other`;
+	git(dir, "clone", "-q", bare, other);
+	writeFileSync(join(other, `item-${index}.txt`), "by another session\n");
+	writeFileSync(join(other, "PLAN.md"), planOf([index]));
+	git(other, "add", "-A");
+	const key = itemKey(index, TEXTS[index] ?? "");
+	git(other, "commit", "-qm", TEXTS[index] ?? "", "-m", `Til-done-item: ${key}`);
+	git(other, "push", "-q", "origin", "main");
+	rmSync(other, { recursive: true, force: true });
+}
+
+describe("a shared plan's workers land on its branch, once per item", () => {
+	it("two items land on the branch and in the work tree; the one another session landed is completed and taken in", async () => {
+		landedByAnother(2);
+		const s = setup();
+		setTodos(items());
+		s.endRun();
+		// Completed first, then its landed work taken in: the file is the last thing to come.
+		await until(() => getTodos().every((todo) => todo.status === "completed"), "every item completed");
+		await until(() => existsSync(join(dir, "item-2.txt")), "the other session's work taken in");
+		const trailers = git(bare, "log", "--format=%(trailers:key=Til-done-item,valueonly,separator=)", "main")
+			.split("\n")
+			.filter((line) => line !== "");
+		expect(trailers.toSorted()).toEqual(TEXTS.map((text, index) => itemKey(index, text)).toSorted());
+		expect(git(bare, "show", "main:PLAN.md")).toBe(planOf([0, 1, 2]));
+		expect(readFileSync(join(dir, "item-2.txt"), "utf8")).toBe("by another session\n");
+		expect(readFileSync(join(dir, "item-0.txt"), "utf8")).toBe("item-0.txt by its worker\n");
+		const onBranch = s.stayed().filter((line) => / landed on main of origin as [0-9a-f]{12}\.$/.test(line));
+		expect(onBranch.map((line) => line.slice(0, "Worker on [0]".length)).toSorted()).toEqual([
+			"Worker on [0]",
+			"Worker on [1]",
+		]);
+		expect(s.stayed()).not.toContain(WORKERS.started(2, TEXTS[2] ?? ""));
+		expect(git(bare, "for-each-ref", "--format=%(refname)").trim()).toBe("refs/heads/main");
+	});
+
+	it("the remote gone silent once joined: nothing claimed, and after the lease the run stops, saying why", async () => {
+		const s = setup(0.3);
+		setTodos(items());
+		// Joined first (the session's start), then the remote goes away.
+		const { joinTeam } = await import("../../src/edges/team/join.ts");
+		expect("team" in (await joinTeam(dir, "origin", "PLAN.md"))).toBe(true);
+		renameSync(bare, `${bare}.away`);
+		s.endRun();
+		const stopped = () =>
+			s.pi.sent.some((sent) => (sent as { message?: { content?: unknown } }).message?.content === REMOTE_DOWN_STOP);
+		await until(stopped, "the stop");
+		expect(getTodos().map((todo) => todo.status)).toEqual(["not_started", "not_started", "not_started"]);
+		expect(s.ui.notifications.map((notice) => notice.message)).toEqual([WORKERS.claimsUnreachable("origin")]);
+	});
+});
