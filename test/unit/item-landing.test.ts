@@ -13,7 +13,7 @@ import type { HeldLease } from "../../src/edges/git/claims.ts";
 import { findRepo } from "../../src/edges/git/git.ts";
 import { type HeldClaim, newNonce, takeClaim } from "../../src/edges/git/leases.ts";
 import type { SharedTeam } from "../../src/edges/team/branch-landing.ts";
-import { landForTeam, receiveLanded, workTreeOutcome } from "../../src/edges/team/item-landing.ts";
+import { landForTeam, missed, receiveLanded, workTreeOutcome } from "../../src/edges/team/item-landing.ts";
 import { type GitServer, startGitServer } from "../helpers/git-server.ts";
 import { must } from "../helpers/must.ts";
 import { commitOn, daemonRemote, gitAt, personClone, refsOf, type Seed, seedRepo } from "../helpers/team-remote.ts";
@@ -129,6 +129,23 @@ describe("a shared plan's item lands on the branch, then in the work tree", () =
 		expect(readFileSync(join(m.person, "other.txt"), "utf8")).toBe("a\nb\n");
 		expect(readFileSync(join(m.person, "PLAN.md"), "utf8")).toBe(PLAN);
 		expect(await receiveLanded(m.team, { ...ITEM, key: itemKey(1, "write other.txt") }, tip)).toBeUndefined();
+	});
+});
+
+describe("a landing on the branch that did not land, as the worker's outcome", () => {
+	it("each kind: a conflict names the branch, a claim lost or an item landed by another as such, the rest as not on the branch", async () => {
+		const team = { remote: "origin", branch: "main" } as SharedTeam;
+		const on = { branch: "main", remote: "origin" };
+		expect(missed(team, { kind: "conflict", files: ["a"] })).toEqual({ kind: "conflict", files: ["a"], on });
+		for (const kind of ["claim-lost", "landed-elsewhere", "stopped"] as const)
+			expect(missed(team, { kind })).toEqual({ kind });
+		for (const why of ["unreachable", "no-branch", "rejected", "git-failed"] as const)
+			expect(missed(team, { kind: why })).toEqual({ kind: "not-on-branch", why, ...on });
+		expect(missed(team, { kind: "tip-kept-moving", tries: 5 })).toEqual({
+			kind: "not-on-branch",
+			why: "tip-kept-moving",
+			...on,
+		});
 	});
 });
 

@@ -39,7 +39,7 @@ export type TeamLanding =
 	| { kind: "not-landed"; outcome: WorkerOutcome };
 
 /** What a landing on the branch that did not land means for the worker's item. */
-function missed(team: SharedTeam, landing: Exclude<BranchLanding, { kind: "landed" }>): WorkerOutcome {
+export function missed(team: SharedTeam, landing: Exclude<BranchLanding, { kind: "landed" }>): WorkerOutcome {
 	switch (landing.kind) {
 		case "conflict":
 			return { kind: "conflict", files: landing.files, on: { branch: team.branch, remote: team.remote } };
