@@ -164,6 +164,29 @@ describe.each(PLACES)("landing an item on the plan's branch on %s", (_name, make
 		expect(claimsOf(m)).toBe("");
 	});
 
+	it("another session's push taken in the same instant (both passed git's check of the leases, the remote refused ours whole): merged again onto its tip, both changes present, in two pushes", async () => {
+		const m = await machine(makePlace);
+		const item = work(m, { "notes.txt": "one\ntwo\nthree\nfour\n" });
+		const theirs = othersLanding(m, { "shared.txt": "a\nb\nc\nd\n" });
+		gitAt(root, [...othersPush(m), m.place.bare, `${theirs.commit}:refs/heads/staged`]);
+		// Once, inside our push: the branch moves to theirs after git's own check, as a push landing that instant does.
+		const hook = join(m.place.bare, "hooks", "pre-receive");
+		const move = `env -u GIT_QUARANTINE_PATH git update-ref refs/heads/main ${theirs.commit}`;
+		writeFileSync(
+			hook,
+			`#!/bin/sh\n[ -f raced ] && exit 0\ntouch raced\n${move}\nenv -u GIT_QUARANTINE_PATH git update-ref -d refs/heads/staged\n`,
+		);
+		chmodSync(hook, 0o755);
+		const landed = await landOnBranch(m.team, item);
+		rmSync(hook);
+		expect(landed).toEqual({ kind: "landed", commit: tipOf(m), tip: theirs.commit, pushes: 2 });
+		expect(gitAt(m.place.bare, ["rev-parse", "main^"]).trim()).toBe(theirs.commit);
+		expect(atRemote(m, "main:notes.txt")).toBe("one\ntwo\nthree\nfour\n");
+		expect(atRemote(m, "main:shared.txt")).toBe("a\nb\nc\nd\n");
+		expect(atRemote(m, "main:PLAN.md")).toBe(PLAN_FIRST_DONE);
+		expect(claimsOf(m)).toBe("");
+	});
+
 	it("two items that change the same lines: a conflict naming the file, nothing pushed (the branch and the claim as they were)", async () => {
 		const m = await machine(makePlace);
 		const theirs = othersLanding(m, { "notes.txt": "one\nTWO\nthree\n" });
@@ -550,7 +573,7 @@ describe("the landing's rules", () => {
 	const claim = "refs/til-done/claims/main--PLAN.md/0-a";
 	const line = (ref: string, why: string) => `!\t1234abcd:${ref}\t[rejected] (${why})`;
 
-	it("a refused push is the claim lost when the claim's lease broke, the tip moved when only the branch's did, else the remote's own refusal", () => {
+	it("a refused push is the claim lost when the claim's lease broke, the tip moved when only the branch's did, a race when the remote refused the whole transaction, else the remote's own refusal", () => {
 		const porcelain = (...lines: string[]) => ["To git://127.0.0.1/team.git", ...lines, "Done"].join("\n");
 		expect(refusalOf(porcelain(line(branch, "atomic push failed"), line(claim, "stale info")), branch, claim)).toBe(
 			"claim-lost",
@@ -561,6 +584,8 @@ describe("the landing's rules", () => {
 		expect(
 			refusalOf(porcelain(`!\t1234abcd:${branch}\t[remote rejected] (pre-receive hook declined)`), branch, claim),
 		).toBe("rejected");
+		const raced = (ref: string) => `!\t1234abcd:${ref}\t[remote rejected] (atomic transaction failed)`;
+		expect(refusalOf(porcelain(raced(branch), raced(claim)), branch, claim)).toBe("raced");
 		expect(staleRefs(porcelain(line(branch, "stale info"), `!\t(delete):${claim}\t[rejected] (stale info)`))).toEqual([
 			branch,
 			claim,

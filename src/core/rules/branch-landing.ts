@@ -16,9 +16,11 @@ export const MAX_LANDING_TRIES = 5;
  * longer the one held (taken over: nothing of ours may land), the tip moved (merge again), or the remote refused it
  * for a reason of its own (a hook, a protected branch). git checks the leases in ref order and stops at the first that
  * fails, marking the others "atomic push failed": a claim lost while the tip also moved shows as the tip alone, and is
- * found when the refs are read again before the next try.
+ * found when the refs are read again before the next try. Two pushes at the same instant both pass git's own check of
+ * the leases; the remote then takes one and refuses the other's whole transaction ("atomic transaction failed"), a
+ * race read again and retried like a moved tip.
  */
-export type Refusal = "claim-lost" | "tip-moved" | "rejected";
+export type Refusal = "claim-lost" | "tip-moved" | "raced" | "rejected";
 
 /** A porcelain line of a ref git refused: `!`, then `<src>:<dst>`, then why in brackets. */
 const REFUSED = /^!\t[^\t]*:([^\t]+)\t\[rejected\] \(stale info\)$/;
@@ -31,11 +33,15 @@ export function staleRefs(porcelain: string): string[] {
 	});
 }
 
+/** The remote's refusal of a whole atomic push because one of its refs moved while the push was taken. */
+const RACED = /^!\t[^\t]*:[^\t]+\t\[remote rejected\] \(atomic transaction failed\)$/m;
+
 /** Why the landing's push was refused, from its porcelain lines, the branch's ref and the claim's. */
 export function refusalOf(porcelain: string, branchRef: string, claimRef: string): Refusal {
 	const stale = staleRefs(porcelain);
 	if (stale.includes(claimRef)) return "claim-lost";
-	return stale.includes(branchRef) ? "tip-moved" : "rejected";
+	if (stale.includes(branchRef)) return "tip-moved";
+	return RACED.test(porcelain) ? "raced" : "rejected";
 }
 
 /** What `git merge-tree --write-tree --name-only --no-messages -z` said: the merged tree, and the files that conflict. */

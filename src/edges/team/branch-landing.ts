@@ -8,7 +8,8 @@
  * the person's or ours, no FETCH_HEAD), fetches the tip's commit by name where it is missing, merges with
  * `git merge-tree` on stand-in commits (core/rules/branch-landing.ts reads what it says) and writes the plan file
  * through a private index. The person's work tree, index, HEAD, branches and stash are never touched; only objects
- * are added to the repository. A push refused because the tip moved is merged again, up to `MAX_LANDING_TRIES`.
+ * are added to the repository. A push refused because the tip moved (or another push won the same instant) is merged
+ * again, up to `MAX_LANDING_TRIES`.
  *
  * Sessions of one machine sharing through the repository itself (`Team.remote` undefined) are not landed here: the
  * type asks for a remote, and the caller lands those in the person's work tree as a worker's landing does.
@@ -220,7 +221,8 @@ export async function landOnBranch(team: SharedTeam, work: BranchWork, stop?: Ab
 		const landed = { kind: "landed", commit: made.commit, tip: seen.tip, pushes: tries } as const;
 		if (pushed.outcome === "done") return landed;
 		const refusal = pushed.outcome === "refused" ? refusalOf(pushed.porcelain, refs.branch, refs.claim) : undefined;
-		if (refusal === "tip-moved") continue;
+		// Read again: a claim taken over meanwhile is found there, a tip that moved merged onto.
+		if (refusal === "tip-moved" || refusal === "raced") continue;
 		if (refusal === "claim-lost") return { kind: refusal };
 		// Unreachable, or refused with no lease broken: the remote may have taken it and its answer been lost.
 		if (await afterLostAnswer(team, refs, made.commit)) return landed;
