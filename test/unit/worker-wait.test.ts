@@ -1,7 +1,7 @@
 /**
  * The wait for workers through the engine, the session's workers stood in for: each worker's end, as the store records
  * it (the worker leaves those at work), wakes the next decision exactly once, an end while others start among them;
- * a claim another process holds is no end.
+ * a claim another process won frees the worker's place at once.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -15,6 +15,7 @@ import {
 	beginSession,
 	getDecisions,
 	getTodos,
+	getWorkers,
 	markClaimedElsewhere,
 	removeWorker,
 	setTodos,
@@ -104,18 +105,22 @@ describe("a worker's end wakes the next decision exactly once", () => {
 		expect(getTodos().map((todo) => todo.status)).toEqual(["completed", "completed", "completed"]);
 	});
 
-	it("a claim another session holds is no end: the wait goes on until the worker at work ends", async () => {
+	it("a claim another session won frees its place at once: the next ready item starts while the other worker is still at work", async () => {
 		const s = setup((items) => {
 			for (const index of items) start(index);
-			markClaimedElsewhere(keyOf(1), 50);
+			if (items.includes(1)) markClaimedElsewhere(keyOf(1), 60_000);
 		});
-		setTodos(ITEMS.slice(0, 2));
 		s.endRun();
-		await until(() => workers.starts.length === 1, "the start");
-		expect(codes()).toEqual(["work"]);
+		await until(() => workers.starts.length === 2, "the start of the next ready item");
+		expect(workers.starts).toEqual([[0, 1], [2]]);
+		expect(getWorkers().map((worker) => worker.index)).toEqual([0, 2]);
+		expect(codes()).toEqual(["work", "work"]);
 		land(0);
-		await until(() => codes().length >= 2, "the decision after the end");
-		expect(codes().slice(0, 2)).toEqual(["work", "held-elsewhere"]);
+		await until(() => codes().length === 3, "the decision after the first end");
+		land(2);
+		await until(() => codes().length === 4, "the decision after the last end");
+		expect(codes()).toEqual(["work", "work", "workers-busy", "held-elsewhere"]);
+		expect(workers.starts).toEqual([[0, 1], [2]]);
 	});
 
 	it("an item held elsewhere is no end of the chain: looked at again once its wait is over, it is worked", async () => {

@@ -9,7 +9,7 @@ import {
 	itemsForWorkers,
 	itemsWorkedOn,
 	stopTally,
-	workerEndedBetween,
+	workerLeftBetween,
 } from "../../src/core/rules/worker-dispatch.ts";
 import {
 	checkOutcome,
@@ -540,21 +540,16 @@ describe("the workers of an item in this chain", () => {
 	});
 });
 
-describe("a worker ended when it left those at work, not when another process holds its item", () => {
+describe("a worker's place comes free when it leaves those at work: it ended, or another process won its claim", () => {
 	const a = { key: "0-a" };
 	const b = { key: "1-b" };
 
-	it("one that left ended; one that started, or none that changed, is no end", () => {
-		expect(workerEndedBetween([a, b], [b], [])).toBe(true);
-		expect(workerEndedBetween([a], [], [])).toBe(true);
-		expect(workerEndedBetween([a], [a, b], [])).toBe(false);
-		expect(workerEndedBetween([a, b], [a, b], [])).toBe(false);
-		expect(workerEndedBetween([], [], [])).toBe(false);
-	});
-
-	it("one that left because another process holds its item's claim never started its work: no end", () => {
-		expect(workerEndedBetween([a, b], [a], [b.key])).toBe(false);
-		expect(workerEndedBetween([a, b], [], [b.key])).toBe(true);
+	it("one that left frees its place; one that started, or none that changed, frees none", () => {
+		expect(workerLeftBetween([a, b], [b])).toBe(true);
+		expect(workerLeftBetween([a], [])).toBe(true);
+		expect(workerLeftBetween([a], [a, b])).toBe(false);
+		expect(workerLeftBetween([a, b], [a, b])).toBe(false);
+		expect(workerLeftBetween([], [])).toBe(false);
 	});
 });
 

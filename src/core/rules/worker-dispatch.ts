@@ -1,6 +1,6 @@
 /**
  * The session's side of its workers, which every session loads: how many may work at once and how many that ended a
- * chain remembers, which ready items go to workers now, which items a worker had, whether one ended, what an Esc stops,
+ * chain remembers, which ready items go to workers now, which items a worker had, whether one left, what an Esc stops,
  * and a stop's tally. Pure.
  */
 
@@ -30,16 +30,13 @@ export function itemsWorkedOn(atWork: readonly { index: number }[], ended: reado
 }
 
 /**
- * Whether a worker ended between two states of those at work: one of them left, and not because another process holds
- * its item's claim (that worker never started its work).
+ * Whether a worker left between two states of those at work: it ended, or another process won its item's claim. Either
+ * way its place is free for the next ready item; each such wake tries an item not tried before (one held elsewhere is
+ * not handed out again until the claims are tried anew), so it never spins.
  */
-export function workerEndedBetween(
-	before: readonly { key: string }[],
-	after: readonly { key: string }[],
-	claimedElsewhere: readonly string[],
-): boolean {
+export function workerLeftBetween(before: readonly { key: string }[], after: readonly { key: string }[]): boolean {
 	const still = new Set(after.map((worker) => worker.key));
-	return before.some((worker) => !still.has(worker.key) && !claimedElsewhere.includes(worker.key));
+	return before.some((worker) => !still.has(worker.key));
 }
 
 /** What a stop of the user's did, worker by worker, counted by what became of each one's work. */

@@ -22,7 +22,7 @@ import type { RunOutcome } from "../../core/rules/outcome.ts";
 import { GOAL_MET_WITH_LIST } from "../../core/rules/reports.ts";
 import type { TilDoneConfig } from "../../core/rules/settings.ts";
 import type { JudgeResult } from "../../core/rules/verdict.ts";
-import { stopTally, workerEndedBetween } from "../../core/rules/worker-dispatch.ts";
+import { stopTally, workerLeftBetween } from "../../core/rules/worker-dispatch.ts";
 import { describeCheckEnd, JUDGE_PROMPT } from "../../core/texts/model.ts";
 import { GOAL_ENDS } from "../../core/texts/user/goal.ts";
 import { JUDGE_TEXTS } from "../../core/texts/user/judge.ts";
@@ -249,15 +249,16 @@ interface WorkerEnds {
 }
 
 /**
- * Watches from now on for a worker's end: the worker leaves those at work (`removeWorker`), which a claim another
- * process holds does not count as. Watched from the decision, not from the wait: workers end while others start.
+ * Watches from now on for a worker's end: the worker leaves those at work (`removeWorker`), or its claim was won by
+ * another process (its place goes to the next ready item at once, not after a worker's whole item). Watched from the
+ * decision, not from the wait: workers end while others start.
  */
 function watchWorkerEnds(): WorkerEnds {
 	let atWork = getWorkers();
 	let ended = false;
 	let wake = () => {};
 	const unsubscribe = subscribe(() => {
-		ended ||= workerEndedBetween(atWork, getWorkers(), getClaimedElsewhere());
+		ended ||= workerLeftBetween(atWork, getWorkers());
 		atWork = getWorkers();
 		wake();
 	});
