@@ -141,9 +141,19 @@ export function remoteSilentSince(): number | undefined {
 	return getState().remoteSilentSince;
 }
 
-/** The items held elsewhere are to be tried again: their claims, as the next decision hands them out. */
-export function forgetClaimedElsewhere(): void {
-	setState({ claimedElsewhere: [], claimsMalformed: [], lookAgainMs: undefined });
+/**
+ * The items held elsewhere are to be tried again: their claims, as the next decision hands them out. `keys`: only
+ * those (another session landed them), the others still held.
+ */
+export function forgetClaimedElsewhere(keys?: readonly string[]): void {
+	const { claimedElsewhere, claimsMalformed, lookAgainMs } = getState();
+	const kept = (all: readonly string[]) => (keys === undefined ? [] : all.filter((key) => !keys.includes(key)));
+	const held = kept(claimedElsewhere);
+	setState({
+		claimedElsewhere: held,
+		claimsMalformed: kept(claimsMalformed),
+		lookAgainMs: held.length === 0 ? undefined : lookAgainMs,
+	});
 }
 
 /** A worker's model call ended: it counts in the chain's spend, and in the worker's own; its tokens so far. */

@@ -1,7 +1,7 @@
 /**
  * A worker's stand-in for unit tests: a small Node script run in a worker's place. It reads its item off its prompt,
- * writes `item-<index>.txt` in its tree and prints one model call as pi's JSON mode does. `WORKER_MODE`: `write`
- * (default), `conflict` (writes a.txt once the file `WORKER_GO` exists), `fail` (exits 1 after writing), `submodules`
+ * writes `item-<index>.txt` in its tree and prints one model call as pi's JSON mode does; when `WORKER_GO` is set, once
+ * that file exists. `WORKER_MODE`: `write` (default), `conflict` (writes a.txt), `fail` (exits 1 after writing), `submodules`
  * (writes its file, and one in each of the folders `ext` and `lib`, where the user's submodules are), `hang`, `half`
  * (writes `half.txt`, with `WORKER_HALF` when set, then hangs), `no-start` (says an error on stderr and exits 1 before any model call, as a pi
  * that cannot load its extensions or model does),
@@ -22,8 +22,8 @@ else if (mode === "half") { fs.writeFileSync("half.txt", process.env.WORKER_HALF
 else if (mode === "hang" || hangs) setInterval(() => {}, 1000);
 else if (mode === "streaming") { console.log(JSON.stringify({ type: "message_update", message: { role: "assistant", usage: { input: 700, output: 0, cacheRead: 0, cacheWrite: 0, cost: { total: 0 } } } })); setInterval(() => {}, 1000); }
 else if (mode === "spend") { console.log(JSON.stringify({ type: "message_end", message: { role: "assistant", stopReason: "toolUse", content: [], usage: { input: 50000, output: 0, cacheRead: 0, cacheWrite: 0, cost: { total: 0 } } } })); setInterval(() => {}, 1000); }
-// In conflict mode it waits for the test's word (the user's change is made first).
-else if (mode === "conflict" && !fs.existsSync(process.env.WORKER_GO)) { const wait = setInterval(() => { if (fs.existsSync(process.env.WORKER_GO)) { clearInterval(wait); work(); } }, 10); }
+// It waits for the test's word where the test gives one (the user's change, another session's landing made first).
+else if (process.env.WORKER_GO && !fs.existsSync(process.env.WORKER_GO)) { const wait = setInterval(() => { if (fs.existsSync(process.env.WORKER_GO)) { clearInterval(wait); work(); } }, 10); }
 else work();
 function work() {
 	const name = mode === "conflict" ? "a.txt" : "item-" + index + ".txt";

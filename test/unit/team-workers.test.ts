@@ -10,11 +10,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { itemKey } from "../../src/core/list/items.ts";
-import { beginSession, getTodos, setTodos } from "../../src/state.ts";
+import { planName } from "../../src/core/rules/leases.ts";
+import { findRepo } from "../../src/edges/git/git.ts";
+import { newNonce, takeClaim } from "../../src/edges/git/leases.ts";
+import { beginSession, getClaimedElsewhere, getDecisions, getTodos, getWorkers, setTodos } from "../../src/state.ts";
 import type { TodoItem } from "../../src/types.ts";
 import { waitForValue } from "../helpers/cli.ts";
 import { startEngine } from "../helpers/engine.ts";
 import { maskSeconds, REMOTE_DOWN_STOP, WORKERS } from "../helpers/expected.ts";
+import { must } from "../helpers/must.ts";
 import { WORKER } from "../helpers/worker-stand-in.ts";
 
 const stand = vi.hoisted(() => ({ script: "" }));
@@ -46,13 +50,15 @@ beforeEach(() => {
 	writeFileSync(stand.script, WORKER);
 });
 afterEach(() => {
-	for (const path of [dir, bare, `${bare}.away`, stand.script]) rmSync(path, { recursive: true, force: true });
+	delete process.env.WORKER_GO;
+	for (const path of [dir, bare, `${bare}.away`, stand.script, `${dir}-go`])
+		rmSync(path, { recursive: true, force: true });
 });
 
 const items = (): TodoItem[] => TEXTS.map((text) => ({ text, status: "not_started" }));
 
-function setup(leaseSeconds = 120) {
-	const config = { workers: 2, countdownSeconds: 0, remote: "origin", planFile: "PLAN.md", leaseSeconds };
+function setup(leaseSeconds = 120, workers = 2) {
+	const config = { workers, countdownSeconds: 0, remote: "origin", planFile: "PLAN.md", leaseSeconds };
 	const s = startEngine({ mode: "rpc", cwd: dir }, config);
 	beginSession("own", s.config);
 	/** The lines that stay in the transcript, the workers' seconds masked. */
@@ -98,6 +104,31 @@ describe("a shared plan's workers land on its branch, once per item", () => {
 		]);
 		expect(s.stayed()).not.toContain(WORKERS.started(2, TEXTS[2] ?? ""));
 		expect(git(bare, "for-each-ref", "--format=%(refname)").trim()).toBe("refs/heads/main");
+	});
+
+	it("an item another session held and landed while ours worked: completed and taken in as our landing lands, with no wait to look again", async () => {
+		const key = itemKey(2, TEXTS[2] ?? "");
+		const place = {
+			repo: must(await findRepo(dir), "the repository"),
+			remote: "origin",
+			plan: planName("main", "PLAN.md"),
+		};
+		const held = await takeClaim(place, key, { session: "another", host: "elsewhere", nonce: newNonce() }, 120_000);
+		const claimRef = must(held.kind === "won" ? held.claim.ref : undefined, "another session's claim");
+		process.env.WORKER_GO = `${dir}-go`;
+		const s = setup(120, 3);
+		setTodos(items());
+		s.endRun();
+		await until(() => getWorkers().length === 2 && getClaimedElsewhere().includes(key), "item 2 held elsewhere");
+		landedByAnother(2);
+		git(bare, "update-ref", "-d", claimRef);
+		writeFileSync(process.env.WORKER_GO, "");
+		await until(() => getTodos().every((todo) => todo.status === "completed"), "every item completed");
+		await until(() => existsSync(join(dir, "item-2.txt")), "the other session's work taken in");
+		expect(readFileSync(join(dir, "item-2.txt"), "utf8")).toBe("by another session\n");
+		expect(getDecisions().map((decision) => decision.code)).not.toContain("held-elsewhere");
+		expect(getClaimedElsewhere()).toEqual([]);
+		expect(s.stayed()).not.toContain(WORKERS.started(2, TEXTS[2] ?? ""));
 	});
 
 	it("the remote gone silent once joined: nothing claimed, and after the lease the run stops, saying why", async () => {

@@ -198,9 +198,9 @@ export type CheckEnd =
 export type WorkerOutcome =
 	/**
 	 * `files`: what its landing wrote or deleted. `throughStop`: a stop came once its landing had begun writing, and it
-	 * landed whole (the user is told).
+	 * landed whole (the user is told). `onBranch`: the commit that landed it on a shared plan's branch.
 	 */
-	| { kind: "landed"; files: readonly string[]; throughStop?: boolean }
+	| { kind: "landed"; files: readonly string[]; throughStop?: boolean; onBranch?: string }
 	/** Stopped by the user (Esc, `/todos pause`, a prompt, a session change). */
 	| { kind: "stopped" }
 	/** Stopped by the progress breaker, per item. */

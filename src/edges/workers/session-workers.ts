@@ -10,7 +10,6 @@ import { join, relative, resolve } from "node:path";
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { itemKey } from "../../core/list/items.ts";
 import type { FinishedWorker, WorkerEnd, WorkerOutcome, WorkerWork } from "../../core/model/types.ts";
-import { isItemDone } from "../../core/rules/branch-landing.ts";
 import { keptWorkRef, workerBaseMessage, workerRef } from "../../core/rules/checkpoint-rules.ts";
 import { WORKER_ENTRY_TYPE } from "../../core/rules/keys.ts";
 import { LOOK_AGAIN_MAX_MS, renewEveryMs } from "../../core/rules/leases.ts";
@@ -34,6 +33,7 @@ import {
 	bindToSession,
 	completeWorkerItem,
 	getChain,
+	getClaimedElsewhere,
 	getTodos,
 	getWorkers,
 	markClaimedElsewhere,
@@ -67,7 +67,7 @@ import {
 import { deleteRefs, findRepo, type Repo, runGit, takeCheckpoint, withoutRepositoryVariables } from "../git/git.ts";
 import { landWork } from "../git/land.ts";
 import { releaseClaim, type TakeResult } from "../git/leases.ts";
-import { checkpointsSettled } from "../git/queue.ts";
+import { checkpointsSettled, landOneAtATime } from "../git/queue.ts";
 import { keepWorkerResult, makeWorkerTree, removeWorkerTree, type WorkerTree } from "../git/worker-tree.ts";
 import { storeList } from "../host/commit.ts";
 import { ownerTag, removeInUse } from "../host/owner.ts";
@@ -75,9 +75,18 @@ import { killInside } from "../host/processes.ts";
 import { quietly } from "../host/quietly.ts";
 import { WORKER_MARKER } from "../host/role.ts";
 import { tell, tellLasting } from "../host/tell.ts";
-import { planAtTip, type SharedTeam } from "../team/branch-landing.ts";
-import { landForTeam, receiveLanded, workTreeOutcome } from "../team/item-landing.ts";
+import type { SharedTeam } from "../team/branch-landing.ts";
+import { landForTeam, workTreeOutcome } from "../team/item-landing.ts";
 import { joinTeam } from "../team/join.ts";
+import {
+	completeHere,
+	type ItemAt,
+	isCompleted,
+	landedOnBranch,
+	type TeamSession,
+	takeInLanded,
+	takeInLandedBefore,
+} from "../team/landed-items.ts";
 import { confinedInTree, WORKER_REPO_VAR, WORKER_TREE_VAR, type WorkerBounds, workerBounds } from "./confine.ts";
 import { provideProject, workerExtensionFlags } from "./extensions.ts";
 import { putBackLines, sweepOnce } from "./leftovers.ts";
@@ -213,7 +222,8 @@ async function startOne(index: number, repo: Repo, run: BoundRun): Promise<void>
 	// At work from now on: no other decision hands the item out again.
 	addWorker({ index, key, startedAt: Date.now(), tokens: 0, dir: "" });
 	// A shared plan's branch is read before the claim too: an item landed there is not claimed only to be let go.
-	if (await landedOnTeamBranch(run, { index, text: todo.text, key })) return removeWorker(key);
+	const shared = teamSessionOf(run);
+	if (shared && (await landedOnBranch(shared, { index, text: todo.text, key }))) return removeWorker(key);
 	const taken = await claimItem(run.claims, key);
 	if (taken.kind !== "won") return heldElsewhere(run, index, key, taken);
 	markRemoteAnswered();
@@ -276,48 +286,11 @@ function heldElsewhere(run: BoundRun, index: number, key: string, taken: Exclude
  * landing checks the item's line in the same push that frees its claim); without a plan file there is nothing to read.
  */
 async function landedElsewhere(run: BoundRun, item: ItemAt): Promise<boolean> {
-	if (run.team !== undefined) return landedOnTeamBranch(run, item);
+	const shared = teamSessionOf(run);
+	if (shared) return landedOnBranch(shared, item);
 	if (run.planFile === undefined) return false;
 	readPlanAgain(run.pi, run.ctx, run.planFile);
 	return isCompleted(item);
-}
-
-/** Whether the list holds the item where it was, completed. */
-function isCompleted(item: ItemAt): boolean {
-	const now = getTodos()[item.index];
-	return now?.text === item.text && now.status === "completed";
-}
-
-/** Whether a shared plan's branch has the item landed (completed here then, its work taken in); false without one. */
-async function landedOnTeamBranch(run: BoundRun, item: ItemAt): Promise<boolean> {
-	const path = planPathOf(run);
-	if (run.team === undefined || path === undefined) return false;
-	const tip = await tipHolding(run.team, path, item);
-	if (tip === undefined) return false;
-	completeHere(run, item.index, item.text);
-	await receive(run, run.team, item, tip);
-	return isCompleted(item);
-}
-
-/** An item where the list holds it: its index, text and key. */
-type ItemAt = { index: number; text: string; key: string };
-
-/**
- * The branch's tip when its plan file has the item checked (another session landed it); undefined when it has not,
- * or the remote was not reached (the item's own landing will tell).
- */
-async function tipHolding(team: SharedTeam, path: string, item: ItemAt): Promise<string | undefined> {
-	const plan = await planAtTip(team, path);
-	if (plan === "unreachable" || plan.text === undefined) return undefined;
-	return isItemDone(plan.text, item.index, item.text) ? plan.tip : undefined;
-}
-
-/** What another session landed of `item` (on the branch at `tip`) taken into the work tree; said when it cannot be. */
-async function receive(run: BoundRun, team: SharedTeam, item: ItemAt, tip: string): Promise<void> {
-	const taken = await landOneAtATime(() => receiveLanded(team, { key: item.key, planPath: planPathOf(run) }, tip));
-	if (taken === undefined || taken.kind === "landed") return;
-	const text = WORKER_TEXTS.notInWorkTree(item.index, team.branch, workerWhy(taken));
-	tellLasting(run.pi, run.ctx, { level: "warning", text });
 }
 
 /** The plan file relative to the repository's top, where a shared plan's branch holds it. */
@@ -327,11 +300,9 @@ function planPathOf(run: BoundRun): string | undefined {
 		: relative(run.claims.place.repo.top, resolve(run.ctx.cwd, run.planFile));
 }
 
-/** Item `index` (still `text` there) completed in the list: another session landed it. */
-function completeHere(run: WorkersRun, index: number, text: string): void {
-	if (!stillHolds(getTodos(), { index, text })) return;
-	updateTodoStatus([index], "completed");
-	commitList(run.pi);
+/** The session as a shared plan's: undefined when its plan is not shared through a remote. */
+function teamSessionOf(run: BoundRun): TeamSession | undefined {
+	return run.team && { pi: run.pi, ctx: run.ctx, team: run.team, planPath: planPathOf(run) };
 }
 
 /** A worker's life from its claim: its tree made from a snapshot, then its work ({@link work}); how it ended. */
@@ -388,7 +359,7 @@ async function work(job: Job): Promise<WorkerEnd> {
 		const ended = await workAndLand(job);
 		const { outcome } = ended;
 		finished = asEnded(item, key, outcome, ended.work === "kept");
-		if (outcome.kind === "landed") await landed(job, finished, outcome.throughStop === true);
+		if (outcome.kind === "landed") await landed(job, finished, outcome);
 		else if (outcome.kind === "cannot-start") cannotStart(run, item, outcome, key);
 		else if (outcome.kind === "landed-elsewhere") await landedByAnother(run, { ...item, key }, finished);
 		else giveBack(run, outcome, finished, key);
@@ -499,15 +470,6 @@ function stoppedAs(signal: AbortSignal): WorkerOutcome {
 		: { kind: "stopped" };
 }
 
-/** The landings of this process, one at a time: an item's checkpoints around its landing hold its work alone. */
-let landings: Promise<unknown> = Promise.resolve();
-
-function landOneAtATime<T>(landing: () => Promise<T>): Promise<T> {
-	const done = landings.then(landing);
-	landings = done.catch(() => {});
-	return done;
-}
-
 /**
  * Lands a worker's `result` in the user's work tree, between the item's start checkpoint (taken once the worker is
  * marked landing) and its completion's: landed, or why it did not (nothing written then).
@@ -557,7 +519,8 @@ async function landShared(job: Job, team: SharedTeam, result: string): Promise<W
 		tellLasting(run.pi, run.ctx, { level: "warning", text });
 	}
 	await completeLanded(job);
-	return { kind: "landed", files: inTree.kind === "landed" ? inTree.files : [], throughStop: stop.signal.aborted };
+	const files = inTree.kind === "landed" ? inTree.files : [];
+	return { kind: "landed", files, throughStop: stop.signal.aborted, onBranch: landing.commit };
 }
 
 /** The worker's command: this pi again, with the session's model, tools and extensions, on its one item. */
@@ -608,15 +571,19 @@ async function checkInTree({ item, tree, repo, run, stop }: Job): Promise<Worker
 
 /**
  * The item landed: a failed run no longer, and nothing of it is kept but in the work tree; its line says what it
- * changed, and a stop that came once its landing had begun writing (`throughStop`) is told it landed.
+ * changed, and a stop that came once its landing had begun writing (`throughStop`) is told it landed. On a shared
+ * plan's branch, what others landed before it is taken in too (outside the landings' queue, which takes it in turn).
  */
-async function landed(job: Job, finished: FinishedWorker, throughStop: boolean): Promise<void> {
+async function landed(job: Job, finished: FinishedWorker, outcome: { throughStop?: boolean; onBranch?: string }) {
 	const { item, key, repo, refs, run } = job;
 	recordWorkerEnd(false);
 	noteWorker(key, undefined);
 	report(run, finished);
 	await deleteRefs(repo, [refs.result]);
-	if (throughStop) tell(run.ctx, WORKER_TEXTS.landedOnStop(item.index), "info");
+	if (outcome.throughStop === true) tell(run.ctx, WORKER_TEXTS.landedOnStop(item.index), "info");
+	const shared = teamSessionOf(run);
+	if (shared && outcome.onBranch !== undefined)
+		await takeInLandedBefore(shared, outcome.onBranch, getClaimedElsewhere());
 }
 
 /**
@@ -626,11 +593,10 @@ async function landed(job: Job, finished: FinishedWorker, throughStop: boolean):
 async function landedByAnother(run: BoundRun, item: ItemAt, finished: FinishedWorker): Promise<void> {
 	noteWorker(item.key, undefined);
 	recordWorkerEnd(false);
-	completeHere(run, item.index, item.text);
+	completeHere(run.pi, item.index, item.text);
 	report(run, finished);
-	const path = planPathOf(run);
-	const tip = run.team !== undefined && path !== undefined ? await tipHolding(run.team, path, item) : undefined;
-	if (run.team !== undefined && tip !== undefined) await receive(run, run.team, item, tip);
+	const shared = teamSessionOf(run);
+	if (shared) await takeInLanded(shared, item);
 }
 
 /** A worker's end, told as a line that stays. */
