@@ -43,6 +43,8 @@ vi.mock("../../src/edges/workers/session-workers.ts", () => ({
 		workers.stopped += 1;
 		return [];
 	},
+	// A wait on others' claims ends at its time here: the stand-in never sees one move.
+	othersMoved: () => new Promise(() => {}),
 	workersInterrupted: () =>
 		new Promise((resolve) => {
 			workers.interrupt = resolve;

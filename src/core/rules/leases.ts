@@ -179,10 +179,11 @@ export function renewed(record: ClaimRecord): ClaimRecord {
 }
 
 /**
- * The longest a session waits before it looks again at an item another holds: its holder may have landed it (a lease
- * of minutes must not keep a finished plan waiting).
+ * How often a session with nothing but items others hold reads their claims (one read, nothing fetched) while it
+ * waits: a claim gone (landed or freed) or changed ends the wait at once, so a lease of minutes never keeps a finished
+ * plan waiting, and the items are tried in full only then or once a lease may have run out.
  */
-export const LOOK_AGAIN_MAX_MS = 5_000;
+export const CLAIMS_POLL_MS = 2_000;
 
 /** How often a holder renews its claim: three times within a lease, so one slow push never lets it run out. */
 export function renewEveryMs(leaseMs: number): number {

@@ -169,6 +169,19 @@ export async function listClaims(place: ClaimPlace): Promise<SeenClaimRef[] | "u
 	return claims;
 }
 
+/**
+ * Whether any of the claims of `keys` moved since this process last saw them (gone with a landing or a release, or
+ * renewed, or taken over): one read of the plan's claims, nothing fetched. "unreachable" when the remote was not reached.
+ */
+export async function claimsMoved(place: ClaimPlace, keys: readonly string[]): Promise<boolean | "unreachable"> {
+	const refs = await refsAt(place, `${CLAIM_ROOT}${place.plan}/`);
+	if (!refs) return "unreachable";
+	return keys.some((key) => {
+		const ref = claimRef(place.plan, key);
+		return refs.get(ref) !== sightings.get(placeId(place, ref))?.sha;
+	});
+}
+
 /** What one item's claim ref holds now; "unreachable" when the remote was not reached. */
 async function seenClaim(place: ClaimPlace, key: string): Promise<SeenClaim | "unreachable"> {
 	const ref = claimRef(place.plan, key);

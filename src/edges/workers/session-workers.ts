@@ -12,7 +12,7 @@ import { itemKey } from "../../core/list/items.ts";
 import type { FinishedWorker, WorkerEnd, WorkerOutcome, WorkerWork } from "../../core/model/types.ts";
 import { keptWorkRef, workerBaseMessage, workerRef } from "../../core/rules/checkpoint-rules.ts";
 import { WORKER_ENTRY_TYPE } from "../../core/rules/keys.ts";
-import { LOOK_AGAIN_MAX_MS, renewEveryMs } from "../../core/rules/leases.ts";
+import { CLAIMS_POLL_MS, renewEveryMs } from "../../core/rules/leases.ts";
 import { keptAnswer } from "../../core/rules/reports.ts";
 import { tokensOf } from "../../core/rules/usage.ts";
 import { toolFlags } from "../../core/rules/worker-bounds.ts";
@@ -66,7 +66,7 @@ import {
 } from "../git/claims.ts";
 import { deleteRefs, findRepo, type Repo, runGit, takeCheckpoint, withoutRepositoryVariables } from "../git/git.ts";
 import { landWork } from "../git/land.ts";
-import { releaseClaim, type TakeResult } from "../git/leases.ts";
+import { type ClaimPlace, claimsMoved, releaseClaim, type TakeResult } from "../git/leases.ts";
 import { checkpointsSettled, landOneAtATime } from "../git/queue.ts";
 import { keepWorkerResult, makeWorkerTree, removeWorkerTree, type WorkerTree } from "../git/worker-tree.ts";
 import { storeList } from "../host/commit.ts";
@@ -128,6 +128,8 @@ interface SessionWorkers {
 	nonce: string;
 	/** The items whose claim ref was found holding no claim, said once each. */
 	malformedSaid: Set<string>;
+	/** Where its claims were last tried: what a wait on the items others hold reads. */
+	place?: ClaimPlace;
 }
 
 const sessionWorkersByApi = new WeakMap<object, SessionWorkers>();
@@ -178,6 +180,7 @@ export async function startWorkers(items: readonly number[], run: WorkersRun): P
 	for (const line of putBackLines(await sweepOnce(repo))) tell(run.ctx, line, "warning");
 	const joined = await claimsOf(repo, run);
 	if (!joined) return true;
+	sessionWorkersOf(run.pi).place = joined.claims.place;
 	const bounds = await workerBounds(repo, run.ctx);
 	for (const index of items) await startOne(index, repo, { ...run, bounds, ...joined });
 	return true;
@@ -258,8 +261,27 @@ async function startOne(index: number, repo: Repo, run: BoundRun): Promise<void>
 }
 
 /**
+ * Resolves once a claim of `keys` (items other sessions hold) moved where this session last tried its claims, read
+ * every {@link CLAIMS_POLL_MS} until `signal`; never where it has tried none. A remote not reached is read next time.
+ */
+export function othersMoved(pi: ExtensionAPI, keys: readonly string[], signal: AbortSignal): Promise<"moved"> {
+	const { place } = sessionWorkersOf(pi);
+	return new Promise((resolve) => {
+		if (place === undefined || keys.length === 0 || signal.aborted) return;
+		const poll = async () => {
+			const moved = await claimsMoved(place, keys);
+			if (signal.aborted) return;
+			if (moved === true) resolve("moved");
+			else timer = setTimeout(poll, CLAIMS_POLL_MS);
+		};
+		let timer = setTimeout(poll, CLAIMS_POLL_MS);
+		signal.addEventListener("abort", () => clearTimeout(timer), { once: true });
+	});
+}
+
+/**
  * An item whose claim this session did not win: held by another session (tried again once its lease may have run out,
- * or a renewal's interval, whichever is sooner), or a ref that holds no claim (said once; `/todos remote release`
+ * or a renewal's interval, whichever is sooner, or as soon as a wait sees its claim move: {@link othersMoved}), or a ref that holds no claim (said once; `/todos remote release`
  * frees it), or claims that cannot be read now (said; tried again at a renewal's interval). Nothing starts on it.
  */
 function heldElsewhere(run: BoundRun, index: number, key: string, taken: Exclude<TakeResult, { kind: "won" }>): void {
@@ -273,11 +295,7 @@ function heldElsewhere(run: BoundRun, index: number, key: string, taken: Exclude
 	if (taken.kind !== "unreachable") markRemoteAnswered();
 	else if (markRemoteSilent(performance.now()))
 		tell(run.ctx, WORKER_TEXTS.claimsUnreachable(run.claims.place.remote), "warning");
-	markClaimedElsewhere(
-		key,
-		Math.min(taken.kind === "held" ? taken.leftMs : every, every, LOOK_AGAIN_MAX_MS),
-		taken.kind === "malformed",
-	);
+	markClaimedElsewhere(key, Math.min(taken.kind === "held" ? taken.leftMs : every, every), taken.kind === "malformed");
 }
 
 /**
