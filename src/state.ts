@@ -109,4 +109,5 @@ export {
 	removeWorker,
 	workerNote,
 	workersAllowed,
+	workersFor,
 } from "./store/workers.ts";

@@ -2,17 +2,24 @@
 
 import type { FinishedWorker, WorkerState } from "../core/model/types.ts";
 import { addApartUsage, tokensOf, type UsageRecord } from "../core/rules/usage.ts";
-import { MAX_ENDED_WORKERS } from "../core/rules/worker-dispatch.ts";
+import { leastWorkers, MAX_ENDED_WORKERS } from "../core/rules/worker-dispatch.ts";
 import { setChain } from "./chain.ts";
 import { getState, setState } from "./scope.ts";
+import { sharedRemote } from "./session.ts";
 
 /**
  * How many workers may work at once: none once one could not start or they were refused (no git work tree), else what
- * `/todos workers` said, else the setting. The dispatch, `/todos status` and `/todos workers` all read it here.
+ * `/todos workers` said, else the setting, at least `least` (core/rules/worker-dispatch.ts `leastWorkers`). The
+ * dispatch, `/todos status` and `/todos workers` all read it here.
  */
-export function workersAllowed(configured: number): number {
+export function workersAllowed(configured: number, least = 0): number {
 	const { workersUnable, workersRefused, workersAllowed: allowed } = getState();
-	return workersUnable !== undefined || workersRefused ? 0 : (allowed ?? configured);
+	return workersUnable !== undefined || workersRefused ? 0 : Math.max(least, allowed ?? configured);
+}
+
+/** {@link workersAllowed} for a session's settings: at least one where it shares its plan through a remote. */
+export function workersFor(config: { workers: number; remote: string | undefined }): number {
+	return workersAllowed(config.workers, leastWorkers(sharedRemote(config.remote) !== undefined));
 }
 
 /** No worker can work in this session, for `why`; true the first time (it is said once). */

@@ -204,6 +204,32 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		}
 	}, 120_000);
 
+	it("two machines joined without --til-done-workers: each works through one worker, its own model never sent an item; each item lands once", async () => {
+		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_LEASE: "5" });
+		const { bare, url } = servedPlan(env, ITEMS);
+		env.writeWorkerScripts({
+			"0": [bash(ADD_LINE[0] ?? ""), sayStep("Added line 0.")],
+			"1": [bash(ADD_LINE[1] ?? ""), sayStep("Added line 1.")],
+		});
+		const laptop = machine(env, url, "laptop");
+		const desktop = machine(env, url, "desktop");
+		const runs = await Promise.all([session(host, env, laptop, "laptop"), session(host, env, desktop, "desktop")]);
+		expect(runs.map((run) => run.code)).toEqual([0, 0]);
+		expect(gitIn(bare, "show", "main:notes.txt")).toBe(NOTES_DONE.trimEnd());
+		expect(landedKeys(bare).toSorted()).toEqual(ITEMS.map((text, index) => itemKey(index, text)).toSorted());
+		expect(gitIn(bare, "for-each-ref", "--format=%(refname)")).toBe("refs/heads/main");
+		// Each session's model answered its prompt once and was sent nothing more: no item went to it.
+		const sessionCalls = env.readLog().filter((line) => line.userHeads[0] === "Work the plan.");
+		expect(sessionCalls).toHaveLength(2);
+		expect(
+			env
+				.workerTries()
+				.map((at) => at.item)
+				.toSorted(),
+		).toEqual([0, 1]);
+		for (const dir of [laptop, desktop]) expect(readFileSync(join(dir, "notes.txt"), "utf8")).toBe(NOTES_DONE);
+	}, 120_000);
+
 	it("three machines with two workers each on twelve items: each item one commit on the branch, every work tree with all of them", async () => {
 		const texts = Array.from({ length: 12 }, (_, index) => `Write out/${index}.txt`);
 		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "2", TIL_DONE_LEASE: "10" });

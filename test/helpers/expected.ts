@@ -466,6 +466,9 @@ export const TODOS_ERRORS = {
 } as const;
 /** Why `/todos workers <n>` is refused outside a git work tree. */
 export const WORKERS_NEED_GIT = "workers need a git work tree, and this session's folder is not in one";
+/** Why `/todos workers 0` is refused while the plan is shared through `remote`. */
+export const workersSharedNeedOne = (remote: string) =>
+	`a plan shared through ${remote} is worked by workers alone: at least 1 (after /todos remote off, 0 lets this session's model work it)`;
 
 /** After a change in the `/todos` view: the chain goes on once the user closes it. */
 const GOES_ON_AFTER_VIEW = "the auto-continue goes on when you close this view";

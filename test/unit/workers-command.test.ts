@@ -8,6 +8,7 @@ import { registerTodosCommand } from "../../src/edges/commands/todos-command.ts"
 import { setWorkers, showWorkerAnswer, showWorkers } from "../../src/edges/commands/workers.ts";
 import {
 	addWorker,
+	chooseRemote,
 	getEndedWorkers,
 	getWorkers,
 	placeWorker,
@@ -18,10 +19,11 @@ import {
 	setTodos,
 	subscribe,
 	workersAllowed,
+	workersFor,
 } from "../../src/state.ts";
 import type { FinishedWorker } from "../../src/types.ts";
 import { startEngine } from "../helpers/engine.ts";
-import { maskSeconds, todosRefused, WORKERS, WORKERS_NEED_GIT } from "../helpers/expected.ts";
+import { maskSeconds, todosRefused, WORKERS, WORKERS_NEED_GIT, workersSharedNeedOne } from "../helpers/expected.ts";
 import { createFakeCtx } from "../helpers/fake-ctx.ts";
 import { ownTmpdir } from "../helpers/own-tmpdir.ts";
 import { endedWorker, freshStore } from "../helpers/store.ts";
@@ -86,19 +88,35 @@ describe("/todos workers shows the workers at work, and sets how many may work",
 	it("<n> or off in a git work tree: taken for this session; outside one, more than 0 is refused and nothing changes", async () => {
 		const refused: string[] = [];
 		const outside = createFakeCtx({ mode: "rpc", cwd: dir });
-		expect(await setWorkers(outside.ctx, 3, (why) => refused.push(why))).toBe(false);
+		expect(await setWorkers(outside.ctx, { count: 3, remote: undefined }, (why) => refused.push(why))).toBe(false);
 		expect(refused).toEqual(["workers need a git work tree, and this session's folder is not in one"]);
 		expect(workersAllowed(0)).toBe(0);
 		execFileSync("git", ["init", "-q"], { cwd: dir });
 		const inside = createFakeCtx({ mode: "rpc", cwd: dir });
-		expect(await setWorkers(inside.ctx, 3, (why) => refused.push(why))).toBe(true);
+		expect(await setWorkers(inside.ctx, { count: 3, remote: undefined }, (why) => refused.push(why))).toBe(true);
 		expect(workersAllowed(0)).toBe(3);
-		expect(await setWorkers(inside.ctx, 0, (why) => refused.push(why))).toBe(true);
+		expect(await setWorkers(inside.ctx, { count: 0, remote: undefined }, (why) => refused.push(why))).toBe(true);
 		expect(workersAllowed(4)).toBe(0);
 		expect(inside.ui.notifications.map((notice) => notice.message)).toEqual([
 			"Workers: up to 3 at once in this session.",
 			"Workers: off for this session.",
 		]);
+	});
+
+	it("on a plan shared through a remote: 0 is refused and nothing changes; at least 1 works whatever the setting says, until /todos remote off", async () => {
+		execFileSync("git", ["init", "-q"], { cwd: dir });
+		const inside = createFakeCtx({ mode: "rpc", cwd: dir });
+		const refused: string[] = [];
+		expect(await setWorkers(inside.ctx, { count: 0, remote: "origin" }, (why) => refused.push(why))).toBe(false);
+		expect(refused).toEqual([workersSharedNeedOne("origin")]);
+		expect(inside.ui.notifications).toEqual([]);
+		expect(workersFor({ workers: 0, remote: "origin" })).toBe(1);
+		expect(workersFor({ workers: 3, remote: "origin" })).toBe(3);
+		expect(workersFor({ workers: 0, remote: undefined })).toBe(0);
+		chooseRemote(null);
+		expect(workersFor({ workers: 0, remote: "origin" })).toBe(0);
+		expect(await setWorkers(inside.ctx, { count: 2, remote: "origin" }, (why) => refused.push(why))).toBe(true);
+		expect(workersFor({ workers: 0, remote: "origin" })).toBe(2);
 	});
 });
 

@@ -10,6 +10,15 @@ import type { StopTally, TodoItem, WorkerEnd, WorkerWork } from "../model/types.
 /** The most workers at once. */
 export const MAX_WORKERS = 16;
 
+/**
+ * The fewest workers of a session sharing its plan through a remote: only a worker's work lands on the plan's branch
+ * as one commit with its claim, so the session's own model never works an item there (unclaimed, another machine
+ * would do it too). Elsewhere none: the session's model works the list.
+ */
+export function leastWorkers(sharedThroughRemote: boolean): number {
+	return sharedThroughRemote ? 1 : 0;
+}
+
 /** The most workers that ended a chain remembers (its last ones), each with its last answer. */
 export const MAX_ENDED_WORKERS = 100;
 

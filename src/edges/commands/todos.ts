@@ -60,7 +60,8 @@ import {
 	setBranchDoneCheck,
 	setPanelEnabled,
 	setTodos,
-	workersAllowed,
+	sharedRemote,
+	workersFor,
 } from "../../state.ts";
 import { commitUserList } from "../host/commit.ts";
 import { modelInputPrice, modelPriced } from "../host/model-price.ts";
@@ -130,7 +131,7 @@ export function formatStatusReport(
 		TODOS_STATUS.doneCheck(doneCheck),
 		TODOS_STATUS.itemChecks(itemChecksState(config, activeTools), config.checkTimeoutSeconds),
 		TODOS_STATUS.judge(config.judge, chain.spend.judge),
-		TODOS_STATUS.workers(workersAllowed(config.workers), chain.spend.workers),
+		TODOS_STATUS.workers(workersFor(config), chain.spend.workers),
 	].join("\n");
 }
 
@@ -232,10 +233,11 @@ const SUBCOMMANDS: Readonly<Record<string, Subcommand>> = {
 				parseWorkersAsk(call.rest, MAX_WORKERS, itemsWorkedOn(getWorkers(), getEndedWorkers())),
 				async (ask) => {
 					const commands = await import("./workers.ts");
-					if (ask === undefined) return commands.showWorkers(call.ctx, call.config.workers);
+					if (ask === undefined) return commands.showWorkers(call.ctx, workersFor(call.config));
 					if (ask === "clean") return void (await commands.cleanWorkers(call.ctx, (why) => refuse(call, why)));
 					if ("item" in ask) return commands.showWorkerAnswer(call.ctx, ask.item);
-					if (await commands.setWorkers(call.ctx, ask.count, (why) => refuse(call, why)))
+					const asked = { count: ask.count, remote: sharedRemote(call.config.remote) };
+					if (await commands.setWorkers(call.ctx, asked, (why) => refuse(call, why)))
 						await call.engine.resume(call.ctx);
 				},
 			),

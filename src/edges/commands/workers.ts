@@ -4,9 +4,10 @@
  */
 
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
+import { leastWorkers } from "../../core/rules/worker-dispatch.ts";
 import { lastWorkerOf, tokensSoFar } from "../../core/rules/workers.ts";
 import { type LeftoverCounts, WORKER_TEXTS } from "../../core/texts/user/workers.ts";
-import { allowWorkers, getEndedWorkers, getTodos, getWorkers, workersAllowed } from "../../state.ts";
+import { allowWorkers, getEndedWorkers, getTodos, getWorkers } from "../../state.ts";
 import { findRepo } from "../git/git.ts";
 import { tell } from "../host/tell.ts";
 import { findLeftovers, type Leftovers, putBackLines, removeLeftovers } from "../workers/leftovers.ts";
@@ -16,7 +17,7 @@ import { findLeftovers, type Leftovers, putBackLines, removeLeftovers } from "..
  * progress too, as it streams) and tree, those that ended in this chain, then what earlier runs left in the
  * repository and TMPDIR, if anything.
  */
-export async function showWorkers(ctx: ExtensionContext, configured: number, now = Date.now()): Promise<void> {
+export async function showWorkers(ctx: ExtensionContext, allowed: number, now = Date.now()): Promise<void> {
 	const lines = getWorkers().map((worker) =>
 		WORKER_TEXTS.line(
 			worker.index,
@@ -31,7 +32,7 @@ export async function showWorkers(ctx: ExtensionContext, configured: number, now
 	const left = found && WORKER_TEXTS.leftovers(countsOf(found), found.kept);
 	const cut = found && found.landings.length > 0 ? [WORKER_TEXTS.cutLandings(found.landings)] : [];
 	const ended = getEndedWorkers().map(WORKER_TEXTS.ended);
-	const shown = WORKER_TEXTS.list(workersAllowed(configured), lines, ended);
+	const shown = WORKER_TEXTS.list(allowed, lines, ended);
 	tell(ctx, [shown, ...(left ? [left] : []), ...cut].join("\n"));
 }
 
@@ -81,14 +82,20 @@ export async function cleanWorkers(ctx: ExtensionContext, refuse: (why: string) 
 }
 
 /**
- * `/todos workers <n>|off`: how many may work at once in this session. Workers need a git work tree: elsewhere the
- * refusal says so and nothing changes (`refuse`). True when the count was taken.
+ * `/todos workers <n>|off`: how many may work at once in this session. Workers need a git work tree, and a plan shared
+ * through a remote (`asked.remote`) needs at least one: otherwise the refusal says so and nothing changes (`refuse`).
+ * True when the count was taken.
  */
 export async function setWorkers(
 	ctx: ExtensionContext,
-	count: number,
+	asked: { count: number; remote: string | undefined },
 	refuse: (why: string) => void,
 ): Promise<boolean> {
+	const { count, remote } = asked;
+	if (remote !== undefined && count < leastWorkers(true)) {
+		refuse(WORKER_TEXTS.sharedNeedsOne(remote));
+		return false;
+	}
 	if (count > 0 && !(await findRepo(ctx.cwd))) {
 		refuse(WORKER_TEXTS.noRepoRefused);
 		return false;

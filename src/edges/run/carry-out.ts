@@ -54,7 +54,7 @@ import {
 	setGoal,
 	setLoop,
 	subscribe,
-	workersAllowed,
+	workersFor,
 } from "../../state.ts";
 import { checkEnv, modelChecksBlocked } from "../checks/item-checks.ts";
 import { applyVerification, runVerification } from "../checks/verification.ts";
@@ -91,7 +91,7 @@ export function currentInput({ pi, ctx, config }: Pick<FollowUp, "pi" | "ctx" | 
 		judged: isJudged() ? { failed: getVerification()?.failed ?? [] } : undefined,
 		goal: getGoal(),
 		workers: {
-			max: workersAllowed(config.workers),
+			max: workersFor(config),
 			running: getWorkers().map((worker) => worker.index),
 			claimed: indexesOf(getClaimedElsewhere()),
 			malformed: indexesOf(getClaimsMalformed()),

@@ -67,6 +67,9 @@ export const WORKER_TEXTS = {
 	set: (max: number) =>
 		max === 0 ? "Workers: off for this session." : `Workers: up to ${max} at once in this session.`,
 	noRepoRefused: "workers need a git work tree, and this session's folder is not in one",
+	/** `/todos workers 0` while the plan is shared through a remote, whose items only workers land. */
+	sharedNeedsOne: (remote: string) =>
+		`a plan shared through ${remote} is worked by workers alone: at least 1 (after /todos remote off, 0 lets this session's model work it)`,
 	/** Where an item's claim should be, a ref holds no claim: the item is left alone until it is freed by hand. */
 	malformedClaim: (index: number) =>
 		`pi-til-done: the claim ref of [${index}] holds no claim of ours: no worker takes the item until /todos remote release ${index} frees it.`,
