@@ -22,6 +22,7 @@ import { claimMessage, planName } from "../../src/core/rules/leases.ts";
 import { findRepo } from "../../src/edges/git/git.ts";
 import { type HeldClaim, newNonce, takeClaim } from "../../src/edges/git/leases.ts";
 import {
+	type BranchLanding,
 	type BranchWork,
 	landOnBranch,
 	planAtTip,
@@ -129,6 +130,16 @@ const tipOf = (m: Machine) => gitAt(m.place.bare, ["rev-parse", "refs/heads/main
 const claimsOf = (m: Machine) =>
 	gitAt(m.place.bare, ["for-each-ref", "--format=%(refname) %(objectname)", "refs/til-done/"]);
 
+/** Our item landed in a second push on `theirs` (another session's landing): both changes there, the claim gone. */
+function expectMergedOnto(m: Machine, landed: BranchLanding, theirs: string): void {
+	expect(landed).toEqual({ kind: "landed", commit: tipOf(m), tip: theirs, pushes: 2 });
+	expect(gitAt(m.place.bare, ["rev-parse", "main^"]).trim()).toBe(theirs);
+	expect(atRemote(m, "main:notes.txt")).toBe("one\ntwo\nthree\nfour\n");
+	expect(atRemote(m, "main:shared.txt")).toBe("a\nb\nc\nd\n");
+	expect(atRemote(m, "main:PLAN.md")).toBe(PLAN_FIRST_DONE);
+	expect(claimsOf(m)).toBe("");
+}
+
 describe.each(PLACES)("landing an item on the plan's branch on %s", (_name, makePlace) => {
 	it("lands once: one commit whose parent is the old tip, the item's plan line checked, the claim gone; every other ref of the remote and the person's tree, index, HEAD, refs and stash untouched (a named remote's tracking ref follows the push, as git's own push moves it)", async () => {
 		const m = await machine(makePlace);
@@ -156,12 +167,7 @@ describe.each(PLACES)("landing an item on the plan's branch on %s", (_name, make
 		const theirs = othersLanding(m, { "shared.txt": "a\nb\nc\nd\n" });
 		m.place.beforePush(1, theirs.push);
 		const landed = await landOnBranch(m.team, item);
-		expect(landed).toEqual({ kind: "landed", commit: tipOf(m), tip: theirs.commit, pushes: 2 });
-		expect(gitAt(m.place.bare, ["rev-parse", "main^"]).trim()).toBe(theirs.commit);
-		expect(atRemote(m, "main:notes.txt")).toBe("one\ntwo\nthree\nfour\n");
-		expect(atRemote(m, "main:shared.txt")).toBe("a\nb\nc\nd\n");
-		expect(atRemote(m, "main:PLAN.md")).toBe(PLAN_FIRST_DONE);
-		expect(claimsOf(m)).toBe("");
+		expectMergedOnto(m, landed, theirs.commit);
 	});
 
 	it("another session's push taken in the same instant (both passed git's check of the leases, the remote refused ours whole): merged again onto its tip, both changes present, in two pushes", async () => {
@@ -179,12 +185,7 @@ describe.each(PLACES)("landing an item on the plan's branch on %s", (_name, make
 		chmodSync(hook, 0o755);
 		const landed = await landOnBranch(m.team, item);
 		rmSync(hook);
-		expect(landed).toEqual({ kind: "landed", commit: tipOf(m), tip: theirs.commit, pushes: 2 });
-		expect(gitAt(m.place.bare, ["rev-parse", "main^"]).trim()).toBe(theirs.commit);
-		expect(atRemote(m, "main:notes.txt")).toBe("one\ntwo\nthree\nfour\n");
-		expect(atRemote(m, "main:shared.txt")).toBe("a\nb\nc\nd\n");
-		expect(atRemote(m, "main:PLAN.md")).toBe(PLAN_FIRST_DONE);
-		expect(claimsOf(m)).toBe("");
+		expectMergedOnto(m, landed, theirs.commit);
 	});
 
 	it("two items that change the same lines: a conflict naming the file, nothing pushed (the branch and the claim as they were)", async () => {
