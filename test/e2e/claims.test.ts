@@ -19,25 +19,15 @@ import {
 	waitForValue,
 } from "../helpers/cli.ts";
 import { CLAIM_LOST_WHY, stderrLine, WORKERS } from "../helpers/expected.ts";
+import { ADD_LINE, bash, CLAIMS, claimBy, ITEMS, NOTES, planOf } from "../helpers/notes-plan.ts";
 import { perTest } from "../helpers/per-test.ts";
 import { sayStep, toolStep } from "../helpers/scripts.ts";
 import { userRepo } from "../helpers/user-repo.ts";
-import { stderrOf } from "../helpers/workers.ts";
+import { stderrOf, untilWorkerWaits } from "../helpers/workers.ts";
 
 const pi = perTest({ TIL_DONE_COUNTDOWN: "0" });
-const ITEMS = ["Add line 0 to notes.txt", "Add line 1 to notes.txt"];
-/** Where each item adds its line: apart enough that the two landings merge. */
-const NOTES = "start\n1\n2\n3\nend\n";
-const ADD_LINE = [`sed -i 's/^start$/start\\nline 0/' notes.txt`, `sed -i 's/^end$/line 1\\nend/' notes.txt`];
-const PLAN_REF = "refs/til-done/claims/main--PLAN_md/";
 /** A worker's landing line on stderr, its item captured. */
 const WORKER_LANDED = /^\[til-done\] Worker on \[(\d)\] landed in /;
-
-const bash = (command: string): FakeStep => toolStep("bash", { command });
-
-/** The plan file of `texts`, checked or not. */
-const planOf = (texts: readonly string[], done: boolean) =>
-	`# Plan\n\n${texts.map((text) => `- [${done ? "x" : " "}] ${text}`).join("\n")}\n`;
 
 /** A project repository holding notes.txt and the plan file of `texts` (both untracked, as a person's new files). */
 function planRepo(env: IsolatedEnv, texts: readonly string[]) {
@@ -60,18 +50,6 @@ function session(host: PiHost, env: IsolatedEnv, name: string) {
 
 const git = (env: IsolatedEnv, ...args: string[]) =>
 	execFileSync("git", args, { cwd: env.cwd, encoding: "utf8" }).trim();
-
-/** A claim commit of another holder on item 0 of the plan, written as any session writes one; its sha. */
-function claimOf(env: IsolatedEnv, holder: { session: string; host: string }): string {
-	const key = itemKey(0, ITEMS[0] ?? "");
-	const record = { plan: "main--PLAN_md", key, ...holder, nonce: "an-old-nonce", fence: 1, renewals: 0, since: 1 };
-	const tree = execFileSync("git", ["mktree"], { cwd: env.cwd, input: "", encoding: "utf8" }).trim();
-	return execFileSync("git", ["-c", "user.name=u", "-c", "user.email=u@u", "commit-tree", tree], {
-		cwd: env.cwd,
-		input: `pi-til-done claim v1\n\n${JSON.stringify(record)}\n`,
-		encoding: "utf8",
-	}).trim();
-}
 
 const claimRefs = (env: IsolatedEnv) => git(env, "for-each-ref", "--format=%(refname)", "refs/til-done/claims/");
 const countOf = (text: string, line: string) => text.split("\n").filter((at) => at === line).length;
@@ -116,8 +94,8 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "1", TIL_DONE_LEASE: "1" });
 			const state = planRepo(env, texts);
 			env.writeWorkerScripts({ "0": [bash(ADD_LINE[0] ?? ""), sayStep("Added line 0.")] });
-			const stale = claimOf(env, { session: "an-old-session", host: holderHost });
-			git(env, "update-ref", `${PLAN_REF}${itemKey(0, texts[0] ?? "")}`, stale);
+			const stale = claimBy(env.cwd, { key: itemKey(0, ITEMS[0] ?? ""), session: "an-old-session", host: holderHost });
+			git(env, "update-ref", `${CLAIMS}${itemKey(0, texts[0] ?? "")}`, stale);
 			const before = state();
 			const run = await session(host, env, "a");
 			expect(run.code).toBe(0);
@@ -143,13 +121,14 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		});
 		const before = state();
 		const running = session(host, env, "a");
-		await waitForValue(
-			() => (env.readLog().some((line) => line.lastUser.includes("Your item") && line.step === 1) ? true : undefined),
-			60_000,
-			"the first try waiting",
-		);
+		await untilWorkerWaits(env, "the first try waiting");
 		const key = itemKey(0, texts[0] ?? "");
-		git(env, "update-ref", `${PLAN_REF}${key}`, claimOf(env, { session: "another-session", host: "another-machine" }));
+		git(
+			env,
+			"update-ref",
+			`${CLAIMS}${key}`,
+			claimBy(env.cwd, { key, session: "another-session", host: "another-machine" }),
+		);
 		const kept = await waitForValue(
 			() =>
 				git(env, "for-each-ref", "--format=%(refname)", "refs/til-done/")

@@ -35,17 +35,13 @@ import {
 	workerFailures,
 } from "../helpers/expected.ts";
 import { type GitServer, startGitServer } from "../helpers/git-server.ts";
+import { ADD_LINE, bash, CLAIMS, claimBy, ITEMS, NOTES, NOTES_DONE, planOf } from "../helpers/notes-plan.ts";
 import { perTest } from "../helpers/per-test.ts";
 import { reportedLines } from "../helpers/rpc.ts";
 import { sayStep, toolStep } from "../helpers/scripts.ts";
-import { startedLine, stderrOf } from "../helpers/workers.ts";
+import { startedLine, stderrOf, untilWorkerWaits } from "../helpers/workers.ts";
 
 const pi = perTest({ TIL_DONE_COUNTDOWN: "0" });
-const ITEMS = ["Add line 0 to notes.txt", "Add line 1 to notes.txt"];
-/** Where each item adds its line: apart enough that the two landings merge. */
-const NOTES = "start\n1\n2\n3\nend\n";
-const NOTES_DONE = "start\nline 0\n1\n2\n3\nline 1\nend\n";
-const ADD_LINE = [`sed -i 's/^start$/start\\nline 0/' notes.txt`, `sed -i 's/^end$/line 1\\nend/' notes.txt`];
 /** A landing on the branch, as a session says it on stderr: its item captured. */
 const ON_BRANCH = /^\[til-done\] Worker on \[(\d)\]: landed on main of origin as [0-9a-f]{12}\.$/;
 const ON_BRANCH_ANY = /^\[til-done\] Worker on \[(\d+)\]: landed on main of origin as [0-9a-f]{12}\.$/;
@@ -59,12 +55,6 @@ beforeAll(async () => {
 afterAll(async () => {
 	await server.close();
 });
-
-const bash = (command: string): FakeStep => toolStep("bash", { command });
-
-/** The plan file of `texts`, checked or not. */
-const planOf = (texts: readonly string[], done: boolean) =>
-	`# Plan\n\n${texts.map((text) => `- [${done ? "x" : " "}] ${text}`).join("\n")}\n`;
 
 const gitIn = (cwd: string, ...args: string[]) =>
 	execFileSync("git", ["-c", "user.name=u", "-c", "user.email=u@u", ...args], { cwd, encoding: "utf8" }).trim();
@@ -123,10 +113,6 @@ function collect(child: ChildProcess): () => string {
 	return () => text;
 }
 
-/** Whether a worker answered its first step and waits on its second (its line added in its tree). */
-const workerWaiting = (env: IsolatedEnv) =>
-	env.readLog().some((line) => line.lastUser.includes("Your item") && line.step === 1);
-
 /** Worker scripts of their own for another machine: item 0's worker adds its line and answers at once. */
 function quickWorker(env: IsolatedEnv): NodeJS.ProcessEnv {
 	const file = join(env.root, "quick-worker-scripts.json");
@@ -139,36 +125,6 @@ const claimsOn = (bare: string) =>
 	gitIn(bare, "for-each-ref", "--format=%(refname)", "refs/til-done/claims/")
 		.split("\n")
 		.filter((ref) => ref !== "");
-
-/** A claim commit of another holder, written in `cwd` as any session writes one (never renewed); its sha. */
-function claimCommit(cwd: string, holder: { plan: string; key: string; session: string; host: string }): string {
-	const record = { ...holder, nonce: "another-nonce", fence: 1, renewals: 0, since: 1 };
-	const tree = execFileSync("git", ["mktree"], { cwd, input: "", encoding: "utf8" }).trim();
-	return execFileSync("git", ["-c", "user.name=u", "-c", "user.email=u@u", "commit-tree", tree], {
-		cwd,
-		input: `pi-til-done claim v1\n\n${JSON.stringify(record)}\n`,
-		encoding: "utf8",
-	}).trim();
-}
-
-/** Where the plan's claims live on the remote. */
-const CLAIMS = "refs/til-done/claims/main--PLAN_md/";
-
-/** A claim of another machine on item `key`, written in the bare repository as any session writes one; its sha. */
-function anotherMachinesClaim(bare: string, key: string): string {
-	const record = {
-		plan: "main--PLAN_md",
-		key,
-		session: "s2",
-		host: "desktop",
-		nonce: "theirs",
-		fence: 2,
-		renewals: 0,
-		since: 1,
-	};
-	const tree = execFileSync("git", ["mktree"], { cwd: bare, input: "", encoding: "utf8" }).trim();
-	return gitIn(bare, "commit-tree", tree, "-m", "pi-til-done claim v1", "-m", JSON.stringify(record));
-}
 
 /** The `Til-done-item` trailers of the branch's commits, newest first. */
 const landedKeys = (bare: string) =>
@@ -267,7 +223,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		env.writeWorkerScripts({ "0": [bash(ADD_LINE[0] ?? ""), sayStep("Added line 0.")] });
 		// Another machine's claim, as its session pushed it, then never renewed (the machine slept, or its pi was killed).
 		const key = itemKey(0, texts[0] ?? "");
-		const stale = claimCommit(laptop, { plan: "main--PLAN_md", key, session: "s-desktop", host: "desktop" });
+		const stale = claimBy(laptop, { key, session: "s-desktop", host: "desktop" });
 		gitIn(laptop, "push", "-q", "origin", `${stale}:refs/til-done/claims/main--PLAN_md/${key}`);
 		const args = ["--til-done-plan", "PLAN.md", "--til-done-remote", "origin"];
 		const client = await pi.rpc({ host, env: env.env, cwd: laptop, extensions: [EXTENSION_ENTRY], args });
@@ -301,7 +257,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			"0": [bash(ADD_LINE[0] ?? ""), { ...sayStep("Added line 0."), waitForFile: join(env.root, "never") }],
 		});
 		const dying = startSession(host, env.env, laptop, join(env.root, "sessions-laptop"));
-		await waitForValue(() => (workerWaiting(env) ? true : undefined), 60_000, "the laptop's worker at work");
+		await untilWorkerWaits(env, "the laptop's worker at work");
 		expect(claimsOn(bare)).toHaveLength(1);
 		// A machine that dies: its pi, and its worker with it (the worker ends with the session that started it).
 		process.kill(dying.pid ?? 0, "SIGKILL");
@@ -323,7 +279,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		env.writeWorkerScripts({ "0": [bash(ADD_LINE[0] ?? ""), { ...sayStep("Added line 0."), waitForFile: go }] });
 		const zombie = startSession(host, env.env, laptop, join(env.root, "sessions-laptop"));
 		const zombieErr = collect(zombie);
-		await waitForValue(() => (workerWaiting(env) ? true : undefined), 60_000, "the laptop's worker at work");
+		await untilWorkerWaits(env, "the laptop's worker at work");
 		// A laptop that sleeps: its pi stops renewing; its worker, done, waits for it.
 		process.kill(zombie.pid ?? 0, "SIGSTOP");
 		const desktopRun = await session(host, { ...env, env: { ...env.env, ...quickWorker(env) } }, desktop, "desktop");
@@ -383,12 +339,8 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		});
 		const start = gitIn(bare, "rev-parse", "main");
 		const running = session(host, env, laptop, "laptop");
-		await waitForValue(
-			() => (env.readLog().some((line) => line.lastUser.includes("Your item") && line.step === 1) ? true : undefined),
-			60_000,
-			"the first try waiting",
-		);
-		gitIn(bare, "update-ref", `${CLAIMS}${key}`, anotherMachinesClaim(bare, key));
+		await untilWorkerWaits(env, "the first try waiting");
+		gitIn(bare, "update-ref", `${CLAIMS}${key}`, claimBy(bare, { key, session: "s2", host: "desktop", fence: 2 }));
 		const kept = await waitForValue(
 			() =>
 				gitIn(laptop, "for-each-ref", "--format=%(refname)", "refs/til-done/")
@@ -421,11 +373,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		// The worker adds its line under `start`, then waits while the other machine rewrites that very line.
 		env.writeWorkerScripts({ "0": [bash(ADD_LINE[0] ?? ""), { ...sayStep("Added line 0."), waitForFile: go }] });
 		const running = session(host, env, laptop, "laptop");
-		await waitForValue(
-			() => (env.readLog().some((line) => line.lastUser.includes("Your item") && line.step === 1) ? true : undefined),
-			60_000,
-			"the worker waiting",
-		);
+		await untilWorkerWaits(env, "the worker waiting");
 		writeFileSync(join(desktop, "notes.txt"), NOTES.replace("start", "START"));
 		gitIn(desktop, "commit", "-qam", "another machine's edit");
 		gitIn(desktop, "push", "-q", "origin", "main");
@@ -490,11 +438,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		const before = others();
 		const args = ["--til-done-plan", "my plan.md", "--til-done-remote", "origin", "-p", "Work the plan."];
 		const running = runPrint(args, env.env, { host, cwd: laptop, extensions: [EXTENSION_ENTRY], timeoutMs: 90_000 });
-		await waitForValue(
-			() => (env.readLog().some((line) => line.lastUser.includes("Your item") && line.step === 1) ? true : undefined),
-			60_000,
-			"the worker waiting",
-		);
+		await untilWorkerWaits(env, "the worker waiting");
 		// The person edits the very line the item changes, after its worker took its snapshot.
 		const mine = NOTES.replace("start", "START, mine");
 		writeFileSync(join(laptop, "notes.txt"), mine);
@@ -530,11 +474,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		gitIn(desktop, "push", "-q", "origin", "HEAD:refs/scratch/theirs");
 		gitIn(bare, "update-ref", "-d", "refs/scratch/theirs");
 		const running = session(host, env, laptop, "laptop");
-		await waitForValue(
-			() => (env.readLog().some((line) => line.lastUser.includes("Your item") && line.step === 1) ? true : undefined),
-			60_000,
-			"the worker waiting",
-		);
+		await untilWorkerWaits(env, "the worker waiting");
 		server.beforePush(1, ["--git-dir", bare, "update-ref", "refs/heads/main", theirs]);
 		writeFileSync(go, "");
 		const run = await running;
@@ -561,11 +501,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		});
 		const start = gitIn(bare, "rev-parse", "main");
 		const running = session(host, env, laptop, "laptop");
-		await waitForValue(
-			() => (env.readLog().some((line) => line.lastUser.includes("Your item") && line.step === 1) ? true : undefined),
-			60_000,
-			"the worker waiting",
-		);
+		await untilWorkerWaits(env, "the worker waiting");
 		server.refuseAfter(0);
 		writeFileSync(go, "");
 		const cut = await running;

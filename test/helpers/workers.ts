@@ -3,7 +3,7 @@
  * carries (the user's repository is test/helpers/user-repo.ts).
  */
 import { readdirSync, readFileSync } from "node:fs";
-import type { IsolatedEnv } from "./cli.ts";
+import { type IsolatedEnv, waitForValue } from "./cli.ts";
 import { maskSeconds, stderrLine, WORKERS } from "./expected.ts";
 
 /**
@@ -96,4 +96,10 @@ export function killRunnerAbove(pid: number): boolean {
 		}
 	}
 	return false;
+}
+
+/** Resolves once a worker answered its first step and waits on its second (a script whose second step waits). */
+export function untilWorkerWaits(env: IsolatedEnv, label = "the worker waiting"): Promise<true> {
+	const waiting = () => env.readLog().some((line) => line.lastUser.includes("Your item") && line.step === 1);
+	return waitForValue(() => (waiting() ? true : undefined), 60_000, label);
 }
