@@ -5,7 +5,7 @@
  * landed, and nothing of the remote changes but the branch.
  */
 import { type ChildProcess, execFileSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { itemKey } from "../../src/core/list/items.ts";
@@ -300,6 +300,36 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		// The laptop's work tree took what the desktop landed: the line once.
 		expect(readFileSync(join(laptop, "notes.txt"), "utf8")).toBe(NOTES_DONE.replace("line 1\n", ""));
 	}, 180_000);
+
+	it("SIGINT while the item's push is under way: the landing holds, the item lands once on the branch and in the work tree, said, and pi ends by the signal", async () => {
+		const texts = ITEMS.slice(0, 1);
+		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "1" });
+		const { bare, url } = servedPlan(env, texts);
+		const laptop = machine(env, url, "laptop");
+		env.writeWorkerScripts({ "0": [bash(ADD_LINE[0] ?? ""), sayStep("Added line 0.")] });
+		// The remote holds the branch's push (the landing) until the test says go; claims pass at once.
+		const [entered, go] = [join(env.root, "push-entered"), join(env.root, "push-go")];
+		const hook = join(bare, "hooks", "pre-receive");
+		writeFileSync(
+			hook,
+			`#!/bin/sh\ngrep -q ' refs/heads/main$' || exit 0\ntouch '${entered}'\nwhile [ ! -f '${go}' ]; do sleep 0.05; done\n`,
+		);
+		chmodSync(hook, 0o755);
+		const running = startSession(host, env.env, laptop, join(env.root, "sessions-laptop"));
+		const stderr = collect(running);
+		await waitForValue(() => (existsSync(entered) ? true : undefined), 60_000, "the landing's push at the remote");
+		process.kill(running.pid ?? 0, "SIGINT");
+		writeFileSync(go, "");
+		const ended = await waitForExit(running, 60_000);
+		expect(ended).toEqual({ code: null, signal: "SIGINT" });
+		const lines = stderrOf(stderr());
+		expect(lines.filter((line) => ON_BRANCH.test(line))).toHaveLength(1);
+		expect(lines).toContain(stderrLine(WORKERS.landedOnStop(0)).trimEnd());
+		expect(landedKeys(bare)).toEqual([itemKey(0, texts[0] ?? "")]);
+		expect(gitIn(bare, "show", "main:notes.txt")).toBe("start\nline 0\n1\n2\n3\nend");
+		expect(gitIn(bare, "for-each-ref", "--format=%(refname)")).toBe("refs/heads/main");
+		expect(readFileSync(join(laptop, "notes.txt"), "utf8")).toBe("start\nline 0\n1\n2\n3\nend\n");
+	}, 120_000);
 
 	it("the remote lost once the session joined: nothing claimed or landed, said once, then after a lease the run stops with exit 4", async () => {
 		const texts = ITEMS.slice(0, 1);
