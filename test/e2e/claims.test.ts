@@ -9,19 +9,11 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { itemKey } from "../../src/core/list/items.ts";
-import {
-	EXTENSION_ENTRY,
-	type FakeStep,
-	type IsolatedEnv,
-	PI_HOSTS,
-	type PiHost,
-	runPrint,
-	waitForValue,
-} from "../helpers/cli.ts";
+import { EXTENSION_ENTRY, type IsolatedEnv, PI_HOSTS, type PiHost, runPrint, waitForValue } from "../helpers/cli.ts";
 import { CLAIM_LOST_WHY, stderrLine, WORKERS } from "../helpers/expected.ts";
 import { ADD_LINE, bash, CLAIMS, claimBy, ITEMS, NOTES, planOf } from "../helpers/notes-plan.ts";
 import { perTest } from "../helpers/per-test.ts";
-import { sayStep, toolStep } from "../helpers/scripts.ts";
+import { sayStep } from "../helpers/scripts.ts";
 import { userRepo } from "../helpers/user-repo.ts";
 import { stderrOf, untilWorkerWaits } from "../helpers/workers.ts";
 

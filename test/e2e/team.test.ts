@@ -11,7 +11,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { itemKey } from "../../src/core/list/items.ts";
 import {
 	EXTENSION_ENTRY,
-	type FakeStep,
 	type IsolatedEnv,
 	PI_HOSTS,
 	type PiHost,
@@ -38,7 +37,7 @@ import { type GitServer, startGitServer } from "../helpers/git-server.ts";
 import { ADD_LINE, bash, CLAIMS, claimBy, ITEMS, NOTES, NOTES_DONE, planOf } from "../helpers/notes-plan.ts";
 import { perTest } from "../helpers/per-test.ts";
 import { reportedLines } from "../helpers/rpc.ts";
-import { sayStep, toolStep } from "../helpers/scripts.ts";
+import { sayStep } from "../helpers/scripts.ts";
 import { startedLine, stderrOf, untilWorkerWaits } from "../helpers/workers.ts";
 
 const pi = perTest({ TIL_DONE_COUNTDOWN: "0" });
