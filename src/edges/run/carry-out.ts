@@ -220,8 +220,9 @@ async function startOn(items: readonly number[], run: FollowUp): Promise<void> {
 /**
  * Every open item held by other sessions: waits `lookAgainMs`, or until one of their claims moves (read every
  * `CLAIMS_POLL_MS`: landed, freed, renewed), then reads the plan file again (the items they landed are completed here)
- * and decides again with the claims to be tried anew (a holder seen unchanged for its lease is taken over). Esc in the TUI, a prompt, `/todos pause` or a session change (the follow-up's cancellation) end the
- * wait; an interrupt of `pi -p` ends the process.
+ * and decides again with the claims to be tried anew (a holder seen unchanged for its lease is taken over). Esc in the
+ * TUI, a prompt, `/todos pause` or a session change (the follow-up's cancellation) end the wait; an interrupt of
+ * `pi -p` ends the process.
  */
 async function waitOnOthers(step: Extract<Step, { kind: "wait" }>, run: FollowUp): Promise<void> {
 	const { othersMoved } = await import("../workers/session-workers.ts");

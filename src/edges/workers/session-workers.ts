@@ -281,8 +281,9 @@ export function othersMoved(pi: ExtensionAPI, keys: readonly string[], signal: A
 
 /**
  * An item whose claim this session did not win: held by another session (tried again once its lease may have run out,
- * or a renewal's interval, whichever is sooner, or as soon as a wait sees its claim move: {@link othersMoved}), or a ref that holds no claim (said once; `/todos remote release`
- * frees it), or claims that cannot be read now (said; tried again at a renewal's interval). Nothing starts on it.
+ * or a renewal's interval, whichever is sooner, or as soon as a wait sees its claim move: {@link othersMoved}), or a
+ * ref that holds no claim (said once; `/todos remote release` frees it), or claims that cannot be read now (said;
+ * tried again at a renewal's interval). Nothing starts on it.
  */
 function heldElsewhere(run: BoundRun, index: number, key: string, taken: Exclude<TakeResult, { kind: "won" }>): void {
 	const every = renewEveryMs(run.claims.leaseMs);
