@@ -18,6 +18,7 @@ import {
 	readWorkerRef,
 	refsToPrune,
 	transitions,
+	unmarkedKeptRef,
 	workerRef,
 } from "../../src/core/rules/checkpoint-rules.ts";
 import { diffAsData } from "../../src/core/texts/user/checkpoints.ts";
@@ -111,6 +112,8 @@ describe("work kept only because the remote was not reached is found to land as 
 		];
 		expect(keptToLand([...others, toLand], "0-bd7c6224")).toBe(toLand);
 		expect(keptToLand(others, "0-bd7c6224")).toBeUndefined();
+		expect(unmarkedKeptRef(toLand)).toBe("refs/til-done/old-session/0-bd7c6224/worker-kept-0123456789ab");
+		expect(unmarkedKeptRef(others[0] ?? "")).toBe(others[0]);
 	});
 });
 

@@ -53,6 +53,10 @@ export function keptWorkRef(sessionId: string, key: string, commit: string, toLa
 	return `${CHECKPOINT_REF_ROOT}${refSafe(sessionId)}/${key}/${name}`;
 }
 
+/** A kept try's ref to land, as a plain kept ref: its work stays, never landed as is. */
+export const unmarkedKeptRef = (ref: string): string =>
+	ref.endsWith(TO_LAND_SUFFIX) ? ref.slice(0, -TO_LAND_SUFFIX.length) : ref;
+
 /**
  * Of `refs` (any session's), the first that keeps work of item `key` to land as is; undefined when none does. Work
  * kept for any other reason (a conflict, a failed check, a breaker, a stop before the landing) is worked again.

@@ -6,7 +6,7 @@
  * is (a conflict, the claim lost) loses its mark and is worked again; another session's landing leaves it kept.
  */
 
-import { keptToLand, keptWorkRef, readWorkerRef } from "../../core/rules/checkpoint-rules.ts";
+import { keptToLand, unmarkedKeptRef } from "../../core/rules/checkpoint-rules.ts";
 import { WORKER_TEXTS, workerWhy } from "../../core/texts/user/workers.ts";
 import { completeWorkerItem, getClaimedElsewhere, markLanding } from "../../state.ts";
 import { type Claims, holdWhileWorking } from "../git/claims.ts";
@@ -35,9 +35,7 @@ async function keptWorkOf(session: TeamSession, key: string) {
 
 /** The kept work's ref renamed to a plain kept ref (its work stays, never landed as is): one change of both refs. */
 async function unmark(session: TeamSession, ref: string, result: string): Promise<void> {
-	const [, sessionId = ""] = /^refs\/til-done\/([^/]+)\//.exec(ref) ?? [];
-	const key = readWorkerRef(ref)?.key ?? "";
-	const input = `update ${keptWorkRef(sessionId, key, result)} ${result}\ndelete ${ref} ${result}\n`;
+	const input = `update ${unmarkedKeptRef(ref)} ${result}\ndelete ${ref} ${result}\n`;
 	await runGit(session.team.repo.top, ["update-ref", "--stdin"], { input });
 }
 
@@ -57,6 +55,7 @@ export async function landKeptWork(
 	const lease = holdWhileWorking(place.claims, place.claim, () => {});
 	const change = { base: kept.base, result: kept.result };
 	const teamItem = { ...item, planPath: session.planPath };
+	// No stop reaches it: it is one landing, and no worker runs whose stop it could share.
 	const stop = new AbortController().signal;
 	// As a worker's landing: the item's start checkpoint taken first, its completion's after.
 	markLanding(item.key);
