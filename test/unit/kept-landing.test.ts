@@ -131,6 +131,20 @@ describe("work kept only because the remote was not reached lands as is, by a la
 		expect(git(bare, "for-each-ref", "--format=%(refname)")).toBe("refs/heads/main");
 	});
 
+	it("the person's own edit of the line it changes: landed on the branch all the same, their bytes kept, said", async () => {
+		keptWork(true);
+		writeFileSync(join(dir, "notes.txt"), "start\nmy own line\nend\n");
+		const s = setup();
+		setTodos(items());
+		s.endRun();
+		await until(() => getTodos().every((todo) => todo.status === "completed"), "every item completed");
+		expect(s.stayed()).toContain(WORKERS.keptLanded(0, "main", "origin", landedCommitOf(KEY)));
+		expect(s.stayed()).toContain(WORKERS.notInWorkTree(0, "main", WORKERS.conflicts("notes.txt")));
+		expect(git(bare, "show", "main:notes.txt")).toBe("start\nkept work\nend");
+		expect(readFileSync(join(dir, "notes.txt"), "utf8")).toBe("start\nmy own line\nend\n");
+		expect(keptRefs()).toEqual([]);
+	});
+
 	it("work kept for another reason (a conflict, a failed check): never landed as is, the item worked again", async () => {
 		const ref = keptWork(false);
 		const s = setup();
