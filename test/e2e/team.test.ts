@@ -82,9 +82,12 @@ function machine(env: IsolatedEnv, url: string, name: string): string {
 	return dir;
 }
 
-/** `pi -p` with two workers on the plan file, joined to `origin`, in `cwd`, its session in a folder of its own. */
-function session(host: PiHost, env: IsolatedEnv, cwd: string, name: string) {
-	const args = ["--til-done-plan", "PLAN.md", "--til-done-remote", "origin", "-p", "Work the plan."];
+/**
+ * `pi -p` with two workers on the plan file, joined to `origin`, in `cwd`, its session in a folder of its own (`more`:
+ * pi's own flags, `--continue` to go on with the folder's last session).
+ */
+function session(host: PiHost, env: IsolatedEnv, cwd: string, name: string, more: readonly string[] = []) {
+	const args = ["--til-done-plan", "PLAN.md", "--til-done-remote", "origin", ...more, "-p", "Work the plan."];
 	return runPrint(args, env.env, {
 		host,
 		cwd,
@@ -124,6 +127,12 @@ const claimsOn = (bare: string) =>
 	gitIn(bare, "for-each-ref", "--format=%(refname)", "refs/til-done/claims/")
 		.split("\n")
 		.filter((ref) => ref !== "");
+
+/** The refs of `cwd` that keep a worker's work that did not land. */
+const keptRefs = (cwd: string) =>
+	gitIn(cwd, "for-each-ref", "--format=%(refname)", "refs/til-done/")
+		.split("\n")
+		.filter((ref) => ref.includes("/worker-kept-"));
 
 /** The `Til-done-item` trailers of the branch's commits, newest first. */
 const landedKeys = (bare: string) =>
@@ -421,7 +430,19 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		expect(gitIn(bare, "for-each-ref", "--format=%(objectname) %(refname)")).toBe(`${theirs} refs/heads/main`);
 		expect(readFileSync(join(laptop, "notes.txt"), "utf8")).toBe(NOTES);
 		expect(readFileSync(join(laptop, "PLAN.md"), "utf8")).toBe(planOf(texts, false));
-	}, 120_000);
+		// Work given back for a conflict is never landed blindly: `--continue` works the item again.
+		expect(keptRefs(laptop)).toHaveLength(1);
+		const tries = env.workerTries();
+		// The next try adds its line where the branch has no change of another's.
+		env.writeWorkerScripts({ "0": [bash(ADD_LINE[1]?.replace("line 1", "line 0") ?? ""), sayStep("Added line 0.")] });
+		const again = await session(host, env, laptop, "laptop", ["--continue"]);
+		expect(again.code).toBe(0);
+		expect(env.workerTries().map((one) => one.item)).toEqual([...tries.map((one) => one.item), 0]);
+		expect(gitIn(bare, "show", "main:notes.txt")).toBe("START\n1\n2\n3\nline 0\nend");
+		expect(landedKeys(bare)).toEqual([itemKey(0, texts[0] ?? "")]);
+		// The conflicting try's work stays kept, under its ref.
+		expect(keptRefs(laptop)).toHaveLength(1);
+	}, 180_000);
 
 	it("a ref on the remote where the item's claim should be that holds no claim: one line, nothing worked or pushed, the run ends", async () => {
 		const texts = ITEMS.slice(0, 1);
@@ -518,16 +539,13 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		expect(readFileSync(join(laptop, "notes.txt"), "utf8")).toBe(NOTES_DONE.replace("line 1\n", ""));
 	}, 120_000);
 
-	it("the network cut as the item lands: nothing lands, the work kept under a ref and said, the run stops; once the remote is back the item lands once", async () => {
+	it("the network cut as the item lands: nothing lands, the work kept under a ref and said, the run stops; `--continue` once the remote is back lands the kept work once, no worker again", async () => {
 		const texts = ITEMS.slice(0, 1);
 		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "1", TIL_DONE_LEASE: "3" });
 		const { bare, url } = servedPlan(env, texts);
 		const laptop = machine(env, url, "laptop");
 		const go = join(env.root, "go");
-		env.writeWorkerScripts({
-			"0": [bash(ADD_LINE[0] ?? ""), { ...sayStep("Added line 0."), waitForFile: go }],
-			"0/again": [bash(ADD_LINE[0] ?? ""), sayStep("Added line 0.")],
-		});
+		env.writeWorkerScripts({ "0": [bash(ADD_LINE[0] ?? ""), { ...sayStep("Added line 0."), waitForFile: go }] });
 		const start = gitIn(bare, "rev-parse", "main");
 		const running = session(host, env, laptop, "laptop");
 		await untilWorkerWaits(env, "the worker waiting");
@@ -540,17 +558,22 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		expect(lines.at(-1)).toBe(`[til-done] ${REMOTE_DOWN_STOP}`);
 		expect(cut.code).toBe(4);
 		expect(gitIn(bare, "rev-parse", "main")).toBe(start);
-		const kept = gitIn(laptop, "for-each-ref", "--format=%(refname)", "refs/til-done/")
-			.split("\n")
-			.filter((ref) => ref.includes("/worker-kept-"));
+		const kept = keptRefs(laptop);
 		expect(kept).toHaveLength(1);
 		expect(gitIn(laptop, "show", `${kept[0]}:notes.txt`)).toBe("start\nline 0\n1\n2\n3\nend");
-		// The remote back, the plan is worked again: the item lands once.
-		const again = await session(host, env, laptop, "laptop-again");
+		const tries = env.workerTries();
+		expect(tries.map((one) => one.item)).toEqual([0]);
+		// The remote back, the same session goes on: the work kept lands, no worker works the item again.
+		const again = await session(host, env, laptop, "laptop", ["--continue"]);
+		const landed = gitIn(bare, "rev-parse", "main");
+		expect(stderrOf(again.stderr)).toContain(stderrLine(WORKERS.keptLanded(0, "main", "origin", landed)).trimEnd());
 		expect(again.code).toBe(0);
+		expect(env.workerTries()).toEqual(tries);
 		expect(gitIn(bare, "show", "main:notes.txt")).toBe("start\nline 0\n1\n2\n3\nend");
+		expect(gitIn(bare, "show", "main:PLAN.md")).toBe(planOf(texts, true).trimEnd());
 		expect(landedKeys(bare)).toEqual([itemKey(0, texts[0] ?? "")]);
 		expect(gitIn(bare, "for-each-ref", "--format=%(refname)")).toBe("refs/heads/main");
+		expect(keptRefs(laptop)).toEqual([]);
 		expect(readFileSync(join(laptop, "notes.txt"), "utf8")).toBe("start\nline 0\n1\n2\n3\nend\n");
 	}, 180_000);
 

@@ -244,6 +244,15 @@ export const WORKERS = {
 	/** Why a worker's work did not land on the shared plan's branch, when the remote was not reached. */
 	unreachableBranch: (branch: string, remote: string): string =>
 		`its work could not land on ${branch} of ${remote}: the remote was not reached`,
+	/** The work a try kept when the remote was not reached, landed on the shared plan's branch by a later session. */
+	keptLanded: (index: number, branch: string, remote: string, commit: string): string =>
+		`Worker on [${index}]: its work kept when ${remote} was not reached landed on ${branch} of ${remote} as ${commit.slice(0, 12)}.`,
+	/** That kept work found the item landed by another session first: it stays kept. */
+	keptLandedElsewhere: (index: number): string =>
+		`Worker on [${index}]: another session landed it first; the work kept when the remote was not reached stays under its ref (/todos workers names it).`,
+	/** That kept work could not land as is (`why`): the item is worked again. */
+	keptNotLanded: (index: number, why: string): string =>
+		`Worker on [${index}]: the work kept when the remote was not reached did not land (${why}); the item is worked again, that work kept under its ref.`,
 	/** Landed on the shared plan's branch, but the person's work tree did not take it (`why`). */
 	notInWorkTree: (index: number, branch: string, why: string): string =>
 		`Worker on [${index}]: your work tree did not take it (${why}): it is on ${branch} for you to pull.`,

@@ -10,6 +10,7 @@ import {
 	filesLeftOut,
 	filesToRevert,
 	itemWork,
+	keptToLand,
 	keptWorkRef,
 	leftOutAtStart,
 	MAX_CHECKPOINT_REFS,
@@ -17,6 +18,7 @@ import {
 	readWorkerRef,
 	refsToPrune,
 	transitions,
+	unmarkedKeptRef,
 	workerRef,
 } from "../../src/core/rules/checkpoint-rules.ts";
 import { diffAsData } from "../../src/core/texts/user/checkpoints.ts";
@@ -93,6 +95,25 @@ describe("a worker's refs are read back by their item and what they keep; any ot
 		expect(readWorkerRef(checkpointRef("s", "1-00000000", "start"))).toBeUndefined();
 		expect(readWorkerRef("refs/til-done/s/chain/start/x")).toBeUndefined();
 		expect(readWorkerRef("refs/heads/s/1-00000000/worker-base")).toBeUndefined();
+	});
+});
+
+describe("work kept only because the remote was not reached is found to land as is; any other kept work is not", () => {
+	it("a to-land ref of the item, of any session, is found; a plain kept ref, another item's, a result ref: none", () => {
+		const toLand = "refs/til-done/old-session/0-bd7c6224/worker-kept-0123456789ab-to-land";
+		expect(keptWorkRef("old-session", "0-bd7c6224", "0123456789abcdef0123", true)).toBe(toLand);
+		expect(readWorkerRef(toLand)).toEqual({ key: "0-bd7c6224", kind: "worker-kept" });
+		const others = [
+			"refs/til-done/s/0-bd7c6224/worker-kept-0123456789ab",
+			"refs/til-done/s/1-00000000/worker-kept-0123456789ab-to-land",
+			"refs/til-done/s/0-bd7c6224/worker-result",
+			"refs/til-done/s/0-bd7c6224/worker-base",
+			"",
+		];
+		expect(keptToLand([...others, toLand], "0-bd7c6224")).toBe(toLand);
+		expect(keptToLand(others, "0-bd7c6224")).toBeUndefined();
+		expect(unmarkedKeptRef(toLand)).toBe("refs/til-done/old-session/0-bd7c6224/worker-kept-0123456789ab");
+		expect(unmarkedKeptRef(others[0] ?? "")).toBe(others[0]);
 	});
 });
 

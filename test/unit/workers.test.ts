@@ -14,6 +14,7 @@ import {
 import {
 	checkOutcome,
 	countsAsFailedRun,
+	keptToLandAfter,
 	lastWorkerOf,
 	processOutcome,
 	stillHolds,
@@ -347,6 +348,20 @@ describe("how a worker's process ended decides its kind", () => {
 			code: null,
 			stderr: "",
 		});
+	});
+});
+
+describe("a try's kept work may land as is later only when it was whole and checked and only the remote was missing", () => {
+	it("the remote not reached, or a stop at the push, once the landing began: yes; before it, or any other end: no", () => {
+		const unreachable: WorkerOutcome = { kind: "not-on-branch", why: "unreachable", branch: "main", remote: "origin" };
+		expect(keptToLandAfter(unreachable, true)).toBe(true);
+		expect(keptToLandAfter({ kind: "stopped" }, true)).toBe(true);
+		expect(keptToLandAfter(unreachable, false)).toBe(false);
+		expect(keptToLandAfter({ kind: "stopped" }, false)).toBe(false);
+		expect(keptToLandAfter({ ...unreachable, why: "tip-kept-moving" }, true)).toBe(false);
+		expect(keptToLandAfter({ kind: "conflict", files: ["a.txt"] }, true)).toBe(false);
+		expect(keptToLandAfter({ kind: "claim-lost" }, true)).toBe(false);
+		expect(keptToLandAfter({ kind: "check-failed", end: { kind: "exit", code: 1 } }, true)).toBe(false);
 	});
 });
 

@@ -39,12 +39,33 @@ export function workerRef(sessionId: string, key: string, kind: WorkerRefKind): 
 	return `${CHECKPOINT_REF_ROOT}${refSafe(sessionId)}/${key}/${kind}`;
 }
 
+/** The suffix of a kept try's ref whose work is whole and checked, and only the remote was missing: it may land as is. */
+const TO_LAND_SUFFIX = "-to-land";
+
 /**
  * The ref that keeps the work of a worker's try that did not land: `…/<item-key>/worker-kept-<commit>`, named by its
- * commit, so the item's next try never takes its place.
+ * commit, so the item's next try never takes its place; `…-to-land` when it did not land only because the remote was
+ * not reached (or the stop came at the push): a later session of the clone lands it without a worker
+ * ({@link keptToLand}).
  */
-export function keptWorkRef(sessionId: string, key: string, commit: string): string {
-	return `${CHECKPOINT_REF_ROOT}${refSafe(sessionId)}/${key}/${KEPT_PREFIX}${commit.slice(0, 12)}`;
+export function keptWorkRef(sessionId: string, key: string, commit: string, toLand = false): string {
+	const name = `${KEPT_PREFIX}${commit.slice(0, 12)}${toLand ? TO_LAND_SUFFIX : ""}`;
+	return `${CHECKPOINT_REF_ROOT}${refSafe(sessionId)}/${key}/${name}`;
+}
+
+/** A kept try's ref to land, as a plain kept ref: its work stays, never landed as is. */
+export const unmarkedKeptRef = (ref: string): string =>
+	ref.endsWith(TO_LAND_SUFFIX) ? ref.slice(0, -TO_LAND_SUFFIX.length) : ref;
+
+/**
+ * Of `refs` (any session's), the first that keeps work of item `key` to land as is; undefined when none does. Work
+ * kept for any other reason (a conflict, a failed check, a breaker, a stop before the landing) is worked again.
+ */
+export function keptToLand(refs: readonly string[], key: string): string | undefined {
+	return refs.find((ref) => {
+		const read = readWorkerRef(ref);
+		return read?.kind === "worker-kept" && read.key === key && ref.endsWith(TO_LAND_SUFFIX);
+	});
 }
 
 /**

@@ -127,6 +127,16 @@ export function checkOutcome(
 }
 
 /**
+ * Whether a try's work that did not land may land as is later: it was whole and checked (its landing had begun), and
+ * only the remote was missing, not reached or its answer lost (`not-on-branch` "unreachable"), or the user's stop came
+ * at the push. Any other end (a conflict, a failed check, a breaker, a claim lost) is worked again.
+ */
+export function keptToLandAfter(outcome: WorkerOutcome, landingBegun: boolean): boolean {
+	if (!landingBegun) return false;
+	return outcome.kind === "stopped" || (outcome.kind === "not-on-branch" && outcome.why === "unreachable");
+}
+
+/**
  * Whether a worker's end counts as a failed run (the failures breaker bounds the retries): a stop, a landing, a pi
  * that could not start (no model was asked: the session's model works the list instead), a claim another session
  * took over, or an item another session landed first (no fault of the model's) does not.

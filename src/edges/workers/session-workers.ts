@@ -20,6 +20,7 @@ import { finishedWorker, workerEndLine, workerStartLine } from "../../core/rules
 import {
 	checkOutcome,
 	countsAsFailedRun,
+	keptToLandAfter,
 	processOutcome,
 	stillHolds,
 	tokensSoFar,
@@ -78,6 +79,7 @@ import { tell, tellLasting } from "../host/tell.ts";
 import type { SharedTeam } from "../team/branch-landing.ts";
 import { landForTeam, workTreeOutcome } from "../team/item-landing.ts";
 import { joinTeam } from "../team/join.ts";
+import { landKeptWork } from "../team/kept-landing.ts";
 import {
 	completeHere,
 	type ItemAt,
@@ -235,12 +237,20 @@ async function startOne(index: number, repo: Repo, run: BoundRun): Promise<void>
 		await releaseClaim(run.claims.place, taken.claim);
 		return removeWorker(key);
 	}
+	// Work of this clone kept when the remote was not reached lands as is: no worker starts for it.
+	const kept = shared
+		? await landKeptWork(shared, { index, text: todo.text, key }, { claims: run.claims, claim: taken.claim })
+		: "none";
+	if (kept !== "none") {
+		removeWorker(key);
+		return kept === "unreachable" ? heldElsewhere(run, index, key, { kind: "unreachable" }) : undefined;
+	}
 	tellLasting(run.pi, run.ctx, workerStartLine(index, todo.text));
 	const item: Item = { index, text: todo.text, check: todo.check };
 	const refs = {
 		base: workerRef(session, key, "worker-base"),
 		result: workerRef(session, key, "worker-result"),
-		kept: (commit: string) => keptWorkRef(session, key, commit),
+		kept: (commit: string, toLand: boolean) => keptWorkRef(session, key, commit, toLand),
 	};
 	const stop = new AbortController();
 	const lost: WorkerOutcome = { kind: "claim-lost" };
@@ -360,7 +370,7 @@ interface Job {
 	repo: Repo;
 	tree: WorkerTree;
 	/** Its refs: the snapshot it started from, kept while it works; its result, kept when its work does not land. */
-	refs: { base: string; result: string; kept: (commit: string) => string };
+	refs: { base: string; result: string; kept: (commit: string, toLand: boolean) => string };
 	run: BoundRun;
 	/** Aborted to stop the worker: with the outcome as its reason when the worker itself is the cause. */
 	stop: AbortController;
@@ -450,17 +460,18 @@ async function workAndLand(job: Job): Promise<WorkerEnd> {
 	const outcome = ended ?? (await checkAndLand(job, result));
 	if (outcome.kind === "landed") return { outcome, work: "landed" };
 	const work = workKept(result, tree.base);
-	if (work === "kept" && result !== undefined) await keepForGood(job, result);
+	const landingBegun = run.team !== undefined && getWorkers().some((at) => at.key === key && at.landing === true);
+	if (work === "kept" && result !== undefined) await keepForGood(job, result, keptToLandAfter(outcome, landingBegun));
 	return { outcome, work };
 }
 
 /**
  * The work of a try that did not land moves from the worker's result ref to one of its own ({@link keptWorkRef}), in
  * one change of both refs: the item's next try keeps its own work without taking this one's place. Should git refuse,
- * it stays under the result ref.
+ * it stays under the result ref. Marked `toLand` when a later session may land it as is (edges/team/kept-landing.ts).
  */
-async function keepForGood({ repo, refs }: Job, result: string): Promise<void> {
-	const input = `update ${refs.kept(result)} ${result}\ndelete ${refs.result} ${result}\n`;
+async function keepForGood({ repo, refs }: Job, result: string, toLand: boolean): Promise<void> {
+	const input = `update ${refs.kept(result, toLand)} ${result}\ndelete ${refs.result} ${result}\n`;
 	await runGit(repo.top, ["update-ref", "--stdin"], { input });
 }
 

@@ -30,6 +30,15 @@ export const WORKER_TEXTS = {
 	/** A worker's item landed on a shared plan's branch, as `commit`. */
 	onBranch: (index: number, branch: string, remote: string, commit: string) =>
 		`Worker on [${index}]: landed on ${oneLine(branch)} of ${remoteShown(remote)} as ${commit.slice(0, 12)}.`,
+	/** The work a try kept when the remote was not reached, landed on the shared plan's branch as `commit`, no worker. */
+	keptLanded: (index: number, branch: string, remote: string, commit: string) =>
+		`Worker on [${index}]: its work kept when ${remoteShown(remote)} was not reached landed on ${oneLine(branch)} of ${remoteShown(remote)} as ${commit.slice(0, 12)}.`,
+	/** That kept work found the item landed by another session: it stays kept. */
+	keptLandedElsewhere: (index: number) =>
+		`Worker on [${index}]: another session landed it first; the work kept when the remote was not reached stays under its ref (/todos workers names it).`,
+	/** That kept work could not land as is (`why`): the item is worked again. */
+	keptNotLanded: (index: number, why: string) =>
+		`Worker on [${index}]: the work kept when the remote was not reached did not land (${why}); the item is worked again, that work kept under its ref.`,
 	/** Landed on the branch, but the person's work tree did not take it (`why`): it is theirs to pull. */
 	notInWorkTree: (index: number, branch: string, why: string) =>
 		`Worker on [${index}]: your work tree did not take it (${why}): it is on ${oneLine(branch)} for you to pull.`,
