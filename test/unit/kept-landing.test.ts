@@ -5,8 +5,7 @@
  * worked again.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { itemKey } from "../../src/core/list/items.ts";
@@ -19,6 +18,7 @@ import { waitForValue } from "../helpers/cli.ts";
 import { startEngine } from "../helpers/engine.ts";
 import { maskSeconds, WORKERS } from "../helpers/expected.ts";
 import { must } from "../helpers/must.ts";
+import { gitAs as git, planWith, repoWithRemote } from "../helpers/plan-remote.ts";
 import { WORKER } from "../helpers/worker-stand-in.ts";
 
 const stand = vi.hoisted(() => ({ script: "" }));
@@ -29,27 +29,14 @@ vi.mock("../../src/edges/workers/worker-process.ts", async (load) => ({
 
 const TEXTS = ["Write item-0.txt", "Write item-1.txt"];
 const KEY = itemKey(0, TEXTS[0] ?? "");
-const planOf = (done: readonly number[]) =>
-	`# Plan\n\n${TEXTS.map((text, index) => `- [${done.includes(index) ? "x" : " "}] ${text}`).join("\n")}\n`;
+const planOf = (done: readonly number[]) => planWith(TEXTS, done);
 const NOTES = "start\nmiddle\nend\n";
-const PERSON = ["-c", "user.name=u", "-c", "user.email=u@u"];
 
 let dir = "";
 let bare = "";
-const git = (cwd: string, ...args: string[]) =>
-	execFileSync("git", [...PERSON, ...args], { cwd, encoding: "utf8" }).trim();
 
 beforeEach(() => {
-	dir = realpathSync(mkdtempSync(join(tmpdir(), "til-done-kept-landing-")));
-	bare = `${dir}-remote.git`;
-	git(dir, "init", "-q", "-b", "main");
-	writeFileSync(join(dir, "PLAN.md"), planOf([]));
-	writeFileSync(join(dir, "notes.txt"), NOTES);
-	git(dir, "add", "PLAN.md", "notes.txt");
-	git(dir, "commit", "-qm", "the plan");
-	git(dir, "clone", "-q", "--bare", dir, bare);
-	git(dir, "remote", "add", "origin", bare);
-	git(dir, "fetch", "-q", "origin");
+	({ dir, bare } = repoWithRemote("til-done-kept-landing-", { "PLAN.md": planOf([]), "notes.txt": NOTES }));
 	stand.script = `${dir}-worker.js`;
 	writeFileSync(stand.script, WORKER);
 });

@@ -1,12 +1,4 @@
-/**
- * What other sessions landed of a shared plan, as this session takes it, against a real repository and its remote (a
- * bare repository beside it): an item the branch's plan file has checked is completed here and its landed commit taken
- * into the work tree; after a landing of its own, the items others held that landed before it; nothing without a plan
- * file or a plan it can read; a work tree that cannot take the change is said, the person's bytes kept.
- */
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { itemKey } from "../../src/core/list/items.ts";
@@ -17,28 +9,17 @@ import { beginSession, getClaimedElsewhere, getTodos, markClaimedElsewhere, setT
 import { startEngine } from "../helpers/engine.ts";
 import { WORKERS } from "../helpers/expected.ts";
 import { must } from "../helpers/must.ts";
+import { gitAs as git, planWith, repoWithRemote } from "../helpers/plan-remote.ts";
 
 const TEXTS = ["Write item-0.txt", "Write item-1.txt", "Write item-2.txt"];
 const keyOf = (index: number) => itemKey(index, TEXTS[index] ?? "");
-const planOf = (done: readonly number[]) =>
-	`# Plan\n\n${TEXTS.map((text, index) => `- [${done.includes(index) ? "x" : " "}] ${text}`).join("\n")}\n`;
-const PERSON = ["-c", "user.name=u", "-c", "user.email=u@u"];
+const planOf = (done: readonly number[]) => planWith(TEXTS, done);
 
 let dir = "";
 let bare = "";
-const git = (cwd: string, ...args: string[]) =>
-	execFileSync("git", [...PERSON, ...args], { cwd, encoding: "utf8" }).trim();
 
 beforeEach(() => {
-	dir = realpathSync(mkdtempSync(join(tmpdir(), "til-done-landed-items-")));
-	bare = `${dir}-remote.git`;
-	git(dir, "init", "-q", "-b", "main");
-	writeFileSync(join(dir, "PLAN.md"), planOf([]));
-	git(dir, "add", "PLAN.md");
-	git(dir, "commit", "-qm", "the plan");
-	git(dir, "clone", "-q", "--bare", dir, bare);
-	git(dir, "remote", "add", "origin", bare);
-	git(dir, "fetch", "-q", "origin");
+	({ dir, bare } = repoWithRemote("til-done-landed-items-", { "PLAN.md": planOf([]) }));
 });
 afterEach(() => {
 	for (const path of [dir, bare, `${dir}-other`]) rmSync(path, { recursive: true, force: true });

@@ -5,8 +5,7 @@
  * the run after a lease.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { itemKey } from "../../src/core/list/items.ts";
@@ -19,6 +18,7 @@ import { waitForValue } from "../helpers/cli.ts";
 import { startEngine } from "../helpers/engine.ts";
 import { maskSeconds, REMOTE_DOWN_STOP, WORKERS } from "../helpers/expected.ts";
 import { must } from "../helpers/must.ts";
+import { planWith, repoWithRemote } from "../helpers/plan-remote.ts";
 import { WORKER } from "../helpers/worker-stand-in.ts";
 
 const stand = vi.hoisted(() => ({ script: "" }));
@@ -28,8 +28,7 @@ vi.mock("../../src/edges/workers/worker-process.ts", async (load) => ({
 }));
 
 const TEXTS = ["Write item-0.txt", "Write item-1.txt", "Write item-2.txt"];
-const planOf = (done: readonly number[]) =>
-	`# Plan\n\n${TEXTS.map((text, index) => `- [${done.includes(index) ? "x" : " "}] ${text}`).join("\n")}\n`;
+const planOf = (done: readonly number[]) => planWith(TEXTS, done);
 const PERSON = ["-c", "user.name=u", "-c", "user.email=u@u"];
 
 let dir = "";
@@ -37,15 +36,7 @@ let bare = "";
 const git = (cwd: string, ...args: string[]) => execFileSync("git", [...PERSON, ...args], { cwd, encoding: "utf8" });
 
 beforeEach(() => {
-	dir = realpathSync(mkdtempSync(join(tmpdir(), "til-done-team-workers-")));
-	bare = `${dir}-remote.git`;
-	git(dir, "init", "-q", "-b", "main");
-	writeFileSync(join(dir, "PLAN.md"), planOf([]));
-	git(dir, "add", "PLAN.md");
-	git(dir, "commit", "-qm", "the plan");
-	git(dir, "clone", "-q", "--bare", dir, bare);
-	git(dir, "remote", "add", "origin", bare);
-	git(dir, "fetch", "-q", "origin");
+	({ dir, bare } = repoWithRemote("til-done-team-workers-", { "PLAN.md": planOf([]) }));
 	stand.script = `${dir}-worker.js`;
 	writeFileSync(stand.script, WORKER);
 });
