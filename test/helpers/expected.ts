@@ -898,3 +898,7 @@ export const claimsMalformedStop = (...indexes: number[]): string =>
 /** The stop of a shared plan whose remote has not answered for a lease's time. */
 export const REMOTE_DOWN_STOP =
 	"Auto-continue stopped: the remote of the shared plan has not answered for the lease's time, so nothing is claimed or landed. Work that did not land stays under its ref; run again once the remote answers (pi -p --continue, or /todos resume).";
+
+/** The stop of a shared plan whose workers cannot work: its own model never works an item there, unclaimed. */
+export const WORKERLESS_SHARED_STOP =
+	"Auto-continue stopped: no worker can work in this session, and a plan shared through a remote is worked by workers only (the session's own model would work its items unclaimed). Remaining todos were not completed: fix what kept the workers from starting, then run again.";

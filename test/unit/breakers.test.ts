@@ -163,11 +163,12 @@ describe("every breaker has its setting, its status-bar words and its /todos sta
 	});
 
 	it("the status bar's words for a stop no breaker made", () => {
-		const codes = ["blocked", "remote-down", "claims-malformed", "interrupted"] as const;
+		const codes = ["blocked", "remote-down", "claims-malformed", "workerless-shared", "interrupted"] as const;
 		expect(codes.map((code) => stopWords(code))).toEqual([
 			"no item is ready",
 			"the remote does not answer",
 			"a claim ref holds no claim",
+			"a shared plan has no worker",
 			"interrupted by you",
 		]);
 	});

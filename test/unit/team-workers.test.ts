@@ -16,7 +16,7 @@ import { beginSession, getClaimedElsewhere, getDecisions, getTodos, getWorkers, 
 import type { TodoItem } from "../../src/types.ts";
 import { waitForValue } from "../helpers/cli.ts";
 import { startEngine } from "../helpers/engine.ts";
-import { maskSeconds, REMOTE_DOWN_STOP, WORKERS } from "../helpers/expected.ts";
+import { maskSeconds, REMOTE_DOWN_STOP, WORKERLESS_SHARED_STOP, WORKERS } from "../helpers/expected.ts";
 import { must } from "../helpers/must.ts";
 import { planWith, repoWithRemote } from "../helpers/plan-remote.ts";
 import { WORKER } from "../helpers/worker-stand-in.ts";
@@ -42,6 +42,7 @@ beforeEach(() => {
 });
 afterEach(() => {
 	delete process.env.WORKER_GO;
+	delete process.env.WORKER_MODE;
 	for (const path of [dir, bare, `${bare}.away`, stand.script, `${dir}-go`])
 		rmSync(path, { recursive: true, force: true });
 });
@@ -135,5 +136,17 @@ describe("a shared plan's workers land on its branch, once per item", () => {
 		await until(stopped, "the stop");
 		expect(getTodos().map((todo) => todo.status)).toEqual(["not_started", "not_started", "not_started"]);
 		expect(s.ui.notifications.map((notice) => notice.message)).toEqual([WORKERS.claimsUnreachable("origin")]);
+	});
+
+	it("workers that cannot start on a shared plan: the session's model is never sent on to an item; the run stops, saying why", async () => {
+		process.env.WORKER_MODE = "no-start";
+		const s = setup();
+		setTodos(items());
+		s.endRun();
+		await until(() => s.pi.sent.length > 0, "a message sent");
+		const contents = s.pi.sent.map((sent) => (sent as { message?: { content?: unknown } }).message?.content);
+		expect(contents).toEqual([WORKERLESS_SHARED_STOP]);
+		expect(getTodos().map((todo) => todo.status)).toEqual(["not_started", "not_started", "not_started"]);
+		expect(git(bare, "for-each-ref", "--format=%(refname)").trim()).toBe("refs/heads/main");
 	});
 });

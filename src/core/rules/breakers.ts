@@ -223,12 +223,11 @@ export function trippedBreaker(
  * What stopped a chain: a breaker, every open item waiting for one that is not completed, a shared plan's remote that
  * does not answer, or the user's key.
  */
-export type StoppedBy = StopCode | "blocked" | "remote-down" | "claims-malformed" | "interrupted";
+export type StoppedBy = StopCode | "blocked" | "remote-down" | "claims-malformed" | "workerless-shared" | "interrupted";
 
 /** Why a chain stopped, in a few words for the status bar. */
 export function stopWords(code: StoppedBy): string {
-	if (code === "interrupted" || code === "blocked" || code === "remote-down" || code === "claims-malformed")
-		return STOP_WORDS[code];
+	if (Object.hasOwn(STOP_WORDS, code)) return STOP_WORDS[code as keyof typeof STOP_WORDS];
 	return BREAKERS.find((row) => row.code === code)?.words ?? code;
 }
 

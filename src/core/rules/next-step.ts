@@ -27,6 +27,7 @@ import {
 	STOPPED,
 	UNFINISHED_TAIL,
 	UNVERIFIED_TAIL,
+	WORKERLESS_SHARED_STOP,
 } from "../texts/user.ts";
 import {
 	type BreakerInput,
@@ -97,7 +98,11 @@ export type Step =
 			loop: LoopState | undefined;
 			goal?: GoalState;
 	  }
-	| { kind: "stop"; code: StopCode | "blocked" | "remote-down" | "claims-malformed"; text: string }
+	| {
+			kind: "stop";
+			code: StopCode | "blocked" | "remote-down" | "claims-malformed" | "workerless-shared";
+			text: string;
+	  }
 	/** A `/loop` or a goal ends. */
 	| { kind: "end-loop"; code: LoopEndCode | GoalEndCode; text: string; level: "info" | "warning" }
 	/** Start workers on these ready items (`atWork`: how many will then be at work). */
@@ -160,6 +165,8 @@ export interface StepInput {
 		lookAgainMs?: number;
 		/** A shared plan's remote has not answered the claims for a lease's time: waiting on it makes no progress. */
 		remoteDown?: boolean;
+		/** The plan is shared through a remote: only workers work its items (each under its claim), never the model. */
+		shared?: boolean;
 	};
 }
 
@@ -204,6 +211,10 @@ function decideTodos(input: StepInput, outcome: RunOutcome | undefined): Step {
 	if (pickNextIndex(todos) === undefined && !input.workers?.running.length) {
 		return { kind: "stop", code: "blocked", text: blockedText(todos) };
 	}
+	// A shared plan's items are worked under their claims, by workers only: with none that can work, nothing goes on.
+	const workers = input.workers;
+	if (workers?.shared && workers.max <= 0 && workers.running.length === 0)
+		return { kind: "stop", code: "workerless-shared", text: WORKERLESS_SHARED_STOP };
 	const dispatch = dispatchOf(input);
 	const held = dispatch ? undefined : heldElsewhere(input);
 	if (held && input.workers?.remoteDown && !input.workers.running.length)

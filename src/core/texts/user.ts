@@ -78,6 +78,10 @@ export function blockedStop(waiting: readonly [number, readonly [number, TodoIte
 export const REMOTE_DOWN_STOP =
 	"Auto-continue stopped: the remote of the shared plan has not answered for the lease's time, so nothing is claimed or landed. Work that did not land stays under its ref; run again once the remote answers (pi -p --continue, or /todos resume).";
 
+/** The stop of a shared plan whose workers cannot work: its own model never works an item there, unclaimed. */
+export const WORKERLESS_SHARED_STOP =
+	"Auto-continue stopped: no worker can work in this session, and a plan shared through a remote is worked by workers only (the session's own model would work its items unclaimed). Remaining todos were not completed: fix what kept the workers from starting, then run again.";
+
 /** The stop of a shared plan whose every workable item has a claim ref holding no claim: only a release frees them. */
 export const claimsMalformedStop = (indexes: readonly number[]): string =>
 	`Auto-continue stopped: the claim ref of ${indexes.map((index) => `[${index}]`).join(", ")} holds no claim, and no session takes such an item until it is freed by hand. Remaining todos were not completed: free each with /todos remote release <i>, then run again.`;
@@ -373,6 +377,7 @@ export const STOP_WORDS = {
 	blocked: "no item is ready",
 	"remote-down": "the remote does not answer",
 	"claims-malformed": "a claim ref holds no claim",
+	"workerless-shared": "a shared plan has no worker",
 } as const;
 
 /** A counter against its limit, as a `/todos status` line shows it: `2/3`, or `off` for a limit of 0. */

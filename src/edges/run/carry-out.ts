@@ -53,6 +53,7 @@ import {
 	setChecking,
 	setGoal,
 	setLoop,
+	sharedRemote,
 	subscribe,
 	workersFor,
 } from "../../state.ts";
@@ -97,6 +98,7 @@ export function currentInput({ pi, ctx, config }: Pick<FollowUp, "pi" | "ctx" | 
 			malformed: indexesOf(getClaimsMalformed()),
 			lookAgainMs: getLookAgainMs(),
 			remoteDown: remoteSilentFor(config.leaseSeconds * 1000),
+			shared: sharedRemote(config.remote) !== undefined,
 		},
 	};
 }
