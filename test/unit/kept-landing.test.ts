@@ -59,10 +59,11 @@ const until = (done: () => boolean, what: string) => waitForValue(() => (done() 
 
 /**
  * A try's work kept in the clone under a ref of an earlier session (`toLand`: marked as kept only because the remote
- * was not reached): `notes.txt` with its middle line rewritten; the ref.
+ * was not reached): `notes.txt` with its middle line rewritten, on a snapshot of `head` (HEAD unless said); the ref.
  */
-function keptWork(toLand: boolean): string {
-	const base = git(dir, "rev-parse", "HEAD");
+function keptWork(toLand: boolean, head = git(dir, "rev-parse", "HEAD")): string {
+	// A worker's base is a snapshot of the work tree standing on HEAD.
+	const base = git(dir, "commit-tree", `${head}^{tree}`, "-p", head, "-m", "pi-til-done worker base");
 	const blob = execFileSync("git", ["hash-object", "-w", "--stdin"], {
 		cwd: dir,
 		input: "start\nkept work\nend\n",
@@ -155,6 +156,25 @@ describe("work kept only because the remote was not reached lands as is, by a la
 		expect(s.notices()).toContain(WORKERS.keptNotLanded(0, why));
 		expect(s.stayed()).toContain(WORKERS.started(0, TEXTS[0] ?? ""));
 		expect(git(bare, "show", "main:notes.txt")).toBe("start\nanother machine's line\nend");
+		expect(git(bare, "show", "main:item-0.txt")).toBe("item-0.txt by its worker");
+		expect(keptRefs()).toEqual([ref.replace(/-to-land$/, "")]);
+	});
+});
+
+describe("kept work of another branch's plan never lands on this one", () => {
+	it("work kept to land on a branch the person has left: not landed here, its mark dropped, the item worked again", async () => {
+		git(dir, "checkout", "-q", "-b", "feature");
+		writeFileSync(join(dir, "feature.txt"), "the feature\n");
+		git(dir, "add", "feature.txt");
+		git(dir, "commit", "-qm", "the feature");
+		const ref = keptWork(true, git(dir, "rev-parse", "HEAD"));
+		git(dir, "checkout", "-q", "main");
+		const s = setup();
+		setTodos(items());
+		s.endRun();
+		await until(() => getTodos().every((todo) => todo.status === "completed"), "every item completed");
+		expect(s.stayed()).toContain(WORKERS.started(0, TEXTS[0] ?? ""));
+		expect(git(bare, "show", "main:notes.txt")).toBe(NOTES.trimEnd());
 		expect(git(bare, "show", "main:item-0.txt")).toBe("item-0.txt by its worker");
 		expect(keptRefs()).toEqual([ref.replace(/-to-land$/, "")]);
 	});

@@ -30,7 +30,16 @@ async function keptWorkOf(session: TeamSession, key: string) {
 	if (ref === undefined) return undefined;
 	const read = await runGit(top, ["rev-parse", `${ref}^{commit}`, `${ref}^{commit}^`]);
 	const [result, base] = read.code === 0 ? read.stdout.trim().split("\n") : [];
-	return result && base ? { ref, result, base } : undefined;
+	if (!result || !base) return undefined;
+	if (await onThisBranch(top, base)) return { ref, result, base };
+	// Worked from another branch's plan (the person switched branches since): kept, never landed here as is.
+	await unmark(session, ref, result);
+	return undefined;
+}
+
+/** Whether work based on `base` (a snapshot of the work tree, standing on HEAD as it was) was worked on HEAD's branch. */
+async function onThisBranch(top: string, base: string): Promise<boolean> {
+	return (await runGit(top, ["merge-base", "--is-ancestor", `${base}^`, "HEAD"])).code === 0;
 }
 
 /** The kept work's ref renamed to a plain kept ref (its work stays, never landed as is): one change of both refs. */
