@@ -207,6 +207,22 @@ describe("kept work met by the branch as the claim is won: left kept", () => {
 		expect(readFileSync(join(dir, "notes.txt"), "utf8")).toBe("start\nmiddle\nend\nanother machine's line\n");
 	});
 
+	it("the item's text edited as its kept work lands: the item now in its place is not completed by that work", async () => {
+		keptWork(true);
+		const s = setup();
+		setTodos(items());
+		const { team, claims, claim } = await claimed();
+		// Edited after the claim was won for the text it had, before its landing ends.
+		setTodos([{ text: "Write item-0.txt twice", status: "not_started" }, ...items().slice(1)]);
+		const session = { pi: s.pi.api, ctx: s.ctx, team, planPath: "PLAN.md" };
+		const landed = await landKeptWork(session, { index: 0, text: TEXTS[0] ?? "", key: KEY }, { claims, claim });
+		expect(landed).toBe("landed");
+		expect(getTodos().map((todo) => [todo.text, todo.status])).toEqual([
+			["Write item-0.txt twice", "not_started"],
+			[TEXTS[1], "not_started"],
+		]);
+	});
+
 	it("the remote not reached again: nothing landed, the work still kept to land", async () => {
 		const ref = keptWork(true);
 		const s = setup();

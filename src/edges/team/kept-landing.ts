@@ -7,8 +7,9 @@
  */
 
 import { keptToLand, unmarkedKeptRef } from "../../core/rules/checkpoint-rules.ts";
+import { stillHolds } from "../../core/rules/workers.ts";
 import { WORKER_TEXTS, workerWhy } from "../../core/texts/user/workers.ts";
-import { completeWorkerItem, getClaimedElsewhere, markLanding } from "../../state.ts";
+import { completeWorkerItem, getClaimedElsewhere, getTodos, markLanding } from "../../state.ts";
 import { type Claims, holdWhileWorking } from "../git/claims.ts";
 import { runGit } from "../git/git.ts";
 import type { HeldClaim } from "../git/leases.ts";
@@ -80,7 +81,8 @@ export async function landKeptWork(
 			const text = WORKER_TEXTS.notInWorkTree(item.index, team.branch, workerWhy(landing.workTree));
 			tellLasting(pi, ctx, { level: "warning", text });
 		}
-		completeWorkerItem(item.key, item.index);
+		// The item edited meanwhile: what landed was the item it was, not the one in its place now.
+		if (stillHolds(getTodos(), item)) completeWorkerItem(item.key, item.index);
 		quietly(() => storeList(pi));
 		await checkpointsSettled();
 		await runGit(team.repo.top, ["update-ref", "-d", kept.ref, kept.result]);
