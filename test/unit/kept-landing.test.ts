@@ -161,6 +161,23 @@ describe("work kept only because the remote was not reached lands as is, by a la
 	});
 });
 
+describe("kept work whose mark cannot be dropped (a lock git left on its ref)", () => {
+	it("kept work that conflicts: tried once, said once, and the item worked by a worker, not tried again and again", async () => {
+		const ref = keptWork(true);
+		anotherPush("start\nanother machine's line\nend\n");
+		writeFileSync(join(dir, ".git", `${ref}.lock`), "");
+		const s = setup();
+		setTodos(items());
+		s.endRun();
+		await until(() => getTodos().every((todo) => todo.status === "completed"), "every item completed");
+		const why = WORKERS.conflictsOnBranch("main", "origin", "notes.txt");
+		expect(s.notices().filter((notice) => notice === WORKERS.keptNotLanded(0, why))).toHaveLength(1);
+		expect(s.stayed()).toContain(WORKERS.started(0, TEXTS[0] ?? ""));
+		expect(git(bare, "show", "main:item-0.txt")).toBe("item-0.txt by its worker");
+		expect(keptRefs()).toEqual([ref]);
+	});
+});
+
 describe("kept work of another branch's plan never lands on this one", () => {
 	it("work kept to land on a branch the person has left: not landed here, its mark dropped, the item worked again", async () => {
 		git(dir, "checkout", "-q", "-b", "feature");

@@ -23,11 +23,15 @@ import { completeHere, type ItemAt, type TeamSession, takeInLanded, takeInLanded
 /** What became of an item's kept work: none to land, landed, not landed (worked again), or the remote not reached. */
 export type KeptLanding = "none" | "landed" | "not-landed" | "unreachable";
 
+/** Kept refs whose mark git could not drop (a lock left on the ref): not landed as is again in this process. */
+const unmarkable = new Set<string>();
+
 /** The work kept to land for `key`: its ref, its commit and the commit it was worked from; undefined when none. */
 async function keptWorkOf(session: TeamSession, key: string) {
 	const top = session.team.repo.top;
 	const listed = await runGit(top, ["for-each-ref", "--sort=-committerdate", "--format=%(refname)", "refs/til-done/"]);
-	const ref = listed.code === 0 ? keptToLand(listed.stdout.split("\n"), key) : undefined;
+	const refs = listed.code === 0 ? listed.stdout.split("\n").filter((ref) => !unmarkable.has(ref)) : [];
+	const ref = keptToLand(refs, key);
 	if (ref === undefined) return undefined;
 	const read = await runGit(top, ["rev-parse", `${ref}^{commit}`, `${ref}^{commit}^`]);
 	const [result, base] = read.code === 0 ? read.stdout.trim().split("\n") : [];
@@ -43,10 +47,14 @@ async function onThisBranch(top: string, base: string): Promise<boolean> {
 	return (await runGit(top, ["merge-base", "--is-ancestor", `${base}^`, "HEAD"])).code === 0;
 }
 
-/** The kept work's ref renamed to a plain kept ref (its work stays, never landed as is): one change of both refs. */
+/**
+ * The kept work's ref renamed to a plain kept ref (its work stays, never landed as is): one change of both refs.
+ * Should git refuse, the ref is passed over for the rest of the process: tried again, it would fail the same way.
+ */
 async function unmark(session: TeamSession, ref: string, result: string): Promise<void> {
 	const input = `update ${unmarkedKeptRef(ref)} ${result}\ndelete ${ref} ${result}\n`;
-	await runGit(session.team.repo.top, ["update-ref", "--stdin"], { input });
+	const renamed = await runGit(session.team.repo.top, ["update-ref", "--stdin"], { input });
+	if (renamed.code !== 0) unmarkable.add(ref);
 }
 
 /**
