@@ -29,7 +29,14 @@ import { WORKER_TEXTS, workerWhy } from "../../src/core/texts/user/workers.ts";
 import { workersStatus } from "../../src/core/texts/user.ts";
 import { statusEntries } from "../../src/core/views/status-entries.ts";
 import type { CheckRun, TodoItem, WorkerEnd, WorkerOutcome } from "../../src/types.ts";
-import { claimsMalformedStop, HELD_ELSEWHERE, nextAction, REMOTE_DOWN_STOP, WORKERS } from "../helpers/expected.ts";
+import {
+	claimsMalformedStop,
+	HELD_ELSEWHERE,
+	nextAction,
+	REMOTE_DOWN_STOP,
+	WORKERLESS_SHARED_STOP,
+	WORKERS,
+} from "../helpers/expected.ts";
 
 const item = (text: string, extra: Partial<TodoItem> = {}): TodoItem => ({ text, status: "not_started", ...extra });
 
@@ -185,6 +192,16 @@ describe("with workers on, the chain hands ready items to workers", () => {
 		expect(stepNow(stuck)).toEqual({ kind: "stop", code: "claims-malformed", text: claimsMalformedStop(0, 1) });
 		const live = { ...stuck, workers: { ...stuck.workers, malformed: [1] } };
 		expect(stepNow(live)).toMatchObject({ kind: "wait", code: "held-elsewhere", held: [0, 1] });
+	});
+
+	it("a shared plan with no worker that can work: the run stops, saying why; its last worker still at work is waited for; a plan not shared goes on with the model", () => {
+		const todos = [item("a"), item("b")];
+		const none = { ...base(todos), workers: { max: 0, running: [], shared: true } };
+		expect(stepNow(none)).toEqual({ kind: "stop", code: "workerless-shared", text: WORKERLESS_SHARED_STOP });
+		const last = { ...none, workers: { ...none.workers, running: [0] } };
+		expect(stepNow(last)).toMatchObject({ kind: "idle", code: "workers-busy" });
+		const alone = { ...none, workers: { ...none.workers, shared: false } };
+		expect(stepNow(alone)).toMatchObject({ kind: "send" });
 	});
 
 	it("the session's own model is never handed an item another session holds: its next action is the next one free", () => {
