@@ -13,6 +13,7 @@ import { claimMessage, claimRef } from "../../src/core/rules/leases.ts";
 import { findRepo, type Repo } from "../../src/edges/git/git.ts";
 import {
 	type ClaimPlace,
+	claimsMoved,
 	type HeldClaim,
 	listClaims,
 	newNonce,
@@ -108,6 +109,16 @@ describe.each(PLACES)("claims on %s", (_name, placeOf, servedDir) => {
 			winners.push(results.filter((result) => result.kind === "won").length);
 		}
 		expect(winners).toEqual(Array(50).fill(1));
+	});
+
+	it("a claim seen unchanged has not moved; one gone, or one this process never saw (a race lost, the remote silent), has", async () => {
+		const place = placeOf("moved");
+		const taken = await takeClaim(place, "3-c", racer(1), LONG_LEASE);
+		const claim = must(taken.kind === "won" ? taken.claim : undefined, "the claim");
+		expect(await claimsMoved(place, ["3-c"])).toBe(false);
+		expect(await claimsMoved(place, ["3-c", "4-never-seen"])).toBe(true);
+		git(servedDir(), "update-ref", "-d", claim.ref);
+		expect(await claimsMoved(place, ["3-c"])).toBe(true);
 	});
 
 	it("a claim not renewed is taken over after its lease with the next fence; its stale holder can neither renew nor release it", async () => {

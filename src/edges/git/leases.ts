@@ -171,14 +171,16 @@ export async function listClaims(place: ClaimPlace): Promise<SeenClaimRef[] | "u
 
 /**
  * Whether any of the claims of `keys` moved since this process last saw them (gone with a landing or a release, or
- * renewed, or taken over): one read of the plan's claims, nothing fetched. "unreachable" when the remote was not reached.
+ * renewed, or taken over), or was never seen here (a race lost, the remote silent when it was tried: worth trying now
+ * that it answers): one read of the plan's claims, nothing fetched. "unreachable" when the remote was not reached.
  */
 export async function claimsMoved(place: ClaimPlace, keys: readonly string[]): Promise<boolean | "unreachable"> {
 	const refs = await refsAt(place, `${CLAIM_ROOT}${place.plan}/`);
 	if (!refs) return "unreachable";
 	return keys.some((key) => {
 		const ref = claimRef(place.plan, key);
-		return refs.get(ref) !== sightings.get(placeId(place, ref))?.sha;
+		const seen = sightings.get(placeId(place, ref));
+		return seen === undefined || refs.get(ref) !== seen.sha;
 	});
 }
 
