@@ -9,13 +9,13 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { itemKey } from "../../src/core/list/items.ts";
-import { EXTENSION_ENTRY, type IsolatedEnv, PI_HOSTS, type PiHost, runPrint, waitForValue } from "../helpers/cli.ts";
+import { EXTENSION_ENTRY, type IsolatedEnv, PI_HOSTS, type PiHost, runPrint } from "../helpers/cli.ts";
 import { CLAIM_LOST_WHY, stderrLine, WORKERS } from "../helpers/expected.ts";
 import { ADD_LINE, bash, CLAIMS, claimBy, ITEMS, NOTES, planOf } from "../helpers/notes-plan.ts";
 import { perTest } from "../helpers/per-test.ts";
 import { sayStep } from "../helpers/scripts.ts";
 import { userRepo } from "../helpers/user-repo.ts";
-import { stderrOf, untilWorkerWaits } from "../helpers/workers.ts";
+import { stderrOf, untilWorkerWaits, untilWorkKept } from "../helpers/workers.ts";
 
 const pi = perTest({ TIL_DONE_COUNTDOWN: "0" });
 /** A worker's landing line on stderr, its item captured. */
@@ -121,14 +121,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			`${CLAIMS}${key}`,
 			claimBy(env.cwd, { key, session: "another-session", host: "another-machine" }),
 		);
-		const kept = await waitForValue(
-			() =>
-				git(env, "for-each-ref", "--format=%(refname)", "refs/til-done/")
-					.split("\n")
-					.find((ref) => ref.includes("/worker-kept-")),
-			60_000,
-			"the first try's work kept",
-		).finally(() => writeFileSync(go, ""));
+		const kept = await untilWorkKept(env.cwd).finally(() => writeFileSync(go, ""));
 		const run = await running;
 		expect(stderrOf(run.stderr)).toContain(stderrLine(WORKERS.givenBack(0, CLAIM_LOST_WHY)).trimEnd());
 		expect(run.code).toBe(0);

@@ -38,7 +38,7 @@ import { ADD_LINE, bash, CLAIMS, claimBy, ITEMS, NOTES, NOTES_DONE, planOf } fro
 import { perTest } from "../helpers/per-test.ts";
 import { reportedLines } from "../helpers/rpc.ts";
 import { sayStep } from "../helpers/scripts.ts";
-import { startedLine, stderrOf, untilWorkerWaits } from "../helpers/workers.ts";
+import { keptRefs, startedLine, stderrOf, untilWorkerWaits, untilWorkKept } from "../helpers/workers.ts";
 
 const pi = perTest({ TIL_DONE_COUNTDOWN: "0" });
 /** A landing on the branch, as a session says it on stderr: its item captured. */
@@ -127,12 +127,6 @@ const claimsOn = (bare: string) =>
 	gitIn(bare, "for-each-ref", "--format=%(refname)", "refs/til-done/claims/")
 		.split("\n")
 		.filter((ref) => ref !== "");
-
-/** The refs of `cwd` that keep a worker's work that did not land. */
-const keptRefs = (cwd: string) =>
-	gitIn(cwd, "for-each-ref", "--format=%(refname)", "refs/til-done/")
-		.split("\n")
-		.filter((ref) => ref.includes("/worker-kept-"));
 
 /** The `Til-done-item` trailers of the branch's commits, newest first. */
 const landedKeys = (bare: string) =>
@@ -300,9 +294,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		expect(landedKeys(bare)).toEqual([itemKey(0, texts[0] ?? "")]);
 		expect(gitIn(bare, "show", "main:notes.txt")).toBe("start\nline 0\n1\n2\n3\nend");
 		expect(gitIn(bare, "for-each-ref", "--format=%(refname)")).toBe("refs/heads/main");
-		const kept = gitIn(laptop, "for-each-ref", "--format=%(refname)", "refs/til-done/")
-			.split("\n")
-			.filter((ref) => ref.includes("/worker-kept-"));
+		const kept = keptRefs(laptop);
 		expect(kept).toHaveLength(1);
 		expect(gitIn(laptop, "show", `${kept[0]}:notes.txt`)).toBe("start\nline 0\n1\n2\n3\nend");
 		// The laptop's work tree took what the desktop landed: the line once.
@@ -379,14 +371,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		const running = session(host, env, laptop, "laptop");
 		await untilWorkerWaits(env, "the first try waiting");
 		gitIn(bare, "update-ref", `${CLAIMS}${key}`, claimBy(bare, { key, session: "s2", host: "desktop", fence: 2 }));
-		const kept = await waitForValue(
-			() =>
-				gitIn(laptop, "for-each-ref", "--format=%(refname)", "refs/til-done/")
-					.split("\n")
-					.find((ref) => ref.includes("/worker-kept-")),
-			60_000,
-			"the first try's work kept",
-		).finally(() => writeFileSync(go, ""));
+		const kept = await untilWorkKept(laptop).finally(() => writeFileSync(go, ""));
 		const run = await running;
 		expect(run.code).toBe(0);
 		const lines = stderrOf(run.stderr);

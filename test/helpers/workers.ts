@@ -2,6 +2,7 @@
  * What the workers' end-to-end tests share: the processes of a test's workers, found by what their environment
  * carries (the user's repository is test/helpers/user-repo.ts).
  */
+import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { type IsolatedEnv, waitForValue } from "./cli.ts";
 import { maskSeconds, stderrLine, WORKERS } from "./expected.ts";
@@ -102,4 +103,15 @@ export function killRunnerAbove(pid: number): boolean {
 export function untilWorkerWaits(env: IsolatedEnv, label = "the worker waiting"): Promise<true> {
 	const waiting = () => env.readLog().some((line) => line.lastUser.includes("Your item") && line.step === 1);
 	return waitForValue(() => (waiting() ? true : undefined), 60_000, label);
+}
+
+/** The refs of the repository at `cwd` that keep a worker's work that did not land. */
+export const keptRefs = (cwd: string): string[] =>
+	execFileSync("git", ["for-each-ref", "--format=%(refname)", "refs/til-done/"], { cwd, encoding: "utf8" })
+		.split("\n")
+		.filter((ref) => ref.includes("/worker-kept-"));
+
+/** Resolves with the first ref of the repository at `cwd` that keeps a worker's work, once there is one. */
+export function untilWorkKept(cwd: string): Promise<string> {
+	return waitForValue(() => keptRefs(cwd)[0], 60_000, "the first try's work kept");
 }
