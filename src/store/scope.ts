@@ -53,6 +53,11 @@ export interface StoreState {
 	lookAgainMs: number | undefined;
 	/** The shared plans this session joined (by remote, plan file and repository): one silent later is still joined. */
 	joined: readonly string[];
+	/**
+	 * Of the shared plans without a plan file this session works, the branch's tip when each one's list was shared (by
+	 * remote and plan): only landings after it count for its items.
+	 */
+	listsSince: ReadonlyMap<string, string>;
 	/** Since when (this process's monotonic ms) the shared plan's remote has not answered a claim; undefined: it does. */
 	remoteSilentSince: number | undefined;
 	/** The remote `/todos remote` chose for this session, over the setting: null for none (off); undefined when it did not. */
@@ -103,6 +108,7 @@ function initialState(role: SessionRole): StoreState {
 		lookAgainMs: undefined,
 		remoteSilentSince: undefined,
 		joined: [],
+		listsSince: new Map(),
 		remoteChosen: undefined,
 		endedWorkers: [],
 		completionAnnounced: false,

@@ -138,6 +138,17 @@ export function hasJoined(key: string): boolean {
 	return getState().joined.includes(key);
 }
 
+/** The shared list of plan `key` (its remote and name) is the one shared when its branch's tip was `since`. */
+export function markListShared(key: string, since: string): void {
+	const { listsSince } = getState();
+	if (listsSince.get(key) !== since) setState({ listsSince: new Map(listsSince).set(key, since) });
+}
+
+/** The branch's tip when the shared list of plan `key` was shared; undefined when none was read yet. */
+export function listSharedSince(key: string): string | undefined {
+	return getState().listsSince.get(key);
+}
+
 /** The shared plan's remote answered a claim. */
 export function markRemoteAnswered(): void {
 	if (getState().remoteSilentSince !== undefined) setState({ remoteSilentSince: undefined });

@@ -6,6 +6,7 @@
  */
 import { type ChildProcess, execFileSync } from "node:child_process";
 import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { itemKey } from "../../src/core/list/items.ts";
@@ -26,6 +27,7 @@ import {
 	claimsMalformedStop,
 	JOIN_WHY,
 	KEY,
+	listTaken,
 	PLAN_NOTICES,
 	REMOTE_DOWN_STOP,
 	RUN_REFUSED,
@@ -37,7 +39,7 @@ import { type GitServer, startGitServer } from "../helpers/git-server.ts";
 import { ADD_LINE, bash, CLAIMS, claimBy, ITEMS, NOTES, NOTES_DONE, planOf } from "../helpers/notes-plan.ts";
 import { perTest } from "../helpers/per-test.ts";
 import { reportedLines } from "../helpers/rpc.ts";
-import { sayStep } from "../helpers/scripts.ts";
+import { sayStep, writeStep } from "../helpers/scripts.ts";
 import { keptRefs, startedLine, stderrOf, untilWorkerWaits, untilWorkKept } from "../helpers/workers.ts";
 
 const pi = perTest({ TIL_DONE_COUNTDOWN: "0" });
@@ -186,6 +188,57 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 				.toSorted(),
 		).toEqual([0, 1]);
 		for (const dir of [laptop, desktop]) expect(readFileSync(join(dir, "notes.txt"), "utf8")).toBe(NOTES_DONE);
+	}, 120_000);
+
+	it("two machines without a plan file whose models wrote other lists, started at once: one list shared, each of its items lands once", async () => {
+		const env = pi.env([], { TIL_DONE_WORKERS: "2", TIL_DONE_LEASE: "5" });
+		const { bare, url } = servedPlan(env, ITEMS);
+		env.writeWorkerScripts({
+			"0": [bash(ADD_LINE[0] ?? ""), sayStep("Added line 0.")],
+			"1": [bash(ADD_LINE[1] ?? ""), sayStep("Added line 1.")],
+		});
+		const lists = { laptop: ITEMS, desktop: ITEMS.map((text) => `${text}, please`) };
+		const runs = await Promise.all(
+			Object.entries(lists).map(([name, texts]) => {
+				const script = join(env.root, `script-${name}.json`);
+				writeFileSync(script, JSON.stringify([writeStep(texts), sayStep("Listed.")]));
+				const args = ["--til-done-remote", "origin", "-p", "Work the plan."];
+				return runPrint(
+					args,
+					{ ...env.env, TIL_DONE_FAKE_SCRIPT: script },
+					{
+						host,
+						cwd: machine(env, url, name),
+						extensions: [EXTENSION_ENTRY],
+						session: { dir: join(env.root, `sessions-${name}`) },
+						timeoutMs: 200_000,
+					},
+				);
+			}),
+		);
+		expect(runs.map((run) => run.code)).toEqual([0, 0]);
+		// One list is the plan's: its items land once each; the other session says it took it.
+		const taken = runs.map((run) =>
+			stderrOf(run.stderr).some((line) => line.startsWith("[til-done] Working the list ")),
+		);
+		expect(taken.toSorted()).toEqual([false, true]);
+		const shared = taken[0] === true ? lists.desktop : lists.laptop;
+		// Both "machines" here share this machine's host name, which names the sharer.
+		expect(runs[taken.indexOf(true)]?.stderr).toContain(stderrLine(listTaken("origin", "main", 2, hostname())));
+		expect(landedKeys(bare).toSorted()).toEqual(shared.map((text, index) => itemKey(index, text)).toSorted());
+		expect(gitIn(bare, "show", "main:notes.txt")).toBe(NOTES_DONE.trimEnd());
+		expect(gitIn(bare, "for-each-ref", "--format=%(refname)").split("\n")).toEqual([
+			"refs/heads/main",
+			"refs/til-done/lists/main--list",
+		]);
+		expect(
+			env
+				.workerTries()
+				.map((at) => at.item)
+				.toSorted(),
+		).toEqual([0, 1]);
+		for (const name of Object.keys(lists))
+			expect(readFileSync(join(env.root, name, "notes.txt"), "utf8")).toBe(NOTES_DONE);
 	}, 120_000);
 
 	it("three machines with two workers each on twelve items: each item one commit on the branch, every work tree with all of them", async () => {

@@ -858,6 +858,9 @@ export const JOIN_WHY = {
 /** `/todos remote <name>` that joined. */
 export const joinedRemote = (remote: string, branch: string): string =>
 	`Working the plan with every session on ${remote}, branch ${branch}: an item another holds is never taken.`;
+/** A session without a plan file takes the list another shared first (`host`: the sharing machine). */
+export const listTaken = (remote: string, branch: string, items: number, host: string): string =>
+	`Working the list ${host} shared first on ${remote}, branch ${branch} (${items} item(s)), in place of this session's own: every session works one list.`;
 /** `/todos remote off`. */
 export const WORKING_ALONE = "Working the plan with this machine's sessions only: claims live in this repository.";
 /** `/todos remote` alone: its header, and its line when nothing is held. */

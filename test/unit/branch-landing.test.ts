@@ -25,8 +25,8 @@ import {
 	type BranchLanding,
 	type BranchWork,
 	landOnBranch,
-	planAtTip,
 	type SharedTeam,
+	tipNow,
 	treeLessFile,
 } from "../../src/edges/team/branch-landing.ts";
 import { type GitServer, startGitServer } from "../helpers/git-server.ts";
@@ -299,12 +299,13 @@ describe.each(PLACES)("landing an item on the plan's branch on %s", (_name, make
 		expect(claimsOf(m)).toBe(`${m.claim.ref} ${m.claim.sha}\n`);
 	});
 
-	it("the plan file as the tip holds it: its text and the tip, none for a file the tip lacks", async () => {
+	it("the branch's tip as the remote holds it now, fetched into the clone; unreachable when the remote is not", async () => {
 		const m = await machine(makePlace);
 		const theirs = othersLanding(m, { "PLAN.md": PLAN_FIRST_DONE });
 		gitAt(root, theirs.push);
-		expect(await planAtTip(m.team, "PLAN.md")).toEqual({ tip: theirs.commit, text: PLAN_FIRST_DONE });
-		expect(await planAtTip(m.team, "docs/PLAN.md")).toEqual({ tip: theirs.commit, text: undefined });
+		expect(await tipNow(m.team)).toBe(theirs.commit);
+		expect(gitAt(m.person, ["cat-file", "-t", theirs.commit])).toBe("commit\n");
+		expect(await tipNow({ ...m.team, remote: join(root, "nowhere.git") })).toBe("unreachable");
 	});
 
 	it("a commit's change less one file: that file as its parent holds it (or gone where the parent had none)", async () => {

@@ -64,7 +64,7 @@ describe("an item another session landed is taken from the branch", () => {
 		expect(s.stayed()).toEqual([]);
 	});
 
-	it("without a plan file nothing on the branch says which items landed: nothing completed, nothing taken in", async () => {
+	it("without a plan file, before its shared list is read, nothing says which items landed: nothing completed, nothing taken in", async () => {
 		const tip = landedByAnother(2, [2]);
 		const s = await session(undefined);
 		markClaimedElsewhere(keyOf(2), 1_000);
@@ -72,6 +72,28 @@ describe("an item another session landed is taken from the branch", () => {
 		await takeInLandedBefore(s.shared, tip, getClaimedElsewhere());
 		expect(statuses()).toEqual(["not_started", "not_started", "not_started"]);
 		expect(existsSync(join(dir, "item-2.txt"))).toBe(false);
+	});
+
+	it("without a plan file, a landing that names the item since the list was shared: completed here and taken in", async () => {
+		const since = git(dir, "rev-parse", "HEAD");
+		landedByAnother(2, [2]);
+		const s = await session(undefined);
+		const shared = { ...s.shared, listSince: since };
+		expect(await takeInLanded(shared, at(0))).toBe(false);
+		expect(await takeInLanded(shared, at(2))).toBe(true);
+		expect(statuses()).toEqual(["not_started", "not_started", "completed"]);
+		expect(readFileSync(join(dir, "item-2.txt"), "utf8")).toBe("by another session\n");
+	});
+
+	it("without a plan file, a landing of the item before the list was shared (an earlier plan's) does not count", async () => {
+		const before = landedByAnother(2, [2]);
+		const s = await session(undefined);
+		const shared = { ...s.shared, listSince: before };
+		markClaimedElsewhere(keyOf(2), 1_000);
+		expect(await takeInLanded(shared, at(2))).toBe(false);
+		await takeInLandedBefore(shared, before, getClaimedElsewhere());
+		expect(statuses()).toEqual(["not_started", "not_started", "not_started"]);
+		expect(getClaimedElsewhere()).toEqual([keyOf(2)]);
 	});
 
 	it("the person's own file where the landed work writes: completed, the work tree not taking it said, their bytes kept", async () => {
@@ -98,6 +120,19 @@ describe("after a landing of its own, what others held and landed before it is t
 		// Item 1 was not held elsewhere here (no claim of another was seen on it): its own claim will find it landed.
 		expect(statuses()).toEqual(["not_started", "not_started", "completed"]);
 		expect(readFileSync(join(dir, "item-2.txt"), "utf8")).toBe("by another session\n");
+		expect(getClaimedElsewhere()).toEqual([keyOf(0)]);
+	});
+
+	it("without a plan file: the items held elsewhere that a landing since the list was shared names are taken in", async () => {
+		const since = git(dir, "rev-parse", "HEAD");
+		landedByAnother(1, [1]);
+		const tip = landedByAnother(2, [1, 2]);
+		git(dir, "fetch", "-q", "origin");
+		const s = await session(undefined);
+		markClaimedElsewhere(keyOf(0), 1_000);
+		markClaimedElsewhere(keyOf(2), 1_000);
+		await takeInLandedBefore({ ...s.shared, listSince: since }, tip, getClaimedElsewhere());
+		expect(statuses()).toEqual(["not_started", "not_started", "completed"]);
 		expect(getClaimedElsewhere()).toEqual([keyOf(0)]);
 	});
 

@@ -122,22 +122,30 @@ async function emptyTree(repo: Repo): Promise<string | undefined> {
 	return tree;
 }
 
-/** A claim commit holding `record`, written in the repository; its sha, or undefined when git could not. */
-async function claimCommit(repo: Repo, record: ClaimRecord): Promise<string | undefined> {
+/** A commit of the empty tree whose message is `message` (a claim's, a shared list's), written in the repository. */
+export async function recordCommit(repo: Repo, message: string): Promise<string | undefined> {
 	const tree = await emptyTree(repo);
 	if (!tree) return undefined;
-	const made = await runGit(repo.top, ["commit-tree", tree], { input: claimMessage(record), env: AUTHOR });
+	const made = await runGit(repo.top, ["commit-tree", tree], { input: message, env: AUTHOR });
 	return made.code === 0 ? made.stdout.trim() : undefined;
+}
+
+/** A claim commit holding `record`, written in the repository; its sha, or undefined when git could not. */
+const claimCommit = (repo: Repo, record: ClaimRecord) => recordCommit(repo, claimMessage(record));
+
+/** The message of commit `sha` of the repository; undefined when it has no such commit. */
+export async function commitMessage(repo: Repo, sha: string): Promise<string | undefined> {
+	const shown = await runGit(repo.top, ["cat-file", "commit", sha]);
+	const start = shown.stdout.indexOf("\n\n");
+	return shown.code !== 0 || start < 0 ? undefined : shown.stdout.slice(start + 2);
 }
 
 /** The record a claim commit holds, read strictly; the commit fetched first when only the remote has it. */
 async function recordOf(place: ClaimPlace, key: string, sha: string): Promise<ClaimRecord | undefined> {
 	const { repo } = place;
 	if (place.remote !== undefined) await fetchCommit(repo, place.remote, sha);
-	const shown = await runGit(repo.top, ["cat-file", "commit", sha]);
-	if (shown.code !== 0) return undefined;
-	const start = shown.stdout.indexOf("\n\n");
-	return start < 0 ? undefined : readClaimMessage(shown.stdout.slice(start + 2), place.plan, key);
+	const message = await commitMessage(repo, sha);
+	return message === undefined ? undefined : readClaimMessage(message, place.plan, key);
 }
 
 /** The refs under `prefix` at the place, with their commits; undefined when the remote was not reached. */

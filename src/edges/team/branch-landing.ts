@@ -16,6 +16,8 @@
  */
 
 import { MAX_LANDING_TRIES, markItemDone, readMergeTree, refusalOf } from "../../core/rules/branch-landing.ts";
+import { landedKeysOf } from "../../core/rules/shared-list.ts";
+import { LANDED_ITEM_TRAILER } from "../../core/texts/user/workers.ts";
 import { AUTHOR, type Repo, runGit } from "../git/git.ts";
 import { makeStage } from "../git/land.ts";
 import { fetchCommit, type HeldClaim, OVER_NETWORK, swapRefsSaying } from "../git/leases.ts";
@@ -42,6 +44,8 @@ export interface BranchWork {
 	/** The claim as last renewed: the caller renews it no more while it lands (a renewal would break its lease). */
 	claim: HeldClaim;
 	planFile?: PlanLine;
+	/** Without a plan file: the item's key, and the tip when the list was shared (a landing since naming it landed it). */
+	landedAfter?: { key: string; since: string };
 }
 
 /** How a landing on the branch went. Every kind but `landed` changed nothing on the remote. */
@@ -173,6 +177,8 @@ async function landingCommit(
 	tip: string,
 	work: BranchWork,
 ): Promise<{ commit: string } | Exclude<Merged, { tree: string }>> {
+	if (work.landedAfter && (await landedSince(repo, work.landedAfter.since, tip))?.has(work.landedAfter.key))
+		return { already: true };
 	const merged = await mergeOnto(repo, work.base, work.result, tip);
 	if (merged === undefined || !("tree" in merged)) return merged;
 	const checked = work.planFile ? await withItemChecked(repo, merged.tree, work.planFile) : merged;
@@ -232,17 +238,18 @@ export async function landOnBranch(team: SharedTeam, work: BranchWork, stop?: Ab
 }
 
 /**
- * The plan file at `path` (relative to the repository's top) as the team's branch holds it now, and that tip
- * (fetched): `text` undefined when the tip holds no such file; "unreachable" when the remote was not reached or its tip
- * could not be fetched.
+ * The keys of the items landed on the branch's first-parent line after `since` up to `tip` (each landing names its
+ * item in a trailer); undefined when git could not read them.
  */
-export async function planAtTip(
-	team: SharedTeam,
-	path: string,
-): Promise<{ tip: string; text: string | undefined } | "unreachable"> {
+export async function landedSince(repo: Repo, since: string, tip: string): Promise<Set<string> | undefined> {
+	const format = `--format=%(trailers:key=${LANDED_ITEM_TRAILER},valueonly)`;
+	const logged = await runGit(repo.top, ["log", "--first-parent", format, `${since}..${tip}`]);
+	return logged.code === 0 ? landedKeysOf(logged.stdout) : undefined;
+}
+
+/** The team's branch's tip as the remote holds it now, fetched; "unreachable" when it was not reached or fetched. */
+export async function tipNow(team: SharedTeam): Promise<string | "unreachable"> {
 	const branch = `refs/heads/${team.branch}`;
 	const seen = await readRemote(team, branch, branch);
-	if (seen.kind !== "read" || !(await fetchCommit(team.repo, team.remote, seen.tip))) return "unreachable";
-	const shown = await runGit(team.repo.top, ["cat-file", "blob", `${seen.tip}:${path}`]);
-	return { tip: seen.tip, text: shown.code === 0 ? shown.stdout : undefined };
+	return seen.kind === "read" && (await fetchCommit(team.repo, team.remote, seen.tip)) ? seen.tip : "unreachable";
 }

@@ -31,6 +31,8 @@ export interface TeamItem {
 	key: string;
 	/** The plan file relative to the repository's top; undefined: the plan has none. */
 	planPath: string | undefined;
+	/** Without a plan file: the branch's tip when the list was shared (a landing since naming the item landed it). */
+	listSince?: string;
 }
 
 /** How an item of a shared plan landed: on the branch as `commit`, and in the work tree (`workTree`), or not at all. */
@@ -71,7 +73,15 @@ export async function landForTeam(
 	const planFile =
 		item.planPath === undefined ? undefined : { path: item.planPath, index: item.index, text: item.text };
 	const message = WORKER_TEXTS.landingCommit(item.index, item.text, item.key);
-	const landing = await landOnBranch(team, { ...change, message, claim, ...(planFile ? { planFile } : {}) }, stop);
+	const landedAfter = item.listSince === undefined ? undefined : { key: item.key, since: item.listSince };
+	const work = {
+		...change,
+		message,
+		claim,
+		...(planFile ? { planFile } : {}),
+		...(landedAfter ? { landedAfter } : {}),
+	};
+	const landing = await landOnBranch(team, work, stop);
 	if (landing.kind !== "landed") return { kind: "not-landed", outcome: missed(team, landing) };
 	lease.landed();
 	const workTree = workTreeOutcome(await landWork(team.repo, change.base, change.result));

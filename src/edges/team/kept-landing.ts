@@ -72,7 +72,7 @@ export async function landKeptWork(
 	const { pi, ctx, team } = session;
 	const lease = holdWhileWorking(place.claims, place.claim, () => {});
 	const change = { base: kept.base, result: kept.result };
-	const teamItem = { ...item, planPath: session.planPath };
+	const teamItem = { ...item, planPath: session.planPath, listSince: session.listSince };
 	// No stop reaches it: it is one landing, and no worker runs whose stop it could share.
 	const stop = new AbortController().signal;
 	// As a worker's landing: the item's start checkpoint taken first, its completion's after.

@@ -15,7 +15,7 @@ import { landOneAtATime } from "../git/queue.ts";
 import { storeList } from "../host/commit.ts";
 import { quietly } from "../host/quietly.ts";
 import { tellLasting } from "../host/tell.ts";
-import { planAtTip, type SharedTeam } from "./branch-landing.ts";
+import { landedSince, type SharedTeam, tipNow } from "./branch-landing.ts";
 import { receiveLanded } from "./item-landing.ts";
 
 /** A session of a shared plan: where it tells and stores, its team, and its plan file relative to the repository's top. */
@@ -23,8 +23,10 @@ export interface TeamSession {
 	pi: ExtensionAPI;
 	ctx: ExtensionContext;
 	team: SharedTeam;
-	/** Undefined: the plan has no file, and nothing on the branch says which items landed. */
+	/** Undefined: the plan has no file; its items landed are then those the branch's landings name since `listSince`. */
 	planPath: string | undefined;
+	/** Without a plan file: the branch's tip when its list was shared; undefined before the list settled. */
+	listSince?: string;
 }
 
 /** An item where the list holds it: its index, text and key. */
@@ -49,31 +51,41 @@ export async function landedOnBranch(session: TeamSession, item: ItemAt): Promis
 	return isCompleted(item);
 }
 
+/** Which items the branch at `tip` (fetched) has landed: checked in its plan file, or named by a landing since the list was shared. */
+async function landedAt(session: TeamSession, tip: string): Promise<((item: ItemAt) => boolean) | undefined> {
+	const { team, planPath, listSince } = session;
+	if (planPath === undefined) {
+		const keys = listSince === undefined ? undefined : await landedSince(team.repo, listSince, tip);
+		return keys && ((item) => keys.has(item.key));
+	}
+	const shown = await runGit(team.repo.top, ["cat-file", "blob", `${tip}:${planPath}`]);
+	return shown.code === 0 ? (item) => isItemDone(shown.stdout, item.index, item.text) : undefined;
+}
+
 /**
- * The item completed here and its work taken in when the branch's plan file, read now, has it checked; whether it
- * had. Not when the remote was not reached (the item's own landing will tell).
+ * The item completed here and its work taken in when the branch, read now, has it landed; whether it had. Not when
+ * the remote was not reached (the item's own landing will tell).
  */
 export async function takeInLanded(session: TeamSession, item: ItemAt): Promise<boolean> {
-	if (session.planPath === undefined) return false;
-	const plan = await planAtTip(session.team, session.planPath);
-	if (plan === "unreachable" || plan.text === undefined || !isItemDone(plan.text, item.index, item.text)) return false;
+	const tip = await tipNow(session.team);
+	const landed = tip === "unreachable" ? undefined : await landedAt(session, tip);
+	if (tip === "unreachable" || !landed?.(item)) return false;
 	completeHere(session.pi, item.index, item.text);
-	await receive(session, item, plan.tip);
+	await receive(session, item, tip);
 	return true;
 }
 
 /**
- * After this session landed `commit` on the branch: each of `held` (items other sessions held) that its plan file has
- * checked landed before it, and is completed here and its work taken in now, not at the next look at the claims.
+ * After this session landed `commit` on the branch: each of `held` (items other sessions held) that the branch has
+ * landed before it is completed here and its work taken in now, not at the next look at the claims.
  */
 export async function takeInLandedBefore(session: TeamSession, commit: string, held: readonly string[]) {
-	if (session.planPath === undefined || held.length === 0) return;
-	const shown = await runGit(session.team.repo.top, ["cat-file", "blob", `${commit}:${session.planPath}`]);
-	if (shown.code !== 0) return;
+	if (held.length === 0) return;
+	const landed = await landedAt(session, commit);
+	if (landed === undefined) return;
 	for (const [index, todo] of getTodos().entries()) {
 		const item = { index, text: todo.text, key: itemKey(index, todo.text) };
-		if (todo.status === "completed" || !held.includes(item.key)) continue;
-		if (!isItemDone(shown.stdout, index, todo.text)) continue;
+		if (todo.status === "completed" || !held.includes(item.key) || !landed(item)) continue;
 		completeHere(session.pi, index, todo.text);
 		forgetClaimedElsewhere([item.key]);
 		await receive(session, item, commit);

@@ -89,6 +89,7 @@ import {
 	takeInLanded,
 	takeInLandedBefore,
 } from "../team/landed-items.ts";
+import { listSince, settleList } from "../team/shared-list.ts";
 import { confinedInTree, WORKER_REPO_VAR, WORKER_TREE_VAR, type WorkerBounds, workerBounds } from "./confine.ts";
 import { provideProject, workerExtensionFlags } from "./extensions.ts";
 import { putBackLines, sweepOnce } from "./leftovers.ts";
@@ -183,6 +184,10 @@ export async function startWorkers(items: readonly number[], run: WorkersRun): P
 	const joined = await claimsOf(repo, run);
 	if (!joined) return true;
 	sessionWorkersOf(run.pi).place = joined.claims.place;
+	// Without a plan file, every session works the list shared first: one taken in its place is decided on again.
+	const settled =
+		joined.team && run.planFile === undefined ? await settledList({ ...run, ...joined }, joined.team, items) : "kept";
+	if (settled === "adopted" || settled === "unreachable") return true;
 	const bounds = await workerBounds(repo, run.ctx);
 	for (const index of items) await startOne(index, repo, { ...run, bounds, ...joined });
 	return true;
@@ -203,6 +208,21 @@ async function claimsOf(repo: Repo, run: WorkersRun): Promise<Joined | undefined
 	if ("team" in joined) return { claims: { place: joined.team, me, leaseMs }, team: { ...joined.team, remote } };
 	if (markWorkersUnable(joined.problem)) tell(run.ctx, joined.problem, "warning");
 	return undefined;
+}
+
+/**
+ * The list of a shared plan without a plan file settled before any of `items` is claimed (edges/team/shared-list.ts).
+ * The remote not reached: each item is tried again as one whose claim could not be read is, said once.
+ */
+async function settledList(run: WorkersRun & Joined, team: SharedTeam, items: readonly number[]) {
+	const me = claimantOf(run.ctx.sessionManager.getSessionId(), sessionWorkersOf(run.pi).nonce);
+	const settled = await settleList({ pi: run.pi, ctx: run.ctx, team, me });
+	if (settled !== "unreachable") return settled;
+	for (const index of items) {
+		const todo = getTodos()[index];
+		if (todo) heldElsewhere(run, index, itemKey(index, todo.text), { kind: "unreachable" });
+	}
+	return settled;
 }
 
 /** How the session's workers claim, and the team whose branch their items land on when the plan is shared. */
@@ -295,7 +315,12 @@ export function othersMoved(pi: ExtensionAPI, keys: readonly string[], signal: A
  * ref that holds no claim (said once; `/todos remote release` frees it), or claims that cannot be read now (said;
  * tried again at a renewal's interval). Nothing starts on it.
  */
-function heldElsewhere(run: BoundRun, index: number, key: string, taken: Exclude<TakeResult, { kind: "won" }>): void {
+function heldElsewhere(
+	run: WorkersRun & Joined,
+	index: number,
+	key: string,
+	taken: Exclude<TakeResult, { kind: "won" }>,
+): void {
 	const every = renewEveryMs(run.claims.leaseMs);
 	const said = sessionWorkersOf(run.pi).malformedSaid;
 	if (taken.kind === "malformed" && !said.has(key)) {
@@ -331,7 +356,14 @@ function planPathOf(run: BoundRun): string | undefined {
 
 /** The session as a shared plan's: undefined when its plan is not shared through a remote. */
 function teamSessionOf(run: BoundRun): TeamSession | undefined {
-	return run.team && { pi: run.pi, ctx: run.ctx, team: run.team, planPath: planPathOf(run) };
+	return (
+		run.team && { pi: run.pi, ctx: run.ctx, team: run.team, planPath: planPathOf(run), listSince: listSinceOf(run) }
+	);
+}
+
+/** Without a plan file, the branch's tip when the shared list was shared (only landings since count); else undefined. */
+function listSinceOf(run: Joined & Pick<WorkersRun, "planFile">): string | undefined {
+	return run.team && run.planFile === undefined ? listSince(run.team) : undefined;
 }
 
 /** A worker's life from its claim: its tree made from a snapshot, then its work ({@link work}); how it ended. */
@@ -534,7 +566,7 @@ async function landShared(job: Job, team: SharedTeam, result: string): Promise<W
 	const landing = await landForTeam(
 		team,
 		change,
-		{ ...item, key: job.key, planPath: planPathOf(run) },
+		{ ...item, key: job.key, planPath: planPathOf(run), listSince: listSinceOf(run) },
 		{ lease: job.lease, stop: stop.signal },
 	);
 	if (landing.kind === "not-landed")

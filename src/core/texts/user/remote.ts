@@ -57,6 +57,9 @@ export const REMOTE_TEXTS = {
 				? "No session holds an item."
 				: `${lines.length} item(s) held:\n${lines.map(teamLine).join("\n")}`,
 		].join("\n"),
+	/** A session without a plan file takes the list another shared first on the remote, in place of its own. */
+	listTaken: (remote: string, branch: string, items: number, host: string) =>
+		`Working the list ${prefix(oneLine(host), TEAM_NAME_CHARS)} shared first on ${remoteShown(remote)}, branch ${oneLine(branch)} (${items} item(s)), in place of this session's own: every session works one list.`,
 	malformedClaim: (key: string) => `  ${key}: a ref that holds no claim (/todos remote release frees it)`,
 	unreachableNow: (remote: string) => `The remote ${remoteShown(remote)} cannot be reached now: no claim listed.`,
 	released: (index: number, host: string | undefined) =>

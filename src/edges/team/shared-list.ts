@@ -1,0 +1,111 @@
+/**
+ * A plan shared through a remote without a plan file, at the edge: before its workers start, a session shares its list
+ * on the remote where none is shared (or the one shared has landed whole), or takes the shared one in its place
+ * (core/rules/shared-list.ts decides which); and which items landed, read from the branch's landing trailers since the
+ * list was shared. Each change of the list ref is one compare-and-swap push: of two sessions sharing at once, one list
+ * wins and the other session takes it.
+ */
+
+import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
+import {
+	itemsToShare,
+	listMessage,
+	listRef,
+	listStep,
+	readListMessage,
+	type SharedList,
+} from "../../core/rules/shared-list.ts";
+import { REMOTE_TEXTS } from "../../core/texts/user/remote.ts";
+import { getTodos, listSharedSince, markListShared, setTodos } from "../../state.ts";
+import type { SessionClaimant } from "../git/claims.ts";
+import { runGit } from "../git/git.ts";
+import { commitMessage, fetchCommit, OVER_NETWORK, recordCommit, swapRefs } from "../git/leases.ts";
+import { storeList } from "../host/commit.ts";
+import { quietly } from "../host/quietly.ts";
+import { tellLasting } from "../host/tell.ts";
+import { landedSince, type SharedTeam } from "./branch-landing.ts";
+
+/** How often a share that another session's raced is read and tried again before the session gives up for now. */
+const MAX_SHARE_TRIES = 3;
+
+/** What the remote holds of the plan: its branch's tip, and the shared list's commit and record (undefined: none, or malformed). */
+type SeenList = { tip: string; sha: string | undefined; list: SharedList | undefined };
+
+/** The branch's tip and the plan's shared list, read with one `ls-remote` and fetched; "unreachable" when not reached. */
+async function readShared(team: SharedTeam): Promise<SeenList | "unreachable"> {
+	const branch = `refs/heads/${team.branch}`;
+	const ref = listRef(team.plan);
+	const listed = await runGit(team.repo.top, ["ls-remote", team.remote, branch, ref], OVER_NETWORK);
+	if (listed.code !== 0) return "unreachable";
+	const refs = new Map(listed.stdout.split("\n").map((line) => [line.split("\t")[1], line.split("\t")[0]]));
+	const tip = refs.get(branch);
+	if (tip === undefined || !(await fetchCommit(team.repo, team.remote, tip))) return "unreachable";
+	const sha = refs.get(ref);
+	if (sha === undefined) return { tip, sha, list: undefined };
+	if (!(await fetchCommit(team.repo, team.remote, sha))) return "unreachable";
+	const message = await commitMessage(team.repo, sha);
+	return { tip, sha, list: message === undefined ? undefined : readListMessage(message, team.plan) };
+}
+
+/** A session of a shared plan without a plan file: where it tells and stores, its team, and who it is. */
+export interface ListSession {
+	pi: ExtensionAPI;
+	ctx: ExtensionContext;
+	team: SharedTeam;
+	me: Pick<SessionClaimant, "session" | "host">;
+}
+
+/** What became of the session's list: kept or shared as it was, replaced by the shared one, or the remote not reached. */
+export type ListSettled = "kept" | "shared" | "adopted" | "unreachable";
+
+/**
+ * The session's list made the plan's before its workers start: shared where none is (or the one shared landed whole),
+ * kept where it is the one shared, else replaced by the shared one (the items landed completed) and said. A list ref
+ * that holds no list is shared over, with a lease on what it held.
+ */
+export async function settleList(session: ListSession): Promise<ListSettled> {
+	const { team } = session;
+	for (let tries = 0; tries < MAX_SHARE_TRIES; tries++) {
+		const seen = await readShared(team);
+		if (seen === "unreachable") return "unreachable";
+		const landed = seen.list && (await landedSince(team.repo, seen.list.since, seen.tip));
+		if (seen.list && landed === undefined) return "unreachable";
+		const step = listStep(getTodos(), seen.list, landed ?? new Set());
+		if (step.kind !== "share") {
+			markListShared(sinceKey(team), seen.list?.since ?? seen.tip);
+			if (step.kind === "keep") return "kept";
+			setTodos(step.todos);
+			quietly(() => storeList(session.pi));
+			const text = REMOTE_TEXTS.listTaken(team.remote, team.branch, step.todos.length, seen.list?.host ?? "");
+			tellLasting(session.pi, session.ctx, { level: "info", text });
+			return "adopted";
+		}
+		const shared = await share(session, seen);
+		if (shared !== "refused") return shared;
+	}
+	return "unreachable";
+}
+
+/** The session's list shared on the remote in place of what the ref held (`seen.sha`), if it still holds it. */
+async function share(session: ListSession, seen: SeenList): Promise<"shared" | "refused" | "unreachable"> {
+	const { team, me } = session;
+	const list = {
+		plan: team.plan,
+		since: seen.tip,
+		items: itemsToShare(getTodos()),
+		session: me.session,
+		host: me.host,
+	};
+	const sha = await recordCommit(team.repo, listMessage(list));
+	if (sha === undefined) return "unreachable";
+	const outcome = await swapRefs(team, [{ ref: listRef(team.plan), expect: seen.sha ?? "", next: sha }]);
+	if (outcome !== "done") return outcome;
+	markListShared(sinceKey(team), seen.tip);
+	return "shared";
+}
+
+/** The store's name for a shared plan's list: its remote and plan. */
+const sinceKey = (team: SharedTeam) => `${team.remote}\0${team.plan}`;
+
+/** The branch's tip when the team's list was shared, as this session last read it; undefined before it settled. */
+export const listSince = (team: SharedTeam): string | undefined => listSharedSince(sinceKey(team));
