@@ -289,6 +289,25 @@ describe.each(PLACES)("landing an item on the plan's branch on %s", (_name, make
 		expect(m.personState()).toBe(person);
 	});
 
+	it("without a plan file, a commit since the list was shared names the item: refused as landed elsewhere, nothing pushed; one before it does not count", async () => {
+		const m = await machine(makePlace);
+		const named = (key: string) => `another session's item\n\nTil-done-item: ${key}\n`;
+		const theirs = commitOn(m.other, seed.start, { "shared.txt": "a\nb\nc\nd\n" }, named("0-abc"));
+		gitAt(root, [...othersPush(m), m.place.bare, `${theirs}:refs/heads/main`]);
+		const before = refsOf(m.place.bare);
+		const person = m.personState();
+		const item = { ...work(m, { "notes.txt": "one\ntwo\nthree\nfour\n" }), planFile: undefined };
+		const since = seed.start;
+		expect(await landOnBranch(m.team, { ...item, landedAfter: { key: "0-abc", since } })).toEqual({
+			kind: "landed-elsewhere",
+		});
+		expect(refsOf(m.place.bare)).toEqual(before);
+		expect(m.personState()).toBe(person);
+		// Landed before the list was shared (another plan's item of the same key): this landing goes on.
+		const landed = await landOnBranch(m.team, { ...item, landedAfter: { key: "0-abc", since: theirs } });
+		expect(landed).toMatchObject({ kind: "landed", tip: theirs });
+	});
+
 	it("a stop before the push: nothing pushed, the claim still held", async () => {
 		const m = await machine(makePlace);
 		const before = refsOf(m.place.bare);

@@ -10,13 +10,14 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { itemKey } from "../../src/core/list/items.ts";
 import { planName } from "../../src/core/rules/leases.ts";
+import { listMessage, listRef } from "../../src/core/rules/shared-list.ts";
 import { findRepo } from "../../src/edges/git/git.ts";
 import { newNonce, takeClaim } from "../../src/edges/git/leases.ts";
 import { beginSession, getClaimedElsewhere, getDecisions, getTodos, getWorkers, setTodos } from "../../src/state.ts";
 import type { TodoItem } from "../../src/types.ts";
 import { waitForValue } from "../helpers/cli.ts";
 import { startEngine } from "../helpers/engine.ts";
-import { maskSeconds, REMOTE_DOWN_STOP, WORKERLESS_SHARED_STOP, WORKERS } from "../helpers/expected.ts";
+import { listTaken, maskSeconds, REMOTE_DOWN_STOP, WORKERLESS_SHARED_STOP, WORKERS } from "../helpers/expected.ts";
 import { must } from "../helpers/must.ts";
 import { planWith, repoWithRemote } from "../helpers/plan-remote.ts";
 import { WORKER } from "../helpers/worker-stand-in.ts";
@@ -49,8 +50,9 @@ afterEach(() => {
 
 const items = (): TodoItem[] => TEXTS.map((text) => ({ text, status: "not_started" }));
 
-function setup(leaseSeconds = 120, workers = 2) {
-	const config = { workers, countdownSeconds: 0, remote: "origin", planFile: "PLAN.md", leaseSeconds };
+/** The engine on the plan, shared through origin (`planFile` null: the plan has no file). */
+function setup(leaseSeconds = 120, workers = 2, planFile: string | null = "PLAN.md") {
+	const config = { workers, countdownSeconds: 0, remote: "origin", planFile: planFile ?? undefined, leaseSeconds };
 	const s = startEngine({ mode: "rpc", cwd: dir }, config);
 	beginSession("own", s.config);
 	/** The lines that stay in the transcript, the workers' seconds masked. */
@@ -148,5 +150,50 @@ describe("a shared plan's workers land on its branch, once per item", () => {
 		expect(contents).toEqual([WORKERLESS_SHARED_STOP]);
 		expect(getTodos().map((todo) => todo.status)).toEqual(["not_started", "not_started", "not_started"]);
 		expect(git(bare, "for-each-ref", "--format=%(refname)").trim()).toBe("refs/heads/main");
+	});
+});
+
+describe("a shared plan without a plan file: every session works the list shared first", () => {
+	const SHARED = ["Write item-0.txt", "Write item-1.txt"];
+
+	/** Another session's list shared on the remote, with the branch's tip as it is now. */
+	function sharedByAnother(texts: readonly string[]): void {
+		const since = git(dir, "rev-parse", "HEAD").trim();
+		const items = texts.map((text) => ({ text, status: "not_started" as const }));
+		const list = { plan: planName("main", undefined), since, items, session: "s-other", host: "laptop" };
+		const tree = git(dir, "mktree").trim();
+		const commit = execFileSync("git", [...PERSON, "commit-tree", tree], { cwd: dir, input: listMessage(list) });
+		git(dir, "push", "-q", "origin", `${commit.toString().trim()}:${listRef(list.plan)}`);
+	}
+
+	it("another list shared first: taken in place of the session's own, the item it landed completed and taken in, the other landed once", async () => {
+		sharedByAnother(SHARED);
+		landedByAnother(1);
+		const s = setup(120, 2, null);
+		setTodos([{ text: "Write the files", status: "not_started" }]);
+		s.endRun();
+		await until(() => getTodos().length === 2 && getTodos().every((todo) => todo.status === "completed"), "done");
+		expect(getTodos().map((todo) => todo.text)).toEqual(SHARED);
+		expect(s.stayed()[0]).toBe(listTaken("origin", "main", 2, "laptop"));
+		await until(() => existsSync(join(dir, "item-1.txt")), "the other session's work taken in");
+		const trailers = git(bare, "log", "--format=%(trailers:key=Til-done-item,valueonly,separator=)", "main")
+			.split("\n")
+			.filter((line) => line !== "");
+		expect(trailers.toSorted()).toEqual(SHARED.map((text, index) => itemKey(index, text)).toSorted());
+		expect(s.stayed()).not.toContain(WORKERS.started(1, SHARED[1] ?? ""));
+	});
+
+	it("the remote gone before the list is settled: nothing starts, said once, and after the lease the run stops", async () => {
+		const s = setup(0.3, 2, null);
+		setTodos(items());
+		const { joinTeam } = await import("../../src/edges/team/join.ts");
+		expect("team" in (await joinTeam(dir, "origin", undefined))).toBe(true);
+		renameSync(bare, `${bare}.away`);
+		s.endRun();
+		const stopped = () =>
+			s.pi.sent.some((sent) => (sent as { message?: { content?: unknown } }).message?.content === REMOTE_DOWN_STOP);
+		await until(stopped, "the stop");
+		expect(getTodos().map((todo) => todo.status)).toEqual(["not_started", "not_started", "not_started"]);
+		expect(s.ui.notifications.map((notice) => notice.message)).toEqual([WORKERS.claimsUnreachable("origin")]);
 	});
 });

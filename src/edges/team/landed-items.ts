@@ -93,7 +93,7 @@ export async function takeInLandedBefore(session: TeamSession, commit: string, h
 }
 
 /** What another session landed of `item` (on the branch at `tip`) taken into the work tree; said when it cannot be. */
-async function receive({ pi, ctx, team, planPath }: TeamSession, item: ItemAt, tip: string): Promise<void> {
+export async function receive({ pi, ctx, team, planPath }: TeamSession, item: ItemAt, tip: string): Promise<void> {
 	const taken = await landOneAtATime(() => receiveLanded(team, { key: item.key, planPath }, tip));
 	if (taken === undefined || taken.kind === "landed") return;
 	const text = WORKER_TEXTS.notInWorkTree(item.index, team.branch, workerWhy(taken));

@@ -7,6 +7,8 @@
  */
 
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
+import { itemKey } from "../../core/list/items.ts";
+import type { TodoItem } from "../../core/model/types.ts";
 import {
 	itemsToShare,
 	listMessage,
@@ -24,6 +26,7 @@ import { storeList } from "../host/commit.ts";
 import { quietly } from "../host/quietly.ts";
 import { tellLasting } from "../host/tell.ts";
 import { landedSince, type SharedTeam } from "./branch-landing.ts";
+import { receive } from "./landed-items.ts";
 
 /** How often a share that another session's raced is read and tried again before the session gives up for now. */
 const MAX_SHARE_TRIES = 3;
@@ -71,19 +74,36 @@ export async function settleList(session: ListSession): Promise<ListSettled> {
 		const landed = seen.list && (await landedSince(team.repo, seen.list.since, seen.tip));
 		if (seen.list && landed === undefined) return "unreachable";
 		const step = listStep(getTodos(), seen.list, landed ?? new Set());
-		if (step.kind !== "share") {
+		if (step.kind === "keep") {
 			markListShared(sinceKey(team), seen.list?.since ?? seen.tip);
-			if (step.kind === "keep") return "kept";
-			setTodos(step.todos);
-			quietly(() => storeList(session.pi));
-			const text = REMOTE_TEXTS.listTaken(team.remote, team.branch, step.todos.length, seen.list?.host ?? "");
-			tellLasting(session.pi, session.ctx, { level: "info", text });
+			return "kept";
+		}
+		if (step.kind === "adopt" && seen.list) {
+			markListShared(sinceKey(team), seen.list.since);
+			await adopt(session, step.todos, { tip: seen.tip, list: seen.list });
 			return "adopted";
 		}
 		const shared = await share(session, seen);
 		if (shared !== "refused") return shared;
 	}
 	return "unreachable";
+}
+
+/**
+ * The shared list taken in place of the session's own, said; the work of each item landed on it (completed) taken into
+ * the work tree as another session's landing is.
+ */
+async function adopt(session: ListSession, todos: TodoItem[], seen: { tip: string; list: SharedList }): Promise<void> {
+	const { team } = session;
+	setTodos(todos);
+	quietly(() => storeList(session.pi));
+	const text = REMOTE_TEXTS.listTaken(team.remote, team.branch, todos.length, seen.list.host);
+	tellLasting(session.pi, session.ctx, { level: "info", text });
+	const teamSession = { ...session, planPath: undefined, listSince: seen.list.since };
+	for (const [index, todo] of todos.entries()) {
+		if (todo.status === "completed")
+			await receive(teamSession, { index, text: todo.text, key: itemKey(index, todo.text) }, seen.tip);
+	}
 }
 
 /** The session's list shared on the remote in place of what the ref held (`seen.sha`), if it still holds it. */
