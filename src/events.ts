@@ -225,14 +225,18 @@ async function judgeProblem(ctx: ExtensionContext, choice: string): Promise<stri
 }
 
 /**
- * Why the session cannot join the remote its setting names, found before any model call; the team's module is loaded
- * only when a remote is named.
+ * Joins the remote the session's setting names, before any model call: why it cannot, or undefined. Joined with no list
+ * and no plan file, the session takes the list shared there. The team's modules are loaded only when a remote is named.
  */
-async function remoteProblem(ctx: ExtensionContext, config: TilDoneConfig): Promise<string | undefined> {
+async function joinRemote(pi: ExtensionAPI, ctx: ExtensionContext, config: TilDoneConfig) {
 	if (config.remote === undefined) return undefined;
 	const { joinTeam } = await import("./edges/team/join.ts");
 	const joined = await joinTeam(ctx.cwd, config.remote, config.planFile);
-	return "problem" in joined ? joined.problem : undefined;
+	if ("problem" in joined) return joined.problem;
+	if (config.planFile !== undefined) return undefined;
+	const { joinSharedList } = await import("./edges/team/shared-list.ts");
+	await joinSharedList(pi, ctx, { ...joined.team, remote: config.remote });
+	return undefined;
 }
 
 /** The plan file a session follows, its module loaded on first use (most sessions follow none). */
@@ -278,7 +282,7 @@ async function startSession(pi: ExtensionAPI, ctx: ExtensionContext, engine: Eng
 	if (config.goal !== undefined) setGoal({ condition: config.goal, runs: 0 });
 	const judge = await judgeProblem(ctx, config.judge);
 	if (judge !== undefined) reportSettingWarnings(ctx, [judge]);
-	const remote = await remoteProblem(ctx, config);
+	const remote = await joinRemote(pi, ctx, config);
 	if (remote !== undefined) reportSettingWarnings(ctx, [remote]);
 	const planFile: FollowedPlan | undefined = await followPlan(pi, ctx, config.planFile);
 	const problems = [...resolved.warnings, judge, remote, planFile?.problem].filter((problem) => problem !== undefined);

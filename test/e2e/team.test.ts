@@ -10,6 +10,7 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { itemKey } from "../../src/core/list/items.ts";
+import type { FakeStep } from "../helpers/cli.ts";
 import {
 	EXTENSION_ENTRY,
 	type IsolatedEnv,
@@ -27,6 +28,7 @@ import {
 	claimsMalformedStop,
 	JOIN_WHY,
 	KEY,
+	listJoined,
 	listTaken,
 	PLAN_NOTICES,
 	REMOTE_DOWN_STOP,
@@ -136,6 +138,24 @@ const landedKeys = (bare: string) =>
 		.split("\n")
 		.filter((line) => line !== "");
 
+/** `pi -p` joined to `origin` with no plan file, in `cwd`, its own model playing `steps` (its session folder its own). */
+function listSession(host: PiHost, env: IsolatedEnv, cwd: string, name: string, steps: readonly FakeStep[]) {
+	const script = join(env.root, `script-${name}.json`);
+	writeFileSync(script, JSON.stringify(steps));
+	const args = ["--til-done-remote", "origin", "-p", "Work the plan."];
+	return runPrint(
+		args,
+		{ ...env.env, TIL_DONE_FAKE_SCRIPT: script },
+		{
+			host,
+			cwd,
+			extensions: [EXTENSION_ENTRY],
+			session: { dir: join(env.root, `sessions-${name}`) },
+			timeoutMs: 200_000,
+		},
+	);
+}
+
 describe.each(PI_HOSTS)("pi $version", (host) => {
 	it("two machines with two workers each, started at once: each item lands once on the branch, and both work trees have it all", async () => {
 		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "2", TIL_DONE_LEASE: "5" });
@@ -199,22 +219,9 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		});
 		const lists = { laptop: ITEMS, desktop: ITEMS.map((text) => `${text}, please`) };
 		const runs = await Promise.all(
-			Object.entries(lists).map(([name, texts]) => {
-				const script = join(env.root, `script-${name}.json`);
-				writeFileSync(script, JSON.stringify([writeStep(texts), sayStep("Listed.")]));
-				const args = ["--til-done-remote", "origin", "-p", "Work the plan."];
-				return runPrint(
-					args,
-					{ ...env.env, TIL_DONE_FAKE_SCRIPT: script },
-					{
-						host,
-						cwd: machine(env, url, name),
-						extensions: [EXTENSION_ENTRY],
-						session: { dir: join(env.root, `sessions-${name}`) },
-						timeoutMs: 200_000,
-					},
-				);
-			}),
+			Object.entries(lists).map(([name, texts]) =>
+				listSession(host, env, machine(env, url, name), name, [writeStep(texts), sayStep("Listed.")]),
+			),
 		);
 		expect(runs.map((run) => run.code)).toEqual([0, 0]);
 		// One list is the plan's: its items land once each; the other session says it took it.
@@ -239,6 +246,40 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		).toEqual([0, 1]);
 		for (const name of Object.keys(lists))
 			expect(readFileSync(join(env.root, name, "notes.txt"), "utf8")).toBe(NOTES_DONE);
+	}, 120_000);
+
+	it("a machine that joins with no list while another works the shared one: it takes that list and works what is left; each item lands once", async () => {
+		const texts = ["Write out/0.txt", "Write out/1.txt", "Write out/2.txt"];
+		const env = pi.env([], { TIL_DONE_WORKERS: "1", TIL_DONE_LEASE: "5" });
+		const { bare, url } = servedPlan(env, ITEMS);
+		const write = (index: number) => ({
+			...bash(`mkdir -p out && echo 'item ${index}' > out/${index}.txt`),
+			delayMs: 1500,
+		});
+		env.writeWorkerScripts(
+			Object.fromEntries(texts.map((_, index) => [String(index), [write(index), sayStep("Done.")]])),
+		);
+		const [laptop, desktop] = [machine(env, url, "laptop"), machine(env, url, "desktop")];
+		const first = listSession(host, env, laptop, "laptop", [writeStep(texts), sayStep("Listed.")]);
+		const listed = () => gitIn(bare, "for-each-ref", "--format=%(refname)", "refs/til-done/lists/");
+		await waitForValue(() => (listed() === "" ? undefined : true), 60_000, "the laptop's list shared");
+		const second = await listSession(host, env, desktop, "desktop", [sayStep("Helping.")]);
+		const runs = [await first, second];
+		expect(runs.map((run) => run.code)).toEqual([0, 0]);
+		expect(second.stderr).toContain(stderrLine(listJoined("origin", "main", 3, hostname())));
+		expect(landedKeys(bare).toSorted()).toEqual(texts.map((text, index) => itemKey(index, text)).toSorted());
+		expect(
+			env
+				.workerTries()
+				.map((at) => at.item)
+				.toSorted(),
+		).toEqual([0, 1, 2]);
+		// The second machine worked some of them: its landings are said on its own stderr.
+		expect(stderrOf(second.stderr).some((line) => ON_BRANCH.test(line))).toBe(true);
+		for (const dir of [laptop, desktop])
+			expect(texts.map((_, index) => readFileSync(join(dir, "out", `${index}.txt`), "utf8"))).toEqual(
+				texts.map((_, index) => `item ${index}\n`),
+			);
 	}, 120_000);
 
 	it("three machines with two workers each on twelve items: each item one commit on the branch, every work tree with all of them", async () => {

@@ -861,6 +861,9 @@ export const joinedRemote = (remote: string, branch: string): string =>
 /** A session without a plan file takes the list another shared first (`host`: the sharing machine). */
 export const listTaken = (remote: string, branch: string, items: number, host: string): string =>
 	`Working the list ${host} shared first on ${remote}, branch ${branch} (${items} item(s)), in place of this session's own: every session works one list.`;
+/** A session that joined with no list takes the list shared on the remote (`host`: the sharing machine). */
+export const listJoined = (remote: string, branch: string, items: number, host: string): string =>
+	`Working the list ${host} shared on ${remote}, branch ${branch} (${items} item(s)).`;
 /** `/todos remote off`. */
 export const WORKING_ALONE = "Working the plan with this machine's sessions only: claims live in this repository.";
 /** `/todos remote` alone: its header, and its line when nothing is held. */

@@ -16,7 +16,7 @@ import {
 } from "../../src/core/rules/shared-list.ts";
 import { REMOTE_TEXTS } from "../../src/core/texts/user/remote.ts";
 import { findRepo } from "../../src/edges/git/git.ts";
-import { listSince, settleList } from "../../src/edges/team/shared-list.ts";
+import { joinSharedList, listSince, settleList } from "../../src/edges/team/shared-list.ts";
 import { beginSession, getTodos, setTodos } from "../../src/state.ts";
 import { startEngine } from "../helpers/engine.ts";
 import { must } from "../helpers/must.ts";
@@ -94,9 +94,10 @@ describe("which list a session works: the one shared first", () => {
 		});
 	});
 
-	it("a shared list whose every item landed is finished: a session's own list is shared in its place", () => {
+	it("a shared list whose every item landed is finished: a session's own list is shared in its place; one without a list stays empty", () => {
 		const landed = new Set([itemKey(0, "Write x")]);
 		expect(listStep(pending("Write a"), record(pending("Write x")), landed)).toEqual({ kind: "share" });
+		expect(listStep([], record(pending("Write x")), landed)).toEqual({ kind: "keep" });
 	});
 
 	it("a check, a review mark or a link that differs makes another list", () => {
@@ -206,5 +207,27 @@ describe("a session without a plan file shares its list on the remote, or takes 
 		expect(await settleList(s.listSession)).toBe("unreachable");
 		expect(getTodos()).toEqual(pending("Write a"));
 		expect(remoteList()).toBeUndefined();
+	});
+});
+
+describe("a session that joins with no list of its own takes the list being worked", () => {
+	it("a list shared and not finished: taken, said as joined", async () => {
+		const first = await session(["Write x", "Write y"], "s-first", "laptop");
+		expect(await settleList(first.listSession)).toBe("shared");
+		const s = await session([]);
+		await joinSharedList(s.pi.api, s.ctx, s.team);
+		expect(getTodos()).toEqual(pending("Write x", "Write y"));
+		expect(s.stayed().map((line) => line.text)).toEqual([REMOTE_TEXTS.listJoined("origin", "main", 2, "laptop")]);
+	});
+
+	it("a session with a list of its own, or none shared: nothing shared, taken or said", async () => {
+		const s = await session([]);
+		await joinSharedList(s.pi.api, s.ctx, s.team);
+		expect(remoteList()).toBeUndefined();
+		expect(getTodos()).toEqual([]);
+		setTodos(pending("Write a"));
+		await joinSharedList(s.pi.api, s.ctx, s.team);
+		expect(remoteList()).toBeUndefined();
+		expect(s.stayed()).toEqual([]);
 	});
 });

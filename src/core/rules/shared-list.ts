@@ -124,6 +124,7 @@ export function listStep(
 ): ListStep {
 	if (shared === undefined) return ours.length > 0 ? { kind: "share" } : { kind: "keep" };
 	if (sameItems(ours, shared.items)) return { kind: "keep" };
-	if (isListLanded(shared.items, landed) && ours.length > 0) return { kind: "share" };
+	// A finished list is the last plan's: a session with a list of its own shares it, one without stays empty.
+	if (isListLanded(shared.items, landed)) return ours.length > 0 ? { kind: "share" } : { kind: "keep" };
 	return { kind: "adopt", todos: adoptedList(shared.items, landed) };
 }

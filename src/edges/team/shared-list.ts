@@ -6,6 +6,7 @@
  * wins and the other session takes it.
  */
 
+import { hostname } from "node:os";
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { itemKey } from "../../core/list/items.ts";
 import type { TodoItem } from "../../core/model/types.ts";
@@ -95,9 +96,10 @@ export async function settleList(session: ListSession): Promise<ListSettled> {
  */
 async function adopt(session: ListSession, todos: TodoItem[], seen: { tip: string; list: SharedList }): Promise<void> {
 	const { team } = session;
+	const said = getTodos().length === 0 ? REMOTE_TEXTS.listJoined : REMOTE_TEXTS.listTaken;
 	setTodos(todos);
 	quietly(() => storeList(session.pi));
-	const text = REMOTE_TEXTS.listTaken(team.remote, team.branch, todos.length, seen.list.host);
+	const text = said(team.remote, team.branch, todos.length, seen.list.host);
 	tellLasting(session.pi, session.ctx, { level: "info", text });
 	const teamSession = { ...session, planPath: undefined, listSince: seen.list.since };
 	for (const [index, todo] of todos.entries()) {
@@ -129,3 +131,12 @@ const sinceKey = (team: SharedTeam) => `${team.remote}\0${team.plan}`;
 
 /** The branch's tip when the team's list was shared, as this session last read it; undefined before it settled. */
 export const listSince = (team: SharedTeam): string | undefined => listSharedSince(sinceKey(team));
+
+/**
+ * A session that joined `team` with no list and no plan file takes the list shared there, if one is being worked (said);
+ * nothing is shared or said otherwise.
+ */
+export async function joinSharedList(pi: ExtensionAPI, ctx: ExtensionContext, team: SharedTeam): Promise<void> {
+	if (getTodos().length > 0) return;
+	await settleList({ pi, ctx, team, me: { session: ctx.sessionManager.getSessionId(), host: hostname() } });
+}

@@ -60,6 +60,9 @@ export const REMOTE_TEXTS = {
 	/** A session without a plan file takes the list another shared first on the remote, in place of its own. */
 	listTaken: (remote: string, branch: string, items: number, host: string) =>
 		`Working the list ${prefix(oneLine(host), TEAM_NAME_CHARS)} shared first on ${remoteShown(remote)}, branch ${oneLine(branch)} (${items} item(s)), in place of this session's own: every session works one list.`,
+	/** A session that joined with no list of its own takes the list shared on the remote. */
+	listJoined: (remote: string, branch: string, items: number, host: string) =>
+		`Working the list ${prefix(oneLine(host), TEAM_NAME_CHARS)} shared on ${remoteShown(remote)}, branch ${oneLine(branch)} (${items} item(s)).`,
 	malformedClaim: (key: string) => `  ${key}: a ref that holds no claim (/todos remote release frees it)`,
 	unreachableNow: (remote: string) => `The remote ${remoteShown(remote)} cannot be reached now: no claim listed.`,
 	released: (index: number, host: string | undefined) =>
