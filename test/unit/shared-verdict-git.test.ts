@@ -100,7 +100,7 @@ describe("a shared plan's verification, one per tip", () => {
 	});
 
 	it("a verdict recorded for the tip: taken as is, nothing run; the tip moved since: verified again", async () => {
-		const { dir, bare, team } = await sharedPlan();
+		const { dir, team } = await sharedPlan();
 		await verifyShared(session(team, "laptop", async () => passed).run);
 		const desktop = session(team, "desktop", async () => passed);
 		const taken = await verifyShared(desktop.run);
