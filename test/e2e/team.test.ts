@@ -6,6 +6,7 @@
  */
 import { type ChildProcess, execFileSync } from "node:child_process";
 import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { itemKey } from "../../src/core/list/items.ts";
@@ -29,6 +30,8 @@ import {
 	PLAN_NOTICES,
 	REMOTE_DOWN_STOP,
 	RUN_REFUSED,
+	sharedUnverifiedStop,
+	sharedVerdictLine,
 	stderrLine,
 	WORKERS,
 	workerFailures,
@@ -161,6 +164,43 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			expect(readFileSync(join(dir, "PLAN.md"), "utf8")).toBe(planOf(ITEMS, true));
 		}
 	}, 120_000);
+
+	it.each([
+		["passes", "", 0, (tip: string) => sharedVerdictLine(tip, hostname(), "passed (1 check)")],
+		["fails", " && exit 1", 4, (tip: string) => sharedUnverifiedStop(tip, "the done-check (exit code 1)")],
+	] as const)(
+		"two machines with two workers each and a done-check that %s: it runs once, on the branch's tip with every item's work, and both say the same verdict",
+		async (_what, tail, code, said) => {
+			const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "2", TIL_DONE_LEASE: "5" });
+			const { bare, url } = servedPlan(env, ITEMS);
+			env.writeWorkerScripts({
+				"0": [{ ...bash(ADD_LINE[0] ?? ""), delayMs: 500 }, sayStep("Added line 0.")],
+				"1": [{ ...bash(ADD_LINE[1] ?? ""), delayMs: 500 }, sayStep("Added line 1.")],
+			});
+			// Outside every repository: each run of the check adds a line, then it passes only on a tree with both lines.
+			const log = join(env.root, "check-runs.log");
+			const check = `echo ran >> '${log}' && grep -qx 'line 0' notes.txt && grep -qx 'line 1' notes.txt${tail}`;
+			const [laptop, desktop] = [machine(env, url, "laptop"), machine(env, url, "desktop")];
+			const more = ["--til-done-check", check];
+			const runs = await Promise.all([
+				session(host, env, laptop, "laptop", more),
+				session(host, env, desktop, "desktop", more),
+			]);
+			expect(runs.map((run) => run.code)).toEqual([code, code]);
+			expect(readFileSync(log, "utf8")).toBe("ran\n");
+			const tip = gitIn(bare, "rev-parse", "main");
+			expect(gitIn(bare, "show", "main:notes.txt")).toBe(NOTES_DONE.trimEnd());
+			for (const run of runs) expect(stderrOf(run.stderr)).toContain(`[til-done] ${said(tip)}`);
+			// The verdict is recorded for the tip, the verification's claim gone with its push.
+			expect(gitIn(bare, "for-each-ref", "--format=%(refname)")).toBe(
+				"refs/heads/main\nrefs/til-done/verdicts/main--PLAN_md",
+			);
+			expect(gitIn(bare, "log", "-1", "--format=%B", "refs/til-done/verdicts/main--PLAN_md")).toContain(
+				`"tip":"${tip}"`,
+			);
+		},
+		120_000,
+	);
 
 	it("two machines joined without --til-done-workers: each works through one worker, its own model never sent an item; each item lands once", async () => {
 		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_LEASE: "5" });
