@@ -4,7 +4,7 @@
  * session that finds a verdict for the tip runs nothing; one that finds the verification claimed waits, then takes
  * the verdict; a tip that moved is verified again; a stop pushes nothing and lets the claim go.
  */
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { claimRef } from "../../src/core/rules/leases.ts";
@@ -156,6 +156,56 @@ describe("a shared plan's verification, one per tip", () => {
 		};
 		expect(await verifyShared(laptop.run)).toEqual({ kind: "stopped" });
 		expect(refsOf(bare)).toEqual(["refs/heads/main"]);
+	});
+
+	it("another session's verdict pushed while this one verified: its push refused, nothing of it on the remote, the claim let go", async () => {
+		const { dir, bare, team } = await sharedPlan();
+		const laptop = session(team, "laptop", async () => passed);
+		let theirs = "";
+		laptop.run.verifyIn = async () => {
+			const junk = gitAs(dir, "commit-tree", gitAs(dir, "mktree"), "-m", "another's verdict");
+			gitAs(dir, "push", "-q", "origin", `${junk}:${verdictRef(PLAN)}`);
+			theirs = junk;
+			return passed;
+		};
+		expect(await verifyShared(laptop.run)).toEqual({ kind: "held", leftMs: 0 });
+		expect(gitAs(bare, "rev-parse", verdictRef(PLAN))).toBe(theirs);
+		expect(refsOf(bare)).toEqual(["refs/heads/main", verdictRef(PLAN)]);
+	});
+
+	it("the remote gone while this session verified: nothing pushed, unreachable", async () => {
+		const { bare, team } = await sharedPlan();
+		const laptop = session(team, "laptop", async () => passed);
+		laptop.run.verifyIn = async () => {
+			renameSync(bare, `${bare}.away`);
+			return passed;
+		};
+		expect(await verifyShared(laptop.run)).toEqual({ kind: "unreachable" });
+		renameSync(`${bare}.away`, bare);
+		expect(refsOf(bare)).toEqual(["refs/heads/main", claimRef(PLAN, VERIFICATION_KEY)]);
+	});
+
+	it("its claim taken over by another while it verified: its checks stopped, nothing pushed, held", async () => {
+		const { dir, bare, team } = await sharedPlan();
+		const laptop = session(team, "laptop", async () => passed);
+		laptop.run.claims.leaseMs = 300;
+		laptop.run.verifyIn = async (_cwd, signal) => {
+			const junk = gitAs(dir, "commit-tree", gitAs(dir, "mktree"), "-m", "another's claim");
+			gitAs(dir, "push", "-q", "-f", "origin", `${junk}:${claimRef(PLAN, VERIFICATION_KEY)}`);
+			await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+			return null;
+		};
+		expect(await verifyShared(laptop.run)).toEqual({ kind: "held", leftMs: 100 });
+		expect(refsOf(bare)).toEqual(["refs/heads/main", claimRef(PLAN, VERIFICATION_KEY)]);
+	});
+
+	it("a claim ref of the verification that holds no claim: held, nothing run", async () => {
+		const { dir, team } = await sharedPlan();
+		const junk = gitAs(dir, "commit-tree", gitAs(dir, "mktree"), "-m", "no claim");
+		gitAs(dir, "push", "-q", "origin", `${junk}:${claimRef(PLAN, VERIFICATION_KEY)}`);
+		const laptop = session(team, "laptop", async () => passed);
+		expect(await verifyShared(laptop.run)).toEqual({ kind: "held", leftMs: LONG_LEASE / 3 });
+		expect(laptop.ran).toEqual([]);
 	});
 
 	it("a remote that does not answer: unreachable, nothing run", async () => {

@@ -140,6 +140,32 @@ describe("a shared plan's finished list is verified once per tip", () => {
 		expect(tried.outcomes).toEqual(["held", "verdict"]);
 	});
 
+	it("the list changed while its check ran: the check stopped, nothing pushed, the claim let go", async () => {
+		const s = setup();
+		s.pi.onExec = (call) =>
+			new Promise((resolve) => {
+				s.cwds.push(call.options?.cwd ?? "");
+				call.options?.signal?.addEventListener("abort", () => resolve({ ...runnerEnded(call.args, 1), killed: true }));
+			});
+		setTodos(finished());
+		s.endRun();
+		await until(() => s.cwds.length === 1, "the check running");
+		setTodos([...finished(), { text: "Write c.txt", status: "not_started" }]);
+		await until(() => tried.outcomes.includes("stopped"), "the verification stopped");
+		expect(refs()).toEqual(["refs/heads/main"]);
+		expect(s.notices()).toEqual([]);
+	});
+
+	it("a remote never joined that does not answer: said once, and after the lease the run stops, nothing verified", async () => {
+		const s = setup(0.3);
+		setTodos(finished());
+		renameSync(bare, `${bare}.away`);
+		s.endRun();
+		await until(() => s.sent().includes(REMOTE_DOWN_STOP), "the stop");
+		expect(s.cwds).toEqual([]);
+		expect(s.notices()).toEqual([WORKERS.claimsUnreachable("origin")]);
+	});
+
 	it("the remote gone once joined: said once, and after the lease the run stops, nothing verified", async () => {
 		const s = setup(0.3);
 		setTodos(finished());

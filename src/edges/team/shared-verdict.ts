@@ -72,9 +72,9 @@ export async function readVerdict(team: SharedTeam): Promise<SeenVerdict | "unre
 	const sha = refs.get(ref) ?? "";
 	if (sha === "") return { tip, sha, verdict: undefined };
 	if (!(await fetchCommit(team.repo, team.remote, sha))) return "unreachable";
+	// A commit's message follows its headers' blank line.
 	const shown = await runGit(team.repo.top, ["cat-file", "commit", sha]);
-	const start = shown.stdout.indexOf("\n\n");
-	const verdict = start < 0 ? undefined : readVerdictMessage(shown.stdout.slice(start + 2), team.plan);
+	const verdict = readVerdictMessage(shown.stdout.slice(shown.stdout.indexOf("\n\n") + 2), team.plan);
 	return { tip, sha, verdict: verdict ?? "malformed" };
 }
 
