@@ -289,6 +289,32 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		expect(env.workerTries().map((worker) => worker.item)).toEqual([0]);
 	}, 90_000);
 
+	it("a verifier that dies during its done-check (its pi SIGKILLed): its claim runs out, another machine verifies the tip and both runs of the check are logged", async () => {
+		const texts = ITEMS.slice(0, 1);
+		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "1", TIL_DONE_LEASE: "2" });
+		const { bare, url } = servedPlan(env, texts);
+		const [laptop, desktop] = [machine(env, url, "laptop"), machine(env, url, "desktop")];
+		env.writeWorkerScripts({ "0": [bash(ADD_LINE[0] ?? ""), sayStep("Added line 0.")] });
+		// The first run of the check (the laptop's) hangs until its pi is gone; any later one passes on line 0.
+		const log = join(env.root, "check-runs.log");
+		const first = join(env.root, "first-run");
+		const check = `if mkdir '${first}' 2>/dev/null; then echo hung >> '${log}'; sleep 600; fi; echo ran >> '${log}'; grep -qx 'line 0' notes.txt`;
+		const laptopEnv = { ...env.env, TIL_DONE_CHECK: check };
+		const dying = startSession(host, laptopEnv, laptop, join(env.root, "sessions-laptop"));
+		await waitForValue(() => (existsSync(log) ? true : undefined), 60_000, "the laptop's check running");
+		process.kill(dying.pid ?? 0, "SIGKILL");
+		expect((await waitForExit(dying)).signal).toBe("SIGKILL");
+		expect(claimsOn(bare)).toEqual(["refs/til-done/claims/main--PLAN_md/verification"]);
+		const run = await session(host, env, desktop, "desktop", ["--til-done-check", check]);
+		expect(run.code).toBe(0);
+		const tip = gitIn(bare, "rev-parse", "main");
+		expect(stderrOf(run.stderr)).toContain(`[til-done] ${sharedVerdictLine(tip, hostname(), "passed (1 check)")}`);
+		expect(readFileSync(log, "utf8")).toBe("hung\nran\n");
+		expect(gitIn(bare, "for-each-ref", "--format=%(refname)")).toBe(
+			"refs/heads/main\nrefs/til-done/verdicts/main--PLAN_md",
+		);
+	}, 120_000);
+
 	it("a machine that dies mid-item (its pi and worker SIGKILLed): its claim runs out, another machine takes it over and lands it once", async () => {
 		const texts = ITEMS.slice(0, 1);
 		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "1", TIL_DONE_LEASE: "2" });
