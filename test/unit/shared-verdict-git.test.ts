@@ -216,6 +216,14 @@ describe("a shared plan's verification, one per tip", () => {
 		expect(await verifyShared(laptop.run)).toEqual({ kind: "unreachable" });
 		expect(laptop.ran).toEqual([]);
 	});
+
+	it("a remote without the plan's branch (deleted by someone): unreachable, nothing run", async () => {
+		const { bare, team } = await sharedPlan();
+		gitAs(bare, "update-ref", "-d", "refs/heads/main");
+		const laptop = session(team, "laptop", async () => passed);
+		expect(await verifyShared(laptop.run)).toEqual({ kind: "unreachable" });
+		expect(laptop.ran).toEqual([]);
+	});
 });
 
 /** Resolves once `done` holds, looked at on each turn of the event loop. */

@@ -79,13 +79,14 @@ const tip = () => git(bare, "rev-parse", "main");
 const refs = () => git(bare, "for-each-ref", "--format=%(refname)").split("\n");
 
 /** Another machine's verdict on the tip, pushed to the remote's verdict ref. */
-function verdictOfAnother(passed: boolean): void {
+function verdictOfAnother(passed: boolean, judge?: SharedVerdict["judge"]): void {
 	const verdict: SharedVerdict = {
 		plan: PLAN,
 		tip: tip(),
 		checks: [{ name: "the done-check", command: CHECK, passed, ended: passed ? "exit code 0" : "exit code 1" }],
 		session: "s-desktop",
 		host: "desktop",
+		...(judge ? { judge } : {}),
 	};
 	const empty = execFileSync("git", ["mktree"], { cwd: dir, input: "", encoding: "utf8" }).trim();
 	const commit = execFileSync("git", [...PERSON, "commit-tree", empty], {
@@ -132,12 +133,28 @@ describe("a shared plan's finished list is verified once per tip", () => {
 		setTodos(finished());
 		s.endRun();
 		await until(() => tried.outcomes.includes("held"), "the verification found held");
-		verdictOfAnother(true);
+		// Its verdict with the judge's: both items met.
+		const items = TEXTS.map((_, index) => ({ index, verdict: "met" as const, reason: "done" }));
+		verdictOfAnother(true, { judged: true, items });
 		git(bare, "update-ref", "-d", claim.ref);
 		await until(() => isVerified(), "verified");
 		expect(s.cwds).toEqual([]);
-		expect(s.notices()).toEqual([sharedVerdictLine(tip(), "desktop", "passed (1 check)")]);
+		expect(s.notices()).toEqual([sharedVerdictLine(tip(), "desktop", "passed (2 checks)")]);
 		expect(tried.outcomes).toEqual(["held", "verdict"]);
+	});
+
+	it("Esc during the wait for another session's verification ends it: interrupted, nothing run, nothing pushed", async () => {
+		const place = { repo: must(await findRepo(dir), "the repository"), remote: "origin", plan: PLAN };
+		await takeClaim(place, VERIFICATION_KEY, { session: "s-desktop", host: "desktop", nonce: newNonce() }, 120_000);
+		const s = setup();
+		setTodos(finished());
+		s.endRun();
+		await until(() => tried.outcomes.includes("held") && s.ui.inputHandlers.size === 1, "the wait");
+		expect([...s.ui.inputHandlers].map((handler) => handler("\x1b")?.consume)).toEqual([true]);
+		await until(() => getDecisions().at(-1)?.code === "interrupted", "the interruption");
+		expect(tried.outcomes).toEqual(["held"]);
+		expect(s.cwds).toEqual([]);
+		expect(refs()).toEqual(["refs/heads/main", `refs/til-done/claims/${PLAN}/${VERIFICATION_KEY}`]);
 	});
 
 	it("the list changed while its check ran: the check stopped, nothing pushed, the claim let go", async () => {

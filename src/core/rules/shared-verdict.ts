@@ -9,7 +9,7 @@ import { failedCheck } from "../texts/user.ts";
 import { asJudgeResult } from "./branch.ts";
 import { isRefName, MAX_CLAIM_FIELD } from "./leases.ts";
 import { judgeFailures } from "./next-step.ts";
-import { type JudgeResult, judgePassed } from "./verdict.ts";
+import type { JudgeResult } from "./verdict.ts";
 
 /** Where each plan's verdict lives, locally and on a remote: `refs/til-done/verdicts/<plan>`. */
 export const VERDICT_ROOT = "refs/til-done/verdicts/";
@@ -120,6 +120,6 @@ export function sharedFindings(verdict: SharedVerdict): { passed: boolean; faile
 		...verdict.checks.filter((check) => !check.passed).map((check) => failedCheck(check.name, check.ended)),
 		...(verdict.judge === undefined ? [] : judgeFailures(verdict.judge)),
 	];
-	const passed = failed.length === 0 && (verdict.judge === undefined || judgePassed(verdict.judge));
-	return { passed, failed, checks: verdict.checks.length + (verdict.judge ? 1 : 0) };
+	// A judge that did not pass everything says what failed (judgeFailures): no line, no failure.
+	return { passed: failed.length === 0, failed, checks: verdict.checks.length + (verdict.judge ? 1 : 0) };
 }
