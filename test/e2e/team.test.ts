@@ -33,6 +33,8 @@ import {
 	PLAN_NOTICES,
 	REMOTE_DOWN_STOP,
 	RUN_REFUSED,
+	sharedUnverifiedStop,
+	sharedVerdictLine,
 	stderrLine,
 	WORKERS,
 	workerFailures,
@@ -183,6 +185,43 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			expect(readFileSync(join(dir, "PLAN.md"), "utf8")).toBe(planOf(ITEMS, true));
 		}
 	}, 120_000);
+
+	it.each([
+		["passes", "", 0, (tip: string) => sharedVerdictLine(tip, hostname(), "passed (1 check)")],
+		["fails", " && exit 1", 4, (tip: string) => sharedUnverifiedStop(tip, "the done-check (exit code 1)")],
+	] as const)(
+		"two machines with two workers each and a done-check that %s: it runs once, on the branch's tip with every item's work, and both say the same verdict",
+		async (_what, tail, code, said) => {
+			const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "2", TIL_DONE_LEASE: "5" });
+			const { bare, url } = servedPlan(env, ITEMS);
+			env.writeWorkerScripts({
+				"0": [{ ...bash(ADD_LINE[0] ?? ""), delayMs: 500 }, sayStep("Added line 0.")],
+				"1": [{ ...bash(ADD_LINE[1] ?? ""), delayMs: 500 }, sayStep("Added line 1.")],
+			});
+			// Outside every repository: each run of the check adds a line, then it passes only on a tree with both lines.
+			const log = join(env.root, "check-runs.log");
+			const check = `echo ran >> '${log}' && grep -qx 'line 0' notes.txt && grep -qx 'line 1' notes.txt${tail}`;
+			const [laptop, desktop] = [machine(env, url, "laptop"), machine(env, url, "desktop")];
+			const more = ["--til-done-check", check];
+			const runs = await Promise.all([
+				session(host, env, laptop, "laptop", more),
+				session(host, env, desktop, "desktop", more),
+			]);
+			expect(runs.map((run) => run.code)).toEqual([code, code]);
+			expect(readFileSync(log, "utf8")).toBe("ran\n");
+			const tip = gitIn(bare, "rev-parse", "main");
+			expect(gitIn(bare, "show", "main:notes.txt")).toBe(NOTES_DONE.trimEnd());
+			for (const run of runs) expect(stderrOf(run.stderr)).toContain(`[til-done] ${said(tip)}`);
+			// The verdict is recorded for the tip, the verification's claim gone with its push.
+			expect(gitIn(bare, "for-each-ref", "--format=%(refname)")).toBe(
+				"refs/heads/main\nrefs/til-done/verdicts/main--PLAN_md",
+			);
+			expect(gitIn(bare, "log", "-1", "--format=%B", "refs/til-done/verdicts/main--PLAN_md")).toContain(
+				`"tip":"${tip}"`,
+			);
+		},
+		120_000,
+	);
 
 	it("two machines joined without --til-done-workers: each works through one worker, its own model never sent an item; each item lands once", async () => {
 		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_LEASE: "5" });
@@ -342,6 +381,32 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		expect(gitIn(bare, "for-each-ref", "--format=%(refname)")).toBe("refs/heads/main");
 		expect(env.workerTries().map((worker) => worker.item)).toEqual([0]);
 	}, 90_000);
+
+	it("a verifier that dies during its done-check (its pi SIGKILLed): its claim runs out, another machine verifies the tip and both runs of the check are logged", async () => {
+		const texts = ITEMS.slice(0, 1);
+		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "1", TIL_DONE_LEASE: "2" });
+		const { bare, url } = servedPlan(env, texts);
+		const [laptop, desktop] = [machine(env, url, "laptop"), machine(env, url, "desktop")];
+		env.writeWorkerScripts({ "0": [bash(ADD_LINE[0] ?? ""), sayStep("Added line 0.")] });
+		// The first run of the check (the laptop's) hangs until its pi is gone; any later one passes on line 0.
+		const log = join(env.root, "check-runs.log");
+		const first = join(env.root, "first-run");
+		const check = `if mkdir '${first}' 2>/dev/null; then echo hung >> '${log}'; sleep 600; fi; echo ran >> '${log}'; grep -qx 'line 0' notes.txt`;
+		const laptopEnv = { ...env.env, TIL_DONE_CHECK: check };
+		const dying = startSession(host, laptopEnv, laptop, join(env.root, "sessions-laptop"));
+		await waitForValue(() => (existsSync(log) ? true : undefined), 60_000, "the laptop's check running");
+		process.kill(dying.pid ?? 0, "SIGKILL");
+		expect((await waitForExit(dying)).signal).toBe("SIGKILL");
+		expect(claimsOn(bare)).toEqual(["refs/til-done/claims/main--PLAN_md/verification"]);
+		const run = await session(host, env, desktop, "desktop", ["--til-done-check", check]);
+		expect(run.code).toBe(0);
+		const tip = gitIn(bare, "rev-parse", "main");
+		expect(stderrOf(run.stderr)).toContain(`[til-done] ${sharedVerdictLine(tip, hostname(), "passed (1 check)")}`);
+		expect(readFileSync(log, "utf8")).toBe("hung\nran\n");
+		expect(gitIn(bare, "for-each-ref", "--format=%(refname)")).toBe(
+			"refs/heads/main\nrefs/til-done/verdicts/main--PLAN_md",
+		);
+	}, 120_000);
 
 	it("a machine that dies mid-item (its pi and worker SIGKILLed): its claim runs out, another machine takes it over and lands it once", async () => {
 		const texts = ITEMS.slice(0, 1);

@@ -908,3 +908,11 @@ export const REMOTE_DOWN_STOP =
 /** The stop of a shared plan whose workers cannot work: its own model never works an item there, unclaimed. */
 export const WORKERLESS_SHARED_STOP =
 	"Auto-continue stopped: no worker can work in this session, and a plan shared through a remote is worked by workers only (the session's own model would work its items unclaimed). Remaining todos were not completed: fix what kept the workers from starting, then run again.";
+
+/** Every session's line of a shared plan's verdict: the tip's short form, the verifier's machine, what it found. */
+export const sharedVerdictLine = (tip: string, host: string, found: string): string =>
+	`The shared plan on main of origin verified at ${tip.slice(0, 7)} by ${host}: ${found}.`;
+
+/** The stop of a shared plan whose verdict failed: every session's alike, none reopened. */
+export const sharedUnverifiedStop = (tip: string, failed: string): string =>
+	`Auto-continue stopped: the shared plan on main of origin failed its verification at ${tip.slice(0, 7)} (${failed}). Its items are landed on the branch, so none is reopened here: fix it on main, then run again.`;

@@ -128,7 +128,7 @@ function asFindingOf(value: unknown): Finding | undefined {
 }
 
 /** A judge's verdict as an entry keeps it; undefined when malformed (the whole verdict is then not trusted). */
-function asJudgeResult(value: unknown): JudgeResult | undefined {
+export function asJudgeResult(value: unknown): JudgeResult | undefined {
 	const { judged, why, items, goal } = (value ?? {}) as Record<string, unknown>;
 	if (judged === false) return typeof why === "string" ? { judged, why } : undefined;
 	if (judged !== true || !Array.isArray(items)) return undefined;

@@ -223,7 +223,14 @@ export function trippedBreaker(
  * What stopped a chain: a breaker, every open item waiting for one that is not completed, a shared plan's remote that
  * does not answer, or the user's key.
  */
-export type StoppedBy = StopCode | "blocked" | "remote-down" | "claims-malformed" | "workerless-shared" | "interrupted";
+export type StoppedBy =
+	| StopCode
+	| "blocked"
+	| "remote-down"
+	| "claims-malformed"
+	| "workerless-shared"
+	| "shared-unverified"
+	| "interrupted";
 
 /** Why a chain stopped, in a few words for the status bar. */
 export function stopWords(code: StoppedBy): string {

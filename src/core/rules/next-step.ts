@@ -25,6 +25,7 @@ import {
 	NEXT_RUN,
 	REMOTE_DOWN_STOP,
 	STOPPED,
+	sharedUnverifiedStop,
 	UNFINISHED_TAIL,
 	UNVERIFIED_TAIL,
 	WORKERLESS_SHARED_STOP,
@@ -100,7 +101,7 @@ export type Step =
 	  }
 	| {
 			kind: "stop";
-			code: StopCode | "blocked" | "remote-down" | "claims-malformed" | "workerless-shared";
+			code: StopCode | "blocked" | "remote-down" | "claims-malformed" | "workerless-shared" | "shared-unverified";
 			text: string;
 	  }
 	/** A `/loop` or a goal ends. */
@@ -167,7 +168,17 @@ export interface StepInput {
 		remoteDown?: boolean;
 		/** The plan is shared through a remote: only workers work its items (each under its claim), never the model. */
 		shared?: boolean;
+		/** The shared plan's verdict on this very list failed: where, on which tip, and what failed. */
+		sharedFailed?: SharedFailure;
 	};
+}
+
+/** A shared plan's failed verdict, as its stop names it. */
+export interface SharedFailure {
+	branch: string;
+	remote: string;
+	tip: string;
+	failed: readonly string[];
 }
 
 /** The back-off before retrying after `failures` failed runs in a row: doubling from the configured first wait. */
@@ -350,12 +361,28 @@ function decideFinished(input: StepInput, outcome: RunOutcome | undefined): Step
 	if (input.verified) return { kind: "idle", code: "all-done", verified: true };
 	if (outcome?.stopReason === "aborted") return { kind: "idle", code: "aborted" };
 	if (input.chain.paused) return { kind: "idle", code: "paused" };
+	const shared = sharedStop(input.workers);
+	if (shared) return shared;
 	if (outcome === undefined && input.chain.verificationReport !== undefined)
 		return tripped(input) ?? continuation(input);
 	if (outcome === undefined && input.judged) return { kind: "idle", code: "unverified" };
 	// A goal is judged after every run (the run may have made it hold); a list alone once per state of the list.
 	const judge = !judgeOn ? "off" : input.judged && !input.goal ? "kept" : "ask";
 	return { kind: "verify", code: "verify", checks, judge };
+}
+
+/**
+ * A shared plan's finished list that cannot be verified here: its verdict failed (its items are landed on the branch,
+ * so reopening one would send a worker to work what can no longer land), or the remote has not answered for a lease.
+ */
+function sharedStop(workers: StepInput["workers"]): Step | undefined {
+	if (!workers?.shared) return undefined;
+	const failure = workers.sharedFailed;
+	if (failure) {
+		const text = sharedUnverifiedStop(failure.branch, failure.remote, failure.tip, failure.failed);
+		return { kind: "stop", code: "shared-unverified", text };
+	}
+	return workers.remoteDown ? { kind: "stop", code: "remote-down", text: REMOTE_DOWN_STOP } : undefined;
 }
 
 /** What verifies a finished list: the user's done-check, then the check of every completed item (regressions). */
@@ -395,7 +422,11 @@ export function judgeVerification(
 	if (failures.length === 0 && judged.failed.length === 0) {
 		return { passed: true, failed: [], reopen: [], chain: input.chain };
 	}
-	const reopen = [...failures.flatMap(([check]) => (check.index === undefined ? [] : [check.index])), ...judged.reopen];
+	// A shared plan's items are landed on its branch: its verdict stops every session alike, and reopens none.
+	const shared = input.workers?.shared === true;
+	const reopen = shared
+		? []
+		: [...failures.flatMap(([check]) => (check.index === undefined ? [] : [check.index])), ...judged.reopen];
 	const checkReport =
 		failures.length === 0
 			? undefined
@@ -404,12 +435,17 @@ export function judgeVerification(
 					timeoutSeconds,
 				);
 	const report = [checkReport, judged.report].filter((part) => part !== undefined).join("\n");
-	const chain = report === "" ? input.chain : { ...input.chain, verificationReport: report };
+	const chain = report === "" || shared ? input.chain : { ...input.chain, verificationReport: report };
 	const failed = [
 		...failures.map(([check, run]) => failedCheck(check.what, describeCheckEnd(run, timeoutSeconds))),
 		...judged.failed,
 	];
 	return { passed: false, failed, reopen: [...new Set(reopen)].sort((a, b) => a - b), chain };
+}
+
+/** What the judge's verdict says failed, as a verification lists it. */
+export function judgeFailures(judge: JudgeResult): string[] {
+	return judgeFindings(judge).failed;
 }
 
 /** The judge's verdict as a verification counts it: what failed, the items not met, and the working model's report. */

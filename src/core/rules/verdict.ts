@@ -45,6 +45,8 @@ export interface Verification {
 	of: readonly TodoItem[];
 	/** What the judge said of this list, when it was asked (at most once per list). */
 	judge?: JudgeResult;
+	/** A shared plan's verdict: the branch and remote, the tip it is for, and the machine that verified it. */
+	shared?: { branch: string; remote: string; tip: string; host: string };
 }
 
 /**

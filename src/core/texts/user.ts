@@ -82,6 +82,13 @@ export const REMOTE_DOWN_STOP =
 export const WORKERLESS_SHARED_STOP =
 	"Auto-continue stopped: no worker can work in this session, and a plan shared through a remote is worked by workers only (the session's own model would work its items unclaimed). Remaining todos were not completed: fix what kept the workers from starting, then run again.";
 
+/**
+ * The stop of a shared plan whose verdict failed: its items are landed on the branch, so none is reopened here (a
+ * worker would work what can no longer land).
+ */
+export const sharedUnverifiedStop = (branch: string, remote: string, tip: string, failed: readonly string[]): string =>
+	`Auto-continue stopped: the shared plan on ${oneLine(branch)} of ${remoteShown(remote)} failed its verification at ${tip.slice(0, 7)} (${failed.join(", ")}). Its items are landed on the branch, so none is reopened here: fix it on ${oneLine(branch)}, then run again.`;
+
 /** The stop of a shared plan whose every workable item has a claim ref holding no claim: only a release frees them. */
 export const claimsMalformedStop = (indexes: readonly number[]): string =>
 	`Auto-continue stopped: the claim ref of ${indexes.map((index) => `[${index}]`).join(", ")} holds no claim, and no session takes such an item until it is freed by hand. Remaining todos were not completed: free each with /todos remote release <i>, then run again.`;
@@ -378,6 +385,7 @@ export const STOP_WORDS = {
 	"remote-down": "the remote does not answer",
 	"claims-malformed": "a claim ref holds no claim",
 	"workerless-shared": "a shared plan has no worker",
+	"shared-unverified": "the shared plan failed its verification",
 } as const;
 
 /** A counter against its limit, as a `/todos status` line shows it: `2/3`, or `off` for a limit of 0. */

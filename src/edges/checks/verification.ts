@@ -6,9 +6,10 @@
 
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import type { CheckRun, TodoItem } from "../../core/model/types.ts";
+import type { ChainState } from "../../core/rules/chain.ts";
 import { VERDICT_ENTRY_TYPE } from "../../core/rules/keys.ts";
 import { judgeVerification, type StepInput, type VerificationCheck } from "../../core/rules/next-step.ts";
-import type { JudgeResult } from "../../core/rules/verdict.ts";
+import type { JudgeResult, Verification } from "../../core/rules/verdict.ts";
 import { getVerification, recordVerdict, setChecking, updateTodoStatus } from "../../state.ts";
 import { storeList } from "../host/commit.ts";
 import { type Exec, runCheck } from "./run-check.ts";
@@ -57,10 +58,15 @@ export function applyVerification(
 	}
 	const checks = results.length + (judge ? 1 : 0);
 	const kept = { passed: verdict.passed, failed: verdict.failed, checks, of: checked, ...(judge ? { judge } : {}) };
-	recordVerdict(kept, verdict.chain);
+	keepVerdict(pi, kept, verdict.chain);
+}
+
+/** Keeps a verdict in the store, and on the branch when the store kept it. */
+export function keepVerdict(pi: ExtensionAPI, kept: Verification, chain: ChainState): void {
+	recordVerdict(kept, chain);
 	// On the branch, so a restart, a resume or a move in the tree shows this list's verdict (and asks no judge again).
 	if (getVerification() === kept) {
-		const { passed, failed } = kept;
+		const { passed, failed, checks, judge } = kept;
 		pi.appendEntry(VERDICT_ENTRY_TYPE, { passed, failed, checks, ...(judge ? { judge } : {}) });
 	}
 }

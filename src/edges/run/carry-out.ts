@@ -12,6 +12,7 @@ import { decisionOf } from "../../core/rules/decision.ts";
 import { DECISION_ENTRY_TYPE } from "../../core/rules/keys.ts";
 import {
 	endsGoal,
+	type SharedFailure,
 	type Step,
 	type StepInput,
 	stepAfterRun,
@@ -43,6 +44,8 @@ import {
 	isJudged,
 	isVerified,
 	judgeIsOn,
+	markRemoteAnswered,
+	markRemoteSilent,
 	markStopped,
 	markWorkersRefused,
 	recordDecision,
@@ -64,6 +67,8 @@ import { modelInputPrice } from "../host/model-price.ts";
 import { ownEntries } from "../host/own-branch.ts";
 import { quietly } from "../host/quietly.ts";
 import { tell, tellLasting } from "../host/tell.ts";
+import type { SharedTeam } from "../team/branch-landing.ts";
+import type { Found, SharedOutcome } from "../team/shared-verdict.ts";
 import type { InterruptStop } from "../workers/session-workers.ts";
 import type { Mode, Turn } from "./modes.ts";
 
@@ -99,8 +104,17 @@ export function currentInput({ pi, ctx, config }: Pick<FollowUp, "pi" | "ctx" | 
 			lookAgainMs: getLookAgainMs(),
 			remoteDown: remoteSilentFor(config.leaseSeconds * 1000),
 			shared: sharedRemote(config.remote) !== undefined,
+			sharedFailed: sharedFailure(),
 		},
 	};
+}
+
+/** The shared plan's verdict on the list as it is now, when it failed. */
+function sharedFailure(): SharedFailure | undefined {
+	const verification = getVerification();
+	if (!verification?.shared || verification.passed || verification.of !== getTodos()) return undefined;
+	const { branch, remote, tip } = verification.shared;
+	return { branch, remote, tip, failed: verification.failed };
 }
 
 /** Whether the shared plan's remote has not answered a claim for `leaseMs` (one lease: three tries at renewing). */
@@ -163,6 +177,96 @@ async function send(step: Extract<Step, { kind: "send" }>, run: FollowUp): Promi
 		keep(decisionOf(due, input, Date.now()), run);
 	}
 	if (await run.mode.deliver(due.message, run)) recordSend(due);
+}
+
+/**
+ * A shared plan's finished list: verified once per tip of its branch (edges/team/shared-verdict.ts), by this session
+ * or another; the verdict, whoever's, is kept and said here. Another session at it is waited for; a remote that does
+ * not answer is tried again until the run stops after the lease.
+ */
+async function verifyAsTeam(step: Extract<Step, { kind: "verify" }>, run: FollowUp, remote: string): Promise<void> {
+	const { joinTeam } = await import("../team/join.ts");
+	const { verifyShared } = await import("../team/shared-verdict.ts");
+	const { sessionNonce } = await import("../workers/session-workers.ts");
+	const { claimantOf } = await import("../git/claims.ts");
+	const { SHARED_VERDICT_TEXTS } = await import("../../core/texts/user/shared-verdict.ts");
+	const { applySharedVerdict } = await import("../checks/shared-verification.ts");
+	const joined = await joinTeam(run.ctx.cwd, remote, run.config.planFile);
+	const team = "team" in joined ? { ...joined.team, remote } : undefined;
+	const checked = getTodos();
+	const checking = cancelledBy(run.signal, () => getTodos() !== checked);
+	let outcome: SharedOutcome = { kind: "unreachable" };
+	try {
+		if (team) {
+			const me = claimantOf(run.ctx.sessionManager.getSessionId(), sessionNonce(run.pi));
+			const said = SHARED_VERDICT_TEXTS.malformed(team.branch, remote);
+			outcome = await verifyShared({
+				team,
+				claims: { place: team, me, leaseMs: run.config.leaseSeconds * 1000 },
+				verifyIn: (cwd, signal) => checksIn(step, checked, cwd, { ...run, signal }),
+				onMalformed: () => tell(run.ctx, said, "warning"),
+				cwd: run.ctx.cwd,
+				signal: checking.signal,
+			});
+			if (outcome.kind === "verdict") {
+				markRemoteAnswered();
+				applySharedVerdict(run.pi, run.ctx, outcome.verdict, checked, team);
+			}
+		}
+	} finally {
+		checking.release();
+	}
+	if (outcome.kind === "stopped") return setChecking(undefined);
+	if (outcome.kind !== "verdict" && (await untilVerifiable(outcome, run, remote, team)) !== "go") return;
+	const input = currentInput(run);
+	await carryOut(stepNow(input), input, run);
+}
+
+/** Runs a verify step's checks with `cwd` (a tree of a shared plan's tip), then the judge; null when stopped. */
+async function checksIn(
+	step: Extract<Step, { kind: "verify" }>,
+	checked: readonly TodoItem[],
+	cwd: string,
+	run: FollowUp,
+): Promise<Found | null> {
+	const timeoutSeconds = run.config.checkTimeoutSeconds;
+	const exec = checkEnv(run.pi, () => run.config).exec;
+	const results = await runVerification(step.checks, { exec, cwd, timeoutSeconds, signal: run.signal });
+	const passed = results.every(([, result]) => result.passed);
+	const judge = passed ? await judgeOf(step, checked, results, run) : undefined;
+	if (run.signal.aborted || judge === null) return null;
+	const checks = results.map(([check, result]) => ({
+		name: check.what,
+		command: check.command,
+		passed: result.passed,
+		ended: describeCheckEnd(result, timeoutSeconds),
+	}));
+	return judge === undefined ? { checks } : { checks, judge };
+}
+
+/**
+ * Waits before a shared plan's verification is tried again: until another session's claim on it moves (its verdict
+ * pushed, or it let go) or its lease may have run out; or, the remote silent (said once), a renewal's interval. The
+ * user's stops end the wait.
+ */
+async function untilVerifiable(
+	outcome: Exclude<SharedOutcome, { kind: "verdict" | "stopped" }>,
+	run: FollowUp,
+	remote: string,
+	team: SharedTeam | undefined,
+): Promise<"go" | "stopped"> {
+	const { verificationMoved } = await import("../team/shared-verdict.ts");
+	const { renewEveryMs } = await import("../../core/rules/leases.ts");
+	const { WORKER_TEXTS } = await import("../../core/texts/user/workers.ts");
+	const every = renewEveryMs(run.config.leaseSeconds * 1000);
+	if (outcome.kind === "held") markRemoteAnswered();
+	else if (markRemoteSilent(performance.now())) tell(run.ctx, WORKER_TEXTS.claimsUnreachable(remote), "warning");
+	const end = await untilStopped(run, (signal) => [
+		delay(outcome.kind === "held" ? Math.min(outcome.leftMs, every) : every, signal),
+		...(team && outcome.kind === "held" ? [verificationMoved(team, signal)] : []),
+	]);
+	if (end === "key") interrupted(run);
+	return end === "go" && !run.signal.aborted ? "go" : "stopped";
 }
 
 /** The goal ends with the chain: its own end says why; a list the judge passed says the goal was met with it. */
@@ -229,13 +333,7 @@ async function startOn(items: readonly number[], run: FollowUp): Promise<void> {
 async function waitOnOthers(step: Extract<Step, { kind: "wait" }>, run: FollowUp): Promise<void> {
 	const { othersMoved } = await import("../workers/session-workers.ts");
 	const held = getClaimedElsewhere();
-	const end = await untilStopped(run, (signal) => [
-		new Promise<"go">((resolve) => {
-			const timer = setTimeout(() => resolve("go"), step.lookAgainMs);
-			signal.addEventListener("abort", () => clearTimeout(timer), { once: true });
-		}),
-		othersMoved(run.pi, held, signal),
-	]);
+	const end = await untilStopped(run, (signal) => [delay(step.lookAgainMs, signal), othersMoved(run.pi, held, signal)]);
 	if (end === "key") return interrupted(run);
 	if (end === "cancelled" || run.signal.aborted) return;
 	if (run.config.planFile !== undefined) {
@@ -245,6 +343,14 @@ async function waitOnOthers(step: Extract<Step, { kind: "wait" }>, run: FollowUp
 	forgetClaimedElsewhere();
 	const input = currentInput(run);
 	await carryOut(stepNow(input), input, run);
+}
+
+/** Resolves "go" after `ms`, unless `signal` ends the wait first. */
+function delay(ms: number, signal: AbortSignal): Promise<"go"> {
+	return new Promise((resolve) => {
+		const timer = setTimeout(() => resolve("go"), ms);
+		signal.addEventListener("abort", () => clearTimeout(timer), { once: true });
+	});
 }
 
 /** The ends of workers from a decision on, as the store records them, until `stop`. */
@@ -345,6 +451,8 @@ function interrupted(run: FollowUp): void {
  * when it is next finished.
  */
 async function verify(step: Extract<Step, { kind: "verify" }>, run: FollowUp): Promise<void> {
+	const remote = sharedRemote(run.config.remote);
+	if (remote !== undefined && getTodos().length > 0) return verifyAsTeam(step, run, remote);
 	const timeoutSeconds = run.config.checkTimeoutSeconds;
 	const exec = checkEnv(run.pi, () => run.config).exec;
 	const checked = getTodos();

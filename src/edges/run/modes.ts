@@ -302,6 +302,9 @@ function endData(step: EndStep, decision: Decision) {
 	return { level, code: decision.code, text: decision.text, counters: decision.counters };
 }
 
+/** The stops that leave a list open whatever its items say: `pi -p` ends with {@link OPEN_ITEMS_EXIT_CODE}. */
+const OPEN_STOPS: ReadonlySet<string> = new Set(["remote-down", "claims-malformed", "shared-unverified"]);
+
 /**
  * What a script reads from `pi -p`'s exit status: 0 when the list is finished (and verified where it has a
  * verification), 3 when it is finished but unverified, 4 when items of its own are open (not those another pi holds).
@@ -321,8 +324,8 @@ function setExitStatus(step: EndStep, { todos, doneCheck, modelChecks, judge, go
 	}
 	if (step.kind === "end-loop" || todos.length === 0) return;
 	// A remote that does not answer, or claim refs that hold no claim, leave open here the items this session would
-	// have claimed: not finished, whoever holds them.
-	if (step.kind === "stop" && (step.code === "remote-down" || step.code === "claims-malformed")) {
+	// have claimed: not finished, whoever holds them. A shared plan that failed its verdict stops every session alike.
+	if (step.kind === "stop" && OPEN_STOPS.has(step.code)) {
 		process.exitCode = OPEN_ITEMS_EXIT_CODE;
 		return;
 	}

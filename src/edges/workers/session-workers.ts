@@ -146,6 +146,11 @@ function sessionWorkersOf(pi: ExtensionAPI): SessionWorkers {
 	return sessionWorkers;
 }
 
+/** The nonce of this session's claims: the same for its workers' items and a shared plan's verification. */
+export function sessionNonce(pi: ExtensionAPI): string {
+	return sessionWorkersOf(pi).nonce;
+}
+
 /** What a worker needs from its session. */
 export interface WorkersRun {
 	pi: ExtensionAPI;
