@@ -70,5 +70,12 @@ export function sharedRemote(configured: string | undefined): string | undefined
 
 /** `/todos remote <name>|off`: the remote of this session (null: none). */
 export function chooseRemote(remote: string | null): void {
-	setState({ remoteChosen: remote });
+	// What was seen of the claims was seen where the plan was shared until now: the new place is read anew.
+	setState({
+		remoteChosen: remote,
+		claimedElsewhere: [],
+		claimsMalformed: [],
+		lookAgainMs: undefined,
+		remoteSilentSince: undefined,
+	});
 }

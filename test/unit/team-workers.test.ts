@@ -11,6 +11,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { itemKey } from "../../src/core/list/items.ts";
 import { planName } from "../../src/core/rules/leases.ts";
 import { listMessage, listRef } from "../../src/core/rules/shared-list.ts";
+import { registerTodosCommand } from "../../src/edges/commands/todos-command.ts";
 import { findRepo } from "../../src/edges/git/git.ts";
 import { newNonce, takeClaim } from "../../src/edges/git/leases.ts";
 import { beginSession, getClaimedElsewhere, getDecisions, getTodos, getWorkers, setTodos } from "../../src/state.ts";
@@ -195,5 +196,28 @@ describe("a shared plan without a plan file: every session works the list shared
 		await until(stopped, "the stop");
 		expect(getTodos().map((todo) => todo.status)).toEqual(["not_started", "not_started", "not_started"]);
 		expect(s.ui.notifications.map((notice) => notice.message)).toEqual([WORKERS.claimsUnreachable("origin")]);
+	});
+});
+
+describe("/todos remote changes what a waiting session waits on at once", () => {
+	it("a session waiting on an item another machine holds on the remote: `/todos remote off` ends the wait and works it with this machine's sessions", async () => {
+		const key = itemKey(0, TEXTS[0] ?? "");
+		const place = {
+			repo: must(await findRepo(dir), "the repository"),
+			remote: "origin",
+			plan: planName("main", "PLAN.md"),
+		};
+		const held = await takeClaim(place, key, { session: "another", host: "elsewhere", nonce: newNonce() }, 120_000);
+		expect(held.kind).toBe("won");
+		const s = setup(120, 1);
+		registerTodosCommand(s.pi.api, s.engine, () => s.config);
+		setTodos(items().slice(0, 1));
+		s.endRun();
+		await until(() => getDecisions().some((decision) => decision.code === "held-elsewhere"), "the wait on item 0");
+		await must(s.pi.commands.get("todos"), "/todos").handler("remote off", s.commandCtx);
+		await until(() => getTodos()[0]?.status === "completed", "item 0 worked with this machine's sessions");
+		expect(readFileSync(join(dir, "item-0.txt"), "utf8")).toBe("item-0.txt by its worker\n");
+		// Nothing of it landed on the remote's branch: this session no longer shares the plan there.
+		expect(git(bare, "log", "--format=%s", "main").trim()).toBe("the plan");
 	});
 });

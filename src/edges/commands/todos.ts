@@ -249,9 +249,12 @@ const SUBCOMMANDS: Readonly<Record<string, Subcommand>> = {
 				const commands = await import("./remote.ts");
 				const refuseWith = (why: string) => refuse(call, why);
 				if (ask === undefined) return commands.showTeam(call.ctx, call.config, refuseWith);
-				if (ask === "off") return commands.workAlone(call.ctx);
-				if ("release" in ask) return commands.releaseByHand(call.ctx, call.config, ask.release, refuseWith);
-				await commands.joinRemote(call.ctx, call.config, ask.join, refuseWith);
+				const waiting = getDecisions().at(-1)?.code === "held-elsewhere";
+				if (ask === "off") commands.workAlone(call.ctx);
+				else if ("release" in ask) await commands.releaseByHand(call.ctx, call.config, ask.release, refuseWith);
+				else if (!(await commands.joinRemote(call.ctx, call.config, ask.join, refuseWith))) return;
+				// A session waiting on others decides again at once: where it claims, or what it may take, changed.
+				if (waiting) await call.engine.resume(call.ctx);
 			}),
 	},
 };
