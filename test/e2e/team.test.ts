@@ -382,6 +382,25 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		expect(env.workerTries().map((worker) => worker.item)).toEqual([0]);
 	}, 90_000);
 
+	it("a machine whose done-check differs from the verifier's: it does not take that verdict, it verifies the tip with its own check and pushes its verdict over", async () => {
+		const texts = ITEMS.slice(0, 1);
+		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "1" });
+		const { bare, url } = servedPlan(env, texts);
+		const [laptop, desktop] = [machine(env, url, "laptop"), machine(env, url, "desktop")];
+		env.writeWorkerScripts({ "0": [bash(ADD_LINE[0] ?? ""), sayStep("Added line 0.")] });
+		// Outside every repository: each machine's check logs its name.
+		const log = join(env.root, "check-runs.log");
+		const lax = await session(host, env, laptop, "laptop", ["--til-done-check", `echo laptop >> '${log}'`]);
+		expect(lax.code).toBe(0);
+		const strict = `echo desktop >> '${log}' && grep -qx 'line 0' notes.txt`;
+		const run = await session(host, env, desktop, "desktop", ["--til-done-check", strict]);
+		expect(run.code).toBe(0);
+		const tip = gitIn(bare, "rev-parse", "main");
+		expect(stderrOf(run.stderr)).toContain(`[til-done] ${sharedVerdictLine(tip, hostname(), "passed (1 check)")}`);
+		expect(readFileSync(log, "utf8")).toBe("laptop\ndesktop\n");
+		expect(gitIn(bare, "log", "-1", "--format=%B", "refs/til-done/verdicts/main--PLAN_md")).toContain("grep -qx");
+	}, 120_000);
+
 	it("a verifier that dies during its done-check (its pi SIGKILLed): its claim runs out, another machine verifies the tip and both runs of the check are logged", async () => {
 		const texts = ITEMS.slice(0, 1);
 		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "1", TIL_DONE_LEASE: "2" });
