@@ -10,6 +10,7 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { itemKey } from "../../src/core/list/items.ts";
+import { listMessage } from "../../src/core/rules/shared-list.ts";
 import type { FakeStep } from "../helpers/cli.ts";
 import {
 	EXTENSION_ENTRY,
@@ -287,6 +288,30 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			expect(readFileSync(join(env.root, name, "notes.txt"), "utf8")).toBe(NOTES_DONE);
 	}, 120_000);
 
+	it("a list ref pushed by hand, shared since a commit the branch does not hold: the session's own list is shared over it and each item lands once", async () => {
+		const env = pi.env([], { TIL_DONE_WORKERS: "2", TIL_DONE_LEASE: "5" });
+		const { bare, url } = servedPlan(env, ITEMS);
+		env.writeWorkerScripts({
+			"0": [bash(ADD_LINE[0] ?? ""), sayStep("Added line 0.")],
+			"1": [bash(ADD_LINE[1] ?? ""), sayStep("Added line 1.")],
+		});
+		const forged = { plan: "main--list", since: "b".repeat(40), session: "s-x", host: "elsewhere" };
+		const message = listMessage({ ...forged, items: [{ text: "Forged item", status: "not_started" }] });
+		const empty = execFileSync("git", ["mktree"], { cwd: bare, input: "", encoding: "utf8" }).trim();
+		const commit = execFileSync("git", ["-c", "user.name=u", "-c", "user.email=u@u", "commit-tree", empty], {
+			cwd: bare,
+			input: message,
+			encoding: "utf8",
+		}).trim();
+		gitIn(bare, "update-ref", "refs/til-done/lists/main--list", commit);
+		const dir = machine(env, url, "laptop");
+		const run = await listSession(host, env, dir, "laptop", [writeStep(ITEMS), sayStep("Listed.")]);
+		expect(run.code).toBe(0);
+		expect(stderrOf(run.stderr).filter((line) => line.startsWith("[til-done] Working the list "))).toEqual([]);
+		expect(landedKeys(bare).toSorted()).toEqual(ITEMS.map((text, index) => itemKey(index, text)).toSorted());
+		expect(gitIn(bare, "log", "-1", "--format=%B", "refs/til-done/lists/main--list")).toContain(`"text":"${ITEMS[0]}"`);
+	}, 120_000);
+
 	it("a machine that joins with no list while another works the shared one: it takes that list and works what is left; each item lands once", async () => {
 		const texts = ["Write out/0.txt", "Write out/1.txt", "Write out/2.txt"];
 		const env = pi.env([], { TIL_DONE_WORKERS: "1", TIL_DONE_LEASE: "5" });
@@ -381,6 +406,25 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		expect(gitIn(bare, "for-each-ref", "--format=%(refname)")).toBe("refs/heads/main");
 		expect(env.workerTries().map((worker) => worker.item)).toEqual([0]);
 	}, 90_000);
+
+	it("a machine whose done-check differs from the verifier's: it does not take that verdict, it verifies the tip with its own check and pushes its verdict over", async () => {
+		const texts = ITEMS.slice(0, 1);
+		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "1" });
+		const { bare, url } = servedPlan(env, texts);
+		const [laptop, desktop] = [machine(env, url, "laptop"), machine(env, url, "desktop")];
+		env.writeWorkerScripts({ "0": [bash(ADD_LINE[0] ?? ""), sayStep("Added line 0.")] });
+		// Outside every repository: each machine's check logs its name.
+		const log = join(env.root, "check-runs.log");
+		const lax = await session(host, env, laptop, "laptop", ["--til-done-check", `echo laptop >> '${log}'`]);
+		expect(lax.code).toBe(0);
+		const strict = `echo desktop >> '${log}' && grep -qx 'line 0' notes.txt`;
+		const run = await session(host, env, desktop, "desktop", ["--til-done-check", strict]);
+		expect(run.code).toBe(0);
+		const tip = gitIn(bare, "rev-parse", "main");
+		expect(stderrOf(run.stderr)).toContain(`[til-done] ${sharedVerdictLine(tip, hostname(), "passed (1 check)")}`);
+		expect(readFileSync(log, "utf8")).toBe("laptop\ndesktop\n");
+		expect(gitIn(bare, "log", "-1", "--format=%B", "refs/til-done/verdicts/main--PLAN_md")).toContain("grep -qx");
+	}, 120_000);
 
 	it("a verifier that dies during its done-check (its pi SIGKILLed): its claim runs out, another machine verifies the tip and both runs of the check are logged", async () => {
 		const texts = ITEMS.slice(0, 1);

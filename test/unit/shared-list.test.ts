@@ -191,6 +191,26 @@ describe("a session without a plan file shares its list on the remote, or takes 
 		expect(remoteList()?.items).toEqual(pending("Write a"));
 	});
 
+	it("a list shared since a commit the branch does not hold (rewritten, or pushed by hand): shared over it, with a lease on what it held", async () => {
+		const gone = git(dir, "commit-tree", "-m", "rewritten away", git(dir, "rev-parse", "HEAD^{tree}"));
+		const message = listMessage({ ...record(pending("Write x")), since: gone });
+		const stale = git(dir, "commit-tree", "-m", message, git(dir, "rev-parse", "HEAD^{tree}"));
+		git(dir, "push", "-q", "origin", `${stale}:${listRef(PLAN)}`);
+		const s = await session(["Write a"]);
+		expect(await settleList(s.listSession)).toBe("shared");
+		expect(remoteList()?.items).toEqual(pending("Write a"));
+		expect(listSince(s.team)).toBe(git(bare, "rev-parse", "main"));
+	});
+
+	it("a list shared since a commit nobody has: shared over it, never read as the remote not answering", async () => {
+		const message = listMessage(record(pending("Write x"), "b".repeat(40)));
+		const forged = git(dir, "commit-tree", "-m", message, git(dir, "rev-parse", "HEAD^{tree}"));
+		git(dir, "push", "-q", "origin", `${forged}:${listRef(PLAN)}`);
+		const s = await session(["Write a"]);
+		expect(await settleList(s.listSession)).toBe("shared");
+		expect(remoteList()?.items).toEqual(pending("Write a"));
+	});
+
 	it("a shared list whose every item landed: the next session's own list takes its place", async () => {
 		const first = await session(["Write x"], "s-first");
 		expect(await settleList(first.listSession)).toBe("shared");

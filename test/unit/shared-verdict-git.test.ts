@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { claimRef } from "../../src/core/rules/leases.ts";
 import {
+	coversChecks,
 	readVerdictMessage,
 	type SharedVerdict,
 	VERIFICATION_KEY,
@@ -62,6 +63,8 @@ function session(team: SharedTeam, name: string, found: (cwd: string, signal: Ab
 			ran.push(readFileSync(join(cwd, "a.txt"), "utf8"));
 			return found(cwd, signal);
 		},
+		// This session's verification runs the one done-check `passed` records.
+		covers: (verdict) => coversChecks(verdict, [{ what: "the done-check", command: "test -f a.txt" }], false),
 		onMalformed: () => malformed.push(name),
 		cwd: team.repo.top,
 		signal: controller.signal,
@@ -115,6 +118,16 @@ describe("a shared plan's verification, one per tip", () => {
 			verdict: { host: "desktop", tip: gitAs(dir, "rev-parse", "HEAD") },
 		});
 		expect(desktop.ran).toEqual(["a\n"]);
+	});
+
+	it("a verdict recorded for the tip that did not run this session's check: verified here, its verdict pushed over", async () => {
+		const { team } = await sharedPlan();
+		const lax: Found = { checks: [{ name: "the done-check", command: "true", passed: true, ended: "exit code 0" }] };
+		await verifyShared(session(team, "laptop", async () => lax).run);
+		const desktop = session(team, "desktop", async () => passed);
+		expect(await verifyShared(desktop.run)).toMatchObject({ kind: "verdict", mine: true, verdict: passed });
+		expect(desktop.ran).toEqual(["a\n"]);
+		expect(verdictOn(team.remote)?.checks).toEqual(passed.checks);
 	});
 
 	it("the verification claimed by another: held; once the other pushed its verdict, its claim moved and its verdict is taken", async () => {

@@ -9,6 +9,7 @@ import { initialChain } from "../../src/core/rules/chain.ts";
 import { judgeVerification, type StepInput, stepNow } from "../../src/core/rules/next-step.ts";
 import { DEFAULT_CONFIG } from "../../src/core/rules/settings.ts";
 import {
+	coversChecks,
 	MAX_VERDICT_CHECKS,
 	readVerdictMessage,
 	type SharedVerdict,
@@ -97,6 +98,17 @@ describe("what every session takes from a shared verdict", () => {
 		const unjudged = { ...passing, judge: { judged: false as const, why: "no model" } };
 		expect(sharedFindings(unjudged)).toMatchObject({ passed: false, checks: 2 });
 		expect(sharedFindings(unjudged).failed).toHaveLength(1);
+	});
+
+	it("is taken only where it ran each of this session's checks (name and command), and the judge where it is on here", () => {
+		const done = { what: "the done-check", command: "test -f out/0.txt" };
+		expect(coversChecks(verdict, [done], false)).toBe(true);
+		expect(coversChecks(verdict, [], false)).toBe(true);
+		expect(coversChecks(verdict, [{ ...done, command: "npm test" }], false)).toBe(false);
+		expect(coversChecks(verdict, [{ what: "the check of [2]", command: "true" }], false)).toBe(false);
+		expect(coversChecks(verdict, [done], true)).toBe(false);
+		const judged = { ...verdict, judge: { judged: false as const, why: "no model" } };
+		expect(coversChecks(judged, [done], true)).toBe(true);
 	});
 
 	it("is said in one line: whose verdict, on which tip, what it found", () => {

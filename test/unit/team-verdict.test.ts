@@ -79,11 +79,11 @@ const tip = () => git(bare, "rev-parse", "main");
 const refs = () => git(bare, "for-each-ref", "--format=%(refname)").split("\n");
 
 /** Another machine's verdict on the tip, pushed to the remote's verdict ref. */
-function verdictOfAnother(passed: boolean, judge?: SharedVerdict["judge"]): void {
+function verdictOfAnother(passed: boolean, judge?: SharedVerdict["judge"], command = CHECK): void {
 	const verdict: SharedVerdict = {
 		plan: PLAN,
 		tip: tip(),
-		checks: [{ name: "the done-check", command: CHECK, passed, ended: passed ? "exit code 0" : "exit code 1" }],
+		checks: [{ name: "the done-check", command, passed, ended: passed ? "exit code 0" : "exit code 1" }],
 		session: "s-desktop",
 		host: "desktop",
 		...(judge ? { judge } : {}),
@@ -122,6 +122,19 @@ describe("a shared plan's finished list is verified once per tip", () => {
 		expect(s.notices()).toEqual([sharedVerdictLine(tip(), "desktop", "failed: the done-check (exit code 1)")]);
 		expect(getTodos().map((todo) => todo.status)).toEqual(["completed", "completed"]);
 		expect(getDecisions().at(-1)).toMatchObject({ kind: "stop", code: "shared-unverified" });
+	});
+
+	it("a verdict of another machine's for the tip that did not run this session's done-check (another command): verified here, its verdict pushed over, said", async () => {
+		verdictOfAnother(true, undefined, "true");
+		const s = setup();
+		setTodos(finished());
+		s.endRun();
+		await until(() => isVerified(), "verified");
+		expect(s.cwds).toHaveLength(1);
+		expect(s.notices()).toEqual([sharedVerdictLine(tip(), hostname(), "passed (1 check)")]);
+		const verdict = git(bare, "log", "-1", "--format=%B", verdictRef(PLAN));
+		expect(verdict).toContain(`"command":"${CHECK}"`);
+		expect(verdict).toContain(`"host":"${hostname()}"`);
 	});
 
 	it("the verification held by another session: waited for, then its verdict taken once pushed; nothing run here", async () => {

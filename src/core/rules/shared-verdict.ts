@@ -114,6 +114,20 @@ export function readVerdictMessage(message: string, plan: string): SharedVerdict
 	return judge === undefined ? verdict : { ...verdict, judge };
 }
 
+/**
+ * Whether `verdict` ran each of this session's `checks` (its name and command) and asked the judge where this
+ * session's is on: a verdict that ran less (another machine's settings) is verified again here, never taken.
+ */
+export function coversChecks(
+	verdict: SharedVerdict,
+	checks: readonly { what: string; command: string }[],
+	judgeOn: boolean,
+): boolean {
+	const ran = new Set(verdict.checks.map((check) => JSON.stringify([check.name, check.command])));
+	const allRan = checks.every((check) => ran.has(JSON.stringify([check.what, check.command])));
+	return allRan && (!judgeOn || verdict.judge !== undefined);
+}
+
 /** What every session takes from a shared verdict: passed, or each check (and the judge's word) that failed. */
 export function sharedFindings(verdict: SharedVerdict): { passed: boolean; failed: string[]; checks: number } {
 	const failed = [

@@ -187,6 +187,7 @@ async function send(step: Extract<Step, { kind: "send" }>, run: FollowUp): Promi
 async function verifyAsTeam(step: Extract<Step, { kind: "verify" }>, run: FollowUp, remote: string): Promise<void> {
 	const { joinTeam } = await import("../team/join.ts");
 	const { verifyShared } = await import("../team/shared-verdict.ts");
+	const { coversChecks } = await import("../../core/rules/shared-verdict.ts");
 	const { sessionNonce } = await import("../workers/session-workers.ts");
 	const { claimantOf } = await import("../git/claims.ts");
 	const { SHARED_VERDICT_TEXTS } = await import("../../core/texts/user/shared-verdict.ts");
@@ -204,6 +205,7 @@ async function verifyAsTeam(step: Extract<Step, { kind: "verify" }>, run: Follow
 				team,
 				claims: { place: team, me, leaseMs: run.config.leaseSeconds * 1000 },
 				verifyIn: (cwd, signal) => checksIn(step, checked, cwd, { ...run, signal }),
+				covers: (verdict) => coversChecks(verdict, step.checks, step.judge !== "off"),
 				onMalformed: () => tell(run.ctx, said, "warning"),
 				cwd: run.ctx.cwd,
 				signal: checking.signal,

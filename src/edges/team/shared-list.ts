@@ -48,7 +48,14 @@ async function readShared(team: SharedTeam): Promise<SeenList | "unreachable"> {
 	if (sha === undefined) return { tip, sha, list: undefined };
 	if (!(await fetchCommit(team.repo, team.remote, sha))) return "unreachable";
 	const message = await commitMessage(team.repo, sha);
-	return { tip, sha, list: message === undefined ? undefined : readListMessage(message, team.plan) };
+	const list = message === undefined ? undefined : readListMessage(message, team.plan);
+	// A list shared since a commit the branch no longer holds (rewritten, or pushed by hand) is not this branch's.
+	return { tip, sha, list: list && (await isOnBranch(team, list.since, tip)) ? list : undefined };
+}
+
+/** Whether `since` is `tip` or one of its ancestors, in this clone (which has `tip` fetched). */
+async function isOnBranch(team: SharedTeam, since: string, tip: string): Promise<boolean> {
+	return (await runGit(team.repo.top, ["merge-base", "--is-ancestor", since, tip])).code === 0;
 }
 
 /** A session of a shared plan without a plan file: where it tells and stores, its team, and who it is. */
@@ -65,7 +72,7 @@ export type ListSettled = "kept" | "shared" | "adopted" | "unreachable";
 /**
  * The session's list made the plan's before its workers start: shared where none is (or the one shared landed whole),
  * kept where it is the one shared, else replaced by the shared one (the items landed completed) and said. A list ref
- * that holds no list is shared over, with a lease on what it held.
+ * that holds no list, or one shared since a commit not on the branch, is shared over, with a lease on what it held.
  */
 export async function settleList(session: ListSession): Promise<ListSettled> {
 	const { team } = session;

@@ -1,10 +1,10 @@
 /**
  * A shared plan verified once per tip of its branch: a session whose list is finished reads the remote's branch tip
- * and the plan's verdict ref (`refs/til-done/verdicts/<plan>`, core/rules/shared-verdict.ts). A verdict for the tip is
- * taken as is. Otherwise the session claims the verification (a lease under the plan's claims, renewed while it
- * works), runs the checks in a tree of exactly the tip, and pushes the verdict with a lease on the ref's old value and
- * its claim deleted, in one atomic push. A session that finds the verification claimed waits and reads again; a
- * verifier that stopped renewing is taken over after the lease.
+ * and the plan's verdict ref (`refs/til-done/verdicts/<plan>`, core/rules/shared-verdict.ts). A verdict for the tip
+ * that ran this session's checks (and judge) is taken as is. Otherwise the session claims the verification (a lease
+ * under the plan's claims, renewed while it works), runs the checks in a tree of exactly the tip, and pushes the
+ * verdict with a lease on the ref's old value and its claim deleted, in one atomic push. A session that finds the
+ * verification claimed waits and reads again; a verifier that stopped renewing is taken over after the lease.
  */
 
 import { join, relative } from "node:path";
@@ -34,6 +34,8 @@ export interface SharedVerification {
 	 * stopped (nothing is then recorded).
 	 */
 	verifyIn(cwd: string, signal: AbortSignal): Promise<Found | null>;
+	/** Whether a verdict ran what this session's verification would (core coversChecks); one that ran less is not taken. */
+	covers(verdict: SharedVerdict): boolean;
 	/** Said once per read: the verdict ref holds no verdict (the tip is verified again). */
 	onMalformed(): void;
 	/** Where the session is, for the same folder in the tree of the tip. */
@@ -78,10 +80,11 @@ export async function readVerdict(team: SharedTeam): Promise<SeenVerdict | "unre
 	return { tip, sha, verdict: verdict ?? "malformed" };
 }
 
-/** The verdict `seen` holds for its tip, if any; a malformed one is said. */
+/** The verdict `seen` holds for its tip, if it ran what this session's would; a malformed one is said. */
 function verdictForTip(seen: SeenVerdict, run: SharedVerification): SharedVerdict | undefined {
 	if (seen.verdict === "malformed") run.onMalformed();
-	return typeof seen.verdict === "object" && seen.verdict.tip === seen.tip ? seen.verdict : undefined;
+	const forTip = typeof seen.verdict === "object" && seen.verdict.tip === seen.tip ? seen.verdict : undefined;
+	return forTip && run.covers(forTip) ? forTip : undefined;
 }
 
 /**
