@@ -1,6 +1,5 @@
 /** The four model-facing tools. Each re-checks its parameters (defence in depth) before touching the store. */
 
-import { StringEnum } from "@earendil-works/pi-ai";
 import type { Theme, ToolDefinition } from "@earendil-works/pi-coding-agent";
 import { Text } from "@earendil-works/pi-tui";
 import { type Static, Type } from "typebox";
@@ -39,10 +38,17 @@ import { type CheckEnv, modelChecksBlocked } from "./edges/checks/item-checks.ts
 import { tell } from "./edges/host/tell.ts";
 import { getTodos, pauseAutoContinue, setTodos } from "./state.ts";
 
+/**
+ * A string enum as pi-ai's `StringEnum` writes it (`{ type: "string", enum }`, which providers without anyOf or const
+ * take), made here: under pi's unbundled loader (the SDK's) an import of pi-ai loads all of pi-ai again for the
+ * extension, about 0.65 s on every start.
+ */
+function stringEnum<T extends readonly string[]>(values: T, description: string) {
+	return Type.Unsafe<T[number]>({ type: "string", enum: values, description });
+}
+
 export const WriteTodosParams = Type.Object({
-	mode: StringEnum(WRITE_MODES, {
-		description: PARAM_DESCRIPTIONS.mode,
-	}),
+	mode: stringEnum(WRITE_MODES, PARAM_DESCRIPTIONS.mode),
 	index: Type.Optional(
 		Type.Integer({
 			description: PARAM_DESCRIPTIONS.index,
@@ -67,9 +73,7 @@ export const ListTodosParams = Type.Object({
 });
 
 export const EditTodosParams = Type.Object({
-	action: StringEnum(EDIT_ACTIONS, {
-		description: PARAM_DESCRIPTIONS.action,
-	}),
+	action: stringEnum(EDIT_ACTIONS, PARAM_DESCRIPTIONS.action),
 	indices: Type.Array(Type.Integer(), {
 		description: PARAM_DESCRIPTIONS.indices,
 		minItems: 1,

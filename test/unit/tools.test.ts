@@ -1,5 +1,7 @@
+import { StringEnum } from "@earendil-works/pi-ai";
 import type { ExtensionContext, ToolDefinition } from "@earendil-works/pi-coding-agent";
 import { beforeEach, describe, expect, it } from "vitest";
+import { PARAM_DESCRIPTIONS } from "../../src/core/texts/model.ts";
 import { getChain, getTodos, setTodos, updateTodoStatus } from "../../src/state.ts";
 import {
 	createEditTodosTool,
@@ -135,6 +137,15 @@ describe("parameter schemas", () => {
 		expect(properties.action).toMatchObject({ type: "string", enum: ["start", "complete", "abandon"] });
 		expect(properties.indices).toMatchObject({ type: "array", minItems: 1, maxItems: 50, items: { type: "integer" } });
 		expect(required).toEqual(["action", "indices"]);
+	});
+
+	it("the enums are the schemas pi-ai's StringEnum makes (providers without anyOf take them), without importing pi-ai", () => {
+		expect(WriteTodosParams.properties.mode).toEqual(
+			StringEnum(["replace", "append", "insert"], { description: PARAM_DESCRIPTIONS.mode }),
+		);
+		expect(EditTodosParams.properties.action).toEqual(
+			StringEnum(["start", "complete", "abandon"], { description: PARAM_DESCRIPTIONS.action }),
+		);
 	});
 
 	it("list_todos: no required parameters, an optional page offset of at least 0", () => {
