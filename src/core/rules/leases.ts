@@ -6,14 +6,13 @@
  * carries these out with compare-and-swap pushes.
  */
 
+import { isRecordName, readRecord, recordMessage } from "./records.ts";
+
 /** Where every claim lives, locally and on a remote: `refs/til-done/claims/<plan>/<item-key>`. */
 export const CLAIM_ROOT = "refs/til-done/claims/";
 
 /** The first line of a claim commit's message: what it is, and the version of the record after it. */
 export const CLAIM_HEADER = "pi-til-done claim v1";
-
-/** The longest text field a claim record may carry (a session id, a host name, a nonce). */
-export const MAX_CLAIM_FIELD = 200;
 
 /** The longest plan or item name a claim's ref may carry. */
 export const MAX_REF_NAME = 100;
@@ -77,37 +76,21 @@ export function keyOfClaimRef(plan: string, ref: string): string | undefined {
 
 /** A claim commit's message: the header, a blank line, the record as one line of JSON. */
 export function claimMessage(record: ClaimRecord): string {
-	return `${CLAIM_HEADER}\n\n${JSON.stringify(record)}\n`;
+	return recordMessage(CLAIM_HEADER, record);
 }
 
 const TEXT_FIELDS = ["session", "host", "nonce"] as const;
 const COUNT_FIELDS = ["fence", "renewals", "since"] as const;
 const FIELDS = new Set<string>(["plan", "key", ...TEXT_FIELDS, ...COUNT_FIELDS]);
 
-const isText = (value: unknown): value is string =>
-	typeof value === "string" && value.length > 0 && value.length <= MAX_CLAIM_FIELD && !/[\p{Cc}]/u.test(value);
-
 /**
  * The record a claim commit's message holds, read strictly: the header, one line of JSON with exactly the record's
  * fields, each of its type and bounds, naming the claim's own ref (`plan`, `key`); anything else is no claim.
  */
 export function readClaimMessage(message: string, plan: string, key: string): ClaimRecord | undefined {
-	const prefix = `${CLAIM_HEADER}\n\n`;
-	if (!message.startsWith(prefix)) return undefined;
-	const body = message.slice(prefix.length).replace(/\n$/, "");
-	if (body.includes("\n")) return undefined;
-	let parsed: unknown;
-	try {
-		parsed = JSON.parse(body);
-	} catch {
-		return undefined;
-	}
-	if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return undefined;
-	const fields = parsed as Record<string, unknown>;
-	if (Object.keys(fields).length !== FIELDS.size || !Object.keys(fields).every((name) => FIELDS.has(name)))
-		return undefined;
-	if (fields.plan !== plan || fields.key !== key) return undefined;
-	if (!TEXT_FIELDS.every((name) => isText(fields[name]))) return undefined;
+	const fields = readRecord(message, CLAIM_HEADER, FIELDS);
+	if (fields === undefined || fields.plan !== plan || fields.key !== key) return undefined;
+	if (!TEXT_FIELDS.every((name) => isRecordName(fields[name]))) return undefined;
 	const counts = COUNT_FIELDS.map((name) => fields[name]);
 	if (!counts.every((value) => Number.isSafeInteger(value) && (value as number) >= 0)) return undefined;
 	if ((fields.fence as number) < 1 || (fields.renewals as number) > MAX_COUNT) return undefined;

@@ -8,7 +8,8 @@
 import { cloneTodo, isValidTodoItem, itemKey } from "../list/items.ts";
 import { linkProblem } from "../list/links.ts";
 import { INITIAL_STATUS, MAX_TODOS, type TodoItem } from "../model/types.ts";
-import { isRefName, MAX_CLAIM_FIELD } from "./leases.ts";
+import { isRefName } from "./leases.ts";
+import { isCommitName, isRecordName, readRecord, recordMessage } from "./records.ts";
 
 /** Where a shared plan's list lives, locally and on a remote: `refs/til-done/lists/<plan>`. */
 export const LIST_ROOT = "refs/til-done/lists/";
@@ -38,35 +39,19 @@ export function itemsToShare(todos: readonly TodoItem[]): TodoItem[] {
 
 /** A shared list's commit message: the header, a blank line, the record as one line of JSON. */
 export function listMessage(list: SharedList): string {
-	return `${LIST_HEADER}\n\n${JSON.stringify(list)}\n`;
+	return recordMessage(LIST_HEADER, list);
 }
 
 const FIELDS = new Set(["plan", "since", "items", "session", "host"]);
-const isCommitName = (value: unknown) => typeof value === "string" && /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(value);
-const isName = (value: unknown) =>
-	typeof value === "string" && value.length > 0 && value.length <= MAX_CLAIM_FIELD && !/[\p{Cc}]/u.test(value);
 
 /**
  * The list a shared list commit's message holds, read strictly: the header, one line of JSON with exactly the record's
  * fields, naming `plan`, at most {@link MAX_TODOS} valid items, none started, whose links hold; anything else is none.
  */
 export function readListMessage(message: string, plan: string): SharedList | undefined {
-	const prefix = `${LIST_HEADER}\n\n`;
-	if (!message.startsWith(prefix)) return undefined;
-	const body = message.slice(prefix.length).replace(/\n$/, "");
-	if (body.includes("\n")) return undefined;
-	let parsed: unknown;
-	try {
-		parsed = JSON.parse(body);
-	} catch {
-		return undefined;
-	}
-	if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return undefined;
-	const fields = parsed as Record<string, unknown>;
-	const names = Object.keys(fields);
-	if (names.length !== FIELDS.size || !names.every((name) => FIELDS.has(name))) return undefined;
-	if (fields.plan !== plan || !isRefName(plan) || !isCommitName(fields.since)) return undefined;
-	if (!isName(fields.session) || !isName(fields.host)) return undefined;
+	const fields = readRecord(message, LIST_HEADER, FIELDS);
+	if (fields === undefined || fields.plan !== plan || !isRefName(plan) || !isCommitName(fields.since)) return undefined;
+	if (!isRecordName(fields.session) || !isRecordName(fields.host)) return undefined;
 	const items = fields.items;
 	if (!Array.isArray(items) || items.length === 0 || items.length > MAX_TODOS) return undefined;
 	if (!items.every((item) => isValidTodoItem(item) && item.status === INITIAL_STATUS)) return undefined;

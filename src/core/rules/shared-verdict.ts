@@ -7,8 +7,9 @@
 
 import { failedCheck } from "../texts/user.ts";
 import { asJudgeResult } from "./branch.ts";
-import { isRefName, MAX_CLAIM_FIELD } from "./leases.ts";
+import { isRefName } from "./leases.ts";
 import { judgeFailures } from "./next-step.ts";
+import { hasFields, isCommitName, isRecordName, readRecord, recordMessage } from "./records.ts";
 import type { JudgeResult } from "./verdict.ts";
 
 /** Where each plan's verdict lives, locally and on a remote: `refs/til-done/verdicts/<plan>`. */
@@ -54,45 +55,20 @@ export function verdictRef(plan: string): string {
 
 /** A verdict commit's message: the header, a blank line, the record as one line of JSON. */
 export function verdictMessage(verdict: SharedVerdict): string {
-	return `${VERDICT_HEADER}\n\n${JSON.stringify(verdict)}\n`;
+	return recordMessage(VERDICT_HEADER, verdict);
 }
 
 const FIELDS = new Set(["plan", "tip", "checks", "judge", "session", "host"]);
 const CHECK_FIELDS = new Set(["name", "command", "passed", "ended"]);
 
-const isField = (value: unknown): value is string =>
-	typeof value === "string" && value.length > 0 && value.length <= MAX_CLAIM_FIELD && !/[\p{Cc}]/u.test(value);
 const isText = (value: unknown): value is string =>
 	typeof value === "string" && value.length <= MAX_VERDICT_TEXT && !/[\p{Cc}]/u.test(value);
-const isCommit = (value: unknown): value is string =>
-	typeof value === "string" && /^([0-9a-f]{40}|[0-9a-f]{64})$/.test(value);
-
-/** Whether `value` is an object with exactly the fields `allowed` (those of `optional` may be missing). */
-function hasFields(value: unknown, allowed: ReadonlySet<string>, optional: readonly string[] = []): boolean {
-	if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
-	const names = Object.keys(value);
-	const required = [...allowed].filter((name) => !optional.includes(name));
-	return names.every((name) => allowed.has(name)) && required.every((name) => names.includes(name));
-}
 
 function asCheck(value: unknown): VerdictCheck | undefined {
 	if (!hasFields(value, CHECK_FIELDS)) return undefined;
 	const { name, command, passed, ended } = value as Record<string, unknown>;
-	if (!isField(name) || !isText(command) || typeof passed !== "boolean" || !isText(ended)) return undefined;
+	if (!isRecordName(name) || !isText(command) || typeof passed !== "boolean" || !isText(ended)) return undefined;
 	return { name, command, passed, ended };
-}
-
-/** The JSON of a verdict's message, after its header; undefined when the message is no verdict's. */
-function bodyOf(message: string): unknown {
-	const prefix = `${VERDICT_HEADER}\n\n`;
-	if (!message.startsWith(prefix)) return undefined;
-	const body = message.slice(prefix.length).replace(/\n$/, "");
-	if (body.includes("\n")) return undefined;
-	try {
-		return JSON.parse(body);
-	} catch {
-		return undefined;
-	}
 }
 
 /**
@@ -100,11 +76,9 @@ function bodyOf(message: string): unknown {
  * (the judge's optional), each of its type and bounds, naming `plan`; anything else is no verdict.
  */
 export function readVerdictMessage(message: string, plan: string): SharedVerdict | undefined {
-	const parsed = bodyOf(message);
-	if (!hasFields(parsed, FIELDS, ["judge"])) return undefined;
-	const fields = parsed as Record<string, unknown>;
-	if (fields.plan !== plan || !isRefName(plan) || !isCommit(fields.tip)) return undefined;
-	if (!isField(fields.session) || !isField(fields.host)) return undefined;
+	const fields = readRecord(message, VERDICT_HEADER, FIELDS, ["judge"]);
+	if (fields === undefined || fields.plan !== plan || !isRefName(plan) || !isCommitName(fields.tip)) return undefined;
+	if (!isRecordName(fields.session) || !isRecordName(fields.host)) return undefined;
 	if (!Array.isArray(fields.checks) || fields.checks.length > MAX_VERDICT_CHECKS) return undefined;
 	const checks = fields.checks.map(asCheck);
 	if (!checks.every((check) => check !== undefined)) return undefined;
