@@ -41,7 +41,17 @@ import {
 	workerFailures,
 } from "../helpers/expected.ts";
 import { type GitServer, startGitServer } from "../helpers/git-server.ts";
-import { ADD_LINE, bash, CLAIMS, claimBy, ITEMS, NOTES, NOTES_DONE, planOf } from "../helpers/notes-plan.ts";
+import {
+	ADD_LINE,
+	ADD_LINE_WORKERS,
+	bash,
+	CLAIMS,
+	claimBy,
+	ITEMS,
+	NOTES,
+	NOTES_DONE,
+	planOf,
+} from "../helpers/notes-plan.ts";
 import { perTest } from "../helpers/per-test.ts";
 import { reportedLines } from "../helpers/rpc.ts";
 import { sayStep, writeStep } from "../helpers/scripts.ts";
@@ -227,10 +237,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 	it("two machines joined without --til-done-workers: each works through one worker, its own model never sent an item; each item lands once", async () => {
 		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_LEASE: "5" });
 		const { bare, url } = servedPlan(env, ITEMS);
-		env.writeWorkerScripts({
-			"0": [bash(ADD_LINE[0] ?? ""), sayStep("Added line 0.")],
-			"1": [bash(ADD_LINE[1] ?? ""), sayStep("Added line 1.")],
-		});
+		env.writeWorkerScripts(ADD_LINE_WORKERS);
 		const laptop = machine(env, url, "laptop");
 		const desktop = machine(env, url, "desktop");
 		const runs = await Promise.all([session(host, env, laptop, "laptop"), session(host, env, desktop, "desktop")]);
@@ -253,10 +260,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 	it("two machines without a plan file whose models wrote other lists, started at once: one list shared, each of its items lands once", async () => {
 		const env = pi.env([], { TIL_DONE_WORKERS: "2", TIL_DONE_LEASE: "5" });
 		const { bare, url } = servedPlan(env, ITEMS);
-		env.writeWorkerScripts({
-			"0": [bash(ADD_LINE[0] ?? ""), sayStep("Added line 0.")],
-			"1": [bash(ADD_LINE[1] ?? ""), sayStep("Added line 1.")],
-		});
+		env.writeWorkerScripts(ADD_LINE_WORKERS);
 		const lists = { laptop: ITEMS, desktop: ITEMS.map((text) => `${text}, please`) };
 		const runs = await Promise.all(
 			Object.entries(lists).map(([name, texts]) =>
@@ -291,10 +295,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 	it("a list ref pushed by hand, shared since a commit the branch does not hold: the session's own list is shared over it and each item lands once", async () => {
 		const env = pi.env([], { TIL_DONE_WORKERS: "2", TIL_DONE_LEASE: "5" });
 		const { bare, url } = servedPlan(env, ITEMS);
-		env.writeWorkerScripts({
-			"0": [bash(ADD_LINE[0] ?? ""), sayStep("Added line 0.")],
-			"1": [bash(ADD_LINE[1] ?? ""), sayStep("Added line 1.")],
-		});
+		env.writeWorkerScripts(ADD_LINE_WORKERS);
 		const forged = { plan: "main--list", since: "b".repeat(40), session: "s-x", host: "elsewhere" };
 		const message = listMessage({ ...forged, items: [{ text: "Forged item", status: "not_started" }] });
 		const empty = execFileSync("git", ["mktree"], { cwd: bare, input: "", encoding: "utf8" }).trim();

@@ -4,7 +4,7 @@
  */
 import { execFileSync } from "node:child_process";
 import type { FakeStep } from "./cli.ts";
-import { toolStep } from "./scripts.ts";
+import { sayStep, toolStep } from "./scripts.ts";
 
 export const ITEMS = ["Add line 0 to notes.txt", "Add line 1 to notes.txt"];
 /** Where each item adds its line: apart enough that the two landings merge. */
@@ -15,6 +15,12 @@ export const ADD_LINE = [`sed -i 's/^start$/start\\nline 0/' notes.txt`, `sed -i
 export const CLAIMS = "refs/til-done/claims/main--PLAN_md/";
 
 export const bash = (command: string): FakeStep => toolStep("bash", { command });
+
+/** Each item's worker adds its line to notes.txt and says so: the scripts of a worker per item index. */
+export const ADD_LINE_WORKERS: Record<string, FakeStep[]> = {
+	"0": [bash(ADD_LINE[0] ?? ""), sayStep("Added line 0.")],
+	"1": [bash(ADD_LINE[1] ?? ""), sayStep("Added line 1.")],
+};
 
 /** The plan file of `texts`, checked or not. */
 export const planOf = (texts: readonly string[], done: boolean) =>

@@ -76,6 +76,14 @@ function landedByAnother(index: number) {
 	rmSync(other, { recursive: true, force: true });
 }
 
+/** Another machine's claim on item `key` of the plan on origin, as its session took it; the claim's ref. */
+async function heldByAnother(key: string): Promise<string> {
+	const repo = must(await findRepo(dir), "the repository");
+	const place = { repo, remote: "origin", plan: planName("main", "PLAN.md") };
+	const held = await takeClaim(place, key, { session: "another", host: "elsewhere", nonce: newNonce() }, 120_000);
+	return must(held.kind === "won" ? held.claim.ref : undefined, "another session's claim");
+}
+
 describe("a shared plan's workers land on its branch, once per item", () => {
 	it("two items land on the branch and in the work tree; the one another session landed is completed and taken in", async () => {
 		landedByAnother(2);
@@ -103,13 +111,7 @@ describe("a shared plan's workers land on its branch, once per item", () => {
 
 	it("an item another session held and landed while ours worked: completed and taken in as our landing lands, with no wait to look again", async () => {
 		const key = itemKey(2, TEXTS[2] ?? "");
-		const place = {
-			repo: must(await findRepo(dir), "the repository"),
-			remote: "origin",
-			plan: planName("main", "PLAN.md"),
-		};
-		const held = await takeClaim(place, key, { session: "another", host: "elsewhere", nonce: newNonce() }, 120_000);
-		const claimRef = must(held.kind === "won" ? held.claim.ref : undefined, "another session's claim");
+		const claimRef = await heldByAnother(key);
 		process.env.WORKER_GO = `${dir}-go`;
 		const s = setup(120, 3);
 		setTodos(items());
@@ -201,14 +203,7 @@ describe("a shared plan without a plan file: every session works the list shared
 
 describe("/todos remote changes what a waiting session waits on at once", () => {
 	it("a session waiting on an item another machine holds on the remote: `/todos remote off` ends the wait and works it with this machine's sessions", async () => {
-		const key = itemKey(0, TEXTS[0] ?? "");
-		const place = {
-			repo: must(await findRepo(dir), "the repository"),
-			remote: "origin",
-			plan: planName("main", "PLAN.md"),
-		};
-		const held = await takeClaim(place, key, { session: "another", host: "elsewhere", nonce: newNonce() }, 120_000);
-		expect(held.kind).toBe("won");
+		await heldByAnother(itemKey(0, TEXTS[0] ?? ""));
 		const s = setup(120, 1);
 		registerTodosCommand(s.pi.api, s.engine, () => s.config);
 		setTodos(items().slice(0, 1));
