@@ -128,20 +128,26 @@ describe("a shared plan's workers land on its branch, once per item", () => {
 		expect(s.stayed()).not.toContain(WORKERS.started(2, TEXTS[2] ?? ""));
 	});
 
-	it("the remote gone silent once joined: nothing claimed, and after the lease the run stops, saying why", async () => {
-		const s = setup(0.3);
-		setTodos(items());
-		// Joined first (the session's start), then the remote goes away.
-		const { joinTeam } = await import("../../src/edges/team/join.ts");
-		expect("team" in (await joinTeam(dir, "origin", "PLAN.md"))).toBe(true);
-		renameSync(bare, `${bare}.away`);
-		s.endRun();
-		const stopped = () =>
-			s.pi.sent.some((sent) => (sent as { message?: { content?: unknown } }).message?.content === REMOTE_DOWN_STOP);
-		await until(stopped, "the stop");
-		expect(getTodos().map((todo) => todo.status)).toEqual(["not_started", "not_started", "not_started"]);
-		expect(s.ui.notifications.map((notice) => notice.message)).toEqual([WORKERS.claimsUnreachable("origin")]);
-	});
+	it.each([
+		["with a plan file", "PLAN.md"],
+		["without a plan file (before its list is settled)", null],
+	])(
+		"the remote gone silent once joined, %s: nothing claimed, and after the lease the run stops, saying why",
+		async (_, planFile) => {
+			const s = setup(0.3, 2, planFile);
+			setTodos(items());
+			// Joined first (the session's start), then the remote goes away.
+			const { joinTeam } = await import("../../src/edges/team/join.ts");
+			expect("team" in (await joinTeam(dir, "origin", planFile ?? undefined))).toBe(true);
+			renameSync(bare, `${bare}.away`);
+			s.endRun();
+			const stopped = () =>
+				s.pi.sent.some((sent) => (sent as { message?: { content?: unknown } }).message?.content === REMOTE_DOWN_STOP);
+			await until(stopped, "the stop");
+			expect(getTodos().map((todo) => todo.status)).toEqual(["not_started", "not_started", "not_started"]);
+			expect(s.ui.notifications.map((notice) => notice.message)).toEqual([WORKERS.claimsUnreachable("origin")]);
+		},
+	);
 
 	it("workers that cannot start on a shared plan: the session's model is never sent on to an item; the run stops, saying why", async () => {
 		process.env.WORKER_MODE = "no-start";
@@ -184,20 +190,6 @@ describe("a shared plan without a plan file: every session works the list shared
 			.filter((line) => line !== "");
 		expect(trailers.toSorted()).toEqual(SHARED.map((text, index) => itemKey(index, text)).toSorted());
 		expect(s.stayed()).not.toContain(WORKERS.started(1, SHARED[1] ?? ""));
-	});
-
-	it("the remote gone before the list is settled: nothing starts, said once, and after the lease the run stops", async () => {
-		const s = setup(0.3, 2, null);
-		setTodos(items());
-		const { joinTeam } = await import("../../src/edges/team/join.ts");
-		expect("team" in (await joinTeam(dir, "origin", undefined))).toBe(true);
-		renameSync(bare, `${bare}.away`);
-		s.endRun();
-		const stopped = () =>
-			s.pi.sent.some((sent) => (sent as { message?: { content?: unknown } }).message?.content === REMOTE_DOWN_STOP);
-		await until(stopped, "the stop");
-		expect(getTodos().map((todo) => todo.status)).toEqual(["not_started", "not_started", "not_started"]);
-		expect(s.ui.notifications.map((notice) => notice.message)).toEqual([WORKERS.claimsUnreachable("origin")]);
 	});
 });
 
