@@ -85,12 +85,14 @@ describe("which list a session works: the one shared first", () => {
 
 	it("other items shared: taken in its place, the items landed since it was shared completed", () => {
 		const landed = new Set([itemKey(1, "Write y")]);
-		expect(listStep(pending("Write a"), record(pending("Write x", "Write y")), landed)).toEqual({
+		const shared = record(pending("Write x", "Write y"));
+		expect(listStep(pending("Write a"), shared, landed)).toEqual({
 			kind: "adopt",
 			todos: [
 				{ text: "Write x", status: "not_started" },
 				{ text: "Write y", status: "completed" },
 			],
+			from: shared,
 		});
 	});
 
@@ -219,6 +221,16 @@ describe("a session without a plan file shares its list on the remote, or takes 
 		expect(await settleList(s.listSession)).toBe("shared");
 		expect(remoteList()?.items).toEqual(pending("Write a"));
 		expect(listSince(s.team)).toBe(git(bare, "rev-parse", "main"));
+	});
+
+	it("a remote that refuses the list's ref each time (a hook of its own): given up after a few tries, nothing shared", async () => {
+		writeFileSync(join(bare, "hooks", "pre-receive"), "#!/bin/sh\necho 'lists are not taken here' >&2\nexit 1\n", {
+			mode: 0o755,
+		});
+		const s = await session(["Write a"]);
+		expect(await settleList(s.listSession)).toBe("unreachable");
+		expect(remoteList()).toBeUndefined();
+		expect(getTodos()).toEqual(pending("Write a"));
 	});
 
 	it("the remote not reached: unreachable, the list as it was, nothing shared", async () => {

@@ -100,7 +100,7 @@ export function adoptedList(items: readonly TodoItem[], landed: ReadonlySet<stri
  * What a session does about a plan's list before its workers start: share its own where none is shared (or the one
  * shared has landed whole), keep it where it is the one shared, or take the shared one in its place.
  */
-export type ListStep = { kind: "share" } | { kind: "keep" } | { kind: "adopt"; todos: TodoItem[] };
+export type ListStep = { kind: "share" } | { kind: "keep" } | { kind: "adopt"; todos: TodoItem[]; from: SharedList };
 
 export function listStep(
 	ours: readonly TodoItem[],
@@ -111,5 +111,5 @@ export function listStep(
 	if (sameItems(ours, shared.items)) return { kind: "keep" };
 	// A finished list is the last plan's: a session with a list of its own shares it, one without stays empty.
 	if (isListLanded(shared.items, landed)) return ours.length > 0 ? { kind: "share" } : { kind: "keep" };
-	return { kind: "adopt", todos: adoptedList(shared.items, landed) };
+	return { kind: "adopt", todos: adoptedList(shared.items, landed), from: shared };
 }

@@ -48,7 +48,7 @@ async function readShared(team: SharedTeam): Promise<SeenList | "unreachable"> {
 	if (sha === undefined) return { tip, sha, list: undefined };
 	if (!(await fetchCommit(team.repo, team.remote, sha))) return "unreachable";
 	const message = await commitMessage(team.repo, sha);
-	const list = message === undefined ? undefined : readListMessage(message, team.plan);
+	const list = readListMessage(message ?? "", team.plan);
 	// A list shared since a commit the branch no longer holds (rewritten, or pushed by hand) is not this branch's.
 	return { tip, sha, list: list && (await isOnBranch(team, list.since, tip)) ? list : undefined };
 }
@@ -86,9 +86,9 @@ export async function settleList(session: ListSession): Promise<ListSettled> {
 			markListShared(sinceKey(team), seen.list?.since ?? seen.tip);
 			return "kept";
 		}
-		if (step.kind === "adopt" && seen.list) {
-			markListShared(sinceKey(team), seen.list.since);
-			await adopt(session, step.todos, { tip: seen.tip, list: seen.list });
+		if (step.kind === "adopt") {
+			markListShared(sinceKey(team), step.from.since);
+			await adopt(session, step.todos, { tip: seen.tip, list: step.from });
 			return "adopted";
 		}
 		const shared = await share(session, seen);
