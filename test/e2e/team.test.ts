@@ -5,7 +5,7 @@
  * landed, and nothing of the remote changes but the branch.
  */
 import { type ChildProcess, execFileSync } from "node:child_process";
-import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -121,6 +121,19 @@ function startSession(host: PiHost, env: NodeJS.ProcessEnv, cwd: string, session
 	// pi -p reads a piped stdin to its end first.
 	child.stdin?.end();
 	return child;
+}
+
+/** The processes whose first argument is `name`. */
+function processesNamed(name: string): string[] {
+	return readdirSync("/proc")
+		.filter((pid) => /^\d+$/.test(pid))
+		.filter((pid) => {
+			try {
+				return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")[0] === name;
+			} catch {
+				return false;
+			}
+		});
 }
 
 /** What a child wrote to stderr so far. */
@@ -451,6 +464,38 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		expect(gitIn(bare, "for-each-ref", "--format=%(refname)")).toBe(
 			"refs/heads/main\nrefs/til-done/verdicts/main--PLAN_md",
 		);
+	}, 120_000);
+
+	it("SIGTERM to the verifier's pi during its done-check: the check's process gone, its tree removed, nothing pushed, pi ends by the signal; another machine verifies the tip", async () => {
+		const texts = ITEMS.slice(0, 1);
+		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "1", TIL_DONE_LEASE: "2" });
+		const { bare, url } = servedPlan(env, texts);
+		const [laptop, desktop] = [machine(env, url, "laptop"), machine(env, url, "desktop")];
+		env.writeWorkerScripts({ "0": [bash(ADD_LINE[0] ?? ""), sayStep("Added line 0.")] });
+		// The first run of the check (the laptop's) writes into its tree, then becomes a sleep of a name of its own.
+		const started = join(env.root, "check-started");
+		const first = join(env.root, "first-run");
+		const sleeper = `til-done-check-${host.version}`;
+		const check = `echo x > made-by-check.txt; if mkdir '${first}' 2>/dev/null; then touch '${started}'; exec -a ${sleeper} sleep 600; fi; grep -qx 'line 0' notes.txt`;
+		const laptopEnv = { ...env.env, TIL_DONE_CHECK: check };
+		const stopped = startSession(host, laptopEnv, laptop, join(env.root, "sessions-laptop"));
+		await waitForValue(() => (existsSync(started) ? true : undefined), 60_000, "the laptop's check running");
+		await waitForValue(() => (processesNamed(sleeper).length > 0 ? true : undefined), 10_000, "its sleep");
+		process.kill(stopped.pid ?? 0, "SIGTERM");
+		const end = await waitForExit(stopped);
+		expect({ code: end.code, signal: end.signal }).toEqual({ code: 143, signal: null });
+		// The check's watcher ends it once its pi is gone, at its next look.
+		await waitForValue(() => (processesNamed(sleeper).length === 0 ? true : undefined), 10_000, "the check gone");
+		expect(readdirSync(env.tmpDir).filter((name) => name.startsWith("til-done-"))).toEqual([]);
+		expect(existsSync(join(laptop, "made-by-check.txt"))).toBe(false);
+		expect(gitIn(bare, "for-each-ref", "--format=%(refname)")).toBe("refs/heads/main");
+		const run = await session(host, env, desktop, "desktop", ["--til-done-check", check]);
+		expect(run.code).toBe(0);
+		const tip = gitIn(bare, "rev-parse", "main");
+		expect(stderrOf(run.stderr)).toContain(`[til-done] ${sharedVerdictLine(tip, hostname(), "passed (1 check)")}`);
+		expect(gitIn(bare, "ls-tree", "--name-only", "main")).toBe("PLAN.md\nnotes.txt");
+		expect(existsSync(join(desktop, "made-by-check.txt"))).toBe(false);
+		expect(readdirSync(env.tmpDir).filter((name) => name.startsWith("til-done-"))).toEqual([]);
 	}, 120_000);
 
 	it("a machine that dies mid-item (its pi and worker SIGKILLed): its claim runs out, another machine takes it over and lands it once", async () => {
