@@ -55,7 +55,7 @@ import {
 import { perTest } from "../helpers/per-test.ts";
 import { reportedLines } from "../helpers/rpc.ts";
 import { sayStep, writeStep } from "../helpers/scripts.ts";
-import { keptRefs, startedLine, stderrOf, untilWorkerWaits, untilWorkKept } from "../helpers/workers.ts";
+import { keptRefs, startedLine, stderrOf, untilWorkerWaits, untilWorkKept, workerPid } from "../helpers/workers.ts";
 
 const pi = perTest({ TIL_DONE_COUNTDOWN: "0" });
 /** A landing on the branch, as a session says it on stderr: its item captured. */
@@ -165,10 +165,17 @@ const landedKeys = (bare: string) =>
 		.filter((line) => line !== "");
 
 /** `pi -p` joined to `origin` with no plan file, in `cwd`, its own model playing `steps` (its session folder its own). */
-function listSession(host: PiHost, env: IsolatedEnv, cwd: string, name: string, steps: readonly FakeStep[]) {
+function listSession(
+	host: PiHost,
+	env: IsolatedEnv,
+	cwd: string,
+	name: string,
+	steps: readonly FakeStep[],
+	more: readonly string[] = [],
+) {
 	const script = join(env.root, `script-${name}.json`);
 	writeFileSync(script, JSON.stringify(steps));
-	const args = ["--til-done-remote", "origin", "-p", "Work the plan."];
+	const args = ["--til-done-remote", "origin", ...more, "-p", "Work the plan."];
 	return runPrint(
 		args,
 		{ ...env.env, TIL_DONE_FAKE_SCRIPT: script },
@@ -358,6 +365,59 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			expect(texts.map((_, index) => readFileSync(join(dir, "out", `${index}.txt`), "utf8"))).toEqual(
 				texts.map((_, index) => `item ${index}\n`),
 			);
+	}, 120_000);
+
+	it("`pi -p --continue` of a session that took the shared list: its replay holds the taken list, nothing is said again, and the run ends with each item landed once", async () => {
+		const texts = ["Write out/0.txt", "Write out/1.txt"];
+		const env = pi.env([], { TIL_DONE_WORKERS: "1", TIL_DONE_LEASE: "5" });
+		const { bare, url } = servedPlan(env, ITEMS);
+		// Shared by another machine that is gone: the list ref on the remote, since the branch's tip.
+		const since = gitIn(bare, "rev-parse", "main");
+		const items = texts.map((text) => ({ text, status: "not_started" as const }));
+		const message = listMessage({ plan: "main--list", since, items, session: "s-laptop", host: "laptop" });
+		const empty = execFileSync("git", ["mktree"], { cwd: bare, input: "", encoding: "utf8" }).trim();
+		const commit = execFileSync("git", ["-c", "user.name=u", "-c", "user.email=u@u", "commit-tree", empty], {
+			cwd: bare,
+			input: message,
+			encoding: "utf8",
+		}).trim();
+		gitIn(bare, "update-ref", "refs/til-done/lists/main--list", commit);
+		const write = (index: number) => bash(`mkdir -p out && echo 'item ${index}' > out/${index}.txt`);
+		// Item 1's first worker waits for a file no one writes: at work until its pi is stopped.
+		const never = join(env.root, "never");
+		const scripts = env.writeWorkerScripts({
+			"0": [write(0), sayStep("Done.")],
+			"1": [{ ...write(1), waitForFile: never }, sayStep("Done.")],
+		});
+		const desktop = machine(env, url, "desktop");
+		const script = join(env.root, "script-first.json");
+		writeFileSync(script, JSON.stringify([writeStep(["Write the notes"]), sayStep("Listed.")]));
+		const args = ["--til-done-remote", "origin", "-p", "Work the plan."];
+		const sessions = { dir: join(env.root, "sessions-desktop") };
+		const first = spawnPi(
+			piArgs({ extensions: [EXTENSION_ENTRY], session: sessions, args }),
+			{ ...env.env, TIL_DONE_FAKE_SCRIPT: script },
+			desktop,
+			host,
+		);
+		first.stdin?.end();
+		const said = collect(first);
+		await waitForValue(() => (landedKeys(bare).length === 1 ? true : undefined), 60_000, "item 0 landed");
+		await waitForValue(() => workerPid("data): [1]", scripts), 60_000, "item 1 at work");
+		process.kill(first.pid ?? 0, "SIGTERM");
+		await waitForExit(first);
+		expect(said()).toContain(stderrLine(listTaken("origin", "main", 2, "laptop")));
+		env.writeWorkerScripts({ "1": [write(1), sayStep("Done.")] });
+		const again = await listSession(host, env, desktop, "desktop", [sayStep("Going on.")], ["--continue"]);
+		expect(again.code).toBe(0);
+		expect(stderrOf(again.stderr).filter((line) => line.startsWith("[til-done] Working the list "))).toEqual([]);
+		expect(landedKeys(bare).toSorted()).toEqual(texts.map((text, index) => itemKey(index, text)).toSorted());
+		// Item 1's first worker was stopped before its first answer: each item answered once.
+		expect(env.workerTries().map((at) => at.item)).toEqual([0, 1]);
+		expect(texts.map((_, index) => readFileSync(join(desktop, "out", `${index}.txt`), "utf8"))).toEqual([
+			"item 0\n",
+			"item 1\n",
+		]);
 	}, 120_000);
 
 	it("three machines with two workers each on twelve items: each item one commit on the branch, every work tree with all of them", async () => {
