@@ -24,6 +24,7 @@ import {
 	waitForValue,
 } from "../helpers/cli.ts";
 import {
+	allFinished,
 	CLAIM_LOST_WHY,
 	cannotJoin,
 	claimsMalformedStop,
@@ -418,6 +419,35 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			"item 0\n",
 			"item 1\n",
 		]);
+	}, 120_000);
+
+	it("the list ref deleted on the remote mid-run: the next dispatch shares the list again since the tip it was shared at, nothing said; each item lands once", async () => {
+		const texts = ["Write out/0.txt", "Write out/1.txt", "Write out/2.txt"];
+		const env = pi.env([], { TIL_DONE_WORKERS: "1", TIL_DONE_LEASE: "5" });
+		const { bare, url } = servedPlan(env, ITEMS);
+		const since = gitIn(bare, "rev-parse", "main");
+		const write = (index: number) => bash(`mkdir -p out && echo 'item ${index}' > out/${index}.txt`);
+		// Item 1's worker waits for the test to delete the list ref.
+		const go = join(env.root, "go");
+		env.writeWorkerScripts({
+			"0": [write(0), sayStep("Done.")],
+			"1": [{ ...write(1), waitForFile: go }, sayStep("Done.")],
+			"2": [write(2), sayStep("Done.")],
+		});
+		const laptop = machine(env, url, "laptop");
+		const running = listSession(host, env, laptop, "laptop", [writeStep(texts), sayStep("Listed.")]);
+		const listed = () => gitIn(bare, "for-each-ref", "--format=%(refname)", "refs/til-done/lists/");
+		await waitForValue(() => (landedKeys(bare).length === 1 ? true : undefined), 60_000, "item 0 landed");
+		expect(listed()).toBe("refs/til-done/lists/main--list");
+		gitIn(bare, "update-ref", "-d", "refs/til-done/lists/main--list");
+		writeFileSync(go, "");
+		const run = await running;
+		expect(run.code).toBe(0);
+		expect(stderrOf(run.stderr).filter((line) => !ON_BRANCH.test(line) && !line.includes("Worker on ["))).toEqual([
+			stderrLine(allFinished(3)).trimEnd(),
+		]);
+		expect(landedKeys(bare).toSorted()).toEqual(texts.map((text, index) => itemKey(index, text)).toSorted());
+		expect(gitIn(bare, "log", "-1", "--format=%B", "refs/til-done/lists/main--list")).toContain(`"since":"${since}"`);
 	}, 120_000);
 
 	it("three machines with two workers each on twelve items: each item one commit on the branch, every work tree with all of them", async () => {
