@@ -5,7 +5,7 @@
  * landed, and nothing of the remote changes but the branch.
  */
 import { type ChildProcess, execFileSync } from "node:child_process";
-import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -24,6 +24,7 @@ import {
 	waitForValue,
 } from "../helpers/cli.ts";
 import {
+	allFinished,
 	CLAIM_LOST_WHY,
 	cannotJoin,
 	claimsMalformedStop,
@@ -55,7 +56,7 @@ import {
 import { perTest } from "../helpers/per-test.ts";
 import { reportedLines } from "../helpers/rpc.ts";
 import { sayStep, writeStep } from "../helpers/scripts.ts";
-import { keptRefs, startedLine, stderrOf, untilWorkerWaits, untilWorkKept } from "../helpers/workers.ts";
+import { keptRefs, startedLine, stderrOf, untilWorkerWaits, untilWorkKept, workerPid } from "../helpers/workers.ts";
 
 const pi = perTest({ TIL_DONE_COUNTDOWN: "0" });
 /** A landing on the branch, as a session says it on stderr: its item captured. */
@@ -123,6 +124,19 @@ function startSession(host: PiHost, env: NodeJS.ProcessEnv, cwd: string, session
 	return child;
 }
 
+/** The processes whose first argument is `name`. */
+function processesNamed(name: string): string[] {
+	return readdirSync("/proc")
+		.filter((pid) => /^\d+$/.test(pid))
+		.filter((pid) => {
+			try {
+				return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")[0] === name;
+			} catch {
+				return false;
+			}
+		});
+}
+
 /** What a child wrote to stderr so far. */
 function collect(child: ChildProcess): () => string {
 	let text = "";
@@ -152,10 +166,17 @@ const landedKeys = (bare: string) =>
 		.filter((line) => line !== "");
 
 /** `pi -p` joined to `origin` with no plan file, in `cwd`, its own model playing `steps` (its session folder its own). */
-function listSession(host: PiHost, env: IsolatedEnv, cwd: string, name: string, steps: readonly FakeStep[]) {
+function listSession(
+	host: PiHost,
+	env: IsolatedEnv,
+	cwd: string,
+	name: string,
+	steps: readonly FakeStep[],
+	more: readonly string[] = [],
+) {
 	const script = join(env.root, `script-${name}.json`);
 	writeFileSync(script, JSON.stringify(steps));
-	const args = ["--til-done-remote", "origin", "-p", "Work the plan."];
+	const args = ["--til-done-remote", "origin", ...more, "-p", "Work the plan."];
 	return runPrint(
 		args,
 		{ ...env.env, TIL_DONE_FAKE_SCRIPT: script },
@@ -347,6 +368,88 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			);
 	}, 120_000);
 
+	it("`pi -p --continue` of a session that took the shared list: its replay holds the taken list, nothing is said again, and the run ends with each item landed once", async () => {
+		const texts = ["Write out/0.txt", "Write out/1.txt"];
+		const env = pi.env([], { TIL_DONE_WORKERS: "1", TIL_DONE_LEASE: "5" });
+		const { bare, url } = servedPlan(env, ITEMS);
+		// Shared by another machine that is gone: the list ref on the remote, since the branch's tip.
+		const since = gitIn(bare, "rev-parse", "main");
+		const items = texts.map((text) => ({ text, status: "not_started" as const }));
+		const message = listMessage({ plan: "main--list", since, items, session: "s-laptop", host: "laptop" });
+		const empty = execFileSync("git", ["mktree"], { cwd: bare, input: "", encoding: "utf8" }).trim();
+		const commit = execFileSync("git", ["-c", "user.name=u", "-c", "user.email=u@u", "commit-tree", empty], {
+			cwd: bare,
+			input: message,
+			encoding: "utf8",
+		}).trim();
+		gitIn(bare, "update-ref", "refs/til-done/lists/main--list", commit);
+		const write = (index: number) => bash(`mkdir -p out && echo 'item ${index}' > out/${index}.txt`);
+		// Item 1's first worker waits for a file no one writes: at work until its pi is stopped.
+		const never = join(env.root, "never");
+		const scripts = env.writeWorkerScripts({
+			"0": [write(0), sayStep("Done.")],
+			"1": [{ ...write(1), waitForFile: never }, sayStep("Done.")],
+		});
+		const desktop = machine(env, url, "desktop");
+		const script = join(env.root, "script-first.json");
+		writeFileSync(script, JSON.stringify([writeStep(["Write the notes"]), sayStep("Listed.")]));
+		const args = ["--til-done-remote", "origin", "-p", "Work the plan."];
+		const sessions = { dir: join(env.root, "sessions-desktop") };
+		const first = spawnPi(
+			piArgs({ extensions: [EXTENSION_ENTRY], session: sessions, args }),
+			{ ...env.env, TIL_DONE_FAKE_SCRIPT: script },
+			desktop,
+			host,
+		);
+		first.stdin?.end();
+		const said = collect(first);
+		await waitForValue(() => (landedKeys(bare).length === 1 ? true : undefined), 60_000, "item 0 landed");
+		await waitForValue(() => workerPid("data): [1]", scripts), 60_000, "item 1 at work");
+		process.kill(first.pid ?? 0, "SIGTERM");
+		await waitForExit(first);
+		expect(said()).toContain(stderrLine(listTaken("origin", "main", 2, "laptop")));
+		env.writeWorkerScripts({ "1": [write(1), sayStep("Done.")] });
+		const again = await listSession(host, env, desktop, "desktop", [sayStep("Going on.")], ["--continue"]);
+		expect(again.code).toBe(0);
+		expect(stderrOf(again.stderr).filter((line) => line.startsWith("[til-done] Working the list "))).toEqual([]);
+		expect(landedKeys(bare).toSorted()).toEqual(texts.map((text, index) => itemKey(index, text)).toSorted());
+		// Item 1's first worker was stopped before its first answer: each item answered once.
+		expect(env.workerTries().map((at) => at.item)).toEqual([0, 1]);
+		expect(texts.map((_, index) => readFileSync(join(desktop, "out", `${index}.txt`), "utf8"))).toEqual([
+			"item 0\n",
+			"item 1\n",
+		]);
+	}, 120_000);
+
+	it("the list ref deleted on the remote mid-run: the next dispatch shares the list again since the tip it was shared at, nothing said; each item lands once", async () => {
+		const texts = ["Write out/0.txt", "Write out/1.txt", "Write out/2.txt"];
+		const env = pi.env([], { TIL_DONE_WORKERS: "1", TIL_DONE_LEASE: "5" });
+		const { bare, url } = servedPlan(env, ITEMS);
+		const since = gitIn(bare, "rev-parse", "main");
+		const write = (index: number) => bash(`mkdir -p out && echo 'item ${index}' > out/${index}.txt`);
+		// Item 1's worker waits for the test to delete the list ref.
+		const go = join(env.root, "go");
+		env.writeWorkerScripts({
+			"0": [write(0), sayStep("Done.")],
+			"1": [{ ...write(1), waitForFile: go }, sayStep("Done.")],
+			"2": [write(2), sayStep("Done.")],
+		});
+		const laptop = machine(env, url, "laptop");
+		const running = listSession(host, env, laptop, "laptop", [writeStep(texts), sayStep("Listed.")]);
+		const listed = () => gitIn(bare, "for-each-ref", "--format=%(refname)", "refs/til-done/lists/");
+		await waitForValue(() => (landedKeys(bare).length === 1 ? true : undefined), 60_000, "item 0 landed");
+		expect(listed()).toBe("refs/til-done/lists/main--list");
+		gitIn(bare, "update-ref", "-d", "refs/til-done/lists/main--list");
+		writeFileSync(go, "");
+		const run = await running;
+		expect(run.code).toBe(0);
+		expect(stderrOf(run.stderr).filter((line) => !ON_BRANCH.test(line) && !line.includes("Worker on ["))).toEqual([
+			stderrLine(allFinished(3)).trimEnd(),
+		]);
+		expect(landedKeys(bare).toSorted()).toEqual(texts.map((text, index) => itemKey(index, text)).toSorted());
+		expect(gitIn(bare, "log", "-1", "--format=%B", "refs/til-done/lists/main--list")).toContain(`"since":"${since}"`);
+	}, 120_000);
+
 	it("three machines with two workers each on twelve items: each item one commit on the branch, every work tree with all of them", async () => {
 		const texts = Array.from({ length: 12 }, (_, index) => `Write out/${index}.txt`);
 		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "2", TIL_DONE_LEASE: "10" });
@@ -451,6 +554,38 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		expect(gitIn(bare, "for-each-ref", "--format=%(refname)")).toBe(
 			"refs/heads/main\nrefs/til-done/verdicts/main--PLAN_md",
 		);
+	}, 120_000);
+
+	it("SIGTERM to the verifier's pi during its done-check: the check's process gone, its tree removed, nothing pushed, pi ends by the signal; another machine verifies the tip", async () => {
+		const texts = ITEMS.slice(0, 1);
+		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "1", TIL_DONE_LEASE: "2" });
+		const { bare, url } = servedPlan(env, texts);
+		const [laptop, desktop] = [machine(env, url, "laptop"), machine(env, url, "desktop")];
+		env.writeWorkerScripts({ "0": [bash(ADD_LINE[0] ?? ""), sayStep("Added line 0.")] });
+		// The first run of the check (the laptop's) writes into its tree, then becomes a sleep of a name of its own.
+		const started = join(env.root, "check-started");
+		const first = join(env.root, "first-run");
+		const sleeper = `til-done-check-${host.version}`;
+		const check = `echo x > made-by-check.txt; if mkdir '${first}' 2>/dev/null; then touch '${started}'; exec -a ${sleeper} sleep 600; fi; grep -qx 'line 0' notes.txt`;
+		const laptopEnv = { ...env.env, TIL_DONE_CHECK: check };
+		const stopped = startSession(host, laptopEnv, laptop, join(env.root, "sessions-laptop"));
+		await waitForValue(() => (existsSync(started) ? true : undefined), 60_000, "the laptop's check running");
+		await waitForValue(() => (processesNamed(sleeper).length > 0 ? true : undefined), 10_000, "its sleep");
+		process.kill(stopped.pid ?? 0, "SIGTERM");
+		const end = await waitForExit(stopped);
+		expect({ code: end.code, signal: end.signal }).toEqual({ code: 143, signal: null });
+		// The check's watcher ends it once its pi is gone, at its next look.
+		await waitForValue(() => (processesNamed(sleeper).length === 0 ? true : undefined), 10_000, "the check gone");
+		expect(readdirSync(env.tmpDir).filter((name) => name.startsWith("til-done-"))).toEqual([]);
+		expect(existsSync(join(laptop, "made-by-check.txt"))).toBe(false);
+		expect(gitIn(bare, "for-each-ref", "--format=%(refname)")).toBe("refs/heads/main");
+		const run = await session(host, env, desktop, "desktop", ["--til-done-check", check]);
+		expect(run.code).toBe(0);
+		const tip = gitIn(bare, "rev-parse", "main");
+		expect(stderrOf(run.stderr)).toContain(`[til-done] ${sharedVerdictLine(tip, hostname(), "passed (1 check)")}`);
+		expect(gitIn(bare, "ls-tree", "--name-only", "main")).toBe("PLAN.md\nnotes.txt");
+		expect(existsSync(join(desktop, "made-by-check.txt"))).toBe(false);
+		expect(readdirSync(env.tmpDir).filter((name) => name.startsWith("til-done-"))).toEqual([]);
 	}, 120_000);
 
 	it("a machine that dies mid-item (its pi and worker SIGKILLed): its claim runs out, another machine takes it over and lands it once", async () => {

@@ -13,6 +13,7 @@ import {
 	readListMessage,
 	type SharedList,
 	sameItems,
+	shareSince,
 } from "../../src/core/rules/shared-list.ts";
 import { REMOTE_TEXTS } from "../../src/core/texts/user/remote.ts";
 import { findRepo } from "../../src/edges/git/git.ts";
@@ -100,6 +101,14 @@ describe("which list a session works: the one shared first", () => {
 		const landed = new Set([itemKey(0, "Write x")]);
 		expect(listStep(pending("Write a"), record(pending("Write x")), landed)).toEqual({ kind: "share" });
 		expect(listStep([], record(pending("Write x")), landed)).toEqual({ kind: "keep" });
+	});
+
+	it("shared again where the ref lost it: since the tip it was shared at, unless it landed whole since", () => {
+		const ours = pending("Write a", "Write b");
+		expect(shareSince("tip", ours, undefined)).toBe("tip");
+		expect(shareSince("tip", ours, { since: SHA, landed: new Set([itemKey(0, "Write a")]) })).toBe(SHA);
+		const all = new Set([itemKey(0, "Write a"), itemKey(1, "Write b")]);
+		expect(shareSince("tip", ours, { since: SHA, landed: all })).toBe("tip");
 	});
 
 	it("a check, a review mark or a link that differs makes another list", () => {
@@ -231,6 +240,32 @@ describe("a session without a plan file shares its list on the remote, or takes 
 		expect(await settleList(s.listSession)).toBe("unreachable");
 		expect(remoteList()).toBeUndefined();
 		expect(getTodos()).toEqual(pending("Write a"));
+	});
+
+	it("the list ref deleted on the remote mid-run: shared again since the tip it was shared at, so the items landed meanwhile still count", async () => {
+		const s = await session(["Write a", "Write b"]);
+		const since = git(dir, "rev-parse", "HEAD");
+		expect(await settleList(s.listSession)).toBe("shared");
+		landedByAnother(0, "Write a");
+		git(bare, "update-ref", "-d", listRef(PLAN));
+		expect(await settleList(s.listSession)).toBe("shared");
+		expect(remoteList()).toEqual({ ...record(pending("Write a", "Write b"), since), session: "s-own", host: "desk" });
+		expect(listSince(s.team)).toBe(since);
+		// A session joining now takes the list with the item landed completed: it is not worked again.
+		const late = await session([]);
+		await joinSharedList(late.pi.api, late.ctx, late.team);
+		expect(getTodos()).toEqual([{ text: "Write a", status: "completed" }, ...pending("Write b")]);
+	});
+
+	it("the list ref deleted once the session's list landed whole: a new list is shared since the tip", async () => {
+		const s = await session(["Write a"]);
+		expect(await settleList(s.listSession)).toBe("shared");
+		landedByAnother(0, "Write a");
+		git(bare, "update-ref", "-d", listRef(PLAN));
+		setTodos(pending("Write a"));
+		expect(await settleList(s.listSession)).toBe("shared");
+		expect(remoteList()?.since).toBe(git(bare, "rev-parse", "main"));
+		expect(listSince(s.team)).toBe(git(bare, "rev-parse", "main"));
 	});
 
 	it("the remote not reached: unreachable, the list as it was, nothing shared", async () => {

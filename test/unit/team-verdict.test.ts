@@ -186,6 +186,22 @@ describe("a shared plan's finished list is verified once per tip", () => {
 		expect(s.notices()).toEqual([]);
 	});
 
+	it("the session ends while its check runs (pi's SIGTERM): its end waits until the check is stopped, the tip's tree removed and the claim let go", async () => {
+		const s = setup();
+		s.pi.onExec = (call) =>
+			new Promise((resolve) => {
+				s.cwds.push(call.options?.cwd ?? "");
+				call.options?.signal?.addEventListener("abort", () => resolve({ ...runnerEnded(call.args, 1), killed: true }));
+			});
+		setTodos(finished());
+		s.endRun();
+		await until(() => s.cwds.length === 1, "the check running");
+		await s.engine.onSessionChange();
+		expect(tried.outcomes).toEqual(["stopped"]);
+		expect(existsSync(s.cwds[0] ?? "")).toBe(false);
+		expect(refs()).toEqual(["refs/heads/main"]);
+	});
+
 	it("a remote never joined that does not answer: said once, and after the lease the run stops, nothing verified", async () => {
 		const s = setup(0.3);
 		setTodos(finished());

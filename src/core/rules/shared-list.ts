@@ -113,3 +113,16 @@ export function listStep(
 	if (isListLanded(shared.items, landed)) return ours.length > 0 ? { kind: "share" } : { kind: "keep" };
 	return { kind: "adopt", todos: adoptedList(shared.items, landed), from: shared };
 }
+
+/**
+ * The tip a session's list is shared since. Where the list ref lost the list mid-run (deleted, or spoiled by hand) and
+ * the tip the session's list was shared at is still on the branch, that tip (`known`), so the items landed meanwhile
+ * still count and are not worked again; once the session's list landed whole since it, the branch's tip.
+ */
+export function shareSince(
+	tip: string,
+	ours: readonly TodoItem[],
+	known: { since: string; landed: ReadonlySet<string> } | undefined,
+): string {
+	return known === undefined || isListLanded(ours, known.landed) ? tip : known.since;
+}

@@ -79,6 +79,15 @@ interface EngineState {
 	mode?: Mode;
 	/** Cancels what follows the last run: a countdown, a verification, a back-off. */
 	following: AbortController;
+	/** What follows runs, under way: a session's end waits for each to end once cancelled (a shared verification's tree removed, its claim let go). */
+	carrying: Set<Promise<void>>;
+}
+
+/** `work` (what follows a run) counted as under way until it ends. */
+function carry(engine: EngineState, work: Promise<void>): Promise<void> {
+	const carried = work.finally(() => engine.carrying.delete(carried));
+	engine.carrying.add(carried);
+	return carried;
 }
 
 /**
@@ -171,7 +180,7 @@ async function resume(engine: EngineState, ctx: ExtensionContext): Promise<void>
 	const run = idle ? follow(engine, ctx) : undefined;
 	if (!run) return;
 	const input = currentInput(run);
-	const done = carryOut(stepNow(input), input, run);
+	const done = carry(engine, carryOut(stepNow(input), input, run));
 	if (run.mode.holdsCommands) await done;
 }
 
@@ -198,7 +207,7 @@ async function settleInside(
 	});
 	for (const signal of ENDING_SIGNALS) process.on(signal, ending);
 	try {
-		await afterRun(runOutcome(event.context.contextMessages, event.outcome === "aborted"), inside);
+		await carry(engine, afterRun(runOutcome(event.context.contextMessages, event.outcome === "aborted"), inside));
 	} finally {
 		for (const signal of ENDING_SIGNALS) process.off(signal, ending);
 	}
@@ -206,7 +215,7 @@ async function settleInside(
 }
 
 export function createEngine(pi: ExtensionAPI, getConfig: () => TilDoneConfig): Engine {
-	const engine: EngineState = { pi, getConfig, following: new AbortController() };
+	const engine: EngineState = { pi, getConfig, following: new AbortController(), carrying: new Set() };
 	/** Forgets what follows a run; resolves once the workers (if any) are stopped, their claims let go. */
 	const forget = (): Promise<void> => {
 		engine.following.abort();
@@ -214,7 +223,8 @@ export function createEngine(pi: ExtensionAPI, getConfig: () => TilDoneConfig): 
 		const stopped = stopSessionWorkers(pi);
 		if (getLoop()) setLoop(undefined);
 		if (getGoal()) setGoal(undefined);
-		return stopped;
+		// Cancelled above, each ends soon; pi 0.87 exits on SIGTERM once the session ended, before they would.
+		return Promise.allSettled([stopped, ...engine.carrying]).then(() => undefined);
 	};
 	return {
 		onSessionStart(ctx, config) {
@@ -228,7 +238,7 @@ export function createEngine(pi: ExtensionAPI, getConfig: () => TilDoneConfig): 
 		onSettled(ctx) {
 			const outcome = takeEndedRun();
 			const run = outcome && follow(engine, ctx);
-			if (outcome && run) void afterRun(outcome, run);
+			if (outcome && run) void carry(engine, afterRun(outcome, run));
 		},
 		onBeforeSettle: (event, ctx) => settleInside(engine, event, ctx),
 		get actsBeforeSettle() {

@@ -17,6 +17,7 @@ import {
 	listStep,
 	readListMessage,
 	type SharedList,
+	shareSince,
 } from "../../core/rules/shared-list.ts";
 import { REMOTE_TEXTS } from "../../core/texts/user/remote.ts";
 import { getTodos, listSharedSince, markListShared, setTodos } from "../../state.ts";
@@ -118,9 +119,10 @@ async function adopt(session: ListSession, todos: TodoItem[], seen: { tip: strin
 /** The session's list shared on the remote in place of what the ref held (`seen.sha`), if it still holds it. */
 async function share(session: ListSession, seen: SeenList): Promise<"shared" | "refused" | "unreachable"> {
 	const { team, me } = session;
+	const since = shareSince(seen.tip, getTodos(), seen.list ? undefined : await sharedBefore(team, seen.tip));
 	const list = {
 		plan: team.plan,
-		since: seen.tip,
+		since,
 		items: itemsToShare(getTodos()),
 		session: me.session,
 		host: me.host,
@@ -129,8 +131,16 @@ async function share(session: ListSession, seen: SeenList): Promise<"shared" | "
 	if (sha === undefined) return "unreachable";
 	const outcome = await swapRefs(team, [{ ref: listRef(team.plan), expect: seen.sha ?? "", next: sha }]);
 	if (outcome !== "done") return outcome;
-	markListShared(sinceKey(team), seen.tip);
+	markListShared(sinceKey(team), since);
 	return "shared";
+}
+
+/** The tip this session's list was shared at before, if still on the branch, with the items landed since it. */
+async function sharedBefore(team: SharedTeam, tip: string) {
+	const since = listSince(team);
+	if (since === undefined || !(await isOnBranch(team, since, tip))) return undefined;
+	const landed = await landedSince(team.repo, since, tip);
+	return landed && { since, landed };
 }
 
 /** The store's name for a shared plan's list: its remote and plan. */
