@@ -83,6 +83,22 @@ interface EngineState {
 	carrying: Set<Promise<void>>;
 }
 
+/**
+ * How long a session's end waits for what followed its runs to end once cancelled: a claim let go is one push, which
+ * git gives up on after its own timeout; past this the session ends without them.
+ */
+const CARRIED_END_WAIT_MS = 30_000;
+
+/** Settles once every one of `works` settled, or after `ms`, whichever is first (no timer is left behind). */
+function atMost(ms: number, works: readonly Promise<unknown>[]): Promise<unknown> {
+	if (works.length === 0) return Promise.resolve();
+	let timer: NodeJS.Timeout | undefined;
+	const late = new Promise((resolve) => {
+		timer = setTimeout(resolve, ms);
+	});
+	return Promise.race([Promise.allSettled(works), late]).finally(() => clearTimeout(timer));
+}
+
 /** `work` (what follows a run) counted as under way until it ends. */
 function carry(engine: EngineState, work: Promise<void>): Promise<void> {
 	const carried = work.finally(() => engine.carrying.delete(carried));
@@ -224,7 +240,7 @@ export function createEngine(pi: ExtensionAPI, getConfig: () => TilDoneConfig): 
 		if (getLoop()) setLoop(undefined);
 		if (getGoal()) setGoal(undefined);
 		// Cancelled above, each ends soon; pi 0.87 exits on SIGTERM once the session ended, before they would.
-		return Promise.allSettled([stopped, ...engine.carrying]).then(() => undefined);
+		return Promise.allSettled([stopped, atMost(CARRIED_END_WAIT_MS, [...engine.carrying])]).then(() => undefined);
 	};
 	return {
 		onSessionStart(ctx, config) {
