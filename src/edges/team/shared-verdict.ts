@@ -17,8 +17,17 @@ import {
 	verdictRef,
 } from "../../core/rules/shared-verdict.ts";
 import { type Claims, holdWhileWorking } from "../git/claims.ts";
-import { AUTHOR, runGit } from "../git/git.ts";
-import { claimsMoved, fetchCommit, type HeldClaim, OVER_NETWORK, swapRefs, takeClaim } from "../git/leases.ts";
+import { runGit } from "../git/git.ts";
+import {
+	claimsMoved,
+	commitMessage,
+	fetchCommit,
+	type HeldClaim,
+	OVER_NETWORK,
+	recordCommit,
+	swapRefs,
+	takeClaim,
+} from "../git/leases.ts";
 import { makeWorkerTree, removeWorkerTree } from "../git/worker-tree.ts";
 import type { SharedTeam } from "./branch-landing.ts";
 
@@ -74,9 +83,7 @@ export async function readVerdict(team: SharedTeam): Promise<SeenVerdict | "unre
 	const sha = refs.get(ref) ?? "";
 	if (sha === "") return { tip, sha, verdict: undefined };
 	if (!(await fetchCommit(team.repo, team.remote, sha))) return "unreachable";
-	// A commit's message follows its headers' blank line.
-	const shown = await runGit(team.repo.top, ["cat-file", "commit", sha]);
-	const verdict = readVerdictMessage(shown.stdout.slice(shown.stdout.indexOf("\n\n") + 2), team.plan);
+	const verdict = readVerdictMessage((await commitMessage(team.repo, sha)) ?? "", team.plan);
 	return { tip, sha, verdict: verdict ?? "malformed" };
 }
 
@@ -158,15 +165,10 @@ async function pushVerdict(
 	held: HeldClaim,
 	verdict: SharedVerdict,
 ): Promise<"done" | "refused" | "unreachable"> {
-	const { repo } = run.team;
-	const tree = await runGit(repo.top, ["mktree"], { input: "" });
-	const made = await runGit(repo.top, ["commit-tree", tree.stdout.trim()], {
-		input: verdictMessage(verdict),
-		env: AUTHOR,
-	});
-	if (tree.code !== 0 || made.code !== 0) return "refused";
+	const made = await recordCommit(run.team.repo, verdictMessage(verdict));
+	if (made === undefined) return "refused";
 	const swaps = [
-		{ ref: verdictRef(run.team.plan), expect: before, next: made.stdout.trim() },
+		{ ref: verdictRef(run.team.plan), expect: before, next: made },
 		{ ref: held.ref, expect: held.sha, next: "" },
 	];
 	return swapRefs(run.team, swaps);
