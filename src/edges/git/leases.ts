@@ -9,6 +9,7 @@
 import { randomBytes } from "node:crypto";
 import {
 	CLAIM_ROOT,
+	CLAIMS_POLL_MS,
 	type Claimant,
 	type ClaimRecord,
 	claimMessage,
@@ -189,6 +190,24 @@ export async function claimsMoved(place: ClaimPlace, keys: readonly string[]): P
 		const ref = claimRef(place.plan, key);
 		const seen = sightings.get(placeId(place, ref));
 		return seen === undefined || refs.get(ref) !== seen.sha;
+	});
+}
+
+/**
+ * Resolves once a claim of `keys` moved ({@link claimsMoved}), read every {@link CLAIMS_POLL_MS} until `signal`; a
+ * remote not reached is read next time.
+ */
+export function untilClaimsMove(place: ClaimPlace, keys: readonly string[], signal: AbortSignal): Promise<"moved"> {
+	return new Promise((resolve) => {
+		if (keys.length === 0 || signal.aborted) return;
+		const poll = async () => {
+			const moved = await claimsMoved(place, keys);
+			if (signal.aborted) return;
+			if (moved === true) resolve("moved");
+			else timer = setTimeout(poll, CLAIMS_POLL_MS);
+		};
+		let timer = setTimeout(poll, CLAIMS_POLL_MS);
+		signal.addEventListener("abort", () => clearTimeout(timer), { once: true });
 	});
 }
 

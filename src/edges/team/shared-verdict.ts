@@ -19,7 +19,6 @@ import {
 import { type Claims, holdWhileWorking } from "../git/claims.ts";
 import { runGit } from "../git/git.ts";
 import {
-	claimsMoved,
 	commitMessage,
 	fetchCommit,
 	type HeldClaim,
@@ -27,6 +26,7 @@ import {
 	recordCommit,
 	swapRefs,
 	takeClaim,
+	untilClaimsMove,
 } from "../git/leases.ts";
 import { makeWorkerTree, removeWorkerTree } from "../git/worker-tree.ts";
 import type { SharedTeam } from "./branch-landing.ts";
@@ -179,14 +179,5 @@ async function pushVerdict(
  * {@link CLAIMS_POLL_MS} until `signal`. A remote not reached is read next time.
  */
 export function verificationMoved(team: SharedTeam, signal: AbortSignal): Promise<"go"> {
-	return new Promise((resolve) => {
-		const poll = async () => {
-			const moved = await claimsMoved(team, [VERIFICATION_KEY]);
-			if (signal.aborted) return;
-			if (moved === true) resolve("go");
-			else timer = setTimeout(poll, CLAIMS_POLL_MS);
-		};
-		let timer = setTimeout(poll, CLAIMS_POLL_MS);
-		signal.addEventListener("abort", () => clearTimeout(timer), { once: true });
-	});
+	return untilClaimsMove(team, [VERIFICATION_KEY], signal).then(() => "go" as const);
 }

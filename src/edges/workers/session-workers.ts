@@ -67,7 +67,7 @@ import {
 } from "../git/claims.ts";
 import { deleteRefs, findRepo, type Repo, runGit, takeCheckpoint, withoutRepositoryVariables } from "../git/git.ts";
 import { landWork } from "../git/land.ts";
-import { type ClaimPlace, claimsMoved, releaseClaim, type TakeResult } from "../git/leases.ts";
+import { type ClaimPlace, releaseClaim, type TakeResult, untilClaimsMove } from "../git/leases.ts";
 import { checkpointsSettled, landOneAtATime } from "../git/queue.ts";
 import { keepWorkerResult, makeWorkerTree, removeWorkerTree, type WorkerTree } from "../git/worker-tree.ts";
 import { storeList } from "../host/commit.ts";
@@ -301,17 +301,7 @@ async function startOne(index: number, repo: Repo, run: BoundRun): Promise<void>
  */
 export function othersMoved(pi: ExtensionAPI, keys: readonly string[], signal: AbortSignal): Promise<"moved"> {
 	const { place } = sessionWorkersOf(pi);
-	return new Promise((resolve) => {
-		if (place === undefined || keys.length === 0 || signal.aborted) return;
-		const poll = async () => {
-			const moved = await claimsMoved(place, keys);
-			if (signal.aborted) return;
-			if (moved === true) resolve("moved");
-			else timer = setTimeout(poll, CLAIMS_POLL_MS);
-		};
-		let timer = setTimeout(poll, CLAIMS_POLL_MS);
-		signal.addEventListener("abort", () => clearTimeout(timer), { once: true });
-	});
+	return place === undefined ? new Promise(() => {}) : untilClaimsMove(place, keys, signal);
 }
 
 /**
