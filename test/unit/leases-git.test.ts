@@ -13,6 +13,7 @@ import { claimMessage, claimRef } from "../../src/core/rules/leases.ts";
 import { findRepo, type Repo } from "../../src/edges/git/git.ts";
 import {
 	type ClaimPlace,
+	claimsByKey,
 	claimsMoved,
 	type HeldClaim,
 	listClaims,
@@ -186,6 +187,35 @@ describe.each(PLACES)("claims on %s", (_name, placeOf, servedDir) => {
 			{ key: "4-d", sha: junk, record: undefined },
 			{ key: "4-e", sha: forged, record: undefined },
 		]);
+	});
+});
+
+describe.each(PLACES.slice(0, 2))("claims another machine took, on %s", (_name, placeOf) => {
+	it("read all at once with their records, the commits this clone lacks fetched; a claim read a moment ago is taken from that read", async () => {
+		const other = join(root, `other-${_name.replace(/\W/g, "")}`);
+		git(root, "clone", "-q", join(root, "work"), other);
+		const there = { ...placeOf("read-once"), repo: must(await findRepo(other), "the other clone") };
+		const here = placeOf("read-once");
+		for (const key of ["1-a", "2-b"]) expect((await takeClaim(there, key, racer(7), LONG_LEASE)).kind).toBe("won");
+		const listed = await listClaims(here);
+		if (listed === "unreachable") throw new Error("the remote was not reached");
+		expect(listed.map(({ key, record }) => [key, record?.session]).toSorted()).toEqual([
+			["1-a", "s7"],
+			["2-b", "s7"],
+		]);
+		const read = claimsByKey(listed);
+		// Held as read: no push tried, the claim there unchanged.
+		const held = await takeClaim(here, "1-a", racer(8), LONG_LEASE, { seen: read.get("1-a") });
+		expect(held).toMatchObject({ kind: "held", by: { session: "s7" } });
+		// Read as free, taken by another since: the swap's lease refuses it.
+		const stale = await takeClaim(here, "3-c", racer(8), LONG_LEASE, { seen: read.get("3-c") });
+		expect(stale.kind).toBe("won");
+		const late = await takeClaim(there, "3-c", racer(7), LONG_LEASE, { seen: undefined });
+		expect(late).toEqual({ kind: "lost" });
+		expect(await listClaims(there)).toContainEqual(
+			expect.objectContaining({ key: "3-c", record: expect.objectContaining({ session: "s8" }) }),
+		);
+		rmSync(other, { recursive: true, force: true });
 	});
 });
 

@@ -9,7 +9,7 @@
 
 import { hostname } from "node:os";
 import { relative, resolve } from "node:path";
-import { type Claimant, planName, renewEveryMs } from "../../core/rules/leases.ts";
+import { type Claimant, planName, renewEveryMs, type SeenClaim } from "../../core/rules/leases.ts";
 import { bindToSession } from "../../state.ts";
 import { type Repo, runGit } from "./git.ts";
 import {
@@ -53,9 +53,12 @@ export interface Claims {
 	leaseMs: number;
 }
 
-/** Claims item `key`: won, held by another (and for how much longer), lost to a faster one, malformed, or unreachable. */
-export function claimItem(claims: Claims, key: string): Promise<TakeResult> {
-	return takeClaim(claims.place, key, claims.me, claims.leaseMs);
+/**
+ * Claims item `key`: won, held by another (and for how much longer), lost to a faster one, malformed, or unreachable.
+ * `read`: its claim as read a moment ago, not read again.
+ */
+export function claimItem(claims: Claims, key: string, read?: { seen: SeenClaim }): Promise<TakeResult> {
+	return takeClaim(claims.place, key, claims.me, claims.leaseMs, read);
 }
 
 /** A claim held while its worker works: renewed on a timer until {@link HeldLease.letGo}. */

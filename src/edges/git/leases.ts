@@ -12,6 +12,7 @@ import {
 	CLAIMS_POLL_MS,
 	type Claimant,
 	type ClaimRecord,
+	type ClaimStep,
 	claimMessage,
 	claimRef,
 	claimStep,
@@ -90,11 +91,27 @@ export const OVER_NETWORK = { env: NETWORK_ENV, timeoutMs: REMOTE_TIMEOUT_MS };
  * FETCH_HEAD; whether the repository has it now.
  */
 export async function fetchCommit(repo: Repo, remote: string, sha: string): Promise<boolean> {
-	const has = async () => (await runGit(repo.top, ["cat-file", "-e", `${sha}^{commit}`])).code === 0;
-	if (await has()) return true;
+	return (await fetchCommits(repo, remote, [sha])).length === 0;
+}
+
+/**
+ * Fetches the commits of `shas` the repository lacks from `remote`, all in one fetch, writing no ref and no
+ * FETCH_HEAD; those it still lacks after.
+ */
+async function fetchCommits(repo: Repo, remote: string, shas: readonly string[]): Promise<string[]> {
+	if ((await missingCommits(repo, shas)).length === 0) return [];
 	const fetchArgs = ["fetch", "--no-write-fetch-head", "--no-tags", "--no-recurse-submodules", "-q"];
-	await runGit(repo.top, [...fetchArgs, remote, sha], OVER_NETWORK);
-	return has();
+	await runGit(repo.top, [...fetchArgs, remote, ...new Set(shas)], OVER_NETWORK);
+	return missingCommits(repo, shas);
+}
+
+/** Those of `shas` that name no commit of the repository: one `cat-file --batch-check` for them all. */
+async function missingCommits(repo: Repo, shas: readonly string[]): Promise<string[]> {
+	if (shas.length === 0) return [];
+	const input = shas.map((sha) => `${sha}^{commit}\n`).join("");
+	const checked = await runGit(repo.top, ["cat-file", "--batch-check=%(objecttype)"], { input });
+	const types = checked.stdout.split("\n");
+	return checked.code === 0 ? shas.filter((_, at) => types[at] !== "commit") : [...shas];
 }
 
 /** What this process last saw of each claim ref, by place: the monotonic clock a lease is judged by. */
@@ -143,9 +160,13 @@ export async function commitMessage(repo: Repo, sha: string): Promise<string | u
 
 /** The record a claim commit holds, read strictly; the commit fetched first when only the remote has it. */
 async function recordOf(place: ClaimPlace, key: string, sha: string): Promise<ClaimRecord | undefined> {
-	const { repo } = place;
-	if (place.remote !== undefined) await fetchCommit(repo, place.remote, sha);
-	const message = await commitMessage(repo, sha);
+	if (place.remote !== undefined) await fetchCommit(place.repo, place.remote, sha);
+	return recordHere(place, key, sha);
+}
+
+/** The record a claim commit of the repository holds, read strictly; undefined when it has none (or no such commit). */
+async function recordHere(place: ClaimPlace, key: string, sha: string): Promise<ClaimRecord | undefined> {
+	const message = await commitMessage(place.repo, sha);
 	return message === undefined ? undefined : readClaimMessage(message, place.plan, key);
 }
 
@@ -164,18 +185,34 @@ async function refsAt(place: ClaimPlace, prefix: string): Promise<Map<string, st
 	return refs;
 }
 
-/** Every claim of the plan at the place, each as read (and sighted); "unreachable" when the remote was not reached. */
+/**
+ * Every claim of the plan at the place, each as read (and sighted): one read of the refs, and one fetch of the
+ * commits this repository lacks; "unreachable" when the remote was not reached.
+ */
 export async function listClaims(place: ClaimPlace): Promise<SeenClaimRef[] | "unreachable"> {
 	const refs = await refsAt(place, `${CLAIM_ROOT}${place.plan}/`);
 	if (!refs) return "unreachable";
-	const claims: SeenClaimRef[] = [];
-	for (const [ref, sha] of refs) {
+	const found = [...refs].flatMap(([ref, sha]) => {
 		const key = keyOfClaimRef(place.plan, ref);
-		if (key === undefined) continue;
-		note(place, ref, sha);
-		claims.push({ key, sha, record: await recordOf(place, key, sha) });
-	}
-	return claims;
+		return key === undefined ? [] : [{ ref, key, sha }];
+	});
+	if (place.remote !== undefined)
+		await fetchCommits(
+			place.repo,
+			place.remote,
+			found.map(({ sha }) => sha),
+		);
+	return Promise.all(
+		found.map(async ({ ref, key, sha }) => {
+			note(place, ref, sha);
+			return { key, sha, record: await recordHere(place, key, sha) };
+		}),
+	);
+}
+
+/** The claims of {@link listClaims} by item, as {@link takeClaim} takes one already read. */
+export function claimsByKey(claims: readonly SeenClaimRef[]): Map<string, SeenClaim> {
+	return new Map(claims.map(({ key, sha, record }) => [key, { sha, record }]));
 }
 
 /**
@@ -261,12 +298,13 @@ export async function takeClaim(
 	key: string,
 	me: Omit<Claimant, "wallNow">,
 	leaseMs: number,
+	read?: { seen: SeenClaim },
 ): Promise<TakeResult> {
 	const ref = claimRef(place.plan, key);
-	const seen = await seenClaim(place, key);
+	// A claim read a moment ago is as good as one read now: the swap's lease refuses it if it moved meanwhile.
+	const seen = read ? read.seen : await seenClaim(place, key);
 	if (seen === "unreachable") return { kind: "unreachable" };
-	const sighting = seen === undefined ? undefined : note(place, ref, seen.sha);
-	const step = claimStep(place.plan, key, seen, sighting, performance.now(), leaseMs, { ...me, wallNow: Date.now() });
+	const step = judgeClaim(place, key, seen, me, leaseMs);
 	if (step.kind === "ours") return { kind: "won", claim: { key, ref, sha: seen?.sha ?? "", record: step.record } };
 	if (step.kind === "held") return { kind: "held", by: step.by, leftMs: step.leftMs };
 	if (step.kind === "malformed") return { kind: "malformed" };
@@ -277,6 +315,18 @@ export async function takeClaim(
 	if (outcome === "refused") return { kind: "lost" };
 	note(place, ref, sha);
 	return { kind: "won", claim: { key, ref, sha, record: step.record } };
+}
+
+/** What `me` may do about the claim of item `key` as `seen` now (sighted: a lease runs on this process's clock). */
+export function judgeClaim(
+	place: ClaimPlace,
+	key: string,
+	seen: SeenClaim,
+	me: Omit<Claimant, "wallNow">,
+	leaseMs: number,
+): ClaimStep {
+	const sighting = seen === undefined ? undefined : note(place, claimRef(place.plan, key), seen.sha);
+	return claimStep(place.plan, key, seen, sighting, performance.now(), leaseMs, { ...me, wallNow: Date.now() });
 }
 
 /** How a renewal or a release went: done, lost (the claim is another's now), or the remote was not reached. */
