@@ -162,6 +162,36 @@ describe("a shared plan's workers land on its branch, once per item", () => {
 	});
 });
 
+describe("items are handed to workers from one read of the branch and the claims", () => {
+	it("the items other sessions hold are known held as soon as workers are handed items, those not handed out too", async () => {
+		const held = [1, 2].map((index) => itemKey(index, TEXTS[index] ?? ""));
+		for (const key of held) await heldByAnother(key);
+		process.env.WORKER_GO = `${dir}-go`;
+		const s = setup(120, 1);
+		setTodos(items());
+		s.endRun();
+		await until(() => getWorkers().length === 1, "a worker at work");
+		expect(getWorkers().map((worker) => worker.index)).toEqual([0]);
+		expect(getClaimedElsewhere().toSorted()).toEqual(held.toSorted());
+		writeFileSync(process.env.WORKER_GO, "");
+		await until(() => getTodos()[0]?.status === "completed", "item 0 landed");
+	});
+
+	it("an item another session landed is completed and taken in as workers are handed items, though none was handed it", async () => {
+		landedByAnother(2);
+		process.env.WORKER_GO = `${dir}-go`;
+		const s = setup(120, 1);
+		setTodos(items());
+		s.endRun();
+		await until(() => getWorkers().length === 1, "a worker at work");
+		await until(() => getTodos()[2]?.status === "completed", "item 2 completed");
+		expect(getWorkers().map((worker) => worker.index)).not.toContain(2);
+		expect(readFileSync(join(dir, "item-2.txt"), "utf8")).toBe("by another session\n");
+		writeFileSync(process.env.WORKER_GO, "");
+		await until(() => getTodos().every((todo) => todo.status === "completed"), "every item completed");
+	});
+});
+
 describe("a shared plan without a plan file: every session works the list shared first", () => {
 	const SHARED = ["Write item-0.txt", "Write item-1.txt"];
 

@@ -80,15 +80,33 @@ export async function takeInLanded(session: TeamSession, item: ItemAt): Promise<
  * landed before it is completed here and its work taken in now, not at the next look at the claims.
  */
 export async function takeInLandedBefore(session: TeamSession, commit: string, held: readonly string[]) {
-	if (held.length === 0) return;
-	const landed = await landedAt(session, commit);
+	if (held.length > 0) await takeInLandedAt(session, commit, (key) => held.includes(key));
+}
+
+/**
+ * As workers are handed items: every open item the branch, read now, has landed (but those of `skip`, at work here)
+ * completed here and its work taken in, so none is handed out only to be found landed. The tip read; "unreachable"
+ * when the remote was not reached.
+ */
+export async function takeInAllLanded(
+	session: TeamSession,
+	skip: ReadonlySet<string>,
+): Promise<string | "unreachable"> {
+	const tip = await tipNow(session.team);
+	if (tip !== "unreachable") await takeInLandedAt(session, tip, (key) => !skip.has(key));
+	return tip;
+}
+
+/** Each open item whose key `takes` that the branch at `tip` has landed: completed here, its work taken in. */
+async function takeInLandedAt(session: TeamSession, tip: string, takes: (key: string) => boolean) {
+	const landed = await landedAt(session, tip);
 	if (landed === undefined) return;
 	for (const [index, todo] of getTodos().entries()) {
 		const item = { index, text: todo.text, key: itemKey(index, todo.text) };
-		if (todo.status === "completed" || !held.includes(item.key) || !landed(item)) continue;
+		if (todo.status === "completed" || !takes(item.key) || !landed(item)) continue;
 		completeHere(session.pi, index, todo.text);
 		forgetClaimedElsewhere([item.key]);
-		await receive(session, item, commit);
+		await receive(session, item, tip);
 	}
 }
 

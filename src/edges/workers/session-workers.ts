@@ -12,7 +12,7 @@ import { itemKey } from "../../core/list/items.ts";
 import type { FinishedWorker, WorkerEnd, WorkerOutcome, WorkerWork } from "../../core/model/types.ts";
 import { keptWorkRef, workerBaseMessage, workerRef } from "../../core/rules/checkpoint-rules.ts";
 import { WORKER_ENTRY_TYPE } from "../../core/rules/keys.ts";
-import { CLAIMS_POLL_MS, renewEveryMs } from "../../core/rules/leases.ts";
+import { CLAIMS_POLL_MS, type ClaimStep, renewEveryMs, type SeenClaim } from "../../core/rules/leases.ts";
 import { keptAnswer } from "../../core/rules/reports.ts";
 import { tokensOf } from "../../core/rules/usage.ts";
 import { toolFlags } from "../../core/rules/worker-bounds.ts";
@@ -33,6 +33,7 @@ import {
 	addWorker,
 	bindToSession,
 	completeWorkerItem,
+	forgetClaimedElsewhere,
 	getChain,
 	getClaimedElsewhere,
 	getTodos,
@@ -67,7 +68,15 @@ import {
 } from "../git/claims.ts";
 import { deleteRefs, findRepo, type Repo, runGit, takeCheckpoint, withoutRepositoryVariables } from "../git/git.ts";
 import { landWork } from "../git/land.ts";
-import { type ClaimPlace, releaseClaim, type TakeResult, untilClaimsMove } from "../git/leases.ts";
+import {
+	type ClaimPlace,
+	claimsByKey,
+	judgeClaim,
+	listClaims,
+	releaseClaim,
+	type TakeResult,
+	untilClaimsMove,
+} from "../git/leases.ts";
 import { checkpointsSettled, landOneAtATime } from "../git/queue.ts";
 import { keepWorkerResult, makeWorkerTree, removeWorkerTree, type WorkerTree } from "../git/worker-tree.ts";
 import { storeList } from "../host/commit.ts";
@@ -86,6 +95,7 @@ import {
 	isCompleted,
 	landedOnBranch,
 	type TeamSession,
+	takeInAllLanded,
 	takeInLanded,
 	takeInLandedBefore,
 } from "../team/landed-items.ts";
@@ -194,8 +204,48 @@ export async function startWorkers(items: readonly number[], run: WorkersRun): P
 		joined.team && run.planFile === undefined ? await settledList({ ...run, ...joined }, joined.team, items) : "kept";
 	if (settled === "adopted" || settled === "unreachable") return true;
 	const bounds = await workerBounds(repo, run.ctx);
-	for (const index of items) await startOne(index, repo, { ...run, bounds, ...joined });
+	const shared = teamSessionOf({ ...run, ...joined });
+	// The branch read once for all of them: an item found landed there is completed, not claimed.
+	const tipRead = shared !== undefined && (await takeInAllLanded(shared, atWork())) !== "unreachable";
+	const claims = await readClaimsOnce({ ...run, ...joined }, items);
+	for (const index of items)
+		await startOne(index, repo, { ...run, bounds, ...joined, read: claims?.get(index), tipRead });
 	return true;
+}
+
+/** The keys of the items this session's workers are at work on. */
+const atWork = (): Set<string> => new Set(getWorkers().map((worker) => worker.key));
+
+/**
+ * The plan's claims read once as workers are handed items: each of `items` is claimed from what was read (no read
+ * of its own), the other open items that other sessions hold are known held (none is handed out only for its claim
+ * to fail), and those whose claim went since are handed out again. Undefined when the place was not reached: each
+ * item then reads its own claim.
+ */
+async function readClaimsOnce(
+	run: WorkersRun & Joined,
+	items: readonly number[],
+): Promise<Map<number, { seen: SeenClaim }> | undefined> {
+	const listed = await listClaims(run.claims.place);
+	if (listed === "unreachable") return undefined;
+	const claims = claimsByKey(listed);
+	forgetClaimedElsewhere(getClaimedElsewhere().filter((key) => !claims.has(key)));
+	const running = atWork();
+	const read = new Map<number, { seen: SeenClaim }>();
+	for (const [index, todo] of getTodos().entries()) {
+		const key = itemKey(index, todo.text);
+		const seen = claims.get(key);
+		if (items.includes(index)) read.set(index, { seen });
+		else if (todo.status !== "completed" && seen && !running.has(key) && !getClaimedElsewhere().includes(key))
+			heldNow(run, index, key, judgeClaim(run.claims.place, key, seen, run.claims.me, run.claims.leaseMs));
+	}
+	return read;
+}
+
+/** An item another session holds as read now (or whose ref holds no claim) is known so; one free or ours is left. */
+function heldNow(run: WorkersRun & Joined, index: number, key: string, step: ClaimStep): void {
+	if (step.kind === "held") heldElsewhere(run, index, key, { kind: "held", by: step.by, leftMs: step.leftMs });
+	else if (step.kind === "malformed") heldElsewhere(run, index, key, { kind: "malformed" });
 }
 
 /**
@@ -236,8 +286,17 @@ interface Joined {
 	team?: SharedTeam;
 }
 
-/** A run of the session's workers as they start, with their bounds (edges/workers/confine.ts), claims and team. */
-type BoundRun = WorkersRun & Joined & { bounds: WorkerBounds };
+/**
+ * A run of the session's workers as they start, with their bounds (edges/workers/confine.ts), claims and team, and
+ * the item's claim as read for this start (undefined: read it).
+ */
+type BoundRun = WorkersRun &
+	Joined & {
+		bounds: WorkerBounds;
+		read?: { seen: SeenClaim };
+		/** A shared plan's branch was read as the items were handed out: those it has landed are completed. */
+		tipRead?: boolean;
+	};
 
 /**
  * Claims item `index` and starts its worker; returns once the worker's pi is started (or its start failed). From the
@@ -251,21 +310,21 @@ async function startOne(index: number, repo: Repo, run: BoundRun): Promise<void>
 	const session = run.ctx.sessionManager.getSessionId();
 	// At work from now on: no other decision hands the item out again.
 	addWorker({ index, key, startedAt: Date.now(), tokens: 0, dir: "" });
-	// A shared plan's branch is read before the claim too: an item landed there is not claimed only to be let go.
+	// A shared plan's branch is read before the claim too (once for the items handed out together): an item landed
+	// there is not claimed only to be let go.
 	const shared = teamSessionOf(run);
-	if (shared && (await landedOnBranch(shared, { index, text: todo.text, key }))) return removeWorker(key);
-	const taken = await claimItem(run.claims, key);
+	const at: ItemAt = { index, text: todo.text, key };
+	if (shared && (run.tipRead ? isCompleted(at) : await landedOnBranch(shared, at))) return removeWorker(key);
+	const taken = await claimItem(run.claims, key, run.read);
 	if (taken.kind !== "won") return heldElsewhere(run, index, key, taken);
 	markRemoteAnswered();
 	// Claimed, then read: a session that landed the item wrote the plan before it let the claim go.
-	if (await landedElsewhere(run, { index, text: todo.text, key })) {
+	if (await landedElsewhere(run, at)) {
 		await releaseClaim(run.claims.place, taken.claim);
 		return removeWorker(key);
 	}
 	// Work of this clone kept when the remote was not reached lands as is: no worker starts for it.
-	const kept = shared
-		? await landKeptWork(shared, { index, text: todo.text, key }, { claims: run.claims, claim: taken.claim })
-		: "none";
+	const kept = shared ? await landKeptWork(shared, at, { claims: run.claims, claim: taken.claim }) : "none";
 	if (kept !== "none") {
 		removeWorker(key);
 		return kept === "unreachable" ? heldElsewhere(run, index, key, { kind: "unreachable" }) : undefined;
@@ -343,14 +402,14 @@ async function landedElsewhere(run: BoundRun, item: ItemAt): Promise<boolean> {
 }
 
 /** The plan file relative to the repository's top, where a shared plan's branch holds it. */
-function planPathOf(run: BoundRun): string | undefined {
+function planPathOf(run: WorkersRun & Joined): string | undefined {
 	return run.planFile === undefined
 		? undefined
 		: relative(run.claims.place.repo.top, resolve(run.ctx.cwd, run.planFile));
 }
 
 /** The session as a shared plan's: undefined when its plan is not shared through a remote. */
-function teamSessionOf(run: BoundRun): TeamSession | undefined {
+function teamSessionOf(run: WorkersRun & Joined): TeamSession | undefined {
 	return (
 		run.team && { pi: run.pi, ctx: run.ctx, team: run.team, planPath: planPathOf(run), listSince: listSinceOf(run) }
 	);
