@@ -166,7 +166,7 @@ export function renewed(record: ClaimRecord): ClaimRecord {
  * waits: a claim gone (landed or freed) or changed ends the wait at once, so a lease of minutes never keeps a finished
  * plan waiting, and the items are tried in full only then or once a lease may have run out.
  */
-export const CLAIMS_POLL_MS = 2_000;
+export const CLAIMS_POLL_MS = 1_000;
 
 /** How often a holder renews its claim: three times within a lease, so one slow push never lets it run out. */
 export function renewEveryMs(leaseMs: number): number {
