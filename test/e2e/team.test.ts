@@ -588,6 +588,37 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		expect(readdirSync(env.tmpDir).filter((name) => name.startsWith("til-done-"))).toEqual([]);
 	}, 120_000);
 
+	it("Ctrl+C (SIGINT) to the verifier's pi during its done-check: the check ends, its tree is removed, its claim let go at once, pi ends by the signal; another machine verifies the tip with no lease to wait out", async () => {
+		const texts = ITEMS.slice(0, 1);
+		// A lease far longer than the test: only a claim let go lets the desktop verify.
+		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "1", TIL_DONE_LEASE: "600" });
+		const { bare, url } = servedPlan(env, texts);
+		const [laptop, desktop] = [machine(env, url, "laptop"), machine(env, url, "desktop")];
+		env.writeWorkerScripts({ "0": [bash(ADD_LINE[0] ?? ""), sayStep("Added line 0.")] });
+		const started = join(env.root, "check-started");
+		const first = join(env.root, "first-run");
+		const sleeper = `til-done-check-int-${host.version}`;
+		const check = `if mkdir '${first}' 2>/dev/null; then touch '${started}'; exec -a ${sleeper} sleep 600; fi; grep -qx 'line 0' notes.txt`;
+		const interrupted = startSession(
+			host,
+			{ ...env.env, TIL_DONE_CHECK: check },
+			laptop,
+			join(env.root, "sessions-laptop"),
+		);
+		await waitForValue(() => (existsSync(started) ? true : undefined), 60_000, "the laptop's check running");
+		await waitForValue(() => (processesNamed(sleeper).length > 0 ? true : undefined), 10_000, "its sleep");
+		process.kill(interrupted.pid ?? 0, "SIGINT");
+		const end = await waitForExit(interrupted);
+		expect({ code: end.code, signal: end.signal }).toEqual({ code: null, signal: "SIGINT" });
+		await waitForValue(() => (processesNamed(sleeper).length === 0 ? true : undefined), 10_000, "the check gone");
+		expect(readdirSync(env.tmpDir).filter((name) => name.startsWith("til-done-"))).toEqual([]);
+		expect(gitIn(bare, "for-each-ref", "--format=%(refname)")).toBe("refs/heads/main");
+		const run = await session(host, env, desktop, "desktop", ["--til-done-check", check]);
+		expect(run.code).toBe(0);
+		const tip = gitIn(bare, "rev-parse", "main");
+		expect(stderrOf(run.stderr)).toContain(`[til-done] ${sharedVerdictLine(tip, hostname(), "passed (1 check)")}`);
+	}, 120_000);
+
 	it("a machine that dies mid-item (its pi and worker SIGKILLed): its claim runs out, another machine takes it over and lands it once", async () => {
 		const texts = ITEMS.slice(0, 1);
 		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "1", TIL_DONE_LEASE: "2" });

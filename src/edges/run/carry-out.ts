@@ -63,6 +63,7 @@ import {
 import { checkEnv, modelChecksBlocked } from "../checks/item-checks.ts";
 import { applyVerification, runVerification } from "../checks/verification.ts";
 import { todoToolsActive } from "../host/active-tools.ts";
+import { holdInterrupt } from "../host/interrupt.ts";
 import { modelInputPrice } from "../host/model-price.ts";
 import { ownEntries } from "../host/own-branch.ts";
 import { quietly } from "../host/quietly.ts";
@@ -196,6 +197,9 @@ async function verifyAsTeam(step: Extract<Step, { kind: "verify" }>, run: Follow
 	const team = "team" in joined ? { ...joined.team, remote } : undefined;
 	const checked = getTodos();
 	const checking = cancelledBy(run.signal, () => getTodos() !== checked);
+	// Ctrl+C of pi -p while verifying: the checks stop and the claim is let go before the process ends by it.
+	const interrupt = new AbortController();
+	const release = holdInterrupt(() => interrupt.abort());
 	let outcome: SharedOutcome = { kind: "unreachable" };
 	try {
 		if (team) {
@@ -208,7 +212,7 @@ async function verifyAsTeam(step: Extract<Step, { kind: "verify" }>, run: Follow
 				covers: (verdict) => coversChecks(verdict, step.checks, step.judge !== "off"),
 				onMalformed: () => tell(run.ctx, said, "warning"),
 				cwd: run.ctx.cwd,
-				signal: checking.signal,
+				signal: AbortSignal.any([checking.signal, interrupt.signal]),
 			});
 			if (outcome.kind === "verdict") {
 				markRemoteAnswered();
@@ -217,6 +221,7 @@ async function verifyAsTeam(step: Extract<Step, { kind: "verify" }>, run: Follow
 		}
 	} finally {
 		checking.release();
+		await release();
 	}
 	if (outcome.kind === "stopped") return setChecking(undefined);
 	if (outcome.kind !== "verdict" && (await untilVerifiable(outcome, run, remote, team)) !== "go") return;
