@@ -63,7 +63,6 @@ import {
 import { checkEnv, modelChecksBlocked } from "../checks/item-checks.ts";
 import { applyVerification, runVerification } from "../checks/verification.ts";
 import { todoToolsActive } from "../host/active-tools.ts";
-import { holdInterrupt } from "../host/interrupt.ts";
 import { modelInputPrice } from "../host/model-price.ts";
 import { ownEntries } from "../host/own-branch.ts";
 import { quietly } from "../host/quietly.ts";
@@ -193,6 +192,7 @@ async function verifyAsTeam(step: Extract<Step, { kind: "verify" }>, run: Follow
 	const { claimantOf } = await import("../git/claims.ts");
 	const { SHARED_VERDICT_TEXTS } = await import("../../core/texts/user/shared-verdict.ts");
 	const { applySharedVerdict } = await import("../checks/shared-verification.ts");
+	const { holdInterrupt } = await import("../host/interrupt.ts");
 	const joined = await joinTeam(run.ctx.cwd, remote, run.config.planFile);
 	const team = "team" in joined ? { ...joined.team, remote } : undefined;
 	const checked = getTodos();
