@@ -301,6 +301,13 @@ describe("a claim when git or the remote fails midway", () => {
 		} finally {
 			server.serveAll();
 		}
+		// One item's claim read alone, as when the claims were not read at once: the same.
+		server.refuseAfter(1);
+		try {
+			expect(await takeClaim(place, "1-a", racer(1), 0)).toEqual({ kind: "unreachable" });
+		} finally {
+			server.serveAll();
+		}
 		expect(await listClaims(place)).toEqual([{ key: "1-a", sha: made, record }]);
 	});
 

@@ -159,12 +159,6 @@ export async function commitMessage(repo: Repo, sha: string): Promise<string | u
 	return shown.code !== 0 || start < 0 ? undefined : shown.stdout.slice(start + 2);
 }
 
-/** The record a claim commit holds, read strictly; the commit fetched first when only the remote has it. */
-async function recordOf(place: ClaimPlace, key: string, sha: string): Promise<ClaimRecord | undefined> {
-	if (place.remote !== undefined) await fetchCommit(place.repo, place.remote, sha);
-	return recordHere(place, key, sha);
-}
-
 /** The record a claim commit of the repository holds, read strictly; undefined when it has none (or no such commit). */
 async function recordHere(place: ClaimPlace, key: string, sha: string): Promise<ClaimRecord | undefined> {
 	const message = await commitMessage(place.repo, sha);
@@ -253,7 +247,11 @@ async function seenClaim(place: ClaimPlace, key: string): Promise<SeenClaim | "u
 	const refs = await refsAt(place, ref);
 	if (!refs) return "unreachable";
 	const sha = refs.get(ref);
-	return sha === undefined ? undefined : { sha, record: await recordOf(place, key, sha) };
+	if (sha === undefined) return undefined;
+	// Its commit fetched first when only the remote has it: a fetch that failed is no claim read as holding none.
+	if (place.remote !== undefined && (await fetchCommits(place.repo, place.remote, [sha])) === "unreachable")
+		return "unreachable";
+	return { sha, record: await recordHere(place, key, sha) };
 }
 
 /** What a swap did, and the push's `--porcelain` lines that say which lease broke (none on the repository itself). */
