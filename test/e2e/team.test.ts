@@ -620,6 +620,43 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		expect(stderrOf(run.stderr)).toContain(`[til-done] ${sharedVerdictLine(tip, hostname(), "passed (1 check)")}`);
 	}, 120_000);
 
+	it("Ctrl+C twice to the verifier's pi, the second while the first is held: pi ends by the signal, nothing of its left past a later run, another machine verifies the tip once the claim is let go or after the lease", async () => {
+		const texts = ITEMS.slice(0, 1);
+		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "1", TIL_DONE_LEASE: "2" });
+		const { bare, url } = servedPlan(env, texts);
+		const [laptop, desktop] = [machine(env, url, "laptop"), machine(env, url, "desktop")];
+		env.writeWorkerScripts({ "0": [bash(ADD_LINE[0] ?? ""), sayStep("Added line 0.")] });
+		const started = join(env.root, "check-started");
+		const first = join(env.root, "first-run");
+		const sleeper = `til-done-check-int2-${host.version}`;
+		const check = `if mkdir '${first}' 2>/dev/null; then touch '${started}'; exec -a ${sleeper} sleep 600; fi; grep -qx 'line 0' notes.txt`;
+		const interrupted = startSession(
+			host,
+			{ ...env.env, TIL_DONE_CHECK: check },
+			laptop,
+			join(env.root, "sessions-laptop"),
+		);
+		await waitForValue(() => (existsSync(started) ? true : undefined), 60_000, "the laptop's check running");
+		await waitForValue(() => (processesNamed(sleeper).length > 0 ? true : undefined), 10_000, "its sleep");
+		process.kill(interrupted.pid ?? 0, "SIGINT");
+		// The first is held once its check is stopped: the second comes while the claim is let go.
+		await waitForValue(() => (processesNamed(sleeper).length === 0 ? true : undefined), 10_000, "the check gone");
+		try {
+			process.kill(interrupted.pid ?? 0, "SIGINT");
+		} catch {
+			// Ended by the first before the second came: the same end.
+		}
+		const end = await waitForExit(interrupted);
+		expect({ code: end.code, signal: end.signal }).toEqual({ code: null, signal: "SIGINT" });
+		const run = await session(host, env, desktop, "desktop", ["--til-done-check", check]);
+		expect(run.code).toBe(0);
+		const tip = gitIn(bare, "rev-parse", "main");
+		expect(stderrOf(run.stderr)).toContain(`[til-done] ${sharedVerdictLine(tip, hostname(), "passed (1 check)")}`);
+		// No claim is left, the laptop's let go or taken over; the verdict's record stays.
+		expect(gitIn(bare, "for-each-ref", "--format=%(refname)", "refs/til-done/claims/")).toBe("");
+		expect(readdirSync(env.tmpDir).filter((name) => name.startsWith("til-done-"))).toEqual([]);
+	}, 120_000);
+
 	it("a machine that dies mid-item (its pi and worker SIGKILLed): its claim runs out, another machine takes it over and lands it once", async () => {
 		const texts = ITEMS.slice(0, 1);
 		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "1", TIL_DONE_LEASE: "2" });

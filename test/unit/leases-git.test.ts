@@ -274,6 +274,43 @@ describe("a claim when git or the remote fails midway", () => {
 		expect(await listClaims(place)).toEqual([{ key: "1-a", sha: claim.sha, record: claim.record }]);
 	});
 
+	it("the remote stops answering between the read of the claims and the fetch of their commits: unreachable, no claim read as one that holds none", async () => {
+		const place: ClaimPlace = { repo, remote: server.url("team.git"), plan: "fetch-midway" };
+		const bare = join(server.base, "team.git");
+		const record = {
+			plan: "fetch-midway",
+			key: "1-a",
+			session: "s9",
+			host: "m9",
+			nonce: "n9",
+			fence: 1,
+			renewals: 0,
+			since: 1,
+		};
+		const tree = git(bare, "mktree").trim();
+		const made = execFileSync("git", ["-c", "user.name=u", "-c", "user.email=u@u", "commit-tree", tree, "-F", "-"], {
+			cwd: bare,
+			input: claimMessage(record),
+			encoding: "utf8",
+		}).trim();
+		git(bare, "update-ref", claimRef("fetch-midway", "1-a"), made);
+		// The refs are read; the fetch of the commit this clone lacks is not served.
+		server.refuseAfter(1);
+		try {
+			expect(await listClaims(place)).toBe("unreachable");
+		} finally {
+			server.serveAll();
+		}
+		// One item's claim read alone, as when the claims were not read at once: the same.
+		server.refuseAfter(1);
+		try {
+			expect(await takeClaim(place, "1-a", racer(1), 0)).toEqual({ kind: "unreachable" });
+		} finally {
+			server.serveAll();
+		}
+		expect(await listClaims(place)).toEqual([{ key: "1-a", sha: made, record }]);
+	});
+
 	it("a repository git can write no object in claims nothing, and a claim held there is not renewed", async () => {
 		const blocked = await repoThatCannotWrite("no-objects");
 		expect(await takeClaim({ repo: blocked, plan: "blocked" }, "1-a", racer(1), LONG_LEASE)).toEqual({ kind: "lost" });

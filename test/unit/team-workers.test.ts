@@ -9,16 +9,24 @@ import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "nod
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { itemKey } from "../../src/core/list/items.ts";
-import { planName } from "../../src/core/rules/leases.ts";
+import { claimRef as claimRefOf, planName } from "../../src/core/rules/leases.ts";
 import { listMessage, listRef } from "../../src/core/rules/shared-list.ts";
 import { registerTodosCommand } from "../../src/edges/commands/todos-command.ts";
 import { findRepo } from "../../src/edges/git/git.ts";
 import { newNonce, takeClaim } from "../../src/edges/git/leases.ts";
+import { sessionNonce } from "../../src/edges/workers/session-workers.ts";
 import { beginSession, getClaimedElsewhere, getDecisions, getTodos, getWorkers, setTodos } from "../../src/state.ts";
 import type { TodoItem } from "../../src/types.ts";
 import { waitForValue } from "../helpers/cli.ts";
 import { startEngine } from "../helpers/engine.ts";
-import { listTaken, maskSeconds, REMOTE_DOWN_STOP, WORKERLESS_SHARED_STOP, WORKERS } from "../helpers/expected.ts";
+import {
+	claimsMalformedStop,
+	listTaken,
+	maskSeconds,
+	REMOTE_DOWN_STOP,
+	WORKERLESS_SHARED_STOP,
+	WORKERS,
+} from "../helpers/expected.ts";
 import { must } from "../helpers/must.ts";
 import { planWith, repoWithRemote } from "../helpers/plan-remote.ts";
 import { WORKER } from "../helpers/worker-stand-in.ts";
@@ -189,6 +197,46 @@ describe("items are handed to workers from one read of the branch and the claims
 		expect(readFileSync(join(dir, "item-2.txt"), "utf8")).toBe("by another session\n");
 		writeFileSync(process.env.WORKER_GO, "");
 		await until(() => getTodos().every((todo) => todo.status === "completed"), "every item completed");
+	});
+	it("an item this session's own earlier claim holds, read once: taken as ours, never held elsewhere, worked and landed once", async () => {
+		const key = itemKey(1, TEXTS[1] ?? "");
+		process.env.WORKER_GO = `${dir}-go`;
+		const s = setup(120, 1);
+		const repo = must(await findRepo(dir), "the repository");
+		const place = { repo, remote: "origin", plan: planName("main", "PLAN.md") };
+		const mine = { session: "own", host: "here", nonce: sessionNonce(s.pi.api) };
+		expect((await takeClaim(place, key, mine, 120_000)).kind).toBe("won");
+		setTodos(items());
+		s.endRun();
+		await until(() => getWorkers().length === 1, "a worker at work");
+		expect(getWorkers().map((worker) => worker.index)).toEqual([0]);
+		expect(getClaimedElsewhere()).toEqual([]);
+		writeFileSync(process.env.WORKER_GO, "");
+		await until(() => getTodos().every((todo) => todo.status === "completed"), "every item completed");
+		expect(readFileSync(join(dir, "item-1.txt"), "utf8")).toBe("item-1.txt by its worker\n");
+		expect(getDecisions().map((decision) => decision.code)).not.toContain("held-elsewhere");
+		expect(git(bare, "for-each-ref", "--format=%(refname)").trim()).toBe("refs/heads/main");
+	});
+
+	it("refs that hold no claim, read once for every item: each said once, none claimed, and the run stops naming them all", async () => {
+		const tree = git(bare, "mktree").trim();
+		const junk = git(bare, "commit-tree", tree, "-m", "not a claim").trim();
+		const plan = planName("main", "PLAN.md");
+		for (const [index, text] of TEXTS.entries()) git(bare, "update-ref", claimRefOf(plan, itemKey(index, text)), junk);
+		const before = git(bare, "for-each-ref", "--format=%(objectname) %(refname)");
+		const s = setup(120, 1);
+		setTodos(items());
+		s.endRun();
+		const stop = claimsMalformedStop(0, 1, 2);
+		const sent = () => s.pi.sent.map((one) => (one as { message?: { content?: unknown } }).message?.content);
+		await until(() => s.stayed().some((line) => line.includes(stop)) || sent().includes(stop), "the stop");
+		const said = s.ui.notifications
+			.map((notice) => notice.message)
+			.filter((line) => line.includes("holds no claim of ours"));
+		expect(said.toSorted()).toEqual([0, 1, 2].map((index) => WORKERS.malformedClaim(index)).toSorted());
+		expect(getWorkers()).toEqual([]);
+		expect(getTodos().map((todo) => todo.status)).toEqual(["not_started", "not_started", "not_started"]);
+		expect(git(bare, "for-each-ref", "--format=%(objectname) %(refname)")).toBe(before);
 	});
 });
 

@@ -91,18 +91,19 @@ export const OVER_NETWORK = { env: NETWORK_ENV, timeoutMs: REMOTE_TIMEOUT_MS };
  * FETCH_HEAD; whether the repository has it now.
  */
 export async function fetchCommit(repo: Repo, remote: string, sha: string): Promise<boolean> {
-	return (await fetchCommits(repo, remote, [sha])).length === 0;
+	const missing = await fetchCommits(repo, remote, [sha]);
+	return missing !== "unreachable" && missing.length === 0;
 }
 
 /**
  * Fetches the commits of `shas` the repository lacks from `remote`, all in one fetch, writing no ref and no
- * FETCH_HEAD; those it still lacks after.
+ * FETCH_HEAD; those it still lacks after, or "unreachable" when the fetch failed (the remote stopped answering).
  */
-async function fetchCommits(repo: Repo, remote: string, shas: readonly string[]): Promise<string[]> {
+async function fetchCommits(repo: Repo, remote: string, shas: readonly string[]): Promise<string[] | "unreachable"> {
 	if ((await missingCommits(repo, shas)).length === 0) return [];
 	const fetchArgs = ["fetch", "--no-write-fetch-head", "--no-tags", "--no-recurse-submodules", "-q"];
-	await runGit(repo.top, [...fetchArgs, remote, ...new Set(shas)], OVER_NETWORK);
-	return missingCommits(repo, shas);
+	const fetched = await runGit(repo.top, [...fetchArgs, remote, ...new Set(shas)], OVER_NETWORK);
+	return fetched.code === 0 ? missingCommits(repo, shas) : "unreachable";
 }
 
 /** Those of `shas` that name no commit of the repository: one `cat-file --batch-check` for them all. */
@@ -158,12 +159,6 @@ export async function commitMessage(repo: Repo, sha: string): Promise<string | u
 	return shown.code !== 0 || start < 0 ? undefined : shown.stdout.slice(start + 2);
 }
 
-/** The record a claim commit holds, read strictly; the commit fetched first when only the remote has it. */
-async function recordOf(place: ClaimPlace, key: string, sha: string): Promise<ClaimRecord | undefined> {
-	if (place.remote !== undefined) await fetchCommit(place.repo, place.remote, sha);
-	return recordHere(place, key, sha);
-}
-
 /** The record a claim commit of the repository holds, read strictly; undefined when it has none (or no such commit). */
 async function recordHere(place: ClaimPlace, key: string, sha: string): Promise<ClaimRecord | undefined> {
 	const message = await commitMessage(place.repo, sha);
@@ -196,12 +191,10 @@ export async function listClaims(place: ClaimPlace): Promise<SeenClaimRef[] | "u
 		const key = keyOfClaimRef(place.plan, ref);
 		return key === undefined ? [] : [{ ref, key, sha }];
 	});
-	if (place.remote !== undefined)
-		await fetchCommits(
-			place.repo,
-			place.remote,
-			found.map(({ sha }) => sha),
-		);
+	// A fetch that failed leaves live claims without their commits: none is read as a ref that holds no claim.
+	const shas = found.map(({ sha }) => sha);
+	if (place.remote !== undefined && (await fetchCommits(place.repo, place.remote, shas)) === "unreachable")
+		return "unreachable";
 	return Promise.all(
 		found.map(async ({ ref, key, sha }) => {
 			note(place, ref, sha);
@@ -254,7 +247,11 @@ async function seenClaim(place: ClaimPlace, key: string): Promise<SeenClaim | "u
 	const refs = await refsAt(place, ref);
 	if (!refs) return "unreachable";
 	const sha = refs.get(ref);
-	return sha === undefined ? undefined : { sha, record: await recordOf(place, key, sha) };
+	if (sha === undefined) return undefined;
+	// Its commit fetched first when only the remote has it: a fetch that failed is no claim read as holding none.
+	if (place.remote !== undefined && (await fetchCommits(place.repo, place.remote, [sha])) === "unreachable")
+		return "unreachable";
+	return { sha, record: await recordHere(place, key, sha) };
 }
 
 /** What a swap did, and the push's `--porcelain` lines that say which lease broke (none on the repository itself). */
