@@ -229,7 +229,8 @@ async function readClaimsOnce(
 	const listed = await listClaims(run.claims.place);
 	if (listed === "unreachable") return undefined;
 	const claims = claimsByKey(listed);
-	forgetClaimedElsewhere(getClaimedElsewhere().filter((key) => !claims.has(key)));
+	const gone = getClaimedElsewhere().filter((key) => !claims.has(key));
+	if (gone.length > 0) forgetClaimedElsewhere(gone);
 	const running = atWork();
 	const read = new Map<number, { seen: SeenClaim }>();
 	for (const [index, todo] of getTodos().entries()) {
