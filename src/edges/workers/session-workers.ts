@@ -190,6 +190,8 @@ function commitList(pi: ExtensionAPI): void {
  * starts and the user is told why: false.
  */
 export async function startWorkers(items: readonly number[], run: WorkersRun): Promise<boolean> {
+	// Handed out during an interrupt's stop: nothing starts, though the stop ends before the reads below do.
+	if (sessionWorkersOf(run.pi).stopping) return true;
 	const repo = await findRepo(run.ctx.cwd);
 	if (!repo) {
 		tell(run.ctx, WORKER_TEXTS.noRepo, "warning");
