@@ -42,6 +42,7 @@ import {
 	workerFailures,
 } from "../helpers/expected.ts";
 import { type GitServer, startGitServer } from "../helpers/git-server.ts";
+import { JUDGE_ARGS, judgeCalls, judgeSays, scriptJudge } from "../helpers/judge.ts";
 import {
 	ADD_LINE,
 	ADD_LINE_WORKERS,
@@ -540,6 +541,46 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		expect(stderrOf(run.stderr)).toContain(`[til-done] ${sharedVerdictLine(tip, hostname(), "passed (1 check)")}`);
 		expect(readFileSync(log, "utf8")).toBe("laptop\ndesktop\n");
 		expect(gitIn(bare, "log", "-1", "--format=%B", "refs/til-done/verdicts/main--PLAN_md")).toContain("grep -qx");
+	}, 120_000);
+
+	it("the judge on both machines: the verifier asks it once on the tip, the other machine takes that verdict with the judge's word and asks nothing", async () => {
+		const { env, bare, laptop, desktop } = oneItemTwoMachines();
+		scriptJudge(env, [judgeSays([[0, "met", "notes.txt has line 0."]])]);
+		const first = await session(host, env, laptop, "laptop", JUDGE_ARGS);
+		expect(first.code).toBe(0);
+		const tip = gitIn(bare, "rev-parse", "main");
+		expect(judgeCalls(env)).toHaveLength(1);
+		expect(gitIn(bare, "log", "-1", "--format=%B", "refs/til-done/verdicts/main--PLAN_md")).toContain(
+			"notes.txt has line 0.",
+		);
+		const second = await session(host, env, desktop, "desktop", JUDGE_ARGS);
+		expect(second.code).toBe(0);
+		expect(stderrOf(second.stderr)).toEqual([
+			"[til-done] Loaded 1 item(s) from PLAN.md.",
+			`[til-done] ${sharedVerdictLine(tip, hostname(), "passed (1 check)")}`,
+			"[til-done] Every todo is finished (1) and the list passed its verification: nothing to continue.",
+		]);
+		expect(judgeCalls(env)).toHaveLength(1);
+		expect(env.workerTries().map((worker) => worker.item)).toEqual([0]);
+	}, 120_000);
+
+	it("a judge that finds the item not met: the verdict fails on the tip for every machine alike, exit 4, the judge asked once", async () => {
+		const { env, bare, laptop, desktop } = oneItemTwoMachines();
+		scriptJudge(env, [judgeSays([[0, "not met", "notes.txt lacks the end line."]])]);
+		const first = await session(host, env, laptop, "laptop", JUDGE_ARGS);
+		const tip = gitIn(bare, "rev-parse", "main");
+		const failed = "the judge ([0] not met: notes.txt lacks the end line.)";
+		const lines = [
+			`[til-done] ${sharedVerdictLine(tip, hostname(), `failed: ${failed}`)}`,
+			`[til-done] ${sharedUnverifiedStop(tip, failed)}`,
+		];
+		expect(first.code).toBe(4);
+		expect(stderrOf(first.stderr).slice(-2)).toEqual(lines);
+		const second = await session(host, env, desktop, "desktop", JUDGE_ARGS);
+		expect(second.code).toBe(4);
+		expect(stderrOf(second.stderr).slice(-2)).toEqual(lines);
+		expect(judgeCalls(env)).toHaveLength(1);
+		expect(env.workerTries().map((worker) => worker.item)).toEqual([0]);
 	}, 120_000);
 
 	it("a verifier that dies during its done-check (its pi SIGKILLed): its claim runs out, another machine verifies the tip and both runs of the check are logged", async () => {
