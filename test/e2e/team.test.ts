@@ -153,6 +153,38 @@ function processesNamed(name: string): string[] {
 		});
 }
 
+/**
+ * The laptop's `pi -p` verifying the one item's plan with a done-check whose first run (its own) writes into its tree
+ * and hangs as a sleep of a name of its own (`name`); any later run passes on line 0. Resolves once that sleep runs.
+ */
+async function verifierWithHangingCheck(host: PiHost, machines: { env: IsolatedEnv; laptop: string }, name: string) {
+	const { env, laptop } = machines;
+	const started = join(env.root, "check-started");
+	const first = join(env.root, "first-run");
+	const sleeper = `til-done-check-${name}-${host.version}`;
+	const check = `echo x > made-by-check.txt; if mkdir '${first}' 2>/dev/null; then touch '${started}'; exec -a ${sleeper} sleep 600; fi; grep -qx 'line 0' notes.txt`;
+	const child = startSession(host, { ...env.env, TIL_DONE_CHECK: check }, laptop, join(env.root, "sessions-laptop"));
+	await waitForValue(() => (existsSync(started) ? true : undefined), 60_000, "the laptop's check running");
+	await waitForValue(() => (processesNamed(sleeper).length > 0 ? true : undefined), 10_000, "its sleep");
+	// The check's watcher ends it once its pi lets it go or is gone, at its next look.
+	const checkGone = () =>
+		waitForValue(() => (processesNamed(sleeper).length === 0 ? true : undefined), 10_000, "the check gone");
+	return { check, child, checkGone };
+}
+
+/** The desktop's `pi -p` with the laptop's check: it verifies the tip itself and says so, exit 0. */
+async function desktopVerifies(
+	host: PiHost,
+	machines: { env: IsolatedEnv; bare: string; desktop: string },
+	check: string,
+) {
+	const { env, bare, desktop } = machines;
+	const run = await session(host, env, desktop, "desktop", ["--til-done-check", check]);
+	expect(run.code).toBe(0);
+	const tip = gitIn(bare, "rev-parse", "main");
+	expect(stderrOf(run.stderr)).toContain(`[til-done] ${sharedVerdictLine(tip, hostname(), "passed (1 check)")}`);
+}
+
 /** What a child wrote to stderr so far. */
 function collect(child: ChildProcess): () => string {
 	let text = "";
@@ -606,29 +638,18 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 	}, 120_000);
 
 	it("SIGTERM to the verifier's pi during its done-check: the check's process gone, its tree removed, nothing pushed, pi ends by the signal; another machine verifies the tip", async () => {
-		const { env, bare, laptop, desktop } = oneItemTwoMachines("2");
-		// The first run of the check (the laptop's) writes into its tree, then becomes a sleep of a name of its own.
-		const started = join(env.root, "check-started");
-		const first = join(env.root, "first-run");
-		const sleeper = `til-done-check-${host.version}`;
-		const check = `echo x > made-by-check.txt; if mkdir '${first}' 2>/dev/null; then touch '${started}'; exec -a ${sleeper} sleep 600; fi; grep -qx 'line 0' notes.txt`;
-		const laptopEnv = { ...env.env, TIL_DONE_CHECK: check };
-		const stopped = startSession(host, laptopEnv, laptop, join(env.root, "sessions-laptop"));
-		await waitForValue(() => (existsSync(started) ? true : undefined), 60_000, "the laptop's check running");
-		await waitForValue(() => (processesNamed(sleeper).length > 0 ? true : undefined), 10_000, "its sleep");
-		process.kill(stopped.pid ?? 0, "SIGTERM");
+		const machines = oneItemTwoMachines("2");
+		const { env, bare, laptop, desktop } = machines;
+		const { check, child, checkGone } = await verifierWithHangingCheck(host, machines, "term");
+		process.kill(child.pid ?? 0, "SIGTERM");
 		// On a loaded machine stopping the check and letting the claim go take seconds: the test's own kill comes late.
-		const end = await waitForExit(stopped, 30_000);
+		const end = await waitForExit(child, 30_000);
 		expect({ code: end.code, signal: end.signal }).toEqual({ code: 143, signal: null });
-		// The check's watcher ends it once its pi is gone, at its next look.
-		await waitForValue(() => (processesNamed(sleeper).length === 0 ? true : undefined), 10_000, "the check gone");
+		await checkGone();
 		expect(readdirSync(env.tmpDir).filter((name) => name.startsWith("til-done-"))).toEqual([]);
 		expect(existsSync(join(laptop, "made-by-check.txt"))).toBe(false);
 		expect(gitIn(bare, "for-each-ref", "--format=%(refname)")).toBe("refs/heads/main");
-		const run = await session(host, env, desktop, "desktop", ["--til-done-check", check]);
-		expect(run.code).toBe(0);
-		const tip = gitIn(bare, "rev-parse", "main");
-		expect(stderrOf(run.stderr)).toContain(`[til-done] ${sharedVerdictLine(tip, hostname(), "passed (1 check)")}`);
+		await desktopVerifies(host, machines, check);
 		expect(gitIn(bare, "ls-tree", "--name-only", "main")).toBe("PLAN.md\nnotes.txt");
 		expect(existsSync(join(desktop, "made-by-check.txt"))).toBe(false);
 		expect(readdirSync(env.tmpDir).filter((name) => name.startsWith("til-done-"))).toEqual([]);
@@ -636,64 +657,34 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 
 	it("Ctrl+C (SIGINT) to the verifier's pi during its done-check: the check ends, its tree is removed, its claim let go at once, pi ends by the signal; another machine verifies the tip with no lease to wait out", async () => {
 		// A lease far longer than the test: only a claim let go lets the desktop verify.
-		const { env, bare, laptop, desktop } = oneItemTwoMachines("600");
-		const started = join(env.root, "check-started");
-		const first = join(env.root, "first-run");
-		const sleeper = `til-done-check-int-${host.version}`;
-		const check = `if mkdir '${first}' 2>/dev/null; then touch '${started}'; exec -a ${sleeper} sleep 600; fi; grep -qx 'line 0' notes.txt`;
-		const interrupted = startSession(
-			host,
-			{ ...env.env, TIL_DONE_CHECK: check },
-			laptop,
-			join(env.root, "sessions-laptop"),
-		);
-		await waitForValue(() => (existsSync(started) ? true : undefined), 60_000, "the laptop's check running");
-		await waitForValue(() => (processesNamed(sleeper).length > 0 ? true : undefined), 10_000, "its sleep");
-		process.kill(interrupted.pid ?? 0, "SIGINT");
+		const machines = oneItemTwoMachines("600");
+		const { env, bare } = machines;
+		const { check, child, checkGone } = await verifierWithHangingCheck(host, machines, "int");
+		process.kill(child.pid ?? 0, "SIGINT");
 		// On a loaded machine stopping the check and letting the claim go take seconds: the test's own kill comes late.
-		const end = await waitForExit(interrupted, 30_000);
+		const end = await waitForExit(child, 30_000);
 		expect({ code: end.code, signal: end.signal }).toEqual({ code: null, signal: "SIGINT" });
-		await waitForValue(() => (processesNamed(sleeper).length === 0 ? true : undefined), 10_000, "the check gone");
+		await checkGone();
 		expect(readdirSync(env.tmpDir).filter((name) => name.startsWith("til-done-"))).toEqual([]);
 		expect(gitIn(bare, "for-each-ref", "--format=%(refname)")).toBe("refs/heads/main");
-		const run = await session(host, env, desktop, "desktop", ["--til-done-check", check]);
-		expect(run.code).toBe(0);
-		const tip = gitIn(bare, "rev-parse", "main");
-		expect(stderrOf(run.stderr)).toContain(`[til-done] ${sharedVerdictLine(tip, hostname(), "passed (1 check)")}`);
+		await desktopVerifies(host, machines, check);
 	}, 120_000);
 
 	it("Ctrl+C twice to the verifier's pi, the second while the first is held: pi ends by the signal, nothing of its left past a later run, another machine verifies the tip once the claim is let go or after the lease", async () => {
-		const texts = ITEMS.slice(0, 1);
-		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "1", TIL_DONE_LEASE: "2" });
-		const { bare, url } = servedPlan(env, texts);
-		const [laptop, desktop] = [machine(env, url, "laptop"), machine(env, url, "desktop")];
-		env.writeWorkerScripts({ "0": [bash(ADD_LINE[0] ?? ""), sayStep("Added line 0.")] });
-		const started = join(env.root, "check-started");
-		const first = join(env.root, "first-run");
-		const sleeper = `til-done-check-int2-${host.version}`;
-		const check = `if mkdir '${first}' 2>/dev/null; then touch '${started}'; exec -a ${sleeper} sleep 600; fi; grep -qx 'line 0' notes.txt`;
-		const interrupted = startSession(
-			host,
-			{ ...env.env, TIL_DONE_CHECK: check },
-			laptop,
-			join(env.root, "sessions-laptop"),
-		);
-		await waitForValue(() => (existsSync(started) ? true : undefined), 60_000, "the laptop's check running");
-		await waitForValue(() => (processesNamed(sleeper).length > 0 ? true : undefined), 10_000, "its sleep");
-		process.kill(interrupted.pid ?? 0, "SIGINT");
+		const machines = oneItemTwoMachines("2");
+		const { env, bare } = machines;
+		const { check, child, checkGone } = await verifierWithHangingCheck(host, machines, "int2");
+		process.kill(child.pid ?? 0, "SIGINT");
 		// The first is held once its check is stopped: the second comes while the claim is let go.
-		await waitForValue(() => (processesNamed(sleeper).length === 0 ? true : undefined), 10_000, "the check gone");
+		await checkGone();
 		try {
-			process.kill(interrupted.pid ?? 0, "SIGINT");
+			process.kill(child.pid ?? 0, "SIGINT");
 		} catch {
 			// Ended by the first before the second came: the same end.
 		}
-		const end = await waitForExit(interrupted);
+		const end = await waitForExit(child);
 		expect({ code: end.code, signal: end.signal }).toEqual({ code: null, signal: "SIGINT" });
-		const run = await session(host, env, desktop, "desktop", ["--til-done-check", check]);
-		expect(run.code).toBe(0);
-		const tip = gitIn(bare, "rev-parse", "main");
-		expect(stderrOf(run.stderr)).toContain(`[til-done] ${sharedVerdictLine(tip, hostname(), "passed (1 check)")}`);
+		await desktopVerifies(host, machines, check);
 		// No claim is left, the laptop's let go or taken over; the verdict's record stays.
 		expect(gitIn(bare, "for-each-ref", "--format=%(refname)", "refs/til-done/claims/")).toBe("");
 		expect(readdirSync(env.tmpDir).filter((name) => name.startsWith("til-done-"))).toEqual([]);
