@@ -125,6 +125,19 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		expect(lastUser).toContain("plan the release");
 		expect(caches()).toEqual([cache]);
 		expect(readFileSync(cachePath, "utf8")).not.toBe("not a code cache");
+
+		// A bundle written again (a rebuild, an update in place) has a cache of its own, made anew; the old one goes.
+		const bundle = join(packageDir, "dist", "index.cjs");
+		writeFileSync(bundle, readFileSync(bundle));
+		iso.writeScript([{ text: "Noted." }]);
+		const again = await runPrint(
+			["-e", FAKE_MODEL_EXTENSION, ...FAKE_MODEL_ARGS, "--no-session", "-p", "/skill:til-done plan the release"],
+			iso.env,
+			{ host, raw: true },
+		);
+		expect(again.code).toBe(0);
+		expect(caches()).toHaveLength(1);
+		expect(caches()).not.toEqual([cache]);
 	});
 
 	it.skipIf(!hasTmux())(
