@@ -5,7 +5,7 @@
  * landed, and nothing of the remote changes but the branch.
  */
 import { type ChildProcess, execFileSync } from "node:child_process";
-import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -1006,6 +1006,76 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		},
 		120_000,
 	);
+
+	it.each([
+		["relative", () => "../PLAN.md"],
+		["absolute", (top: string) => join(top, "PLAN.md")],
+	] as const)(
+		"pi started in a subfolder of the clone, the plan file named by a %s path: each item lands once on the branch, the plan file true, exit 0",
+		async (_how, planPath) => {
+			const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "2", TIL_DONE_LEASE: "5" });
+			const { bare, url } = servedPlan(env, ITEMS);
+			// Wherever in its tree the worker's pi starts, its item's line goes to the top's notes.txt.
+			const atTop = (index: number) => bash(`cd "$(git rev-parse --show-toplevel)" && ${ADD_LINE[index]}`);
+			env.writeWorkerScripts({
+				"0": [atTop(0), sayStep("Added line 0.")],
+				"1": [atTop(1), sayStep("Added line 1.")],
+			});
+			const laptop = machine(env, url, "laptop");
+			const sub = join(laptop, "sub");
+			execFileSync("mkdir", ["-p", sub]);
+			writeFileSync(join(sub, "here.txt"), "the person's own\n");
+			const args = ["--til-done-plan", planPath(laptop), "--til-done-remote", "origin", "-p", "Work the plan."];
+			const run = await runPrint(args, env.env, {
+				host,
+				cwd: sub,
+				extensions: [EXTENSION_ENTRY],
+				session: { dir: join(env.root, "sessions-laptop") },
+				timeoutMs: 200_000,
+			});
+			expect(stderrOf(run.stderr).filter((line) => ON_BRANCH.test(line))).toHaveLength(2);
+			expect(run.code).toBe(0);
+			expect(gitIn(bare, "show", "main:notes.txt")).toBe(NOTES_DONE.trimEnd());
+			expect(gitIn(bare, "show", "main:PLAN.md")).toBe(planOf(ITEMS, true).trimEnd());
+			expect(landedKeys(bare).toSorted()).toEqual(ITEMS.map((text, index) => itemKey(index, text)).toSorted());
+			expect(gitIn(bare, "rev-list", "--count", "main")).toBe("3");
+			expect(gitIn(bare, "for-each-ref", "--format=%(refname)")).toBe("refs/heads/main");
+			expect(readFileSync(join(laptop, "notes.txt"), "utf8")).toBe(NOTES_DONE);
+			expect(readFileSync(join(laptop, "PLAN.md"), "utf8")).toBe(planOf(ITEMS, true));
+			expect(readFileSync(join(sub, "here.txt"), "utf8")).toBe("the person's own\n");
+		},
+		120_000,
+	);
+
+	it("an item that makes run.sh executable and one that adds a symlink, on two machines at once: each work tree has both, mode 100755 and a link, the person's 0600 file and uncommitted change kept", async () => {
+		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "2", TIL_DONE_LEASE: "5" });
+		const { bare, url } = servedPlan(env, ITEMS);
+		env.writeWorkerScripts({
+			"0": [{ ...bash("printf 'echo hi\\n' > run.sh && chmod +x run.sh"), delayMs: 1000 }, sayStep("Made run.sh.")],
+			"1": [{ ...bash("ln -s notes.txt link"), delayMs: 1000 }, sayStep("Linked.")],
+		});
+		const [laptop, desktop] = [machine(env, url, "laptop"), machine(env, url, "desktop")];
+		for (const dir of [laptop, desktop]) {
+			writeFileSync(join(dir, "secret.txt"), "the person's secret\n");
+			chmodSync(join(dir, "secret.txt"), 0o600);
+			writeFileSync(join(dir, "notes.txt"), NOTES.replace("\n2\n", "\ntwo\n"));
+		}
+		const runs = await Promise.all([session(host, env, laptop, "laptop"), session(host, env, desktop, "desktop")]);
+		expect(runs.map((run) => run.code)).toEqual([0, 0]);
+		expect(landedKeys(bare).toSorted()).toEqual(ITEMS.map((text, index) => itemKey(index, text)).toSorted());
+		expect(gitIn(bare, "ls-tree", "main", "run.sh", "link").replace(/ [0-9a-f]{40}\t/g, " ")).toBe(
+			"120000 blob link\n100755 blob run.sh",
+		);
+		for (const dir of [laptop, desktop]) {
+			expect(lstatSync(join(dir, "run.sh")).mode & 0o777).toBe(0o755);
+			expect(readFileSync(join(dir, "run.sh"), "utf8")).toBe("echo hi\n");
+			expect(readlinkSync(join(dir, "link"))).toBe("notes.txt");
+			expect(lstatSync(join(dir, "secret.txt")).mode & 0o777).toBe(0o600);
+			expect(readFileSync(join(dir, "secret.txt"), "utf8")).toBe("the person's secret\n");
+			expect(readFileSync(join(dir, "notes.txt"), "utf8")).toBe(NOTES.replace("\n2\n", "\ntwo\n"));
+			expect(readFileSync(join(dir, "PLAN.md"), "utf8")).toBe(planOf(ITEMS, true));
+		}
+	}, 120_000);
 
 	it("a plan file outside the repository: its line before any model call, exit 2, nothing pushed", async () => {
 		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "1" });
