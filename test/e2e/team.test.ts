@@ -35,6 +35,7 @@ import {
 	PLAN_NOTICES,
 	REMOTE_DOWN_STOP,
 	RUN_REFUSED,
+	releasedClaim,
 	sharedUnverifiedStop,
 	sharedVerdictLine,
 	stderrLine,
@@ -787,6 +788,46 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		expect(lines).toContain(stderrLine(WORKERS.givenBack(0, CLAIM_LOST_WHY)).trimEnd());
 		expect(lines.filter((line) => ON_BRANCH.test(line))).toHaveLength(1);
 		// The kept try holds its own line; the branch has the item once, landed by the try that took the claim back.
+		expect(gitIn(laptop, "show", `${kept}:notes.txt`)).toBe("start\nline 0\n1\n2\n3\nend");
+		expect(gitIn(bare, "show", "main:notes.txt")).toBe("start\nline 0\n1\n2\n3\nend");
+		expect(landedKeys(bare)).toEqual([key]);
+		expect(gitIn(bare, "rev-parse", "main^")).toBe(start);
+		expect(gitIn(bare, "for-each-ref", "--format=%(refname)")).toBe("refs/heads/main");
+		expect(env.workerTries().map((worker) => worker.item)).toEqual([0, 0]);
+	}, 120_000);
+
+	it("`/todos remote release 0` from another machine's `pi -p` while a live worker holds the item: the holder's landing is refused, its work kept under a ref and said, the item landed once", async () => {
+		const texts = ITEMS.slice(0, 1);
+		const key = itemKey(0, texts[0] ?? "");
+		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "1", TIL_DONE_LEASE: "60" });
+		const { bare, url } = servedPlan(env, texts);
+		const [laptop, desktop] = [machine(env, url, "laptop"), machine(env, url, "desktop")];
+		const go = join(env.root, "go");
+		env.writeWorkerScripts({
+			// The first try adds its line, then waits on a file the test makes once the try's work is kept.
+			"0": [bash(ADD_LINE[0] ?? ""), { ...sayStep("Added line 0."), waitForFile: go }],
+			"0/again": [bash(ADD_LINE[0] ?? ""), sayStep("Added line 0.")],
+		});
+		const start = gitIn(bare, "rev-parse", "main");
+		const running = session(host, env, laptop, "laptop");
+		await untilWorkerWaits(env, "the first try waiting");
+		expect(claimsOn(bare)).toEqual([`${CLAIMS}${key}`]);
+		const args = ["--til-done-plan", "PLAN.md", "--til-done-remote", "origin", "-p", "/todos remote release 0"];
+		const release = await runPrint(args, env.env, {
+			host,
+			cwd: desktop,
+			extensions: [EXTENSION_ENTRY],
+			session: { dir: join(env.root, "sessions-desktop") },
+		});
+		expect(stderrOf(release.stderr)).toContain(`[til-done] ${releasedClaim(0, hostname())}`);
+		expect(release.code).toBe(0);
+		const kept = await untilWorkKept(laptop).finally(() => writeFileSync(go, ""));
+		const run = await running;
+		expect(run.code).toBe(0);
+		const lines = stderrOf(run.stderr);
+		// Said as what it is: no longer its claim, taken over or freed by hand; not a renewal that fell behind alone.
+		expect(lines).toContain(stderrLine(WORKERS.givenBack(0, CLAIM_LOST_WHY)).trimEnd());
+		expect(lines.filter((line) => ON_BRANCH.test(line))).toHaveLength(1);
 		expect(gitIn(laptop, "show", `${kept}:notes.txt`)).toBe("start\nline 0\n1\n2\n3\nend");
 		expect(gitIn(bare, "show", "main:notes.txt")).toBe("start\nline 0\n1\n2\n3\nend");
 		expect(landedKeys(bare)).toEqual([key]);

@@ -350,9 +350,9 @@ export const WORKERS = {
 export const HELD_ELSEWHERE = (held: readonly number[], seconds: number): string =>
 	`${held.map((index) => `[${index}]`).join(" ")} ${held.length === 1 ? "is" : "are"} held by another session working this plan, and nothing else is open here: looking again in ${seconds} s (the plan read again, a claim not renewed for its lease taken over).`;
 
-/** A worker stopped because another session took its claim over: why, as its line gives it. */
+/** A worker stopped because its claim is no longer its (taken over, or freed by hand): why, as its line gives it. */
 export const CLAIM_LOST_WHY =
-	"another session took its claim over (this one did not renew it within the lease): its work is kept under its ref and does not land";
+	"its claim is no longer its session's (taken over by another after a lease it did not renew, or freed by hand with /todos remote release): its work is kept under its ref and does not land";
 
 /** The workers' status: each worker's item once, by index, with its text: `⚙ 2 worker(s): [0] a [1] b`. */
 export const workersStatus = (items: readonly (readonly [number, string])[]): string =>
