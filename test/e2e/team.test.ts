@@ -1118,6 +1118,36 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		}
 	}, 120_000);
 
+	it("two sessions in one clone (the same work tree), both joined and started at once with two workers each: each item's work in the files once, the person's uncommitted change kept, both exit 0", async () => {
+		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "2", TIL_DONE_LEASE: "5" });
+		const { bare, url } = servedPlan(env, ITEMS);
+		env.writeWorkerScripts({
+			"0": [{ ...bash(ADD_LINE[0] ?? ""), delayMs: 1000 }, sayStep("Added line 0.")],
+			"1": [{ ...bash(ADD_LINE[1] ?? ""), delayMs: 1000 }, sayStep("Added line 1.")],
+		});
+		const laptop = machine(env, url, "laptop");
+		const edited = NOTES.replace("\n2\n", "\ntwo\n");
+		writeFileSync(join(laptop, "notes.txt"), edited);
+		writeFileSync(join(laptop, "mine.txt"), "the person's own\n");
+		const runs = await Promise.all([session(host, env, laptop, "first"), session(host, env, laptop, "second")]);
+		expect(runs.map((run) => run.code)).toEqual([0, 0]);
+		expect(gitIn(bare, "show", "main:notes.txt")).toBe(NOTES_DONE.trimEnd());
+		expect(landedKeys(bare).toSorted()).toEqual(ITEMS.map((text, index) => itemKey(index, text)).toSorted());
+		expect(gitIn(bare, "rev-list", "--count", "main")).toBe("3");
+		expect(gitIn(bare, "for-each-ref", "--format=%(refname)")).toBe("refs/heads/main");
+		const landings = runs.flatMap((run) => stderrOf(run.stderr)).filter((line) => ON_BRANCH.test(line));
+		expect(landings.map((line) => Number(ON_BRANCH.exec(line)?.[1])).toSorted()).toEqual([0, 1]);
+		expect(readFileSync(join(laptop, "notes.txt"), "utf8")).toBe(NOTES_DONE.replace("\n2\n", "\ntwo\n"));
+		expect(readFileSync(join(laptop, "mine.txt"), "utf8")).toBe("the person's own\n");
+		expect(readFileSync(join(laptop, "PLAN.md"), "utf8")).toBe(planOf(ITEMS, true));
+		// Nothing else left in the work tree (its HEAD untouched: the landings are changes in it, as on one machine).
+		expect(
+			gitIn(laptop, "status", "--porcelain", "--untracked-files=all")
+				.split("\n")
+				.map((line) => line.trim()),
+		).toEqual(["M PLAN.md", "M notes.txt", "?? mine.txt"]);
+	}, 120_000);
+
 	it("a plan file outside the repository: its line before any model call, exit 2, nothing pushed", async () => {
 		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "1" });
 		const { bare, url } = servedPlan(env, ITEMS);
