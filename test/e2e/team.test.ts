@@ -55,6 +55,7 @@ import {
 	planOf,
 } from "../helpers/notes-plan.ts";
 import { perTest } from "../helpers/per-test.ts";
+import { planWith } from "../helpers/plan-remote.ts";
 import { reportedLines } from "../helpers/rpc.ts";
 import { sayStep, writeStep } from "../helpers/scripts.ts";
 import { keptRefs, startedLine, stderrOf, untilWorkerWaits, untilWorkKept, workerPid } from "../helpers/workers.ts";
@@ -1146,6 +1147,43 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 				.split("\n")
 				.map((line) => line.trim()),
 		).toEqual(["M PLAN.md", "M notes.txt", "?? mine.txt"]);
+	}, 120_000);
+
+	it("the branch force-pushed back to its start while a worker works, after another item landed: nothing lands on the rewritten tip, the person's work kept, each try said and the run stops", async () => {
+		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "1", TIL_DONE_LEASE: "5" });
+		const { bare, url } = servedPlan(env, ITEMS);
+		const go = join(env.root, "go");
+		env.writeWorkerScripts({
+			"0": [bash(ADD_LINE[0] ?? ""), sayStep("Added line 0.")],
+			"1": [bash(ADD_LINE[1] ?? ""), { ...sayStep("Added line 1."), waitForFile: go }],
+		});
+		const laptop = machine(env, url, "laptop");
+		const start = gitIn(bare, "rev-parse", "main");
+		const running = session(host, env, laptop, "laptop");
+		await untilWorkerWaits(env, "item 1's worker waiting");
+		await waitForValue(() => (landedKeys(bare).length === 1 ? true : undefined), 60_000, "item 0 landed");
+		// Someone force-pushes the branch back to where it started: item 0's landing is gone from it.
+		gitIn(bare, "update-ref", "refs/heads/main", start);
+		writeFileSync(go, "");
+		const run = await running;
+		const why = WORKERS.rewrittenBranch("main", "origin");
+		const [landed, again] = [stderrLine(WORKERS.givenBack(1, why)).trimEnd(), startedLine(1, ITEMS[1] ?? "")];
+		// Before, item 1 landed on the start as if item 0 were there: the branch lost it, and the run said all finished.
+		expect(stderrOf(run.stderr).slice(4)).toEqual([
+			startedLine(1, ITEMS[1] ?? ""),
+			landed,
+			again,
+			landed,
+			again,
+			landed,
+			stderrLine(workerFailures(3, why)).trimEnd(),
+		]);
+		expect(run.code).toBe(4);
+		expect(gitIn(bare, "for-each-ref", "--format=%(objectname) %(refname)")).toBe(`${start} refs/heads/main`);
+		// The person's tree keeps item 0's landing; item 1's work is kept under its refs, one per try.
+		expect(readFileSync(join(laptop, "notes.txt"), "utf8")).toBe(NOTES.replace("start\n", "start\nline 0\n"));
+		expect(readFileSync(join(laptop, "PLAN.md"), "utf8")).toBe(planWith(ITEMS, [0]));
+		expect(keptRefs(laptop)).toHaveLength(3);
 	}, 120_000);
 
 	it("a plan file outside the repository: its line before any model call, exit 2, nothing pushed", async () => {

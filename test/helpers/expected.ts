@@ -244,6 +244,9 @@ export const WORKERS = {
 	/** Why a worker's work did not land on the shared plan's branch, when the remote was not reached. */
 	unreachableBranch: (branch: string, remote: string): string =>
 		`its work could not land on ${branch} of ${remote}: the remote was not reached`,
+	/** Why a worker's work did not land on the shared plan's branch, when someone rewrote the branch. */
+	rewrittenBranch: (branch: string, remote: string): string =>
+		`its work could not land on ${branch} of ${remote}: the branch no longer holds what this clone last fetched of it, landings among it (rewritten by someone): fetch and set the branch right first`,
 	/** The work a try kept when the remote was not reached, landed on the shared plan's branch by a later session. */
 	keptLanded: (index: number, branch: string, remote: string, commit: string): string =>
 		`Worker on [${index}]: its work kept when ${remote} was not reached landed on ${branch} of ${remote} as ${commit.slice(0, 12)}.`,

@@ -239,7 +239,7 @@ export type WorkerOutcome =
 	| { kind: "not-on-branch"; why: BranchMiss; branch: string; remote: string };
 
 /** Why a worker's work did not land on the plan's branch, the item being its still (a conflict is said as one). */
-export type BranchMiss = "unreachable" | "tip-kept-moving" | "no-branch" | "rejected" | "git-failed";
+export type BranchMiss = "unreachable" | "tip-kept-moving" | "no-branch" | "rewritten" | "rejected" | "git-failed";
 
 /**
  * What became of a worker's work when it ended: landed in the work tree, kept under its ref, none to keep (it changed

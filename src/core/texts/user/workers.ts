@@ -309,6 +309,8 @@ const BRANCH_MISSES: Record<BranchMiss, string> = {
 	unreachable: "the remote was not reached",
 	"tip-kept-moving": "other sessions kept landing on it while it merged",
 	"no-branch": "the remote no longer has that branch",
+	rewritten:
+		"the branch no longer holds what this clone last fetched of it, landings among it (rewritten by someone): fetch and set the branch right first",
 	rejected: "the remote refused the push",
 	"git-failed": "git could not write its commit in this repository",
 };
