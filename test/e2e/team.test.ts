@@ -683,6 +683,49 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		expect(readFileSync(join(laptop, "notes.txt"), "utf8")).toBe(NOTES);
 	}, 120_000);
 
+	it("a holder whose git clock is a day ahead, renewing: another machine waiting through more than its lease never takes the claim over; the item lands once, by the holder", async () => {
+		const texts = ITEMS.slice(0, 1);
+		const key = itemKey(0, texts[0] ?? "");
+		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "1", TIL_DONE_LEASE: "3" });
+		const { bare, url } = servedPlan(env, texts);
+		const [laptop, desktop] = [machine(env, url, "laptop"), machine(env, url, "desktop")];
+		const go = join(env.root, "go");
+		env.writeWorkerScripts({ "0": [bash(ADD_LINE[0] ?? ""), { ...sayStep("Added line 0."), waitForFile: go }] });
+		// Every commit of the laptop's (its claims and their renewals among them) dated a day ahead.
+		const aheadMs = Date.now() + 86_400_000;
+		const ahead = new Date(aheadMs).toISOString();
+		const laptopEnv = { ...env.env, GIT_COMMITTER_DATE: ahead, GIT_AUTHOR_DATE: ahead };
+		const holder = startSession(host, laptopEnv, laptop, join(env.root, "sessions-laptop"));
+		await untilWorkerWaits(env, "the laptop's worker at work");
+		const renewals = () => {
+			const record = gitIn(bare, "log", "-1", "--format=%B", `${CLAIMS}${key}`).split("\n")[2] ?? "{}";
+			return (JSON.parse(record) as { renewals?: number }).renewals ?? 0;
+		};
+		const waiting = startSession(
+			host,
+			{ ...env.env, ...quickWorker(env) },
+			desktop,
+			join(env.root, "sessions-desktop"),
+		);
+		const desktopErr = collect(waiting);
+		const started = `[til-done] ${PLAN_NOTICES.loaded("PLAN.md", 1)}`;
+		await waitForValue(() => (desktopErr().includes(started) ? true : undefined), 60_000, "the desktop started");
+		// Nine renewals from then, at a third of the lease each: the desktop has looked on for over two leases.
+		const from = renewals();
+		await waitForValue(() => (renewals() >= from + 9 ? true : undefined), 60_000, "nine renewals by the laptop");
+		writeFileSync(go, "");
+		const [held, desktopRun] = [await waitForExit(holder, 60_000), await waitForExit(waiting, 60_000)];
+		expect([held.code, desktopRun.code]).toEqual([0, 0]);
+		expect(stderrOf(desktopErr()).filter((line) => ON_BRANCH.test(line))).toEqual([]);
+		expect(landedKeys(bare)).toEqual([key]);
+		// The landing is the laptop's, dated by its clock.
+		expect(gitIn(bare, "log", "-1", "--format=%ct", "main")).toBe(String(Math.floor(aheadMs / 1000)));
+		expect(env.workerTries().map((worker) => worker.item)).toEqual([0]);
+		expect(gitIn(bare, "for-each-ref", "--format=%(refname)")).toBe("refs/heads/main");
+		for (const dir of [laptop, desktop])
+			expect(readFileSync(join(dir, "notes.txt"), "utf8")).toBe("start\nline 0\n1\n2\n3\nend\n");
+	}, 120_000);
+
 	it("a stopped session (SIGSTOP) whose claim was taken over meanwhile never lands: its work kept under a ref and said, the item landed once", async () => {
 		const texts = ITEMS.slice(0, 1);
 		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "1", TIL_DONE_LEASE: "2" });
