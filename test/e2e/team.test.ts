@@ -1229,6 +1229,33 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		expect(keptRefs(laptop)).toHaveLength(3);
 	}, 120_000);
 
+	it("an item that makes run.sh executable, taken in by a machine whose person edited run.sh: their bytes kept, the mode 0755 with them, the branch 100755", async () => {
+		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "1", TIL_DONE_LEASE: "5" });
+		const { bare, url } = servedPlan(env, ITEMS.slice(0, 1));
+		env.writeWorkerScripts({ "0": [bash("chmod +x run.sh"), sayStep("Made run.sh executable.")] });
+		const desktop = machine(env, url, "desktop");
+		writeFileSync(join(desktop, "run.sh"), "echo hi\n");
+		gitIn(desktop, "add", "run.sh");
+		gitIn(desktop, "commit", "-qm", "run.sh");
+		gitIn(desktop, "push", "-q", "origin", "main");
+		const laptop = machine(env, url, "laptop");
+		writeFileSync(join(desktop, "run.sh"), "echo the person's\n");
+		const first = await session(host, env, laptop, "laptop");
+		expect(first.code).toBe(0);
+		// The desktop finds the item landed: nothing worked there, the landing taken into its tree.
+		const second = await session(host, env, desktop, "desktop");
+		expect(second.code).toBe(0);
+		expect(stderrOf(second.stderr)).toEqual([
+			`[til-done] ${PLAN_NOTICES.loaded("PLAN.md", 1)}`,
+			`[til-done] ${allFinished(1)}`,
+		]);
+		expect(gitIn(bare, "ls-tree", "--format=%(objectmode) %(path)", "main", "run.sh")).toBe("100755 run.sh");
+		expect(lstatSync(join(desktop, "run.sh")).mode & 0o777).toBe(0o755);
+		expect(readFileSync(join(desktop, "run.sh"), "utf8")).toBe("echo the person's\n");
+		expect(readFileSync(join(desktop, "PLAN.md"), "utf8")).toBe(planOf(ITEMS.slice(0, 1), true));
+		expect(env.workerTries().map((worker) => worker.item)).toEqual([0]);
+	}, 120_000);
+
 	it("a plan file outside the repository: its line before any model call, exit 2, nothing pushed", async () => {
 		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "1" });
 		const { bare, url } = servedPlan(env, ITEMS);
