@@ -5,7 +5,7 @@
  * landed, and nothing of the remote changes but the branch.
  */
 import { type ChildProcess, execFileSync } from "node:child_process";
-import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -35,6 +35,7 @@ import {
 	PLAN_NOTICES,
 	REMOTE_DOWN_STOP,
 	RUN_REFUSED,
+	releasedClaim,
 	sharedUnverifiedStop,
 	sharedVerdictLine,
 	stderrLine,
@@ -55,6 +56,7 @@ import {
 	planOf,
 } from "../helpers/notes-plan.ts";
 import { perTest } from "../helpers/per-test.ts";
+import { planWith } from "../helpers/plan-remote.ts";
 import { reportedLines } from "../helpers/rpc.ts";
 import { sayStep, writeStep } from "../helpers/scripts.ts";
 import { keptRefs, startedLine, stderrOf, untilWorkerWaits, untilWorkKept, workerPid } from "../helpers/workers.ts";
@@ -713,6 +715,49 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		expect(readFileSync(join(laptop, "notes.txt"), "utf8")).toBe(NOTES);
 	}, 120_000);
 
+	it("a holder whose git clock is a day ahead, renewing: another machine waiting through more than its lease never takes the claim over; the item lands once, by the holder", async () => {
+		const texts = ITEMS.slice(0, 1);
+		const key = itemKey(0, texts[0] ?? "");
+		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "1", TIL_DONE_LEASE: "3" });
+		const { bare, url } = servedPlan(env, texts);
+		const [laptop, desktop] = [machine(env, url, "laptop"), machine(env, url, "desktop")];
+		const go = join(env.root, "go");
+		env.writeWorkerScripts({ "0": [bash(ADD_LINE[0] ?? ""), { ...sayStep("Added line 0."), waitForFile: go }] });
+		// Every commit of the laptop's (its claims and their renewals among them) dated a day ahead.
+		const aheadMs = Date.now() + 86_400_000;
+		const ahead = new Date(aheadMs).toISOString();
+		const laptopEnv = { ...env.env, GIT_COMMITTER_DATE: ahead, GIT_AUTHOR_DATE: ahead };
+		const holder = startSession(host, laptopEnv, laptop, join(env.root, "sessions-laptop"));
+		await untilWorkerWaits(env, "the laptop's worker at work");
+		const renewals = () => {
+			const record = gitIn(bare, "log", "-1", "--format=%B", `${CLAIMS}${key}`).split("\n")[2] ?? "{}";
+			return (JSON.parse(record) as { renewals?: number }).renewals ?? 0;
+		};
+		const waiting = startSession(
+			host,
+			{ ...env.env, ...quickWorker(env) },
+			desktop,
+			join(env.root, "sessions-desktop"),
+		);
+		const desktopErr = collect(waiting);
+		const started = `[til-done] ${PLAN_NOTICES.loaded("PLAN.md", 1)}`;
+		await waitForValue(() => (desktopErr().includes(started) ? true : undefined), 60_000, "the desktop started");
+		// Nine renewals from then, at a third of the lease each: the desktop has looked on for over two leases.
+		const from = renewals();
+		await waitForValue(() => (renewals() >= from + 9 ? true : undefined), 60_000, "nine renewals by the laptop");
+		writeFileSync(go, "");
+		const [held, desktopRun] = [await waitForExit(holder, 60_000), await waitForExit(waiting, 60_000)];
+		expect([held.code, desktopRun.code]).toEqual([0, 0]);
+		expect(stderrOf(desktopErr()).filter((line) => ON_BRANCH.test(line))).toEqual([]);
+		expect(landedKeys(bare)).toEqual([key]);
+		// The landing is the laptop's, dated by its clock.
+		expect(gitIn(bare, "log", "-1", "--format=%ct", "main")).toBe(String(Math.floor(aheadMs / 1000)));
+		expect(env.workerTries().map((worker) => worker.item)).toEqual([0]);
+		expect(gitIn(bare, "for-each-ref", "--format=%(refname)")).toBe("refs/heads/main");
+		for (const dir of [laptop, desktop])
+			expect(readFileSync(join(dir, "notes.txt"), "utf8")).toBe("start\nline 0\n1\n2\n3\nend\n");
+	}, 120_000);
+
 	it("a stopped session (SIGSTOP) whose claim was taken over meanwhile never lands: its work kept under a ref and said, the item landed once", async () => {
 		const texts = ITEMS.slice(0, 1);
 		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "1", TIL_DONE_LEASE: "2" });
@@ -819,6 +864,46 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		expect(lines).toContain(stderrLine(WORKERS.givenBack(0, CLAIM_LOST_WHY)).trimEnd());
 		expect(lines.filter((line) => ON_BRANCH.test(line))).toHaveLength(1);
 		// The kept try holds its own line; the branch has the item once, landed by the try that took the claim back.
+		expect(gitIn(laptop, "show", `${kept}:notes.txt`)).toBe("start\nline 0\n1\n2\n3\nend");
+		expect(gitIn(bare, "show", "main:notes.txt")).toBe("start\nline 0\n1\n2\n3\nend");
+		expect(landedKeys(bare)).toEqual([key]);
+		expect(gitIn(bare, "rev-parse", "main^")).toBe(start);
+		expect(gitIn(bare, "for-each-ref", "--format=%(refname)")).toBe("refs/heads/main");
+		expect(env.workerTries().map((worker) => worker.item)).toEqual([0, 0]);
+	}, 120_000);
+
+	it("`/todos remote release 0` from another machine's `pi -p` while a live worker holds the item: the holder's landing is refused, its work kept under a ref and said, the item landed once", async () => {
+		const texts = ITEMS.slice(0, 1);
+		const key = itemKey(0, texts[0] ?? "");
+		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "1", TIL_DONE_LEASE: "60" });
+		const { bare, url } = servedPlan(env, texts);
+		const [laptop, desktop] = [machine(env, url, "laptop"), machine(env, url, "desktop")];
+		const go = join(env.root, "go");
+		env.writeWorkerScripts({
+			// The first try adds its line, then waits on a file the test makes once the try's work is kept.
+			"0": [bash(ADD_LINE[0] ?? ""), { ...sayStep("Added line 0."), waitForFile: go }],
+			"0/again": [bash(ADD_LINE[0] ?? ""), sayStep("Added line 0.")],
+		});
+		const start = gitIn(bare, "rev-parse", "main");
+		const running = session(host, env, laptop, "laptop");
+		await untilWorkerWaits(env, "the first try waiting");
+		expect(claimsOn(bare)).toEqual([`${CLAIMS}${key}`]);
+		const args = ["--til-done-plan", "PLAN.md", "--til-done-remote", "origin", "-p", "/todos remote release 0"];
+		const release = await runPrint(args, env.env, {
+			host,
+			cwd: desktop,
+			extensions: [EXTENSION_ENTRY],
+			session: { dir: join(env.root, "sessions-desktop") },
+		});
+		expect(stderrOf(release.stderr)).toContain(`[til-done] ${releasedClaim(0, hostname())}`);
+		expect(release.code).toBe(0);
+		const kept = await untilWorkKept(laptop).finally(() => writeFileSync(go, ""));
+		const run = await running;
+		expect(run.code).toBe(0);
+		const lines = stderrOf(run.stderr);
+		// Said as what it is: no longer its claim, taken over or freed by hand; not a renewal that fell behind alone.
+		expect(lines).toContain(stderrLine(WORKERS.givenBack(0, CLAIM_LOST_WHY)).trimEnd());
+		expect(lines.filter((line) => ON_BRANCH.test(line))).toHaveLength(1);
 		expect(gitIn(laptop, "show", `${kept}:notes.txt`)).toBe("start\nline 0\n1\n2\n3\nend");
 		expect(gitIn(bare, "show", "main:notes.txt")).toBe("start\nline 0\n1\n2\n3\nend");
 		expect(landedKeys(bare)).toEqual([key]);
@@ -1038,6 +1123,170 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		},
 		120_000,
 	);
+
+	it.each([
+		["relative", () => "../PLAN.md"],
+		["absolute", (top: string) => join(top, "PLAN.md")],
+	] as const)(
+		"pi started in a subfolder of the clone, the plan file named by a %s path: each item lands once on the branch, the plan file true, exit 0",
+		async (_how, planPath) => {
+			const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "2", TIL_DONE_LEASE: "5" });
+			const { bare, url } = servedPlan(env, ITEMS);
+			// Wherever in its tree the worker's pi starts, its item's line goes to the top's notes.txt.
+			const atTop = (index: number) => bash(`cd "$(git rev-parse --show-toplevel)" && ${ADD_LINE[index]}`);
+			env.writeWorkerScripts({
+				"0": [atTop(0), sayStep("Added line 0.")],
+				"1": [atTop(1), sayStep("Added line 1.")],
+			});
+			const laptop = machine(env, url, "laptop");
+			const sub = join(laptop, "sub");
+			execFileSync("mkdir", ["-p", sub]);
+			writeFileSync(join(sub, "here.txt"), "the person's own\n");
+			const args = ["--til-done-plan", planPath(laptop), "--til-done-remote", "origin", "-p", "Work the plan."];
+			const run = await runPrint(args, env.env, {
+				host,
+				cwd: sub,
+				extensions: [EXTENSION_ENTRY],
+				session: { dir: join(env.root, "sessions-laptop") },
+				timeoutMs: 200_000,
+			});
+			expect(stderrOf(run.stderr).filter((line) => ON_BRANCH.test(line))).toHaveLength(2);
+			expect(run.code).toBe(0);
+			expect(gitIn(bare, "show", "main:notes.txt")).toBe(NOTES_DONE.trimEnd());
+			expect(gitIn(bare, "show", "main:PLAN.md")).toBe(planOf(ITEMS, true).trimEnd());
+			expect(landedKeys(bare).toSorted()).toEqual(ITEMS.map((text, index) => itemKey(index, text)).toSorted());
+			expect(gitIn(bare, "rev-list", "--count", "main")).toBe("3");
+			expect(gitIn(bare, "for-each-ref", "--format=%(refname)")).toBe("refs/heads/main");
+			expect(readFileSync(join(laptop, "notes.txt"), "utf8")).toBe(NOTES_DONE);
+			expect(readFileSync(join(laptop, "PLAN.md"), "utf8")).toBe(planOf(ITEMS, true));
+			expect(readFileSync(join(sub, "here.txt"), "utf8")).toBe("the person's own\n");
+		},
+		120_000,
+	);
+
+	it("an item that makes run.sh executable and one that adds a symlink, on two machines at once: each work tree has both, mode 100755 and a link, the person's 0600 file and uncommitted change kept", async () => {
+		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "2", TIL_DONE_LEASE: "5" });
+		const { bare, url } = servedPlan(env, ITEMS);
+		env.writeWorkerScripts({
+			"0": [{ ...bash("printf 'echo hi\\n' > run.sh && chmod +x run.sh"), delayMs: 1000 }, sayStep("Made run.sh.")],
+			"1": [{ ...bash("ln -s notes.txt link"), delayMs: 1000 }, sayStep("Linked.")],
+		});
+		const [laptop, desktop] = [machine(env, url, "laptop"), machine(env, url, "desktop")];
+		for (const dir of [laptop, desktop]) {
+			writeFileSync(join(dir, "secret.txt"), "the person's secret\n");
+			chmodSync(join(dir, "secret.txt"), 0o600);
+			writeFileSync(join(dir, "notes.txt"), NOTES.replace("\n2\n", "\ntwo\n"));
+		}
+		const runs = await Promise.all([session(host, env, laptop, "laptop"), session(host, env, desktop, "desktop")]);
+		expect(runs.map((run) => run.code)).toEqual([0, 0]);
+		expect(landedKeys(bare).toSorted()).toEqual(ITEMS.map((text, index) => itemKey(index, text)).toSorted());
+		expect(gitIn(bare, "ls-tree", "main", "run.sh", "link").replace(/ [0-9a-f]{40}\t/g, " ")).toBe(
+			"120000 blob link\n100755 blob run.sh",
+		);
+		for (const dir of [laptop, desktop]) {
+			expect(lstatSync(join(dir, "run.sh")).mode & 0o777).toBe(0o755);
+			expect(readFileSync(join(dir, "run.sh"), "utf8")).toBe("echo hi\n");
+			expect(readlinkSync(join(dir, "link"))).toBe("notes.txt");
+			expect(lstatSync(join(dir, "secret.txt")).mode & 0o777).toBe(0o600);
+			expect(readFileSync(join(dir, "secret.txt"), "utf8")).toBe("the person's secret\n");
+			expect(readFileSync(join(dir, "notes.txt"), "utf8")).toBe(NOTES.replace("\n2\n", "\ntwo\n"));
+			expect(readFileSync(join(dir, "PLAN.md"), "utf8")).toBe(planOf(ITEMS, true));
+		}
+	}, 120_000);
+
+	it("two sessions in one clone (the same work tree), both joined and started at once with two workers each: each item's work in the files once, the person's uncommitted change kept, both exit 0", async () => {
+		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "2", TIL_DONE_LEASE: "5" });
+		const { bare, url } = servedPlan(env, ITEMS);
+		env.writeWorkerScripts({
+			"0": [{ ...bash(ADD_LINE[0] ?? ""), delayMs: 1000 }, sayStep("Added line 0.")],
+			"1": [{ ...bash(ADD_LINE[1] ?? ""), delayMs: 1000 }, sayStep("Added line 1.")],
+		});
+		const laptop = machine(env, url, "laptop");
+		const edited = NOTES.replace("\n2\n", "\ntwo\n");
+		writeFileSync(join(laptop, "notes.txt"), edited);
+		writeFileSync(join(laptop, "mine.txt"), "the person's own\n");
+		const runs = await Promise.all([session(host, env, laptop, "first"), session(host, env, laptop, "second")]);
+		expect(runs.map((run) => run.code)).toEqual([0, 0]);
+		expect(gitIn(bare, "show", "main:notes.txt")).toBe(NOTES_DONE.trimEnd());
+		expect(landedKeys(bare).toSorted()).toEqual(ITEMS.map((text, index) => itemKey(index, text)).toSorted());
+		expect(gitIn(bare, "rev-list", "--count", "main")).toBe("3");
+		expect(gitIn(bare, "for-each-ref", "--format=%(refname)")).toBe("refs/heads/main");
+		const landings = runs.flatMap((run) => stderrOf(run.stderr)).filter((line) => ON_BRANCH.test(line));
+		expect(landings.map((line) => Number(ON_BRANCH.exec(line)?.[1])).toSorted()).toEqual([0, 1]);
+		expect(readFileSync(join(laptop, "notes.txt"), "utf8")).toBe(NOTES_DONE.replace("\n2\n", "\ntwo\n"));
+		expect(readFileSync(join(laptop, "mine.txt"), "utf8")).toBe("the person's own\n");
+		expect(readFileSync(join(laptop, "PLAN.md"), "utf8")).toBe(planOf(ITEMS, true));
+		// Nothing else left in the work tree (its HEAD untouched: the landings are changes in it, as on one machine).
+		expect(
+			gitIn(laptop, "status", "--porcelain", "--untracked-files=all")
+				.split("\n")
+				.map((line) => line.trim()),
+		).toEqual(["M PLAN.md", "M notes.txt", "?? mine.txt"]);
+	}, 120_000);
+
+	it("the branch force-pushed back to its start while a worker works, after another item landed: nothing lands on the rewritten tip, the person's work kept, each try said and the run stops", async () => {
+		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "1", TIL_DONE_LEASE: "5" });
+		const { bare, url } = servedPlan(env, ITEMS);
+		const go = join(env.root, "go");
+		env.writeWorkerScripts({
+			"0": [bash(ADD_LINE[0] ?? ""), sayStep("Added line 0.")],
+			"1": [bash(ADD_LINE[1] ?? ""), { ...sayStep("Added line 1."), waitForFile: go }],
+		});
+		const laptop = machine(env, url, "laptop");
+		const start = gitIn(bare, "rev-parse", "main");
+		const running = session(host, env, laptop, "laptop");
+		await untilWorkerWaits(env, "item 1's worker waiting");
+		await waitForValue(() => (landedKeys(bare).length === 1 ? true : undefined), 60_000, "item 0 landed");
+		// Someone force-pushes the branch back to where it started: item 0's landing is gone from it.
+		gitIn(bare, "update-ref", "refs/heads/main", start);
+		writeFileSync(go, "");
+		const run = await running;
+		const why = WORKERS.rewrittenBranch("main", "origin");
+		const [landed, again] = [stderrLine(WORKERS.givenBack(1, why)).trimEnd(), startedLine(1, ITEMS[1] ?? "")];
+		// Before, item 1 landed on the start as if item 0 were there: the branch lost it, and the run said all finished.
+		expect(stderrOf(run.stderr).slice(4)).toEqual([
+			startedLine(1, ITEMS[1] ?? ""),
+			landed,
+			again,
+			landed,
+			again,
+			landed,
+			stderrLine(workerFailures(3, why)).trimEnd(),
+		]);
+		expect(run.code).toBe(4);
+		expect(gitIn(bare, "for-each-ref", "--format=%(objectname) %(refname)")).toBe(`${start} refs/heads/main`);
+		// The person's tree keeps item 0's landing; item 1's work is kept under its refs, one per try.
+		expect(readFileSync(join(laptop, "notes.txt"), "utf8")).toBe(NOTES.replace("start\n", "start\nline 0\n"));
+		expect(readFileSync(join(laptop, "PLAN.md"), "utf8")).toBe(planWith(ITEMS, [0]));
+		expect(keptRefs(laptop)).toHaveLength(3);
+	}, 120_000);
+
+	it("an item that makes run.sh executable, taken in by a machine whose person edited run.sh: their bytes kept, the mode 0755 with them, the branch 100755", async () => {
+		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "1", TIL_DONE_LEASE: "5" });
+		const { bare, url } = servedPlan(env, ITEMS.slice(0, 1));
+		env.writeWorkerScripts({ "0": [bash("chmod +x run.sh"), sayStep("Made run.sh executable.")] });
+		const desktop = machine(env, url, "desktop");
+		writeFileSync(join(desktop, "run.sh"), "echo hi\n");
+		gitIn(desktop, "add", "run.sh");
+		gitIn(desktop, "commit", "-qm", "run.sh");
+		gitIn(desktop, "push", "-q", "origin", "main");
+		const laptop = machine(env, url, "laptop");
+		writeFileSync(join(desktop, "run.sh"), "echo the person's\n");
+		const first = await session(host, env, laptop, "laptop");
+		expect(first.code).toBe(0);
+		// The desktop finds the item landed: nothing worked there, the landing taken into its tree.
+		const second = await session(host, env, desktop, "desktop");
+		expect(second.code).toBe(0);
+		expect(stderrOf(second.stderr)).toEqual([
+			`[til-done] ${PLAN_NOTICES.loaded("PLAN.md", 1)}`,
+			`[til-done] ${allFinished(1)}`,
+		]);
+		expect(gitIn(bare, "ls-tree", "--format=%(objectmode) %(path)", "main", "run.sh")).toBe("100755 run.sh");
+		expect(lstatSync(join(desktop, "run.sh")).mode & 0o777).toBe(0o755);
+		expect(readFileSync(join(desktop, "run.sh"), "utf8")).toBe("echo the person's\n");
+		expect(readFileSync(join(desktop, "PLAN.md"), "utf8")).toBe(planOf(ITEMS.slice(0, 1), true));
+		expect(env.workerTries().map((worker) => worker.item)).toEqual([0]);
+	}, 120_000);
 
 	it("a plan file outside the repository: its line before any model call, exit 2, nothing pushed", async () => {
 		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "1" });

@@ -244,6 +244,9 @@ export const WORKERS = {
 	/** Why a worker's work did not land on the shared plan's branch, when the remote was not reached. */
 	unreachableBranch: (branch: string, remote: string): string =>
 		`its work could not land on ${branch} of ${remote}: the remote was not reached`,
+	/** Why a worker's work did not land on the shared plan's branch, when someone rewrote the branch. */
+	rewrittenBranch: (branch: string, remote: string): string =>
+		`its work could not land on ${branch} of ${remote}: the branch no longer holds what this clone last fetched of it, landings among it (rewritten by someone): fetch and set the branch right first`,
 	/** The work a try kept when the remote was not reached, landed on the shared plan's branch by a later session. */
 	keptLanded: (index: number, branch: string, remote: string, commit: string): string =>
 		`Worker on [${index}]: its work kept when ${remote} was not reached landed on ${branch} of ${remote} as ${commit.slice(0, 12)}.`,
@@ -350,9 +353,9 @@ export const WORKERS = {
 export const HELD_ELSEWHERE = (held: readonly number[], seconds: number): string =>
 	`${held.map((index) => `[${index}]`).join(" ")} ${held.length === 1 ? "is" : "are"} held by another session working this plan, and nothing else is open here: looking again in ${seconds} s (the plan read again, a claim not renewed for its lease taken over).`;
 
-/** A worker stopped because another session took its claim over: why, as its line gives it. */
+/** A worker stopped because its claim is no longer its (taken over, or freed by hand): why, as its line gives it. */
 export const CLAIM_LOST_WHY =
-	"another session took its claim over (this one did not renew it within the lease): its work is kept under its ref and does not land";
+	"its claim is no longer its session's (taken over by another after a lease it did not renew, or freed by hand with /todos remote release): its work is kept under its ref and does not land";
 
 /** The workers' status: each worker's item once, by index, with its text: `⚙ 2 worker(s): [0] a [1] b`. */
 export const workersStatus = (items: readonly (readonly [number, string])[]): string =>

@@ -373,6 +373,39 @@ describe.each(PLACES)("landing an item on the plan's branch on %s", (_name, make
 	});
 });
 
+describe("landing on a branch someone rewrote since this clone's last landing there", () => {
+	it("a named remote whose branch was force-pushed back past our landing: rewritten, nothing pushed, the claim still ours; a URL, with no fetched ref to hold to, lands", async () => {
+		const [named, url] = [await machine((name) => fileRemote(root, name, seed)), await machine(onDaemon)];
+		for (const m of [named, url]) {
+			expect(await landOnBranch(m.team, work(m, { "notes.txt": "one\ntwo\nthree\nfour\n" }))).toMatchObject({
+				kind: "landed",
+			});
+			// Someone force-pushes the branch back to its start: our landing is gone from it.
+			gitAt(m.place.bare, ["update-ref", "refs/heads/main", seed.start]);
+		}
+		const second = { path: "PLAN.md", index: 1, text: "make run.sh executable" };
+		const claimOf = async (m: Machine) => {
+			const taken = await takeClaim(
+				m.team,
+				"1-make-run",
+				{ session: "s1", host: "laptop", nonce: newNonce() },
+				3_600_000,
+			);
+			return must(taken.kind === "won" ? taken.claim : undefined, "the second item's claim");
+		};
+		const next = async (m: Machine) => ({
+			...work(m, { "run.sh": { text: "#!/bin/sh\necho run\n", mode: "100755" } }, second),
+			claim: await claimOf(m),
+		});
+		const item = await next(named);
+		const before = refsOf(named.place.bare);
+		expect(await landOnBranch(named.team, item)).toEqual({ kind: "rewritten" });
+		expect(refsOf(named.place.bare)).toEqual(before);
+		expect(claimsOf(named)).toBe(`${item.claim.ref} ${item.claim.sha}\n`);
+		expect(await landOnBranch(url.team, await next(url))).toMatchObject({ kind: "landed", tip: seed.start });
+	});
+});
+
 /**
  * Blocks every new object in the repository at `dir`: all its objects packed (the unreachable ones too), each loose
  * object's folder a file. Git reads it, and "writes" an object it already holds, but writes no new one.

@@ -139,7 +139,7 @@ describe("a landing on the branch that did not land, as the worker's outcome", (
 		expect(missed(team, { kind: "conflict", files: ["a"] })).toEqual({ kind: "conflict", files: ["a"], on });
 		for (const kind of ["claim-lost", "landed-elsewhere", "stopped"] as const)
 			expect(missed(team, { kind })).toEqual({ kind });
-		for (const why of ["unreachable", "no-branch", "rejected", "git-failed"] as const)
+		for (const why of ["unreachable", "no-branch", "rewritten", "rejected", "git-failed"] as const)
 			expect(missed(team, { kind: why })).toEqual({ kind: "not-on-branch", why, ...on });
 		expect(missed(team, { kind: "tip-kept-moving", tries: 5 })).toEqual({
 			kind: "not-on-branch",

@@ -228,8 +228,9 @@ export type WorkerOutcome =
 	/** Its pi ended before any model call (an extension it could not load, a bad flag): no fault of the model's. */
 	| { kind: "cannot-start"; code: number; stderr: string }
 	/**
-	 * Another session took its claim over (this one did not renew it within the lease: the process slept, or the
-	 * remote did not answer): its work is kept under a ref and never lands, for the item is the other session's now.
+	 * Its claim is no longer its session's: another session took it over (this one did not renew it within the lease:
+	 * the process slept, or the remote did not answer), or someone freed it by hand (`/todos remote release`). Its work
+	 * is kept under a ref and never lands, for the item is no longer this session's.
 	 */
 	| { kind: "claim-lost" }
 	/** The plan's branch has its item checked already: another session landed it first, so this work never lands. */
@@ -238,7 +239,7 @@ export type WorkerOutcome =
 	| { kind: "not-on-branch"; why: BranchMiss; branch: string; remote: string };
 
 /** Why a worker's work did not land on the plan's branch, the item being its still (a conflict is said as one). */
-export type BranchMiss = "unreachable" | "tip-kept-moving" | "no-branch" | "rejected" | "git-failed";
+export type BranchMiss = "unreachable" | "tip-kept-moving" | "no-branch" | "rewritten" | "rejected" | "git-failed";
 
 /**
  * What became of a worker's work when it ended: landed in the work tree, kept under its ref, none to keep (it changed

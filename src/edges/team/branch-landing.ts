@@ -21,7 +21,7 @@ import { LANDED_ITEM_TRAILER } from "../../core/texts/user/workers.ts";
 import { AUTHOR, type Repo, runGit } from "../git/git.ts";
 import { makeStage } from "../git/land.ts";
 import { fetchCommit, type HeldClaim, OVER_NETWORK, swapRefsSaying } from "../git/leases.ts";
-import type { Team } from "./join.ts";
+import { holdsLastFetched, type Team } from "./join.ts";
 
 /** A plan shared through a remote: the only kind whose items land on the branch. */
 export type SharedTeam = Team & { remote: string };
@@ -66,6 +66,8 @@ export type BranchLanding =
 	| { kind: "tip-kept-moving"; tries: number }
 	/** The remote has no such branch (another session deleted it). */
 	| { kind: "no-branch" }
+	/** The branch no longer holds what this clone last fetched of it (someone rewrote it): landing there drops that. */
+	| { kind: "rewritten" }
 	/** The remote refused the push for a reason of its own (a hook, a protected branch, deletions refused). */
 	| { kind: "rejected" }
 	/** Git could not write the landing's objects in this repository. */
@@ -213,6 +215,8 @@ export async function landOnBranch(team: SharedTeam, work: BranchWork, stop?: Ab
 		if (seen.kind !== "read") return { kind: seen.kind };
 		if (seen.claim !== work.claim.sha) return { kind: "claim-lost" };
 		if (!(await fetchCommit(team.repo, team.remote, seen.tip))) return { kind: "unreachable" };
+		// A tip that dropped what this clone last fetched (a landing of ours among it): never landed on, said.
+		if (!(await holdsLastFetched(team.repo, team.remote, team.branch, seen.tip))) return { kind: "rewritten" };
 		const made = await landingCommit(team.repo, seen.tip, work);
 		if (made === undefined) return { kind: "git-failed" };
 		if ("files" in made) return { kind: "conflict", files: made.files };

@@ -52,6 +52,7 @@ export function missed(team: SharedTeam, landing: Exclude<BranchLanding, { kind:
 		case "tip-kept-moving":
 		case "unreachable":
 		case "no-branch":
+		case "rewritten":
 		case "rejected":
 		case "git-failed":
 			return { kind: "not-on-branch", why: landing.kind, branch: team.branch, remote: team.remote };

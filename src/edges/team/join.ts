@@ -111,7 +111,7 @@ async function joinRemote(
  * Whether the remote's branch (at `tip`) still holds what this clone last fetched of it (its remote-tracking ref): a
  * branch others rewrote does not. Its commits are fetched first where this clone lacks them (no ref of ours written).
  */
-async function holdsLastFetched(repo: Repo, remote: string, branch: string, tip: string): Promise<boolean> {
+export async function holdsLastFetched(repo: Repo, remote: string, branch: string, tip: string): Promise<boolean> {
 	if (isLocation(remote)) return true;
 	const seen = await runGit(repo.top, ["rev-parse", "--verify", "-q", `refs/remotes/${remote}/${branch}^{commit}`]);
 	if (seen.code !== 0) return true;

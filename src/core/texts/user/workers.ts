@@ -293,7 +293,7 @@ export function workerWhy(outcome: WorkerOutcome): string {
 		case "cannot-start":
 			return `it could not start (${startFailure(outcome.code, outcome.stderr)})`;
 		case "claim-lost":
-			return "another session took its claim over (this one did not renew it within the lease): its work is kept under its ref and does not land";
+			return "its claim is no longer its session's (taken over by another after a lease it did not renew, or freed by hand with /todos remote release): its work is kept under its ref and does not land";
 		case "landed-elsewhere":
 			return "another session landed its item first (the plan's branch has it checked)";
 		case "not-on-branch":
@@ -309,6 +309,8 @@ const BRANCH_MISSES: Record<BranchMiss, string> = {
 	unreachable: "the remote was not reached",
 	"tip-kept-moving": "other sessions kept landing on it while it merged",
 	"no-branch": "the remote no longer has that branch",
+	rewritten:
+		"the branch no longer holds what this clone last fetched of it, landings among it (rewritten by someone): fetch and set the branch right first",
 	rejected: "the remote refused the push",
 	"git-failed": "git could not write its commit in this repository",
 };
