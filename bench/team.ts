@@ -4,7 +4,7 @@
  *
  * Wall time: twelve independent items, each writing one file, every worker's model call taking 2 s, then 5 s (a fast
  * real model). One machine with 2 workers works the plan alone; then three machines (clones of the same remote,
- * started together) with 2 workers each: the three share this machine's cores, which real machines would not; then one
+ * started together, each with a TMPDIR of its own) with 2 workers each: the three share this machine's cores, which real machines would not; then one
  * machine with 2 workers on a third of the items, alone on the cores, as each of three real machines would work its
  * share. Reported: each wall time (the three: the last to end; the median of three runs) and their ratios to the first;
  * the pushes the remote took per item and the ref updates among them (its post-receive hook logs them: claims taken,
@@ -15,7 +15,7 @@
  */
 
 import { execFileSync } from "node:child_process";
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { itemKey } from "../src/core/list/items.ts";
 import { planName } from "../src/core/rules/leases.ts";
@@ -73,8 +73,36 @@ function pushesTo(bare: string): { pushes: number; branch: number; claims: numbe
 	};
 }
 
+/**
+ * A jiti cache holding what the bench's pi compiles (this extension, the fake model's), warmed by one run: each machine
+ * starts from a copy of it in a TMPDIR of its own, as a machine of its own would, rather than from the tests' shared
+ * cache of every clone's sources (about 1,500 files, which each session would copy for its workers and remove at exit).
+ */
+async function warmJitiCache(host: PiHost, root: string): Promise<string> {
+	const env = isolatedEnv({ TIL_DONE_COUNTDOWN: "0" });
+	try {
+		const jiti = join(env.tmpDir, "jiti");
+		rmSync(jiti);
+		mkdirSync(jiti);
+		env.writeScript([sayStep("Warm.")]);
+		const run = await runPrint(["-p", "Warm up."], env.env, { host, cwd: env.cwd, extensions: [EXTENSION_ENTRY] });
+		if (run.code !== 0) throw new Error(`warm-up exit ${run.code}: ${run.stderr}`);
+		const warm = join(root, `jiti-${host.version}`);
+		cpSync(jiti, warm, { recursive: true });
+		return warm;
+	} finally {
+		env.cleanup();
+	}
+}
+
 /** Each machine's `pi -p` with 2 workers on the plan, joined to `origin`, all started at once; the wall time in ms. */
-async function machinesAtWork(host: PiHost, url: string, machines: number, callMs: number): Promise<number> {
+async function machinesAtWork(
+	host: PiHost,
+	url: string,
+	machines: number,
+	callMs: number,
+	jitiCache: string,
+): Promise<number> {
 	const slow = (step: FakeStep): FakeStep => ({ ...step, delayMs: callMs });
 	const env = isolatedEnv({ TIL_DONE_COUNTDOWN: "0", TIL_DONE_WORKERS: "2", TIL_DONE_MAX_CONTINUE: "50" });
 	try {
@@ -85,17 +113,23 @@ async function machinesAtWork(host: PiHost, url: string, machines: number, callM
 		);
 		const dirs = Array.from({ length: machines }, (_, at) => join(env.root, `machine-${at}`));
 		for (const dir of dirs) execFileSync("git", ["clone", "-q", url, dir]);
+		const tmpDirs = dirs.map((_, at) => join(env.root, `tmp-${at}`));
+		for (const tmp of tmpDirs) cpSync(jitiCache, join(tmp, "jiti"), { recursive: true });
 		const args = ["--til-done-plan", "PLAN.md", "--til-done-remote", "origin", "-p", "Work the plan."];
 		const start = performance.now();
 		const runs = await Promise.all(
 			dirs.map((cwd, at) =>
-				runPrint(args, env.env, {
-					host,
-					cwd,
-					extensions: [EXTENSION_ENTRY],
-					session: { dir: join(env.root, `sessions-${at}`) },
-					timeoutMs: 600_000,
-				}),
+				runPrint(
+					args,
+					{ ...env.env, TMPDIR: tmpDirs[at] },
+					{
+						host,
+						cwd,
+						extensions: [EXTENSION_ENTRY],
+						session: { dir: join(env.root, `sessions-${at}`) },
+						timeoutMs: 600_000,
+					},
+				),
 			),
 		);
 		const ms = performance.now() - start;
@@ -154,18 +188,19 @@ export async function teamSection(out: (line?: string) => void, host: PiHost = D
 	const root = join(server.base, "..", `team-bench-${process.pid}`);
 	mkdirSync(root, { recursive: true });
 	try {
+		const jitiCache = await warmJitiCache(host, root);
 		const jobs: Job[] = [];
 		for (const callMs of CALL_MS) {
 			const times = { alone: [] as number[], shared: [] as number[], third: [] as number[] };
 			let pushes: ReturnType<typeof pushesTo> = { pushes: 0, branch: 0, claims: 0 };
 			for (let run = 0; run < RUNS; run++) {
 				const alone = servedPlan(server, root, `alone-${callMs}-${run}`);
-				times.alone.push(await machinesAtWork(host, alone.url, 1, callMs));
+				times.alone.push(await machinesAtWork(host, alone.url, 1, callMs, jitiCache));
 				const shared = servedPlan(server, root, `shared-${callMs}-${run}`);
-				times.shared.push(await machinesAtWork(host, shared.url, 3, callMs));
+				times.shared.push(await machinesAtWork(host, shared.url, 3, callMs, jitiCache));
 				pushes = pushesTo(shared.bare);
 				const third = servedPlan(server, root, `third-${callMs}-${run}`, ITEMS.slice(0, ITEMS.length / 3));
-				times.third.push(await machinesAtWork(host, third.url, 1, callMs));
+				times.third.push(await machinesAtWork(host, third.url, 1, callMs, jitiCache));
 			}
 			const [aloneMs, sharedMs, thirdMs] = [times.alone, times.shared, times.third].map((ms) => percentile(ms, 50));
 			jobs.push({ callMs, aloneMs: aloneMs ?? 0, sharedMs: sharedMs ?? 0, thirdMs: thirdMs ?? 0, pushes });
