@@ -113,12 +113,19 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		writeFileSync(cachePath, "not a code cache");
 
 		// The package also ships the til-done skill: invoking it hands its guidance to the model.
-		iso.writeScript([{ text: "Noted." }]);
-		const skill = await runPrint(
-			["-e", FAKE_MODEL_EXTENSION, ...FAKE_MODEL_ARGS, "--no-session", "-p", "/skill:til-done plan the release"],
-			iso.env,
-			{ host, raw: true },
-		);
+		const invokeSkill = (env: IsolatedEnv) => {
+			env.writeScript([{ text: "Noted." }]);
+			const args = [
+				"-e",
+				FAKE_MODEL_EXTENSION,
+				...FAKE_MODEL_ARGS,
+				"--no-session",
+				"-p",
+				"/skill:til-done plan the release",
+			];
+			return runPrint(args, env.env, { host, raw: true });
+		};
+		const skill = await invokeSkill(iso);
 		expect(skill.code).toBe(0);
 		const lastUser = readFakeLog(iso.env.TIL_DONE_FAKE_LOG as string).at(-1)?.lastUser ?? "";
 		expect(lastUser).toContain(SKILL_HEADING);
@@ -129,13 +136,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		// A bundle written again (a rebuild, an update in place) has a cache of its own, made anew; the old one goes.
 		const bundle = join(packageDir, "dist", "index.cjs");
 		writeFileSync(bundle, readFileSync(bundle));
-		iso.writeScript([{ text: "Noted." }]);
-		const again = await runPrint(
-			["-e", FAKE_MODEL_EXTENSION, ...FAKE_MODEL_ARGS, "--no-session", "-p", "/skill:til-done plan the release"],
-			iso.env,
-			{ host, raw: true },
-		);
-		expect(again.code).toBe(0);
+		expect((await invokeSkill(iso)).code).toBe(0);
 		expect(caches()).toHaveLength(1);
 		expect(caches()).not.toEqual([cache]);
 	});

@@ -187,6 +187,14 @@ async function desktopVerifies(
 	expect(stderrOf(run.stderr)).toContain(`[til-done] ${sharedVerdictLine(tip, hostname(), "passed (1 check)")}`);
 }
 
+/** Worker scripts for items 0 and 1: each adds its line in a call of a second, then answers. */
+function slowTwoItems(env: IsolatedEnv): void {
+	env.writeWorkerScripts({
+		"0": [{ ...bash(ADD_LINE[0] ?? ""), delayMs: 1000 }, sayStep("Added line 0.")],
+		"1": [{ ...bash(ADD_LINE[1] ?? ""), delayMs: 1000 }, sayStep("Added line 1.")],
+	});
+}
+
 /** What a child wrote to stderr so far. */
 function collect(child: ChildProcess): () => string {
 	let text = "";
@@ -244,10 +252,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 	it("two machines with two workers each, started at once: each item lands once on the branch, and both work trees have it all", async () => {
 		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "2", TIL_DONE_LEASE: "5" });
 		const { bare, url } = servedPlan(env, ITEMS);
-		env.writeWorkerScripts({
-			"0": [{ ...bash(ADD_LINE[0] ?? ""), delayMs: 1000 }, sayStep("Added line 0.")],
-			"1": [{ ...bash(ADD_LINE[1] ?? ""), delayMs: 1000 }, sayStep("Added line 1.")],
-		});
+		slowTwoItems(env);
 		const laptop = machine(env, url, "laptop");
 		const desktop = machine(env, url, "desktop");
 		const runs = await Promise.all([session(host, env, laptop, "laptop"), session(host, env, desktop, "desktop")]);
@@ -841,10 +846,17 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		expect(gitIn(bare, "rev-list", "--count", "main")).toBe("1");
 	}, 60_000);
 
-	it("a worker whose claim another machine took over on the remote never lands: its work kept under a ref and said, the item landed once by the next try", async () => {
+	/**
+	 * One item on the laptop, whose first try adds its line and waits until `takeAway` has taken its claim from it: the
+	 * try's work is kept and said, never landed; the next try claims it again and lands it, once.
+	 */
+	async function workerWhoseClaimGoes(
+		lease: string,
+		takeAway: (on: { env: IsolatedEnv; bare: string; url: string; key: string }) => Promise<void>,
+	) {
 		const texts = ITEMS.slice(0, 1);
 		const key = itemKey(0, texts[0] ?? "");
-		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "1", TIL_DONE_LEASE: "1" });
+		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "1", TIL_DONE_LEASE: lease });
 		const { bare, url } = servedPlan(env, texts);
 		const laptop = machine(env, url, "laptop");
 		const go = join(env.root, "go");
@@ -856,11 +868,12 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		const start = gitIn(bare, "rev-parse", "main");
 		const running = session(host, env, laptop, "laptop");
 		await untilWorkerWaits(env, "the first try waiting");
-		gitIn(bare, "update-ref", `${CLAIMS}${key}`, claimBy(bare, { key, session: "s2", host: "desktop", fence: 2 }));
+		await takeAway({ env, bare, url, key });
 		const kept = await untilWorkKept(laptop).finally(() => writeFileSync(go, ""));
 		const run = await running;
 		expect(run.code).toBe(0);
 		const lines = stderrOf(run.stderr);
+		// Said as what it is: no longer its claim, taken over or freed by hand.
 		expect(lines).toContain(stderrLine(WORKERS.givenBack(0, CLAIM_LOST_WHY)).trimEnd());
 		expect(lines.filter((line) => ON_BRANCH.test(line))).toHaveLength(1);
 		// The kept try holds its own line; the branch has the item once, landed by the try that took the claim back.
@@ -870,46 +883,27 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		expect(gitIn(bare, "rev-parse", "main^")).toBe(start);
 		expect(gitIn(bare, "for-each-ref", "--format=%(refname)")).toBe("refs/heads/main");
 		expect(env.workerTries().map((worker) => worker.item)).toEqual([0, 0]);
+	}
+
+	it("a worker whose claim another machine took over on the remote never lands: its work kept under a ref and said, the item landed once by the next try", async () => {
+		await workerWhoseClaimGoes("1", async ({ bare, key }) => {
+			gitIn(bare, "update-ref", `${CLAIMS}${key}`, claimBy(bare, { key, session: "s2", host: "desktop", fence: 2 }));
+		});
 	}, 120_000);
 
 	it("`/todos remote release 0` from another machine's `pi -p` while a live worker holds the item: the holder's landing is refused, its work kept under a ref and said, the item landed once", async () => {
-		const texts = ITEMS.slice(0, 1);
-		const key = itemKey(0, texts[0] ?? "");
-		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "1", TIL_DONE_LEASE: "60" });
-		const { bare, url } = servedPlan(env, texts);
-		const [laptop, desktop] = [machine(env, url, "laptop"), machine(env, url, "desktop")];
-		const go = join(env.root, "go");
-		env.writeWorkerScripts({
-			// The first try adds its line, then waits on a file the test makes once the try's work is kept.
-			"0": [bash(ADD_LINE[0] ?? ""), { ...sayStep("Added line 0."), waitForFile: go }],
-			"0/again": [bash(ADD_LINE[0] ?? ""), sayStep("Added line 0.")],
+		await workerWhoseClaimGoes("60", async ({ env, bare, url, key }) => {
+			expect(claimsOn(bare)).toEqual([`${CLAIMS}${key}`]);
+			const args = ["--til-done-plan", "PLAN.md", "--til-done-remote", "origin", "-p", "/todos remote release 0"];
+			const release = await runPrint(args, env.env, {
+				host,
+				cwd: machine(env, url, "desktop"),
+				extensions: [EXTENSION_ENTRY],
+				session: { dir: join(env.root, "sessions-desktop") },
+			});
+			expect(stderrOf(release.stderr)).toContain(`[til-done] ${releasedClaim(0, hostname())}`);
+			expect(release.code).toBe(0);
 		});
-		const start = gitIn(bare, "rev-parse", "main");
-		const running = session(host, env, laptop, "laptop");
-		await untilWorkerWaits(env, "the first try waiting");
-		expect(claimsOn(bare)).toEqual([`${CLAIMS}${key}`]);
-		const args = ["--til-done-plan", "PLAN.md", "--til-done-remote", "origin", "-p", "/todos remote release 0"];
-		const release = await runPrint(args, env.env, {
-			host,
-			cwd: desktop,
-			extensions: [EXTENSION_ENTRY],
-			session: { dir: join(env.root, "sessions-desktop") },
-		});
-		expect(stderrOf(release.stderr)).toContain(`[til-done] ${releasedClaim(0, hostname())}`);
-		expect(release.code).toBe(0);
-		const kept = await untilWorkKept(laptop).finally(() => writeFileSync(go, ""));
-		const run = await running;
-		expect(run.code).toBe(0);
-		const lines = stderrOf(run.stderr);
-		// Said as what it is: no longer its claim, taken over or freed by hand; not a renewal that fell behind alone.
-		expect(lines).toContain(stderrLine(WORKERS.givenBack(0, CLAIM_LOST_WHY)).trimEnd());
-		expect(lines.filter((line) => ON_BRANCH.test(line))).toHaveLength(1);
-		expect(gitIn(laptop, "show", `${kept}:notes.txt`)).toBe("start\nline 0\n1\n2\n3\nend");
-		expect(gitIn(bare, "show", "main:notes.txt")).toBe("start\nline 0\n1\n2\n3\nend");
-		expect(landedKeys(bare)).toEqual([key]);
-		expect(gitIn(bare, "rev-parse", "main^")).toBe(start);
-		expect(gitIn(bare, "for-each-ref", "--format=%(refname)")).toBe("refs/heads/main");
-		expect(env.workerTries().map((worker) => worker.item)).toEqual([0, 0]);
 	}, 120_000);
 
 	it("an item whose change conflicts with what another machine landed on the branch: given back naming the branch and the file, nothing pushed, the work tree untouched", async () => {
@@ -1197,10 +1191,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 	it("two sessions in one clone (the same work tree), both joined and started at once with two workers each: each item's work in the files once, the person's uncommitted change kept, both exit 0", async () => {
 		const env = pi.env([sayStep("Working the plan.")], { TIL_DONE_WORKERS: "2", TIL_DONE_LEASE: "5" });
 		const { bare, url } = servedPlan(env, ITEMS);
-		env.writeWorkerScripts({
-			"0": [{ ...bash(ADD_LINE[0] ?? ""), delayMs: 1000 }, sayStep("Added line 0.")],
-			"1": [{ ...bash(ADD_LINE[1] ?? ""), delayMs: 1000 }, sayStep("Added line 1.")],
-		});
+		slowTwoItems(env);
 		const laptop = machine(env, url, "laptop");
 		const edited = NOTES.replace("\n2\n", "\ntwo\n");
 		writeFileSync(join(laptop, "notes.txt"), edited);
