@@ -200,12 +200,21 @@ export async function waitForValue<T>(read: () => T | undefined, timeoutMs = 10_
 	}
 }
 
-export function readFakeLog(file: string): FakeLogLine[] {
-	if (!existsSync(file)) return [];
-	return readFileSync(file, "utf8")
+/**
+ * The whole lines of a JSON-lines log that pi processes append to while a test reads it, parsed: a last line still
+ * being written (no newline yet) is left for the next read.
+ */
+export function readLogLines<T>(file: string): T[] {
+	const text = readFileSync(file, "utf8");
+	return text
+		.slice(0, text.lastIndexOf("\n") + 1)
 		.split("\n")
 		.filter((line) => line.trim() !== "")
-		.map((line) => JSON.parse(line) as FakeLogLine);
+		.map((line) => JSON.parse(line) as T);
+}
+
+export function readFakeLog(file: string): FakeLogLine[] {
+	return existsSync(file) ? readLogLines<FakeLogLine>(file) : [];
 }
 
 /** The lines of the fake model's usage log that are workers' answers. */
@@ -217,10 +226,7 @@ function workerUsage(env: NodeJS.ProcessEnv): (FakeUsageLine & { worker: number 
 
 /** The fake model's usage log: one line per answer. */
 function readFakeUsage(file: string): FakeUsageLine[] {
-	return readFileSync(file, "utf8")
-		.split("\n")
-		.filter((line) => line.trim() !== "")
-		.map((line) => JSON.parse(line) as FakeUsageLine);
+	return readLogLines<FakeUsageLine>(file);
 }
 
 /** Remove every isolated folder not yet cleaned up (call from afterAll if tests may fail midway). */

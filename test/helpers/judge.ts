@@ -2,10 +2,10 @@
  * The judge in tests: the fake model's second model (`til-done-fake/judge`), whose answers a test scripts apart from
  * the working model's, and whose every call is logged whole: what the judge was told, and the data it was given.
  */
-import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { FakeJudgeLogLine } from "../../demo/fake-model-extension.ts";
-import type { FakeStep, IsolatedEnv } from "./cli.ts";
+import { type FakeStep, type IsolatedEnv, readLogLines } from "./cli.ts";
 
 /** The flag that has the fake judge judge: `--til-done-judge til-done-fake/judge`. */
 export const JUDGE_ARGS = ["--til-done-judge", "til-done-fake/judge"];
@@ -34,10 +34,7 @@ export function scriptJudge(env: IsolatedEnv, answers: readonly FakeStep[]): voi
 export function judgeCalls(env: IsolatedEnv): FakeJudgeLogLine[] {
 	const file = env.env.TIL_DONE_FAKE_JUDGE_LOG;
 	if (!file) return [];
-	return readFileSync(file, "utf8")
-		.split("\n")
-		.filter((line) => line !== "")
-		.map((line) => JSON.parse(line) as FakeJudgeLogLine);
+	return readLogLines<FakeJudgeLogLine>(file);
 }
 
 /** The data a call of the judge was given (the JSON between its marker lines), and the text around it. */
