@@ -15,6 +15,7 @@ import {
 	isolatedEnv,
 	NODE,
 	PI_HOSTS,
+	type PiHost,
 	REPO_ROOT,
 	readFakeLog,
 	runPrint,
@@ -49,6 +50,23 @@ afterEach(() => {
 	iso = undefined;
 });
 afterAll(() => rmSync(packRoot, { recursive: true, force: true }));
+
+/** The V8 code caches kept beside the unpacked package's bundle. */
+const bundleCaches = () => readdirSync(join(packageDir, "dist")).filter((file) => file.startsWith(".v8-cache-"));
+
+/** `pi -p` invoking the package's til-done skill in `env`, the fake model answering once. */
+function invokeSkill(host: PiHost, env: IsolatedEnv) {
+	env.writeScript([{ text: "Noted." }]);
+	const args = [
+		"-e",
+		FAKE_MODEL_EXTENSION,
+		...FAKE_MODEL_ARGS,
+		"--no-session",
+		"-p",
+		"/skill:til-done plan the release",
+	];
+	return runPrint(args, env.env, { host, raw: true });
+}
 
 describe("the packed package", () => {
 	it("names the root loader in its pi manifest and ships it with the built files", () => {
@@ -106,39 +124,32 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		);
 
 		// The bundle's code cache is kept beside it, one file; a cache V8 cannot use is only slower, and is made again.
-		const caches = () => readdirSync(join(packageDir, "dist")).filter((file) => file.startsWith(".v8-cache-"));
-		const [cache] = caches();
-		expect(caches()).toHaveLength(1);
+		const [cache] = bundleCaches();
+		expect(bundleCaches()).toHaveLength(1);
 		const cachePath = join(packageDir, "dist", must(cache, "the code cache"));
 		writeFileSync(cachePath, "not a code cache");
 
 		// The package also ships the til-done skill: invoking it hands its guidance to the model.
-		const invokeSkill = (env: IsolatedEnv) => {
-			env.writeScript([{ text: "Noted." }]);
-			const args = [
-				"-e",
-				FAKE_MODEL_EXTENSION,
-				...FAKE_MODEL_ARGS,
-				"--no-session",
-				"-p",
-				"/skill:til-done plan the release",
-			];
-			return runPrint(args, env.env, { host, raw: true });
-		};
-		const skill = await invokeSkill(iso);
+		const skill = await invokeSkill(host, iso);
 		expect(skill.code).toBe(0);
 		const lastUser = readFakeLog(iso.env.TIL_DONE_FAKE_LOG as string).at(-1)?.lastUser ?? "";
 		expect(lastUser).toContain(SKILL_HEADING);
 		expect(lastUser).toContain("plan the release");
-		expect(caches()).toEqual([cache]);
+		expect(bundleCaches()).toEqual([cache]);
 		expect(readFileSync(cachePath, "utf8")).not.toBe("not a code cache");
+	});
 
-		// A bundle written again (a rebuild, an update in place) has a cache of its own, made anew; the old one goes.
+	it("a bundle written again (a rebuild, an update in place) has a code cache of its own, made anew; the old one goes", async () => {
+		iso = isolatedEnv();
+		expect((await runPrint(["install", packageDir], iso.env, { host, raw: true })).code).toBe(0);
+		expect((await invokeSkill(host, iso)).code).toBe(0);
+		const before = bundleCaches();
+		expect(before).toHaveLength(1);
 		const bundle = join(packageDir, "dist", "index.cjs");
 		writeFileSync(bundle, readFileSync(bundle));
-		expect((await invokeSkill(iso)).code).toBe(0);
-		expect(caches()).toHaveLength(1);
-		expect(caches()).not.toEqual([cache]);
+		expect((await invokeSkill(host, iso)).code).toBe(0);
+		expect(bundleCaches()).toHaveLength(1);
+		expect(bundleCaches()).not.toEqual(before);
 	});
 
 	it.skipIf(!hasTmux())(
