@@ -22,6 +22,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
 	type CompileCached,
 	type HostRequire,
+	linkTable,
 	loadSourceTable,
 	rememberedKey,
 	SOURCE_CACHE,
@@ -153,6 +154,29 @@ describe("the first start builds the table; later starts run it", () => {
 		expect(load()?.default()).toBe("hellohello");
 		expect(global.runs).toBe(1);
 		delete global.runs;
+	});
+});
+
+describe("the table joins each module's relative imports when it is built: a start joins no path", () => {
+	it("names the module each relative import is, now or on first use, beside the module's file", () => {
+		load();
+		const table = readFileSync(tableFile(root, sourceKey(root, sourceModules(root))), "latin1");
+		const index = `${JSON.stringify(join(root, "src/index.ts"))}, ${JSON.stringify(join(root, "src"))}, {"./words/word.ts":"src/words/word.ts","./later.ts":"src/later.ts"}]`;
+		expect(table).toContain(index);
+	});
+
+	it("resolves a relative name the table does not list from the importing module's folder", () => {
+		const run = (exports: { word?: unknown }, require: (id: string) => unknown) => {
+			exports.word = (require("./words/../words/word.ts") as { word: string }).word;
+		};
+		const word = (exports: { word?: string }) => {
+			exports.word = "joined late";
+		};
+		const table = {
+			"src/index.ts": [run, join(root, "src/index.ts"), join(root, "src"), {}],
+			"src/words/word.ts": [word, join(root, "src/words/word.ts"), join(root, "src/words"), {}],
+		} as unknown as Parameters<typeof linkTable>[0];
+		expect(linkTable(table, host())).toEqual({ word: "joined late" });
 	});
 });
 
