@@ -77,8 +77,8 @@ interface EngineState {
 	pi: ExtensionAPI;
 	getConfig: () => TilDoneConfig;
 	mode?: Mode;
-	/** Cancels what follows the last run: a countdown, a verification, a back-off. */
-	following: AbortController;
+	/** Cancels what follows the last run: a countdown, a verification, a back-off; undefined while nothing follows. */
+	following: AbortController | undefined;
 	/** What follows runs, under way: a session's end waits for each to end once cancelled (a shared verification's tree removed, its claim let go). */
 	carrying: Set<Promise<void>>;
 }
@@ -107,14 +107,21 @@ function carry(engine: EngineState, work: Promise<void>): Promise<void> {
 }
 
 /**
- * Cancels what was to follow (`why`: the abort's reason), and returns a fresh follow-up in the session's mode (none
- * before a session starts).
+ * Cancels what was to follow (`why`: the abort's reason). A controller is made only for a follow-up: aborting one
+ * nothing listens to would cost a start Node's first abort error (about 0.5 ms).
  */
-function follow(engine: EngineState, ctx: ExtensionContext, why?: string): FollowUp | undefined {
-	engine.following.abort(why);
-	engine.following = new AbortController();
+function cancelFollowing(engine: EngineState, why?: string): void {
+	engine.following?.abort(why);
+	engine.following = undefined;
+}
+
+/** Cancels what was to follow, and returns a fresh follow-up in the session's mode (none before a session starts). */
+function follow(engine: EngineState, ctx: ExtensionContext): FollowUp | undefined {
+	cancelFollowing(engine);
 	const { pi, getConfig, mode } = engine;
-	return mode && { pi, ctx, config: getConfig(), mode, signal: engine.following.signal };
+	if (!mode) return undefined;
+	engine.following = new AbortController();
+	return { pi, ctx, config: getConfig(), mode, signal: engine.following.signal };
 }
 
 /** Stops the session's workers, if any are at work: their module is loaded only when there are some. */
@@ -135,7 +142,7 @@ function endBy(signal: NodeJS.Signals, listener: (signal: NodeJS.Signals) => voi
 
 /** The user took the wheel (`why`: a prompt of theirs): what was to follow is dropped, and a `/loop` ends with a notice. */
 function takeOver(engine: EngineState, ctx: ExtensionContext, why?: string): void {
-	follow(engine, ctx, why);
+	cancelFollowing(engine, why);
 	holdEndedRun(undefined);
 	void stopSessionWorkers(engine.pi);
 	if (!getLoop()) return;
@@ -177,7 +184,7 @@ async function startGoal(engine: EngineState, condition: string, ctx: ExtensionC
 }
 
 function endGoal(engine: EngineState, ctx: ExtensionContext): void {
-	follow(engine, ctx);
+	cancelFollowing(engine);
 	holdEndedRun(undefined);
 	if (!getGoal()) {
 		tell(ctx, GOAL_ENDS.none, "info");
@@ -216,7 +223,7 @@ async function settleInside(
 	// waits for, the workers too, ends at once, so the run does not wait on them.
 	// Bound to the session: a signal's listener runs outside it, where the store is nobody's.
 	const ending = bindToSession((signal: NodeJS.Signals) => {
-		follow(engine, ctx);
+		cancelFollowing(engine);
 		const alone = process.listenerCount(signal) === 1;
 		// A pi that takes no such signal itself ends by it, as it would have without this listener.
 		void stopSessionWorkers(engine.pi).finally(() => alone && endBy(signal, ending));
@@ -231,10 +238,10 @@ async function settleInside(
 }
 
 export function createEngine(pi: ExtensionAPI, getConfig: () => TilDoneConfig): Engine {
-	const engine: EngineState = { pi, getConfig, following: new AbortController(), carrying: new Set() };
+	const engine: EngineState = { pi, getConfig, following: undefined, carrying: new Set() };
 	/** Forgets what follows a run; resolves once the workers (if any) are stopped, their claims let go. */
 	const forget = (): Promise<void> => {
-		engine.following.abort();
+		cancelFollowing(engine);
 		holdEndedRun(undefined);
 		const stopped = stopSessionWorkers(pi);
 		if (getLoop()) setLoop(undefined);
@@ -247,8 +254,8 @@ export function createEngine(pi: ExtensionAPI, getConfig: () => TilDoneConfig): 
 			void forget();
 			engine.mode = modeFor({ pi, ctx, config });
 		},
-		onRunEnd(messages, ctx) {
-			follow(engine, ctx);
+		onRunEnd(messages) {
+			cancelFollowing(engine);
 			holdEndedRun(engine.mode?.actsBeforeSettle ? undefined : runOutcome(messages));
 		},
 		onSettled(ctx) {
