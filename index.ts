@@ -11,10 +11,12 @@
 
 import { isAscii } from "node:buffer";
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { Script } from "node:vm";
 import type { ExtensionFactory } from "@earendil-works/pi-coding-agent";
-import type { HostRequire } from "./boot/source-bundle.ts";
+import type { CompileCached, HostRequire } from "./boot/source-bundle.ts";
+import type { TableModule } from "./boot/table.cjs";
 
 const built = join(__dirname, "dist", "index.cjs");
 
@@ -91,16 +93,27 @@ function loadBuilt(): ExtensionFactory {
 	});
 }
 
-/**
- * The TypeScript source of a clone with nothing built: from its table of modules with a code cache
- * (boot/source-bundle.ts), else module by module through pi's loader.
- */
-function loadSource(): ExtensionFactory {
+/** The exports of a clone's source from a table of its modules built now (boot/source-bundle.ts), if it can be kept. */
+function buildSourceTable(compile: CompileCached): unknown {
 	const { loadSourceTable } = require(
 		join(__dirname, "boot", "source-bundle.ts"),
 	) as typeof import("./boot/source-bundle.ts");
-	const source = loadSourceTable(__dirname, require as unknown as HostRequire, (file, code, use) =>
-		compileCached(file, code, `${file}.v8-${process.version}-${process.arch}`, use),
+	return loadSourceTable(__dirname, require as unknown as HostRequire, compile);
+}
+
+/**
+ * The TypeScript source of a clone with nothing built: from the table of its modules kept in the clone (run by
+ * boot/table.cjs, which Node's own loader loads), else from one built now, else module by module through pi's loader.
+ */
+function loadSource(): ExtensionFactory {
+	const compile: CompileCached = (file, code, use) =>
+		compileCached(file, code, `${file}.v8-${process.version}-${process.arch}`, use);
+	const table = createRequire(__filename)("./boot/table.cjs") as typeof import("./boot/table.cjs");
+	const kept = table.rememberedTable(__dirname);
+	const source = (
+		kept === undefined
+			? buildSourceTable(compile)
+			: compile(kept.file, kept.code, (modules) => table.linkTable(modules as Record<string, TableModule>, require))
 	) as { default: ExtensionFactory } | undefined;
 	return (source ?? require(join(__dirname, "src", "index.ts"))).default;
 }

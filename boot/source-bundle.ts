@@ -6,11 +6,26 @@
  * so a source edited since is never run: its content names another table, built then. Reading and hashing the whole
  * source costs a start about as much as the table saves, so the key is remembered with each module's size and times;
  * it is taken again from the content whenever one of them differs (an edit changes at least the change time).
+ * What a start runs when the table is there is in table.cjs; this module is loaded only to build one.
  */
 
 import { createHash } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { dirname, join, posix, relative, sep } from "node:path";
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join, relative, sep } from "node:path";
+import {
+	fileStamp,
+	KEY_FILE,
+	linkTable,
+	readTable,
+	rememberedTable,
+	resolveFrom,
+	SOURCE_CACHE,
+	TABLE_PREFIX,
+	type TableModule,
+	tableFile,
+} from "./table.cjs";
+
+export { linkTable, rememberedKey, SOURCE_CACHE, tableFile } from "./table.cjs";
 
 /** pi's loader as a module it loads sees its `require`: it hands out pi's own libraries and transforms TypeScript. */
 export interface HostRequire {
@@ -24,61 +39,16 @@ export interface HostRequire {
  */
 export type CompileCached = <T>(file: string, code: string, use: (value: unknown) => T) => T;
 
-/** A module of the table's code, as the transform left it, wrapped as CommonJS wraps a module. */
-type ModuleFunction = (
-	exports: object,
-	require: (id: string) => unknown,
-	module: { exports: object },
-	filename: string,
-	dirname: string,
-	jitiImport: (id: string) => Promise<unknown>,
-) => void;
-
-/**
- * A module of the table: its code, its file and folder, and the module each relative name it imports names, all as
- * the table was built, so a start joins no path (about 700 joins, 1-2 ms).
- */
-type TableModule = readonly [
-	run: ModuleFunction,
-	filename: string,
-	dirname: string,
-	links: Readonly<Record<string, string>>,
-];
-
-/** Where a clone keeps its table, inside the folder git ignores. */
-export const SOURCE_CACHE = join("node_modules", ".cache", "pi-til-done");
 /**
  * Bumped when the table's shape or its linking changes, so an older table is never linked the new way (2: ASCII, no
  * comments; 3: each module with its file and links).
  */
 const TABLE_FORMAT = "3";
-/** The entry of the source, relative to the clone, as the table names its modules. */
-const SOURCE_ENTRY = "src/index.ts";
-const TABLE_PREFIX = "source-";
-/** The key last taken from the content, and what each module's file was then. */
-const KEY_FILE = "source-key.json";
 
 interface RememberedKey {
 	key: string;
 	/** By module: size, modification and change time (nanoseconds), as `fileStamp` writes them. */
 	stamps: Record<string, string>;
-}
-
-/** What changes when a file is written: its size, its modification and change times. */
-function fileStamp(file: string): string {
-	const stat = statSync(file, { bigint: true });
-	return `${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
-}
-
-/** The key remembered for the source, if every module it names is still as it was then (and no more is needed). */
-export function rememberedKey(root: string): string | undefined {
-	try {
-		const remembered = JSON.parse(readFileSync(join(root, SOURCE_CACHE, KEY_FILE), "utf8")) as RememberedKey;
-		const same = Object.entries(remembered.stamps).every(([name, stamp]) => fileStamp(join(root, name)) === stamp);
-		return same ? remembered.key : undefined;
-	} catch {
-		return undefined;
-	}
 }
 
 /** Remembers `key` as the content's with the modules' stamps; a clone whose cache cannot be written only hashes again. */
@@ -110,22 +80,12 @@ export function sourceKey(root: string, modules: ReadonlyMap<string, string>): s
 	return hash.digest("hex").slice(0, 16);
 }
 
-/** The table's file in the clone's cache folder. */
-export function tableFile(root: string, key: string): string {
-	return join(root, SOURCE_CACHE, `${TABLE_PREFIX}${key}.cjs`);
-}
-
 /**
  * `code` in ASCII: each character past it as its `\u` escape, which means the same in a string, a template, a pattern, an
  * identifier and a comment. A start then reads the table as one-byte text, about 2 ms sooner than UTF-8 decoded.
  */
 function asAscii(code: string): string {
 	return code.replace(/[\u0080-\uffff]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`);
-}
-
-/** The module a relative name imported by the module `name` is: `./b.ts` in `src/a.ts` is `src/b.ts`. */
-function resolveFrom(name: string, id: string): string {
-	return posix.normalize(posix.join(posix.dirname(name), id));
 }
 
 /** The relative names the transformed module `name` imports, now or on first use, each with the module it is. */
@@ -170,15 +130,6 @@ function writeWhole(file: string, data: string): void {
 	renameSync(temporary, file);
 }
 
-/** The table, ASCII as built ({@link asAscii}): read as one-byte text. */
-function readTable(file: string): string | undefined {
-	try {
-		return readFileSync(file, "latin1");
-	} catch {
-		return undefined;
-	}
-}
-
 /** Whether the clone's cache folder can be made and written: else every start would build the table again. */
 function cacheWritable(root: string): boolean {
 	try {
@@ -193,40 +144,10 @@ function cacheWritable(root: string): boolean {
 	}
 }
 
-/**
- * Links the table's modules as CommonJS links files: relative names resolve within the table, every other name is
- * `host`'s (pi's libraries, Node's), asked once per name; a module runs once, on its first `require` or dynamic
- * import. Returns the entry's exports.
- */
-export function linkTable(table: Readonly<Record<string, TableModule>>, host: HostRequire): unknown {
-	const loaded = new Map<string, { exports: object }>();
-	const external = new Map<string, unknown>();
-	const fromHost = (id: string): unknown => {
-		if (!external.has(id)) external.set(id, host(id));
-		return external.get(id);
-	};
-	const load = (name: string): object => {
-		const done = loaded.get(name);
-		if (done !== undefined) return done.exports;
-		const entry = table[name];
-		if (entry === undefined) throw new Error(`pi-til-done: ${name} is not in the source's table`);
-		const [run, filename, folder, links] = entry;
-		const module = { exports: {} };
-		loaded.set(name, module);
-		const requireFrom = (id: string): unknown =>
-			id.startsWith(".") ? load(links[id] ?? resolveFrom(name, id)) : fromHost(id);
-		run(module.exports, requireFrom, module, filename, folder, async (id) => requireFrom(id));
-		return module.exports;
-	};
-	return load(SOURCE_ENTRY);
-}
-
 /** The table of the source as it is now, built and kept when there is none; undefined when it cannot be kept. */
 function currentTable(root: string, host: HostRequire): { file: string; code: string } | undefined {
-	const remembered = rememberedKey(root);
-	const rememberedCode = remembered === undefined ? undefined : readTable(tableFile(root, remembered));
-	if (remembered !== undefined && rememberedCode !== undefined)
-		return { file: tableFile(root, remembered), code: rememberedCode };
+	const remembered = rememberedTable(root);
+	if (remembered !== undefined) return remembered;
 	const modules = sourceModules(root);
 	const key = sourceKey(root, modules);
 	const file = tableFile(root, key);

@@ -1,0 +1,104 @@
+/**
+ * What every start of a clone with nothing built runs of its source's table (boot/source-bundle.ts builds it): the
+ * key remembered for the source, still true of every module's file, the table it names, and the linking of its
+ * modules. Plain CommonJS, so Node's own loader loads it from the compile cache pi turns on; pi's TypeScript loader
+ * would compile it again at every start (about 1 ms). Its types are in table.d.cts.
+ */
+
+"use strict";
+
+const { readFileSync, statSync } = require("node:fs");
+const { join, posix } = require("node:path");
+
+/** Where a clone keeps its table, inside the folder git ignores. */
+const SOURCE_CACHE = join("node_modules", ".cache", "pi-til-done");
+/** The entry of the source, relative to the clone, as the table names its modules. */
+const SOURCE_ENTRY = "src/index.ts";
+const TABLE_PREFIX = "source-";
+/** The key last taken from the content, and what each module's file was then. */
+const KEY_FILE = "source-key.json";
+
+/** What changes when a file is written: its size, its modification and change times. */
+function fileStamp(file) {
+	const stat = statSync(file, { bigint: true });
+	return `${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
+}
+
+/** The key remembered for the source, if every module it names is still as it was then (and no more is needed). */
+function rememberedKey(root) {
+	try {
+		const remembered = JSON.parse(readFileSync(join(root, SOURCE_CACHE, KEY_FILE), "utf8"));
+		const same = Object.entries(remembered.stamps).every(([name, stamp]) => fileStamp(join(root, name)) === stamp);
+		return same ? remembered.key : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
+/** The table's file in the clone's cache folder. */
+function tableFile(root, key) {
+	return join(root, SOURCE_CACHE, `${TABLE_PREFIX}${key}.cjs`);
+}
+
+/** The table, ASCII as built: read as one-byte text. */
+function readTable(file) {
+	try {
+		return readFileSync(file, "latin1");
+	} catch {
+		return undefined;
+	}
+}
+
+/** The table the remembered key names, when the source is as it was and the table is there. */
+function rememberedTable(root) {
+	const key = rememberedKey(root);
+	if (key === undefined) return undefined;
+	const file = tableFile(root, key);
+	const code = readTable(file);
+	return code === undefined ? undefined : { file, code };
+}
+
+/** The module a relative name imported by the module `name` is: `./b.ts` in `src/a.ts` is `src/b.ts`. */
+function resolveFrom(name, id) {
+	return posix.normalize(posix.join(posix.dirname(name), id));
+}
+
+/**
+ * Links the table's modules as CommonJS links files: relative names resolve within the table, every other name is
+ * `host`'s (pi's libraries, Node's), asked once per name; a module runs once, on its first `require` or dynamic
+ * import. Returns the entry's exports.
+ */
+function linkTable(table, host) {
+	const loaded = new Map();
+	const external = new Map();
+	const fromHost = (id) => {
+		if (!external.has(id)) external.set(id, host(id));
+		return external.get(id);
+	};
+	const load = (name) => {
+		const done = loaded.get(name);
+		if (done !== undefined) return done.exports;
+		const entry = table[name];
+		if (entry === undefined) throw new Error(`pi-til-done: ${name} is not in the source's table`);
+		const [run, filename, folder, links] = entry;
+		const module = { exports: {} };
+		loaded.set(name, module);
+		const requireFrom = (id) => (id.startsWith(".") ? load(links[id] ?? resolveFrom(name, id)) : fromHost(id));
+		run(module.exports, requireFrom, module, filename, folder, async (id) => requireFrom(id));
+		return module.exports;
+	};
+	return load(SOURCE_ENTRY);
+}
+
+module.exports = {
+	SOURCE_CACHE,
+	TABLE_PREFIX,
+	KEY_FILE,
+	fileStamp,
+	rememberedKey,
+	tableFile,
+	readTable,
+	rememberedTable,
+	resolveFrom,
+	linkTable,
+};
