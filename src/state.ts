@@ -53,6 +53,7 @@ export {
 	resetState,
 	type SessionScope,
 	type StoreState,
+	scopeEverySession,
 	sessionOf,
 	subscribe,
 } from "./store/scope.ts";

@@ -6,6 +6,7 @@
  * Each session keeps its own state in it: pi may run other sessions in the same process (a session built on pi's
  * SDK, pi-subagents' in-process sessions), each with its own instance of the extension. An instance runs everything
  * it does inside its session's scope ({@link inSession}), and the store reads and writes that scope's state only.
+ * Most processes only ever have one: the scopes are told apart by Node's async context from the second one on.
  */
 
 import { AsyncLocalStorage } from "node:async_hooks";
@@ -138,6 +139,19 @@ function createSessionScope(role: SessionRole): SessionScope {
 /** Each instance of the extension, known by the API object pi gave it, has its own part of the store. */
 const parts = new WeakMap<object, SessionScope>();
 
+const scopes = new AsyncLocalStorage<SessionScope>();
+/**
+ * Whether the parts are told apart by async context ({@link scopes}): from the second part made in the process on.
+ * Until then the one part is every scope's, and Node's async hooks stay off: on, they cost a start about 1 ms, and
+ * every later promise of pi's process a little more.
+ */
+let scoping = false;
+/**
+ * The part made while it was the process's only one. What its instance began before a second part existed carries
+ * no async context, and is its: no other instance existed to begin it.
+ */
+let first: SessionScope | undefined;
+
 /**
  * The part of the store of the instance `pi` gave `api` to (made, empty, on first use). Until its session starts and
  * says otherwise, it is a guest's: a session pi runs without starting it (a subagent built on pi's SDK) stays one.
@@ -147,11 +161,20 @@ export function sessionOf(api: object): SessionScope {
 	if (!part) {
 		part = createSessionScope("nested");
 		parts.set(api, part);
+		if (scoping || first !== undefined) scoping = true;
+		else first = part;
 	}
 	return part;
 }
 
-const scopes = new AsyncLocalStorage<SessionScope>();
+/**
+ * Testing only: the parts are told apart by async context from the first, as in a process that has several, so that
+ * code outside any session finds none (unless {@link allowStoreOutsideSessions}).
+ */
+export function scopeEverySession(): void {
+	scoping = true;
+}
+
 /** The part unit tests that drive the store directly read and write, once they allow it; a session's code never does. */
 let unscoped: SessionScope | undefined;
 
@@ -161,23 +184,27 @@ export function allowStoreOutsideSessions(allowed = true): void {
 }
 
 // Outside a session there is no right part to use: a fallback would read another session's state, or none, silently.
+// Work without an async context once there are several parts is the first's (see `first`).
 const scope = (): SessionScope => {
-	const found = scopes.getStore() ?? unscoped;
+	const found = (scoping ? scopes.getStore() : undefined) ?? first ?? unscoped;
 	if (found === undefined) throw new Error(STORE_OUTSIDE_SESSIONS);
 	return found;
 };
 
 /** Runs `work` in the session of `session`: the store it reads and writes, and whatever `work` starts, is that one's. */
 export function inSession<T>(session: SessionScope, work: () => T): T {
-	return scopes.run(session, work);
+	// Without scoping, `session` is the process's only part: every scope's already.
+	return scoping ? scopes.run(session, work) : work();
 }
 
 /**
  * `callback` bound to the session it is created in, for callbacks the host or Node calls from elsewhere (a key in the
- * TUI, an event emitter's listener): timers, promises and child processes keep their session by themselves.
+ * TUI, an event emitter's listener): timers, promises and child processes keep their session by themselves. The
+ * session is taken now, so a callback bound while the process had one session keeps it once there are several.
  */
 export function bindToSession<F extends (...args: never[]) => unknown>(callback: F): F {
-	return AsyncLocalStorage.bind(callback);
+	const session = scope();
+	return ((...args: Parameters<F>) => inSession(session, () => callback(...args))) as F;
 }
 
 /** Calls `listener` after every change of this session's state; returns the unsubscribe function. */
