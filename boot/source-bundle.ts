@@ -20,6 +20,7 @@ import {
 	rememberedTable,
 	resolveFrom,
 	SOURCE_CACHE,
+	TABLE_FORMAT,
 	TABLE_PREFIX,
 	type TableModule,
 	tableFile,
@@ -39,13 +40,9 @@ export interface HostRequire {
  */
 export type CompileCached = <T>(file: string, code: string, use: (value: unknown) => T) => T;
 
-/**
- * Bumped when the table's shape or its linking changes, so an older table is never linked the new way (2: ASCII, no
- * comments; 3: each module with its file and links).
- */
-const TABLE_FORMAT = "3";
-
 interface RememberedKey {
+	/** The format of the table the key names. */
+	format: string;
 	key: string;
 	/** By module: size, modification and change time (nanoseconds), as `fileStamp` writes them. */
 	stamps: Record<string, string>;
@@ -55,7 +52,10 @@ interface RememberedKey {
 function rememberKey(root: string, key: string, modules: ReadonlyMap<string, string>): void {
 	try {
 		const stamps = Object.fromEntries([...modules.keys()].map((name) => [name, fileStamp(join(root, name))]));
-		writeWhole(join(root, SOURCE_CACHE, KEY_FILE), JSON.stringify({ key, stamps } satisfies RememberedKey));
+		writeWhole(
+			join(root, SOURCE_CACHE, KEY_FILE),
+			JSON.stringify({ format: TABLE_FORMAT, key, stamps } satisfies RememberedKey),
+		);
 	} catch {
 		// Without it the next start takes the key from the content again.
 	}

@@ -10,6 +10,11 @@
 const { readFileSync, statSync } = require("node:fs");
 const { join, posix } = require("node:path");
 
+/**
+ * Bumped when the table's shape or its linking changes, so an older table is never linked the new way (2: ASCII, no
+ * comments; 3: each module with its file and links). The remembered key names its format too.
+ */
+const TABLE_FORMAT = "3";
 /** Where a clone keeps its table, inside the folder git ignores. */
 const SOURCE_CACHE = join("node_modules", ".cache", "pi-til-done");
 /** The entry of the source, relative to the clone, as the table names its modules. */
@@ -24,10 +29,14 @@ function fileStamp(file) {
 	return `${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
 }
 
-/** The key remembered for the source, if every module it names is still as it was then (and no more is needed). */
+/**
+ * The key remembered for the source, if it names a table of this format and every module it names is still as it was
+ * then (and no more is needed).
+ */
 function rememberedKey(root) {
 	try {
 		const remembered = JSON.parse(readFileSync(join(root, SOURCE_CACHE, KEY_FILE), "utf8"));
+		if (remembered.format !== TABLE_FORMAT) return undefined;
 		const same = Object.entries(remembered.stamps).every(([name, stamp]) => fileStamp(join(root, name)) === stamp);
 		return same ? remembered.key : undefined;
 	} catch {
@@ -91,6 +100,7 @@ function linkTable(table, host) {
 }
 
 module.exports = {
+	TABLE_FORMAT,
 	SOURCE_CACHE,
 	TABLE_PREFIX,
 	KEY_FILE,

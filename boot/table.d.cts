@@ -21,6 +21,7 @@ export type TableModule = readonly [
 	links: Readonly<Record<string, string>>,
 ];
 
+export declare const TABLE_FORMAT: string;
 export declare const SOURCE_CACHE: string;
 export declare const TABLE_PREFIX: string;
 export declare const KEY_FILE: string;

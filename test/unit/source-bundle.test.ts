@@ -255,6 +255,18 @@ describe("the key is remembered with each module's size and times, and taken fro
 		expect(rememberedKey(root)).toBe(sourceKey(root, sourceModules(root)));
 	});
 
+	it("a key remembered by a clone whose tables had another format is not taken: its table would be linked wrongly", () => {
+		load();
+		const keyFile = join(root, SOURCE_CACHE, "source-key.json");
+		const remembered = JSON.parse(readFileSync(keyFile, "utf8")) as { format?: string };
+		delete remembered.format;
+		writeFileSync(keyFile, JSON.stringify(remembered));
+		expect(rememberedKey(root)).toBeUndefined();
+		writeFileSync(keyFile, JSON.stringify({ ...remembered, format: "2" }));
+		expect(rememberedKey(root)).toBeUndefined();
+		expect(load()?.greeting()).toBe("hello");
+	});
+
 	it("a module removed since is not taken for the source before", () => {
 		load();
 		rmSync(join(root, "src/later.ts"));
