@@ -253,6 +253,29 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			expect(client.exit).toBeUndefined();
 		});
 
+		it("after new_session, the new session's list runs through its own countdown to the end; the old file keeps its list", async () => {
+			const { env, client } = await startWithSessions(host, "0.05", [
+				{ toolCalls: [{ name: "write_todos", arguments: { mode: "replace", todos: [{ text: "a" }] } }] },
+				{ toolCalls: [{ name: "edit_todos", arguments: { action: "complete", indices: [0] } }] },
+				{ text: "Finished a." },
+				WRITE_TWO,
+				{ toolCalls: [{ name: "edit_todos", arguments: { action: "complete", indices: [0] } }] },
+				{ text: "Finished item 0." },
+				{ toolCalls: [{ name: "edit_todos", arguments: { action: "complete", indices: [1] } }] },
+				{ text: "Finished item 1." },
+			]);
+			await client.promptAndSettle("go");
+			const oldFile = (await client.getState()).sessionFile as string;
+			expect((await client.send({ type: "new_session" })).success).toBe(true);
+			await client.prompt("go again");
+			await client.waitFor(() => client.statuses.get(KEY.status) === "✓ Done (2 items)", 15_000, "the new list done");
+			expect(continuationCalls(env.readLog())).toHaveLength(1);
+			expect(listOnBranch(parseJsonLines(readFileSync(oldFile, "utf8")))).toEqual([{ text: "a", status: "completed" }]);
+			expect(continuationsIn(parseJsonLines(readFileSync(oldFile, "utf8")))).toEqual([]);
+			expect(client.exit).toBeUndefined();
+			expect(client.stderr).toBe("");
+		});
+
 		it("fork during a countdown removes it; the fork holds the list as of its branch point", async () => {
 			const { env, client } = await startWithSessions(host, "600", WORK_ONE);
 			await client.promptAndSettle("go");
