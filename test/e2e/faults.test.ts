@@ -5,7 +5,8 @@
  * disk is always the last one written.
  */
 
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { fauxAssistantMessage, fauxToolCall, type JsonObject } from "@earendil-works/pi-ai";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -250,6 +251,67 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 			const fresh = await entries(client);
 			expect(fresh.filter((e) => e.type === "message" && e.message?.role === "toolResult")).toEqual([]);
 			expect(env.readLog()).toHaveLength(2);
+			expect(client.exit).toBeUndefined();
+		});
+
+		it("after new_session, the new session's list runs through its own countdown to the end; the old file keeps its list", async () => {
+			const { client } = await startWithSessions(host, "0.05", [
+				{ toolCalls: [{ name: "write_todos", arguments: { mode: "replace", todos: [{ text: "a" }] } }] },
+				{ toolCalls: [{ name: "edit_todos", arguments: { action: "complete", indices: [0] } }] },
+				{ text: "Finished a." },
+				WRITE_TWO,
+				{ toolCalls: [{ name: "edit_todos", arguments: { action: "complete", indices: [0] } }] },
+				{ text: "Finished item 0." },
+				{ toolCalls: [{ name: "edit_todos", arguments: { action: "complete", indices: [1] } }] },
+				{ text: "Finished item 1." },
+			]);
+			await client.promptAndSettle("go");
+			const oldFile = (await client.getState()).sessionFile as string;
+			expect((await client.send({ type: "new_session" })).success).toBe(true);
+			await client.prompt("go again");
+			await client.waitFor(() => client.statuses.get(KEY.status) === "✓ Done (2 items)", 15_000, "the new list done");
+			// One continuation, the new session's own (the model's last call may still see it as its last user message).
+			expect(continuationsIn(await entries(client))).toHaveLength(1);
+			expect(listOnBranch(parseJsonLines(readFileSync(oldFile, "utf8")))).toEqual([{ text: "a", status: "completed" }]);
+			expect(continuationsIn(parseJsonLines(readFileSync(oldFile, "utf8")))).toEqual([]);
+			expect(client.exit).toBeUndefined();
+			expect(client.stderr).toBe("");
+		});
+
+		it("new_session while the old session's done-check runs: its failure reaches neither session's model", async () => {
+			const env = pi.env(
+				[
+					{ toolCalls: [{ name: "write_todos", arguments: { mode: "replace", todos: [{ text: "a" }] } }] },
+					{ toolCalls: [{ name: "edit_todos", arguments: { action: "complete", indices: [0] } }] },
+					{ text: "Finished a." },
+					{ toolCalls: [{ name: "write_todos", arguments: { mode: "replace", todos: [{ text: "x" }] } }] },
+					{ toolCalls: [{ name: "edit_todos", arguments: { action: "complete", indices: [0] } }] },
+					{ text: "Finished x." },
+				],
+				// The old session's check waits for "go" and then fails; the new session's passes at once.
+				{
+					TIL_DONE_CHECK:
+						"[ -f second ] && exit 0; touch started; until [ -f go ]; do sleep 0.05; done; touch ended; false",
+				},
+			);
+			const session = { dir: `${env.root}/sessions` };
+			const client = await pi.rpc({ host, env: env.env, extensions: [EXTENSION_ENTRY], session });
+			await client.prompt("go");
+			await client.waitFor(() => existsSync(join(env.cwd, "started")), 10_000, "the old session's done-check");
+			expect((await client.send({ type: "new_session" }, 5000)).success).toBe(true);
+			writeFileSync(join(env.cwd, "go"), "");
+			writeFileSync(join(env.cwd, "second"), "");
+			await client.prompt("go again");
+			await client.waitFor(
+				() => client.statuses.get(KEY.status) === "✓ Done (1 items)" && env.readLog().length === 6,
+				10_000,
+				"the new list done",
+			);
+			// The old check was stopped with its session: it never went on once "go" was there.
+			expect(existsSync(join(env.cwd, "ended"))).toBe(false);
+			expect(continuationsIn(await entries(client))).toEqual([]);
+			expect(continuationCalls(env.readLog())).toEqual([]);
+			expect(env.readLog()).toHaveLength(6);
 			expect(client.exit).toBeUndefined();
 		});
 

@@ -196,6 +196,24 @@ describe.each(PI_HOSTS)("pi $version", (host: PiHost) => {
 			expect(run.code).toBe(4);
 		});
 
+		it("the parent's done-check, run after a child that finished its own list, verifies the parent's list alone", async () => {
+			const env = pi.env([], { TIL_DONE_CHECK: "true" });
+			installForChildren(env, host, { sdk: true });
+			scriptsByDepth(env, [
+				writeStep(["a", "b"]),
+				toolStep("sdk_subagent", { task: "Plan and finish" }),
+				writeStep(["x"]),
+				completeStep(0),
+				sayStep("Child done."),
+				completeStep(0, 1),
+				sayStep("Done."),
+			]);
+			const run = await runParent(env, host, "Do a and b");
+			expect(toolResults(run, "sdk_subagent")).toEqual([{ text: "Child done.", isError: false }]);
+			expect(run.stderr).toBe(stderrLine(allVerified(2)));
+			expect(run.code).toBe(0);
+		});
+
 		it("over RPC, the parent's countdown and continuation follow its own run, whatever the child did", async () => {
 			const env = pi.env([], { TIL_DONE_COUNTDOWN: "0.05" });
 			installForChildren(env, host, { sdk: true });

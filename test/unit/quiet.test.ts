@@ -9,6 +9,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import {
 	allDone,
+	continuationPrompt,
 	failures,
 	hardCap,
 	KEY,
@@ -334,6 +335,69 @@ describe("a session change during a countdown: the old countdown sends nothing",
 		expect(ext.countdownShown()).toBe(false);
 		await aDayLater();
 		expect(ext.pi.sent).toEqual([]);
+	});
+});
+
+describe("a second session in the process, made while the first's countdown runs", () => {
+	it("each countdown sends its own session's continuation; each list stays its own", async () => {
+		const first = await countingDown();
+		const second = await startExtension();
+		await second.prompt("go");
+		await second.write("x", "y", "z");
+		await second.complete(0);
+		await second.endRun();
+		expect(second.countdownShown()).toBe(true);
+		await aDayLater();
+		const listOf = (ext: Extension) =>
+			store.inSession(store.sessionOf(ext.pi.api), () => store.getTodos().map((todo) => `${todo.text} ${todo.status}`));
+		expect(listOf(first)).toEqual(["a not_started", "b not_started"]);
+		expect(listOf(second)).toEqual(["x completed", "y not_started", "z not_started"]);
+		const contents = (ext: Extension) => ext.continuations().map((sent) => sent.message.content);
+		expect(contents(first)).toEqual([
+			continuationPrompt(["– [0] a", "– [1] b"], "Next action: edit_todos with action 'start' and indices [0]"),
+		]);
+		expect(contents(second)).toEqual([
+			continuationPrompt(["– [1] y", "– [2] z"], "Next action: edit_todos with action 'start' and indices [1]"),
+		]);
+	});
+});
+
+describe("a key of the first session's countdown, pressed while the host runs the second's work", () => {
+	it("stops the first's countdown only: the second's goes on and sends its continuation", async () => {
+		const first = await countingDown();
+		const second = await startExtension();
+		await second.prompt("go");
+		await second.write("x", "y");
+		await second.endRun();
+		store.inSession(store.sessionOf(second.pi.api), () => first.pressKey("q"));
+		await aDayLater();
+		expect(first.continuations()).toEqual([]);
+		expect(first.countdownShown()).toBe(false);
+		expect(second.continuations().map((sent) => sent.message.content)).toEqual([
+			continuationPrompt(["– [0] x", "– [1] y"], "Next action: edit_todos with action 'start' and indices [0]"),
+		]);
+		const stoppedOf = (ext: Extension) =>
+			store.inSession(store.sessionOf(ext.pi.api), () => store.getState().chain.stopped);
+		expect([stoppedOf(first), stoppedOf(second)]).toEqual(["interrupted", undefined]);
+	});
+});
+
+describe("a key of the second session's countdown, pressed outside any session's work", () => {
+	it("stops the second's countdown only: the first's goes on and sends its continuation", async () => {
+		const first = await countingDown();
+		const second = await startExtension();
+		await second.prompt("go");
+		await second.write("x", "y");
+		await second.endRun();
+		second.pressKey("q");
+		await aDayLater();
+		expect(second.continuations()).toEqual([]);
+		expect(first.continuations().map((sent) => sent.message.content)).toEqual([
+			continuationPrompt(["– [0] a", "– [1] b"], "Next action: edit_todos with action 'start' and indices [0]"),
+		]);
+		const stoppedOf = (ext: Extension) =>
+			store.inSession(store.sessionOf(ext.pi.api), () => store.getState().chain.stopped);
+		expect([stoppedOf(first), stoppedOf(second)]).toEqual([undefined, "interrupted"]);
 	});
 });
 

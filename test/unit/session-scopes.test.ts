@@ -62,3 +62,72 @@ describe("from a second session on, each session's work reads its own part", () 
 		expect(store.inSession(store.sessionOf(api), texts)).toEqual(["kept"]);
 	});
 });
+
+describe("a session made while the first's work is under way leaves that work the first's", () => {
+	it("a child session built inside the first's callback, after it awaited, keeps its own list; the first's goes on reading its own", async () => {
+		const parent = store.sessionOf({ name: "parent" });
+		store.inSession(parent, () => store.setTodos([item("parent")]));
+		const run = store.inSession(parent, async () => {
+			await later(1);
+			const child = store.sessionOf({ name: "child" });
+			const childRead = store.inSession(child, () => {
+				store.setTodos([item("child")]);
+				return later(1).then(texts);
+			});
+			const parentNow = texts();
+			await later(1);
+			return { parentNow, parentLater: texts(), child: await childRead };
+		});
+		await expect(run).resolves.toEqual({ parentNow: ["parent"], parentLater: ["parent"], child: ["child"] });
+	});
+
+	it("a promise the first began alone, settled from inside the second's callback, goes on in the first's part", async () => {
+		const first = store.sessionOf({ name: "first" });
+		store.inSession(first, () => store.setTodos([item("first")]));
+		let settle: () => void = () => {};
+		const settled = new Promise<void>((resolve) => {
+			settle = resolve;
+		});
+		const written = store.inSession(first, () =>
+			settled.then(() => store.setTodos([...store.getTodos(), item("first, later")])),
+		);
+		const second = store.sessionOf({ name: "second" });
+		store.inSession(second, () => {
+			store.setTodos([item("second")]);
+			settle();
+		});
+		await written;
+		expect(store.inSession(first, texts)).toEqual(["first", "first, later"]);
+		expect(store.inSession(second, texts)).toEqual(["second"]);
+	});
+
+	it("work the first began alone binds a callback to the first's part, and its new timers read the first's, after the second exists", async () => {
+		const first = store.sessionOf({ name: "first" });
+		store.inSession(first, () => store.setTodos([item("first")]));
+		let madeSecond: () => void = () => {};
+		const secondMade = new Promise<void>((resolve) => {
+			madeSecond = resolve;
+		});
+		const leftover = store.inSession(first, async () => {
+			await secondMade;
+			const bound = store.bindToSession(texts);
+			return { bound, timed: await later(1).then(texts) };
+		});
+		const second = store.sessionOf({ name: "second" });
+		store.inSession(second, () => store.setTodos([item("second")]));
+		madeSecond();
+		const { bound, timed } = await leftover;
+		expect(timed).toEqual(["first"]);
+		expect(store.inSession(second, bound)).toEqual(["first"]);
+	});
+
+	it("a listener the first subscribed alone hears a change the second's work makes to the first's part only", () => {
+		const first = store.sessionOf({ name: "first" });
+		const heard: string[][] = [];
+		store.inSession(first, () => store.subscribe(() => heard.push(texts())));
+		const second = store.sessionOf({ name: "second" });
+		store.inSession(second, () => store.setTodos([item("second")]));
+		store.inSession(second, () => store.inSession(first, () => store.setTodos([item("first")])));
+		expect(heard).toEqual([["first"]]);
+	});
+});
