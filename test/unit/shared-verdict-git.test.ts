@@ -4,7 +4,7 @@
  * session that finds a verdict for the tip runs nothing; one that finds the verification claimed waits, then takes
  * the verdict; a tip that moved is verified again; a stop pushes nothing and lets the claim go.
  */
-import { existsSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { claimRef } from "../../src/core/rules/leases.ts";
@@ -182,6 +182,29 @@ describe("a shared plan's verification, one per tip", () => {
 			return passed;
 		};
 		expect(await verifyShared(laptop.run)).toEqual({ kind: "held", leftMs: 0 });
+		expect(gitAs(bare, "rev-parse", verdictRef(PLAN))).toBe(theirs);
+		expect(refsOf(bare)).toEqual(["refs/heads/main", verdictRef(PLAN)]);
+	});
+
+	it("another session's verdict pushed between this one's read and its claim: taken, nothing run, the claim let go", async () => {
+		const { bare, team } = await sharedPlan();
+		const desktop = session(team, "desktop", async () => passed);
+		await verifyShared(desktop.run);
+		const theirs = gitAs(bare, "rev-parse", verdictRef(PLAN));
+		gitAs(bare, "update-ref", "-d", verdictRef(PLAN));
+		// The desktop's push lands as the laptop's claim reaches the remote: after the laptop read no verdict.
+		const hook = join(bare, "hooks", "pre-receive");
+		const script = [
+			"#!/bin/sh",
+			"unset GIT_QUARANTINE_PATH",
+			`git update-ref ${verdictRef(PLAN)} ${theirs}`,
+			'rm -f "$0"',
+		];
+		writeFileSync(hook, `${script.join("\n")}\n`, { mode: 0o755 });
+		const laptop = session(team, "laptop", async () => passed);
+		const outcome = await verifyShared(laptop.run);
+		expect(outcome).toEqual({ kind: "verdict", verdict: verdictOn(bare), mine: false });
+		expect(laptop.ran).toEqual([]);
 		expect(gitAs(bare, "rev-parse", verdictRef(PLAN))).toBe(theirs);
 		expect(refsOf(bare)).toEqual(["refs/heads/main", verdictRef(PLAN)]);
 	});

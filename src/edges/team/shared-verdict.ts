@@ -24,6 +24,7 @@ import {
 	type HeldClaim,
 	OVER_NETWORK,
 	recordCommit,
+	releaseClaim,
 	swapRefs,
 	takeClaim,
 	untilClaimsMove,
@@ -108,7 +109,15 @@ export async function verifyShared(run: SharedVerification): Promise<SharedOutco
 	if (taken.kind === "unreachable") return { kind: "unreachable" };
 	if (taken.kind === "held") return { kind: "held", leftMs: taken.leftMs };
 	if (taken.kind !== "won") return { kind: "held", leftMs: renewEveryMs(leaseMs) };
-	return verifyTip(run, seen, taken.claim);
+	// A verifier's push deletes its claim as it records its verdict: one pushed since the read above is the tip's.
+	const since = await readVerdict(run.team);
+	const moved = since !== "unreachable" && since.sha !== seen.sha;
+	const recordedSince = moved ? verdictForTip(since, run) : undefined;
+	if (since === "unreachable" || recordedSince) {
+		await releaseClaim(place, taken.claim);
+		return recordedSince ? { kind: "verdict", verdict: recordedSince, mine: false } : { kind: "unreachable" };
+	}
+	return verifyTip(run, since, taken.claim);
 }
 
 /** With the verification claimed: runs it on the tip `seen` names, and pushes its verdict as the claim goes. */
