@@ -362,13 +362,19 @@ describe("a second session in the process, made while the first's countdown runs
 	});
 });
 
+/** A second session in the process whose first run stopped half way over its own two items: its countdown shows. */
+async function secondCountingDown(): Promise<Extension> {
+	const second = await startExtension();
+	await second.prompt("go");
+	await second.write("x", "y");
+	await second.endRun();
+	return second;
+}
+
 describe("a key of the first session's countdown, pressed while the host runs the second's work", () => {
 	it("stops the first's countdown only: the second's goes on and sends its continuation", async () => {
 		const first = await countingDown();
-		const second = await startExtension();
-		await second.prompt("go");
-		await second.write("x", "y");
-		await second.endRun();
+		const second = await secondCountingDown();
 		store.inSession(store.sessionOf(second.pi.api), () => first.pressKey("q"));
 		await aDayLater();
 		expect(first.continuations()).toEqual([]);
@@ -385,10 +391,7 @@ describe("a key of the first session's countdown, pressed while the host runs th
 describe("a key of the second session's countdown, pressed outside any session's work", () => {
 	it("stops the second's countdown only: the first's goes on and sends its continuation", async () => {
 		const first = await countingDown();
-		const second = await startExtension();
-		await second.prompt("go");
-		await second.write("x", "y");
-		await second.endRun();
+		const second = await secondCountingDown();
 		second.pressKey("q");
 		await aDayLater();
 		expect(second.continuations()).toEqual([]);

@@ -21,6 +21,15 @@ beforeEach(async () => {
 const item = (text: string): TodoItem => ({ text, status: "not_started" });
 const texts = () => store.getTodos().map((todo) => todo.text);
 
+/** A promise and the function that settles it, for a test to settle at the moment it means. */
+function settledLater(): { promise: Promise<void>; settle: () => void } {
+	let settle: () => void = () => {};
+	const promise = new Promise<void>((resolve) => {
+		settle = resolve;
+	});
+	return { promise, settle };
+}
+
 describe("a process with one session reads and writes its part without an async context", () => {
 	it("in its callbacks, in what they left for later, and outside them", async () => {
 		const only = store.sessionOf({});
@@ -84,10 +93,7 @@ describe("a session made while the first's work is under way leaves that work th
 	it("a promise the first began alone, settled from inside the second's callback, goes on in the first's part", async () => {
 		const first = store.sessionOf({ name: "first" });
 		store.inSession(first, () => store.setTodos([item("first")]));
-		let settle: () => void = () => {};
-		const settled = new Promise<void>((resolve) => {
-			settle = resolve;
-		});
+		const { promise: settled, settle } = settledLater();
 		const written = store.inSession(first, () =>
 			settled.then(() => store.setTodos([...store.getTodos(), item("first, later")])),
 		);
@@ -104,10 +110,7 @@ describe("a session made while the first's work is under way leaves that work th
 	it("work the first began alone binds a callback to the first's part, and its new timers read the first's, after the second exists", async () => {
 		const first = store.sessionOf({ name: "first" });
 		store.inSession(first, () => store.setTodos([item("first")]));
-		let madeSecond: () => void = () => {};
-		const secondMade = new Promise<void>((resolve) => {
-			madeSecond = resolve;
-		});
+		const { promise: secondMade, settle: madeSecond } = settledLater();
 		const leftover = store.inSession(first, async () => {
 			await secondMade;
 			const bound = store.bindToSession(texts);
