@@ -13,6 +13,7 @@ import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
 import {
+	type FileStamp,
 	fileStamp,
 	KEY_FILE,
 	linkTable,
@@ -43,18 +44,21 @@ export type CompileCached = <T>(file: string, code: string, use: (value: unknown
 interface RememberedKey {
 	/** The format of the table the key names. */
 	format: string;
+	/** The clone the key was taken in: a clone copied elsewhere takes its own (the table names its files). */
+	root: string;
 	key: string;
-	/** By module: size, modification and change time (nanoseconds), as `fileStamp` writes them. */
-	stamps: Record<string, string>;
+	/** By module's absolute file: size, modification and change time, as `fileStamp` gives them. */
+	stamps: Record<string, FileStamp>;
 }
 
 /** Remembers `key` as the content's with the modules' stamps; a clone whose cache cannot be written only hashes again. */
 function rememberKey(root: string, key: string, modules: ReadonlyMap<string, string>): void {
 	try {
-		const stamps = Object.fromEntries([...modules.keys()].map((name) => [name, fileStamp(join(root, name))]));
+		const files = [...modules.keys()].map((name) => join(root, name));
+		const stamps = Object.fromEntries(files.map((file) => [file, fileStamp(file)]));
 		writeWhole(
 			join(root, SOURCE_CACHE, KEY_FILE),
-			JSON.stringify({ format: TABLE_FORMAT, key, stamps } satisfies RememberedKey),
+			JSON.stringify({ format: TABLE_FORMAT, root, key, stamps } satisfies RememberedKey),
 		);
 	} catch {
 		// Without it the next start takes the key from the content again.

@@ -11,10 +11,11 @@ const { readFileSync, statSync } = require("node:fs");
 const { join, posix } = require("node:path");
 
 /**
- * Bumped when the table's shape or its linking changes, so an older table is never linked the new way (2: ASCII, no
- * comments; 3: each module with its file and links). The remembered key names its format too.
+ * Bumped when the table's shape, its linking or the remembered key's changes, so an older table is never linked the
+ * new way (2: ASCII, no comments; 3: each module with its file and links; 4: the key's stamps by file, in numbers).
+ * The remembered key names its format too.
  */
-const TABLE_FORMAT = "3";
+const TABLE_FORMAT = "4";
 /** Where a clone keeps its table, inside the folder git ignores. */
 const SOURCE_CACHE = join("node_modules", ".cache", "pi-til-done");
 /** The entry of the source, relative to the clone, as the table names its modules. */
@@ -23,22 +24,33 @@ const TABLE_PREFIX = "source-";
 /** The key last taken from the content, and what each module's file was then. */
 const KEY_FILE = "source-key.json";
 
-/** What changes when a file is written: its size, its modification and change times. */
+/**
+ * What changes when a file is written: its size, its modification and change times (milliseconds, to a fraction of a
+ * microsecond). In numbers: a stamp of nanosecond BigInts written as text cost a start 2-3 ms over the source's files.
+ */
 function fileStamp(file) {
-	const stat = statSync(file, { bigint: true });
-	return `${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
+	const stat = statSync(file);
+	return [stat.size, stat.mtimeMs, stat.ctimeMs];
+}
+
+/** Whether the file is as the stamp says it was. */
+function stampHolds(file, stamp) {
+	const stat = statSync(file, { throwIfNoEntry: false });
+	return stat !== undefined && stat.size === stamp[0] && stat.mtimeMs === stamp[1] && stat.ctimeMs === stamp[2];
 }
 
 /**
- * The key remembered for the source, if it names a table of this format and every module it names is still as it was
- * then (and no more is needed).
+ * The key remembered for the source, if it names a table of this format for the clone where it is now, and every
+ * module it names is still as it was then (and no more is needed). The stamps are by absolute file: no join at start.
  */
 function rememberedKey(root) {
 	try {
 		const remembered = JSON.parse(readFileSync(join(root, SOURCE_CACHE, KEY_FILE), "utf8"));
-		if (remembered.format !== TABLE_FORMAT) return undefined;
-		const same = Object.entries(remembered.stamps).every(([name, stamp]) => fileStamp(join(root, name)) === stamp);
-		return same ? remembered.key : undefined;
+		if (remembered.format !== TABLE_FORMAT || remembered.root !== root) return undefined;
+		for (const file in remembered.stamps) {
+			if (!stampHolds(file, remembered.stamps[file])) return undefined;
+		}
+		return remembered.key;
 	} catch {
 		return undefined;
 	}
@@ -105,6 +117,7 @@ module.exports = {
 	TABLE_PREFIX,
 	KEY_FILE,
 	fileStamp,
+	stampHolds,
 	rememberedKey,
 	tableFile,
 	readTable,

@@ -25,7 +25,10 @@ export declare const TABLE_FORMAT: string;
 export declare const SOURCE_CACHE: string;
 export declare const TABLE_PREFIX: string;
 export declare const KEY_FILE: string;
-export declare function fileStamp(file: string): string;
+/** A file's size, modification and change times (milliseconds). */
+export type FileStamp = readonly [size: number, mtimeMs: number, ctimeMs: number];
+export declare function fileStamp(file: string): FileStamp;
+export declare function stampHolds(file: string, stamp: FileStamp): boolean;
 export declare function rememberedKey(root: string): string | undefined;
 export declare function tableFile(root: string, key: string): string;
 export declare function readTable(file: string): string | undefined;

@@ -5,6 +5,7 @@
  */
 
 import {
+	cpSync,
 	existsSync,
 	mkdirSync,
 	mkdtempSync,
@@ -265,6 +266,20 @@ describe("the key is remembered with each module's size and times, and taken fro
 		writeFileSync(keyFile, JSON.stringify({ ...remembered, format: "2" }));
 		expect(rememberedKey(root)).toBeUndefined();
 		expect(load()?.greeting()).toBe("hello");
+	});
+
+	it("a clone copied elsewhere with its cache takes its own key: the copied table names the first clone's files", () => {
+		load();
+		const copy = join(dirname(root), "copy");
+		cpSync(root, copy, { recursive: true, preserveTimestamps: true });
+		const first = root;
+		root = copy;
+		transformed = [];
+		expect(rememberedKey(copy)).toBeUndefined();
+		expect(load()?.here).toBe("index.ts");
+		expect(transformed).toEqual(["src/index.ts", "src/later.ts", "src/words/word.ts"]);
+		expect(rememberedKey(copy)).toBe(sourceKey(copy, sourceModules(copy)));
+		expect(rememberedKey(first)).toBe(sourceKey(first, sourceModules(first)));
 	});
 
 	it("a module removed since is not taken for the source before", () => {
