@@ -35,6 +35,7 @@ import {
 	runPrint,
 } from "../helpers/cli.ts";
 import { allFinished, sameCopyTwice, secondCopy, stderrLine } from "../helpers/expected.ts";
+import { CHURNED, LONG_SESSION_EXTENSION } from "../helpers/long-session-extension.ts";
 import { must } from "../helpers/must.ts";
 import { startRpc } from "../helpers/rpc.ts";
 import { continuationPrompts, lazyScript } from "../helpers/scripts.ts";
@@ -45,6 +46,9 @@ const CACHE = "node_modules/.cache/pi-til-done";
 /** The end of the line a finished list prints, and what the test edits it to in the clone's source. */
 const NOTHING_TO_CONTINUE = "nothing to continue.";
 const EDITED = "nothing to continue (edited in the clone).";
+
+/** The code caches of the source's table in the clone's cache folder. */
+const codeCaches = () => readdirSync(join(clone, CACHE)).filter((name) => /^source-[0-9a-f]{16}\.cjs\.v8-/.test(name));
 
 let cloneRoot = "";
 /** The repository's files as a fresh clone has them: what git tracks (and what is new and not ignored). */
@@ -113,8 +117,6 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		expect((await piRun(["install", clone], iso)).code).toBe(0);
 		iso.writeScript(lazyScript(ITEMS));
 		await piRun([...fake, "-p", "Do the two things"], iso);
-		const codeCaches = () =>
-			readdirSync(join(clone, CACHE)).filter((name) => /^source-[0-9a-f]{16}\.cjs\.v8-/.test(name));
 		const cacheFile = join(clone, CACHE, must(codeCaches()[0], "the code cache"));
 		rmSync(cacheFile);
 		const rpc = await startRpc({ env: iso.env, host, raw: true, args: fake });
@@ -132,6 +134,25 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		expect(run.stderr).toBe(stderrLine(allFinished(ITEMS.length)));
 		expect(readFileSync(cacheFile).equals(before)).toBe(true);
 		expect(codeCaches()).toHaveLength(1);
+	});
+
+	it("a long session keeps the code cache its start wrote: one V8 has emptied of what the start ran is not written", async () => {
+		iso = isolatedEnv();
+		expect((await piRun(["install", clone], iso)).code).toBe(0);
+		iso.writeScript(lazyScript(ITEMS));
+		await piRun([...fake, "-p", "Do the two things"], iso);
+		const cacheFile = join(clone, CACHE, must(codeCaches()[0], "the code cache"));
+		rmSync(cacheFile);
+		const rpc = await startRpc({ env: iso.env, host, raw: true, args: [...fake, "-e", LONG_SESSION_EXTENSION] });
+		await rpc.prompt("/churn");
+		await rpc.waitFor(() => rpc.notifications.some((notice) => notice.message === CHURNED), 60_000, CHURNED);
+		const started = readFileSync(cacheFile);
+		await rpc.close();
+		expect(readFileSync(cacheFile).equals(started)).toBe(true);
+		iso.writeScript(lazyScript(ITEMS));
+		const run = await piRun([...fake, "-p", "Do the two things"], iso);
+		expect(run.stderr).toBe(stderrLine(allFinished(ITEMS.length)));
+		expect(readFileSync(cacheFile).equals(started)).toBe(true);
 	});
 
 	it("a source edited after a start runs edited on the next start, never from the table of before", async () => {
