@@ -112,13 +112,19 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		expect(readdirSync(join(clone, CACHE)).sort()).toEqual(kept.sort());
 	});
 
-	it("a start that makes the code cache writes it again as its session ends, holding what the start ran; the next start keeps it", async () => {
-		iso = isolatedEnv();
-		expect((await piRun(["install", clone], iso)).code).toBe(0);
-		iso.writeScript(lazyScript(ITEMS));
-		await piRun([...fake, "-p", "Do the two things"], iso);
+	/** A clone installed and started once (its table kept), its code cache then removed: the next start makes it. */
+	const withoutCodeCache = async (env: IsolatedEnv): Promise<string> => {
+		expect((await piRun(["install", clone], env)).code).toBe(0);
+		env.writeScript(lazyScript(ITEMS));
+		await piRun([...fake, "-p", "Do the two things"], env);
 		const cacheFile = join(clone, CACHE, must(codeCaches()[0], "the code cache"));
 		rmSync(cacheFile);
+		return cacheFile;
+	};
+
+	it("a start that makes the code cache writes it again as its session starts and ends, holding what the start ran; the next start keeps it", async () => {
+		iso = isolatedEnv();
+		const cacheFile = await withoutCodeCache(iso);
 		const rpc = await startRpc({ env: iso.env, host, raw: true, args: fake });
 		const atLoad = await rpc.waitFor(
 			() => existsSync(cacheFile) && statSync(cacheFile).size,
@@ -138,11 +144,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 
 	it("a long session keeps the code cache its start wrote: one V8 has emptied of what the start ran is not written", async () => {
 		iso = isolatedEnv();
-		expect((await piRun(["install", clone], iso)).code).toBe(0);
-		iso.writeScript(lazyScript(ITEMS));
-		await piRun([...fake, "-p", "Do the two things"], iso);
-		const cacheFile = join(clone, CACHE, must(codeCaches()[0], "the code cache"));
-		rmSync(cacheFile);
+		const cacheFile = await withoutCodeCache(iso);
 		const rpc = await startRpc({ env: iso.env, host, raw: true, args: [...fake, "-e", LONG_SESSION_EXTENSION] });
 		await rpc.prompt("/churn");
 		await rpc.waitFor(() => rpc.notifications.some((notice) => notice.message === CHURNED), 60_000, CHURNED);
