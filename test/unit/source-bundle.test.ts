@@ -224,6 +224,19 @@ describe("a source edited since the table was built is never run from it", () =>
 		expect(tables()).toEqual([`source-${sourceKey(root, sourceModules(root))}.cjs`, "source-key.json"]);
 	});
 
+	it("an edit saved while the first start builds the table runs at the next start", () => {
+		const building = host();
+		const transform = building.transform;
+		building.transform = (options) => {
+			// The editor saves once the start has read the source, before it remembers the key.
+			if (options.filename.endsWith("word.ts")) write({ "src/words/word.ts": 'export const word = "saved";\n' });
+			return transform(options);
+		};
+		expect((loadSourceTable(root, building, compile) as Loaded | undefined)?.greeting()).toBe("hello");
+		expect(rememberedKey(root)).toBeUndefined();
+		expect(load()?.greeting()).toBe("saved");
+	});
+
 	it("the source put back as it was runs as it was", () => {
 		load();
 		write({ "src/words/word.ts": 'export const word = "edited";\n' });
