@@ -128,13 +128,21 @@ export function buildTable(root: string, modules: ReadonlyMap<string, string>, h
 	return `({\n${entries.join(",\n")}\n})`;
 }
 
-/** Writes the table whole (pi processes that start together may write it at once) and removes older ones. */
-function writeTable(file: string, code: string): void {
-	const folder = dirname(file);
-	for (const name of readdirSync(folder)) {
-		if (name.startsWith(TABLE_PREFIX)) rmSync(join(folder, name), { force: true });
+/**
+ * Writes the table whole and removes older ones; false when it could not be written: pi processes that start together
+ * build it at once, and one's removal of older tables may take the other's half-written one.
+ */
+function writeTable(file: string, code: string): boolean {
+	try {
+		const folder = dirname(file);
+		for (const name of readdirSync(folder)) {
+			if (name.startsWith(TABLE_PREFIX)) rmSync(join(folder, name), { force: true });
+		}
+		writeWhole(file, code);
+		return true;
+	} catch {
+		return false;
 	}
-	writeWhole(file, code);
 }
 
 /** Writes `file` whole, through a file of this process's renamed into place: a reader never sees half of it. */
@@ -171,7 +179,8 @@ function currentTable(root: string, host: HostRequire): { file: string; code: st
 	if (code === undefined) {
 		if (!cacheWritable(root)) return undefined;
 		code = buildTable(root, modules, host);
-		writeTable(file, code);
+		// Run from memory, the key not remembered: the next start finds the other start's table, or writes its own.
+		if (!writeTable(file, code)) return { file, code };
 	}
 	rememberKey(root, key, stamps);
 	return { file, code };

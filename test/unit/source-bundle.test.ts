@@ -19,7 +19,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { Script } from "node:vm";
 import { createJiti } from "jiti";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import {
 	type CompileCached,
 	type HostRequire,
@@ -31,6 +31,19 @@ import {
 	sourceModules,
 	tableFile,
 } from "../../boot/source-bundle.ts";
+
+/** Another start's clean-up, run on the next rename of a file of the cache: it removes every `source-` file there. */
+const raced = vi.hoisted(() => ({ cleanUp: undefined as (() => void) | undefined }));
+vi.mock("node:fs", async (actual) => {
+	const fs = await actual<typeof import("node:fs")>();
+	const renameSync: typeof fs.renameSync = (from, to) => {
+		const cleanUp = raced.cleanUp;
+		raced.cleanUp = undefined;
+		cleanUp?.();
+		fs.renameSync(from, to);
+	};
+	return { ...fs, renameSync, default: { ...fs, renameSync } };
+});
 
 /** A small source: an entry, a module it imports, one it imports on first use, and a type-only import. */
 const SOURCE: Readonly<Record<string, string>> = {
@@ -235,6 +248,16 @@ describe("a source edited since the table was built is never run from it", () =>
 		expect((loadSourceTable(root, building, compile) as Loaded | undefined)?.greeting()).toBe("hello");
 		expect(rememberedKey(root)).toBeUndefined();
 		expect(load()?.greeting()).toBe("saved");
+	});
+
+	it("two starts building the table at once both run the source: one's clean-up may remove the other's table half-written", () => {
+		raced.cleanUp = () => {
+			for (const name of tables()) rmSync(join(root, SOURCE_CACHE, name));
+		};
+		expect(load()?.greeting()).toBe("hello");
+		expect(rememberedKey(root)).toBeUndefined();
+		expect(load()?.greeting()).toBe("hello");
+		expect(rememberedKey(root)).toBe(sourceKey(root, sourceModules(root)));
 	});
 
 	it("the source put back as it was runs as it was", () => {
