@@ -4,6 +4,7 @@
  * never used once a module changed, and not kept (the caller falls back to pi's loader) where it cannot be written.
  */
 
+import { execFileSync } from "node:child_process";
 import {
 	cpSync,
 	existsSync,
@@ -12,6 +13,7 @@ import {
 	readdirSync,
 	readFileSync,
 	rmSync,
+	statSync,
 	utimesSync,
 	writeFileSync,
 } from "node:fs";
@@ -278,6 +280,20 @@ describe("the key is remembered with each module's size and times, and taken fro
 	it("an edit that keeps the module's size is not taken for the source before", () => {
 		load();
 		write({ "src/words/word.ts": 'export type Word = string;\nexport const word: Word = "hallo";\n' });
+		expect(rememberedKey(root)).toBeUndefined();
+		expect(load()?.greeting()).toBe("hallo");
+	});
+
+	it("an edit of the same size whose modification time is set back (cp -p, touch -d) is seen by its change time", () => {
+		load();
+		const word = join(root, "src/words/word.ts");
+		const before = statSync(word);
+		const reference = join(dirname(root), "word.ts");
+		execFileSync("cp", ["-p", word, reference]);
+		write({ "src/words/word.ts": 'export type Word = string;\nexport const word: Word = "hallo";\n' });
+		// cp -p and touch keep the nanoseconds that Node's utimes would round.
+		execFileSync("touch", ["-m", "-r", reference, word]);
+		expect(statSync(word).mtimeMs).toBe(before.mtimeMs);
 		expect(rememberedKey(root)).toBeUndefined();
 		expect(load()?.greeting()).toBe("hallo");
 	});
