@@ -320,6 +320,26 @@ describe("the key is remembered with each module's size and times, and taken fro
 		expect(load()?.greeting()).toBe("hello");
 	});
 
+	it("a remembered key broken by hand is not taken once a module changed", () => {
+		load();
+		const keyFile = join(root, SOURCE_CACHE, "source-key.json");
+		const remembered = JSON.parse(readFileSync(keyFile, "utf8")) as { stamps: Record<string, unknown[]> };
+		write({ "src/words/word.ts": 'export type Word = string;\nexport const word: Word = "hallo";\n' });
+		const broken = [
+			null,
+			{ ...remembered, stamps: Object.fromEntries(Object.keys(remembered.stamps).map((file) => [file, "1-2-3"])) },
+			{ ...remembered, stamps: Object.fromEntries(Object.keys(remembered.stamps).map((file) => [file, []])) },
+			{ ...remembered, stamps: null },
+			{ ...remembered, stamps: [] },
+		];
+		const taken = broken.map((key) => {
+			writeFileSync(keyFile, JSON.stringify(key));
+			return rememberedKey(root);
+		});
+		expect(taken).toEqual(broken.map(() => undefined));
+		expect(load()?.greeting()).toBe("hallo");
+	});
+
 	it("a clone copied elsewhere with its cache takes its own key: the copied table names the first clone's files", () => {
 		load();
 		const copy = join(dirname(root), "copy");
