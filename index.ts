@@ -56,6 +56,15 @@ function writeCache(file: string, data: Buffer): void {
 	}
 }
 
+/** Whether the bundle is still the one whose code cache is `cacheFile`: a rebuild since leaves that cache unused. */
+function bundleStill(cacheFile: string): boolean {
+	try {
+		return cacheFileOf() === cacheFile;
+	} catch {
+		return false;
+	}
+}
+
 /** The code cache this process made, to write again as its first session goes on; undefined: none made. */
 let cacheToComplete: (() => void) | undefined;
 
@@ -66,8 +75,16 @@ let cacheToComplete: (() => void) | undefined;
  * session's handlers), which are otherwise compiled anew at each start. Only a larger cache replaces the one written:
  * V8 drops the compiled code of functions that have not run through several full garbage collections, so late in a
  * long session the cache would have lost what every start runs (a cache made after seven collections: 2 kB of 230).
+ * Nor is it written once `current` says its file was written again meanwhile (a rebuild): writing it would remove the
+ * code cache of the file as it is now, which a later start made.
  */
-function compileCached<T>(file: string, code: string, cacheFile: string, use: (value: unknown) => T): T {
+function compileCached<T>(
+	file: string,
+	code: string,
+	cacheFile: string,
+	use: (value: unknown) => T,
+	current: () => boolean = () => true,
+): T {
 	const cachedData = readCache(cacheFile);
 	const script = new Script(code, { filename: file, cachedData });
 	const used = use(script.runInThisContext());
@@ -76,7 +93,7 @@ function compileCached<T>(file: string, code: string, cacheFile: string, use: (v
 		writeCache(cacheFile, written);
 		cacheToComplete = () => {
 			const data = script.createCachedData();
-			if (data.length <= written.length) return;
+			if (data.length <= written.length || !current()) return;
 			written = data;
 			writeCache(cacheFile, data);
 		};
@@ -94,11 +111,18 @@ function readBundle(): string {
 function loadBuilt(): ExtensionFactory {
 	const code = readBundle();
 	const wrapper = `(function (exports, require, module, __filename, __dirname) {${code}\n})`;
-	return compileCached(built, wrapper, cacheFileOf(), (run) => {
-		const bundle = { exports: {} as { default?: ExtensionFactory } };
-		(run as (...args: unknown[]) => void)(bundle.exports, require, bundle, built, dirname(built));
-		return bundle.exports.default as ExtensionFactory;
-	});
+	const cacheFile = cacheFileOf();
+	return compileCached(
+		built,
+		wrapper,
+		cacheFile,
+		(run) => {
+			const bundle = { exports: {} as { default?: ExtensionFactory } };
+			(run as (...args: unknown[]) => void)(bundle.exports, require, bundle, built, dirname(built));
+			return bundle.exports.default as ExtensionFactory;
+		},
+		() => bundleStill(cacheFile),
+	);
 }
 
 /** The exports of a clone's source from a table of its modules built now (boot/source-bundle.ts), if it can be kept. */

@@ -51,11 +51,17 @@ interface RememberedKey {
 	stamps: Record<string, FileStamp>;
 }
 
+/**
+ * Each module's stamp, taken before its content is read: an edit saved while the table is built then leaves a stamp
+ * that no longer holds, and the next start takes the key from the content again.
+ */
+function stampsOf(root: string, names: readonly string[]): Record<string, FileStamp> {
+	return Object.fromEntries(names.map((name) => [join(root, name), fileStamp(join(root, name))]));
+}
+
 /** Remembers `key` as the content's with the modules' stamps; a clone whose cache cannot be written only hashes again. */
-function rememberKey(root: string, key: string, modules: ReadonlyMap<string, string>): void {
+function rememberKey(root: string, key: string, stamps: Record<string, FileStamp>): void {
 	try {
-		const files = [...modules.keys()].map((name) => join(root, name));
-		const stamps = Object.fromEntries(files.map((file) => [file, fileStamp(file)]));
 		writeWhole(
 			join(root, SOURCE_CACHE, KEY_FILE),
 			JSON.stringify({ format: TABLE_FORMAT, root, key, stamps } satisfies RememberedKey),
@@ -65,13 +71,17 @@ function rememberKey(root: string, key: string, modules: ReadonlyMap<string, str
 	}
 }
 
-/** The source's modules relative to `root` (`src/` and below, `/`-separated, sorted), with their content. */
-export function sourceModules(root: string): Map<string, string> {
-	const modules = readdirSync(join(root, "src"), { recursive: true, withFileTypes: true })
+/** The source's modules' names relative to `root` (`src/` and below, `/`-separated, sorted). */
+function moduleNames(root: string): string[] {
+	return readdirSync(join(root, "src"), { recursive: true, withFileTypes: true })
 		.filter((entry) => entry.isFile() && entry.name.endsWith(".ts") && !entry.name.endsWith(".d.ts"))
 		.map((entry) => relative(root, join(entry.parentPath, entry.name)).split(sep).join("/"))
 		.sort();
-	return new Map(modules.map((name) => [name, readFileSync(join(root, name), "utf8")]));
+}
+
+/** The source's modules relative to `root` (`src/` and below, `/`-separated, sorted), with their content. */
+export function sourceModules(root: string, names: readonly string[] = moduleNames(root)): Map<string, string> {
+	return new Map(names.map((name) => [name, readFileSync(join(root, name), "utf8")]));
 }
 
 /**
@@ -118,13 +128,21 @@ export function buildTable(root: string, modules: ReadonlyMap<string, string>, h
 	return `({\n${entries.join(",\n")}\n})`;
 }
 
-/** Writes the table whole (pi processes that start together may write it at once) and removes older ones. */
-function writeTable(file: string, code: string): void {
-	const folder = dirname(file);
-	for (const name of readdirSync(folder)) {
-		if (name.startsWith(TABLE_PREFIX)) rmSync(join(folder, name), { force: true });
+/**
+ * Writes the table whole and removes older ones; false when it could not be written: pi processes that start together
+ * build it at once, and one's removal of older tables may take the other's half-written one.
+ */
+function writeTable(file: string, code: string): boolean {
+	try {
+		const folder = dirname(file);
+		for (const name of readdirSync(folder)) {
+			if (name.startsWith(TABLE_PREFIX)) rmSync(join(folder, name), { force: true });
+		}
+		writeWhole(file, code);
+		return true;
+	} catch {
+		return false;
 	}
-	writeWhole(file, code);
 }
 
 /** Writes `file` whole, through a file of this process's renamed into place: a reader never sees half of it. */
@@ -152,16 +170,19 @@ function cacheWritable(root: string): boolean {
 function currentTable(root: string, host: HostRequire): { file: string; code: string } | undefined {
 	const remembered = rememberedTable(root);
 	if (remembered !== undefined) return remembered;
-	const modules = sourceModules(root);
+	const names = moduleNames(root);
+	const stamps = stampsOf(root, names);
+	const modules = sourceModules(root, names);
 	const key = sourceKey(root, modules);
 	const file = tableFile(root, key);
 	let code = readTable(file);
 	if (code === undefined) {
 		if (!cacheWritable(root)) return undefined;
 		code = buildTable(root, modules, host);
-		writeTable(file, code);
+		// Run from memory, the key not remembered: the next start finds the other start's table, or writes its own.
+		if (!writeTable(file, code)) return { file, code };
 	}
-	rememberKey(root, key, modules);
+	rememberKey(root, key, stamps);
 	return { file, code };
 }
 

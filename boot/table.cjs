@@ -41,12 +41,14 @@ function stampHolds(file, stamp) {
 
 /**
  * The key remembered for the source, if it names a table of this format for the clone where it is now, and every
- * module it names is still as it was then (and no more is needed). The stamps are by absolute file: no join at start.
+ * module it names is still as it was then (and no more is needed). The stamps are by absolute file: no join per module at start.
  */
 function rememberedKey(root) {
 	try {
 		const remembered = JSON.parse(readFileSync(join(root, SOURCE_CACHE, KEY_FILE), "utf8"));
 		if (remembered.format !== TABLE_FORMAT || remembered.root !== root) return undefined;
+		// Stamps that name no entry were not written by a start (none, or broken by hand): they would vouch for nothing.
+		if (!(join(root, SOURCE_ENTRY) in remembered.stamps)) return undefined;
 		for (const file in remembered.stamps) {
 			if (!stampHolds(file, remembered.stamps[file])) return undefined;
 		}

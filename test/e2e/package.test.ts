@@ -22,6 +22,7 @@ import {
 } from "../helpers/cli.ts";
 import { allFinished, MESSAGE_TYPE, SKILL_HEADING, stderrLine } from "../helpers/expected.ts";
 import { must } from "../helpers/must.ts";
+import { startRpc } from "../helpers/rpc.ts";
 import { continuationPrompts, lazyScript } from "../helpers/scripts.ts";
 import { hasTmux, startTui } from "../helpers/tmux.ts";
 
@@ -150,6 +151,27 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		expect((await invokeSkill(host, iso)).code).toBe(0);
 		expect(bundleCaches()).toHaveLength(1);
 		expect(bundleCaches()).not.toEqual(before);
+	});
+
+	it("a session that began before the bundle was written again leaves the new bundle's code cache as it ends", async () => {
+		iso = isolatedEnv();
+		expect((await runPrint(["install", packageDir], iso.env, { host, raw: true })).code).toBe(0);
+		for (const cache of bundleCaches()) rmSync(join(packageDir, "dist", cache));
+		// Without a cache, the session makes one and writes it again as it goes on.
+		const args = ["-e", FAKE_MODEL_EXTENSION, ...FAKE_MODEL_ARGS, "--no-session"];
+		const rpc = await startRpc({ env: iso.env, host, raw: true, args });
+		onTestFinished(async () => {
+			await rpc.close();
+		});
+		const bundle = join(packageDir, "dist", "index.cjs");
+		writeFileSync(bundle, readFileSync(bundle));
+		expect((await invokeSkill(host, iso)).code).toBe(0);
+		const rebuilt = bundleCaches();
+		expect(rebuilt).toHaveLength(1);
+		iso.writeScript([{ text: "Noted." }]);
+		await rpc.promptAndSettle("/skill:til-done plan the release");
+		await rpc.close();
+		expect(bundleCaches()).toEqual(rebuilt);
 	});
 
 	it.skipIf(!hasTmux())(

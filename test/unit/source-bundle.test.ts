@@ -4,6 +4,7 @@
  * never used once a module changed, and not kept (the caller falls back to pi's loader) where it cannot be written.
  */
 
+import { execFileSync } from "node:child_process";
 import {
 	cpSync,
 	existsSync,
@@ -12,6 +13,7 @@ import {
 	readdirSync,
 	readFileSync,
 	rmSync,
+	statSync,
 	utimesSync,
 	writeFileSync,
 } from "node:fs";
@@ -19,7 +21,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { Script } from "node:vm";
 import { createJiti } from "jiti";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import {
 	type CompileCached,
 	type HostRequire,
@@ -31,6 +33,19 @@ import {
 	sourceModules,
 	tableFile,
 } from "../../boot/source-bundle.ts";
+
+/** Another start's clean-up, run on the next rename of a file of the cache: it removes every `source-` file there. */
+const raced = vi.hoisted(() => ({ cleanUp: undefined as (() => void) | undefined }));
+vi.mock("node:fs", async (actual) => {
+	const fs = await actual<typeof import("node:fs")>();
+	const renameSync: typeof fs.renameSync = (from, to) => {
+		const cleanUp = raced.cleanUp;
+		raced.cleanUp = undefined;
+		cleanUp?.();
+		fs.renameSync(from, to);
+	};
+	return { ...fs, renameSync, default: { ...fs, renameSync } };
+});
 
 /** A small source: an entry, a module it imports, one it imports on first use, and a type-only import. */
 const SOURCE: Readonly<Record<string, string>> = {
@@ -224,6 +239,29 @@ describe("a source edited since the table was built is never run from it", () =>
 		expect(tables()).toEqual([`source-${sourceKey(root, sourceModules(root))}.cjs`, "source-key.json"]);
 	});
 
+	it("an edit saved while the first start builds the table runs at the next start", () => {
+		const building = host();
+		const transform = building.transform;
+		building.transform = (options) => {
+			// The editor saves once the start has read the source, before it remembers the key.
+			if (options.filename.endsWith("word.ts")) write({ "src/words/word.ts": 'export const word = "saved";\n' });
+			return transform(options);
+		};
+		expect((loadSourceTable(root, building, compile) as Loaded | undefined)?.greeting()).toBe("hello");
+		expect(rememberedKey(root)).toBeUndefined();
+		expect(load()?.greeting()).toBe("saved");
+	});
+
+	it("two starts building the table at once both run the source: one's clean-up may remove the other's table half-written", () => {
+		raced.cleanUp = () => {
+			for (const name of tables()) rmSync(join(root, SOURCE_CACHE, name));
+		};
+		expect(load()?.greeting()).toBe("hello");
+		expect(rememberedKey(root)).toBeUndefined();
+		expect(load()?.greeting()).toBe("hello");
+		expect(rememberedKey(root)).toBe(sourceKey(root, sourceModules(root)));
+	});
+
 	it("the source put back as it was runs as it was", () => {
 		load();
 		write({ "src/words/word.ts": 'export const word = "edited";\n' });
@@ -242,6 +280,20 @@ describe("the key is remembered with each module's size and times, and taken fro
 	it("an edit that keeps the module's size is not taken for the source before", () => {
 		load();
 		write({ "src/words/word.ts": 'export type Word = string;\nexport const word: Word = "hallo";\n' });
+		expect(rememberedKey(root)).toBeUndefined();
+		expect(load()?.greeting()).toBe("hallo");
+	});
+
+	it("an edit of the same size whose modification time is set back (cp -p, touch -d) is seen by its change time", () => {
+		load();
+		const word = join(root, "src/words/word.ts");
+		const before = statSync(word);
+		const reference = join(dirname(root), "word.ts");
+		execFileSync("cp", ["-p", word, reference]);
+		write({ "src/words/word.ts": 'export type Word = string;\nexport const word: Word = "hallo";\n' });
+		// cp -p and touch keep the nanoseconds that Node's utimes would round.
+		execFileSync("touch", ["-m", "-r", reference, word]);
+		expect(statSync(word).mtimeMs).toBe(before.mtimeMs);
 		expect(rememberedKey(root)).toBeUndefined();
 		expect(load()?.greeting()).toBe("hallo");
 	});
@@ -266,6 +318,26 @@ describe("the key is remembered with each module's size and times, and taken fro
 		writeFileSync(keyFile, JSON.stringify({ ...remembered, format: "2" }));
 		expect(rememberedKey(root)).toBeUndefined();
 		expect(load()?.greeting()).toBe("hello");
+	});
+
+	it("a remembered key broken by hand is not taken once a module changed", () => {
+		load();
+		const keyFile = join(root, SOURCE_CACHE, "source-key.json");
+		const remembered = JSON.parse(readFileSync(keyFile, "utf8")) as { stamps: Record<string, unknown[]> };
+		write({ "src/words/word.ts": 'export type Word = string;\nexport const word: Word = "hallo";\n' });
+		const broken = [
+			null,
+			{ ...remembered, stamps: Object.fromEntries(Object.keys(remembered.stamps).map((file) => [file, "1-2-3"])) },
+			{ ...remembered, stamps: Object.fromEntries(Object.keys(remembered.stamps).map((file) => [file, []])) },
+			{ ...remembered, stamps: null },
+			{ ...remembered, stamps: [] },
+		];
+		const taken = broken.map((key) => {
+			writeFileSync(keyFile, JSON.stringify(key));
+			return rememberedKey(root);
+		});
+		expect(taken).toEqual(broken.map(() => undefined));
+		expect(load()?.greeting()).toBe("hallo");
 	});
 
 	it("a clone copied elsewhere with its cache takes its own key: the copied table names the first clone's files", () => {
