@@ -166,13 +166,27 @@ function cacheWritable(root: string): boolean {
 	}
 }
 
+/**
+ * The modules' stamps, then their content; undefined when one went away between the listing and its reading (a
+ * checkout or a save under way), so the caller loads the source through pi's loader rather than fail to load.
+ */
+function readSource(root: string): { stamps: Record<string, FileStamp>; modules: Map<string, string> } | undefined {
+	try {
+		const names = moduleNames(root);
+		const stamps = stampsOf(root, names);
+		return { stamps, modules: sourceModules(root, names) };
+	} catch {
+		return undefined;
+	}
+}
+
 /** The table of the source as it is now, built and kept when there is none; undefined when it cannot be kept. */
 function currentTable(root: string, host: HostRequire): { file: string; code: string } | undefined {
 	const remembered = rememberedTable(root);
 	if (remembered !== undefined) return remembered;
-	const names = moduleNames(root);
-	const stamps = stampsOf(root, names);
-	const modules = sourceModules(root, names);
+	const source = readSource(root);
+	if (source === undefined) return undefined;
+	const { stamps, modules } = source;
 	const key = sourceKey(root, modules);
 	const file = tableFile(root, key);
 	let code = readTable(file);

@@ -26,17 +26,25 @@ const KEY_FILE = "source-key.json";
 
 /**
  * What changes when a file is written: its size, its modification and change times (milliseconds, to a fraction of a
- * microsecond). In numbers: a stamp of nanosecond BigInts written as text cost a start 2-3 ms over the source's files.
+ * microsecond), and its inode, which an editor saving through a new file renamed into place changes even where the
+ * kernel's clock is too coarse to tell two writes apart. In numbers: a stamp of nanosecond BigInts written as text
+ * cost a start 2-3 ms over the source's files.
  */
 function fileStamp(file) {
 	const stat = statSync(file);
-	return [stat.size, stat.mtimeMs, stat.ctimeMs];
+	return [stat.size, stat.mtimeMs, stat.ctimeMs, stat.ino];
 }
 
 /** Whether the file is as the stamp says it was. */
 function stampHolds(file, stamp) {
 	const stat = statSync(file, { throwIfNoEntry: false });
-	return stat !== undefined && stat.size === stamp[0] && stat.mtimeMs === stamp[1] && stat.ctimeMs === stamp[2];
+	return (
+		stat !== undefined &&
+		stat.size === stamp[0] &&
+		stat.mtimeMs === stamp[1] &&
+		stat.ctimeMs === stamp[2] &&
+		stat.ino === stamp[3]
+	);
 }
 
 /**

@@ -25,8 +25,8 @@ export declare const TABLE_FORMAT: string;
 export declare const SOURCE_CACHE: string;
 export declare const TABLE_PREFIX: string;
 export declare const KEY_FILE: string;
-/** A file's size, modification and change times (milliseconds). */
-export type FileStamp = readonly [size: number, mtimeMs: number, ctimeMs: number];
+/** A file's size, modification and change times (milliseconds), and inode. */
+export type FileStamp = readonly [size: number, mtimeMs: number, ctimeMs: number, ino: number];
 export declare function fileStamp(file: string): FileStamp;
 export declare function stampHolds(file: string, stamp: FileStamp): boolean;
 export declare function rememberedKey(root: string): string | undefined;

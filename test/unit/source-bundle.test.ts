@@ -33,9 +33,16 @@ import {
 	sourceModules,
 	tableFile,
 } from "../../boot/source-bundle.ts";
+import { fileStamp, stampHolds } from "../../boot/table.cjs";
 
-/** Another start's clean-up, run on the next rename of a file of the cache: it removes every `source-` file there. */
-const raced = vi.hoisted(() => ({ cleanUp: undefined as (() => void) | undefined }));
+/**
+ * What happens meanwhile, once: another start's clean-up on the next rename of a file of the cache (it removes every
+ * `source-` file there), and a change of the source on the next read of a file.
+ */
+const raced = vi.hoisted(() => ({
+	cleanUp: undefined as (() => void) | undefined,
+	beforeRead: undefined as (() => void) | undefined,
+}));
 vi.mock("node:fs", async (actual) => {
 	const fs = await actual<typeof import("node:fs")>();
 	const renameSync: typeof fs.renameSync = (from, to) => {
@@ -44,7 +51,13 @@ vi.mock("node:fs", async (actual) => {
 		cleanUp?.();
 		fs.renameSync(from, to);
 	};
-	return { ...fs, renameSync, default: { ...fs, renameSync } };
+	const readFileSync = ((...args: Parameters<typeof fs.readFileSync>) => {
+		const beforeRead = raced.beforeRead;
+		raced.beforeRead = undefined;
+		beforeRead?.();
+		return fs.readFileSync(...args);
+	}) as typeof fs.readFileSync;
+	return { ...fs, renameSync, readFileSync, default: { ...fs, renameSync, readFileSync } };
 });
 
 /** A small source: an entry, a module it imports, one it imports on first use, and a type-only import. */
@@ -262,6 +275,13 @@ describe("a source edited since the table was built is never run from it", () =>
 		expect(rememberedKey(root)).toBe(sourceKey(root, sourceModules(root)));
 	});
 
+	it("a module removed while a start reads the source (a checkout under way): nothing is built, pi's loader takes the source", () => {
+		raced.beforeRead = () => rmSync(join(root, "src/later.ts"));
+		expect(load()).toBeUndefined();
+		expect(transformed).toEqual([]);
+		expect(rememberedKey(root)).toBeUndefined();
+	});
+
 	it("the source put back as it was runs as it was", () => {
 		load();
 		write({ "src/words/word.ts": 'export const word = "edited";\n' });
@@ -352,6 +372,14 @@ describe("the key is remembered with each module's size and times, and taken fro
 		expect(transformed).toEqual(["src/index.ts", "src/later.ts", "src/words/word.ts"]);
 		expect(rememberedKey(copy)).toBe(sourceKey(copy, sourceModules(copy)));
 		expect(rememberedKey(first)).toBe(sourceKey(first, sourceModules(first)));
+	});
+
+	it("a module saved through a new file renamed into place is seen by its inode, whatever its times", () => {
+		load();
+		const word = join(root, "src/words/word.ts");
+		const stamp = fileStamp(word);
+		expect(stampHolds(word, stamp)).toBe(true);
+		expect(stampHolds(word, [stamp[0], stamp[1], stamp[2], stamp[3] + 1])).toBe(false);
 	});
 
 	it("a module removed since is not taken for the source before", () => {
