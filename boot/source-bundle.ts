@@ -21,6 +21,7 @@ import {
 	rememberedTable,
 	resolveFrom,
 	SOURCE_CACHE,
+	TABLE_END,
 	TABLE_FORMAT,
 	TABLE_PREFIX,
 	type TableModule,
@@ -125,7 +126,7 @@ export function buildTable(root: string, modules: ReadonlyMap<string, string>, h
 		);
 		return `${JSON.stringify(name)}: [function (exports, require, module, __filename, __dirname, jitiImport) {${code}\n}, ${about.join(", ")}]`;
 	});
-	return `({\n${entries.join(",\n")}\n})`;
+	return `({\n${entries.join(",\n")}${TABLE_END}`;
 }
 
 /**

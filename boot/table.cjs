@@ -12,10 +12,16 @@ const { join, posix } = require("node:path");
 
 /**
  * Bumped when the table's shape, its linking or the remembered key's changes, so an older table is never linked the
- * new way (2: ASCII, no comments; 3: each module with its file and links; 4: the key's stamps by file, in numbers).
+ * new way (2: ASCII, no comments; 3: each module with its file and links; 4: the key's stamps by file, in numbers;
+ * 5: the table ends with TABLE_END).
  * The remembered key names its format too.
  */
-const TABLE_FORMAT = "4";
+const TABLE_FORMAT = "5";
+/**
+ * How every table ends: one cut short or left empty (a crash while it was written, before the disk had it all) lacks
+ * it, and is built again rather than fail to load at every start.
+ */
+const TABLE_END = "\n})\n// end of the table\n";
 /** Where a clone keeps its table, inside the folder git ignores. */
 const SOURCE_CACHE = join("node_modules", ".cache", "pi-til-done");
 /** The entry of the source, relative to the clone, as the table names its modules. */
@@ -71,10 +77,11 @@ function tableFile(root, key) {
 	return join(root, SOURCE_CACHE, `${TABLE_PREFIX}${key}.cjs`);
 }
 
-/** The table, ASCII as built: read as one-byte text. */
+/** The table, ASCII as built: read as one-byte text; undefined when it is not there or not whole. */
 function readTable(file) {
 	try {
-		return readFileSync(file, "latin1");
+		const code = readFileSync(file, "latin1");
+		return code.endsWith(TABLE_END) ? code : undefined;
 	} catch {
 		return undefined;
 	}
@@ -123,6 +130,7 @@ function linkTable(table, host) {
 
 module.exports = {
 	TABLE_FORMAT,
+	TABLE_END,
 	SOURCE_CACHE,
 	TABLE_PREFIX,
 	KEY_FILE,

@@ -22,6 +22,8 @@ export type TableModule = readonly [
 ];
 
 export declare const TABLE_FORMAT: string;
+/** How every table ends: one without it (cut short by a crash) is built again. */
+export declare const TABLE_END: string;
 export declare const SOURCE_CACHE: string;
 export declare const TABLE_PREFIX: string;
 export declare const KEY_FILE: string;

@@ -282,6 +282,23 @@ describe("a source edited since the table was built is never run from it", () =>
 		expect(rememberedKey(root)).toBeUndefined();
 	});
 
+	it.each([
+		["cut short", (code: string) => code.slice(0, code.length / 2)],
+		["empty", () => ""],
+	])(
+		"a table %s (a crash while it was written) is built again, not run: it would fail to load at every start",
+		(_, cut) => {
+			load();
+			const file = tableFile(root, sourceKey(root, sourceModules(root)));
+			const whole = readFileSync(file, "utf8");
+			writeFileSync(file, cut(whole));
+			transformed = [];
+			expect(load()?.greeting()).toBe("hello");
+			expect(transformed).toEqual(["src/index.ts", "src/later.ts", "src/words/word.ts"]);
+			expect(readFileSync(file, "utf8")).toBe(whole);
+		},
+	);
+
 	it("the source put back as it was runs as it was", () => {
 		load();
 		write({ "src/words/word.ts": 'export const word = "edited";\n' });
