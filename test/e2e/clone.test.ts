@@ -96,6 +96,28 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 	const piRun = (args: string[], env: IsolatedEnv) => runPrint(args, env.env, { host, raw: true });
 	const fake = [...FAKE_MODEL_ARGS, "--no-session", "-e", FAKE_MODEL_EXTENSION];
 
+	/** The clone installed and started once: its table and code cache kept. */
+	const startedOnce = async (env: IsolatedEnv): Promise<void> => {
+		expect((await piRun(["install", clone], env)).code).toBe(0);
+		env.writeScript(lazyScript(ITEMS));
+		await piRun([...fake, "-p", "Do the two things"], env);
+	};
+
+	/** A start that works the two items to the end, saying so. */
+	const worksItsList = async (env: IsolatedEnv): Promise<void> => {
+		env.writeScript(lazyScript(ITEMS));
+		const run = await piRun([...fake, "-p", "Do the two things"], env);
+		expect(run.stderr).toBe(stderrLine(allFinished(ITEMS.length)));
+	};
+
+	/** A clone installed and started once (its table kept), its code cache then removed: the next start makes it. */
+	const withoutCodeCache = async (env: IsolatedEnv): Promise<string> => {
+		await startedOnce(env);
+		const cacheFile = join(clone, CACHE, must(codeCaches()[0], "the code cache"));
+		rmSync(cacheFile);
+		return cacheFile;
+	};
+
 	it("`pi install <clone>` with nothing built loads the TypeScript source and works a list to the end", async () => {
 		iso = isolatedEnv();
 		expect((await piRun(["install", clone], iso)).code).toBe(0);
@@ -108,27 +130,13 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 
 	it("the first start keeps the source's table and its code cache in the clone; the next one runs them", async () => {
 		iso = isolatedEnv();
-		expect((await piRun(["install", clone], iso)).code).toBe(0);
-		iso.writeScript(lazyScript(ITEMS));
-		await piRun([...fake, "-p", "Do the two things"], iso);
+		await startedOnce(iso);
 		const kept = readdirSync(join(clone, CACHE));
 		expect(kept.filter((name) => /^source-[0-9a-f]{16}\.cjs$/.test(name))).toHaveLength(1);
 		expect(kept.filter((name) => /^source-[0-9a-f]{16}\.cjs\.v8-/.test(name))).toHaveLength(1);
-		iso.writeScript(lazyScript(ITEMS));
-		const run = await piRun([...fake, "-p", "Do the two things"], iso);
-		expect(run.stderr).toBe(stderrLine(allFinished(ITEMS.length)));
+		await worksItsList(iso);
 		expect(readdirSync(join(clone, CACHE)).sort()).toEqual(kept.sort());
 	});
-
-	/** A clone installed and started once (its table kept), its code cache then removed: the next start makes it. */
-	const withoutCodeCache = async (env: IsolatedEnv): Promise<string> => {
-		expect((await piRun(["install", clone], env)).code).toBe(0);
-		env.writeScript(lazyScript(ITEMS));
-		await piRun([...fake, "-p", "Do the two things"], env);
-		const cacheFile = join(clone, CACHE, must(codeCaches()[0], "the code cache"));
-		rmSync(cacheFile);
-		return cacheFile;
-	};
 
 	it("a start that makes the code cache writes it again as its session starts and ends, holding what the start ran; the next start keeps it", async () => {
 		iso = isolatedEnv();
@@ -159,17 +167,13 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		const started = readFileSync(cacheFile);
 		await rpc.close();
 		expect(readFileSync(cacheFile).equals(started)).toBe(true);
-		iso.writeScript(lazyScript(ITEMS));
-		const run = await piRun([...fake, "-p", "Do the two things"], iso);
-		expect(run.stderr).toBe(stderrLine(allFinished(ITEMS.length)));
+		await worksItsList(iso);
 		expect(readFileSync(cacheFile).equals(started)).toBe(true);
 	});
 
 	it("a table cut short and a code cache of garbage (a crash as they were written): pi --help and the next start load the clone, which works its list", async () => {
 		iso = isolatedEnv();
-		expect((await piRun(["install", clone], iso)).code).toBe(0);
-		iso.writeScript(lazyScript(ITEMS));
-		await piRun([...fake, "-p", "Do the two things"], iso);
+		await startedOnce(iso);
 		const table = join(clone, CACHE, sourceTable());
 		const whole = readFileSync(table);
 		writeFileSync(table, whole.subarray(0, whole.length / 2));
@@ -177,9 +181,7 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		const help = await piRun(["--help"], iso);
 		expect(help.code).toBe(0);
 		expect(help.stderr).not.toContain("Failed to load extension");
-		iso.writeScript(lazyScript(ITEMS));
-		const run = await piRun([...fake, "-p", "Do the two things"], iso);
-		expect(run.stderr).toBe(stderrLine(allFinished(ITEMS.length)));
+		await worksItsList(iso);
 		// Built again whole (pi 0.87.1's transform marks what it took from its own cache: not byte for byte the same).
 		expect(readFileSync(table, "latin1").endsWith(TABLE_END)).toBe(true);
 	});
@@ -199,17 +201,13 @@ describe.each(PI_HOSTS)("pi $version", (host) => {
 		await rpc.close();
 		expect(rpc.stderr).toBe("");
 		const written = readFileSync(cacheFile);
-		iso.writeScript(lazyScript(ITEMS));
-		const run = await piRun([...fake, "-p", "Do the two things"], iso);
-		expect(run.stderr).toBe(stderrLine(allFinished(ITEMS.length)));
+		await worksItsList(iso);
 		expect(readFileSync(cacheFile).equals(written)).toBe(true);
 	});
 
 	it("a source edited after a start runs edited on the next start, never from the table of before", async () => {
 		iso = isolatedEnv();
-		expect((await piRun(["install", clone], iso)).code).toBe(0);
-		iso.writeScript(lazyScript(ITEMS));
-		await piRun([...fake, "-p", "Do the two things"], iso);
+		await startedOnce(iso);
 		const texts = join(clone, "src/core/texts/user.ts");
 		const before = readFileSync(texts, "utf8");
 		try {
