@@ -89,12 +89,14 @@ function compileCached<T>(
 	const script = new Script(code, { filename: file, cachedData });
 	const used = use(script.runInThisContext());
 	if (cachedData === undefined || script.cachedDataRejected) {
-		let written = script.createCachedData();
-		writeCache(cacheFile, written);
+		const first = script.createCachedData();
+		writeCache(cacheFile, first);
+		// Its size only: the session need not hold the cache itself in memory.
+		let writtenSize = first.length;
 		cacheToComplete = () => {
 			const data = script.createCachedData();
-			if (data.length <= written.length || !current()) return;
-			written = data;
+			if (data.length <= writtenSize || !current()) return;
+			writtenSize = data.length;
 			writeCache(cacheFile, data);
 		};
 	}
