@@ -57,7 +57,8 @@ interface RememberedKey {
  * that no longer holds, and the next start takes the key from the content again.
  */
 function stampsOf(root: string, names: readonly string[]): Record<string, FileStamp> {
-	return Object.fromEntries(names.map((name) => [join(root, name), fileStamp(join(root, name))]));
+	const files = names.map((name) => join(root, name));
+	return Object.fromEntries(files.map((file) => [file, fileStamp(file)]));
 }
 
 /** Remembers `key` as the content's with the modules' stamps; a clone whose cache cannot be written only hashes again. */

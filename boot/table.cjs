@@ -37,20 +37,18 @@ const KEY_FILE = "source-key.json";
  * cost a start 2-3 ms over the source's files.
  */
 function fileStamp(file) {
-	const stat = statSync(file);
+	return stampOf(statSync(file));
+}
+
+/** A file's stamp from its `stat`: the one place its fields are named. */
+function stampOf(stat) {
 	return [stat.size, stat.mtimeMs, stat.ctimeMs, stat.ino];
 }
 
 /** Whether the file is as the stamp says it was. */
 function stampHolds(file, stamp) {
 	const stat = statSync(file, { throwIfNoEntry: false });
-	return (
-		stat !== undefined &&
-		stat.size === stamp[0] &&
-		stat.mtimeMs === stamp[1] &&
-		stat.ctimeMs === stamp[2] &&
-		stat.ino === stamp[3]
-	);
+	return stat !== undefined && stampOf(stat).every((value, index) => value === stamp[index]);
 }
 
 /**
